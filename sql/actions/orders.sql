@@ -1,0 +1,161 @@
+-- oncehook actions: the orders domain.
+--
+-- The setup part (everything before the first "-- on:" line) is run by
+-- "oncehook init"; it must be safe to run again, hence IF NOT EXISTS.
+-- Each "-- on: TYPE ..." section runs inside the claim transaction for
+-- events of those types, with the event bound as :endpoint, :key, :type,
+-- :payload (the JSON text), :payload_hash and :received_at (Unix
+-- seconds).  If a statement fails, the event and all its effects roll
+-- back, the provider gets a 500 and its retry runs the section again.
+--
+-- Out of order, in SQL alone.  An order's status is never written by an
+-- action: actions record facts (paid_at, refunded_at, cancelled_at), each
+-- at most once (COALESCE keeps the first), and a trigger derives the
+-- status from the facts:
+--
+--   paid and refunded      -> refunded   (a late payment never undoes it)
+--   paid                   -> paid       (a payment beats a cancellation)
+--   cancelled, not paid    -> cancelled
+--   otherwise              -> pending    (a refund before its payment is
+--                                         kept and applied when it lands)
+--
+-- The facts commute, so whatever order the events arrive in, the same
+-- final state results.  An event that names no order is recorded and
+-- acknowledged, and touches no order (a Stripe account sends payment
+-- events for payments this site did not start).
+
+CREATE TABLE IF NOT EXISTS orders (
+	id		TEXT PRIMARY KEY NOT NULL,
+	status		TEXT NOT NULL DEFAULT 'pending'
+			CHECK (status IN ('pending', 'paid', 'refunded',
+			    'cancelled')),
+	amount		NUMERIC,
+	currency	TEXT,
+	customer_email	TEXT,
+	payment_id	TEXT,
+	paid_at		INTEGER,	-- when the payment event arrived
+	refunded_at	INTEGER,	-- when the refund event arrived
+	cancelled_at	INTEGER,	-- when the cancellation arrived
+	created_at	INTEGER NOT NULL,
+	updated_at	INTEGER NOT NULL
+);
+
+-- The status is a function of the facts; no action writes it.
+CREATE TRIGGER IF NOT EXISTS orders_status_insert
+AFTER INSERT ON orders
+BEGIN
+	UPDATE orders SET status =
+	    CASE
+		WHEN NEW.paid_at IS NOT NULL AND NEW.refunded_at IS NOT NULL
+		    THEN 'refunded'
+		WHEN NEW.paid_at IS NOT NULL THEN 'paid'
+		WHEN NEW.cancelled_at IS NOT NULL THEN 'cancelled'
+		ELSE 'pending'
+	    END
+	WHERE id = NEW.id;
+END;
+
+CREATE TRIGGER IF NOT EXISTS orders_status_update
+AFTER UPDATE OF paid_at, refunded_at, cancelled_at ON orders
+BEGIN
+	UPDATE orders SET status =
+	    CASE
+		WHEN NEW.paid_at IS NOT NULL AND NEW.refunded_at IS NOT NULL
+		    THEN 'refunded'
+		WHEN NEW.paid_at IS NOT NULL THEN 'paid'
+		WHEN NEW.cancelled_at IS NOT NULL THEN 'cancelled'
+		ELSE 'pending'
+	    END
+	WHERE id = NEW.id;
+END;
+
+-- on: payment.success
+-- The generic format: {"type":"payment.success","metadata":{"orderId":..},
+-- "transaction":{"id":..,"amount":..,"currency":..},
+-- "customer":{"customerEmail":..}}
+INSERT INTO orders (id, amount, currency, customer_email, payment_id,
+    paid_at, created_at, updated_at)
+SELECT json_extract(:payload, '$.metadata.orderId'),
+    json_extract(:payload, '$.transaction.amount'),
+    json_extract(:payload, '$.transaction.currency'),
+    json_extract(:payload, '$.customer.customerEmail'),
+    json_extract(:payload, '$.transaction.id'),
+    :received_at, :received_at, :received_at
+WHERE json_extract(:payload, '$.metadata.orderId') IS NOT NULL
+ON CONFLICT (id) DO UPDATE SET
+    amount = COALESCE(excluded.amount, amount),
+    currency = COALESCE(excluded.currency, currency),
+    customer_email = COALESCE(excluded.customer_email, customer_email),
+    payment_id = COALESCE(payment_id, excluded.payment_id),
+    paid_at = COALESCE(paid_at, excluded.paid_at),
+    updated_at = excluded.updated_at;
+
+-- on: payment.refunded
+INSERT INTO orders (id, refunded_at, created_at, updated_at)
+SELECT json_extract(:payload, '$.metadata.orderId'),
+    :received_at, :received_at, :received_at
+WHERE json_extract(:payload, '$.metadata.orderId') IS NOT NULL
+ON CONFLICT (id) DO UPDATE SET
+    refunded_at = COALESCE(refunded_at, excluded.refunded_at),
+    updated_at = excluded.updated_at;
+
+-- on: webhook.ping
+-- Recorded in events only.
+
+-- on: payment_intent.succeeded
+-- Stripe: data.object is the PaymentIntent (amount in the smallest unit).
+INSERT INTO orders (id, amount, currency, customer_email, payment_id,
+    paid_at, created_at, updated_at)
+SELECT json_extract(:payload, '$.data.object.metadata.order_id'),
+    json_extract(:payload, '$.data.object.amount'),
+    json_extract(:payload, '$.data.object.currency'),
+    json_extract(:payload, '$.data.object.receipt_email'),
+    json_extract(:payload, '$.data.object.id'),
+    :received_at, :received_at, :received_at
+WHERE json_extract(:payload, '$.data.object.metadata.order_id') IS NOT NULL
+ON CONFLICT (id) DO UPDATE SET
+    amount = COALESCE(excluded.amount, amount),
+    currency = COALESCE(excluded.currency, currency),
+    customer_email = COALESCE(excluded.customer_email, customer_email),
+    payment_id = COALESCE(payment_id, excluded.payment_id),
+    paid_at = COALESCE(paid_at, excluded.paid_at),
+    updated_at = excluded.updated_at;
+
+-- on: checkout.session.completed
+-- Stripe: data.object is the Checkout Session.
+INSERT INTO orders (id, amount, currency, customer_email, payment_id,
+    paid_at, created_at, updated_at)
+SELECT json_extract(:payload, '$.data.object.metadata.order_id'),
+    json_extract(:payload, '$.data.object.amount_total'),
+    json_extract(:payload, '$.data.object.currency'),
+    json_extract(:payload, '$.data.object.customer_details.email'),
+    json_extract(:payload, '$.data.object.payment_intent'),
+    :received_at, :received_at, :received_at
+WHERE json_extract(:payload, '$.data.object.metadata.order_id') IS NOT NULL
+ON CONFLICT (id) DO UPDATE SET
+    amount = COALESCE(excluded.amount, amount),
+    currency = COALESCE(excluded.currency, currency),
+    customer_email = COALESCE(excluded.customer_email, customer_email),
+    payment_id = COALESCE(payment_id, excluded.payment_id),
+    paid_at = COALESCE(paid_at, excluded.paid_at),
+    updated_at = excluded.updated_at;
+
+-- on: charge.refunded
+-- Stripe: data.object is the Charge; its metadata carries the order id.
+INSERT INTO orders (id, refunded_at, created_at, updated_at)
+SELECT json_extract(:payload, '$.data.object.metadata.order_id'),
+    :received_at, :received_at, :received_at
+WHERE json_extract(:payload, '$.data.object.metadata.order_id') IS NOT NULL
+ON CONFLICT (id) DO UPDATE SET
+    refunded_at = COALESCE(refunded_at, excluded.refunded_at),
+    updated_at = excluded.updated_at;
+
+-- on: payment_intent.canceled
+-- Cancels a pending order; a paid order stays paid (see the trigger).
+INSERT INTO orders (id, cancelled_at, created_at, updated_at)
+SELECT json_extract(:payload, '$.data.object.metadata.order_id'),
+    :received_at, :received_at, :received_at
+WHERE json_extract(:payload, '$.data.object.metadata.order_id') IS NOT NULL
+ON CONFLICT (id) DO UPDATE SET
+    cancelled_at = COALESCE(cancelled_at, excluded.cancelled_at),
+    updated_at = excluded.updated_at;

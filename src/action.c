@@ -1,0 +1,397 @@
+/*
+ * oncehook: actions (see action.h).
+ *
+ * The file is read once, cut into sections at the marker lines, and each
+ * section's statements are prepared with SQLITE_PREPARE_PERSISTENT.  The
+ * index of every named parameter is looked up at load time, and a
+ * parameter we do not provide is an error then, not at the first event.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "action.h"
+#include "event.h"
+
+#define ACTIONS_FILE_MAX	(1 << 20)	/* bytes */
+#define MARKER			"-- on:"
+
+enum param {
+	PARAM_ENDPOINT,
+	PARAM_KEY,
+	PARAM_TYPE,
+	PARAM_PAYLOAD,
+	PARAM_PAYLOAD_HASH,
+	PARAM_RECEIVED_AT,
+	PARAM__MAX
+};
+
+static const char *const param_names[PARAM__MAX] = {
+	[PARAM_ENDPOINT] = ":endpoint",
+	[PARAM_KEY] = ":key",
+	[PARAM_TYPE] = ":type",
+	[PARAM_PAYLOAD] = ":payload",
+	[PARAM_PAYLOAD_HASH] = ":payload_hash",
+	[PARAM_RECEIVED_AT] = ":received_at",
+};
+
+struct stmt {
+	sqlite3_stmt	*st;
+	int		 line;		/* where it starts in the file */
+	int		 idx[PARAM__MAX]; /* bind index; 0 if unused */
+};
+
+struct section {
+	char		**types;	/* NULL-terminated; {"*"} catch-all */
+	struct stmt	*stmts;
+	size_t		 nstmts;
+};
+
+struct actions {
+	char		*path;
+	struct section	*sections;
+	size_t		 nsections;
+	const struct section *catchall;
+};
+
+/* Read the whole file into a new NUL-terminated buffer. */
+static char *
+slurp(const char *path, char *err, size_t errsz)
+{
+	FILE	*f;
+	char	*buf;
+	size_t	 sz;
+
+	if ((f = fopen(path, "r")) == NULL) {
+		snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if ((buf = malloc(ACTIONS_FILE_MAX + 1)) == NULL) {
+		fclose(f);
+		snprintf(err, errsz, "%s: out of memory", path);
+		return NULL;
+	}
+	sz = fread(buf, 1, ACTIONS_FILE_MAX + 1, f);
+	if (ferror(f) || sz > ACTIONS_FILE_MAX) {
+		snprintf(err, errsz, "%s: %s", path, ferror(f) ?
+		    "read error" : "larger than 1 MiB");
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	buf[sz] = '\0';
+	return buf;
+}
+
+/* Line number of p within text. */
+static int
+lineof(const char *text, const char *p)
+{
+	int	 n = 1;
+
+	for (; text < p; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/* The start of the next marker line at or after p, or NULL. */
+static const char *
+next_marker(const char *p)
+{
+	for (;;) {
+		if (strncmp(p, MARKER, sizeof(MARKER) - 1) == 0)
+			return p;
+		if ((p = strchr(p, '\n')) == NULL)
+			return NULL;
+		p++;
+	}
+}
+
+static void
+section_clear(struct section *s)
+{
+	size_t	 i;
+
+	for (i = 0; s->types != NULL && s->types[i] != NULL; i++)
+		free(s->types[i]);
+	free(s->types);
+	for (i = 0; i < s->nstmts; i++)
+		sqlite3_finalize(s->stmts[i].st);
+	free(s->stmts);
+}
+
+void
+actions_free(struct actions *a)
+{
+	size_t	 i;
+
+	if (a == NULL)
+		return;
+	for (i = 0; i < a->nsections; i++)
+		section_clear(&a->sections[i]);
+	free(a->sections);
+	free(a->path);
+	free(a);
+}
+
+/* Split the marker line's types (after "-- on:") into s->types. */
+static int
+parse_types(struct section *s, const char *p, size_t len)
+{
+	size_t	 n = 0, w;
+	char	**v;
+
+	if ((v = calloc(len / 2 + 2, sizeof(*v))) == NULL)
+		return -1;
+	s->types = v;
+	while (len > 0) {
+		while (len > 0 && (*p == ' ' || *p == '\t' || *p == '\r')) {
+			p++;
+			len--;
+		}
+		for (w = 0; w < len && p[w] != ' ' && p[w] != '\t' &&
+		    p[w] != '\r'; w++)
+			;
+		if (w == 0)
+			break;
+		if ((v[n++] = strndup(p, w)) == NULL)
+			return -1;
+		p += w;
+		len -= w;
+	}
+	return n > 0 ? 0 : -1;
+}
+
+/* Prepare every statement of sql (the text up to end) into s. */
+static int
+prepare_section(sqlite3 *db, const char *path, const char *text,
+    struct section *s, const char *sql, const char *end, char *err,
+    size_t errsz)
+{
+	const char	*tail;
+	sqlite3_stmt	*st;
+	struct stmt	*ns;
+	const char	*name;
+	int		 i, j, rc;
+
+	while (sql < end) {
+		rc = sqlite3_prepare_v3(db, sql, (int)(end - sql),
+		    SQLITE_PREPARE_PERSISTENT, &st, &tail);
+		if (rc != SQLITE_OK) {
+			snprintf(err, errsz, "%s:%d: %s", path,
+			    lineof(text, sql), sqlite3_errmsg(db));
+			return -1;
+		}
+		if (st == NULL) {	/* only white space or comments */
+			sql = tail;
+			continue;
+		}
+		while (sql < tail && (*sql == '\n' || *sql == ' ' ||
+		    *sql == '\t' || *sql == '\r'))
+			sql++;
+		if ((ns = reallocarray(s->stmts, s->nstmts + 1,
+		    sizeof(*ns))) == NULL) {
+			sqlite3_finalize(st);
+			snprintf(err, errsz, "%s: out of memory", path);
+			return -1;
+		}
+		s->stmts = ns;
+		ns = &s->stmts[s->nstmts++];
+		memset(ns, 0, sizeof(*ns));
+		ns->st = st;
+		ns->line = lineof(text, sql);
+		for (i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
+			name = sqlite3_bind_parameter_name(st, i);
+			for (j = 0; j < PARAM__MAX; j++)
+				if (name != NULL &&
+				    strcmp(name, param_names[j]) == 0)
+					break;
+			if (j == PARAM__MAX) {
+				snprintf(err, errsz, "%s:%d: unknown parameter "
+				    "%s (have :endpoint, :key, :type, "
+				    ":payload, :payload_hash, :received_at)",
+				    path, ns->line, name ? name : "?");
+				return -1;
+			}
+			ns->idx[j] = i;
+		}
+		sql = tail;
+	}
+	return 0;
+}
+
+struct actions *
+actions_load(sqlite3 *db, const char *path, char *err, size_t errsz)
+{
+	struct actions	*a;
+	struct section	*s;
+	char		*text;
+	const char	*m, *eol, *next;
+	size_t		 i, j, k, l;
+
+	if ((text = slurp(path, err, errsz)) == NULL)
+		return NULL;
+	if ((a = calloc(1, sizeof(*a))) == NULL ||
+	    (a->path = strdup(path)) == NULL)
+		goto oom;
+
+	for (m = next_marker(text); m != NULL; m = next) {
+		eol = m + strcspn(m, "\n");
+		next = *eol != '\0' ? next_marker(eol + 1) : NULL;
+		if ((s = reallocarray(a->sections, a->nsections + 1,
+		    sizeof(*s))) == NULL)
+			goto oom;
+		a->sections = s;
+		s = &a->sections[a->nsections++];
+		memset(s, 0, sizeof(*s));
+		if (parse_types(s, m + sizeof(MARKER) - 1,
+		    (size_t)(eol - m) - (sizeof(MARKER) - 1)) == -1) {
+			snprintf(err, errsz, "%s:%d: \"-- on:\" wants one or "
+			    "more event types, or *", path, lineof(text, m));
+			goto err;
+		}
+		if (prepare_section(db, path, text, s, eol,
+		    next != NULL ? next : eol + strlen(eol), err,
+		    errsz) == -1)
+			goto err;
+	}
+
+	/* Each type in one section only; find the catch-all. */
+	for (i = 0; i < a->nsections; i++)
+		for (j = 0; a->sections[i].types[j] != NULL; j++) {
+			if (strcmp(a->sections[i].types[j], "*") == 0) {
+				if (a->catchall != NULL)
+					goto twice;
+				a->catchall = &a->sections[i];
+			}
+			for (k = i; k < a->nsections; k++)
+				for (l = k == i ? j + 1 : 0;
+				    a->sections[k].types[l] != NULL; l++)
+					if (strcmp(a->sections[i].types[j],
+					    a->sections[k].types[l]) == 0)
+						goto twice;
+			continue;
+twice:
+			snprintf(err, errsz, "%s: event type %s has more than "
+			    "one section", path, a->sections[i].types[j]);
+			goto err;
+		}
+	free(text);
+	return a;
+oom:
+	snprintf(err, errsz, "%s: out of memory", path);
+err:
+	free(text);
+	actions_free(a);
+	return NULL;
+}
+
+int
+actions_setup(sqlite3 *db, const char *path, char *err, size_t errsz)
+{
+	char		*text, *m, *msg = NULL;
+	int		 rc;
+
+	if ((text = slurp(path, err, errsz)) == NULL)
+		return SQLITE_CANTOPEN;
+	if ((m = (char *)next_marker(text)) != NULL)
+		*m = '\0';
+	if ((rc = sqlite3_exec(db, text, NULL, NULL, &msg)) != SQLITE_OK)
+		snprintf(err, errsz, "%s: setup: %s", path,
+		    msg ? msg : sqlite3_errstr(rc));
+	sqlite3_free(msg);
+	free(text);
+	return rc;
+}
+
+/* The section for type: its own, else the catch-all, else NULL. */
+static const struct section *
+find(const struct actions *a, const char *type)
+{
+	size_t	 i, j;
+
+	if (type != NULL)
+		for (i = 0; i < a->nsections; i++)
+			for (j = 0; a->sections[i].types[j] != NULL; j++)
+				if (strcmp(a->sections[i].types[j], type) == 0)
+					return &a->sections[i];
+	return a->catchall;
+}
+
+/*
+ * Bind the event to st.  Texts are bound SQLITE_STATIC: the event and
+ * the endpoint outlive the statement's run, and actions_run() clears
+ * the bindings before it returns.
+ */
+static int
+bind(const struct stmt *s, const char *endpoint, const struct event *ev)
+{
+	sqlite3_stmt	*st = s->st;
+	int		 rc = SQLITE_OK;
+
+	if (s->idx[PARAM_ENDPOINT])
+		rc |= sqlite3_bind_text(st, s->idx[PARAM_ENDPOINT], endpoint,
+		    -1, SQLITE_STATIC);
+	if (s->idx[PARAM_KEY])
+		rc |= sqlite3_bind_text(st, s->idx[PARAM_KEY], ev->key, -1,
+		    SQLITE_STATIC);
+	if (s->idx[PARAM_TYPE])
+		rc |= ev->type != NULL ? sqlite3_bind_text(st,
+		    s->idx[PARAM_TYPE], ev->type, -1, SQLITE_STATIC) :
+		    sqlite3_bind_null(st, s->idx[PARAM_TYPE]);
+	if (s->idx[PARAM_PAYLOAD])
+		rc |= sqlite3_bind_text(st, s->idx[PARAM_PAYLOAD],
+		    ev->payload, (int)ev->payloadsz, SQLITE_STATIC);
+	if (s->idx[PARAM_PAYLOAD_HASH])
+		rc |= sqlite3_bind_text(st, s->idx[PARAM_PAYLOAD_HASH],
+		    ev->hash, -1, SQLITE_STATIC);
+	if (s->idx[PARAM_RECEIVED_AT])
+		rc |= sqlite3_bind_int64(st, s->idx[PARAM_RECEIVED_AT],
+		    ev->received_at);
+	return rc;
+}
+
+int
+actions_run(struct actions *a, const char *endpoint, const struct event *ev,
+    char *err, size_t errsz)
+{
+	const struct section	*s;
+	const struct stmt	*st;
+	size_t			 i;
+	int			 rc = SQLITE_OK;
+
+	if ((s = find(a, ev->type)) == NULL)
+		return SQLITE_OK;
+	for (i = 0; i < s->nstmts && rc == SQLITE_OK; i++) {
+		st = &s->stmts[i];
+		if ((rc = bind(st, endpoint, ev)) != SQLITE_OK) {
+			snprintf(err, errsz, "%s:%d: bind failed", a->path,
+			    st->line);
+			rc = SQLITE_ERROR;
+		} else {
+			while ((rc = sqlite3_step(st->st)) == SQLITE_ROW)
+				;
+			if (rc == SQLITE_DONE)
+				rc = SQLITE_OK;
+			else
+				snprintf(err, errsz, "%s:%d: %s", a->path,
+				    st->line, sqlite3_errmsg(
+				    sqlite3_db_handle(st->st)));
+		}
+		sqlite3_reset(st->st);
+		sqlite3_clear_bindings(st->st);
+	}
+	return rc;
+}
+
+const char *
+actions_path(const struct actions *a)
+{
+	return a->path;
+}

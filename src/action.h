@@ -1,0 +1,55 @@
+/*
+ * oncehook: actions, the business write (SPEC section 7).
+ *
+ * An actions file is plain SQL in sections.  Everything before the first
+ * marker line is the setup (tables, triggers), run by "oncehook init".
+ * Each marker line
+ *
+ *	-- on: TYPE [TYPE ...]
+ *
+ * starts the statements run for events of those types; "-- on: *" is the
+ * catch-all, run for a type no section names.  Statements see the event
+ * as named parameters :endpoint, :key, :type, :payload, :payload_hash and
+ * :received_at.  They are prepared once, when the file is loaded, and
+ * run inside the claim transaction: one failing statement rolls the
+ * event back.  With action.c, store.c is the other half of the SQLite
+ * room.
+ */
+#ifndef ONCEHOOK_ACTION_H
+#define ONCEHOOK_ACTION_H
+
+#include <stddef.h>
+
+#include <sqlite3.h>
+
+struct actions;
+struct event;
+
+/*
+ * Load the file at path and prepare its statements on db.  Returns the
+ * actions, or NULL with "path:line: reason" in err.
+ */
+struct actions	*actions_load(sqlite3 *db, const char *path, char *err,
+		    size_t errsz);
+void		 actions_free(struct actions *);
+
+/*
+ * Run the setup part of the file at path on db (inside the caller's
+ * transaction).  Returns SQLITE_OK, or an error code with the reason
+ * in err.
+ */
+int		 actions_setup(sqlite3 *db, const char *path, char *err,
+		    size_t errsz);
+
+/*
+ * Run the statements for ev's type, binding the event.  Returns
+ * SQLITE_OK or the failing statement's code with "path:line: reason" in
+ * err.  Bindings are cleared before it returns.
+ */
+int		 actions_run(struct actions *, const char *endpoint,
+		    const struct event *ev, char *err, size_t errsz);
+
+/* The path the actions were loaded from. */
+const char	*actions_path(const struct actions *);
+
+#endif

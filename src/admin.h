@@ -1,0 +1,12 @@
+/*
+ * oncehook: admin commands (SPEC section 9), run from a shell with the
+ * same environment as the handler.  Each returns an exit code: 0 done,
+ * 1 failed, 2 usage.
+ */
+#ifndef ONCEHOOK_ADMIN_H
+#define ONCEHOOK_ADMIN_H
+
+int	admin_init(int argc, char **argv);
+int	admin_check(int argc, char **argv);
+
+#endif

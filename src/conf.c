@@ -1,0 +1,684 @@
+/*
+ * oncehook: configuration (see conf.h).
+ *
+ * Two tables drive the parse: one row per process-wide variable and one
+ * per per-endpoint variable, each with its type, bounds and default.
+ * Numbers go through one bounded parser; every error is reported as
+ * "ONCEHOOK_NAME: message" and nothing is guessed.  The cross-field
+ * checks come after the loops.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "crypto.h"
+#include "log.h"
+#include "sig.h"
+
+#ifndef ONCEHOOK_SQLDIR
+#define ONCEHOOK_SQLDIR	"/usr/local/share/oncehook/sql"
+#endif
+
+#define SECRETS_MAX	16	/* secrets per endpoint (rotation) */
+#define SECRET_FILE_MAX	65536	/* bytes */
+
+enum conf_type {
+	CONF_STRING,		/* any non-empty text */
+	CONF_INT,		/* whole number within min..max */
+	CONF_LEVEL,		/* log level name */
+	CONF_SYNC,		/* full or normal */
+};
+
+/* Process-wide variables: ONCEHOOK_<name>. */
+static const struct directive {
+	const char	*name;
+	enum conf_type	 type;
+	long long	 min, max;
+	const char	*def;	/* NULL: no default */
+} globals[] = {
+	{ "MAX_BODY",		CONF_INT, 1, 64LL << 20, "1048576" },
+	{ "SYNCHRONOUS",	CONF_SYNC, 0, 0, "full" },
+	{ "BUSY_TIMEOUT_MS",	CONF_INT, 0, 600000, "5000" },
+	{ "LOG",		CONF_LEVEL, 0, 0, "info" },
+	{ NULL,			0, 0, 0, NULL }
+};
+
+struct loader {
+	conf_getenv_fn	 get;
+	void		*arg;
+	char		*err;
+	size_t		 errsz;
+};
+
+static int
+fail(struct loader *l, const char *var, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+fail(struct loader *l, const char *var, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 n;
+
+	n = snprintf(l->err, l->errsz, "%s: ", var);
+	if (n < 0 || (size_t)n >= l->errsz)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(l->err + n, l->errsz - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* The value of variable pfx+name, NULL if unset; empty counts as unset. */
+static const char *
+lookup(struct loader *l, const char *pfx, const char *name, char *var,
+    size_t varsz)
+{
+	const char	*v;
+
+	snprintf(var, varsz, "%s%s", pfx, name);
+	v = l->get(var, l->arg);
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
+/* Bounded whole number; 0 or -1. */
+static int
+parse_int(const char *s, long long min, long long max, long long *out)
+{
+	char		*end;
+	long long	 v;
+
+	if (!isdigit((unsigned char)*s) && *s != '-')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int
+conf_duration(const char *s, long long *out)
+{
+	char		*end;
+	long long	 v, mul;
+
+	if (strcmp(s, "forever") == 0) {
+		*out = -1;
+		return 0;
+	}
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || end[0] == '\0' || end[1] != '\0')
+		return -1;
+	switch (*end) {
+	case 's': mul = 1; break;
+	case 'm': mul = 60; break;
+	case 'h': mul = 3600; break;
+	case 'd': mul = 86400; break;
+	default: return -1;
+	}
+	/* At most about 100 years. */
+	if (v < 1 || v > 3650000LL * 86400 / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+void
+srclist_clear(struct srclist *sl)
+{
+	size_t	 i;
+
+	for (i = 0; i < sl->n; i++)
+		free(sl->v[i].arg);
+	sl->n = 0;
+}
+
+/* A JSON pointer per RFC 6901: empty, or '/' then tokens; ~ escapes. */
+static int
+pointer_ok(const char *p)
+{
+	if (*p == '\0')
+		return 1;
+	if (*p != '/')
+		return 0;
+	for (; *p != '\0'; p++)
+		if (*p == '~' && p[1] != '0' && p[1] != '1')
+			return 0;
+	return 1;
+}
+
+/* An HTTP header name: a token of letters, digits and - _ . */
+static int
+header_ok(const char *h)
+{
+	if (*h == '\0')
+		return 0;
+	for (; *h != '\0'; h++)
+		if (!isalnum((unsigned char)*h) && *h != '-' && *h != '_')
+			return 0;
+	return 1;
+}
+
+int
+srclist_parse(struct srclist *sl, const char *text, int allowhash, char *err,
+    size_t errsz)
+{
+	const char	*p = text, *w;
+	size_t		 len;
+	struct src	*s;
+	char		 word[512];
+
+	sl->n = 0;
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			break;
+		w = p;
+		len = strcspn(p, " ");
+		p += len;
+		if (len >= sizeof(word)) {
+			snprintf(err, errsz, "source too long");
+			goto err;
+		}
+		if (sl->n == CONF_SRC_MAX) {
+			snprintf(err, errsz, "more than %d sources",
+			    CONF_SRC_MAX);
+			goto err;
+		}
+		memcpy(word, w, len);
+		word[len] = '\0';
+		s = &sl->v[sl->n];
+		s->arg = NULL;
+		if (strncmp(word, "header:", 7) == 0) {
+			if (!header_ok(word + 7)) {
+				snprintf(err, errsz, "bad header name in "
+				    "\"%.64s\"", word);
+				goto err;
+			}
+			s->kind = SRC_HEADER;
+		} else if (strncmp(word, "json:", 5) == 0) {
+			if (!pointer_ok(word + 5)) {
+				snprintf(err, errsz, "bad JSON pointer in "
+				    "\"%.64s\" (want json:/a/b)", word);
+				goto err;
+			}
+			s->kind = SRC_JSON;
+		} else if (allowhash && strcmp(word, "hash") == 0) {
+			s->kind = SRC_HASH;
+		} else {
+			snprintf(err, errsz, "unknown source \"%.64s\" (want "
+			    "header:NAME, json:/pointer%s)", word,
+			    allowhash ? " or hash" : "");
+			goto err;
+		}
+		if (s->kind != SRC_HASH &&
+		    (s->arg = strdup(strchr(word, ':') + 1)) == NULL) {
+			snprintf(err, errsz, "out of memory");
+			goto err;
+		}
+		sl->n++;
+	}
+	if (sl->n == 0) {
+		snprintf(err, errsz, "no source given");
+		return -1;
+	}
+	return 0;
+err:
+	srclist_clear(sl);
+	return -1;
+}
+
+static void
+secrets_free(struct conf_endpoint *ep)
+{
+	size_t	 i;
+
+	for (i = 0; i < ep->nsecrets; i++) {
+		crypto_wipe(ep->secrets[i].p, ep->secrets[i].sz);
+		free(ep->secrets[i].p);
+	}
+	free(ep->secrets);
+	ep->secrets = NULL;
+	ep->nsecrets = 0;
+}
+
+/* Add one secret (text of length len) to ep, through its scheme. */
+static int
+secret_add(struct loader *l, struct conf_endpoint *ep, const char *var,
+    const char *text, size_t len)
+{
+	struct secret	*s;
+	char		*copy;
+	char		 why[128];
+	int		 rc;
+
+	if (ep->nsecrets == SECRETS_MAX)
+		return fail(l, var, "more than %d secrets", SECRETS_MAX);
+	if (ep->secrets == NULL &&
+	    (ep->secrets = calloc(SECRETS_MAX, sizeof(*s))) == NULL)
+		return fail(l, var, "out of memory");
+	s = &ep->secrets[ep->nsecrets];
+	if ((copy = strndup(text, len)) == NULL)
+		return fail(l, var, "out of memory");
+	if (ep->scheme->secret != NULL) {
+		rc = ep->scheme->secret(copy, s, why, sizeof(why));
+		crypto_wipe(copy, len);
+		free(copy);
+		if (rc == -1)
+			return fail(l, var, "secret %zu: %s",
+			    ep->nsecrets + 1, why);
+	} else {
+		s->p = (unsigned char *)copy;
+		s->sz = len;
+	}
+	if (s->sz == 0)
+		return fail(l, var, "secret %zu is empty", ep->nsecrets + 1);
+	ep->nsecrets++;
+	return 0;
+}
+
+/* Secrets from a space-separated list. */
+static int
+secrets_from_text(struct loader *l, struct conf_endpoint *ep, const char *var,
+    const char *text)
+{
+	size_t	 len;
+
+	for (;;) {
+		while (*text == ' ' || *text == '\t')
+			text++;
+		if (*text == '\0')
+			return 0;
+		len = strcspn(text, " \t");
+		if (secret_add(l, ep, var, text, len) == -1)
+			return -1;
+		text += len;
+	}
+}
+
+/* Secrets from a file, one a line; blank lines and # comments skipped. */
+static int
+secrets_from_file(struct loader *l, struct conf_endpoint *ep, const char *var,
+    const char *path)
+{
+	char	 buf[SECRET_FILE_MAX + 1];
+	FILE	*f;
+	size_t	 sz, len;
+	char	*p, *eol;
+	int	 rc = 0;
+
+	if ((f = fopen(path, "r")) == NULL)
+		return fail(l, var, "%s: %s", path, strerror(errno));
+	sz = fread(buf, 1, sizeof(buf), f);
+	if (ferror(f))
+		rc = fail(l, var, "%s: read error", path);
+	else if (sz > SECRET_FILE_MAX)
+		rc = fail(l, var, "%s: larger than %d bytes", path,
+		    SECRET_FILE_MAX);
+	fclose(f);
+	buf[sz < sizeof(buf) ? sz : sizeof(buf) - 1] = '\0';
+	for (p = buf; rc == 0 && *p != '\0'; p = eol) {
+		len = strcspn(p, "\n");
+		eol = p + len + (p[len] == '\n');
+		while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' ' ||
+		    p[len - 1] == '\t'))
+			len--;
+		while (len > 0 && (*p == ' ' || *p == '\t')) {
+			p++;
+			len--;
+		}
+		if (len == 0 || *p == '#')
+			continue;
+		rc = secret_add(l, ep, var, p, len);
+	}
+	crypto_wipe(buf, sizeof(buf));
+	if (rc == 0 && ep->nsecrets == 0)
+		rc = fail(l, var, "%s: no secret in the file", path);
+	return rc;
+}
+
+/* Endpoint names: letters, digits, - and _, at most CONF_NAME_MAX-1. */
+static int
+name_ok(const char *n, size_t len)
+{
+	size_t	 i;
+
+	if (len == 0 || len >= CONF_NAME_MAX)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)n[i]) && n[i] != '-' &&
+		    n[i] != '_')
+			return 0;
+	return 1;
+}
+
+static int
+load_endpoint(struct loader *l, struct conf_endpoint *ep)
+{
+	char		 var[CONF_NAME_MAX + 64];
+	char		 why[160];
+	const char	*v, *secret, *file;
+	size_t		 i;
+
+	if ((v = lookup(l, ep->prefix, "SCHEME", var, sizeof(var))) == NULL)
+		return fail(l, var, "required (one of: %s)", scheme_names());
+	if ((ep->scheme = scheme_find(v)) == NULL)
+		return fail(l, var, "unknown scheme \"%.64s\" (one of: %s)", v,
+		    scheme_names());
+
+	secret = lookup(l, ep->prefix, "SECRET", var, sizeof(var));
+	file = lookup(l, ep->prefix, "SECRET_FILE", var, sizeof(var));
+	if (secret != NULL && file != NULL)
+		return fail(l, var, "set either %sSECRET or %sSECRET_FILE, "
+		    "not both", ep->prefix, ep->prefix);
+	if (file != NULL) {
+		if (secrets_from_file(l, ep, var, file) == -1)
+			return -1;
+	} else if (secret != NULL) {
+		snprintf(var, sizeof(var), "%sSECRET", ep->prefix);
+		if (secrets_from_text(l, ep, var, secret) == -1)
+			return -1;
+	}
+	if (ep->nsecrets == 0)
+		return fail(l, var, "required: %sSECRET or %sSECRET_FILE",
+		    ep->prefix, ep->prefix);
+
+	ep->tolerance = 300;
+	if ((v = lookup(l, ep->prefix, "TOLERANCE", var, sizeof(var))) &&
+	    parse_int(v, 1, 7 * 86400, &ep->tolerance) == -1)
+		return fail(l, var, "want whole seconds from 1 to 604800 "
+		    "(got \"%.64s\")", v);
+
+	v = lookup(l, ep->prefix, "KEY", var, sizeof(var));
+	if (srclist_parse(&ep->key, v != NULL ? v : ep->scheme->key, 1,
+	    why, sizeof(why)) == -1)
+		return fail(l, var, "%s", why);
+	if (srclist_parse(&ep->type, ep->scheme->type, 0, why,
+	    sizeof(why)) == -1)
+		return fail(l, var, "scheme default: %s", why);
+	for (i = 0; i + 1 < ep->key.n; i++)
+		if (ep->key.v[i].kind == SRC_HASH)
+			return fail(l, var, "hash must be the last source");
+
+	/* 30 days: beyond every supported provider's retry horizon. */
+	ep->retention = 30 * 86400;
+	if ((v = lookup(l, ep->prefix, "RETENTION", var, sizeof(var))) &&
+	    conf_duration(v, &ep->retention) == -1)
+		return fail(l, var, "want a duration such as 72h, 30d or "
+		    "forever (got \"%.64s\")", v);
+
+	v = lookup(l, ep->prefix, "ACTIONS", var, sizeof(var));
+	if ((ep->actions = strdup(v != NULL ? v :
+	    ONCEHOOK_SQLDIR "/actions/orders.sql")) == NULL)
+		return fail(l, var, "out of memory");
+	return 0;
+}
+
+static int
+load_globals(struct loader *l, struct conf *cf)
+{
+	const struct directive	*d;
+	char			 var[128];
+	const char		*v;
+	long long		 n;
+	int			 lv;
+
+	for (d = globals; d->name != NULL; d++) {
+		if ((v = lookup(l, "ONCEHOOK_", d->name, var,
+		    sizeof(var))) == NULL)
+			v = d->def;
+		switch (d->type) {
+		case CONF_INT:
+			if (parse_int(v, d->min, d->max, &n) == -1)
+				return fail(l, var, "want a whole number from "
+				    "%lld to %lld (got \"%.64s\")", d->min,
+				    d->max, v);
+			if (strcmp(d->name, "MAX_BODY") == 0)
+				cf->maxbody = n;
+			else
+				cf->busy_ms = n;
+			break;
+		case CONF_SYNC:
+			if (strcmp(v, "full") != 0 && strcmp(v, "normal") != 0)
+				return fail(l, var, "want full or normal "
+				    "(got \"%.64s\")", v);
+			cf->synchronous_full = strcmp(v, "full") == 0;
+			break;
+		case CONF_LEVEL:
+			if ((lv = log_level_parse(v)) < 0)
+				return fail(l, var, "want error, warn, info or "
+				    "debug (got \"%.64s\")", v);
+			cf->loglevel = lv;
+			break;
+		case CONF_STRING:
+			break;
+		}
+	}
+
+	if ((v = lookup(l, "ONCEHOOK_", "DB", var, sizeof(var))) == NULL)
+		return fail(l, var, "required: the path of the SQLite "
+		    "database");
+	if (*v != '/')
+		return fail(l, var, "must be an absolute path (got "
+		    "\"%.200s\")", v);
+	if ((cf->db = strdup(v)) == NULL)
+		return fail(l, var, "out of memory");
+
+	if ((v = lookup(l, "ONCEHOOK_", "STATUS_TOKEN", var,
+	    sizeof(var))) != NULL) {
+		if (strlen(v) < 16)
+			return fail(l, var, "too short: use at least 16 "
+			    "characters");
+		if ((cf->status_token = strdup(v)) == NULL)
+			return fail(l, var, "out of memory");
+	}
+	return 0;
+}
+
+/* Fill cf->endpoints from ONCEHOOK_ENDPOINTS, or one unnamed endpoint. */
+static int
+load_endpoints(struct loader *l, struct conf *cf)
+{
+	char			 var[128];
+	const char		*list, *p;
+	size_t			 len, rawlen, i, j, n = 0;
+	struct conf_endpoint	*ep;
+
+	list = lookup(l, "ONCEHOOK_", "ENDPOINTS", var, sizeof(var));
+	cf->named = list != NULL;
+	if (list != NULL)
+		for (p = list, n = 1; *p != '\0'; p++)
+			n += *p == ',';
+	else
+		n = 1;
+	if ((cf->endpoints = calloc(n, sizeof(*ep))) == NULL)
+		return fail(l, var, "out of memory");
+
+	if (list == NULL) {
+		ep = &cf->endpoints[cf->nendpoints++];
+		/* Stored as "default", so naming it so later keeps its keys. */
+		snprintf(ep->name, sizeof(ep->name), "default");
+		snprintf(ep->prefix, sizeof(ep->prefix), "ONCEHOOK_");
+		return load_endpoint(l, ep);
+	}
+	for (p = list; ; p++) {
+		while (*p == ' ')
+			p++;
+		rawlen = strcspn(p, ",");
+		len = rawlen;
+		while (len > 0 && p[len - 1] == ' ')
+			len--;
+		if (!name_ok(p, len))
+			return fail(l, var, "bad endpoint name \"%.*s\" "
+			    "(letters, digits, - and _; at most %d)",
+			    (int)(len > 64 ? 64 : len), p, CONF_NAME_MAX - 1);
+		ep = &cf->endpoints[cf->nendpoints++];
+		memcpy(ep->name, p, len);
+		ep->name[len] = '\0';
+		snprintf(ep->prefix, sizeof(ep->prefix), "ONCEHOOK_%s_",
+		    ep->name);
+		for (i = 9; ep->prefix[i] != '\0'; i++)
+			ep->prefix[i] = ep->prefix[i] == '-' ? '_' :
+			    (char)toupper((unsigned char)ep->prefix[i]);
+		for (j = 0; j + 1 < cf->nendpoints; j++)
+			if (strcmp(cf->endpoints[j].prefix, ep->prefix) == 0)
+				return fail(l, var, "endpoints \"%s\" and "
+				    "\"%s\" share the variables %s*",
+				    cf->endpoints[j].name, ep->name,
+				    ep->prefix);
+		if (load_endpoint(l, ep) == -1)
+			return -1;
+		p += rawlen;
+		if (*p == '\0')
+			break;
+	}
+	return 0;
+}
+
+struct conf *
+conf_load(conf_getenv_fn get, void *arg, char *err, size_t errsz)
+{
+	struct loader	 l = { get, arg, err, errsz };
+	struct conf	*cf;
+
+	if ((cf = calloc(1, sizeof(*cf))) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return NULL;
+	}
+	if (load_globals(&l, cf) == -1 || load_endpoints(&l, cf) == -1) {
+		conf_free(cf);
+		return NULL;
+	}
+	return cf;
+}
+
+static const char *
+env_get(const char *name, void *arg)
+{
+	return getenv(name);
+}
+
+struct conf *
+conf_load_env(char *err, size_t errsz)
+{
+	return conf_load(env_get, NULL, err, errsz);
+}
+
+void
+conf_free(struct conf *cf)
+{
+	size_t	 i;
+
+	if (cf == NULL)
+		return;
+	for (i = 0; i < cf->nendpoints; i++) {
+		secrets_free(&cf->endpoints[i]);
+		srclist_clear(&cf->endpoints[i].key);
+		srclist_clear(&cf->endpoints[i].type);
+		free(cf->endpoints[i].actions);
+	}
+	free(cf->endpoints);
+	if (cf->status_token != NULL) {
+		crypto_wipe(cf->status_token, strlen(cf->status_token));
+		free(cf->status_token);
+	}
+	free(cf->db);
+	free(cf);
+}
+
+/* The last non-empty segment of path into buf; "" if none. */
+static void
+last_segment(const char *path, char *buf, size_t bufsz)
+{
+	const char	*end, *start;
+	size_t		 len;
+
+	buf[0] = '\0';
+	if (path == NULL)
+		return;
+	end = path + strlen(path);
+	while (end > path && end[-1] == '/')
+		end--;
+	start = end;
+	while (start > path && start[-1] != '/')
+		start--;
+	len = (size_t)(end - start);
+	if (len == 0 || len >= bufsz)
+		return;
+	memcpy(buf, start, len);
+	buf[len] = '\0';
+}
+
+const struct conf_endpoint *
+conf_route(const struct conf *cf, const char *path_info,
+    const char *script_name)
+{
+	char	 seg[CONF_NAME_MAX];
+	size_t	 i;
+
+	if (!cf->named)
+		return &cf->endpoints[0];
+	if (path_info != NULL && *path_info != '\0')
+		last_segment(path_info, seg, sizeof(seg));
+	else
+		last_segment(script_name, seg, sizeof(seg));
+	for (i = 0; i < cf->nendpoints; i++)
+		if (strcmp(cf->endpoints[i].name, seg) == 0)
+			return &cf->endpoints[i];
+	return NULL;
+}
+
+/*
+ * Resolve path: the file itself if it exists, else its directory plus
+ * its last component.  Returns 0, or -1 if neither resolves.
+ */
+static int
+resolve(const char *path, char *out)
+{
+	char	 dir[PATH_MAX];
+	char	*slash;
+
+	if (realpath(path, out) != NULL)
+		return 0;
+	if (strlen(path) >= sizeof(dir))
+		return -1;
+	strcpy(dir, path);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		return -1;
+	*slash = '\0';
+	if (realpath(*dir ? dir : "/", out) == NULL)
+		return -1;
+	if (strlen(out) + strlen(slash + 1) + 2 > PATH_MAX)
+		return -1;
+	strcat(out, "/");
+	strcat(out, slash + 1);
+	return 0;
+}
+
+int
+conf_path_inside(const char *path, const char *dir)
+{
+	char	 p[PATH_MAX], d[PATH_MAX];
+	size_t	 dl;
+
+	if (resolve(path, p) == -1 || realpath(dir, d) == NULL)
+		return -1;
+	dl = strlen(d);
+	if (dl == 1)		/* the document root is "/" */
+		return 1;
+	return strncmp(p, d, dl) == 0 && (p[dl] == '/' || p[dl] == '\0');
+}

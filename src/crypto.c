@@ -1,0 +1,183 @@
+/*
+ * oncehook: the OpenSSL room (see crypto.h).  HMAC goes through the
+ * OpenSSL 3 EVP_MAC interface; the fetched algorithm is cached for the
+ * life of the process, the only state this file keeps.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include "crypto.h"
+#include "log.h"
+
+static EVP_MAC	*hmac;		/* fetched once, kept for the process */
+
+int
+crypto_hmac_sha256(const void *key, size_t keysz,
+    const struct crypto_piece *pieces, size_t n,
+    unsigned char out[CRYPTO_SHA256_LEN])
+{
+	static const unsigned char	 empty[1];
+	EVP_MAC_CTX			*ctx = NULL;
+	OSSL_PARAM			 params[2];
+	size_t				 outsz = 0, i;
+	int				 rc = -1;
+
+	if (hmac == NULL &&
+	    (hmac = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL) {
+		log_error("crypto: EVP_MAC_fetch(HMAC) failed");
+		return -1;
+	}
+	if ((ctx = EVP_MAC_CTX_new(hmac)) == NULL)
+		goto out;
+	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
+	    (char *)"SHA256", 0);
+	params[1] = OSSL_PARAM_construct_end();
+	/* An empty key is legal HMAC; OpenSSL wants a non-NULL pointer. */
+	if (!EVP_MAC_init(ctx, keysz ? key : empty, keysz, params))
+		goto out;
+	for (i = 0; i < n; i++)
+		if (pieces[i].sz > 0 &&
+		    !EVP_MAC_update(ctx, pieces[i].p, pieces[i].sz))
+			goto out;
+	if (!EVP_MAC_final(ctx, out, &outsz, CRYPTO_SHA256_LEN) ||
+	    outsz != CRYPTO_SHA256_LEN)
+		goto out;
+	rc = 0;
+out:
+	if (rc == -1)
+		log_error("crypto: HMAC-SHA256 failed");
+	EVP_MAC_CTX_free(ctx);
+	return rc;
+}
+
+int
+crypto_sha256(const void *p, size_t sz, unsigned char out[CRYPTO_SHA256_LEN])
+{
+	unsigned int	 outsz = 0;
+
+	if (!EVP_Digest(p, sz, out, &outsz, EVP_sha256(), NULL) ||
+	    outsz != CRYPTO_SHA256_LEN) {
+		log_error("crypto: SHA-256 failed");
+		return -1;
+	}
+	return 0;
+}
+
+int
+crypto_equal(const void *a, const void *b, size_t n)
+{
+	return CRYPTO_memcmp(a, b, n) == 0;
+}
+
+void
+crypto_hex(const unsigned char *p, size_t sz, char *out)
+{
+	static const char	 digits[] = "0123456789abcdef";
+	size_t			 i;
+
+	for (i = 0; i < sz; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 0xf];
+	}
+	out[2 * sz] = '\0';
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+long
+crypto_unhex(const char *s, size_t slen, unsigned char *out, size_t outsz)
+{
+	size_t	 i;
+	int	 hi, lo;
+
+	if (slen % 2 != 0 || slen / 2 > outsz)
+		return -1;
+	for (i = 0; i < slen / 2; i++) {
+		if ((hi = hexval(s[2 * i])) < 0 ||
+		    (lo = hexval(s[2 * i + 1])) < 0)
+			return -1;
+		out[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return (long)(slen / 2);
+}
+
+static int
+b64val(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+long
+crypto_unbase64(const char *s, size_t slen, unsigned char *out, size_t outsz)
+{
+	unsigned long	 acc = 0;
+	size_t		 i, o = 0, bits = 0;
+	int		 v;
+
+	/* Strip up to two '=' of padding; then the length must fit. */
+	if (slen % 4 == 0 && slen >= 1 && s[slen - 1] == '=')
+		slen--;
+	if (slen % 4 == 3 && slen >= 1 && s[slen - 1] == '=')
+		slen--;
+	if (slen % 4 == 1)
+		return -1;
+	for (i = 0; i < slen; i++) {
+		if ((v = b64val(s[i])) < 0)
+			return -1;
+		acc = (acc << 6 | (unsigned long)v) & 0xffffff;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o >= outsz)
+				return -1;
+			out[o++] = (unsigned char)(acc >> bits);
+		}
+	}
+	/* Leftover bits must be zero (canonical encoding). */
+	if (bits > 0 && (acc & ((1UL << bits) - 1)) != 0)
+		return -1;
+	return (long)o;
+}
+
+long
+crypto_base64(const unsigned char *p, size_t sz, char *out, size_t outsz)
+{
+	size_t	 need = 4 * ((sz + 2) / 3) + 1;
+
+	if (outsz < need || sz > 0x3fffffff)
+		return -1;
+	return EVP_EncodeBlock((unsigned char *)out, p, (int)sz);
+}
+
+void
+crypto_wipe(void *p, size_t sz)
+{
+	if (p != NULL && sz > 0)
+		OPENSSL_cleanse(p, sz);
+}

@@ -1,0 +1,180 @@
+/*
+ * oncehook: the FastCGI and CGI front (see front.h).
+ *
+ * Both paths build the same struct req from a CGI environment (the
+ * process's for CGI, the request's parameters for FastCGI) and write the
+ * same CGI-style response, so the pipeline cannot tell them apart.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fcgiapp.h>
+
+#include "front.h"
+#include "hook.h"
+#include "log.h"
+#include "pipeline.h"
+#include "resp.h"
+
+#define FRONT_HEADERS_MAX	128	/* HTTP_* variables kept */
+
+extern char	**environ;
+
+/* The request's variables, borrowed from an environment array. */
+struct cgienv {
+	struct req_header	 headers[FRONT_HEADERS_MAX];
+	struct req		 rq;
+};
+
+static const char *
+env_find(char **envp, const char *name)
+{
+	size_t	 len = strlen(name);
+
+	for (; *envp != NULL; envp++)
+		if (strncmp(*envp, name, len) == 0 && (*envp)[len] == '=')
+			return *envp + len + 1;
+	return NULL;
+}
+
+/* Fill ce->rq from envp; the body reader is the caller's. */
+static void
+from_env(struct cgienv *ce, char **envp, req_read_fn rd, void *arg)
+{
+	struct req	*rq = &ce->rq;
+	const char	*eq;
+	size_t		 n = 0;
+	char		**e;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->method = env_find(envp, "REQUEST_METHOD");
+	rq->path_info = env_find(envp, "PATH_INFO");
+	rq->script_name = env_find(envp, "SCRIPT_NAME");
+	rq->content_type = env_find(envp, "CONTENT_TYPE");
+	rq->content_length = env_find(envp, "CONTENT_LENGTH");
+	rq->document_root = env_find(envp, "DOCUMENT_ROOT");
+	for (e = envp; *e != NULL && n < FRONT_HEADERS_MAX; e++) {
+		if (strncmp(*e, "HTTP_", 5) != 0 ||
+		    (eq = strchr(*e, '=')) == NULL)
+			continue;
+		ce->headers[n].name = *e;
+		ce->headers[n].namelen = (size_t)(eq - *e);
+		ce->headers[n].value = eq + 1;
+		n++;
+	}
+	rq->headers = ce->headers;
+	rq->nheaders = n;
+	rq->read = rd;
+	rq->readarg = arg;
+}
+
+int
+front_is_cgi(void)
+{
+	return FCGX_IsCGI();
+}
+
+static ssize_t
+cgi_read(void *arg, char *buf, size_t n)
+{
+	ssize_t	 r;
+
+	do
+		r = read(STDIN_FILENO, buf, n);
+	while (r == -1 && errno == EINTR);
+	return r;
+}
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	ssize_t	 w;
+
+	while (n > 0) {
+		if ((w = write(fd, p, n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+front_cgi(struct pipeline *p)
+{
+	static struct cgienv	 ce;
+	struct resp		 resp;
+	char			 head[512];
+	const char		*body;
+	size_t			 bodysz;
+	int			 n, rc = 0;
+
+	from_env(&ce, environ, cgi_read, NULL);
+	pipeline_run(p, &ce.rq, time(NULL), &resp);
+	body = resp_body(&resp, &bodysz);
+	if ((n = resp_head(&resp, head, sizeof(head))) < 0 ||
+	    write_all(STDOUT_FILENO, head, (size_t)n) == -1 ||
+	    write_all(STDOUT_FILENO, body, bodysz) == -1) {
+		log_warn("cgi: writing the response");
+		rc = 1;
+	}
+	resp_clear(&resp);
+	return rc;
+}
+
+static ssize_t
+fcgi_read(void *arg, char *buf, size_t n)
+{
+	FCGX_Stream	*in = arg;
+	int		 r;
+
+	if (n > (1U << 30))
+		n = 1U << 30;
+	r = FCGX_GetStr(buf, (int)n, in);
+	if (r < 0 || FCGX_GetError(in) != 0)
+		return -1;
+	return r;
+}
+
+int
+front_fcgi(struct pipeline *p, int listenfd, volatile int *stop)
+{
+	static struct cgienv	 ce;
+	FCGX_Request		 r;
+	struct resp		 resp;
+	char			 head[512];
+	const char		*body;
+	size_t			 bodysz;
+	int			 n;
+
+	if (FCGX_Init() != 0) {
+		log_error("fastcgi: FCGX_Init failed");
+		return 1;
+	}
+	if (FCGX_InitRequest(&r, listenfd, FCGI_FAIL_ACCEPT_ON_INTR) != 0) {
+		log_error("fastcgi: FCGX_InitRequest failed");
+		return 1;
+	}
+	while ((stop == NULL || !*stop) && FCGX_Accept_r(&r) == 0) {
+		from_env(&ce, r.envp, fcgi_read, r.in);
+		pipeline_run(p, &ce.rq, time(NULL), &resp);
+		body = resp_body(&resp, &bodysz);
+		if ((n = resp_head(&resp, head, sizeof(head))) < 0 ||
+		    FCGX_PutStr(head, n, r.out) != n ||
+		    FCGX_PutStr(body, (int)bodysz, r.out) != (int)bodysz)
+			log_warnx("fastcgi: writing the response failed");
+		resp_clear(&resp);
+		FCGX_Finish_r(&r);
+	}
+	FCGX_Free(&r, 1);
+	return 0;
+}

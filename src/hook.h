@@ -1,0 +1,85 @@
+/*
+ * oncehook: the shared vocabulary of the request pipeline.
+ *
+ * This header knows no library.  It names the outcome of every stage
+ * (enum hook_err), the request as the front hands it over (struct req)
+ * and the response the pipeline hands back (struct resp).  resp.c is the
+ * only place that turns an outcome into HTTP.
+ *
+ * Ownership: functions never take ownership of their arguments.
+ * Out-parameters are owned by the caller and released with the matching
+ * *_clear or *_free.  Pointers into a struct req are borrowed and live
+ * until the request ends.
+ */
+#ifndef ONCEHOOK_HOOK_H
+#define ONCEHOOK_HOOK_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The outcome of one stage; resp.c maps each to a status and a body. */
+enum hook_err {
+	HOOK_OK = 0,		/* new event claimed and committed */
+	HOOK_DUP,		/* known event, same payload: replay */
+	HOOK_ENOTFOUND,		/* no endpoint of that name */
+	HOOK_EMETHOD,		/* not POST */
+	HOOK_ETOOBIG,		/* body over the limit */
+	HOOK_EMEDIA,		/* content type is not JSON */
+	HOOK_EBODY,		/* body shorter than Content-Length */
+	HOOK_ESIG,		/* signature missing, malformed or wrong */
+	HOOK_ESTALE,		/* timestamp outside the tolerance */
+	HOOK_EJSON,		/* body is not one valid JSON document */
+	HOOK_ENOKEY,		/* no idempotency key where one is needed */
+	HOOK_EBADKEY,		/* key present but unusable (type, size) */
+	HOOK_ECONFLICT,		/* known key, different payload */
+	HOOK_EBUSY,		/* database busy, full, read-only, I/O */
+	HOOK_EACTION,		/* an action statement failed */
+	HOOK_ECONF,		/* misconfiguration; detail in the log */
+	HOOK_ESYSTEM,		/* our fault: memory, unexpected library error */
+	HOOK__MAX
+};
+
+/* One HTTP request header as CGI names it (HTTP_X_FOO), borrowed. */
+struct req_header {
+	const char	*name;		/* CGI name, e.g. "HTTP_STRIPE_SIGNATURE" */
+	size_t		 namelen;	/* name is not NUL-terminated */
+	const char	*value;
+};
+
+/*
+ * Reads up to n bytes of the request body into buf.  Returns the number
+ * of bytes read, 0 at the end of the body, -1 on error.
+ */
+typedef ssize_t	(*req_read_fn)(void *arg, char *buf, size_t n);
+
+/*
+ * A request as the front (FastCGI or CGI) hands it to the pipeline.
+ * Every string is borrowed from the front and lives until the request
+ * ends.  The body is not read yet: the pipeline reads it through
+ * read/readarg once the method, type and announced size are accepted.
+ */
+struct req {
+	const char		*method;	/* REQUEST_METHOD */
+	const char		*path_info;	/* PATH_INFO, may be NULL */
+	const char		*script_name;	/* SCRIPT_NAME, may be NULL */
+	const char		*content_type;	/* CONTENT_TYPE, may be NULL */
+	const char		*content_length; /* CONTENT_LENGTH, may be NULL */
+	const char		*document_root;	/* DOCUMENT_ROOT, may be NULL */
+	const struct req_header	*headers;	/* HTTP_* variables */
+	size_t			 nheaders;
+	req_read_fn		 read;
+	void			*readarg;
+};
+
+/* A response: what the front writes back.  Owned by the caller. */
+struct resp {
+	enum hook_err	 err;
+	int		 status;	/* HTTP status */
+	int		 replayed;	/* add Idempotent-Replayed: true */
+	int		 retry_after;	/* seconds; 0 for no header */
+	const char	*allow;		/* Allow header value, or NULL */
+	char		*body;		/* JSON text, NUL-terminated, owned */
+	size_t		 bodysz;
+};
+
+#endif

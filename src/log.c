@@ -1,0 +1,134 @@
+/*
+ * oncehook: logging.  Every line goes to stderr in one write(2), so lines
+ * from several FastCGI processes sharing one error log never interleave.
+ * Format: "oncehook[pid]: 2026-11-21T09:14:02Z level: message".
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static enum log_level	 threshold = LOG_LEVEL_INFO;
+
+static const char *const names[LOG_LEVEL__MAX] = {
+	[LOG_LEVEL_ERROR] = "error",
+	[LOG_LEVEL_WARN] = "warn",
+	[LOG_LEVEL_INFO] = "info",
+	[LOG_LEVEL_DEBUG] = "debug",
+};
+
+void
+log_setlevel(enum log_level l)
+{
+	threshold = l;
+}
+
+int
+log_enabled(enum log_level l)
+{
+	return l <= threshold;
+}
+
+int
+log_level_parse(const char *s)
+{
+	int	 i;
+
+	for (i = 0; i < LOG_LEVEL__MAX; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static void
+vlog(enum log_level l, int errnum, const char *fmt, va_list ap)
+{
+	char		 line[2048];
+	char		 stamp[32];
+	struct tm	 tm;
+	time_t		 now;
+	int		 n, m;
+
+	if (!log_enabled(l))
+		return;
+	now = time(NULL);
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	n = snprintf(line, sizeof(line), "oncehook[%ld]: %s %s: ",
+	    (long)getpid(), stamp, names[l]);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	m = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	if (m < 0)
+		return;
+	n = (size_t)(n + m) >= sizeof(line) - 2 ? (int)sizeof(line) - 2 :
+	    n + m;
+	if (errnum != 0)
+		n += snprintf(line + n, sizeof(line) - n - 1, ": %s",
+		    strerror(errnum));
+	if ((size_t)n >= sizeof(line) - 1)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	(void)write(STDERR_FILENO, line, n);
+}
+
+#define LOG_FN(fn, level, witherrno)				\
+void								\
+fn(const char *fmt, ...)					\
+{								\
+	va_list	 ap;						\
+	int	 e = witherrno ? errno : 0;			\
+								\
+	va_start(ap, fmt);					\
+	vlog(level, e, fmt, ap);				\
+	va_end(ap);						\
+	errno = e;						\
+}
+
+LOG_FN(log_error, LOG_LEVEL_ERROR, 0)
+LOG_FN(log_warn, LOG_LEVEL_WARN, 1)
+LOG_FN(log_warnx, LOG_LEVEL_WARN, 0)
+LOG_FN(log_info, LOG_LEVEL_INFO, 0)
+LOG_FN(log_debug, LOG_LEVEL_DEBUG, 0)
+
+char *
+log_escape(char *buf, size_t bufsz, const char *s)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	size_t			 o = 0;
+	unsigned char		 c;
+
+	if (bufsz == 0)
+		return buf;
+	if (s == NULL)
+		s = "-";
+	for (; (c = (unsigned char)*s) != '\0'; s++) {
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			if (o + 1 >= bufsz)
+				goto trunc;
+			buf[o++] = (char)c;
+		} else {
+			if (o + 4 >= bufsz)
+				goto trunc;
+			buf[o++] = '\\';
+			buf[o++] = 'x';
+			buf[o++] = hex[c >> 4];
+			buf[o++] = hex[c & 0xf];
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+trunc:
+	if (bufsz >= 4) {
+		o = o + 4 <= bufsz ? o : bufsz - 4;
+		memcpy(buf + o, "...", 4);
+	} else
+		buf[0] = '\0';
+	return buf;
+}

@@ -1,0 +1,37 @@
+/*
+ * oncehook: logging to stderr, which the web server keeps as its error
+ * log.  One line per message; never a secret, a signature or a payload
+ * (payloads only at debug level, and only by the pipeline).
+ */
+#ifndef ONCEHOOK_LOG_H
+#define ONCEHOOK_LOG_H
+
+enum log_level {
+	LOG_LEVEL_ERROR = 0,
+	LOG_LEVEL_WARN,
+	LOG_LEVEL_INFO,
+	LOG_LEVEL_DEBUG,
+	LOG_LEVEL__MAX
+};
+
+/* Set the threshold; messages above it are dropped.  Default: info. */
+void	log_setlevel(enum log_level);
+int	log_enabled(enum log_level);
+/* Parse "error", "warn", "info", "debug"; -1 if none of them. */
+int	log_level_parse(const char *);
+
+void	log_error(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Copy s into buf (size bufsz) with every byte outside printable ASCII,
+ * and the characters '"' and '\\', written as \xHH, truncated with "..."
+ * if it does not fit.  For values from the request that reach a log.
+ * Returns buf.
+ */
+char	*log_escape(char *buf, size_t bufsz, const char *s);
+
+#endif

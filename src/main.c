@@ -1,0 +1,78 @@
+/*
+ * oncehook: entry point.  With a command, run it; without one, handle
+ * requests: one request as plain CGI, or a FastCGI loop when a process
+ * manager (mod_fcgid, lighttpd bin-path, spawn-fcgi) passed a socket on
+ * standard input.  The configuration is parsed once here.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "admin.h"
+#include "conf.h"
+#include "front.h"
+#include "log.h"
+#include "pipeline.h"
+
+static const char usage[] =
+"usage: oncehook                 handle requests (CGI or FastCGI)\n"
+"       oncehook init            create or migrate the database\n"
+"       oncehook check           validate the configuration\n"
+"       oncehook --version\n"
+"\n"
+"Configured by ONCEHOOK_* environment variables; see oncehook(8).\n";
+
+static int
+handle(void)
+{
+	struct pipeline	 p;
+	struct conf	*cf;
+	char		 err[512];
+	int		 rc, cgi = front_is_cgi();
+
+	if ((cf = conf_load_env(err, sizeof(err))) == NULL)
+		log_error("configuration: %s", err);
+	else
+		log_setlevel(cf->loglevel);
+	pipeline_init(&p, cf, err);
+	/*
+	 * A FastCGI process with a bad configuration keeps answering 500
+	 * (and logging why) rather than exiting into a restart loop.
+	 */
+	rc = cgi ? front_cgi(&p) : front_fcgi(&p, 0, NULL);
+	pipeline_clear(&p);
+	conf_free(cf);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc > 1) {
+		if (strcmp(argv[1], "init") == 0)
+			return admin_init(argc - 1, argv + 1);
+		if (strcmp(argv[1], "check") == 0)
+			return admin_check(argc - 1, argv + 1);
+		if (strcmp(argv[1], "--version") == 0) {
+			printf("oncehook %s\n", PACKAGE_VERSION);
+			return 0;
+		}
+		if (strcmp(argv[1], "--help") == 0 ||
+		    strcmp(argv[1], "-h") == 0) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		fprintf(stderr, "oncehook: unknown command %s\n%s", argv[1],
+		    usage);
+		return 2;
+	}
+	if (front_is_cgi() && getenv("GATEWAY_INTERFACE") == NULL &&
+	    getenv("REQUEST_METHOD") == NULL) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	return handle();
+}

@@ -1,0 +1,294 @@
+/*
+ * oncehook: the request pipeline (see pipeline.h).
+ *
+ * Data flows one way: front -> pipeline -> (sig, event, store ->
+ * actions) -> resp.  Each stage returns an enum hook_err; the first
+ * failure stops the request.  Nothing touches the database before the
+ * signature has been verified, and a retry of a known event is answered
+ * from a read, before any write lock is asked for.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "conf.h"
+#include "event.h"
+#include "log.h"
+#include "pipeline.h"
+#include "resp.h"
+#include "sig.h"
+#include "store.h"
+
+#define BODY_CHUNK	65536	/* first allocation without Content-Length */
+
+/* What one request leaves for its log line. */
+struct trace {
+	const struct conf_endpoint	*ep;
+	const struct event		*ev;
+	char				 why[320];
+};
+
+void
+pipeline_init(struct pipeline *p, const struct conf *cf, const char *conferr)
+{
+	memset(p, 0, sizeof(*p));
+	p->cf = cf;
+	p->conferr = conferr;
+}
+
+void
+pipeline_clear(struct pipeline *p)
+{
+	store_close(p->st);
+	p->st = NULL;
+}
+
+/* JSON, or any media type with a +json suffix; parameters ignored. */
+static int
+is_json(const char *ct)
+{
+	size_t	 len;
+
+	if (ct == NULL)
+		return 0;
+	while (*ct == ' ')
+		ct++;
+	len = strcspn(ct, "; ");
+	if (len == 16 && strncasecmp(ct, "application/json", 16) == 0)
+		return 1;
+	return len > 5 && strncasecmp(ct + len - 5, "+json", 5) == 0 &&
+	    memchr(ct, '/', len) != NULL;
+}
+
+/* Content-Length: -1 if absent, -2 if malformed, else the value. */
+static long long
+content_length(const char *s)
+{
+	long long	 v = 0;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9' || v > (1LL << 50))
+			return -2;
+		v = v * 10 + (*s - '0');
+	}
+	return v;
+}
+
+/*
+ * Read the body: at most maxbody bytes, never more than maxbody + 1
+ * from the wire.  On HOOK_OK *body is a new buffer (NUL-terminated).
+ */
+static enum hook_err
+read_body(const struct req *rq, long long cl, long long maxbody, char **body,
+    size_t *bodysz, struct trace *t)
+{
+	char	*buf, *nb;
+	size_t	 limit = (size_t)maxbody + 1, cap, len = 0;
+	ssize_t	 n;
+
+	/* cap counts the NUL; reading limit bytes means "too big". */
+	cap = cl >= 0 ? (size_t)cl + 1 : BODY_CHUNK;
+	if (cap > limit + 1)
+		cap = limit + 1;
+	if ((buf = malloc(cap)) == NULL)
+		return HOOK_ESYSTEM;
+	for (;;) {
+		if (cl >= 0 && len == (size_t)cl)
+			break;
+		if (len == cap - 1) {
+			if (len >= limit)
+				break;
+			cap = cap * 2 > limit + 1 ? limit + 1 : cap * 2;
+			if ((nb = realloc(buf, cap)) == NULL) {
+				free(buf);
+				return HOOK_ESYSTEM;
+			}
+			buf = nb;
+		}
+		if ((n = rq->read(rq->readarg, buf + len, cap - 1 - len)) < 0) {
+			free(buf);
+			snprintf(t->why, sizeof(t->why), "reading the body "
+			    "failed");
+			return HOOK_EBODY;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > (size_t)maxbody) {
+		free(buf);
+		return HOOK_ETOOBIG;
+	}
+	if (cl >= 0 && len != (size_t)cl) {
+		free(buf);
+		snprintf(t->why, sizeof(t->why), "body of %zu bytes, "
+		    "Content-Length %lld", len, cl);
+		return HOOK_EBODY;
+	}
+	buf[len] = '\0';
+	*body = buf;
+	*bodysz = len;
+	return HOOK_OK;
+}
+
+/* HOOK_ECONF if the database lies inside the document root. */
+static enum hook_err
+check_docroot(struct pipeline *p, const char *docroot, struct trace *t)
+{
+	if (docroot == NULL || *docroot == '\0')
+		return HOOK_OK;
+	if (strcmp(docroot, p->docroot) != 0) {
+		p->docroot_bad = conf_path_inside(p->cf->db, docroot) == 1;
+		snprintf(p->docroot, sizeof(p->docroot), "%s", docroot);
+	}
+	if (p->docroot_bad) {
+		snprintf(t->why, sizeof(t->why), "ONCEHOOK_DB: %s lies inside "
+		    "DOCUMENT_ROOT %s, where the web server could serve it: "
+		    "refusing it", p->cf->db, docroot);
+		return HOOK_ECONF;
+	}
+	return HOOK_OK;
+}
+
+/* Open the store on first use; kept for the life of the process. */
+static enum hook_err
+ensure_store(struct pipeline *p, struct trace *t)
+{
+	char	 err[256];
+
+	if (p->st != NULL)
+		return HOOK_OK;
+	if ((p->st = store_open(p->cf, 0, err, sizeof(err))) == NULL) {
+		snprintf(t->why, sizeof(t->why), "%s", err);
+		return HOOK_ECONF;
+	}
+	return HOOK_OK;
+}
+
+static enum hook_err
+run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
+    struct trace *t, const char **clientwhy)
+{
+	const struct conf_endpoint	*ep;
+	struct sig_input		 in;
+	struct sig_verdict		 v;
+	struct store_claim		 c;
+	enum hook_err			 er;
+	long long			 cl;
+	char				*body = NULL;
+	size_t				 bodysz = 0, epi;
+
+	if (p->cf == NULL) {
+		snprintf(t->why, sizeof(t->why), "%s", p->conferr);
+		return HOOK_ECONF;
+	}
+	if ((ep = conf_route(p->cf, rq->path_info, rq->script_name)) == NULL)
+		return HOOK_ENOTFOUND;
+	t->ep = ep;
+	epi = (size_t)(ep - p->cf->endpoints);
+	if (rq->method == NULL || strcmp(rq->method, "POST") != 0)
+		return HOOK_EMETHOD;
+	if (!is_json(rq->content_type))
+		return HOOK_EMEDIA;
+	if ((cl = content_length(rq->content_length)) == -2) {
+		snprintf(t->why, sizeof(t->why), "malformed Content-Length");
+		return HOOK_EBODY;
+	}
+	if (cl > p->cf->maxbody)
+		return HOOK_ETOOBIG;
+	if ((er = check_docroot(p, rq->document_root, t)) != HOOK_OK)
+		return er;
+	if ((er = read_body(rq, cl, p->cf->maxbody, &body, &bodysz, t)) !=
+	    HOOK_OK)
+		return er;
+
+	in.rq = rq;
+	in.body = body;
+	in.bodysz = bodysz;
+	in.now = now;
+	if ((er = sig_verify(ep, &in, &v)) != HOOK_OK) {
+		if (er == HOOK_ESTALE)
+			snprintf(t->why, sizeof(t->why), "%s by %llds "
+			    "(tolerance %llds)", v.why, v.skew < 0 ? -v.skew :
+			    v.skew, ep->tolerance);
+		else if (v.why != NULL)
+			snprintf(t->why, sizeof(t->why), "%s", v.why);
+		goto out;
+	}
+	if ((er = event_extract(ep, rq, body, bodysz, ev, clientwhy)) !=
+	    HOOK_OK) {
+		if (*clientwhy != NULL)
+			snprintf(t->why, sizeof(t->why), "%s", *clientwhy);
+		goto out;
+	}
+	ev->received_at = (long long)now;
+	t->ev = ev;
+	if (log_enabled(LOG_LEVEL_DEBUG))
+		log_debug("payload: %.*s", (int)(bodysz > 1500 ? 1500 :
+		    bodysz), body);
+
+	if ((er = ensure_store(p, t)) != HOOK_OK)
+		goto out;
+	if ((er = store_lookup(p->st, epi, ev)) == HOOK_OK) {
+		memset(&c, 0, sizeof(c));
+		c.endpoint = epi;
+		c.ev = ev;
+		(void)store_claim(p->st, &c, 1);
+		er = c.result;
+		if (c.why[0] != '\0')
+			snprintf(t->why, sizeof(t->why), "%s", c.why);
+	} else if (er == HOOK_ECONFLICT) {
+		if (store_conflict(p->st, epi, ev) != HOOK_OK)
+			snprintf(t->why, sizeof(t->why), "conflict not "
+			    "recorded");
+	}
+out:
+	/* The event borrows the body; it is not used past this point. */
+	if (ev->payload != NULL) {
+		ev->payload = NULL;
+		ev->payloadsz = 0;
+	}
+	free(body);
+	return er;
+}
+
+void
+pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
+    struct resp *resp)
+{
+	struct timespec	 t0, t1;
+	struct trace	 t;
+	struct event	 ev;
+	const char	*clientwhy = NULL;
+	enum hook_err	 er;
+	char		 ekey[160], etype[96], ewhy[400];
+	double		 ms;
+
+	memset(&t, 0, sizeof(t));
+	memset(&ev, 0, sizeof(ev));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	er = run(p, rq, now, &ev, &t, &clientwhy);
+	resp_make(resp, er, ev.key, clientwhy);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+
+	log_escape(ekey, sizeof(ekey), ev.key);
+	log_escape(etype, sizeof(etype), ev.type);
+	log_escape(ewhy, sizeof(ewhy), t.why);
+	(resp->status >= 500 ? log_error : log_info)(
+	    "endpoint=%s key=\"%s\" type=\"%s\" outcome=%s status=%d "
+	    "ms=%.2f%s%s%s",
+	    t.ep != NULL ? t.ep->name : "-", ekey, etype,
+	    resp_outcome(resp->err), resp->status, ms,
+	    t.why[0] ? " why=\"" : "", t.why[0] ? ewhy : "",
+	    t.why[0] ? "\"" : "");
+	event_clear(&ev);
+}

@@ -1,0 +1,42 @@
+/*
+ * oncehook: the request pipeline (SPEC section 2).
+ *
+ * pipeline_run() takes a request as the front parsed it and returns the
+ * response, knowing neither FastCGI nor CGI: route, method, type, size,
+ * body, signature, timestamp, event, lookup, claim.  It writes the one
+ * log line of the request.
+ */
+#ifndef ONCEHOOK_PIPELINE_H
+#define ONCEHOOK_PIPELINE_H
+
+#include <time.h>
+
+#include "hook.h"
+
+struct conf;
+struct store;
+
+/*
+ * What a process keeps between requests: the configuration (NULL if it
+ * did not load, with the reason in conferr), the store once opened, and
+ * the last document root checked.
+ */
+struct pipeline {
+	const struct conf	*cf;
+	const char		*conferr;
+	struct store		*st;
+	char			 docroot[1024];	/* last checked */
+	int			 docroot_bad;	/* db inside it */
+};
+
+/* Start a pipeline over cf (may be NULL; then conferr says why). */
+void	pipeline_init(struct pipeline *, const struct conf *cf,
+	    const char *conferr);
+/* Close the store; the configuration stays the caller's. */
+void	pipeline_clear(struct pipeline *);
+
+/* Run one request; fills resp (release with resp_clear()). */
+void	pipeline_run(struct pipeline *, const struct req *rq, time_t now,
+	    struct resp *resp);
+
+#endif

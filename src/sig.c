@@ -1,0 +1,262 @@
+/*
+ * oncehook: signature schemes (see sig.h).
+ *
+ * Every scheme computes its MAC over the raw body bytes exactly as its
+ * provider documents it, once per configured secret, and compares it in
+ * constant time with every signature the request offers.  A request is
+ * refused with one reason for the log: header missing, header malformed,
+ * no signature matched, or (once a signature matched) a timestamp
+ * outside the tolerance and by how much.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "crypto.h"
+#include "req.h"
+#include "sig.h"
+
+#define SIG_CANDIDATES_MAX	16	/* signatures one header may offer */
+
+/* The signatures a request offers, decoded. */
+struct candidates {
+	unsigned char	 v[SIG_CANDIDATES_MAX][CRYPTO_SHA256_LEN];
+	size_t		 n;
+};
+
+/*
+ * 1 if the MAC of the pieces under any configured secret equals any
+ * candidate, 0 if none does, -1 if OpenSSL failed.  Every pair is
+ * compared, so the time taken does not depend on which one matched.
+ */
+static int
+match_any(const struct conf_endpoint *ep, const struct crypto_piece *pieces,
+    size_t npieces, const struct candidates *c)
+{
+	unsigned char	 want[CRYPTO_SHA256_LEN];
+	size_t		 i, j;
+	int		 found = 0;
+
+	for (i = 0; i < ep->nsecrets; i++) {
+		if (crypto_hmac_sha256(ep->secrets[i].p, ep->secrets[i].sz,
+		    pieces, npieces, want) == -1) {
+			crypto_wipe(want, sizeof(want));
+			return -1;
+		}
+		for (j = 0; j < c->n; j++)
+			found |= crypto_equal(want, c->v[j], sizeof(want));
+	}
+	crypto_wipe(want, sizeof(want));
+	return found;
+}
+
+/*
+ * Parse a decimal Unix timestamp of at most 12 digits into *ts.
+ * Returns 0, or -1 if it is anything else.
+ */
+static int
+parse_ts(const char *s, size_t len, long long *ts)
+{
+	long long	 v = 0;
+	size_t		 i;
+
+	if (len == 0 || len > 12)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*ts = v;
+	return 0;
+}
+
+/* HOOK_OK if ts lies within the tolerance of now, both ways. */
+static enum hook_err
+check_time(const struct conf_endpoint *ep, long long ts, time_t now,
+    struct sig_verdict *v)
+{
+	long long	 skew = (long long)now - ts;
+
+	if (skew > ep->tolerance || -skew > ep->tolerance) {
+		v->why = skew > 0 ? "timestamp too old" :
+		    "timestamp in the future";
+		v->skew = skew;
+		return HOOK_ESTALE;
+	}
+	return HOOK_OK;
+}
+
+/* Add one hex signature to c; -1 if malformed or too many. */
+static int
+add_hex(struct candidates *c, const char *s, size_t len)
+{
+	if (c->n >= SIG_CANDIDATES_MAX)
+		return -1;
+	if (len != 2 * CRYPTO_SHA256_LEN ||
+	    crypto_unhex(s, len, c->v[c->n], CRYPTO_SHA256_LEN) !=
+	    CRYPTO_SHA256_LEN)
+		return -1;
+	c->n++;
+	return 0;
+}
+
+/* The header's value, or NULL with v->why set. */
+static const char *
+header(const struct sig_input *in, const char *name, struct sig_verdict *v)
+{
+	const char	*h;
+
+	if ((h = req_header(in->rq, name)) == NULL || *h == '\0') {
+		v->why = "signature header missing";
+		return NULL;
+	}
+	if (strlen(h) > SIG_HEADER_MAX) {
+		v->why = "signature header too long";
+		return NULL;
+	}
+	return h;
+}
+
+/* Map match_any()'s answer to an outcome. */
+static enum hook_err
+matched(int rc, struct sig_verdict *v)
+{
+	if (rc < 0)
+		return HOOK_ESYSTEM;
+	if (rc == 0) {
+		v->why = "no signature matched";
+		return HOOK_ESIG;
+	}
+	return HOOK_OK;
+}
+
+/*
+ * hmac-sha256: X-Webhook-Signature carries the hex HMAC-SHA256 of the
+ * body, optionally prefixed "sha256=".
+ */
+static enum hook_err
+verify_hmac_sha256(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	struct candidates	 c;
+	struct crypto_piece	 body = { in->body, in->bodysz };
+	const char		*h;
+
+	c.n = 0;
+	if ((h = header(in, "X-Webhook-Signature", v)) == NULL)
+		return HOOK_ESIG;
+	if (strncmp(h, "sha256=", 7) == 0)
+		h += 7;
+	if (add_hex(&c, h, strlen(h)) == -1) {
+		v->why = "signature header malformed";
+		return HOOK_ESIG;
+	}
+	return matched(match_any(ep, &body, 1, &c), v);
+}
+
+/*
+ * stripe: Stripe-Signature: t=TS,v1=HEX[,v1=HEX...] (other schemes such
+ * as v0 ignored), signed bytes TS "." body, the whsec_ secret used as
+ * its UTF-8 bytes.  As Stripe's libraries do, the timestamp is checked
+ * once a signature matched.
+ */
+static enum hook_err
+verify_stripe(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	struct candidates	 c;
+	struct crypto_piece	 pieces[3];
+	const char		*h, *p, *item, *ts = NULL;
+	size_t			 len, tslen = 0;
+	long long		 t;
+	enum hook_err		 er;
+
+	c.n = 0;
+	if ((h = header(in, "Stripe-Signature", v)) == NULL)
+		return HOOK_ESIG;
+	for (p = h; *p != '\0'; p = item + len + (item[len] == ',')) {
+		item = p;
+		while (*item == ' ')
+			item++;
+		len = strcspn(item, ",");
+		if (strncmp(item, "t=", 2) == 0) {
+			if (ts != NULL)
+				goto malformed;
+			ts = item + 2;
+			tslen = len - 2;
+		} else if (strncmp(item, "v1=", 3) == 0) {
+			if (add_hex(&c, item + 3, len - 3) == -1)
+				goto malformed;
+		}
+		if (item[len] == '\0')
+			break;
+	}
+	if (ts == NULL || parse_ts(ts, tslen, &t) == -1 || c.n == 0)
+		goto malformed;
+
+	pieces[0].p = ts;
+	pieces[0].sz = tslen;
+	pieces[1].p = ".";
+	pieces[1].sz = 1;
+	pieces[2].p = in->body;
+	pieces[2].sz = in->bodysz;
+	if ((er = matched(match_any(ep, pieces, 3, &c), v)) != HOOK_OK)
+		return er;
+	return check_time(ep, t, in->now, v);
+malformed:
+	v->why = "signature header malformed";
+	return HOOK_ESIG;
+}
+
+/*
+ * The schemes.  Defaults for the key and the event type use the source
+ * syntax of ONCEHOOK_<NAME>_KEY (conf.h): alternatives, first wins.
+ */
+static const struct scheme schemes[] = {
+	{ "hmac-sha256", 0,
+	  "header:X-Idempotency-Key json:/id json:/eventId hash",
+	  "json:/type",
+	  NULL, verify_hmac_sha256 },
+	{ "stripe", 1,
+	  "json:/id",
+	  "json:/type",
+	  NULL, verify_stripe },
+};
+
+#define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
+
+const struct scheme *
+scheme_find(const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < NSCHEMES; i++)
+		if (strcmp(schemes[i].name, name) == 0)
+			return &schemes[i];
+	return NULL;
+}
+
+const char *
+scheme_names(void)
+{
+	return "hmac-sha256 stripe";
+}
+
+enum hook_err
+sig_verify(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	v->why = NULL;
+	v->skew = 0;
+	if (ep->nsecrets == 0) {
+		/* Fail closed: an endpoint without a secret accepts nothing. */
+		v->why = "endpoint has no usable secret";
+		return HOOK_ESIG;
+	}
+	return ep->scheme->verify(ep, in, v);
+}

@@ -1,0 +1,68 @@
+/*
+ * oncehook: signature schemes (SPEC section 4).
+ *
+ * A scheme is one row in a table: its name, whether it carries a
+ * timestamp, its default key and event-type sources, how a configured
+ * secret becomes key bytes, and one verify function.  Adding a scheme is
+ * a row plus that function.  This file knows HTTP headers and bytes; it
+ * knows no database and no JSON.
+ */
+#ifndef ONCEHOOK_SIG_H
+#define ONCEHOOK_SIG_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "hook.h"
+
+struct conf_endpoint;
+struct secret;
+
+/* Why a verification failed, for the operator's log (never the client). */
+struct sig_verdict {
+	const char	*why;		/* static text */
+	long long	 skew;		/* seconds off, for HOOK_ESTALE */
+};
+
+/* What verify sees: the request, its raw body, the clock. */
+struct sig_input {
+	const struct req	*rq;
+	const char		*body;
+	size_t			 bodysz;
+	time_t			 now;
+};
+
+struct scheme {
+	const char	*name;
+	int		 timestamped;
+	const char	*key;	/* default key sources (srclist syntax) */
+	const char	*type;	/* default event-type sources */
+	/*
+	 * Turn one configured secret into key bytes in out (owned by the
+	 * caller, freed with crypto_wipe and free).  Returns 0 or -1 with
+	 * a reason in err.
+	 */
+	int		(*secret)(const char *text, struct secret *out,
+			    char *err, size_t errsz);
+	/* HOOK_OK, HOOK_ESIG, HOOK_ESTALE or HOOK_ESYSTEM. */
+	enum hook_err	(*verify)(const struct conf_endpoint *,
+			    const struct sig_input *, struct sig_verdict *);
+};
+
+/* The scheme of that name, or NULL. */
+const struct scheme	*scheme_find(const char *name);
+/* The names of all schemes, space separated, for error messages. */
+const char		*scheme_names(void);
+
+/*
+ * Verify the request's signature with the endpoint's scheme against
+ * every configured secret, then its timestamp.  On failure v says why.
+ */
+enum hook_err	sig_verify(const struct conf_endpoint *,
+		    const struct sig_input *, struct sig_verdict *v)
+		    __attribute__((warn_unused_result));
+
+/* Longest signature header accepted, bytes; longer is malformed. */
+#define SIG_HEADER_MAX	8192
+
+#endif

@@ -1,0 +1,534 @@
+/*
+ * oncehook: the SQLite store (see store.h).  With action.c, the SQLite
+ * room.
+ *
+ * Every statement is prepared once in store_open() and reset after each
+ * use.  Errors are classified once, in classify(): a database that is
+ * busy past the timeout, full, read-only or failing I/O is HOOK_EBUSY
+ * (the provider should retry: 503); anything else is HOOK_ESYSTEM.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "action.h"
+#include "conf.h"
+#include "event.h"
+#include "log.h"
+#include "migrations.h"
+#include "store.h"
+
+enum st {
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_SAVEPOINT,
+	ST_RELEASE,
+	ST_ROLLBACK_TO,
+	ST_INSERT,
+	ST_LOOKUP,
+	ST_CONFLICT,
+	ST__MAX
+};
+
+static const char *const sqls[ST__MAX] = {
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_SAVEPOINT] = "SAVEPOINT claim",
+	[ST_RELEASE] = "RELEASE claim",
+	[ST_ROLLBACK_TO] = "ROLLBACK TO claim",
+	[ST_INSERT] = "INSERT INTO events (endpoint, key, type, payload_hash,"
+	    " payload, received_at, processed_at, expires_at)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+	    " ON CONFLICT (endpoint, key) DO NOTHING",
+	[ST_LOOKUP] = "SELECT payload_hash FROM events"
+	    " WHERE endpoint = ?1 AND key = ?2",
+	[ST_CONFLICT] = "INSERT INTO conflicts (endpoint, key, payload_hash,"
+	    " received_at) VALUES (?1, ?2, ?3, ?4)",
+};
+
+struct store {
+	sqlite3			*db;
+	const struct conf	*cf;
+	sqlite3_stmt		*st[ST__MAX];
+	struct actions		**acts;	/* per endpoint; shared if same file */
+};
+
+static enum hook_err
+classify(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return HOOK_OK;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+	case SQLITE_FULL:
+	case SQLITE_READONLY:
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+	case SQLITE_PROTOCOL:
+	case SQLITE_NOLFS:
+		return HOOK_EBUSY;
+	default:
+		return HOOK_ESYSTEM;
+	}
+}
+
+/* Step a statement that returns no row, then reset it. */
+static int
+run(struct store *s, enum st which)
+{
+	sqlite3_stmt	*st = s->st[which];
+	int		 rc;
+
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+int
+store_version(void)
+{
+	return (int)nmigrations;
+}
+
+/* PRAGMA user_version into *v; an SQLite code. */
+static int
+user_version(sqlite3 *db, int *v)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st,
+	    NULL)) != SQLITE_OK)
+		return rc;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*v = sqlite3_column_int(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Create the file with mode 0600 if it does not exist. */
+static int
+create_file(const char *path, char *err, size_t errsz)
+{
+	int	 fd;
+
+	if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0600)) == -1) {
+		if (errno == EEXIST)
+			return 0;
+		snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Apply migrations past the current version and the action setups. */
+static int
+migrate(struct store *s, char *err, size_t errsz)
+{
+	char	*msg = NULL;
+	char	 sql[64];
+	int	 v = 0, rc;
+	size_t	 i, j;
+
+	if ((rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL,
+	    NULL)) != SQLITE_OK) {
+		snprintf(err, errsz, "%s: %s", s->cf->db,
+		    sqlite3_errmsg(s->db));
+		return -1;
+	}
+	if ((rc = user_version(s->db, &v)) != SQLITE_OK)
+		goto fail;
+	if (v > (int)nmigrations) {
+		snprintf(err, errsz, "%s: schema version %d is newer than "
+		    "this oncehook's (%zu): upgrade oncehook", s->cf->db, v,
+		    nmigrations);
+		goto out;
+	}
+	for (i = (size_t)v; i < nmigrations; i++) {
+		if ((rc = sqlite3_exec(s->db, migrations[i].sql, NULL, NULL,
+		    &msg)) != SQLITE_OK) {
+			snprintf(err, errsz, "%s: migration %s: %s", s->cf->db,
+			    migrations[i].name, msg ? msg : "failed");
+			goto out;
+		}
+		log_info("%s: applied migration %s", s->cf->db,
+		    migrations[i].name);
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %zu", nmigrations);
+	if ((rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL)) != SQLITE_OK)
+		goto fail;
+	for (i = 0; i < s->cf->nendpoints; i++) {
+		for (j = 0; j < i; j++)
+			if (strcmp(s->cf->endpoints[j].actions,
+			    s->cf->endpoints[i].actions) == 0)
+				break;
+		if (j < i)
+			continue;
+		if (actions_setup(s->db, s->cf->endpoints[i].actions, err,
+		    errsz) != SQLITE_OK)
+			goto out;
+	}
+	if ((rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL)) ==
+	    SQLITE_OK)
+		return 0;
+fail:
+	snprintf(err, errsz, "%s: %s", s->cf->db, sqlite3_errmsg(s->db));
+out:
+	sqlite3_free(msg);
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+/* Set the connection's pragmas; the database must be in WAL mode. */
+static int
+pragmas(struct store *s, char *err, size_t errsz)
+{
+	sqlite3_stmt	*st = NULL;
+	const char	*mode;
+	char		 sql[64];
+	int		 rc, ok = 0;
+
+	if ((rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1,
+	    &st, NULL)) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+	    (mode = (const char *)sqlite3_column_text(st, 0)) != NULL)
+		ok = strcmp(mode, "wal") == 0;
+	sqlite3_finalize(st);
+	if (!ok) {
+		snprintf(err, errsz, "%s: cannot use WAL mode: %s", s->cf->db,
+		    sqlite3_errmsg(s->db));
+		return -1;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA synchronous = %s; "
+	    "PRAGMA foreign_keys = ON", s->cf->synchronous_full ? "FULL" :
+	    "NORMAL");
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errsz, "%s: %s", s->cf->db,
+		    sqlite3_errmsg(s->db));
+		return -1;
+	}
+	return 0;
+}
+
+/* Prepare our statements and every endpoint's actions. */
+static int
+prepare(struct store *s, char *err, size_t errsz)
+{
+	size_t	 i, j;
+
+	for (i = 0; i < ST__MAX; i++)
+		if (sqlite3_prepare_v3(s->db, sqls[i], -1,
+		    SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK) {
+			snprintf(err, errsz, "%s: %s", s->cf->db,
+			    sqlite3_errmsg(s->db));
+			return -1;
+		}
+	if ((s->acts = calloc(s->cf->nendpoints, sizeof(*s->acts))) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < s->cf->nendpoints; i++) {
+		for (j = 0; j < i; j++)
+			if (strcmp(s->cf->endpoints[j].actions,
+			    s->cf->endpoints[i].actions) == 0)
+				break;
+		if (j < i) {
+			s->acts[i] = s->acts[j];
+			continue;
+		}
+		if ((s->acts[i] = actions_load(s->db,
+		    s->cf->endpoints[i].actions, err, errsz)) == NULL)
+			return -1;
+	}
+	return 0;
+}
+
+struct store *
+store_open(const struct conf *cf, int flags, char *err, size_t errsz)
+{
+	struct store	*s;
+	int		 v = 0, rc;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return NULL;
+	}
+	s->cf = cf;
+	if ((flags & STORE_INIT) && create_file(cf->db, err, errsz) == -1)
+		goto err;
+	rc = sqlite3_open_v2(cf->db, &s->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errsz, "%s: %s%s", cf->db, s->db ?
+		    sqlite3_errmsg(s->db) : sqlite3_errstr(rc),
+		    (rc & 0xff) == SQLITE_CANTOPEN && !(flags & STORE_INIT) ?
+		    " (run oncehook init)" : "");
+		goto err;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, (int)cf->busy_ms);
+	if (pragmas(s, err, errsz) == -1)
+		goto err;
+	if (flags & STORE_INIT) {
+		if (migrate(s, err, errsz) == -1)
+			goto err;
+	} else {
+		if (user_version(s->db, &v) != SQLITE_OK) {
+			snprintf(err, errsz, "%s: %s", cf->db,
+			    sqlite3_errmsg(s->db));
+			goto err;
+		}
+		if (v > (int)nmigrations) {
+			snprintf(err, errsz, "%s: schema version %d is newer "
+			    "than this oncehook's (%zu): refusing it", cf->db,
+			    v, nmigrations);
+			goto err;
+		}
+		if (v < (int)nmigrations) {
+			snprintf(err, errsz, "%s: schema version %d, this "
+			    "oncehook wants %zu: run oncehook init", cf->db, v,
+			    nmigrations);
+			goto err;
+		}
+	}
+	if (prepare(s, err, errsz) == -1)
+		goto err;
+	return s;
+err:
+	store_close(s);
+	return NULL;
+}
+
+void
+store_close(struct store *s)
+{
+	size_t	 i, j;
+
+	if (s == NULL)
+		return;
+	if (s->acts != NULL) {
+		for (i = 0; i < s->cf->nendpoints; i++) {
+			for (j = 0; j < i; j++)
+				if (s->acts[j] == s->acts[i])
+					break;
+			if (j == i)
+				actions_free(s->acts[i]);
+		}
+		free(s->acts);
+	}
+	for (i = 0; i < ST__MAX; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_close(s->db);
+	free(s);
+}
+
+/*
+ * The stored payload hash for (endpoint, key) compared with ev's:
+ * HOOK_OK if none is stored, HOOK_DUP or HOOK_ECONFLICT.
+ */
+static enum hook_err
+lookup(struct store *s, const char *endpoint, const struct event *ev, int *rcp)
+{
+	sqlite3_stmt	*st = s->st[ST_LOOKUP];
+	const char	*hash;
+	enum hook_err	 er;
+	int		 rc;
+
+	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		hash = (const char *)sqlite3_column_text(st, 0);
+		er = hash != NULL && strcmp(hash, ev->hash) == 0 ? HOOK_DUP :
+		    HOOK_ECONFLICT;
+		rc = SQLITE_OK;
+	} else if (rc == SQLITE_DONE) {
+		er = HOOK_OK;
+		rc = SQLITE_OK;
+	} else
+		er = classify(rc);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	*rcp = rc;
+	return er;
+}
+
+enum hook_err
+store_lookup(struct store *s, size_t endpoint, const struct event *ev)
+{
+	enum hook_err	 er;
+	int		 rc;
+
+	er = lookup(s, s->cf->endpoints[endpoint].name, ev, &rc);
+	if (rc != SQLITE_OK)
+		log_warnx("store: lookup: %s", sqlite3_errmsg(s->db));
+	return er;
+}
+
+/* Insert a conflicts row; an SQLite code. */
+static int
+conflict_row(struct store *s, const char *endpoint, const struct event *ev)
+{
+	sqlite3_stmt	*st = s->st[ST_CONFLICT];
+	int		 rc;
+
+	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, ev->hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, ev->received_at);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+enum hook_err
+store_conflict(struct store *s, size_t endpoint, const struct event *ev)
+{
+	int	 rc;
+
+	if ((rc = run(s, ST_BEGIN)) == SQLITE_OK &&
+	    (rc = conflict_row(s, s->cf->endpoints[endpoint].name, ev)) ==
+	    SQLITE_OK &&
+	    (rc = run(s, ST_COMMIT)) == SQLITE_OK)
+		return HOOK_OK;
+	log_warnx("store: recording a key conflict: %s",
+	    sqlite3_errmsg(s->db));
+	if (!sqlite3_get_autocommit(s->db))
+		(void)run(s, ST_ROLLBACK);
+	return classify(rc);
+}
+
+/* Insert the event row; sets *isnew. An SQLite code. */
+static int
+insert(struct store *s, const struct conf_endpoint *ep,
+    const struct event *ev, long long now, int *isnew)
+{
+	sqlite3_stmt	*st = s->st[ST_INSERT];
+	int		 rc;
+
+	sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+	if (ev->type != NULL)
+		sqlite3_bind_text(st, 3, ev->type, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_text(st, 4, ev->hash, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, ev->payload, (int)ev->payloadsz,
+	    SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, ev->received_at);
+	sqlite3_bind_int64(st, 7, now);
+	if (ep->retention < 0)
+		sqlite3_bind_null(st, 8);
+	else
+		sqlite3_bind_int64(st, 8, ev->received_at + ep->retention);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return rc;
+	*isnew = sqlite3_changes(s->db) > 0;
+	return SQLITE_OK;
+}
+
+/*
+ * Claim one event inside the open transaction and its savepoint.
+ * Returns an SQLite code that must abort the whole transaction, or
+ * SQLITE_OK with c->result set.
+ */
+static int
+claim_one(struct store *s, struct store_claim *c, long long now)
+{
+	const struct conf_endpoint	*ep = &s->cf->endpoints[c->endpoint];
+	int				 rc, isnew = 0;
+
+	if ((rc = run(s, ST_SAVEPOINT)) != SQLITE_OK)
+		return rc;
+	if ((rc = insert(s, ep, c->ev, now, &isnew)) != SQLITE_OK) {
+		snprintf(c->why, sizeof(c->why), "insert: %s",
+		    sqlite3_errmsg(s->db));
+		goto undo;
+	}
+	if (!isnew) {
+		/* Claimed by another process since our lookup. */
+		c->result = lookup(s, ep->name, c->ev, &rc);
+		if (rc == SQLITE_OK && c->result == HOOK_ECONFLICT)
+			rc = conflict_row(s, ep->name, c->ev);
+		if (rc != SQLITE_OK) {
+			snprintf(c->why, sizeof(c->why), "lookup: %s",
+			    sqlite3_errmsg(s->db));
+			goto undo;
+		}
+		return run(s, ST_RELEASE);
+	}
+	if ((rc = actions_run(s->acts[c->endpoint], ep->name, c->ev, c->why,
+	    sizeof(c->why))) != SQLITE_OK) {
+		/* Only this event rolls back; the busy kinds ask a retry. */
+		c->result = classify(rc) == HOOK_EBUSY ? HOOK_EBUSY :
+		    HOOK_EACTION;
+		if ((rc = run(s, ST_ROLLBACK_TO)) != SQLITE_OK)
+			return rc;
+		return run(s, ST_RELEASE);
+	}
+	c->result = HOOK_OK;
+	return run(s, ST_RELEASE);
+undo:
+	c->result = classify(rc);
+	return rc;
+}
+
+enum hook_err
+store_claim(struct store *s, struct store_claim *claims, size_t n)
+{
+	enum hook_err	 er;
+	long long	 now = (long long)time(NULL);
+	size_t		 i;
+	int		 rc;
+
+	for (i = 0; i < n; i++) {
+		claims[i].result = HOOK_ESYSTEM;
+		claims[i].why[0] = '\0';
+	}
+	if ((rc = run(s, ST_BEGIN)) != SQLITE_OK) {
+		snprintf(claims[0].why, sizeof(claims[0].why), "begin: %s",
+		    sqlite3_errmsg(s->db));
+		goto fail;
+	}
+	for (i = 0; i < n; i++)
+		if ((rc = claim_one(s, &claims[i], now)) != SQLITE_OK)
+			goto fail;
+	if ((rc = run(s, ST_COMMIT)) != SQLITE_OK) {
+		snprintf(claims[0].why, sizeof(claims[0].why), "commit: %s",
+		    sqlite3_errmsg(s->db));
+		goto fail;
+	}
+	return HOOK_OK;
+fail:
+	er = classify(rc);
+	if (!sqlite3_get_autocommit(s->db))
+		(void)run(s, ST_ROLLBACK);
+	for (i = 0; i < n; i++) {
+		claims[i].result = er;
+		if (claims[i].why[0] == '\0' && i > 0)
+			snprintf(claims[i].why, sizeof(claims[i].why), "%s",
+			    claims[0].why);
+	}
+	return er;
+}

@@ -1,0 +1,71 @@
+/*
+ * oncehook: the SQLite store (SPEC section 6).
+ *
+ * store_open() opens the database once per process, checks its schema
+ * version, sets the pragmas and prepares every statement it will use,
+ * including each endpoint's actions.  store_lookup() answers a retry
+ * from a read, without the write lock.  store_claim() inserts events and
+ * runs their actions in one BEGIN IMMEDIATE transaction, each event in
+ * its own savepoint, so one failing event rolls back alone.  The store
+ * knows no HTTP.
+ */
+#ifndef ONCEHOOK_STORE_H
+#define ONCEHOOK_STORE_H
+
+#include <stddef.h>
+
+#include "hook.h"
+
+struct conf;
+struct event;
+struct store;
+
+/* What store_open() may do. */
+#define STORE_INIT	0x01	/* create or migrate, run action setup */
+
+/* One event to claim, and what became of it. */
+struct store_claim {
+	size_t			 endpoint;	/* index in conf->endpoints */
+	const struct event	*ev;
+	enum hook_err		 result;	/* HOOK_OK, DUP, ECONFLICT, ... */
+	char			 why[256];	/* for the log, if not OK */
+};
+
+/*
+ * Open the database of cf.  With STORE_INIT, create it (mode 0600) or
+ * migrate it forward and run every endpoint's action setup; without, it
+ * must exist at the current version.  Returns the store, or NULL with
+ * the reason in err.
+ */
+struct store	*store_open(const struct conf *cf, int flags, char *err,
+		    size_t errsz);
+void		 store_close(struct store *);
+
+/*
+ * Look (endpoint, key) up without taking the write lock.  HOOK_OK if
+ * unknown, HOOK_DUP if known with the same payload hash, HOOK_ECONFLICT
+ * if known with another, HOOK_EBUSY or HOOK_ESYSTEM on failure.
+ */
+enum hook_err	 store_lookup(struct store *, size_t endpoint,
+		    const struct event *ev);
+
+/*
+ * Claim n events in one transaction, each in its own savepoint; fills
+ * each claim's result.  A new event's actions run in its savepoint.
+ * Returns HOOK_OK if the transaction committed (look at each result), or
+ * HOOK_EBUSY / HOOK_ESYSTEM if it did not (every result says so too).
+ */
+enum hook_err	 store_claim(struct store *, struct store_claim *claims,
+		    size_t n);
+
+/*
+ * Record a key collision (known key, other payload) outside a claim.
+ * Best effort: returns HOOK_OK or the failure, which the caller logs.
+ */
+enum hook_err	 store_conflict(struct store *, size_t endpoint,
+		    const struct event *ev);
+
+/* The schema version the binary writes (number of migrations). */
+int		 store_version(void);
+
+#endif
