@@ -4,3 +4,4 @@ set -e
 cd "$(dirname "$0")"
 mkdir -p m4 build-aux
 autoreconf -fi
+cp "$(automake --print-libdir)/tap-driver.sh" build-aux/tap-driver.sh

@@ -1,0 +1,55 @@
+/*
+ * oncehook tests: a tiny TAP producer, in the spirit of Redis's
+ * test_cond.  Each CHECK prints "ok N - what" or "not ok N - what";
+ * tap_done() prints the plan and returns the exit code (0 if all
+ * passed, 1 if not).  The automake TAP driver counts every line.
+ */
+#ifndef ONCEHOOK_TAP_H
+#define ONCEHOOK_TAP_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int	tap_n, tap_failed;
+
+#define CHECK(cond, ...) do {						\
+	tap_n++;							\
+	if (cond)							\
+		printf("ok %d - ", tap_n);				\
+	else {								\
+		tap_failed++;						\
+		printf("not ok %d - ", tap_n);				\
+	}								\
+	printf(__VA_ARGS__);						\
+	printf("\n");							\
+	if (!(cond))							\
+		printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__,	\
+		    #cond);						\
+	fflush(stdout);							\
+} while (0)
+
+/* A harness failure: not a test result; stop with automake's 99. */
+#define BAIL(...) do {							\
+	printf("Bail out! ");						\
+	printf(__VA_ARGS__);						\
+	printf("\n");							\
+	exit(99);							\
+} while (0)
+
+static inline int
+tap_done(void)
+{
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}
+
+/* The source tree (for sql/), from the test environment. */
+static inline const char *
+tap_srcdir(void)
+{
+	const char	*d = getenv("top_srcdir");
+
+	return d != NULL ? d : ".";
+}
+
+#endif
