@@ -422,6 +422,9 @@ load_endpoint(struct loader *l, struct conf_endpoint *ep)
 		    "forever (got \"%.64s\")", v);
 
 	v = lookup(l, ep->prefix, "ACTIONS", var, sizeof(var));
+	if (v != NULL && *v != '/')
+		return fail(l, var, "must be an absolute path (got "
+		    "\"%.200s\")", v);
 	if ((ep->actions = strdup(v != NULL ? v :
 	    ONCEHOOK_SQLDIR "/actions/orders.sql")) == NULL)
 		return fail(l, var, "out of memory");

@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,7 +245,15 @@ scheme_find(const char *name)
 const char *
 scheme_names(void)
 {
-	return "hmac-sha256 stripe";
+	static char	 names[256];	/* built once from the table */
+	size_t		 i, o = 0;
+
+	if (names[0] != '\0')
+		return names;
+	for (i = 0; i < NSCHEMES && o < sizeof(names); i++)
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s",
+		    i ? " " : "", schemes[i].name);
+	return names;
 }
 
 enum hook_err

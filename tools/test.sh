@@ -1,0 +1,80 @@
+#!/bin/bash
+# The whole test suite, as CI runs it (.ci/run calls this):
+#   1. install what is missing (tools/deps.sh),
+#   2. build with warnings as errors and run `make check`,
+#   3. build again with AddressSanitizer + UBSan and run `make check`,
+#   4. run `make distcheck` (a VPATH build from the tarball, read-only
+#      sources; counted as one test).
+# Ends with one line "N passed, N failed" over all suites, and exits 1 if
+# anything failed.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/tools/deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
+cd "$root" && ./autogen.sh >/dev/null 2>&1 ||
+    { echo "autogen.sh failed"; echo "0 passed, 1 failed"; exit 1; }
+
+passed=0 failed=0 skipped=0
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# Add a `make check` run's counts (from its test-suite.log) to the totals.
+count() {
+	local log=$1 p f e s
+	if [ ! -f "$log" ]; then
+		failed=$((failed + 1))
+		return
+	fi
+	p=$(sed -n 's/^# PASS: *//p' "$log" | head -1)
+	f=$(sed -n 's/^# FAIL: *//p' "$log" | head -1)
+	e=$(sed -n 's/^# ERROR: *//p' "$log" | head -1)
+	s=$(sed -n 's/^# SKIP: *//p' "$log" | head -1)
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0} + ${e:-0}))
+	skipped=$((skipped + ${s:-0}))
+}
+
+# suite NAME CONFIGURE-FLAGS...: build in _build/NAME and run make check.
+suite() {
+	local name=$1 dir="$root/_build/$1"
+	shift
+	echo "== $name: configure $*"
+	rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || return
+	if ! "$root/configure" "$@" >configure.out 2>&1; then
+		tail -20 configure.out
+		failed=$((failed + 1))
+		return
+	fi
+	if ! make -j"$jobs" >make.out 2>&1; then
+		grep -E 'error|warning' make.out | head -40
+		failed=$((failed + 1))
+		return
+	fi
+	make -j"$jobs" check >check.out 2>&1
+	grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS|XFAIL):' check.out |
+	    grep -v '^PASS' || true
+	grep -E '^# (TOTAL|PASS|FAIL|ERROR|SKIP):' check.out
+	for f in $(grep -lE '^(not ok|Bail out)' tests/*.log 2>/dev/null); do
+		echo "--- $f"
+		grep -E '^(not ok|Bail out|#)' "$f" | head -30
+	done
+	count "$dir/test-suite.log"
+}
+
+start=$(date +%s)
+suite plain --enable-werror
+suite sanitize --enable-werror --enable-asan --enable-ubsan
+
+echo "== distcheck"
+cd "$root/_build/plain" &&
+if make -j"$jobs" distcheck \
+    DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.out 2>&1; then
+	passed=$((passed + 1))
+	grep -E 'archives ready|\.tar\.gz' distcheck.out | head -3
+else
+	failed=$((failed + 1))
+	grep -E '^(FAIL|ERROR)|rror' distcheck.out | head -30
+fi
+
+echo "== took $(( $(date +%s) - start ))s; $skipped skipped"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
