@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "admin.h"
@@ -48,9 +49,23 @@ handle(void)
 	return rc;
 }
 
+/*
+ * The configuration holds secrets: no core file may ever carry them.
+ * Both limits go to zero, so nothing later in the process can raise
+ * them again.
+ */
+static void
+no_core(void)
+{
+	struct rlimit	 rl = { 0, 0 };
+
+	(void)setrlimit(RLIMIT_CORE, &rl);
+}
+
 int
 main(int argc, char **argv)
 {
+	no_core();
 	if (argc > 1) {
 		if (strcmp(argv[1], "init") == 0)
 			return admin_init(argc - 1, argv + 1);
