@@ -214,6 +214,277 @@ malformed:
 	return HOOK_ESIG;
 }
 
+/* Add one base64 signature to c; -1 if malformed or too many. */
+static int
+add_b64(struct candidates *c, const char *s, size_t len)
+{
+	if (c->n >= SIG_CANDIDATES_MAX)
+		return -1;
+	if (crypto_unbase64(s, len, c->v[c->n], CRYPTO_SHA256_LEN) !=
+	    CRYPTO_SHA256_LEN)
+		return -1;
+	c->n++;
+	return 0;
+}
+
+/*
+ * github: X-Hub-Signature-256: sha256=HEX over the body, the secret as
+ * its bytes.
+ */
+static enum hook_err
+verify_github(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	struct candidates	 c;
+	struct crypto_piece	 body = { in->body, in->bodysz };
+	const char		*h;
+
+	c.n = 0;
+	if ((h = header(in, "X-Hub-Signature-256", v)) == NULL)
+		return HOOK_ESIG;
+	if (strncmp(h, "sha256=", 7) != 0 ||
+	    add_hex(&c, h + 7, strlen(h + 7)) == -1) {
+		v->why = "signature header malformed";
+		return HOOK_ESIG;
+	}
+	return matched(match_any(ep, &body, 1, &c), v);
+}
+
+/*
+ * Standard Webhooks, and Svix under its own header names: the
+ * signature header holds space-separated "v1,BASE64" entries (other
+ * versions ignored) over ID "." TS "." body, with the secret's
+ * base64 after "whsec_" as the key.
+ */
+static enum hook_err
+verify_standard_as(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v, const char *hid, const char *hts, const char *hsig)
+{
+	struct candidates	 c;
+	struct crypto_piece	 pieces[5];
+	const char		*id, *ts, *h, *item;
+	size_t			 len;
+	long long		 t;
+	enum hook_err		 er;
+
+	c.n = 0;
+	if ((h = header(in, hsig, v)) == NULL)
+		return HOOK_ESIG;
+	if ((id = req_header(in->rq, hid)) == NULL || *id == '\0' ||
+	    (ts = req_header(in->rq, hts)) == NULL) {
+		v->why = "id or timestamp header missing";
+		return HOOK_ESIG;
+	}
+	if (strlen(id) > 256 || parse_ts(ts, strlen(ts), &t) == -1)
+		goto malformed;
+	for (item = h; *item != '\0'; item += len) {
+		while (*item == ' ')
+			item++;
+		if ((len = strcspn(item, " ")) == 0)
+			break;
+		if (len > 3 && strncmp(item, "v1,", 3) == 0 &&
+		    add_b64(&c, item + 3, len - 3) == -1)
+			goto malformed;
+		if (memchr(item, ',', len) == NULL)
+			goto malformed;
+	}
+	if (c.n == 0)
+		goto malformed;
+
+	pieces[0].p = id;
+	pieces[0].sz = strlen(id);
+	pieces[1].p = ".";
+	pieces[1].sz = 1;
+	pieces[2].p = ts;
+	pieces[2].sz = strlen(ts);
+	pieces[3].p = ".";
+	pieces[3].sz = 1;
+	pieces[4].p = in->body;
+	pieces[4].sz = in->bodysz;
+	if ((er = matched(match_any(ep, pieces, 5, &c), v)) != HOOK_OK)
+		return er;
+	return check_time(ep, t, in->now, v);
+malformed:
+	v->why = "signature header malformed";
+	return HOOK_ESIG;
+}
+
+static enum hook_err
+verify_standard(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_standard_as(ep, in, v, "webhook-id",
+	    "webhook-timestamp", "webhook-signature");
+}
+
+static enum hook_err
+verify_svix(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_standard_as(ep, in, v, "svix-id", "svix-timestamp",
+	    "svix-signature");
+}
+
+/*
+ * Standard Webhooks and Svix secrets: "whsec_" (optional) and then the
+ * key in base64, padded or not.
+ */
+static int
+secret_whsec(const char *text, struct secret *out, char *err, size_t errsz)
+{
+	size_t	 len;
+	long	 n;
+
+	if (strncmp(text, "whsec_", 6) == 0)
+		text += 6;
+	len = strlen(text);
+	if ((out->p = malloc(len + 1)) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	if ((n = crypto_unbase64(text, len, out->p, len + 1)) <= 0) {
+		free(out->p);
+		out->p = NULL;
+		snprintf(err, errsz, "not whsec_ followed by base64");
+		return -1;
+	}
+	out->sz = (size_t)n;
+	return 0;
+}
+
+/* shopify: X-Shopify-Hmac-Sha256: BASE64 over the body. */
+static enum hook_err
+verify_shopify(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	struct candidates	 c;
+	struct crypto_piece	 body = { in->body, in->bodysz };
+	const char		*h;
+
+	c.n = 0;
+	if ((h = header(in, "X-Shopify-Hmac-Sha256", v)) == NULL)
+		return HOOK_ESIG;
+	if (add_b64(&c, h, strlen(h)) == -1) {
+		v->why = "signature header malformed";
+		return HOOK_ESIG;
+	}
+	return matched(match_any(ep, &body, 1, &c), v);
+}
+
+/*
+ * slack: X-Slack-Signature: v0=HEX over "v0:" TS ":" body, TS from
+ * X-Slack-Request-Timestamp.
+ */
+static enum hook_err
+verify_slack(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	struct candidates	 c;
+	struct crypto_piece	 pieces[4];
+	const char		*h, *ts;
+	long long		 t;
+	enum hook_err		 er;
+
+	c.n = 0;
+	if ((h = header(in, "X-Slack-Signature", v)) == NULL)
+		return HOOK_ESIG;
+	if ((ts = req_header(in->rq, "X-Slack-Request-Timestamp")) == NULL) {
+		v->why = "timestamp header missing";
+		return HOOK_ESIG;
+	}
+	if (strncmp(h, "v0=", 3) != 0 || add_hex(&c, h + 3,
+	    strlen(h + 3)) == -1 || parse_ts(ts, strlen(ts), &t) == -1) {
+		v->why = "signature header malformed";
+		return HOOK_ESIG;
+	}
+	pieces[0].p = "v0:";
+	pieces[0].sz = 3;
+	pieces[1].p = ts;
+	pieces[1].sz = strlen(ts);
+	pieces[2].p = ":";
+	pieces[2].sz = 1;
+	pieces[3].p = in->body;
+	pieces[3].sz = in->bodysz;
+	if ((er = matched(match_any(ep, pieces, 4, &c), v)) != HOOK_OK)
+		return er;
+	return check_time(ep, t, in->now, v);
+}
+
+/*
+ * paddle: Paddle-Signature: ts=TS;h1=HEX[;h1=HEX...] over TS ":" body.
+ */
+static enum hook_err
+verify_paddle(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	struct candidates	 c;
+	struct crypto_piece	 pieces[3];
+	const char		*h, *item, *ts = NULL;
+	size_t			 len, tslen = 0;
+	long long		 t;
+	enum hook_err		 er;
+
+	c.n = 0;
+	if ((h = header(in, "Paddle-Signature", v)) == NULL)
+		return HOOK_ESIG;
+	for (item = h; *item != '\0'; item += len + (item[len] == ';')) {
+		while (*item == ' ')
+			item++;
+		len = strcspn(item, ";");
+		if (len >= 3 && strncmp(item, "ts=", 3) == 0) {
+			if (ts != NULL)
+				goto malformed;
+			ts = item + 3;
+			tslen = len - 3;
+		} else if (len >= 3 && strncmp(item, "h1=", 3) == 0) {
+			if (add_hex(&c, item + 3, len - 3) == -1)
+				goto malformed;
+		}
+	}
+	if (ts == NULL || parse_ts(ts, tslen, &t) == -1 || c.n == 0)
+		goto malformed;
+	pieces[0].p = ts;
+	pieces[0].sz = tslen;
+	pieces[1].p = ":";
+	pieces[1].sz = 1;
+	pieces[2].p = in->body;
+	pieces[2].sz = in->bodysz;
+	if ((er = matched(match_any(ep, pieces, 3, &c), v)) != HOOK_OK)
+		return er;
+	return check_time(ep, t, in->now, v);
+malformed:
+	v->why = "signature header malformed";
+	return HOOK_ESIG;
+}
+
+/*
+ * gitlab: X-Gitlab-Token carries the secret itself.  Both sides are
+ * hashed first so the comparison takes the same time whatever their
+ * lengths.
+ */
+static enum hook_err
+verify_gitlab(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	unsigned char	 got[CRYPTO_SHA256_LEN], want[CRYPTO_SHA256_LEN];
+	const char	*h;
+	size_t		 i;
+	int		 found = 0;
+
+	if ((h = header(in, "X-Gitlab-Token", v)) == NULL)
+		return HOOK_ESIG;
+	if (crypto_sha256(h, strlen(h), got) == -1)
+		return HOOK_ESYSTEM;
+	for (i = 0; i < ep->nsecrets; i++) {
+		if (crypto_sha256(ep->secrets[i].p, ep->secrets[i].sz,
+		    want) == -1)
+			return HOOK_ESYSTEM;
+		found |= crypto_equal(got, want, sizeof(got));
+	}
+	crypto_wipe(want, sizeof(want));
+	return matched(found, v);
+}
+
 /*
  * The schemes.  Defaults for the key and the event type use the source
  * syntax of ONCEHOOK_<NAME>_KEY (conf.h): alternatives, first wins.
@@ -227,6 +498,34 @@ static const struct scheme schemes[] = {
 	  "json:/id",
 	  "json:/type",
 	  NULL, verify_stripe },
+	{ "github", 0,
+	  "header:X-GitHub-Delivery",
+	  "header:X-GitHub-Event",
+	  NULL, verify_github },
+	{ "standard", 1,
+	  "header:webhook-id",
+	  "json:/type",
+	  secret_whsec, verify_standard },
+	{ "svix", 1,
+	  "header:svix-id",
+	  "json:/type",
+	  secret_whsec, verify_svix },
+	{ "shopify", 0,
+	  "header:X-Shopify-Event-Id header:X-Shopify-Webhook-Id",
+	  "header:X-Shopify-Topic",
+	  NULL, verify_shopify },
+	{ "slack", 1,
+	  "json:/event_id",
+	  "json:/event/type json:/type",
+	  NULL, verify_slack },
+	{ "paddle", 1,
+	  "json:/event_id",
+	  "json:/event_type",
+	  NULL, verify_paddle },
+	{ "gitlab", 0,
+	  "header:Idempotency-Key header:X-Gitlab-Event-UUID",
+	  "header:X-Gitlab-Event",
+	  NULL, verify_gitlab },
 };
 
 #define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))

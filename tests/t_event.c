@@ -1,8 +1,545 @@
-/* Placeholder: replaced by the real unit tests for event. */
+/*
+ * oncehook tests: event extraction (src/event.c).
+ *
+ * Canonical JSON and its hash, the idempotency key from headers, JSON
+ * pointers and the hash in the configured order, the event type, and
+ * every way a hostile body is refused.  Endpoints come from conf_load()
+ * over a table of variables, as in production.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "crypto.h"
+#include "event.h"
+#include "hook.h"
 #include "tap.h"
+
+struct var {
+	const char	*name;
+	const char	*value;
+};
+
+static const char *
+get(const char *name, void *arg)
+{
+	const struct var	*v;
+
+	for (v = arg; v->name != NULL; v++)
+		if (strcmp(v->name, name) == 0)
+			return v->value;
+	return NULL;
+}
+
+/* An unnamed hmac-sha256 endpoint whose key sources are key (or default). */
+static struct conf *
+load(const char *key)
+{
+	struct var	 vars[] = {
+		{ "ONCEHOOK_DB", "/nonexistent/oncehook/t_event.db" },
+		{ "ONCEHOOK_SCHEME", "hmac-sha256" },
+		{ "ONCEHOOK_SECRET", "t_event-secret" },
+		{ "ONCEHOOK_KEY", key },
+		{ NULL, NULL }
+	};
+	struct conf	*cf;
+	char		 err[256];
+
+	if ((cf = conf_load(get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	return cf;
+}
+
+/* A request carrying only the given headers (CGI names). */
+static void
+mkreq(struct req *rq, const struct req_header *h, size_t nh)
+{
+	memset(rq, 0, sizeof(*rq));
+	rq->method = "POST";
+	rq->headers = h;
+	rq->nheaders = nh;
+}
+
+/* event_extract() on a NUL-terminated body without headers. */
+static enum hook_err
+ext(const struct conf *cf, const char *body, struct event *ev)
+{
+	struct req	 rq;
+	const char	*why;
+
+	mkreq(&rq, NULL, 0);
+	return event_extract(&cf->endpoints[0], &rq, body, strlen(body), ev,
+	    &why);
+}
+
+/* event_extract() on sz bytes of body. */
+static enum hook_err
+extn(const struct conf *cf, const char *body, size_t sz, struct event *ev,
+    const char **why)
+{
+	struct req	 rq;
+
+	mkreq(&rq, NULL, 0);
+	return event_extract(&cf->endpoints[0], &rq, body, sz, ev, why);
+}
+
+/* event_canonical() of a NUL-terminated text. */
+static char *
+canon(const char *text)
+{
+	return event_canonical(text, strlen(text));
+}
+
+/* SHA-256 hex of text into out. */
+static void
+sha256hex(const char *text, char out[CRYPTO_SHA256_HEXLEN + 1])
+{
+	unsigned char	 md[CRYPTO_SHA256_LEN];
+
+	if (crypto_sha256(text, strlen(text), md) == -1)
+		BAIL("crypto_sha256");
+	crypto_hex(md, sizeof(md), out);
+}
+
+/* 1 if ev holds nothing (as after a failure). */
+static int
+empty(const struct event *ev)
+{
+	return ev->key == NULL && ev->type == NULL && ev->hash[0] == '\0' &&
+	    ev->payload == NULL;
+}
+
+static void
+test_canonical(void)
+{
+	struct conf	*cf = load("hash");
+	struct event	 a, b, c;
+	char		*t, *u;
+	char		 want[CRYPTO_SHA256_HEXLEN + 1];
+
+	t = canon("{\"b\":1, \"a\":[1, 2]}");
+	CHECK(t != NULL && strcmp(t, "{\"a\":[1,2],\"b\":1}") == 0,
+	    "canonical: keys sorted, white space dropped (got %s)",
+	    t ? t : "NULL");
+	free(t);
+
+	t = canon(" {\"z\" : {\"y\":true,\"x\":null}, \"a\":\"s\"}\n");
+	CHECK(t != NULL &&
+	    strcmp(t, "{\"a\":\"s\",\"z\":{\"x\":null,\"y\":true}}") == 0,
+	    "canonical: nested objects sorted too (got %s)", t ? t : "NULL");
+	free(t);
+
+	t = canon("{\"a\":\"\\u00e9\\/\"}");
+	u = canon("{\"a\":\"\xc3\xa9/\"}");
+	CHECK(t != NULL && u != NULL && strcmp(t, u) == 0,
+	    "canonical: escaped and literal characters serialise alike");
+	free(t);
+	free(u);
+
+	CHECK(canon("{\"a\":1,\"a\":2}") == NULL,
+	    "canonical: duplicate keys refused");
+	CHECK(canon("{\"a\":") == NULL,
+	    "canonical: truncated text refused");
+
+	CHECK(ext(cf, "{\"b\":1, \"a\":[1, 2]}", &a) == HOOK_OK,
+	    "extract: spaced, unsorted body");
+	CHECK(ext(cf, "{\"a\":[1,2],\"b\":1}", &b) == HOOK_OK,
+	    "extract: compact, sorted body");
+	CHECK(strcmp(a.hash, b.hash) == 0,
+	    "re-serialised body: same payload hash");
+	sha256hex("{\"a\":[1,2],\"b\":1}", want);
+	CHECK(strcmp(a.hash, want) == 0,
+	    "payload hash is SHA-256 of the canonical text");
+	CHECK(a.key != NULL && strcmp(a.key, a.hash) == 0 &&
+	    b.key != NULL && strcmp(b.key, a.key) == 0,
+	    "key source hash: the key is the payload hash");
+	CHECK(ext(cf, "{\"a\":[1,2],\"b\":2}", &c) == HOOK_OK &&
+	    strcmp(c.hash, a.hash) != 0 && strcmp(c.key, a.key) != 0,
+	    "different value: different hash and key");
+	event_clear(&c);
+	CHECK(ext(cf, "{\"a\":[2,1],\"b\":1}", &c) == HOOK_OK &&
+	    strcmp(c.hash, a.hash) != 0,
+	    "array order is significant");
+	event_clear(&c);
+	CHECK(ext(cf, "{\"a\":[1,2],\"b\":\"1\"}", &c) == HOOK_OK &&
+	    strcmp(c.hash, a.hash) != 0,
+	    "string \"1\" and number 1 differ");
+	event_clear(&c);
+
+	CHECK(a.payload != NULL && a.payloadsz == 19 &&
+	    memcmp(a.payload, "{\"b\":1, \"a\":[1, 2]}", 19) == 0,
+	    "payload is the raw body, not the canonical form");
+	event_clear(&a);
+	event_clear(&b);
+	CHECK(empty(&a), "event_clear empties the event");
+	event_clear(&a);
+	event_clear(NULL);
+	CHECK(1, "event_clear twice and on NULL is harmless");
+	conf_free(cf);
+}
+
+static void
+test_key_header(void)
+{
+	static const char	 name[] = "HTTP_X_IDEMPOTENCY_KEYTRAILING";
+	struct req_header	 h[2];
+	struct conf		*cf, *cf2;
+	struct event		 ev;
+	struct req		 rq;
+	const char		*why;
+	const char		*body = "{\"id\":\"from-json\"}";
+	enum hook_err		 er;
+
+	cf = load("header:X-Idempotency-Key json:/id");
+	cf2 = load("header:x-idempotency-key");
+
+	h[0].name = "HTTP_OTHER";
+	h[0].namelen = 10;
+	h[0].value = "other";
+	h[1].name = name;
+	h[1].namelen = 22;		/* "HTTP_X_IDEMPOTENCY_KEY" */
+	h[1].value = "hdr-1";
+	mkreq(&rq, h, 2);
+	er = event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why);
+	CHECK(er == HOOK_OK && ev.key != NULL && strcmp(ev.key, "hdr-1") == 0,
+	    "key from header (name bounded by namelen), before json:/id");
+	event_clear(&ev);
+
+	er = event_extract(&cf2->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why);
+	CHECK(er == HOOK_OK && ev.key != NULL && strcmp(ev.key, "hdr-1") == 0,
+	    "header name matched case-insensitively");
+	event_clear(&ev);
+
+	h[1].name = "http_x_idempotency_key";
+	er = event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why);
+	CHECK(er == HOOK_OK && ev.key != NULL && strcmp(ev.key, "hdr-1") == 0,
+	    "lower-case CGI name matched too");
+	event_clear(&ev);
+
+	h[1].namelen = 21;		/* "HTTP_X_IDEMPOTENCY_KE" */
+	er = event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why);
+	CHECK(er == HOOK_OK && ev.key != NULL &&
+	    strcmp(ev.key, "from-json") == 0,
+	    "a header name prefix does not match; falls to json:/id");
+	event_clear(&ev);
+
+	h[1].namelen = 22;
+	h[1].value = "";
+	er = event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why);
+	CHECK(er == HOOK_OK && ev.key != NULL &&
+	    strcmp(ev.key, "from-json") == 0,
+	    "empty header skipped; next source used");
+	event_clear(&ev);
+
+	er = event_extract(&cf2->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why);
+	CHECK(er == HOOK_ENOKEY && why != NULL && empty(&ev),
+	    "empty header as the only source: HOOK_ENOKEY");
+
+	h[1].value = "tab\there";
+	er = event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why);
+	CHECK(er == HOOK_EBADKEY && why != NULL && empty(&ev),
+	    "header key with a control character: HOOK_EBADKEY");
+
+	h[1].value = "\xc3\xa9t\xc3\xa9-42";
+	er = event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why);
+	CHECK(er == HOOK_OK && ev.key != NULL &&
+	    strcmp(ev.key, "\xc3\xa9t\xc3\xa9-42") == 0,
+	    "UTF-8 header key accepted as is");
+	event_clear(&ev);
+
+	conf_free(cf);
+	conf_free(cf2);
+}
+
+/* Extract with key sources src from body; check the key is want. */
+static void
+pointer_case(const char *src, const char *body, const char *want,
+    const char *what)
+{
+	struct conf	*cf = load(src);
+	struct event	 ev;
+	enum hook_err	 er;
+
+	er = ext(cf, body, &ev);
+	CHECK(er == HOOK_OK && ev.key != NULL && strcmp(ev.key, want) == 0,
+	    "key %s: %s (got %s)", src, what, ev.key ? ev.key : "none");
+	event_clear(&ev);
+	conf_free(cf);
+}
+
+/* Extract with key sources src from body; check the outcome is want. */
+static void
+key_fails(const char *src, const char *body, enum hook_err want,
+    const char *what)
+{
+	struct conf	*cf = load(src);
+	struct event	 ev;
+	const char	*why = NULL;
+	enum hook_err	 er;
+
+	er = extn(cf, body, strlen(body), &ev, &why);
+	CHECK(er == want && why != NULL && empty(&ev),
+	    "key %s: %s (got %d)", src, what, (int)er);
+	conf_free(cf);
+}
+
+static void
+test_key_json(void)
+{
+	char	*big, *body;
+	size_t	 i;
+
+	pointer_case("json:/id", "{\"id\":\"evt_1\",\"x\":{}}", "evt_1",
+	    "top-level string");
+	pointer_case("json:/data/object/id",
+	    "{\"data\":{\"object\":{\"id\":\"pi_3\"},\"id\":\"no\"},\"id\":\"x\"}",
+	    "pi_3", "nested pointer");
+	pointer_case("json:/a/0", "{\"a\":[\"first\",\"second\"]}", "first",
+	    "array index 0");
+	pointer_case("json:/a/1", "{\"a\":[\"first\",\"second\"]}", "second",
+	    "array index 1");
+	pointer_case("json:/a~1b", "{\"a/b\":\"slash\",\"a\":{\"b\":\"no\"}}",
+	    "slash", "~1 is a slash inside one token");
+	pointer_case("json:/m~0n", "{\"m~n\":\"tilde\"}", "tilde",
+	    "~0 is a tilde");
+	pointer_case("json:/~01", "{\"~1\":\"t1\",\"/\":\"no\"}", "t1",
+	    "~01 is ~ then 1, not /");
+	pointer_case("json:/id", "{\"id\":12345}", "12345",
+	    "integer becomes decimal text");
+	pointer_case("json:/id", "{\"id\":-7}", "-7",
+	    "negative integer becomes decimal text");
+	pointer_case("json:/id", "{\"id\":9007199254740993}",
+	    "9007199254740993", "integer beyond double precision kept exact");
+	pointer_case("json:/id json:/eventId", "{\"id\":\"\",\"eventId\":\"e2\"}",
+	    "e2", "empty-string key skipped");
+	pointer_case("json:/id json:/eventId", "{\"id\":null,\"eventId\":\"e3\"}",
+	    "e3", "null key skipped");
+
+	key_fails("json:/id", "{\"type\":\"x\"}", HOOK_ENOKEY,
+	    "missing: HOOK_ENOKEY");
+	key_fails("json:/id", "{\"id\":\"\"}", HOOK_ENOKEY,
+	    "empty string only: HOOK_ENOKEY");
+	key_fails("json:/a/01", "{\"a\":[\"x\",\"y\"]}", HOOK_ENOKEY,
+	    "array index with a leading zero leads nowhere");
+	key_fails("json:/a/2", "{\"a\":[\"x\",\"y\"]}", HOOK_ENOKEY,
+	    "array index out of range leads nowhere");
+	key_fails("json:/a/-", "{\"a\":[\"x\"]}", HOOK_ENOKEY,
+	    "array index - leads nowhere");
+	key_fails("json:/id/x", "{\"id\":\"s\"}", HOOK_ENOKEY,
+	    "pointer through a string leads nowhere");
+	key_fails("json:/id", "{\"id\":{\"a\":1}}", HOOK_EBADKEY,
+	    "object key: HOOK_EBADKEY");
+	key_fails("json:/id", "{\"id\":true}", HOOK_EBADKEY,
+	    "boolean key: HOOK_EBADKEY");
+	key_fails("json:/id", "{\"id\":[\"a\"]}", HOOK_EBADKEY,
+	    "array key: HOOK_EBADKEY");
+	key_fails("json:/id", "{\"id\":1.5}", HOOK_EBADKEY,
+	    "real key: HOOK_EBADKEY");
+	key_fails("json:/id json:/eventId", "{\"id\":false,\"eventId\":\"e\"}",
+	    HOOK_EBADKEY, "unusable key is not skipped for a later source");
+	key_fails("json:/id", "{\"id\":\"a\\u0001b\"}", HOOK_EBADKEY,
+	    "key with a control character: HOOK_EBADKEY");
+	key_fails("json:/id", "{\"id\":\"a\\nb\"}", HOOK_EBADKEY,
+	    "key with a newline: HOOK_EBADKEY");
+	key_fails("json:/id", "{\"id\":\"a\\u007fb\"}", HOOK_EBADKEY,
+	    "key with DEL: HOOK_EBADKEY");
+
+	/* EVENT_KEY_MAX bytes pass; one more does not. */
+	if ((big = malloc(EVENT_KEY_MAX + 2)) == NULL ||
+	    (body = malloc(EVENT_KEY_MAX + 32)) == NULL)
+		BAIL("out of memory");
+	for (i = 0; i < EVENT_KEY_MAX; i++)
+		big[i] = 'k';
+	big[EVENT_KEY_MAX] = '\0';
+	snprintf(body, EVENT_KEY_MAX + 32, "{\"id\":\"%s\"}", big);
+	pointer_case("json:/id", body, big, "EVENT_KEY_MAX bytes accepted");
+	big[EVENT_KEY_MAX] = 'k';
+	big[EVENT_KEY_MAX + 1] = '\0';
+	snprintf(body, EVENT_KEY_MAX + 32, "{\"id\":\"%s\"}", big);
+	key_fails("json:/id", body, HOOK_EBADKEY,
+	    "EVENT_KEY_MAX + 1 bytes: HOOK_EBADKEY");
+	free(big);
+	free(body);
+}
+
+static void
+test_key_default(void)
+{
+	struct req_header	 h;
+	struct conf		*cf = load(NULL);
+	struct event		 ev;
+	struct req		 rq;
+	const char		*why, *body;
+	enum hook_err		 er;
+
+	CHECK(cf->endpoints[0].key.n == 4 &&
+	    cf->endpoints[0].key.v[0].kind == SRC_HEADER &&
+	    cf->endpoints[0].key.v[3].kind == SRC_HASH,
+	    "hmac-sha256 default: header, /id, /eventId, hash");
+
+	h.name = "HTTP_X_IDEMPOTENCY_KEY";
+	h.namelen = strlen(h.name);
+	h.value = "idem-1";
+	mkreq(&rq, &h, 1);
+	body = "{\"id\":\"id-1\",\"eventId\":\"ev-1\"}";
+	er = event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why);
+	CHECK(er == HOOK_OK && strcmp(ev.key, "idem-1") == 0,
+	    "default: X-Idempotency-Key header first");
+	event_clear(&ev);
+
+	er = ext(cf, body, &ev);
+	CHECK(er == HOOK_OK && strcmp(ev.key, "id-1") == 0,
+	    "default: no header, /id next");
+	event_clear(&ev);
+
+	er = ext(cf, "{\"eventId\":\"ev-2\",\"x\":1}", &ev);
+	CHECK(er == HOOK_OK && strcmp(ev.key, "ev-2") == 0,
+	    "default: no /id, /eventId next");
+	event_clear(&ev);
+
+	er = ext(cf, "{\"x\":1,\"type\":\"t\"}", &ev);
+	CHECK(er == HOOK_OK && ev.key != NULL &&
+	    strlen(ev.key) == CRYPTO_SHA256_HEXLEN &&
+	    strcmp(ev.key, ev.hash) == 0,
+	    "default: nothing else, the payload hash");
+	event_clear(&ev);
+	conf_free(cf);
+}
+
+static void
+test_type(void)
+{
+	struct conf	*cf = load("json:/id");
+	struct event	 ev;
+	const char	*why;
+	char		 body[EVENT_TYPE_MAX + 64];
+	char		 t[EVENT_TYPE_MAX + 2];
+	enum hook_err	 er;
+
+	er = ext(cf, "{\"id\":\"1\",\"type\":\"payment.success\"}", &ev);
+	CHECK(er == HOOK_OK && ev.type != NULL &&
+	    strcmp(ev.type, "payment.success") == 0, "type from /type");
+	event_clear(&ev);
+
+	er = ext(cf, "{\"id\":\"1\",\"data\":{\"type\":\"no\"}}", &ev);
+	CHECK(er == HOOK_OK && ev.type == NULL && ev.key != NULL,
+	    "no /type: type NULL, event still extracted");
+	event_clear(&ev);
+
+	er = ext(cf, "{\"id\":\"1\",\"type\":\"\"}", &ev);
+	CHECK(er == HOOK_OK && ev.type == NULL, "empty /type: type NULL");
+	event_clear(&ev);
+
+	er = ext(cf, "{\"id\":\"1\",\"type\":42}", &ev);
+	CHECK(er == HOOK_OK && ev.type == NULL, "non-string /type: NULL");
+	event_clear(&ev);
+
+	memset(t, 'a', EVENT_TYPE_MAX);
+	t[EVENT_TYPE_MAX] = '\0';
+	snprintf(body, sizeof(body), "{\"id\":\"1\",\"type\":\"%s\"}", t);
+	er = ext(cf, body, &ev);
+	CHECK(er == HOOK_OK && ev.type != NULL &&
+	    strlen(ev.type) == EVENT_TYPE_MAX,
+	    "type of EVENT_TYPE_MAX bytes accepted");
+	event_clear(&ev);
+
+	t[EVENT_TYPE_MAX] = 'a';
+	t[EVENT_TYPE_MAX + 1] = '\0';
+	snprintf(body, sizeof(body), "{\"id\":\"1\",\"type\":\"%s\"}", t);
+	er = extn(cf, body, strlen(body), &ev, &why);
+	CHECK(er == HOOK_EJSON && empty(&ev),
+	    "type over EVENT_TYPE_MAX refused");
+
+	body[0] = '\0';
+	strcat(body, "{\"id\":\"1\",\"type\":\"a\\u0000b\"}");
+	er = extn(cf, body, strlen(body), &ev, &why);
+	CHECK(er == HOOK_EJSON && empty(&ev),
+	    "type with an escaped NUL refused");
+	conf_free(cf);
+}
+
+/* The body (sz bytes) must be refused as HOOK_EJSON. */
+static void
+bad_json(const struct conf *cf, const char *body, size_t sz,
+    const char *what)
+{
+	struct event	 ev;
+	const char	*why = NULL;
+	enum hook_err	 er;
+
+	memset(&ev, 0x5a, sizeof(ev));
+	er = extn(cf, body, sz, &ev, &why);
+	CHECK(er == HOOK_EJSON && why != NULL && empty(&ev),
+	    "%s: HOOK_EJSON (got %d)", what, (int)er);
+}
+
+static void
+test_bad_json(void)
+{
+	static const char	 nul1[] = "{\"id\":\"a\0b\"}";
+	static const char	 nul2[] = "{\"id\":\"ab\"}\0";
+	static const char	 nul3[] = "{\"id\":\"ab\",\0\"x\":1}";
+	struct conf		*cf = load(NULL);
+	char			*deep;
+	size_t			 i, n = 100000;
+
+	bad_json(cf, "{\"id\":", strlen("{\"id\":"), "truncated body");
+	bad_json(cf, "{\"id\":\"1\"", strlen("{\"id\":\"1\""), "unclosed object");
+	bad_json(cf, "{id:1}", strlen("{id:1}"), "unquoted key");
+	bad_json(cf, "{\"id\":\"1\",}", strlen("{\"id\":\"1\",}"), "trailing comma");
+	bad_json(cf, "{\"id\":\"1\"} {}", strlen("{\"id\":\"1\"} {}"), "two documents");
+	bad_json(cf, "[{\"id\":\"1\"}]", strlen("[{\"id\":\"1\"}]"), "top-level array");
+	bad_json(cf, "\"id\"", strlen("\"id\""), "top-level string");
+	bad_json(cf, "42", strlen("42"), "top-level number");
+	bad_json(cf, "null", strlen("null"), "top-level null");
+	bad_json(cf, "", strlen(""), "empty body");
+	bad_json(cf, "{\"id\":\"1\",\"id\":\"2\"}", strlen("{\"id\":\"1\",\"id\":\"2\"}"),
+	    "duplicate object keys");
+	bad_json(cf, "{\"a\":{\"x\":1,\"x\":1},\"id\":\"2\"}", strlen("{\"a\":{\"x\":1,\"x\":1},\"id\":\"2\"}"),
+	    "duplicate keys in a nested object");
+	bad_json(cf, nul1, sizeof(nul1) - 1, "NUL byte inside a string");
+	bad_json(cf, nul2, sizeof(nul2) - 1, "NUL byte after the object");
+	bad_json(cf, nul3, sizeof(nul3) - 1, "NUL byte between members");
+	bad_json(cf, "{\"id\":\"a\\u0000b\"}", strlen("{\"id\":\"a\\u0000b\"}"), "escaped NUL in a string");
+	bad_json(cf, "{\"id\":\"\xff\xfe\"}", strlen("{\"id\":\"\xff\xfe\"}"), "invalid UTF-8");
+
+	if ((deep = malloc(2 * n + 1)) == NULL)
+		BAIL("out of memory");
+	memset(deep, '[', n);
+	bad_json(cf, deep, n, "100000 '[' (unclosed)");
+	memset(deep + n, ']', n);
+	bad_json(cf, deep, 2 * n, "100000 nested arrays (closed)");
+	for (i = 0; i + 5 <= n; i += 5)
+		memcpy(deep + i, "{\"a\":", 5);
+	bad_json(cf, deep, i, "20000 nested objects (unclosed)");
+	deep[n] = '\0';
+	memset(deep, '[', n);
+	CHECK(event_canonical(deep, n) == NULL,
+	    "event_canonical of 100000 '[': NULL, no crash");
+	free(deep);
+	conf_free(cf);
+}
 
 int
 main(void)
 {
-	BAIL("t_event not written yet");
+	test_canonical();
+	test_key_header();
+	test_key_json();
+	test_key_default();
+	test_type();
+	test_bad_json();
+	return tap_done();
 }
