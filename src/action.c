@@ -47,6 +47,7 @@ struct stmt {
 };
 
 struct section {
+	int		 line;		/* of its marker */
 	char		**types;	/* NULL-terminated; {"*"} catch-all */
 	struct stmt	*stmts;
 	size_t		 nstmts;
@@ -98,6 +99,30 @@ lineof(const char *text, const char *p)
 	for (; text < p; text++)
 		n += *text == '\n';
 	return n;
+}
+
+/* Skip white space and SQL comments from p, up to end. */
+static const char *
+skip_blank(const char *p, const char *end)
+{
+	const char	*q;
+
+	while (p < end) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		else if (end - p >= 2 && p[0] == '-' && p[1] == '-') {
+			if ((q = memchr(p, '\n', (size_t)(end - p))) == NULL)
+				return end;
+			p = q + 1;
+		} else if (end - p >= 2 && p[0] == '/' && p[1] == '*') {
+			for (q = p + 2; q + 1 < end &&
+			    !(q[0] == '*' && q[1] == '/'); q++)
+				;
+			p = q + 1 < end ? q + 2 : end;
+		} else
+			break;
+	}
+	return p;
 }
 
 /* The start of the next marker line at or after p, or NULL. */
@@ -180,7 +205,7 @@ prepare_section(sqlite3 *db, const char *path, const char *text,
 	const char	*name;
 	int		 i, j, rc;
 
-	while (sql < end) {
+	while ((sql = skip_blank(sql, end)) < end) {
 		rc = sqlite3_prepare_v3(db, sql, (int)(end - sql),
 		    SQLITE_PREPARE_PERSISTENT, &st, &tail);
 		if (rc != SQLITE_OK) {
@@ -192,9 +217,6 @@ prepare_section(sqlite3 *db, const char *path, const char *text,
 			sql = tail;
 			continue;
 		}
-		while (sql < tail && (*sql == '\n' || *sql == ' ' ||
-		    *sql == '\t' || *sql == '\r'))
-			sql++;
 		if ((ns = reallocarray(s->stmts, s->nstmts + 1,
 		    sizeof(*ns))) == NULL) {
 			sqlite3_finalize(st);
@@ -250,6 +272,7 @@ actions_load(sqlite3 *db, const char *path, char *err, size_t errsz)
 		a->sections = s;
 		s = &a->sections[a->nsections++];
 		memset(s, 0, sizeof(*s));
+		s->line = lineof(text, m);
 		if (parse_types(s, m + sizeof(MARKER) - 1,
 		    (size_t)(eol - m) - (sizeof(MARKER) - 1)) == -1) {
 			snprintf(err, errsz, "%s:%d: \"-- on:\" wants one or "
@@ -266,8 +289,10 @@ actions_load(sqlite3 *db, const char *path, char *err, size_t errsz)
 	for (i = 0; i < a->nsections; i++)
 		for (j = 0; a->sections[i].types[j] != NULL; j++) {
 			if (strcmp(a->sections[i].types[j], "*") == 0) {
-				if (a->catchall != NULL)
+				if (a->catchall != NULL) {
+					k = i;
 					goto twice;
+				}
 				a->catchall = &a->sections[i];
 			}
 			for (k = i; k < a->nsections; k++)
@@ -278,8 +303,9 @@ actions_load(sqlite3 *db, const char *path, char *err, size_t errsz)
 						goto twice;
 			continue;
 twice:
-			snprintf(err, errsz, "%s: event type %s has more than "
-			    "one section", path, a->sections[i].types[j]);
+			snprintf(err, errsz, "%s:%d: event type %s has more "
+			    "than one section", path, a->sections[k].line,
+			    a->sections[i].types[j]);
 			goto err;
 		}
 	free(text);
@@ -295,17 +321,32 @@ err:
 int
 actions_setup(sqlite3 *db, const char *path, char *err, size_t errsz)
 {
-	char		*text, *m, *msg = NULL;
-	int		 rc;
+	sqlite3_stmt	*st;
+	char		*text, *m;
+	const char	*sql, *end, *tail;
+	int		 rc = SQLITE_OK;
 
 	if ((text = slurp(path, err, errsz)) == NULL)
 		return SQLITE_CANTOPEN;
 	if ((m = (char *)next_marker(text)) != NULL)
 		*m = '\0';
-	if ((rc = sqlite3_exec(db, text, NULL, NULL, &msg)) != SQLITE_OK)
-		snprintf(err, errsz, "%s: setup: %s", path,
-		    msg ? msg : sqlite3_errstr(rc));
-	sqlite3_free(msg);
+	end = text + strlen(text);
+	for (sql = text; rc == SQLITE_OK &&
+	    (sql = skip_blank(sql, end)) < end; sql = tail) {
+		if ((rc = sqlite3_prepare_v2(db, sql, (int)(end - sql), &st,
+		    &tail)) == SQLITE_OK && st != NULL) {
+			while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+				;
+			if (rc == SQLITE_DONE)
+				rc = SQLITE_OK;
+		}
+		if (rc != SQLITE_OK)
+			snprintf(err, errsz, "%s:%d: setup: %s", path,
+			    lineof(text, sql), sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		if (st == NULL && rc == SQLITE_OK)
+			break;		/* nothing but a trailing comment */
+	}
 	free(text);
 	return rc;
 }

@@ -155,6 +155,52 @@ type_from(const struct srclist *sl, const struct req *rq, json_t *root,
 	return HOOK_OK;
 }
 
+/* 1 if v is a real holding a whole number below 2^53, put in *w. */
+static int
+whole(const json_t *v, json_int_t *w)
+{
+	double	 d;
+
+	if (!json_is_real(v))
+		return 0;
+	d = json_real_value(v);
+	if (d <= -9007199254740992.0 || d >= 9007199254740992.0 ||
+	    (double)(json_int_t)d != d)
+		return 0;
+	*w = (json_int_t)d;
+	return 1;
+}
+
+/*
+ * Write every real that holds a whole number below 2^53 as an integer,
+ * so 1, 1.0 and 1e0 are one number in the canonical form, as in RFC
+ * 8785.  Other reals keep jansson's round-trip formatting.  Returns 0,
+ * or -1 if out of memory.
+ */
+static int
+normalize(json_t *j)
+{
+	const char	*k;
+	json_t		*v;
+	json_int_t	 w;
+	size_t		 i;
+
+	if (json_is_object(j)) {
+		json_object_foreach(j, k, v)
+			if (whole(v, &w) ?
+			    json_object_set_new(j, k, json_integer(w)) != 0 :
+			    normalize(v) == -1)
+				return -1;
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+			if (whole(v, &w) ?
+			    json_array_set_new(j, i, json_integer(w)) != 0 :
+			    normalize(v) == -1)
+				return -1;
+	}
+	return 0;
+}
+
 /* SHA-256 hex of the canonical form of root into hash. */
 static int
 canonical_hash(json_t *root, char hash[CRYPTO_SHA256_HEXLEN + 1])
@@ -163,7 +209,8 @@ canonical_hash(json_t *root, char hash[CRYPTO_SHA256_HEXLEN + 1])
 	char		*text;
 	int		 rc;
 
-	if ((text = json_dumps(root, CANON_FLAGS)) == NULL)
+	if (normalize(root) == -1 ||
+	    (text = json_dumps(root, CANON_FLAGS)) == NULL)
 		return -1;
 	rc = crypto_sha256(text, strlen(text), md);
 	free(text);
@@ -241,7 +288,7 @@ event_canonical(const char *text, size_t sz)
 	if ((root = json_loadb(text, sz, JSON_REJECT_DUPLICATES |
 	    JSON_DECODE_ANY, NULL)) == NULL)
 		return NULL;
-	out = json_dumps(root, CANON_FLAGS);
+	out = normalize(root) == 0 ? json_dumps(root, CANON_FLAGS) : NULL;
 	json_decref(root);
 	return out;
 }

@@ -65,7 +65,10 @@ is_json(const char *ct)
 	    memchr(ct, '/', len) != NULL;
 }
 
-/* Content-Length: -1 if absent, -2 if malformed, else the value. */
+/*
+ * Content-Length: -1 if absent, -2 if malformed, else the value (capped
+ * at 2^50, which is over any limit).
+ */
 static long long
 content_length(const char *s)
 {
@@ -74,9 +77,10 @@ content_length(const char *s)
 	if (s == NULL || *s == '\0')
 		return -1;
 	for (; *s != '\0'; s++) {
-		if (*s < '0' || *s > '9' || v > (1LL << 50))
+		if (*s < '0' || *s > '9')
 			return -2;
-		v = v * 10 + (*s - '0');
+		if (v < (1LL << 50))
+			v = v * 10 + (*s - '0');
 	}
 	return v;
 }

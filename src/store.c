@@ -284,10 +284,9 @@ store_open(const struct conf *cf, int flags, char *err, size_t errsz)
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, (int)cf->busy_ms);
-	if (pragmas(s, err, errsz) == -1)
-		goto err;
 	if (flags & STORE_INIT) {
-		if (migrate(s, err, errsz) == -1)
+		if (pragmas(s, err, errsz) == -1 ||
+		    migrate(s, err, errsz) == -1)
 			goto err;
 	} else {
 		if (user_version(s->db, &v) != SQLITE_OK) {
@@ -307,6 +306,8 @@ store_open(const struct conf *cf, int flags, char *err, size_t errsz)
 			    nmigrations);
 			goto err;
 		}
+		if (pragmas(s, err, errsz) == -1)
+			goto err;
 	}
 	if (prepare(s, err, errsz) == -1)
 		goto err;
@@ -502,6 +503,8 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 	size_t		 i;
 	int		 rc;
 
+	if (n == 0)
+		return HOOK_OK;
 	for (i = 0; i < n; i++) {
 		claims[i].result = HOOK_ESYSTEM;
 		claims[i].why[0] = '\0';

@@ -119,6 +119,7 @@ test_canonical(void)
 	struct event	 a, b, c;
 	char		*t, *u;
 	char		 want[CRYPTO_SHA256_HEXLEN + 1];
+	enum hook_err	 er;
 
 	t = canon("{\"b\":1, \"a\":[1, 2]}");
 	CHECK(t != NULL && strcmp(t, "{\"a\":[1,2],\"b\":1}") == 0,
@@ -139,15 +140,19 @@ test_canonical(void)
 	free(t);
 	free(u);
 
-	CHECK(canon("{\"a\":1,\"a\":2}") == NULL,
-	    "canonical: duplicate keys refused");
-	CHECK(canon("{\"a\":") == NULL,
-	    "canonical: truncated text refused");
+	t = canon("{\"a\":1,\"a\":2}");
+	CHECK(t == NULL, "canonical: duplicate keys refused");
+	free(t);
+	t = canon("{\"a\":");
+	CHECK(t == NULL, "canonical: truncated text refused");
+	free(t);
 
-	CHECK(ext(cf, "{\"b\":1, \"a\":[1, 2]}", &a) == HOOK_OK,
-	    "extract: spaced, unsorted body");
-	CHECK(ext(cf, "{\"a\":[1,2],\"b\":1}", &b) == HOOK_OK,
-	    "extract: compact, sorted body");
+	er = ext(cf, "{\"b\":1, \"a\":[1, 2]}", &a);
+	CHECK(er == HOOK_OK, "extract: spaced, unsorted body");
+	er = ext(cf, "{\"a\":[1,2],\"b\":1}", &b);
+	CHECK(er == HOOK_OK, "extract: compact, sorted body");
+	if (a.key == NULL || b.key == NULL)
+		BAIL("cannot go on without both events");
 	CHECK(strcmp(a.hash, b.hash) == 0,
 	    "re-serialised body: same payload hash");
 	sha256hex("{\"a\":[1,2],\"b\":1}", want);
@@ -156,16 +161,17 @@ test_canonical(void)
 	CHECK(a.key != NULL && strcmp(a.key, a.hash) == 0 &&
 	    b.key != NULL && strcmp(b.key, a.key) == 0,
 	    "key source hash: the key is the payload hash");
-	CHECK(ext(cf, "{\"a\":[1,2],\"b\":2}", &c) == HOOK_OK &&
-	    strcmp(c.hash, a.hash) != 0 && strcmp(c.key, a.key) != 0,
+	er = ext(cf, "{\"a\":[1,2],\"b\":2}", &c);
+	CHECK(er == HOOK_OK && strcmp(c.hash, a.hash) != 0 &&
+	    c.key != NULL && strcmp(c.key, a.key) != 0,
 	    "different value: different hash and key");
 	event_clear(&c);
-	CHECK(ext(cf, "{\"a\":[2,1],\"b\":1}", &c) == HOOK_OK &&
-	    strcmp(c.hash, a.hash) != 0,
+	er = ext(cf, "{\"a\":[2,1],\"b\":1}", &c);
+	CHECK(er == HOOK_OK && strcmp(c.hash, a.hash) != 0,
 	    "array order is significant");
 	event_clear(&c);
-	CHECK(ext(cf, "{\"a\":[1,2],\"b\":\"1\"}", &c) == HOOK_OK &&
-	    strcmp(c.hash, a.hash) != 0,
+	er = ext(cf, "{\"a\":[1,2],\"b\":\"1\"}", &c);
+	CHECK(er == HOOK_OK && strcmp(c.hash, a.hash) != 0,
 	    "string \"1\" and number 1 differ");
 	event_clear(&c);
 
@@ -213,13 +219,6 @@ test_key_header(void)
 	    &why);
 	CHECK(er == HOOK_OK && ev.key != NULL && strcmp(ev.key, "hdr-1") == 0,
 	    "header name matched case-insensitively");
-	event_clear(&ev);
-
-	h[1].name = "http_x_idempotency_key";
-	er = event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
-	    &why);
-	CHECK(er == HOOK_OK && ev.key != NULL && strcmp(ev.key, "hdr-1") == 0,
-	    "lower-case CGI name matched too");
 	event_clear(&ev);
 
 	h[1].namelen = 21;		/* "HTTP_X_IDEMPOTENCY_KE" */
@@ -303,7 +302,8 @@ test_key_json(void)
 	pointer_case("json:/id", "{\"id\":\"evt_1\",\"x\":{}}", "evt_1",
 	    "top-level string");
 	pointer_case("json:/data/object/id",
-	    "{\"data\":{\"object\":{\"id\":\"pi_3\"},\"id\":\"no\"},\"id\":\"x\"}",
+	    "{\"data\":{\"object\":{\"id\":\"pi_3\"},\"id\":\"no\"},"
+	    "\"id\":\"x\"}",
 	    "pi_3", "nested pointer");
 	pointer_case("json:/a/0", "{\"a\":[\"first\",\"second\"]}", "first",
 	    "array index 0");
@@ -321,9 +321,11 @@ test_key_json(void)
 	    "negative integer becomes decimal text");
 	pointer_case("json:/id", "{\"id\":9007199254740993}",
 	    "9007199254740993", "integer beyond double precision kept exact");
-	pointer_case("json:/id json:/eventId", "{\"id\":\"\",\"eventId\":\"e2\"}",
+	pointer_case("json:/id json:/eventId",
+	    "{\"id\":\"\",\"eventId\":\"e2\"}",
 	    "e2", "empty-string key skipped");
-	pointer_case("json:/id json:/eventId", "{\"id\":null,\"eventId\":\"e3\"}",
+	pointer_case("json:/id json:/eventId",
+	    "{\"id\":null,\"eventId\":\"e3\"}",
 	    "e3", "null key skipped");
 
 	key_fails("json:/id", "{\"type\":\"x\"}", HOOK_ENOKEY,
@@ -462,8 +464,8 @@ test_type(void)
 	CHECK(er == HOOK_EJSON && empty(&ev),
 	    "type over EVENT_TYPE_MAX refused");
 
-	body[0] = '\0';
-	strcat(body, "{\"id\":\"1\",\"type\":\"a\\u0000b\"}");
+	snprintf(body, sizeof(body), "%s", "{\"id\":\"1\",\"type\":"
+	    "\"a\\u0000b\"}");
 	er = extn(cf, body, strlen(body), &ev, &why);
 	CHECK(er == HOOK_EJSON && empty(&ev),
 	    "type with an escaped NUL refused");
@@ -472,7 +474,7 @@ test_type(void)
 
 /* The body (sz bytes) must be refused as HOOK_EJSON. */
 static void
-bad_json(const struct conf *cf, const char *body, size_t sz,
+bad_jsonn(const struct conf *cf, const char *body, size_t sz,
     const char *what)
 {
 	struct event	 ev;
@@ -486,48 +488,54 @@ bad_json(const struct conf *cf, const char *body, size_t sz,
 }
 
 static void
+bad_json(const struct conf *cf, const char *body, const char *what)
+{
+	bad_jsonn(cf, body, strlen(body), what);
+}
+
+static void
 test_bad_json(void)
 {
 	static const char	 nul1[] = "{\"id\":\"a\0b\"}";
 	static const char	 nul2[] = "{\"id\":\"ab\"}\0";
 	static const char	 nul3[] = "{\"id\":\"ab\",\0\"x\":1}";
 	struct conf		*cf = load(NULL);
-	char			*deep;
+	char			*deep, *t;
 	size_t			 i, n = 100000;
 
-	bad_json(cf, "{\"id\":", strlen("{\"id\":"), "truncated body");
-	bad_json(cf, "{\"id\":\"1\"", strlen("{\"id\":\"1\""), "unclosed object");
-	bad_json(cf, "{id:1}", strlen("{id:1}"), "unquoted key");
-	bad_json(cf, "{\"id\":\"1\",}", strlen("{\"id\":\"1\",}"), "trailing comma");
-	bad_json(cf, "{\"id\":\"1\"} {}", strlen("{\"id\":\"1\"} {}"), "two documents");
-	bad_json(cf, "[{\"id\":\"1\"}]", strlen("[{\"id\":\"1\"}]"), "top-level array");
-	bad_json(cf, "\"id\"", strlen("\"id\""), "top-level string");
-	bad_json(cf, "42", strlen("42"), "top-level number");
-	bad_json(cf, "null", strlen("null"), "top-level null");
-	bad_json(cf, "", strlen(""), "empty body");
-	bad_json(cf, "{\"id\":\"1\",\"id\":\"2\"}", strlen("{\"id\":\"1\",\"id\":\"2\"}"),
-	    "duplicate object keys");
-	bad_json(cf, "{\"a\":{\"x\":1,\"x\":1},\"id\":\"2\"}", strlen("{\"a\":{\"x\":1,\"x\":1},\"id\":\"2\"}"),
+	bad_json(cf, "{\"id\":", "truncated body");
+	bad_json(cf, "{\"id\":\"1\"", "unclosed object");
+	bad_json(cf, "{id:1}", "unquoted key");
+	bad_json(cf, "{\"id\":\"1\",}", "trailing comma");
+	bad_json(cf, "{\"id\":\"1\"} {}", "two documents");
+	bad_json(cf, "[{\"id\":\"1\"}]", "top-level array");
+	bad_json(cf, "\"id\"", "top-level string");
+	bad_json(cf, "42", "top-level number");
+	bad_json(cf, "null", "top-level null");
+	bad_json(cf, "", "empty body");
+	bad_json(cf, "{\"id\":\"1\",\"id\":\"2\"}", "duplicate object keys");
+	bad_json(cf, "{\"a\":{\"x\":1,\"x\":1},\"id\":\"2\"}",
 	    "duplicate keys in a nested object");
-	bad_json(cf, nul1, sizeof(nul1) - 1, "NUL byte inside a string");
-	bad_json(cf, nul2, sizeof(nul2) - 1, "NUL byte after the object");
-	bad_json(cf, nul3, sizeof(nul3) - 1, "NUL byte between members");
-	bad_json(cf, "{\"id\":\"a\\u0000b\"}", strlen("{\"id\":\"a\\u0000b\"}"), "escaped NUL in a string");
-	bad_json(cf, "{\"id\":\"\xff\xfe\"}", strlen("{\"id\":\"\xff\xfe\"}"), "invalid UTF-8");
+	bad_jsonn(cf, nul1, sizeof(nul1) - 1, "NUL byte inside a string");
+	bad_jsonn(cf, nul2, sizeof(nul2) - 1, "NUL byte after the object");
+	bad_jsonn(cf, nul3, sizeof(nul3) - 1, "NUL byte between members");
+	bad_json(cf, "{\"id\":\"a\\u0000b\"}", "escaped NUL in a string");
+	bad_json(cf, "{\"id\":\"\xff\xfe\"}", "invalid UTF-8");
 
 	if ((deep = malloc(2 * n + 1)) == NULL)
 		BAIL("out of memory");
 	memset(deep, '[', n);
-	bad_json(cf, deep, n, "100000 '[' (unclosed)");
+	bad_jsonn(cf, deep, n, "100000 '[' (unclosed)");
 	memset(deep + n, ']', n);
-	bad_json(cf, deep, 2 * n, "100000 nested arrays (closed)");
+	bad_jsonn(cf, deep, 2 * n, "100000 nested arrays (closed)");
 	for (i = 0; i + 5 <= n; i += 5)
 		memcpy(deep + i, "{\"a\":", 5);
-	bad_json(cf, deep, i, "20000 nested objects (unclosed)");
+	bad_jsonn(cf, deep, i, "20000 nested objects (unclosed)");
 	deep[n] = '\0';
 	memset(deep, '[', n);
-	CHECK(event_canonical(deep, n) == NULL,
-	    "event_canonical of 100000 '[': NULL, no crash");
+	t = event_canonical(deep, n);
+	CHECK(t == NULL, "event_canonical of 100000 '[': NULL, no crash");
+	free(t);
 	free(deep);
 	conf_free(cf);
 }

@@ -1,8 +1,613 @@
-/* Placeholder: replaced by the real unit tests for orders. */
+/*
+ * oncehook tests: the shipped orders domain (sql/actions/orders.sql).
+ *
+ * The file is loaded as production loads it: store_open(STORE_INIT) runs
+ * its setup, store_claim() runs its sections on events that
+ * event_extract() built from JSON bodies.  Each action is checked on its
+ * own, then every arrival order of payment, refund and cancellation for
+ * one order is played and the final status asserted explicitly.
+ *
+ * The expected statuses come from the rules in orders.sql:
+ *	paid and refunded	-> refunded
+ *	paid			-> paid
+ *	cancelled, not paid	-> cancelled
+ *	otherwise		-> pending
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "conf.h"
+#include "event.h"
+#include "hook.h"
+#include "store.h"
 #include "tap.h"
+
+#define EP_GENERIC	0
+#define EP_STRIPE	1
+
+struct var {
+	const char	*name;
+	const char	*value;
+};
+
+static char		 dir[64];
+static struct conf	*cf;
+static struct store	*st;
+static sqlite3		*q;		/* a second connection, to look */
+static long long	 clock_now = 1700000000;
+
+static const char *
+get(const char *name, void *arg)
+{
+	const struct var	*v;
+
+	for (v = arg; v->name != NULL; v++)
+		if (strcmp(v->name, name) == 0)
+			return v->value;
+	return NULL;
+}
+
+/*
+ * Claim body on endpoint epi, received at the next tick of our clock.
+ * Returns the claim's result; *atp (if not NULL) gets received_at.
+ */
+static enum hook_err
+deliver(size_t epi, const char *body, long long *atp)
+{
+	struct store_claim	 c;
+	struct event		 ev;
+	struct req		 rq;
+	const char		*why;
+	enum hook_err		 er;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.method = "POST";
+	if ((er = event_extract(&cf->endpoints[epi], &rq, body, strlen(body),
+	    &ev, &why)) != HOOK_OK)
+		BAIL("event_extract %s: %d %s", body, (int)er, why ? why : "");
+	ev.received_at = ++clock_now;
+	if (atp != NULL)
+		*atp = ev.received_at;
+	memset(&c, 0, sizeof(c));
+	c.endpoint = epi;
+	c.ev = &ev;
+	if ((er = store_claim(st, &c, 1)) != HOOK_OK)
+		BAIL("store_claim: %d %s", (int)er, c.why);
+	if (c.result != HOOK_OK && c.result != HOOK_DUP)
+		printf("# claim result %d: %s\n", (int)c.result, c.why);
+	event_clear(&ev);
+	return c.result;
+}
+
+/* One column of order id as text ("(none)" without a row). */
+static const char *
+col(const char *id, const char *column)
+{
+	static char	 buf[256];
+	char		*sql;
+	sqlite3_stmt	*s;
+	const char	*t;
+
+	if ((sql = sqlite3_mprintf("SELECT ifnull(CAST(%s AS TEXT), "
+	    "'(null)') FROM orders WHERE id = %Q", column, id)) == NULL)
+		BAIL("out of memory");
+	if (sqlite3_prepare_v2(q, sql, -1, &s, NULL) != SQLITE_OK)
+		BAIL("%s: %s", sql, sqlite3_errmsg(q));
+	snprintf(buf, sizeof(buf), "(none)");
+	if (sqlite3_step(s) == SQLITE_ROW &&
+	    (t = (const char *)sqlite3_column_text(s, 0)) != NULL)
+		snprintf(buf, sizeof(buf), "%s", t);
+	sqlite3_finalize(s);
+	sqlite3_free(sql);
+	return buf;
+}
+
+/* 1 if column of order id is the text want. */
+static int
+is(const char *id, const char *column, const char *want)
+{
+	return strcmp(col(id, column), want) == 0;
+}
+
+static long long
+count(const char *sql)
+{
+	sqlite3_stmt	*s;
+	long long	 n = -1;
+
+	if (sqlite3_prepare_v2(q, sql, -1, &s, NULL) != SQLITE_OK)
+		BAIL("%s: %s", sql, sqlite3_errmsg(q));
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+static long long
+norders(void)
+{
+	return count("SELECT count(*) FROM orders");
+}
+
+/* Bodies of the events, for order id and a per-event suffix. */
+static char *
+generic_paid(char *buf, size_t sz, const char *order, const char *evid)
+{
+	snprintf(buf, sz, "{\"id\":\"%s\",\"type\":\"payment.success\","
+	    "\"metadata\":{\"orderId\":\"%s\"},\"transaction\":{\"id\":"
+	    "\"tx-%s\",\"amount\":4250,\"currency\":\"EUR\"},\"customer\":"
+	    "{\"customerEmail\":\"buyer@example.com\"}}", evid, order, order);
+	return buf;
+}
+
+static char *
+generic_refund(char *buf, size_t sz, const char *order, const char *evid)
+{
+	snprintf(buf, sz, "{\"id\":\"%s\",\"type\":\"payment.refunded\","
+	    "\"metadata\":{\"orderId\":\"%s\"}}", evid, order);
+	return buf;
+}
+
+static char *
+stripe_paid(char *buf, size_t sz, const char *order, const char *evid)
+{
+	snprintf(buf, sz, "{\"id\":\"%s\",\"object\":\"event\",\"type\":"
+	    "\"payment_intent.succeeded\",\"data\":{\"object\":{\"id\":"
+	    "\"pi_%s\",\"object\":\"payment_intent\",\"amount\":1999,"
+	    "\"currency\":\"usd\",\"receipt_email\":\"s@example.com\","
+	    "\"metadata\":{\"order_id\":\"%s\"}}}}", evid, order, order);
+	return buf;
+}
+
+static char *
+stripe_refund(char *buf, size_t sz, const char *order, const char *evid)
+{
+	snprintf(buf, sz, "{\"id\":\"%s\",\"object\":\"event\",\"type\":"
+	    "\"charge.refunded\",\"data\":{\"object\":{\"id\":\"ch_%s\","
+	    "\"object\":\"charge\",\"amount_refunded\":1999,\"metadata\":"
+	    "{\"order_id\":\"%s\"}}}}", evid, order, order);
+	return buf;
+}
+
+static char *
+stripe_cancel(char *buf, size_t sz, const char *order, const char *evid)
+{
+	snprintf(buf, sz, "{\"id\":\"%s\",\"object\":\"event\",\"type\":"
+	    "\"payment_intent.canceled\",\"data\":{\"object\":{\"id\":"
+	    "\"pi_%s\",\"object\":\"payment_intent\",\"metadata\":"
+	    "{\"order_id\":\"%s\"}}}}", evid, order, order);
+	return buf;
+}
+
+static void
+test_generic(void)
+{
+	char		 b[1024];
+	long long	 at, at2;
+	enum hook_err	 er;
+	char		 want[32];
+
+	er = deliver(EP_GENERIC, generic_paid(b, sizeof(b), "o1", "g1"), &at);
+	snprintf(want, sizeof(want), "%lld", at);
+	CHECK(er == HOOK_OK, "payment.success claimed");
+	CHECK(is("o1", "status", "paid"),
+	    "payment.success: order created paid (%s)", col("o1", "status"));
+	CHECK(is("o1", "amount", "4250") && is("o1", "currency", "EUR"),
+	    "payment.success: amount and currency from transaction.*");
+	CHECK(is("o1", "customer_email", "buyer@example.com"),
+	    "payment.success: email from customer.customerEmail");
+	CHECK(is("o1", "payment_id", "tx-o1"),
+	    "payment.success: payment id from transaction.id");
+	CHECK(is("o1", "paid_at", want) && is("o1", "created_at", want) &&
+	    is("o1", "updated_at", want) && is("o1", "refunded_at", "(null)"),
+	    "payment.success: paid_at, created_at, updated_at = received_at");
+
+	er = deliver(EP_GENERIC, generic_paid(b, sizeof(b), "o1", "g1"),
+	    NULL);
+	CHECK(er == HOOK_DUP && is("o1", "updated_at", want),
+	    "the same delivery again: HOOK_DUP, order untouched");
+
+	er = deliver(EP_GENERIC, generic_refund(b, sizeof(b), "o1", "g2"),
+	    &at2);
+	CHECK(er == HOOK_OK && is("o1", "status", "refunded"),
+	    "payment.refunded: order refunded (%s)", col("o1", "status"));
+	snprintf(want, sizeof(want), "%lld", at2);
+	CHECK(is("o1", "refunded_at", want) && is("o1", "updated_at", want),
+	    "payment.refunded: refunded_at and updated_at set");
+	snprintf(want, sizeof(want), "%lld", at);
+	CHECK(is("o1", "amount", "4250") && is("o1", "payment_id", "tx-o1") &&
+	    is("o1", "paid_at", want) && is("o1", "created_at", want),
+	    "payment.refunded keeps the payment facts");
+
+	at = norders();
+	er = deliver(EP_GENERIC, "{\"id\":\"g3\",\"type\":\"webhook.ping\","
+	    "\"metadata\":{\"orderId\":\"o-ping\"}}", NULL);
+	CHECK(er == HOOK_OK && norders() == at && is("o-ping", "id", "(none)"),
+	    "webhook.ping: recorded, no order touched");
+	CHECK(count("SELECT count(*) FROM events WHERE key = 'g3' AND "
+	    "type = 'webhook.ping'") == 1, "webhook.ping: events row");
+
+	at = norders();
+	er = deliver(EP_GENERIC, "{\"id\":\"g4\",\"type\":\"payment.success\","
+	    "\"transaction\":{\"id\":\"tx\",\"amount\":1,"
+	    "\"currency\":\"EUR\"}}", NULL);
+	CHECK(er == HOOK_OK && norders() == at &&
+	    count("SELECT count(*) FROM events WHERE key = 'g4'") == 1,
+	    "payment.success without an order id: recorded, no order");
+	er = deliver(EP_GENERIC, "{\"id\":\"g5\",\"type\":\"payment.refunded\","
+	    "\"metadata\":{}}", NULL);
+	CHECK(er == HOOK_OK && norders() == at,
+	    "payment.refunded without an order id: no order");
+
+	er = deliver(EP_GENERIC, "{\"id\":\"g7\",\"type\":\"payment.success\","
+	    "\"metadata\":{\"orderId\":42},\"transaction\":{\"id\":\"t42\","
+	    "\"amount\":12.5,\"currency\":\"EUR\"}}", NULL);
+	er = deliver(EP_GENERIC, "{\"id\":\"g8\",\"type\":"
+	    "\"payment.refunded\",\"metadata\":{\"orderId\":\"42\"}}", NULL);
+	CHECK(er == HOOK_OK && is("42", "status", "refunded") &&
+	    is("42", "amount", "12.5") &&
+	    count("SELECT count(*) FROM orders WHERE id = '42'") == 1,
+	    "numeric and string order id 42 are one order (%s)",
+	    col("42", "status"));
+	at = norders();
+
+	er = deliver(EP_GENERIC, "{\"id\":\"g6\",\"type\":\"something.else\","
+	    "\"metadata\":{\"orderId\":\"o1\"}}", NULL);
+	CHECK(er == HOOK_OK && norders() == at &&
+	    is("o1", "status", "refunded"),
+	    "unknown type: recorded, no order touched");
+}
+
+static void
+test_stripe(void)
+{
+	char		 b[1024];
+	long long	 at, n;
+	enum hook_err	 er;
+	char		 want[32];
+
+	er = deliver(EP_STRIPE, stripe_paid(b, sizeof(b), "s1", "evt_s1"),
+	    &at);
+	snprintf(want, sizeof(want), "%lld", at);
+	CHECK(er == HOOK_OK && is("s1", "status", "paid"),
+	    "payment_intent.succeeded: order paid (%s)", col("s1", "status"));
+	CHECK(is("s1", "amount", "1999") && is("s1", "currency", "usd") &&
+	    is("s1", "customer_email", "s@example.com") &&
+	    is("s1", "payment_id", "pi_s1") && is("s1", "paid_at", want),
+	    "payment_intent.succeeded: amount, currency, email, payment id");
+	CHECK(count("SELECT count(*) FROM events WHERE endpoint = 'stripe' "
+	    "AND key = 'evt_s1'") == 1, "stripe event keyed by /id");
+
+	er = deliver(EP_STRIPE, "{\"id\":\"evt_s2\",\"type\":"
+	    "\"checkout.session.completed\",\"data\":{\"object\":{\"id\":"
+	    "\"cs_1\",\"object\":\"checkout.session\",\"amount_total\":5000,"
+	    "\"currency\":\"eur\",\"payment_intent\":\"pi_cs\","
+	    "\"customer_details\":{\"email\":\"c@example.com\"},"
+	    "\"metadata\":{\"order_id\":\"s2\"}}}}", NULL);
+	CHECK(er == HOOK_OK && is("s2", "status", "paid"),
+	    "checkout.session.completed: order paid (%s)",
+	    col("s2", "status"));
+	CHECK(is("s2", "amount", "5000") && is("s2", "currency", "eur") &&
+	    is("s2", "customer_email", "c@example.com") &&
+	    is("s2", "payment_id", "pi_cs"),
+	    "checkout.session.completed: amount_total, customer_details.email,"
+	    " payment_intent");
+
+	er = deliver(EP_STRIPE, stripe_refund(b, sizeof(b), "s1", "evt_s3"),
+	    NULL);
+	CHECK(er == HOOK_OK && is("s1", "status", "refunded") &&
+	    !is("s1", "refunded_at", "(null)"),
+	    "charge.refunded: order refunded (%s)", col("s1", "status"));
+	CHECK(is("s1", "amount", "1999") && is("s1", "paid_at", want),
+	    "charge.refunded keeps the payment facts");
+
+	/* A pending order as the site creates it, then cancelled. */
+	if (sqlite3_exec(q, "INSERT INTO orders (id, amount, currency, "
+	    "created_at, updated_at) VALUES ('s3', 700, 'usd', 1, 1)", NULL,
+	    NULL, NULL) != SQLITE_OK)
+		BAIL("insert s3: %s", sqlite3_errmsg(q));
+	CHECK(is("s3", "status", "pending"), "a new order is pending");
+	er = deliver(EP_STRIPE, stripe_cancel(b, sizeof(b), "s3", "evt_s4"),
+	    NULL);
+	CHECK(er == HOOK_OK && is("s3", "status", "cancelled") &&
+	    !is("s3", "cancelled_at", "(null)") && is("s3", "amount", "700"),
+	    "payment_intent.canceled cancels a pending order (%s)",
+	    col("s3", "status"));
+
+	er = deliver(EP_STRIPE, stripe_paid(b, sizeof(b), "s4", "evt_s5"),
+	    NULL);
+	er = deliver(EP_STRIPE, stripe_cancel(b, sizeof(b), "s4", "evt_s6"),
+	    NULL);
+	CHECK(er == HOOK_OK && is("s4", "status", "paid"),
+	    "payment_intent.canceled leaves a paid order paid (%s)",
+	    col("s4", "status"));
+
+	n = norders();
+	er = deliver(EP_STRIPE, "{\"id\":\"evt_s7\",\"type\":"
+	    "\"payment_intent.succeeded\",\"data\":{\"object\":{\"id\":"
+	    "\"pi_x\",\"amount\":5,\"currency\":\"usd\",\"metadata\":{}}}}",
+	    NULL);
+	CHECK(er == HOOK_OK && norders() == n,
+	    "payment_intent.succeeded without order_id: no order");
+	er = deliver(EP_STRIPE, "{\"id\":\"evt_s8\",\"type\":"
+	    "\"charge.refunded\",\"data\":{\"object\":{\"id\":\"ch_x\"}}}",
+	    NULL);
+	CHECK(er == HOOK_OK && norders() == n,
+	    "charge.refunded without order_id: no order");
+	er = deliver(EP_STRIPE, "{\"id\":\"evt_s9\",\"type\":"
+	    "\"payment_intent.canceled\",\"data\":{\"object\":{}}}", NULL);
+	CHECK(er == HOOK_OK && norders() == n,
+	    "payment_intent.canceled without order_id: no order");
+	er = deliver(EP_STRIPE, "{\"id\":\"evt_s10\",\"type\":"
+	    "\"checkout.session.completed\",\"data\":{\"object\":"
+	    "{\"amount_total\":1}}}", NULL);
+	CHECK(er == HOOK_OK && norders() == n &&
+	    count("SELECT count(*) FROM events WHERE endpoint = 'stripe'") ==
+	    10, "checkout.session.completed without order_id: no order; "
+	    "every event recorded");
+}
+
+/* The kinds of fact, and how each is delivered. */
+enum fact { PAID, REFUND, CANCEL };
+static const char *const fact_names[] = { "paid", "refund", "cancel" };
+
+typedef char	*(*body_fn)(char *, size_t, const char *, const char *);
+
+/* Deliver facts n of v, in that order, for order id; Stripe format. */
+static void
+play(const char *id, const enum fact *v, size_t n, int generic)
+{
+	static const body_fn	 stripe[] = { stripe_paid, stripe_refund,
+				    stripe_cancel };
+	static const body_fn	 gen[] = { generic_paid, generic_refund,
+				    stripe_cancel };
+	char			 b[1024], evid[64];
+	size_t			 i;
+	enum hook_err		 er;
+
+	for (i = 0; i < n; i++) {
+		snprintf(evid, sizeof(evid), "%s-%s", id, fact_names[v[i]]);
+		er = deliver(generic && v[i] != CANCEL ? EP_GENERIC :
+		    EP_STRIPE, (generic ? gen : stripe)[v[i]](b, sizeof(b), id,
+		    evid), NULL);
+		if (er != HOOK_OK)
+			BAIL("%s: %s: %d", id, evid, (int)er);
+	}
+}
+
+/* The facts as text, "paid,refund,...". */
+static char *
+names(const enum fact *v, size_t n, char *buf, size_t sz)
+{
+	size_t	 i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		snprintf(buf + strlen(buf), sz - strlen(buf), "%s%s",
+		    i ? "," : "", fact_names[v[i]]);
+	}
+	return buf;
+}
+
+static void
+test_permutations(void)
+{
+	static const enum fact	 three[6][3] = {
+		{ PAID, REFUND, CANCEL }, { PAID, CANCEL, REFUND },
+		{ REFUND, PAID, CANCEL }, { REFUND, CANCEL, PAID },
+		{ CANCEL, PAID, REFUND }, { CANCEL, REFUND, PAID },
+	};
+	static const struct {
+		enum fact	 a, b;
+		const char	*want;
+	} pairs[] = {
+		{ PAID, REFUND, "refunded" },
+		{ PAID, CANCEL, "paid" },
+		{ REFUND, CANCEL, "cancelled" },
+	};
+	enum fact	 v[2];
+	char		 id[64], what[64], pay[80];
+	size_t		 i, j;
+	int		 generic;
+
+	for (generic = 0; generic <= 1; generic++)
+		for (i = 0; i < 6; i++) {
+			snprintf(id, sizeof(id), "p3-%d-%zu", generic, i);
+			play(id, three[i], 3, generic);
+			CHECK(is(id, "status", "refunded") &&
+			    !is(id, "paid_at", "(null)") &&
+			    !is(id, "refunded_at", "(null)") &&
+			    !is(id, "cancelled_at", "(null)"),
+			    "%s %s: refunded, all three facts kept (%s)",
+			    generic ? "generic" : "stripe",
+			    names(three[i], 3, what, sizeof(what)),
+			    col(id, "status"));
+			snprintf(pay, sizeof(pay), "%s%s",
+			    generic ? "tx-" : "pi_", id);
+			CHECK(is(id, "amount", generic ? "4250" : "1999") &&
+			    is(id, "payment_id", pay),
+			    "%s %s: amount and payment id kept",
+			    generic ? "generic" : "stripe",
+			    names(three[i], 3, what, sizeof(what)));
+		}
+
+	for (generic = 0; generic <= 1; generic++)
+		for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+			for (j = 0; j < 2; j++) {
+				v[0] = j ? pairs[i].b : pairs[i].a;
+				v[1] = j ? pairs[i].a : pairs[i].b;
+				snprintf(id, sizeof(id), "p2-%d-%zu-%zu",
+				    generic, i, j);
+				play(id, v, 2, generic);
+				CHECK(is(id, "status", pairs[i].want),
+				    "%s %s: %s (got %s)",
+				    generic ? "generic" : "stripe",
+				    names(v, 2, what, sizeof(what)),
+				    pairs[i].want, col(id, "status"));
+			}
+
+	for (i = 0; i < 3; i++) {
+		v[0] = (enum fact)i;
+		snprintf(id, sizeof(id), "p1-%zu", i);
+		play(id, v, 1, 0);
+		CHECK(is(id, "status", i == PAID ? "paid" : i == REFUND ?
+		    "pending" : "cancelled"),
+		    "stripe %s alone: %s (got %s)", fact_names[i],
+		    i == PAID ? "paid" : i == REFUND ? "pending" : "cancelled",
+		    col(id, "status"));
+	}
+}
+
+/*
+ * Stripe sends both checkout.session.completed and
+ * payment_intent.succeeded for one Checkout payment, in either order.
+ */
+static void
+test_checkout_pair(void)
+{
+	static const char	*cols[] = { "status", "amount", "currency",
+				    "customer_email", "payment_id" };
+	char			 b[2][1024], row[2][512];
+	size_t			 i, j;
+	const char		*id;
+
+	for (i = 0; i < 2; i++) {
+		id = i ? "pair1" : "pair0";
+		snprintf(b[0], sizeof(b[0]), "{\"id\":\"%s-cs\",\"type\":"
+		    "\"checkout.session.completed\",\"data\":{\"object\":{"
+		    "\"id\":\"cs_%s\",\"amount_total\":2500,\"currency\":"
+		    "\"eur\",\"payment_intent\":\"pi_%s\","
+		    "\"customer_details\":{\"email\":\"p@example.com\"},"
+		    "\"metadata\":{\"order_id\":\"%s\"}}}}", id, id, id, id);
+		snprintf(b[1], sizeof(b[1]), "{\"id\":\"%s-pi\",\"type\":"
+		    "\"payment_intent.succeeded\",\"data\":{\"object\":{"
+		    "\"id\":\"pi_%s\",\"amount\":2500,\"currency\":\"eur\","
+		    "\"receipt_email\":null,\"metadata\":{\"order_id\":"
+		    "\"%s\"}}}}", id, id, id);
+		if (deliver(EP_STRIPE, b[i], NULL) != HOOK_OK ||
+		    deliver(EP_STRIPE, b[1 - i], NULL) != HOOK_OK)
+			BAIL("checkout pair %s", id);
+		row[i][0] = '\0';
+		for (j = 0; j < sizeof(cols) / sizeof(cols[0]); j++)
+			snprintf(row[i] + strlen(row[i]),
+			    sizeof(row[i]) - strlen(row[i]), "%s|",
+			    col(id, cols[j]));
+	}
+	CHECK(strcmp(row[0], "paid|2500|eur|p@example.com|pi_pair0|") == 0,
+	    "checkout then payment_intent: %s", row[0]);
+	CHECK(strcmp(row[1], "paid|2500|eur|p@example.com|pi_pair1|") == 0,
+	    "payment_intent then checkout: %s", row[1]);
+}
+
+static void
+test_late(void)
+{
+	char		 b[1024];
+	enum hook_err	 er;
+
+	/* A refund before its payment is kept, then applied. */
+	er = deliver(EP_GENERIC, generic_refund(b, sizeof(b), "late1",
+	    "late1-r"), NULL);
+	CHECK(er == HOOK_OK && is("late1", "status", "pending") &&
+	    !is("late1", "refunded_at", "(null)") &&
+	    is("late1", "paid_at", "(null)"),
+	    "refund before payment: pending with refunded_at set (%s)",
+	    col("late1", "status"));
+	er = deliver(EP_GENERIC, generic_paid(b, sizeof(b), "late1",
+	    "late1-p"), NULL);
+	CHECK(er == HOOK_OK && is("late1", "status", "refunded") &&
+	    is("late1", "amount", "4250") &&
+	    is("late1", "payment_id", "tx-late1"),
+	    "... the payment lands: refunded, payment facts filled (%s)",
+	    col("late1", "status"));
+
+	/* A second, late payment event never undoes the refund. */
+	er = deliver(EP_STRIPE, stripe_paid(b, sizeof(b), "late1",
+	    "late1-p2"), NULL);
+	CHECK(er == HOOK_OK && is("late1", "status", "refunded"),
+	    "a late payment from another event keeps it refunded (%s)",
+	    col("late1", "status"));
+	CHECK(is("late1", "payment_id", "tx-late1"),
+	    "the first payment id is kept");
+
+	er = deliver(EP_STRIPE, "{\"id\":\"late2-c\",\"type\":"
+	    "\"checkout.session.completed\",\"data\":{\"object\":{"
+	    "\"amount_total\":100,\"currency\":\"eur\",\"metadata\":"
+	    "{\"order_id\":\"late2\"}}}}", NULL);
+	er = deliver(EP_STRIPE, stripe_refund(b, sizeof(b), "late2",
+	    "late2-r"), NULL);
+	er = deliver(EP_STRIPE, stripe_paid(b, sizeof(b), "late2",
+	    "late2-p"), NULL);
+	CHECK(er == HOOK_OK && is("late2", "status", "refunded"),
+	    "checkout, refund, late payment_intent.succeeded: refunded (%s)",
+	    col("late2", "status"));
+}
 
 int
 main(void)
 {
-	BAIL("t_orders not written yet");
+	char		 db[sizeof(dir) + 32], act[1024], err[512];
+	struct var	 vars[] = {
+		{ "ONCEHOOK_DB", db },
+		{ "ONCEHOOK_ENDPOINTS", "generic,stripe" },
+		{ "ONCEHOOK_GENERIC_SCHEME", "hmac-sha256" },
+		{ "ONCEHOOK_GENERIC_SECRET", "generic-secret" },
+		{ "ONCEHOOK_GENERIC_KEY", "json:/id" },
+		{ "ONCEHOOK_GENERIC_ACTIONS", act },
+		{ "ONCEHOOK_STRIPE_SCHEME", "stripe" },
+		{ "ONCEHOOK_STRIPE_SECRET", "whsec_test" },
+		{ "ONCEHOOK_STRIPE_ACTIONS", act },
+		{ NULL, NULL }
+	};
+	char		 p[sizeof(dir) + 300];
+	DIR		*d;
+	struct dirent	*e;
+
+	snprintf(dir, sizeof(dir), "/tmp/oncehook-t_orders-XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		BAIL("mkdtemp: %s", strerror(errno));
+	snprintf(db, sizeof(db), "%s/orders.sqlite", dir);
+	snprintf(act, sizeof(act), "%s/sql/actions/orders.sql", tap_srcdir());
+	if ((cf = conf_load(get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	if (sqlite3_open_v2(db, &q, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		BAIL("sqlite3_open: %s", sqlite3_errmsg(q));
+
+	CHECK(count("SELECT count(*) FROM sqlite_master WHERE type = "
+	    "'trigger' AND tbl_name = 'orders'") == 2,
+	    "orders.sql setup made the table and its two triggers");
+	test_generic();
+	test_stripe();
+	test_permutations();
+	test_checkout_pair();
+	test_late();
+
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+	if ((d = opendir(dir)) != NULL) {
+		while ((e = readdir(d)) != NULL)
+			if (strcmp(e->d_name, ".") != 0 &&
+			    strcmp(e->d_name, "..") != 0) {
+				snprintf(p, sizeof(p), "%s/%s", dir,
+				    e->d_name);
+				unlink(p);
+			}
+		closedir(d);
+	}
+	rmdir(dir);
+	return tap_done();
 }

@@ -1,8 +1,836 @@
-/* Placeholder: replaced by the real unit tests for pipeline. */
+/*
+ * oncehook tests: the request pipeline (src/pipeline.c).
+ *
+ * Requests are struct req values whose body comes from an in-memory
+ * reader that counts its calls and the bytes it handed out, so the tests
+ * can tell whether the pipeline read the body at all, and how much of
+ * it.  Signatures are made here with crypto_hmac_sha256(); the
+ * end-to-end suite uses an independent signer.  The clock is fixed.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "conf.h"
+#include "crypto.h"
+#include "hook.h"
+#include "pipeline.h"
+#include "resp.h"
+#include "store.h"
 #include "tap.h"
+
+#define NOW		((time_t)1700000000)
+#define MAXBODY		4096
+#define GSECRET		"generic-test-secret"
+#define SSECRET		"whsec_t_pipeline_test_secret"
+
+struct var {
+	const char	*name;
+	const char	*value;
+};
+
+/* The body as the front would hand it out, with counters. */
+struct body {
+	const char	*p;
+	size_t		 len;
+	size_t		 off;		/* bytes handed out so far */
+	size_t		 chunk;		/* most bytes per call; 0: any */
+	int		 calls;
+	int		 fail;		/* answer -1 */
+};
+
+/* One request and what it needs to live. */
+struct call {
+	struct req		 rq;
+	struct req_header	 h[4];
+	size_t			 nh;
+	char			 cl[32];
+	char			 sig[256];
+	struct body		 b;
+};
+
+static char		 dir[64];
+static char		 dbpath[sizeof(dir) + 32];
+static char		 actions[1024];
+
+static const char *
+get(const char *name, void *arg)
+{
+	const struct var	*v;
+
+	for (v = arg; v->name != NULL; v++)
+		if (strcmp(v->name, name) == 0)
+			return v->value;
+	return NULL;
+}
+
+static ssize_t
+reader(void *arg, char *buf, size_t n)
+{
+	struct body	*b = arg;
+	size_t		 m;
+
+	b->calls++;
+	if (b->fail)
+		return -1;
+	m = b->len - b->off;
+	if (m > n)
+		m = n;
+	if (b->chunk != 0 && m > b->chunk)
+		m = b->chunk;
+	memcpy(buf, b->p + b->off, m);
+	b->off += m;
+	return (ssize_t)m;
+}
+
+/* The configuration over database db (generic and stripe endpoints). */
+static struct conf *
+mkconf(const char *db)
+{
+	struct var	 vars[] = {
+		{ "ONCEHOOK_DB", db },
+		{ "ONCEHOOK_ENDPOINTS", "generic,stripe" },
+		{ "ONCEHOOK_MAX_BODY", "4096" },
+		{ "ONCEHOOK_BUSY_TIMEOUT_MS", "100" },
+		{ "ONCEHOOK_GENERIC_SCHEME", "hmac-sha256" },
+		{ "ONCEHOOK_GENERIC_SECRET", GSECRET },
+		{ "ONCEHOOK_GENERIC_ACTIONS", actions },
+		{ "ONCEHOOK_STRIPE_SCHEME", "stripe" },
+		{ "ONCEHOOK_STRIPE_SECRET", SSECRET },
+		{ "ONCEHOOK_STRIPE_ACTIONS", actions },
+		{ NULL, NULL }
+	};
+	struct conf	*cf;
+	char		 err[512];
+
+	if ((cf = conf_load(get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	return cf;
+}
+
+/* A POST of len bytes of body to path, application/json, with length. */
+static void
+mkcall(struct call *c, const char *path, const char *body, size_t len)
+{
+	memset(c, 0, sizeof(*c));
+	c->rq.method = "POST";
+	c->rq.path_info = path;
+	c->rq.script_name = "/cgi-bin/oncehook";
+	c->rq.content_type = "application/json";
+	snprintf(c->cl, sizeof(c->cl), "%zu", len);
+	c->rq.content_length = c->cl;
+	c->b.p = body;
+	c->b.len = len;
+	c->rq.read = reader;
+	c->rq.readarg = &c->b;
+}
+
+static void
+header(struct call *c, const char *name, const char *value)
+{
+	if (c->nh == sizeof(c->h) / sizeof(c->h[0]))
+		BAIL("too many headers");
+	c->h[c->nh].name = name;
+	c->h[c->nh].namelen = strlen(name);
+	c->h[c->nh].value = value;
+	c->nh++;
+}
+
+/* Hex HMAC-SHA256 under secret of prefix (may be NULL) then body. */
+static void
+hmac_hex(const char *secret, const char *prefix, const char *body,
+    size_t len, char *out)
+{
+	struct crypto_piece	 pc[2];
+	unsigned char		 md[CRYPTO_SHA256_LEN];
+	size_t			 n = 0;
+
+	if (prefix != NULL) {
+		pc[n].p = prefix;
+		pc[n++].sz = strlen(prefix);
+	}
+	pc[n].p = body;
+	pc[n++].sz = len;
+	if (crypto_hmac_sha256(secret, strlen(secret), pc, n, md) == -1)
+		BAIL("crypto_hmac_sha256");
+	crypto_hex(md, sizeof(md), out);
+}
+
+/* X-Webhook-Signature over the call's body with secret. */
+static void
+sign_generic(struct call *c, const char *secret)
+{
+	char	 hex[CRYPTO_SHA256_HEXLEN + 1];
+
+	hmac_hex(secret, NULL, c->b.p, c->b.len, hex);
+	snprintf(c->sig, sizeof(c->sig), "sha256=%s", hex);
+	header(c, "HTTP_X_WEBHOOK_SIGNATURE", c->sig);
+}
+
+/* Stripe-Signature t=ts,v1=... over the call's body with secret. */
+static void
+sign_stripe(struct call *c, const char *secret, long long ts)
+{
+	char	 hex[CRYPTO_SHA256_HEXLEN + 1], pre[32];
+
+	snprintf(pre, sizeof(pre), "%lld.", ts);
+	hmac_hex(secret, pre, c->b.p, c->b.len, hex);
+	snprintf(c->sig, sizeof(c->sig), "t=%lld,v1=%s", ts, hex);
+	header(c, "HTTP_STRIPE_SIGNATURE", c->sig);
+}
+
+static void
+run(struct pipeline *p, struct call *c, struct resp *r)
+{
+	c->rq.headers = c->h;
+	c->rq.nheaders = c->nh;
+	pipeline_run(p, &c->rq, NOW, r);
+}
+
+/* Sign body for generic and run it; the response in r. */
+static void
+post_generic(struct pipeline *p, const char *body, struct resp *r)
+{
+	struct call	 c;
+
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	run(p, &c, r);
+}
+
+/* r's body without its final newline, for messages. */
+static const char *
+text(const struct resp *r)
+{
+	static char	 buf[256];
+	size_t		 n;
+
+	if (r->body == NULL)
+		return "(no body)";
+	snprintf(buf, sizeof(buf), "%s", r->body);
+	n = strlen(buf);
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return buf;
+}
+
+/* 1 if r's body contains s. */
+static int
+says(const struct resp *r, const char *s)
+{
+	return r->body != NULL && strstr(r->body, s) != NULL;
+}
+
+static long long
+count(sqlite3 *q, const char *sql)
+{
+	sqlite3_stmt	*s;
+	long long	 n = -1;
+
+	if (sqlite3_prepare_v2(q, sql, -1, &s, NULL) != SQLITE_OK)
+		BAIL("%s: %s", sql, sqlite3_errmsg(q));
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+/* 1 if path does not exist. */
+static int
+absent(const char *path)
+{
+	struct stat	 sb;
+
+	return stat(path, &sb) == -1 && errno == ENOENT;
+}
+
+static void
+test_delivery(struct pipeline *p, sqlite3 *q)
+{
+	static const char	 body[] = "{\"id\":\"evt-1\",\"type\":"
+	    "\"payment.success\",\"metadata\":{\"orderId\":\"po1\"},"
+	    "\"transaction\":{\"id\":\"tx1\",\"amount\":100,\"currency\":"
+	    "\"EUR\"}}";
+	static const char	 again[] = "{ \"transaction\": {\"currency\": "
+	    "\"EUR\", \"amount\": 100, \"id\": \"tx1\"}, \"metadata\": "
+	    "{\"orderId\": \"po1\"}, \"type\": \"payment.success\", "
+	    "\"id\": \"evt-1\" }\n";
+	static const char	 other[] = "{\"id\":\"evt-1\",\"type\":"
+	    "\"payment.success\",\"metadata\":{\"orderId\":\"po1\"},"
+	    "\"transaction\":{\"id\":\"tx1\",\"amount\":999,\"currency\":"
+	    "\"EUR\"}}";
+	struct resp		 r;
+
+	post_generic(p, body, &r);
+	CHECK(r.status == 200 && r.err == HOOK_OK && !r.replayed &&
+	    says(&r, "\"status\":\"processed\"") &&
+	    says(&r, "\"key\":\"evt-1\""),
+	    "first delivery: 200 processed (%d %s)", r.status,
+	    text(&r));
+	resp_clear(&r);
+	CHECK(count(q, "SELECT count(*) FROM events WHERE endpoint = "
+	    "'generic' AND key = 'evt-1' AND type = 'payment.success' AND "
+	    "received_at = 1700000000") == 1,
+	    "first delivery: event recorded at the request's time");
+	CHECK(count(q, "SELECT count(*) FROM orders WHERE id = 'po1' AND "
+	    "status = 'paid' AND amount = 100") == 1,
+	    "first delivery: the action ran (order po1 paid)");
+
+	post_generic(p, body, &r);
+	CHECK(r.status == 200 && r.err == HOOK_DUP && r.replayed &&
+	    says(&r, "\"status\":\"already_processed\"") &&
+	    says(&r, "\"key\":\"evt-1\""),
+	    "retry: 200 already_processed, Idempotent-Replayed (%d %s)",
+	    r.status, text(&r));
+	resp_clear(&r);
+
+	post_generic(p, again, &r);
+	CHECK(r.status == 200 && r.err == HOOK_DUP && r.replayed,
+	    "re-serialised retry: 200 already_processed (%d)", r.status);
+	resp_clear(&r);
+	CHECK(count(q, "SELECT count(*) FROM events") == 1,
+	    "retries add no event");
+
+	post_generic(p, other, &r);
+	CHECK(r.status == 422 && r.err == HOOK_ECONFLICT && !r.replayed &&
+	    says(&r, "\"error\":\"key_conflict\""),
+	    "other payload, same key: 422 key_conflict (%d %s)", r.status,
+	    text(&r));
+	resp_clear(&r);
+	CHECK(count(q, "SELECT count(*) FROM conflicts WHERE endpoint = "
+	    "'generic' AND key = 'evt-1'") == 1,
+	    "the collision is recorded");
+	CHECK(count(q, "SELECT count(*) FROM orders WHERE id = 'po1' AND "
+	    "amount = 100") == 1 && count(q, "SELECT count(*) FROM events") ==
+	    1, "the collision is never processed");
+}
+
+static void
+test_refusals(struct pipeline *p, sqlite3 *q)
+{
+	static const char	 body[] = "{\"id\":\"evt-r\",\"type\":"
+	    "\"webhook.ping\"}";
+	struct call		 c;
+	struct resp		 r;
+	long long		 before;
+
+	before = count(q, "SELECT count(*) FROM events");
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	sign_generic(&c, "not-the-secret");
+	run(p, &c, &r);
+	CHECK(r.status == 401 && says(&r, "\"error\":\"invalid_signature\""),
+	    "bad signature: 401 invalid_signature (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	run(p, &c, &r);
+	CHECK(r.status == 401 && r.err == HOOK_ESIG,
+	    "missing signature: 401 (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	header(&c, "HTTP_X_WEBHOOK_SIGNATURE", "sha256=zz");
+	run(p, &c, &r);
+	CHECK(r.status == 401, "malformed signature: 401 (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/stripe", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 401,
+	    "generic signature on the stripe endpoint: 401 (%d)", r.status);
+	resp_clear(&r);
+	CHECK(count(q, "SELECT count(*) FROM events WHERE key = 'evt-r'") ==
+	    0 && count(q, "SELECT count(*) FROM events") == before,
+	    "no row after a refused signature");
+
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	c.rq.method = "GET";
+	run(p, &c, &r);
+	CHECK(r.status == 405 && r.allow != NULL &&
+	    strcmp(r.allow, "POST") == 0 && c.b.calls == 0,
+	    "GET: 405, Allow: POST, body not read (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	c.rq.method = NULL;
+	run(p, &c, &r);
+	CHECK(r.status == 405, "no method: 405 (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	c.rq.content_type = "text/plain";
+	run(p, &c, &r);
+	CHECK(r.status == 415 && c.b.calls == 0 &&
+	    says(&r, "unsupported_media_type"),
+	    "text/plain: 415, body not read (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	c.rq.content_type = NULL;
+	run(p, &c, &r);
+	CHECK(r.status == 415, "no content type: 415 (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	c.rq.content_type = "application/jsonx";
+	run(p, &c, &r);
+	CHECK(r.status == 415, "application/jsonx: 415 (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/nope", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 404 && c.b.calls == 0,
+	    "unknown endpoint: 404, body not read (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic", "{\"id\":\"evt-j\",", 14);
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 400 && r.err == HOOK_EJSON &&
+	    count(q, "SELECT count(*) FROM events WHERE key = 'evt-j'") == 0,
+	    "signed malformed JSON: 400, no row (%d)", r.status);
+	resp_clear(&r);
+	CHECK(count(q, "SELECT count(*) FROM events") == before,
+	    "no refusal wrote an event");
+}
+
+static void
+test_media(struct pipeline *p, sqlite3 *q)
+{
+	static const char	*types[] = {
+		"application/json; charset=utf-8",
+		"application/cloudevents+json",
+		"Application/JSON",
+	};
+	char			 body[128];
+	struct call		 c;
+	struct resp		 r;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		snprintf(body, sizeof(body), "{\"id\":\"evt-m%zu\",\"type\":"
+		    "\"webhook.ping\"}", i);
+		mkcall(&c, "/hooks/generic", body, strlen(body));
+		sign_generic(&c, GSECRET);
+		c.rq.content_type = types[i];
+		run(p, &c, &r);
+		CHECK(r.status == 200 && r.err == HOOK_OK,
+		    "%s accepted (%d)", types[i], r.status);
+		resp_clear(&r);
+	}
+	CHECK(count(q, "SELECT count(*) FROM events WHERE key LIKE "
+	    "'evt-m%'") == 3, "... and recorded");
+}
+
+/* A signed ping of exactly len bytes with id key (len >= 64). */
+static char *
+padded(const char *key, size_t len)
+{
+	char	*b;
+	int	 n;
+
+	if ((b = malloc(len + 1)) == NULL)
+		BAIL("out of memory");
+	n = snprintf(b, len + 1, "{\"id\":\"%s\",\"type\":\"webhook.ping\","
+	    "\"pad\":\"", key);
+	if (n < 0 || (size_t)n + 2 > len)
+		BAIL("padded: %zu too short", len);
+	memset(b + n, 'x', len - (size_t)n - 2);
+	memcpy(b + len - 2, "\"}", 2);
+	b[len] = '\0';
+	return b;
+}
+
+static void
+test_sizes(struct pipeline *p, sqlite3 *q)
+{
+	struct call	 c;
+	struct resp	 r;
+	char		*b;
+
+	b = padded("evt-big1", MAXBODY + 1);
+	mkcall(&c, "/hooks/generic", b, MAXBODY + 1);
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 413 && c.b.calls == 0,
+	    "Content-Length over the limit: 413 without reading (%d, %d "
+	    "calls)", r.status, c.b.calls);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic", b, MAXBODY + 1);
+	c.rq.content_length = "1073741824";
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 413 && c.b.calls == 0,
+	    "Content-Length of 1 GiB: 413 without reading (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic", b, MAXBODY + 1);
+	c.rq.content_length = NULL;
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 413 && c.b.off <= MAXBODY + 1,
+	    "limit + 1 bytes, no Content-Length: 413 (%d), read %zu",
+	    r.status, c.b.off);
+	resp_clear(&r);
+	free(b);
+
+	b = padded("evt-big3", 3 * MAXBODY);
+	mkcall(&c, "/hooks/generic", b, 3 * MAXBODY);
+	c.rq.content_length = NULL;
+	c.b.chunk = 1000;
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 413 && c.b.off <= MAXBODY + 1,
+	    "3x the limit in 1000-byte reads, no Content-Length: 413 (%d), "
+	    "read %zu of %zu", r.status, c.b.off, c.b.len);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic", b, 3 * MAXBODY);
+	c.rq.content_length = "";
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 413 && c.b.off <= MAXBODY + 1,
+	    "3x the limit, empty Content-Length: 413 (%d), read %zu",
+	    r.status, c.b.off);
+	resp_clear(&r);
+	free(b);
+	CHECK(count(q, "SELECT count(*) FROM events WHERE key LIKE "
+	    "'evt-big%'") == 0, "no oversized event recorded");
+
+	b = padded("evt-lim1", MAXBODY);
+	mkcall(&c, "/hooks/generic", b, MAXBODY);
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 200 && r.err == HOOK_OK,
+	    "exactly the limit, with Content-Length: 200 (%d)", r.status);
+	resp_clear(&r);
+	free(b);
+
+	b = padded("evt-lim2", MAXBODY);
+	mkcall(&c, "/hooks/generic", b, MAXBODY);
+	c.rq.content_length = NULL;
+	c.b.chunk = 999;
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 200 && r.err == HOOK_OK,
+	    "exactly the limit, no Content-Length, small reads: 200 (%d)",
+	    r.status);
+	resp_clear(&r);
+	CHECK(count(q, "SELECT count(*) FROM events WHERE key IN "
+	    "('evt-lim1', 'evt-lim2') AND length(payload) = 4096") == 2,
+	    "both stored whole");
+	free(b);
+
+	b = padded("evt-short", 100);
+	mkcall(&c, "/hooks/generic", b, 50);
+	c.rq.content_length = "100";
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 400 && r.err == HOOK_EBODY,
+	    "body shorter than Content-Length: 400 (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic", b, 100);
+	c.b.fail = 1;
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 400 && r.err == HOOK_EBODY,
+	    "read error: 400 (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic", b, 100);
+	c.rq.content_length = "10x";
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 400 && c.b.calls == 0,
+	    "malformed Content-Length: 400 without reading (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic", b, 100);
+	c.rq.content_length = "60";
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 401 && c.b.off == 60,
+	    "only Content-Length bytes are read (%d, read %zu)", r.status,
+	    c.b.off);
+	resp_clear(&r);
+	free(b);
+	CHECK(count(q, "SELECT count(*) FROM events WHERE key = "
+	    "'evt-short'") == 0, "no short event recorded");
+}
+
+static void
+test_stripe(struct pipeline *p, sqlite3 *q)
+{
+	static const char	 body[] = "{\"id\":\"evt_st1\",\"object\":"
+	    "\"event\",\"type\":\"payment_intent.succeeded\",\"data\":"
+	    "{\"object\":{\"id\":\"pi_1\",\"amount\":500,\"currency\":"
+	    "\"usd\",\"metadata\":{\"order_id\":\"pst1\"}}}}";
+	static const char	 stale[] = "{\"id\":\"evt_st2\",\"type\":"
+	    "\"webhook.ping\"}";
+	static const char	 nokey[] = "{\"type\":\"webhook.ping\"}";
+	struct call		 c;
+	struct resp		 r;
+
+	mkcall(&c, "/hooks/stripe", body, strlen(body));
+	sign_stripe(&c, SSECRET, (long long)NOW - 10);
+	run(p, &c, &r);
+	CHECK(r.status == 200 && r.err == HOOK_OK &&
+	    says(&r, "\"key\":\"evt_st1\""),
+	    "stripe: signed 10 s ago, 200 processed (%d)", r.status);
+	resp_clear(&r);
+	CHECK(count(q, "SELECT count(*) FROM orders WHERE id = 'pst1' AND "
+	    "status = 'paid'") == 1, "stripe: order paid");
+
+	mkcall(&c, "/hooks/stripe", stale, strlen(stale));
+	sign_stripe(&c, SSECRET, (long long)NOW - 1000);
+	run(p, &c, &r);
+	CHECK(r.status == 400 && r.err == HOOK_ESTALE &&
+	    says(&r, "\"error\":\"stale_timestamp\""),
+	    "stripe: timestamp 1000 s old: 400 stale_timestamp (%d %s)",
+	    r.status, text(&r));
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/stripe", stale, strlen(stale));
+	sign_stripe(&c, SSECRET, (long long)NOW + 1000);
+	run(p, &c, &r);
+	CHECK(r.status == 400 && r.err == HOOK_ESTALE,
+	    "stripe: timestamp 1000 s ahead: 400 stale_timestamp (%d)",
+	    r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/stripe", stale, strlen(stale));
+	sign_stripe(&c, "whsec_wrong", (long long)NOW - 1000);
+	run(p, &c, &r);
+	CHECK(r.status == 401,
+	    "stripe: stale and wrongly signed: 401 (%d)", r.status);
+	resp_clear(&r);
+	CHECK(count(q, "SELECT count(*) FROM events WHERE key = "
+	    "'evt_st2'") == 0, "stripe: no row for a stale event");
+
+	mkcall(&c, "/hooks/stripe", nokey, strlen(nokey));
+	sign_stripe(&c, SSECRET, (long long)NOW);
+	run(p, &c, &r);
+	CHECK(r.status == 400 && r.err == HOOK_ENOKEY,
+	    "stripe: no /id: 400 missing key (%d)", r.status);
+	resp_clear(&r);
+}
+
+static void
+test_busy(struct pipeline *p, sqlite3 *q)
+{
+	static const char	 known[] = "{\"id\":\"evt-1\",\"type\":"
+	    "\"payment.success\",\"metadata\":{\"orderId\":\"po1\"},"
+	    "\"transaction\":{\"id\":\"tx1\",\"amount\":100,\"currency\":"
+	    "\"EUR\"}}";
+	static const char	 fresh[] = "{\"id\":\"evt-busy\",\"type\":"
+	    "\"payment.success\",\"metadata\":{\"orderId\":\"pbusy\"}}";
+	struct pipeline		 fresh_p;
+	struct resp		 r;
+	sqlite3			*lock;
+
+	if (sqlite3_open_v2(dbpath, &lock, SQLITE_OPEN_READWRITE, NULL) !=
+	    SQLITE_OK || sqlite3_exec(lock, "BEGIN IMMEDIATE", NULL, NULL,
+	    NULL) != SQLITE_OK)
+		BAIL("lock: %s", sqlite3_errmsg(lock));
+
+	post_generic(p, fresh, &r);
+	CHECK(r.status == 503 && r.err == HOOK_EBUSY && r.retry_after > 0,
+	    "write lock held elsewhere: 503 with Retry-After (%d)", r.status);
+	resp_clear(&r);
+	post_generic(p, known, &r);
+	CHECK(r.status == 200 && r.err == HOOK_DUP && r.replayed,
+	    "a retry is answered without the write lock (%d)", r.status);
+	resp_clear(&r);
+
+	/* A new process (CGI) opens the store while the lock is held. */
+	pipeline_init(&fresh_p, p->cf, NULL);
+	post_generic(&fresh_p, known, &r);
+	CHECK(r.status == 200 && r.err == HOOK_DUP && r.replayed,
+	    "a new process answers a retry under the lock too (%d %s)",
+	    r.status, text(&r));
+	resp_clear(&r);
+	post_generic(&fresh_p, fresh, &r);
+	CHECK(r.status == 503 && r.retry_after > 0,
+	    "a new process answers a new event under the lock 503 (%d)",
+	    r.status);
+	resp_clear(&r);
+	pipeline_clear(&fresh_p);
+
+	sqlite3_exec(lock, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(lock);
+	CHECK(count(q, "SELECT count(*) FROM events WHERE key = "
+	    "'evt-busy'") == 0 && count(q, "SELECT count(*) FROM orders "
+	    "WHERE id = 'pbusy'") == 0, "nothing processed while busy");
+	post_generic(p, fresh, &r);
+	CHECK(r.status == 200 && r.err == HOOK_OK,
+	    "the provider's retry then succeeds (%d)", r.status);
+	resp_clear(&r);
+}
+
+static void
+test_misconfigured(void)
+{
+	static const char	 body[] = "{\"id\":\"evt-c\",\"type\":"
+	    "\"webhook.ping\"}";
+	char			 www[sizeof(dir) + 32], db[sizeof(dir) + 64];
+	struct pipeline		 p;
+	struct conf		*cf;
+	struct call		 c;
+	struct resp		 r;
+
+	/* No configuration at all. */
+	pipeline_init(&p, NULL, "ONCEHOOK_DB: required: the path");
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	run(&p, &c, &r);
+	CHECK(r.status == 500 && r.err == HOOK_ECONF &&
+	    says(&r, "\"error\":\"misconfigured\"") &&
+	    !says(&r, "ONCEHOOK_DB"),
+	    "NULL conf: 500 misconfigured, detail not in the body (%d %s)",
+	    r.status, text(&r));
+	resp_clear(&r);
+	pipeline_clear(&p);
+
+	/* The database inside the document root. */
+	snprintf(www, sizeof(www), "%s/www", dir);
+	if (mkdir(www, 0700) == -1)
+		BAIL("mkdir %s: %s", www, strerror(errno));
+	snprintf(db, sizeof(db), "%s/hooks.sqlite", www);
+	cf = mkconf(db);
+	pipeline_init(&p, cf, NULL);
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	c.rq.document_root = www;
+	run(&p, &c, &r);
+	CHECK(r.status == 500 && r.err == HOOK_ECONF &&
+	    says(&r, "misconfigured") && !says(&r, www),
+	    "database inside DOCUMENT_ROOT: 500 misconfigured (%d)",
+	    r.status);
+	resp_clear(&r);
+	CHECK(absent(db), "... and no database created there");
+
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	snprintf(db, sizeof(db), "%s/www/", dir);
+	c.rq.document_root = db;
+	run(&p, &c, &r);
+	CHECK(r.status == 500 && r.err == HOOK_ECONF,
+	    "... also with a trailing slash on DOCUMENT_ROOT (%d)", r.status);
+	resp_clear(&r);
+	pipeline_clear(&p);
+	conf_free(cf);
+	rmdir(www);
+
+	/* A database that was never initialised. */
+	snprintf(db, sizeof(db), "%s/missing.sqlite", dir);
+	cf = mkconf(db);
+	pipeline_init(&p, cf, NULL);
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	c.rq.document_root = "/nonexistent-docroot";
+	run(&p, &c, &r);
+	CHECK(r.status == 500 && r.err == HOOK_ECONF &&
+	    says(&r, "misconfigured") && !says(&r, "missing.sqlite"),
+	    "missing database file: 500 misconfigured (%d)", r.status);
+	resp_clear(&r);
+	CHECK(absent(db), "... and it is not created");
+	pipeline_clear(&p);
+	conf_free(cf);
+}
+
+static void
+test_routing(struct pipeline *p)
+{
+	static const char	 body[] = "{\"id\":\"evt-sn\",\"type\":"
+	    "\"webhook.ping\"}";
+	struct call		 c;
+	struct resp		 r;
+
+	mkcall(&c, NULL, body, strlen(body));
+	c.rq.script_name = "/cgi-bin/generic";
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 200 && r.err == HOOK_OK,
+	    "no PATH_INFO: routed by the script name (%d)", r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/generic/", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	run(p, &c, &r);
+	CHECK(r.status == 200 && r.err == HOOK_DUP,
+	    "trailing slash routes to the same endpoint (%d)", r.status);
+	resp_clear(&r);
+}
 
 int
 main(void)
 {
-	BAIL("t_pipeline not written yet");
+	char		 err[512], path[sizeof(dir) + 300];
+	struct pipeline	 p;
+	struct conf	*cf;
+	struct store	*st;
+	sqlite3		*q;
+	DIR		*d;
+	struct dirent	*e;
+
+	snprintf(dir, sizeof(dir), "/tmp/oncehook-t_pipeline-XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		BAIL("mkdtemp: %s", strerror(errno));
+	snprintf(dbpath, sizeof(dbpath), "%s/hooks.sqlite", dir);
+	snprintf(actions, sizeof(actions), "%s/sql/actions/orders.sql",
+	    tap_srcdir());
+
+	cf = mkconf(dbpath);
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	store_close(st);
+	if (sqlite3_open_v2(dbpath, &q, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK)
+		BAIL("sqlite3_open: %s", sqlite3_errmsg(q));
+
+	pipeline_init(&p, cf, NULL);
+	test_delivery(&p, q);
+	test_refusals(&p, q);
+	test_media(&p, q);
+	test_sizes(&p, q);
+	test_stripe(&p, q);
+	test_busy(&p, q);
+	test_routing(&p);
+	pipeline_clear(&p);
+	test_misconfigured();
+
+	sqlite3_close(q);
+	conf_free(cf);
+	if ((d = opendir(dir)) != NULL) {
+		while ((e = readdir(d)) != NULL)
+			if (strcmp(e->d_name, ".") != 0 &&
+			    strcmp(e->d_name, "..") != 0) {
+				snprintf(path, sizeof(path), "%s/%s", dir,
+				    e->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	rmdir(dir);
+	return tap_done();
 }

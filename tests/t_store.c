@@ -1,8 +1,728 @@
-/* Placeholder: replaced by the real unit tests for store. */
+/*
+ * oncehook tests: the SQLite store and actions (src/store.c, src/action.c).
+ *
+ * Creation and migration, the schema version guard, claims with their
+ * savepoints (one failing event rolls back alone), duplicates and
+ * conflicts, the write lock held by another connection, and the errors
+ * of an actions file.  Each database lives in a temporary directory; a
+ * second sqlite3 connection looks at what the store wrote.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "conf.h"
+#include "crypto.h"
+#include "event.h"
+#include "hook.h"
+#include "store.h"
 #include "tap.h"
+
+#define RECEIVED	1700000000LL	/* received_at of the test events */
+
+struct var {
+	const char	*name;
+	const char	*value;
+};
+
+static char	 dir[64];	/* the temporary directory */
+
+/*
+ * Endpoint a: catch-all, 72h retention.  Line numbers matter: the
+ * second statement of "t.fail" (line 18) fails on NOT NULL.
+ */
+static const char actions_a[] =
+"-- t_store actions: effects of events.\n"			/* 1 */
+"CREATE TABLE IF NOT EXISTS effects (\n"			/* 2 */
+"\tkey\t\tTEXT NOT NULL,\n"					/* 3 */
+"\ttype\t\tTEXT,\n"						/* 4 */
+"\tendpoint\tTEXT,\n"						/* 5 */
+"\treceived_at\tINTEGER,\n"					/* 6 */
+"\tpayload_hash\tTEXT,\n"					/* 7 */
+"\tv\t\tTEXT\n"							/* 8 */
+");\n"								/* 9 */
+"\n"								/* 10 */
+"-- on: t.ok t.also\n"						/* 11 */
+"INSERT INTO effects (key, type, endpoint, received_at, payload_hash, v)\n"
+"VALUES (:key, :type, :endpoint, :received_at, :payload_hash,\n" /* 13 */
+"    json_extract(:payload, '$.v'));\n"				/* 14 */
+"\n"								/* 15 */
+"-- on: t.fail\n"						/* 16 */
+"INSERT INTO effects (key, type) VALUES (:key, :type);\n"	/* 17 */
+"INSERT INTO effects (key, type) VALUES (NULL, :type);\n"	/* 18 */
+"\n"								/* 19 */
+"-- on: *\n"							/* 20 */
+"INSERT INTO effects (key, type, v) VALUES (:key, :type, 'catchall');\n";
+
+/* Endpoint b: no catch-all, kept forever. */
+static const char actions_b[] =
+"CREATE TABLE IF NOT EXISTS effects_b (key TEXT NOT NULL);\n"
+"-- on: t.ok\n"
+"INSERT INTO effects_b (key) VALUES (:key);\n";
+
+static const char *
+get(const char *name, void *arg)
+{
+	const struct var	*v;
+
+	for (v = arg; v->name != NULL; v++)
+		if (strcmp(v->name, name) == 0)
+			return v->value;
+	return NULL;
+}
+
+/* dir/name into buf (size sizeof(dir) + 64). */
+static char *
+path(char *buf, const char *name)
+{
+	snprintf(buf, sizeof(dir) + 64, "%s/%s", dir, name);
+	return buf;
+}
+
+static void
+write_file(const char *name, const char *text)
+{
+	char	 p[sizeof(dir) + 64];
+	FILE	*f;
+
+	if ((f = fopen(path(p, name), "w")) == NULL ||
+	    fputs(text, f) == EOF || fclose(f) == EOF)
+		BAIL("%s: %s", p, strerror(errno));
+}
+
+/* Endpoints a and b over database dbname; a's actions from actname. */
+static struct conf *
+mkconf(const char *dbname, const char *actname)
+{
+	char		 db[sizeof(dir) + 64], acta[sizeof(dir) + 64];
+	char		 actb[sizeof(dir) + 64], err[256];
+	struct var	 vars[] = {
+		{ "ONCEHOOK_DB", path(db, dbname) },
+		{ "ONCEHOOK_ENDPOINTS", "a,b" },
+		{ "ONCEHOOK_BUSY_TIMEOUT_MS", "100" },
+		{ "ONCEHOOK_A_SCHEME", "hmac-sha256" },
+		{ "ONCEHOOK_A_SECRET", "secret-a" },
+		{ "ONCEHOOK_A_RETENTION", "72h" },
+		{ "ONCEHOOK_A_ACTIONS", path(acta, actname) },
+		{ "ONCEHOOK_B_SCHEME", "hmac-sha256" },
+		{ "ONCEHOOK_B_SECRET", "secret-b" },
+		{ "ONCEHOOK_B_RETENTION", "forever" },
+		{ "ONCEHOOK_B_ACTIONS", path(actb, "b.sql") },
+		{ NULL, NULL }
+	};
+	struct conf	*cf;
+
+	if ((cf = conf_load(get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	return cf;
+}
+
+/* A hand-made event; its hash is SHA-256 of the payload text. */
+static void
+mkev(struct event *ev, const char *key, const char *type,
+    const char *payload)
+{
+	unsigned char	 md[CRYPTO_SHA256_LEN];
+
+	memset(ev, 0, sizeof(*ev));
+	if ((ev->key = strdup(key)) == NULL ||
+	    (type != NULL && (ev->type = strdup(type)) == NULL))
+		BAIL("out of memory");
+	if (crypto_sha256(payload, strlen(payload), md) == -1)
+		BAIL("crypto_sha256");
+	crypto_hex(md, sizeof(md), ev->hash);
+	ev->payload = payload;
+	ev->payloadsz = strlen(payload);
+	ev->received_at = RECEIVED;
+}
+
+/* Claim one event on endpoint epi; returns its result. */
+static enum hook_err
+claim1(struct store *st, size_t epi, const struct event *ev,
+    enum hook_err *txn)
+{
+	struct store_claim	 c;
+	enum hook_err		 er;
+
+	memset(&c, 0, sizeof(c));
+	c.endpoint = epi;
+	c.ev = ev;
+	er = store_claim(st, &c, 1);
+	if (txn != NULL)
+		*txn = er;
+	return c.result;
+}
+
+/* A second connection onto dbname. */
+static sqlite3 *
+peer(const char *dbname)
+{
+	char	 p[sizeof(dir) + 64];
+	sqlite3	*db;
+
+	if (sqlite3_open_v2(path(p, dbname), &db, SQLITE_OPEN_READWRITE,
+	    NULL) != SQLITE_OK)
+		BAIL("sqlite3_open %s: %s", p, sqlite3_errmsg(db));
+	return db;
+}
+
+/* The first column of the first row of sql; -1 if none, -2 if NULL. */
+static long long
+qint(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt	*st;
+	long long	 v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		BAIL("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -2 :
+		    sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The first column of the first row as text into buf; "(none)"/"(null)". */
+static const char *
+qtext(sqlite3 *db, const char *sql, char *buf, size_t bufsz)
+{
+	sqlite3_stmt	*st;
+	const char	*t;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		BAIL("%s: %s", sql, sqlite3_errmsg(db));
+	snprintf(buf, bufsz, "(none)");
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		t = (const char *)sqlite3_column_text(st, 0);
+		snprintf(buf, bufsz, "%s", t != NULL ? t : "(null)");
+	}
+	sqlite3_finalize(st);
+	return buf;
+}
+
+static void
+exec(sqlite3 *db, const char *sql)
+{
+	char	*msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		BAIL("%s: %s", sql, msg ? msg : "?");
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+rmtree(void)
+{
+	char		 p[sizeof(dir) + 300];
+	DIR		*d;
+	struct dirent	*e;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 ||
+		    strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void
+test_init(void)
+{
+	char		 p[sizeof(dir) + 64], err[512], buf[64];
+	struct conf	*cf = mkconf("db.sqlite", "a.sql");
+	struct store	*st;
+	struct stat	 sb;
+	sqlite3		*q;
+	int		 rc;
+
+	CHECK(stat(path(p, "db.sqlite"), &sb) == -1 && errno == ENOENT,
+	    "no database before init");
+	st = store_open(cf, 0, err, sizeof(err));
+	CHECK(st == NULL && strstr(err, "oncehook init") != NULL,
+	    "open without init on a missing file fails: %s", err);
+	CHECK(stat(p, &sb) == -1 && errno == ENOENT,
+	    "open without init creates no file");
+	store_close(st);
+
+	st = store_open(cf, STORE_INIT, err, sizeof(err));
+	CHECK(st != NULL, "init creates the database%s%s", st ? "" : ": ",
+	    st ? "" : err);
+	if (st == NULL)
+		BAIL("cannot go on without a database");
+	rc = stat(p, &sb);
+	CHECK(rc == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & 07777) == 0600,
+	    "database file has mode 0600 (got %o)",
+	    rc == 0 ? (unsigned)(sb.st_mode & 07777) : 0);
+	rc = stat(path(p, "db.sqlite-wal"), &sb);
+	CHECK(rc == 0 && (sb.st_mode & 07777) == 0600,
+	    "its WAL file has mode 0600 too (got %o)",
+	    rc == 0 ? (unsigned)(sb.st_mode & 07777) : 0);
+
+	q = peer("db.sqlite");
+	CHECK(strcmp(qtext(q, "PRAGMA journal_mode", buf, sizeof(buf)),
+	    "wal") == 0, "journal mode is WAL (got %s)", buf);
+	CHECK(store_version() >= 1 &&
+	    qint(q, "PRAGMA user_version") == store_version(),
+	    "user_version is store_version() (%d)", store_version());
+	CHECK(qint(q, "SELECT count(*) FROM sqlite_master WHERE type = "
+	    "'table' AND name IN ('events', 'conflicts', 'effects', "
+	    "'effects_b')") == 4,
+	    "init made events, conflicts and both endpoints' setup tables");
+	exec(q, "INSERT INTO effects (key, v) VALUES ('marker', 'kept')");
+	store_close(st);
+
+	st = store_open(cf, STORE_INIT, err, sizeof(err));
+	CHECK(st != NULL, "init twice is fine%s%s", st ? "" : ": ",
+	    st ? "" : err);
+	CHECK(qint(q, "PRAGMA user_version") == store_version() &&
+	    qint(q, "SELECT count(*) FROM effects WHERE key = 'marker'") == 1,
+	    "second init keeps the version and the data");
+	store_close(st);
+
+	st = store_open(cf, 0, err, sizeof(err));
+	CHECK(st != NULL, "open without init after init%s%s", st ? "" : ": ",
+	    st ? "" : err);
+	store_close(st);
+	sqlite3_close(q);
+	conf_free(cf);
+}
+
+static void
+test_versions(void)
+{
+	char		 p[sizeof(dir) + 64], err[512], sql[64];
+	struct conf	*cf;
+	struct store	*st;
+	sqlite3		*q;
+	FILE		*f;
+
+	/* An empty file, as left by touch(1): not initialised. */
+	if ((f = fopen(path(p, "empty.sqlite"), "w")) == NULL)
+		BAIL("%s: %s", p, strerror(errno));
+	fclose(f);
+	cf = mkconf("empty.sqlite", "a.sql");
+	st = store_open(cf, 0, err, sizeof(err));
+	CHECK(st == NULL && strstr(err, "oncehook init") != NULL,
+	    "open without init on an empty file fails: %s", err);
+	store_close(st);
+	conf_free(cf);
+
+	cf = mkconf("newer.sqlite", "a.sql");
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("init newer.sqlite: %s", err);
+	store_close(st);
+	q = peer("newer.sqlite");
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+	    store_version() + 1);
+	exec(q, sql);
+	st = store_open(cf, 0, err, sizeof(err));
+	CHECK(st == NULL && strstr(err, "newer") != NULL,
+	    "a newer schema version is refused: %s", err);
+	store_close(st);
+	st = store_open(cf, STORE_INIT, err, sizeof(err));
+	CHECK(st == NULL && strstr(err, "newer") != NULL,
+	    "init refuses to touch a newer schema: %s", err);
+	store_close(st);
+	CHECK(qint(q, "PRAGMA user_version") == store_version() + 1,
+	    "the newer version is left as it was");
+	sqlite3_close(q);
+	conf_free(cf);
+}
+
+static void
+test_claim(void)
+{
+	char			 buf[512], sql[256], err[512];
+	struct conf		*cf = mkconf("db.sqlite", "a.sql");
+	struct store		*st;
+	struct event		 e1, e1b, e1other, eb, ebx, enull, ecat;
+	struct store_claim	 c[2];
+	enum hook_err		 txn, er;
+	long long		 t0, t1, v;
+	sqlite3			*q;
+
+	if ((st = store_open(cf, 0, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("db.sqlite");
+	mkev(&e1, "k1", "t.ok", "{\"v\":\"one\",\"id\":\"k1\"}");
+	mkev(&e1b, "k1", "t.ok", "{\"v\":\"one\",\"id\":\"k1\"}");
+	mkev(&e1other, "k1", "t.ok", "{\"v\":\"two\",\"id\":\"k1\"}");
+	mkev(&eb, "k1", "t.ok", "{\"v\":\"b\"}");
+	mkev(&ebx, "kb2", "t.unknown", "{\"v\":\"bx\"}");
+	mkev(&enull, "knull", NULL, "{\"v\":\"untyped\"}");
+	mkev(&ecat, "kcat", "t.other", "{\"v\":\"other\"}");
+
+	CHECK(store_lookup(st, 0, &e1) == HOOK_OK, "lookup of a new key: OK");
+	t0 = (long long)time(NULL);
+	er = claim1(st, 0, &e1, &txn);
+	t1 = (long long)time(NULL);
+	CHECK(txn == HOOK_OK && er == HOOK_OK, "claim of a new event: OK");
+	CHECK(qint(q, "SELECT count(*) FROM events") == 1,
+	    "one events row");
+	CHECK(strcmp(qtext(q, "SELECT endpoint || '|' || key || '|' || type "
+	    "|| '|' || status FROM events", buf, sizeof(buf)),
+	    "a|k1|t.ok|processed") == 0,
+	    "row: endpoint, key, type, status processed (%s)", buf);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM events WHERE "
+	    "payload_hash = '%s' AND payload = '%s'", e1.hash, e1.payload);
+	CHECK(qint(q, sql) == 1, "row: payload_hash and raw payload");
+	CHECK(qint(q, "SELECT received_at FROM events") == RECEIVED,
+	    "row: received_at is the event's");
+	v = qint(q, "SELECT processed_at FROM events");
+	CHECK(v >= t0 && v <= t1, "row: processed_at is the claim time");
+	CHECK(qint(q, "SELECT expires_at FROM events") ==
+	    RECEIVED + 72 * 3600, "row: expires_at = received_at + 72h");
+	snprintf(sql, sizeof(sql), "SELECT endpoint || '|' || type || '|' || "
+	    "received_at || '|' || payload_hash || '|' || v FROM effects "
+	    "WHERE key = 'k1'");
+	snprintf(err, sizeof(err), "a|t.ok|%lld|%s|one", RECEIVED, e1.hash);
+	CHECK(strcmp(qtext(q, sql, buf, sizeof(buf)), err) == 0,
+	    "action ran with :endpoint :type :received_at :payload_hash "
+	    ":payload bound (%s)", buf);
+
+	CHECK(store_lookup(st, 0, &e1b) == HOOK_DUP,
+	    "lookup, same key and hash: HOOK_DUP");
+	CHECK(store_lookup(st, 0, &e1other) == HOOK_ECONFLICT,
+	    "lookup, same key, other hash: HOOK_ECONFLICT");
+	CHECK(store_lookup(st, 1, &eb) == HOOK_OK,
+	    "lookup of the same key on another endpoint: OK");
+
+	er = claim1(st, 0, &e1b, &txn);
+	CHECK(txn == HOOK_OK && er == HOOK_DUP,
+	    "claim of a present key, same hash: HOOK_DUP");
+	CHECK(qint(q, "SELECT count(*) FROM effects WHERE key = 'k1'") == 1,
+	    "a duplicate claim runs no action");
+	er = claim1(st, 0, &e1other, &txn);
+	CHECK(txn == HOOK_OK && er == HOOK_ECONFLICT,
+	    "claim of a present key, other hash: HOOK_ECONFLICT");
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM conflicts WHERE "
+	    "endpoint = 'a' AND key = 'k1' AND payload_hash = '%s' AND "
+	    "received_at = %lld", e1other.hash, RECEIVED);
+	CHECK(qint(q, sql) == 1, "the conflict is recorded in conflicts");
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM events WHERE "
+	    "payload_hash = '%s'", e1.hash);
+	CHECK(qint(q, sql) == 1 &&
+	    qint(q, "SELECT count(*) FROM events") == 1 &&
+	    qint(q, "SELECT count(*) FROM effects WHERE key = 'k1'") == 1,
+	    "a conflict changes neither the event nor its effects");
+	er = store_conflict(st, 0, &e1other);
+	CHECK(er == HOOK_OK &&
+	    qint(q, "SELECT count(*) FROM conflicts") == 2,
+	    "store_conflict adds a conflicts row");
+
+	er = claim1(st, 1, &eb, &txn);
+	CHECK(txn == HOOK_OK && er == HOOK_OK &&
+	    qint(q, "SELECT count(*) FROM events WHERE key = 'k1'") == 2,
+	    "the same key on another endpoint is another event");
+	CHECK(qint(q, "SELECT count(*) FROM effects_b WHERE key = 'k1'") == 1,
+	    "endpoint b ran its own actions file");
+	CHECK(qint(q, "SELECT expires_at FROM events WHERE endpoint = 'b'") ==
+	    -2, "retention forever: expires_at NULL");
+
+	er = claim1(st, 1, &ebx, &txn);
+	CHECK(txn == HOOK_OK && er == HOOK_OK &&
+	    qint(q, "SELECT count(*) FROM events WHERE key = 'kb2' AND "
+	    "type = 't.unknown'") == 1,
+	    "type with no section and no catch-all: recorded, OK");
+	CHECK(qint(q, "SELECT count(*) FROM effects_b") == 1 &&
+	    qint(q, "SELECT count(*) FROM effects WHERE key = 'kb2'") == 0,
+	    "... and no action ran");
+
+	er = claim1(st, 0, &ecat, &txn);
+	CHECK(txn == HOOK_OK && er == HOOK_OK &&
+	    strcmp(qtext(q, "SELECT type || '|' || v FROM effects WHERE "
+	    "key = 'kcat'", buf, sizeof(buf)), "t.other|catchall") == 0,
+	    "catch-all runs for an unknown type (%s)", buf);
+	er = claim1(st, 0, &enull, &txn);
+	CHECK(txn == HOOK_OK && er == HOOK_OK &&
+	    qint(q, "SELECT count(*) FROM events WHERE key = 'knull' AND "
+	    "type IS NULL") == 1 &&
+	    strcmp(qtext(q, "SELECT ifnull(type, 'NULL') || '|' || v FROM "
+	    "effects WHERE key = 'knull'", buf, sizeof(buf)),
+	    "NULL|catchall") == 0,
+	    "event without a type: type NULL, catch-all ran (%s)", buf);
+
+	/* The same new event twice in one batch. */
+	event_clear(&e1);
+	event_clear(&e1b);
+	mkev(&e1, "twice", "t.also", "{\"v\":\"tw\"}");
+	memset(c, 0, sizeof(c));
+	c[0].ev = c[1].ev = &e1;
+	er = store_claim(st, c, 2);
+	CHECK(er == HOOK_OK && c[0].result == HOOK_OK &&
+	    c[1].result == HOOK_DUP &&
+	    qint(q, "SELECT count(*) FROM effects WHERE key = 'twice'") == 1,
+	    "one event twice in a batch: OK then HOOK_DUP, one effect");
+
+	event_clear(&e1);
+	event_clear(&e1other);
+	event_clear(&eb);
+	event_clear(&ebx);
+	event_clear(&enull);
+	event_clear(&ecat);
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
+static void
+test_savepoints(void)
+{
+	char			 err[512], p[sizeof(dir) + 64];
+	char			 want[sizeof(dir) + 80];
+	struct conf		*cf = mkconf("db.sqlite", "a.sql");
+	struct store		*st;
+	struct event		 ev[3], again;
+	struct store_claim	 c[3];
+	enum hook_err		 er, txn;
+	sqlite3			*q;
+	size_t			 i;
+
+	if ((st = store_open(cf, 0, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("db.sqlite");
+	mkev(&ev[0], "m1", "t.ok", "{\"v\":\"m1\"}");
+	mkev(&ev[1], "m2", "t.fail", "{\"v\":\"m2\"}");
+	mkev(&ev[2], "m3", "t.ok", "{\"v\":\"m3\"}");
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 3; i++)
+		c[i].ev = &ev[i];
+	er = store_claim(st, c, 3);
+	CHECK(er == HOOK_OK, "batch with a failing action commits");
+	CHECK(c[0].result == HOOK_OK && c[1].result == HOOK_EACTION &&
+	    c[2].result == HOOK_OK,
+	    "results: OK, HOOK_EACTION, OK (got %d %d %d)", (int)c[0].result,
+	    (int)c[1].result, (int)c[2].result);
+	CHECK(qint(q, "SELECT count(*) FROM events WHERE key IN ('m1', "
+	    "'m3')") == 2 && qint(q, "SELECT count(*) FROM effects WHERE "
+	    "key IN ('m1', 'm3')") == 2,
+	    "first and third events and their effects committed");
+	CHECK(qint(q, "SELECT count(*) FROM events WHERE key = 'm2'") == 0,
+	    "the failed event has no row");
+	CHECK(qint(q, "SELECT count(*) FROM effects WHERE key = 'm2'") == 0,
+	    "the failed event's first statement was rolled back too");
+	snprintf(want, sizeof(want), "%s:18:", path(p, "a.sql"));
+	CHECK(strstr(c[1].why, want) != NULL &&
+	    strstr(c[1].why, "NOT NULL") != NULL,
+	    "why names path:line and the reason: %s", c[1].why);
+
+	mkev(&again, "m2", "t.fail", "{\"v\":\"m2\"}");
+	er = claim1(st, 0, &again, &txn);
+	CHECK(txn == HOOK_OK && er == HOOK_EACTION &&
+	    qint(q, "SELECT count(*) FROM events WHERE key = 'm2'") == 0,
+	    "retry of the failed event fails again, still no row");
+	event_clear(&again);
+	mkev(&again, "m4", "t.ok", "{\"v\":\"m4\"}");
+	er = claim1(st, 0, &again, &txn);
+	CHECK(txn == HOOK_OK && er == HOOK_OK &&
+	    qint(q, "SELECT count(*) FROM effects WHERE key = 'm4'") == 1,
+	    "the store claims normally after a failed action");
+	CHECK(qint(q, "SELECT count(*) FROM effects WHERE key IS NULL") == 0,
+	    "no stray effect anywhere");
+	event_clear(&again);
+
+	for (i = 0; i < 3; i++)
+		event_clear(&ev[i]);
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
+static void
+test_busy(void)
+{
+	char			 err[512];
+	struct conf		*cf = mkconf("db.sqlite", "a.sql");
+	struct store		*st;
+	struct event		 known, fresh;
+	struct store_claim	 c;
+	enum hook_err		 er;
+	long long		 t0, ms;
+	sqlite3			*lock, *q;
+
+	if ((st = store_open(cf, 0, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("db.sqlite");
+	lock = peer("db.sqlite");
+	mkev(&known, "m1", "t.ok", "{\"v\":\"m1\"}");
+	mkev(&fresh, "busy1", "t.ok", "{\"v\":\"busy\"}");
+	CHECK(store_lookup(st, 0, &known) == HOOK_DUP,
+	    "known event before the lock: HOOK_DUP");
+
+	exec(lock, "BEGIN IMMEDIATE");
+	memset(&c, 0, sizeof(c));
+	c.ev = &fresh;
+	t0 = now_ms();
+	er = store_claim(st, &c, 1);
+	ms = now_ms() - t0;
+	CHECK(er == HOOK_EBUSY && c.result == HOOK_EBUSY,
+	    "write lock held elsewhere: HOOK_EBUSY (got %d, %d)", (int)er,
+	    (int)c.result);
+	CHECK(ms >= 50 && ms < 2000,
+	    "... after waiting the busy timeout of 100 ms (%lld ms)", ms);
+	CHECK(store_lookup(st, 0, &known) == HOOK_DUP,
+	    "lookup of a known event still works under the lock");
+	CHECK(store_lookup(st, 0, &fresh) == HOOK_OK,
+	    "lookup of a new event still works under the lock");
+	er = store_conflict(st, 0, &fresh);
+	CHECK(er == HOOK_EBUSY,
+	    "store_conflict under the lock: HOOK_EBUSY");
+	exec(lock, "ROLLBACK");
+
+	CHECK(qint(q, "SELECT count(*) FROM events WHERE key = 'busy1'") ==
+	    0 && qint(q, "SELECT count(*) FROM effects WHERE key = "
+	    "'busy1'") == 0 && qint(q, "SELECT count(*) FROM conflicts "
+	    "WHERE key = 'busy1'") == 0,
+	    "nothing was written while busy");
+	memset(&c, 0, sizeof(c));
+	c.ev = &fresh;
+	er = store_claim(st, &c, 1);
+	CHECK(er == HOOK_OK && c.result == HOOK_OK &&
+	    qint(q, "SELECT count(*) FROM effects WHERE key = 'busy1'") == 1,
+	    "once the lock is gone the claim succeeds");
+
+	event_clear(&known);
+	event_clear(&fresh);
+	sqlite3_close(lock);
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
+/*
+ * Open the initialised database with actions text as a's file; the
+ * open must fail with err holding every string of want.
+ */
+static void
+bad_actions(const char *text, const char *want1, const char *want2,
+    const char *what)
+{
+	char		 err[512], p[sizeof(dir) + 64], loc[sizeof(dir) + 80];
+	struct conf	*cf = mkconf("db.sqlite", "bad.sql");
+	struct store	*st;
+
+	write_file("bad.sql", text);
+	err[0] = '\0';
+	st = store_open(cf, 0, err, sizeof(err));
+	snprintf(loc, sizeof(loc), "%s%s", path(p, "bad.sql"), want1);
+	CHECK(st == NULL && strstr(err, loc) != NULL &&
+	    (want2 == NULL || strstr(err, want2) != NULL),
+	    "%s: reported as %s... (got %s)", what, loc, err);
+	store_close(st);
+	conf_free(cf);
+}
+
+static void
+test_actions_errors(void)
+{
+	char		 err[512];
+	struct conf	*cf;
+	struct store	*st;
+	sqlite3		*q;
+
+	bad_actions("-- on: t.ok\n"
+	    "INSERT INTO effects (key) VALUES (:key);\n"
+	    "INSERT INTO effects (key, v) VALUES (:key, :foo);\n",
+	    ":3:", ":foo", "unknown parameter :foo");
+	bad_actions("-- on: t.ok\n"
+	    "INSERT INTO effects (key) VALUES (:key);\n"
+	    "INSERTT INTO effects (key) VALUES (:key);\n",
+	    ":3:", "syntax error", "SQL syntax error in a second statement");
+	bad_actions("-- on: t.ok\n"
+	    "INSERT INTO effects (key) VALUES (:key) ,;\n",
+	    ":2:", "syntax error", "SQL syntax error in a first statement");
+	bad_actions("-- on: t.ok\n"
+	    "INSERT INTO nosuch (key) VALUES (:key);\n",
+	    ":2:", "no such table", "missing table");
+	bad_actions("-- on: t.ok\n"
+	    "INSERT INTO effects (key) VALUES (:key);\n"
+	    "\n"
+	    "-- on: t.other t.ok\n"
+	    "INSERT INTO effects (key) VALUES (:key);\n",
+	    ":4:", "t.ok", "the same type in two sections");
+	bad_actions("-- on: t.ok t.ok\n"
+	    "INSERT INTO effects (key) VALUES (:key);\n",
+	    ":1:", "t.ok", "the same type twice on one line");
+	bad_actions("-- on: *\n"
+	    "INSERT INTO effects (key) VALUES (:key);\n"
+	    "-- on: *\n"
+	    "INSERT INTO effects (key) VALUES (:key);\n",
+	    ":3:", "*", "two catch-all sections");
+	bad_actions("-- on: t.ok\n"
+	    "INSERT INTO effects (key) VALUES (:key);\n"
+	    "-- on:\n"
+	    "INSERT INTO effects (key) VALUES (:key);\n",
+	    ":3:", NULL, "a marker without a type");
+
+	/* A missing actions file. */
+	cf = mkconf("db.sqlite", "nosuch.sql");
+	st = store_open(cf, 0, err, sizeof(err));
+	CHECK(st == NULL && strstr(err, "nosuch.sql") != NULL,
+	    "missing actions file names it: %s", err);
+	store_close(st);
+	conf_free(cf);
+
+	/* A failing setup leaves a new database uninitialised. */
+	write_file("setupbad.sql", "CREATE TABLE IF NOT EXISTS ok1 (a);\n"
+	    "CREATE TABLE broken (;\n-- on: t.ok\nSELECT 1;\n");
+	cf = mkconf("setupfail.sqlite", "setupbad.sql");
+	st = store_open(cf, STORE_INIT, err, sizeof(err));
+	CHECK(st == NULL && strstr(err, "setupbad.sql") != NULL,
+	    "failing setup: init fails naming the file: %s", err);
+	store_close(st);
+	q = peer("setupfail.sqlite");
+	CHECK(qint(q, "PRAGMA user_version") == 0 &&
+	    qint(q, "SELECT count(*) FROM sqlite_master WHERE name IN "
+	    "('events', 'ok1')") == 0,
+	    "failing setup: the whole init rolled back");
+	sqlite3_close(q);
+	conf_free(cf);
+}
 
 int
 main(void)
 {
-	BAIL("t_store not written yet");
+	mode_t	 old;
+
+	old = umask(022);
+	snprintf(dir, sizeof(dir), "/tmp/oncehook-t_store-XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		BAIL("mkdtemp: %s", strerror(errno));
+	write_file("a.sql", actions_a);
+	write_file("b.sql", actions_b);
+
+	test_init();
+	test_versions();
+	test_claim();
+	test_savepoints();
+	test_busy();
+	test_actions_errors();
+
+	rmtree();
+	umask(old);
+	return tap_done();
 }

@@ -13,8 +13,9 @@
 static int	tap_n, tap_failed;
 
 #define CHECK(cond, ...) do {						\
+	int tap_ok_ = (cond) ? 1 : 0;	/* evaluated once */		\
 	tap_n++;							\
-	if (cond)							\
+	if (tap_ok_)							\
 		printf("ok %d - ", tap_n);				\
 	else {								\
 		tap_failed++;						\
@@ -22,7 +23,7 @@ static int	tap_n, tap_failed;
 	}								\
 	printf(__VA_ARGS__);						\
 	printf("\n");							\
-	if (!(cond))							\
+	if (!tap_ok_)							\
 		printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__,	\
 		    #cond);						\
 	fflush(stdout);							\

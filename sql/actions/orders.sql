@@ -20,7 +20,8 @@
 --                                         kept and applied when it lands)
 --
 -- The facts commute, so whatever order the events arrive in, the same
--- final state results.  An event that names no order is recorded and
+-- final state results.  Details (amount, currency, e-mail, payment id)
+-- are likewise kept from the first event that carries them.  An event that names no order is recorded and
 -- acknowledged, and touches no order (a Stripe account sends payment
 -- events for payments this site did not start).
 
@@ -83,9 +84,9 @@ SELECT json_extract(:payload, '$.metadata.orderId'),
     :received_at, :received_at, :received_at
 WHERE json_extract(:payload, '$.metadata.orderId') IS NOT NULL
 ON CONFLICT (id) DO UPDATE SET
-    amount = COALESCE(excluded.amount, amount),
-    currency = COALESCE(excluded.currency, currency),
-    customer_email = COALESCE(excluded.customer_email, customer_email),
+    amount = COALESCE(amount, excluded.amount),
+    currency = COALESCE(currency, excluded.currency),
+    customer_email = COALESCE(customer_email, excluded.customer_email),
     payment_id = COALESCE(payment_id, excluded.payment_id),
     paid_at = COALESCE(paid_at, excluded.paid_at),
     updated_at = excluded.updated_at;
@@ -114,9 +115,9 @@ SELECT json_extract(:payload, '$.data.object.metadata.order_id'),
     :received_at, :received_at, :received_at
 WHERE json_extract(:payload, '$.data.object.metadata.order_id') IS NOT NULL
 ON CONFLICT (id) DO UPDATE SET
-    amount = COALESCE(excluded.amount, amount),
-    currency = COALESCE(excluded.currency, currency),
-    customer_email = COALESCE(excluded.customer_email, customer_email),
+    amount = COALESCE(amount, excluded.amount),
+    currency = COALESCE(currency, excluded.currency),
+    customer_email = COALESCE(customer_email, excluded.customer_email),
     payment_id = COALESCE(payment_id, excluded.payment_id),
     paid_at = COALESCE(paid_at, excluded.paid_at),
     updated_at = excluded.updated_at;
@@ -133,9 +134,9 @@ SELECT json_extract(:payload, '$.data.object.metadata.order_id'),
     :received_at, :received_at, :received_at
 WHERE json_extract(:payload, '$.data.object.metadata.order_id') IS NOT NULL
 ON CONFLICT (id) DO UPDATE SET
-    amount = COALESCE(excluded.amount, amount),
-    currency = COALESCE(excluded.currency, currency),
-    customer_email = COALESCE(excluded.customer_email, customer_email),
+    amount = COALESCE(amount, excluded.amount),
+    currency = COALESCE(currency, excluded.currency),
+    customer_email = COALESCE(customer_email, excluded.customer_email),
     payment_id = COALESCE(payment_id, excluded.payment_id),
     paid_at = COALESCE(paid_at, excluded.paid_at),
     updated_at = excluded.updated_at;
