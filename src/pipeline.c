@@ -165,15 +165,15 @@ check_docroot(struct pipeline *p, const char *docroot, struct trace *t)
 static enum hook_err
 ensure_store(struct pipeline *p, struct trace *t)
 {
-	char	 err[256];
+	enum hook_err	 er;
+	char		 err[256];
 
 	if (p->st != NULL)
 		return HOOK_OK;
-	if ((p->st = store_open(p->cf, 0, err, sizeof(err))) == NULL) {
+	if ((er = store_connect(p->cf, 0, &p->st, err, sizeof(err))) !=
+	    HOOK_OK)
 		snprintf(t->why, sizeof(t->why), "%s", err);
-		return HOOK_ECONF;
-	}
-	return HOOK_OK;
+	return er;
 }
 
 static enum hook_err
@@ -254,6 +254,12 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 			    "recorded");
 	}
 out:
+	/* A connection that met a read-only file or an I/O error is not
+	 * kept: the next request opens a new one. */
+	if (p->st != NULL && store_broken(p->st)) {
+		store_close(p->st);
+		p->st = NULL;
+	}
 	/* The event borrows the body; it is not used past this point. */
 	if (ev->payload != NULL) {
 		ev->payload = NULL;

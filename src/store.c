@@ -62,6 +62,7 @@ struct store {
 	const struct conf	*cf;
 	sqlite3_stmt		*st[ST__MAX];
 	struct actions		**acts;	/* per endpoint; shared if same file */
+	int			 broken; /* see store_broken() */
 };
 
 static enum hook_err
@@ -84,6 +85,29 @@ classify(int rc)
 	default:
 		return HOOK_ESYSTEM;
 	}
+}
+
+/* Note in s whether error rc calls for a new connection. */
+static void
+note(struct store *s, int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_READONLY:
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		s->broken = 1;
+		break;
+	default:
+		break;
+	}
+}
+
+int
+store_broken(const struct store *s)
+{
+	return s->broken;
 }
 
 /* Step a statement that returns no row, then reset it. */
@@ -260,26 +284,34 @@ prepare(struct store *s, char *err, size_t errsz)
 	return 0;
 }
 
-struct store *
-store_open(const struct conf *cf, int flags, char *err, size_t errsz)
+enum hook_err
+store_connect(const struct conf *cf, int flags, struct store **out, char *err,
+    size_t errsz)
 {
 	struct store	*s;
+	enum hook_err	 er = HOOK_ECONF;
 	int		 v = 0, rc;
 
+	*out = NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
 		snprintf(err, errsz, "out of memory");
-		return NULL;
+		return HOOK_ESYSTEM;
 	}
 	s->cf = cf;
-	if ((flags & STORE_INIT) && create_file(cf->db, err, errsz) == -1)
+	if (flags & STORE_INIT) {
+		if (create_file(cf->db, err, errsz) == -1)
+			goto err;
+	} else if (access(cf->db, F_OK) == -1 && errno == ENOENT) {
+		snprintf(err, errsz, "%s: no such database (run oncehook "
+		    "init)", cf->db);
 		goto err;
+	}
 	rc = sqlite3_open_v2(cf->db, &s->db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
-		snprintf(err, errsz, "%s: %s%s", cf->db, s->db ?
-		    sqlite3_errmsg(s->db) : sqlite3_errstr(rc),
-		    (rc & 0xff) == SQLITE_CANTOPEN && !(flags & STORE_INIT) ?
-		    " (run oncehook init)" : "");
+		snprintf(err, errsz, "%s: %s", cf->db, s->db ?
+		    sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		er = classify(rc);
 		goto err;
 	}
 	sqlite3_extended_result_codes(s->db, 1);
@@ -289,9 +321,10 @@ store_open(const struct conf *cf, int flags, char *err, size_t errsz)
 		    migrate(s, err, errsz) == -1)
 			goto err;
 	} else {
-		if (user_version(s->db, &v) != SQLITE_OK) {
+		if ((rc = user_version(s->db, &v)) != SQLITE_OK) {
 			snprintf(err, errsz, "%s: %s", cf->db,
 			    sqlite3_errmsg(s->db));
+			er = classify(rc);
 			goto err;
 		}
 		if (v > (int)nmigrations) {
@@ -306,15 +339,32 @@ store_open(const struct conf *cf, int flags, char *err, size_t errsz)
 			    nmigrations);
 			goto err;
 		}
+		/*
+		 * SQLite falls back to read-only when it cannot write.  Such
+		 * a connection still answers retries from a read, but must
+		 * not be kept: the file may be writable by the next request.
+		 */
+		if (sqlite3_db_readonly(s->db, "main") == 1)
+			s->broken = 1;
 		if (pragmas(s, err, errsz) == -1)
 			goto err;
 	}
 	if (prepare(s, err, errsz) == -1)
 		goto err;
-	return s;
+	*out = s;
+	return HOOK_OK;
 err:
 	store_close(s);
-	return NULL;
+	return er;
+}
+
+struct store *
+store_open(const struct conf *cf, int flags, char *err, size_t errsz)
+{
+	struct store	*s;
+
+	(void)store_connect(cf, flags, &s, err, errsz);
+	return s;
 }
 
 void
@@ -378,8 +428,10 @@ store_lookup(struct store *s, size_t endpoint, const struct event *ev)
 	int		 rc;
 
 	er = lookup(s, s->cf->endpoints[endpoint].name, ev, &rc);
-	if (rc != SQLITE_OK)
+	if (rc != SQLITE_OK) {
 		log_warnx("store: lookup: %s", sqlite3_errmsg(s->db));
+		note(s, rc);
+	}
 	return er;
 }
 
@@ -412,6 +464,7 @@ store_conflict(struct store *s, size_t endpoint, const struct event *ev)
 		return HOOK_OK;
 	log_warnx("store: recording a key conflict: %s",
 	    sqlite3_errmsg(s->db));
+	note(s, rc);
 	if (!sqlite3_get_autocommit(s->db))
 		(void)run(s, ST_ROLLBACK);
 	return classify(rc);
@@ -525,6 +578,7 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 	return HOOK_OK;
 fail:
 	er = classify(rc);
+	note(s, rc);
 	if (!sqlite3_get_autocommit(s->db))
 		(void)run(s, ST_ROLLBACK);
 	for (i = 0; i < n; i++) {

@@ -39,6 +39,20 @@ struct store_claim {
  */
 struct store	*store_open(const struct conf *cf, int flags, char *err,
 		    size_t errsz);
+/*
+ * store_open() that says what kind of failure it met: HOOK_ECONF for
+ * what the operator must fix (no database, wrong schema version, a bad
+ * actions file), HOOK_EBUSY for what may pass (busy, read-only, I/O),
+ * HOOK_ESYSTEM otherwise.  On HOOK_OK *out is the store.
+ */
+enum hook_err	 store_connect(const struct conf *cf, int flags,
+		    struct store **out, char *err, size_t errsz);
+/*
+ * 1 if the connection met an error a new connection may not have
+ * (read-only file since fixed, I/O error): the caller should close it
+ * and open again for the next request.
+ */
+int		 store_broken(const struct store *);
 void		 store_close(struct store *);
 
 /*

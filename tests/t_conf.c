@@ -1,8 +1,700 @@
-/* Placeholder: replaced by the real unit tests for conf. */
+/*
+ * oncehook tests: configuration from the environment (src/conf.c).
+ *
+ * conf_load() reads its variables through a lookup function, so each
+ * test feeds it a table: a valid base and a few overrides.  Checked: a
+ * full named configuration and its defaults, the single unnamed
+ * endpoint, routing, that every bad value is refused with an error that
+ * starts with the variable's name, secrets (rotation, files), durations
+ * and the "inside DOCUMENT_ROOT" test on real temporary files.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "log.h"
+#include "sig.h"
 #include "tap.h"
+
+/*
+ * A test environment: "NAME=value" strings.  Overrides come first; an
+ * override of just "NAME" unsets that variable of the base.
+ */
+struct env {
+	const char *const	*over;
+	const char *const	*base;
+};
+
+/* A valid configuration with two named endpoints (SPEC section 3). */
+static const char *const named[] = {
+	"ONCEHOOK_DB=/var/lib/oncehook/hooks.db",
+	"ONCEHOOK_ENDPOINTS=stripe,stripe-eu",
+	"ONCEHOOK_STRIPE_SCHEME=stripe",
+	"ONCEHOOK_STRIPE_SECRET=whsec_main",
+	"ONCEHOOK_STRIPE_EU_SCHEME=stripe",
+	"ONCEHOOK_STRIPE_EU_SECRET=whsec_eu_old whsec_eu_new",
+	"ONCEHOOK_STRIPE_EU_TOLERANCE=600",
+	"ONCEHOOK_STRIPE_EU_RETENTION=72h",
+	"ONCEHOOK_STRIPE_EU_KEY=header:X-Request-Id json:/data/object/id",
+	"ONCEHOOK_STRIPE_EU_ACTIONS=/srv/hooks/eu.sql",
+	NULL
+};
+
+/* A valid configuration of the single unnamed endpoint. */
+static const char *const single[] = {
+	"ONCEHOOK_DB=/var/lib/oncehook/hooks.db",
+	"ONCEHOOK_SCHEME=hmac-sha256",
+	"ONCEHOOK_SECRET=s3cr3t-value",
+	NULL
+};
+
+/* Temporary files and directories, removed at exit (also on BAIL). */
+static char	 tmpdir[256];
+static char	*made[16];
+static size_t	 nmade;
+
+static const char *
+find(const char *const *list, const char *name, int *found)
+{
+	size_t	 len = strlen(name);
+
+	*found = 0;
+	for (; list != NULL && *list != NULL; list++) {
+		if (strncmp(*list, name, len) != 0)
+			continue;
+		if ((*list)[len] == '=') {
+			*found = 1;
+			return *list + len + 1;
+		}
+		if ((*list)[len] == '\0') {
+			*found = 1;
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static const char *
+env_get(const char *name, void *arg)
+{
+	const struct env	*e = arg;
+	const char		*v;
+	int			 found;
+
+	v = find(e->over, name, &found);
+	if (found)
+		return v;
+	return find(e->base, name, &found);
+}
+
+static struct conf *
+load(const char *const *base, const char *const *over, char *err,
+    size_t errsz)
+{
+	struct env	 e = { over, base };
+
+	err[0] = '\0';
+	return conf_load(env_get, &e, err, errsz);
+}
+
+/* 1 if err starts with "VAR: " for var. */
+static int
+names(const char *err, const char *var)
+{
+	size_t	 n = strlen(var);
+
+	return strncmp(err, var, n) == 0 && err[n] == ':' && err[n + 1] == ' ';
+}
+
+/*
+ * Check that base plus over is refused with an error naming var (or
+ * alt, if not NULL).
+ */
+static void
+refuses(const char *const *base, const char *const *over, const char *var,
+    const char *alt, const char *what)
+{
+	struct conf	*cf;
+	char		 err[512];
+
+	cf = load(base, over, err, sizeof(err));
+	CHECK(cf == NULL && (names(err, var) ||
+	    (alt != NULL && names(err, alt))),
+	    "%s: refused naming %s (\"%s\")", what, var, err);
+	conf_free(cf);
+}
+
+#define OVER(...)	((const char *const []){ __VA_ARGS__, NULL })
+
+static int
+secret_is(const struct secret *s, const char *text)
+{
+	return s->sz == strlen(text) && memcmp(s->p, text, s->sz) == 0;
+}
+
+static int
+src_is(const struct src *s, enum src_kind kind, const char *arg)
+{
+	if (s->kind != kind)
+		return 0;
+	if (arg == NULL)
+		return s->arg == NULL;
+	return s->arg != NULL && strcmp(s->arg, arg) == 0;
+}
+
+static int
+ends_with(const char *s, const char *suffix)
+{
+	size_t	 a = strlen(s), b = strlen(suffix);
+
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static void
+test_named(void)
+{
+	const struct conf_endpoint	*s, *eu;
+	struct conf			*cf;
+	char				 err[512], name[64], upper[64];
+	char				 list[128], scheme[128];
+	char				 secret[128], path[128];
+
+	cf = load(named, NULL, err, sizeof(err));
+	CHECK(cf != NULL, "named configuration loads (%s)", err);
+	if (cf == NULL)
+		return;
+	CHECK(cf->named == 1 && cf->nendpoints == 2,
+	    "two named endpoints");
+	CHECK(strcmp(cf->db, "/var/lib/oncehook/hooks.db") == 0,
+	    "ONCEHOOK_DB kept");
+	CHECK(cf->maxbody == 1048576, "ONCEHOOK_MAX_BODY defaults to 1 MiB");
+	CHECK(cf->busy_ms == 5000, "ONCEHOOK_BUSY_TIMEOUT_MS defaults to 5000");
+	CHECK(cf->synchronous_full == 1,
+	    "ONCEHOOK_SYNCHRONOUS defaults to full");
+	CHECK(cf->loglevel == LOG_LEVEL_INFO, "ONCEHOOK_LOG defaults to info");
+	CHECK(cf->status_token == NULL, "status endpoint off by default");
+
+	s = &cf->endpoints[0];
+	eu = &cf->endpoints[1];
+	CHECK(strcmp(s->name, "stripe") == 0 &&
+	    strcmp(s->prefix, "ONCEHOOK_STRIPE_") == 0,
+	    "first endpoint is stripe with prefix ONCEHOOK_STRIPE_");
+	CHECK(strcmp(eu->name, "stripe-eu") == 0 &&
+	    strcmp(eu->prefix, "ONCEHOOK_STRIPE_EU_") == 0,
+	    "stripe-eu maps to ONCEHOOK_STRIPE_EU_");
+	CHECK(s->scheme != NULL && s->scheme == scheme_find("stripe") &&
+	    eu->scheme == s->scheme, "both use the stripe scheme");
+	CHECK(s->nsecrets == 1 && secret_is(&s->secrets[0], "whsec_main"),
+	    "stripe secret used as-is, whsec_ prefix included");
+	CHECK(s->tolerance == 300, "tolerance defaults to 300 seconds");
+	CHECK(s->retention == 30 * 86400, "retention defaults to 30 days");
+	CHECK(s->key.n == 1 && src_is(&s->key.v[0], SRC_JSON, "/id"),
+	    "stripe key defaults to json:/id");
+	CHECK(s->type.n >= 1 && src_is(&s->type.v[0], SRC_JSON, "/type"),
+	    "stripe event type from json:/type");
+	CHECK(s->actions != NULL && s->actions[0] == '/' &&
+	    ends_with(s->actions, "/actions/orders.sql"),
+	    "actions default to the shipped actions/orders.sql (%s)",
+	    s->actions ? s->actions : "(null)");
+
+	CHECK(eu->nsecrets == 2 &&
+	    secret_is(&eu->secrets[0], "whsec_eu_old") &&
+	    secret_is(&eu->secrets[1], "whsec_eu_new"),
+	    "two space-separated secrets: rotation, in order");
+	CHECK(eu->tolerance == 600, "ONCEHOOK_STRIPE_EU_TOLERANCE=600");
+	CHECK(eu->retention == 72 * 3600, "ONCEHOOK_STRIPE_EU_RETENTION=72h");
+	CHECK(eu->key.n == 2 &&
+	    src_is(&eu->key.v[0], SRC_HEADER, "X-Request-Id") &&
+	    src_is(&eu->key.v[1], SRC_JSON, "/data/object/id"),
+	    "ONCEHOOK_STRIPE_EU_KEY parsed in order");
+	CHECK(strcmp(eu->actions, "/srv/hooks/eu.sql") == 0,
+	    "ONCEHOOK_STRIPE_EU_ACTIONS kept");
+
+	/* Routing: the last segment of PATH_INFO, else of SCRIPT_NAME. */
+	CHECK(conf_route(cf, "/hooks/stripe", NULL) == s,
+	    "route /hooks/stripe -> stripe");
+	CHECK(conf_route(cf, "/stripe-eu", "/cgi-bin/oncehook.cgi") == eu,
+	    "route PATH_INFO /stripe-eu -> stripe-eu, script name ignored");
+	CHECK(conf_route(cf, "/hooks/stripe/", NULL) == s,
+	    "route with a trailing slash -> stripe");
+	CHECK(conf_route(cf, "", "/cgi-bin/stripe-eu") == eu,
+	    "empty PATH_INFO falls back to SCRIPT_NAME");
+	CHECK(conf_route(cf, NULL, "/hooks/stripe") == s,
+	    "NULL PATH_INFO falls back to SCRIPT_NAME");
+	CHECK(conf_route(cf, "/hooks/github", NULL) == NULL,
+	    "unknown endpoint name -> NULL");
+	CHECK(conf_route(cf, "/stripe/extra", NULL) == NULL,
+	    "only the last segment counts");
+	CHECK(conf_route(cf, "/hooks/strip", NULL) == NULL &&
+	    conf_route(cf, "/hooks/stripe-e", NULL) == NULL,
+	    "a prefix of a name does not route");
+	CHECK(conf_route(cf, "/", NULL) == NULL &&
+	    conf_route(cf, NULL, NULL) == NULL &&
+	    conf_route(cf, "", "") == NULL,
+	    "no segment -> NULL");
+	CHECK(conf_route(cf, "/hooks/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    NULL) == NULL, "a segment longer than any name -> NULL");
+	conf_free(cf);
+
+	/* The longest name, 63 characters, and its variables. */
+	memset(name, 'a', 63);
+	name[63] = '\0';
+	snprintf(list, sizeof(list), "ONCEHOOK_ENDPOINTS=%s", name);
+	memset(upper, 'A', 63);
+	upper[63] = '\0';
+	snprintf(scheme, sizeof(scheme), "ONCEHOOK_%s_SCHEME=stripe", upper);
+	snprintf(secret, sizeof(secret), "ONCEHOOK_%s_SECRET=whsec_x", upper);
+	snprintf(path, sizeof(path), "/hooks/%s", name);
+	cf = load(named, OVER(list, scheme, secret), err, sizeof(err));
+	CHECK(cf != NULL && cf->nendpoints == 1 &&
+	    conf_route(cf, path, NULL) == &cf->endpoints[0],
+	    "an endpoint name of 63 characters loads and routes (%s)", err);
+	conf_free(cf);
+
+	cf = load(named, OVER("ONCEHOOK_ENDPOINTS= stripe , stripe-eu"), err,
+	    sizeof(err));
+	CHECK(cf != NULL && cf->nendpoints == 2 &&
+	    strcmp(cf->endpoints[0].name, "stripe") == 0 &&
+	    strcmp(cf->endpoints[1].name, "stripe-eu") == 0,
+	    "spaces around endpoint names are trimmed (%s)", err);
+	conf_free(cf);
+}
+
+static void
+test_single(void)
+{
+	const struct conf_endpoint	*ep;
+	struct conf			*cf;
+	char				 err[512];
+
+	cf = load(single, NULL, err, sizeof(err));
+	CHECK(cf != NULL, "unnamed single endpoint loads (%s)", err);
+	if (cf == NULL)
+		return;
+	ep = &cf->endpoints[0];
+	CHECK(cf->named == 0 && cf->nendpoints == 1,
+	    "one unnamed endpoint");
+	CHECK(strcmp(ep->name, "default") == 0 &&
+	    strcmp(ep->prefix, "ONCEHOOK_") == 0,
+	    "it is called default and reads ONCEHOOK_*");
+	CHECK(ep->scheme == scheme_find("hmac-sha256"),
+	    "ONCEHOOK_SCHEME=hmac-sha256");
+	CHECK(ep->nsecrets == 1 && secret_is(&ep->secrets[0], "s3cr3t-value"),
+	    "ONCEHOOK_SECRET kept");
+	CHECK(ep->key.n == 4 &&
+	    src_is(&ep->key.v[0], SRC_HEADER, "X-Idempotency-Key") &&
+	    src_is(&ep->key.v[1], SRC_JSON, "/id") &&
+	    src_is(&ep->key.v[2], SRC_JSON, "/eventId") &&
+	    src_is(&ep->key.v[3], SRC_HASH, NULL),
+	    "hmac-sha256 key: X-Idempotency-Key, /id, /eventId, hash");
+	CHECK(ep->tolerance == 300 && ep->retention == 30 * 86400,
+	    "unnamed endpoint gets the same defaults");
+	CHECK(conf_route(cf, "/hooks/anything", NULL) == ep &&
+	    conf_route(cf, NULL, NULL) == ep &&
+	    conf_route(cf, "", "/cgi-bin/oncehook.cgi") == ep,
+	    "every path routes to the single endpoint");
+	conf_free(cf);
+
+	cf = load(single, OVER("ONCEHOOK_MAX_BODY=67108864",
+	    "ONCEHOOK_BUSY_TIMEOUT_MS=0", "ONCEHOOK_SYNCHRONOUS=normal",
+	    "ONCEHOOK_LOG=debug", "ONCEHOOK_STATUS_TOKEN=0123456789abcdef"),
+	    err, sizeof(err));
+	CHECK(cf != NULL && cf->maxbody == 64 << 20 && cf->busy_ms == 0 &&
+	    cf->synchronous_full == 0 && cf->loglevel == LOG_LEVEL_DEBUG &&
+	    cf->status_token != NULL &&
+	    strcmp(cf->status_token, "0123456789abcdef") == 0,
+	    "globals set at their limits are accepted (%s)", err);
+	conf_free(cf);
+
+	cf = load(single, OVER("ONCEHOOK_KEY=header:X-Id json:/a~1b hash",
+	    "ONCEHOOK_RETENTION=forever", "ONCEHOOK_TOLERANCE=604800"),
+	    err, sizeof(err));
+	CHECK(cf != NULL && cf->endpoints[0].key.n == 3 &&
+	    src_is(&cf->endpoints[0].key.v[0], SRC_HEADER, "X-Id") &&
+	    src_is(&cf->endpoints[0].key.v[1], SRC_JSON, "/a~1b") &&
+	    src_is(&cf->endpoints[0].key.v[2], SRC_HASH, NULL) &&
+	    cf->endpoints[0].retention == -1 &&
+	    cf->endpoints[0].tolerance == 604800,
+	    "KEY with hash last, RETENTION forever, TOLERANCE 7 days (%s)",
+	    err);
+	conf_free(cf);
+
+	cf = load(single, OVER("ONCEHOOK_SECRET=  one\ttwo   three "), err,
+	    sizeof(err));
+	CHECK(cf != NULL && cf->endpoints[0].nsecrets == 3 &&
+	    secret_is(&cf->endpoints[0].secrets[0], "one") &&
+	    secret_is(&cf->endpoints[0].secrets[1], "two") &&
+	    secret_is(&cf->endpoints[0].secrets[2], "three"),
+	    "secrets split on spaces and tabs, ends trimmed (%s)", err);
+	conf_free(cf);
+
+	cf = load(single, OVER("ONCEHOOK_SECRET=a b c d e f g h i j k l m n "
+	    "o p"), err, sizeof(err));
+	CHECK(cf != NULL && cf->endpoints[0].nsecrets == 16,
+	    "sixteen secrets accepted (%s)", err);
+	conf_free(cf);
+}
+
+static void
+test_refused(void)
+{
+	struct conf	*cf;
+	char		 small[8], name[65], list[128];
+
+	/* Process-wide variables. */
+	refuses(single, OVER("ONCEHOOK_DB"), "ONCEHOOK_DB", NULL,
+	    "missing DB");
+	refuses(single, OVER("ONCEHOOK_DB="), "ONCEHOOK_DB", NULL,
+	    "empty DB");
+	refuses(single, OVER("ONCEHOOK_DB=hooks.db"), "ONCEHOOK_DB", NULL,
+	    "relative DB");
+	refuses(single, OVER("ONCEHOOK_DB=./data/hooks.db"), "ONCEHOOK_DB",
+	    NULL, "relative DB with ./");
+	refuses(single, OVER("ONCEHOOK_MAX_BODY=0"), "ONCEHOOK_MAX_BODY", NULL,
+	    "MAX_BODY 0");
+	refuses(single, OVER("ONCEHOOK_MAX_BODY=abc"), "ONCEHOOK_MAX_BODY",
+	    NULL, "MAX_BODY abc");
+	refuses(single, OVER("ONCEHOOK_MAX_BODY=67108865"),
+	    "ONCEHOOK_MAX_BODY", NULL, "MAX_BODY one over 64 MiB");
+	refuses(single, OVER("ONCEHOOK_MAX_BODY=99999999999999999999"),
+	    "ONCEHOOK_MAX_BODY", NULL, "MAX_BODY overflowing");
+	refuses(single, OVER("ONCEHOOK_MAX_BODY=1024k"), "ONCEHOOK_MAX_BODY",
+	    NULL, "MAX_BODY with a unit");
+	refuses(single, OVER("ONCEHOOK_MAX_BODY=-1"), "ONCEHOOK_MAX_BODY",
+	    NULL, "MAX_BODY -1");
+	refuses(single, OVER("ONCEHOOK_BUSY_TIMEOUT_MS=-1"),
+	    "ONCEHOOK_BUSY_TIMEOUT_MS", NULL, "BUSY_TIMEOUT_MS -1");
+	refuses(single, OVER("ONCEHOOK_BUSY_TIMEOUT_MS=5s"),
+	    "ONCEHOOK_BUSY_TIMEOUT_MS", NULL, "BUSY_TIMEOUT_MS 5s");
+	refuses(single, OVER("ONCEHOOK_SYNCHRONOUS=bogus"),
+	    "ONCEHOOK_SYNCHRONOUS", NULL, "SYNCHRONOUS bogus");
+	refuses(single, OVER("ONCEHOOK_SYNCHRONOUS=off"),
+	    "ONCEHOOK_SYNCHRONOUS", NULL, "SYNCHRONOUS off");
+	refuses(single, OVER("ONCEHOOK_LOG=bogus"), "ONCEHOOK_LOG", NULL,
+	    "LOG bogus");
+	refuses(single, OVER("ONCEHOOK_STATUS_TOKEN=short"),
+	    "ONCEHOOK_STATUS_TOKEN", NULL, "STATUS_TOKEN too short");
+	refuses(single, OVER("ONCEHOOK_STATUS_TOKEN=0123456789abcde"),
+	    "ONCEHOOK_STATUS_TOKEN", NULL, "STATUS_TOKEN of 15 characters");
+
+	/* The unnamed endpoint's variables. */
+	refuses(single, OVER("ONCEHOOK_SCHEME"), "ONCEHOOK_SCHEME", NULL,
+	    "missing SCHEME");
+	refuses(single, OVER("ONCEHOOK_SCHEME=nope"), "ONCEHOOK_SCHEME", NULL,
+	    "unknown scheme");
+	refuses(single, OVER("ONCEHOOK_SCHEME=HMAC-SHA256 "), "ONCEHOOK_SCHEME",
+	    NULL, "scheme name with a trailing space");
+	refuses(single, OVER("ONCEHOOK_SECRET"), "ONCEHOOK_SECRET",
+	    "ONCEHOOK_SECRET_FILE", "missing secret fails closed");
+	refuses(single, OVER("ONCEHOOK_SECRET=  \t "), "ONCEHOOK_SECRET",
+	    "ONCEHOOK_SECRET_FILE", "blank secret fails closed");
+	refuses(single, OVER("ONCEHOOK_SECRET=a b c d e f g h i j k l m n o "
+	    "p q"), "ONCEHOOK_SECRET", NULL, "seventeen secrets");
+	refuses(single, OVER("ONCEHOOK_SECRET_FILE=/nonexistent/secrets"),
+	    "ONCEHOOK_SECRET", "ONCEHOOK_SECRET_FILE",
+	    "SECRET and SECRET_FILE both set");
+	refuses(single, OVER("ONCEHOOK_TOLERANCE=0"), "ONCEHOOK_TOLERANCE",
+	    NULL, "TOLERANCE 0");
+	refuses(single, OVER("ONCEHOOK_TOLERANCE=x"), "ONCEHOOK_TOLERANCE",
+	    NULL, "TOLERANCE x");
+	refuses(single, OVER("ONCEHOOK_TOLERANCE=604801"),
+	    "ONCEHOOK_TOLERANCE", NULL, "TOLERANCE over a week");
+	refuses(single, OVER("ONCEHOOK_TOLERANCE=300s"), "ONCEHOOK_TOLERANCE",
+	    NULL, "TOLERANCE with a unit");
+	refuses(single, OVER("ONCEHOOK_RETENTION=5x"), "ONCEHOOK_RETENTION",
+	    NULL, "RETENTION 5x");
+	refuses(single, OVER("ONCEHOOK_RETENTION=-1d"), "ONCEHOOK_RETENTION",
+	    NULL, "RETENTION -1d");
+	refuses(single, OVER("ONCEHOOK_RETENTION=30"), "ONCEHOOK_RETENTION",
+	    NULL, "RETENTION without a unit");
+	refuses(single, OVER("ONCEHOOK_KEY=bad:source"), "ONCEHOOK_KEY", NULL,
+	    "KEY bad source");
+	refuses(single, OVER("ONCEHOOK_KEY=hash json:/id"), "ONCEHOOK_KEY",
+	    NULL, "KEY hash not last");
+	refuses(single, OVER("ONCEHOOK_KEY=json:id"), "ONCEHOOK_KEY", NULL,
+	    "KEY JSON pointer without a leading slash");
+	refuses(single, OVER("ONCEHOOK_KEY=json:/a~2b"), "ONCEHOOK_KEY", NULL,
+	    "KEY JSON pointer with a bad ~ escape");
+	refuses(single, OVER("ONCEHOOK_KEY=header:"), "ONCEHOOK_KEY", NULL,
+	    "KEY header without a name");
+	refuses(single, OVER("ONCEHOOK_KEY=header:X:Id"), "ONCEHOOK_KEY", NULL,
+	    "KEY header name with a colon");
+	refuses(single, OVER("ONCEHOOK_KEY=json:/a json:/b json:/c json:/d "
+	    "json:/e json:/f json:/g json:/h json:/i"), "ONCEHOOK_KEY", NULL,
+	    "KEY with nine sources");
+
+	/* Named endpoints. */
+	refuses(named, OVER("ONCEHOOK_ENDPOINTS=a b"), "ONCEHOOK_ENDPOINTS",
+	    NULL, "endpoint name \"a b\"");
+	refuses(named, OVER("ONCEHOOK_ENDPOINTS=stripe,,stripe-eu"),
+	    "ONCEHOOK_ENDPOINTS", NULL, "empty endpoint name");
+	refuses(named, OVER("ONCEHOOK_ENDPOINTS=stripe,"),
+	    "ONCEHOOK_ENDPOINTS", NULL, "trailing comma");
+	refuses(named, OVER("ONCEHOOK_ENDPOINTS=hooks/stripe"),
+	    "ONCEHOOK_ENDPOINTS", NULL, "endpoint name with a slash");
+	memset(name, 'a', 64);
+	name[64] = '\0';
+	snprintf(list, sizeof(list), "ONCEHOOK_ENDPOINTS=%s", name);
+	refuses(named, OVER(list), "ONCEHOOK_ENDPOINTS", NULL,
+	    "endpoint name of 64 characters");
+	refuses(named, OVER("ONCEHOOK_ENDPOINTS=a-b,a_b",
+	    "ONCEHOOK_A_B_SCHEME=hmac-sha256", "ONCEHOOK_A_B_SECRET=x"),
+	    "ONCEHOOK_ENDPOINTS", NULL, "names a-b and a_b collide");
+	refuses(named, OVER("ONCEHOOK_ENDPOINTS=stripe,stripe"),
+	    "ONCEHOOK_ENDPOINTS", NULL, "the same name twice");
+	refuses(named, OVER("ONCEHOOK_ENDPOINTS=stripe,Stripe"),
+	    "ONCEHOOK_ENDPOINTS", NULL, "names stripe and Stripe collide");
+	refuses(named, OVER("ONCEHOOK_ENDPOINTS=stripe,github"),
+	    "ONCEHOOK_GITHUB_SCHEME", NULL, "listed endpoint not configured");
+	refuses(named, OVER("ONCEHOOK_STRIPE_EU_SCHEME"),
+	    "ONCEHOOK_STRIPE_EU_SCHEME", NULL, "named endpoint without SCHEME");
+	refuses(named, OVER("ONCEHOOK_STRIPE_EU_SECRET"),
+	    "ONCEHOOK_STRIPE_EU_SECRET", "ONCEHOOK_STRIPE_EU_SECRET_FILE",
+	    "named endpoint without a secret fails closed");
+	refuses(named, OVER("ONCEHOOK_STRIPE_EU_TOLERANCE=0"),
+	    "ONCEHOOK_STRIPE_EU_TOLERANCE", NULL, "named TOLERANCE 0");
+	refuses(named, OVER("ONCEHOOK_STRIPE_EU_RETENTION=5x"),
+	    "ONCEHOOK_STRIPE_EU_RETENTION", NULL, "named RETENTION 5x");
+	refuses(named, OVER("ONCEHOOK_STRIPE_EU_KEY=hash json:/id"),
+	    "ONCEHOOK_STRIPE_EU_KEY", NULL, "named KEY hash not last");
+	/* An unnamed variable does not stand in for a named one. */
+	refuses(named, OVER("ONCEHOOK_STRIPE_SECRET",
+	    "ONCEHOOK_SECRET=whsec_x"), "ONCEHOOK_STRIPE_SECRET",
+	    "ONCEHOOK_STRIPE_SECRET_FILE",
+	    "ONCEHOOK_SECRET does not configure a named endpoint");
+
+	/* A tiny error buffer is truncated, not overrun. */
+	memset(small, 'X', sizeof(small));
+	cf = load(single, OVER("ONCEHOOK_MAX_BODY=0"), small, sizeof(small));
+	CHECK(cf == NULL && memchr(small, '\0', sizeof(small)) != NULL,
+	    "an error in a small buffer stays NUL-terminated");
+	conf_free(cf);
+}
+
+/* Write text to a new file in tmpdir; returns its path (static). */
+static const char *
+tmpfile_with(const char *name, const char *text)
+{
+	char	 path[PATH_MAX];
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	if ((f = fopen(path, "w")) == NULL)
+		BAIL("%s: cannot create", path);
+	if (nmade == sizeof(made) / sizeof(made[0]) ||
+	    (made[nmade++] = strdup(path)) == NULL)
+		BAIL("too many temporary files");
+	if (fputs(text, f) == EOF || fclose(f) == EOF)
+		BAIL("%s: cannot write", path);
+	return made[nmade - 1];
+}
+
+static void
+test_secret_file(void)
+{
+	struct conf	*cf;
+	const char	*path;
+	char		 var[PATH_MAX + 32], err[512];
+
+	path = tmpfile_with("secrets",
+	    "# rotated in May\r\n"
+	    "\r\n"
+	    "  whsec_new  \r\n"
+	    "\n"
+	    "\t# the old one, until every sender moved\n"
+	    "whsec_old\twith tab\r\n"
+	    "whsec_last");
+	snprintf(var, sizeof(var), "ONCEHOOK_SECRET_FILE=%s", path);
+	cf = load(single, OVER("ONCEHOOK_SECRET", var), err, sizeof(err));
+	CHECK(cf != NULL && cf->endpoints[0].nsecrets == 3,
+	    "SECRET_FILE: comments, blank lines and CRLF skipped (%s)", err);
+	if (cf != NULL && cf->endpoints[0].nsecrets == 3) {
+		CHECK(secret_is(&cf->endpoints[0].secrets[0], "whsec_new"),
+		    "SECRET_FILE: first secret trimmed of blanks and CR");
+		CHECK(secret_is(&cf->endpoints[0].secrets[1],
+		    "whsec_old\twith tab"),
+		    "SECRET_FILE: a line is one secret, inner blanks kept");
+		CHECK(secret_is(&cf->endpoints[0].secrets[2], "whsec_last"),
+		    "SECRET_FILE: last line without a newline");
+	}
+	conf_free(cf);
+
+	path = tmpfile_with("comments", "# nothing here\r\n\r\n   \n");
+	snprintf(var, sizeof(var), "ONCEHOOK_SECRET_FILE=%s", path);
+	refuses(single, OVER("ONCEHOOK_SECRET", var), "ONCEHOOK_SECRET_FILE",
+	    NULL, "SECRET_FILE without a secret fails closed");
+
+	snprintf(var, sizeof(var), "ONCEHOOK_SECRET_FILE=%s/absent", tmpdir);
+	refuses(single, OVER("ONCEHOOK_SECRET", var), "ONCEHOOK_SECRET_FILE",
+	    NULL, "SECRET_FILE that does not exist");
+}
+
+static void
+test_srclist(void)
+{
+	struct srclist	 sl;
+	char		 err[256];
+	int		 rc;
+
+	memset(&sl, 0, sizeof(sl));
+	rc = srclist_parse(&sl, "  header:X-A   json:/b  hash ", 1, err,
+	    sizeof(err));
+	CHECK(rc == 0 && sl.n == 3 &&
+	    src_is(&sl.v[0], SRC_HEADER, "X-A") &&
+	    src_is(&sl.v[1], SRC_JSON, "/b") &&
+	    src_is(&sl.v[2], SRC_HASH, NULL),
+	    "srclist_parse: three sources, extra spaces ignored");
+	srclist_clear(&sl);
+	CHECK(sl.n == 0, "srclist_clear empties the list");
+	srclist_clear(&sl);
+
+	rc = srclist_parse(&sl, "json:/id hash", 0, err, sizeof(err));
+	CHECK(rc == -1 && sl.n == 0,
+	    "srclist_parse: hash refused where not allowed");
+	rc = srclist_parse(&sl, "   ", 1, err, sizeof(err));
+	CHECK(rc == -1 && sl.n == 0, "srclist_parse: no source refused");
+	rc = srclist_parse(&sl, "json:", 1, err, sizeof(err));
+	CHECK(rc == 0 && sl.n == 1 && src_is(&sl.v[0], SRC_JSON, ""),
+	    "srclist_parse: json: with the empty pointer (whole document)");
+	srclist_clear(&sl);
+	rc = srclist_parse(&sl, "json:/a header:X-B other", 1, err,
+	    sizeof(err));
+	CHECK(rc == -1 && sl.n == 0,
+	    "srclist_parse: a bad third source frees the first two");
+}
+
+static void
+test_duration(void)
+{
+	long long	 d;
+
+	d = 0;
+	CHECK(conf_duration("72h", &d) == 0 && d == 259200, "72h = 259200");
+	d = 0;
+	CHECK(conf_duration("30d", &d) == 0 && d == 2592000, "30d = 2592000");
+	d = 0;
+	CHECK(conf_duration("90m", &d) == 0 && d == 5400, "90m = 5400");
+	d = 0;
+	CHECK(conf_duration("1s", &d) == 0 && d == 1, "1s = 1");
+	d = 0;
+	CHECK(conf_duration("forever", &d) == 0 && d == -1, "forever = -1");
+
+	d = 42;
+	CHECK(conf_duration("", &d) == -1 && d == 42, "\"\" refused");
+	CHECK(conf_duration("10", &d) == -1, "10 (no unit) refused");
+	CHECK(conf_duration("0s", &d) == -1, "0s refused");
+	CHECK(conf_duration("-1d", &d) == -1, "-1d refused");
+	CHECK(conf_duration("1w", &d) == -1, "1w refused");
+	CHECK(conf_duration("1dd", &d) == -1, "1dd refused");
+	CHECK(conf_duration("d", &d) == -1, "d refused");
+	CHECK(conf_duration(" 1d", &d) == -1, "leading space refused");
+	CHECK(conf_duration("1 d", &d) == -1, "inner space refused");
+	CHECK(conf_duration("Forever", &d) == -1, "Forever refused");
+	CHECK(conf_duration("99999999999999999999s", &d) == -1,
+	    "overflowing number refused");
+	CHECK(conf_duration("999999999999999d", &d) == -1,
+	    "product that would overflow refused");
+	CHECK(d == 42, "a refused duration leaves the output untouched");
+}
+
+static void
+test_path_inside(void)
+{
+	char	 a[512], ab[512], link[512], p[PATH_MAX];
+
+	snprintf(a, sizeof(a), "%s/a", tmpdir);
+	snprintf(ab, sizeof(ab), "%s/ab", tmpdir);
+	snprintf(link, sizeof(link), "%s/link", tmpdir);
+	if (mkdir(a, 0700) == -1 || mkdir(ab, 0700) == -1)
+		BAIL("mkdir in %s failed", tmpdir);
+	tmpfile_with("a/hooks.db", "");
+	tmpfile_with("ab/hooks.db", "");
+	if (symlink(a, link) == -1)
+		BAIL("symlink %s failed", link);
+
+	snprintf(p, sizeof(p), "%s/hooks.db", a);
+	CHECK(conf_path_inside(p, a) == 1, "file inside the directory");
+	snprintf(p, sizeof(p), "%s/hooks.db", ab);
+	CHECK(conf_path_inside(p, a) == 0,
+	    "prefix trap: %s/ab/hooks.db is not inside %s/a", tmpdir, tmpdir);
+	CHECK(conf_path_inside(p, tmpdir) == 1,
+	    "file inside a parent directory");
+	snprintf(p, sizeof(p), "%s/new.db", a);
+	CHECK(conf_path_inside(p, a) == 1,
+	    "non-existent file in the directory is inside");
+	snprintf(p, sizeof(p), "%s/new.db", ab);
+	CHECK(conf_path_inside(p, a) == 0,
+	    "non-existent file in a sibling is not inside");
+	snprintf(p, sizeof(p), "%s/hooks.db", link);
+	CHECK(conf_path_inside(p, a) == 1,
+	    "path through a symlink into the directory is inside");
+	snprintf(p, sizeof(p), "%s/new.db", link);
+	CHECK(conf_path_inside(p, a) == 1,
+	    "non-existent file through a symlink is inside");
+	snprintf(p, sizeof(p), "%s/hooks.db", a);
+	CHECK(conf_path_inside(p, link) == 1,
+	    "directory given through a symlink");
+	snprintf(p, sizeof(p), "%s/../ab/hooks.db", a);
+	CHECK(conf_path_inside(p, a) == 0, "dot-dot out of the directory");
+	CHECK(conf_path_inside(a, a) == 1, "the directory itself is inside");
+	CHECK(conf_path_inside(p, "/") == 1, "everything is inside /");
+	snprintf(p, sizeof(p), "%s/hooks.db", a);
+	CHECK(conf_path_inside(p, "/nonexistent-oncehook-dir") == -1,
+	    "missing directory is an error");
+	snprintf(p, sizeof(p), "%s/nodir/new.db", a);
+	CHECK(conf_path_inside(p, a) == -1,
+	    "file in a missing directory is an error");
+
+	if (unlink(link) == -1)
+		BAIL("unlink %s failed", link);
+}
+
+static void
+cleanup(void)
+{
+	char	 p[PATH_MAX];
+
+	while (nmade > 0) {
+		unlink(made[--nmade]);
+		free(made[nmade]);
+	}
+	if (tmpdir[0] == '\0')
+		return;
+	snprintf(p, sizeof(p), "%s/link", tmpdir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/a", tmpdir);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/ab", tmpdir);
+	rmdir(p);
+	rmdir(tmpdir);
+}
 
 int
 main(void)
 {
-	BAIL("t_conf not written yet");
+	const char	*t;
+
+	if ((t = getenv("TMPDIR")) == NULL || *t == '\0')
+		t = "/tmp";
+	if ((size_t)snprintf(tmpdir, sizeof(tmpdir), "%s/t_conf.XXXXXX", t) >=
+	    sizeof(tmpdir) || mkdtemp(tmpdir) == NULL)
+		BAIL("mkdtemp %s failed", tmpdir);
+	atexit(cleanup);
+
+	test_named();
+	test_single();
+	test_refused();
+	test_secret_file();
+	test_srclist();
+	test_duration();
+	test_path_inside();
+	return tap_done();
 }

@@ -29,8 +29,7 @@ expect_bytes(const char *s, unsigned char *out, size_t outsz)
 		BAIL("bad expectation \"%s\"", s);
 	for (i = 0; i < n; i++) {
 		if ((hi = strchr(digits, s[2 * i])) == NULL ||
-		    (lo = strchr(digits, s[2 * i + 1])) == NULL ||
-		    s[2 * i] == '\0' || s[2 * i + 1] == '\0')
+		    (lo = strchr(digits, s[2 * i + 1])) == NULL)
 			BAIL("bad expectation \"%s\"", s);
 		out[i] = (unsigned char)((hi - digits) << 4 | (lo - digits));
 	}
@@ -58,6 +57,7 @@ test_hmac_rfc4231(void)
 {
 	unsigned char	 k[131], d[50];
 	const char	*s;
+	size_t		 i;
 
 	/* RFC 4231 section 4.2, test case 1. */
 	memset(k, 0x0b, 20);
@@ -82,7 +82,7 @@ test_hmac_rfc4231(void)
 	    "HMAC-SHA256 RFC 4231 test case 3");
 
 	/* RFC 4231 section 4.5, test case 4: key 0x01..0x19. */
-	for (size_t i = 0; i < 25; i++)
+	for (i = 0; i < 25; i++)
 		k[i] = (unsigned char)(i + 1);
 	memset(d, 0xcd, 50);
 	CHECK(hmac_is(k, 25, d, 50,
@@ -339,6 +339,11 @@ test_base64(void)
 	    "unbase64 rejects a length of 1 mod 4");
 	CHECK(crypto_unbase64("Z", 1, out, sizeof(out)) == -1,
 	    "unbase64 rejects a single character");
+	/* 'A' carries six zero bits: only the length can refuse these. */
+	CHECK(crypto_unbase64("A", 1, out, sizeof(out)) == -1,
+	    "unbase64 rejects a single zero-valued character");
+	CHECK(crypto_unbase64("Zm9vA", 5, out, sizeof(out)) == -1,
+	    "unbase64 rejects 1 mod 4 even with zero trailing bits");
 	CHECK(crypto_unbase64("Zm9v===", 7, out, sizeof(out)) == -1,
 	    "unbase64 rejects three padding characters");
 	/* "Zh==": 'h' leaves the bits 0001 after the byte 'f'. */

@@ -1,0 +1,137 @@
+#!/bin/bash
+# The main job, end to end: build and install oncehook into _demo/,
+# start a real lighttpd on a free port of 127.0.0.1 with oncehook under
+# mod_fastcgi (from conf-examples/lighttpd-fastcgi.conf, only paths,
+# port and secrets filled in), send signed sample deliveries, duplicates
+# included, print each answer and the resulting rows, then stop the
+# server.  With --keep, leave the server running and print how to reach
+# it.  Signatures are made here with the openssl command line tool.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+keep=0
+[ "${1:-}" = "--keep" ] && keep=1
+
+bash "$root/tools/deps.sh"
+demo="$root/_demo"
+prefix="$demo/prefix"
+run="$demo/run"
+
+echo "== building oncehook into $prefix"
+(cd "$root" && ./autogen.sh >/dev/null 2>&1)
+mkdir -p "$demo/build"
+(cd "$demo/build" &&
+    "$root/configure" --prefix="$prefix" >configure.out 2>&1 &&
+    make -j"$(nproc)" >make.out 2>&1 && make install >install.out 2>&1) ||
+    { echo "build failed: see $demo/build/*.out" >&2; exit 1; }
+
+# A fresh run directory: database, sockets, logs, document root.
+if [ -f "$run/lighttpd.pid" ]; then
+	kill "$(cat "$run/lighttpd.pid")" 2>/dev/null || true
+	sleep 0.5
+fi
+rm -rf "$run"
+mkdir -p "$run/www" "$run/db"
+chmod 700 "$run/db"
+stripe_secret="whsec_demo$(openssl rand -hex 12)"
+shop_secret="demo-$(openssl rand -hex 16)"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+sed -e "s|/usr/local/bin/oncehook|$prefix/bin/oncehook|" \
+    -e "s|/usr/local/share/oncehook|$prefix/share/oncehook|g" \
+    -e "s|/run/lighttpd/oncehook.sock|$run/oncehook.sock|" \
+    -e "s|/var/lib/oncehook/oncehook.db|$run/db/oncehook.db|" \
+    -e "s|whsec_REPLACE_WITH_YOUR_SIGNING_SECRET|$stripe_secret|" \
+    -e "s|REPLACE_WITH_YOUR_SHARED_SECRET|$shop_secret|" \
+    "$root/conf-examples/lighttpd-fastcgi.conf" >"$run/oncehook.conf"
+cat >"$run/lighttpd.conf" <<CONF
+server.port = $port
+server.bind = "127.0.0.1"
+server.document-root = "$run/www"
+server.errorlog = "$run/error.log"
+server.breakagelog = "$run/oncehook.log"
+server.pid-file = "$run/lighttpd.pid"
+include "$run/oncehook.conf"
+CONF
+
+export ONCEHOOK_DB="$run/db/oncehook.db" ONCEHOOK_ENDPOINTS=stripe,shop
+export ONCEHOOK_STRIPE_SCHEME=stripe ONCEHOOK_STRIPE_SECRET="$stripe_secret"
+export ONCEHOOK_SHOP_SCHEME=hmac-sha256 ONCEHOOK_SHOP_SECRET="$shop_secret"
+export ONCEHOOK_STRIPE_ACTIONS="$prefix/share/oncehook/sql/actions/orders.sql"
+export ONCEHOOK_SHOP_ACTIONS="$ONCEHOOK_STRIPE_ACTIONS"
+"$prefix/bin/oncehook" init
+"$prefix/bin/oncehook" check | sed 's/^/   /'
+
+lighttpd -D -f "$run/lighttpd.conf" &
+pid=$!
+stop() { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; }
+[ $keep -eq 1 ] || trap stop EXIT
+for _ in $(seq 50); do
+	curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+	sleep 0.1
+done
+url="http://127.0.0.1:$port/hooks"
+echo "== lighttpd (pid $pid) on $url/{stripe,shop}"
+
+hmac_hex() { openssl dgst -sha256 -hmac "$1" -r | cut -d' ' -f1; }
+
+# post ENDPOINT BODY HEADER: print the status line, any replay header,
+# then the body.  Safe to run concurrently.
+post() {
+	local head
+	head=$(mktemp "$run/head.XXXXXX")
+	curl -s -D "$head" -o "$head.body" -H 'Content-Type: application/json' \
+	    -H "$3" --data-binary "$2" "$url/$1"
+	grep -iE '^(HTTP|Idempotent)' "$head" | tr -d '\r' | paste -sd' '
+	cat "$head.body"
+	rm -f "$head" "$head.body"
+}
+
+# shop BODY [SECRET]: a delivery signed the hmac-sha256 way.
+shop() {
+	local sig
+	sig=$(printf '%s' "$1" | hmac_hex "${2:-$shop_secret}")
+	post shop "$1" "X-Webhook-Signature: sha256=$sig"
+}
+
+# stripe BODY: a delivery signed the way Stripe signs, timestamp now.
+stripe() {
+	local t sig
+	t=$(date +%s)
+	sig=$(printf '%s.%s' "$t" "$1" | hmac_hex "$stripe_secret")
+	post stripe "$1" "Stripe-Signature: t=$t,v1=$sig"
+}
+
+pay='{"eventId":"evt_pay_42","type":"payment.success","metadata":{"orderId":"42"},"transaction":{"id":"tx_42","amount":49.99,"currency":"EUR"},"customer":{"customerEmail":"ada@example.com"}}'
+echo; echo "-- 1. payment for order 42"
+shop "$pay"
+echo "-- 2. the provider retries it"
+shop "$pay"
+echo "-- 3. ten concurrent copies of a payment for order 7"
+pay7='{"eventId":"evt_pay_7","type":"payment.success","metadata":{"orderId":"7"},"transaction":{"id":"tx_7","amount":12,"currency":"EUR"}}'
+copies=()
+for i in $(seq 10); do
+	shop "$pay7" >"$run/c.$i" &
+	copies+=($!)
+done
+wait "${copies[@]}"
+cat "$run"/c.* | grep -o '"status":"[a-z_]*"' | sort | uniq -c
+echo "-- 4. Stripe: the refund of order 43 arrives before its payment"
+stripe '{"id":"evt_ref_43","type":"charge.refunded","data":{"object":{"id":"ch_43","metadata":{"order_id":"43"}}}}'
+stripe '{"id":"evt_pi_43","type":"payment_intent.succeeded","data":{"object":{"id":"pi_43","amount":2500,"currency":"usd","metadata":{"order_id":"43"}}}}'
+echo "-- 5. a forged delivery (wrong secret)"
+shop '{"eventId":"evt_forged","type":"payment.refunded","metadata":{"orderId":"42"}}' not-the-secret
+echo "-- 6. the same key with another payload"
+shop '{"eventId":"evt_pay_42","type":"payment.success","metadata":{"orderId":"42"},"transaction":{"amount":0.01}}'
+
+echo; echo "== events"
+sqlite3 -header -column "$ONCEHOOK_DB" \
+    "SELECT endpoint, key, type, status FROM events ORDER BY id"
+echo; echo "== orders"
+sqlite3 -header -column "$ONCEHOOK_DB" \
+    "SELECT id, status, amount, currency, payment_id FROM orders ORDER BY id"
+echo; echo "== oncehook's log ($run/oncehook.log)"
+tail -n 8 "$run/oncehook.log" 2>/dev/null || true
+if [ $keep -eq 1 ]; then
+	echo; echo "lighttpd keeps running (pid $pid): kill $pid to stop it."
+fi
