@@ -31,45 +31,18 @@ if [ -f "$run/lighttpd.pid" ]; then
 	sleep 0.5
 fi
 rm -rf "$run"
-mkdir -p "$run/www" "$run/db"
-chmod 700 "$run/db"
-stripe_secret="whsec_demo$(openssl rand -hex 12)"
-shop_secret="demo-$(openssl rand -hex 16)"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-
-sed -e "s|/usr/local/bin/oncehook|$prefix/bin/oncehook|" \
-    -e "s|/usr/local/share/oncehook|$prefix/share/oncehook|g" \
-    -e "s|/run/lighttpd/oncehook.sock|$run/oncehook.sock|" \
-    -e "s|/var/lib/oncehook/oncehook.db|$run/db/oncehook.db|" \
-    -e "s|whsec_REPLACE_WITH_YOUR_SIGNING_SECRET|$stripe_secret|" \
-    -e "s|REPLACE_WITH_YOUR_SHARED_SECRET|$shop_secret|" \
-    "$root/conf-examples/lighttpd-fastcgi.conf" >"$run/oncehook.conf"
-cat >"$run/lighttpd.conf" <<CONF
-server.port = $port
-server.bind = "127.0.0.1"
-server.document-root = "$run/www"
-server.errorlog = "$run/error.log"
-server.breakagelog = "$run/oncehook.log"
-server.pid-file = "$run/lighttpd.pid"
-include "$run/oncehook.conf"
-CONF
-
-export ONCEHOOK_DB="$run/db/oncehook.db" ONCEHOOK_ENDPOINTS=stripe,shop
-export ONCEHOOK_STRIPE_SCHEME=stripe ONCEHOOK_STRIPE_SECRET="$stripe_secret"
-export ONCEHOOK_SHOP_SCHEME=hmac-sha256 ONCEHOOK_SHOP_SECRET="$shop_secret"
-export ONCEHOOK_STRIPE_ACTIONS="$prefix/share/oncehook/sql/actions/orders.sql"
-export ONCEHOOK_SHOP_ACTIONS="$ONCEHOOK_STRIPE_ACTIONS"
+LH_ROOT=$root
+. "$root/tools/lighttpd.sh"
+lh_setup fastcgi "$run" "$prefix/bin/oncehook" "$prefix/share/oncehook"
+stripe_secret=$LH_STRIPE_SECRET
+shop_secret=$LH_SHOP_SECRET
 "$prefix/bin/oncehook" init
 "$prefix/bin/oncehook" check | sed 's/^/   /'
 
-lighttpd -D -f "$run/lighttpd.conf" &
-pid=$!
-stop() { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; }
-[ $keep -eq 1 ] || trap stop EXIT
-for _ in $(seq 50); do
-	curl -s -o /dev/null "http://127.0.0.1:$port/" && break
-	sleep 0.1
-done
+lh_start "$run"
+pid=$LH_PID
+[ $keep -eq 1 ] || trap lh_stop EXIT
+port=$LH_PORT
 url="http://127.0.0.1:$port/hooks"
 echo "== lighttpd (pid $pid) on $url/{stripe,shop}"
 

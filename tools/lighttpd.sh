@@ -1,0 +1,65 @@
+# Sourced by tools/demo.sh and bench/latency.sh: run oncehook behind a
+# real lighttpd from the shipped conf-examples, filling in only paths,
+# the port and the secrets.  (tests/e2e-lighttpd.sh does the same with
+# the extra steps a test needs: an unprivileged backend user, sanitizer
+# logs.)  Needs bash.
+
+# lh_setup MODE RUN BIN SHARE: write RUN/lighttpd.conf for MODE (fastcgi
+# or cgi) on a free port of 127.0.0.1, with the database in RUN/db and
+# secrets of its own; export the same ONCEHOOK_* variables, so that
+# "oncehook init" and "check" see what the server sees.  Sets LH_PORT,
+# LH_STRIPE_SECRET, LH_SHOP_SECRET.
+lh_setup() {
+	local mode=$1 run=$2 bin=$3 share=$4
+	mkdir -p "$run/www" "$run/db"
+	chmod 700 "$run/db"
+	LH_STRIPE_SECRET="whsec_$(openssl rand -hex 16)"
+	LH_SHOP_SECRET="$(openssl rand -hex 16)"
+	LH_PORT=$(python3 -c 'import socket; s = socket.socket();
+s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	sed -e "s|/usr/local/bin/oncehook|$bin|" \
+	    -e "s|/usr/local/share/oncehook|$share|g" \
+	    -e "s|/run/lighttpd/oncehook.sock|$run/oncehook.sock|" \
+	    -e "s|/var/lib/oncehook/oncehook.db|$run/db/oncehook.db|" \
+	    -e "s|whsec_REPLACE_WITH_YOUR_SIGNING_SECRET|$LH_STRIPE_SECRET|" \
+	    -e "s|REPLACE_WITH_YOUR_SHARED_SECRET|$LH_SHOP_SECRET|" \
+	    "$LH_ROOT/conf-examples/lighttpd-$mode.conf" >"$run/oncehook.conf"
+	cat >"$run/lighttpd.conf" <<CONF
+server.port = $LH_PORT
+server.bind = "127.0.0.1"
+server.document-root = "$run/www"
+server.errorlog = "$run/error.log"
+server.breakagelog = "$run/oncehook.log"
+server.pid-file = "$run/lighttpd.pid"
+include "$run/oncehook.conf"
+CONF
+	export ONCEHOOK_DB="$run/db/oncehook.db" ONCEHOOK_ENDPOINTS=stripe,shop
+	export ONCEHOOK_STRIPE_SCHEME=stripe
+	export ONCEHOOK_STRIPE_SECRET="$LH_STRIPE_SECRET"
+	export ONCEHOOK_SHOP_SCHEME=hmac-sha256
+	export ONCEHOOK_SHOP_SECRET="$LH_SHOP_SECRET"
+	export ONCEHOOK_STRIPE_ACTIONS="$share/sql/actions/orders.sql"
+	export ONCEHOOK_SHOP_ACTIONS="$share/sql/actions/orders.sql"
+}
+
+# lh_start RUN: start lighttpd in the foreground of a background job;
+# sets LH_PID and waits until the port answers.
+lh_start() {
+	local run=$1 i
+	lighttpd -D -f "$run/lighttpd.conf" &
+	LH_PID=$!
+	for i in $(seq 100); do
+		curl -s -o /dev/null "http://127.0.0.1:$LH_PORT/" && return 0
+		sleep 0.05
+	done
+	echo "lighttpd did not start: see $run/error.log" >&2
+	return 1
+}
+
+# lh_stop: stop the server started by lh_start, by its PID.
+lh_stop() {
+	[ -n "${LH_PID:-}" ] || return 0
+	kill "$LH_PID" 2>/dev/null
+	wait "$LH_PID" 2>/dev/null || true
+	LH_PID=
+}
