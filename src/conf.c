@@ -129,8 +129,8 @@ conf_duration(const char *s, long long *out)
 	case 'd': mul = 86400; break;
 	default: return -1;
 	}
-	/* At most about 100 years. */
-	if (v < 1 || v > 3650000LL * 86400 / mul)
+	/* At most 100 years. */
+	if (v < 1 || v > 36500LL * 86400 / mul)
 		return -1;
 	*out = v * mul;
 	return 0;
@@ -672,16 +672,50 @@ resolve(const char *path, char *out)
 	return 0;
 }
 
+/* 1 if the resolved path p lies in the resolved directory d. */
+static int
+under(const char *p, const char *d)
+{
+	size_t	 dl = strlen(d);
+
+	if (dl == 1)		/* the directory is "/" */
+		return 1;
+	return strncmp(p, d, dl) == 0 && (p[dl] == '/' || p[dl] == '\0');
+}
+
+/*
+ * A database is inside the document root if it is so as written (even
+ * in a directory that does not exist yet), with
+ * its directories resolved, or with its last component followed too: a
+ * symbolic link in the document root that points elsewhere still lets
+ * the web server serve the file.
+ */
 int
 conf_path_inside(const char *path, const char *dir)
 {
-	char	 p[PATH_MAX], d[PATH_MAX];
-	size_t	 dl;
+	char	 p[PATH_MAX], d[PATH_MAX], parent[PATH_MAX];
+	char	*slash;
 
-	if (resolve(path, p) == -1 || realpath(dir, d) == NULL)
+	if (realpath(dir, d) == NULL)
 		return -1;
-	dl = strlen(d);
-	if (dl == 1)		/* the document root is "/" */
+	/* As written, when no "." or ".." component can lead out. */
+	if (strstr(path, "/./") == NULL && strstr(path, "/../") == NULL &&
+	    (under(path, dir) || under(path, d)))
 		return 1;
-	return strncmp(p, d, dl) == 0 && (p[dl] == '/' || p[dl] == '\0');
+	if (strlen(path) < sizeof(parent)) {
+		strcpy(parent, path);
+		if ((slash = strrchr(parent, '/')) != NULL && slash != parent) {
+			*slash = '\0';
+			if (realpath(parent, p) != NULL &&
+			    strlen(p) + strlen(slash + 1) + 2 <= sizeof(p)) {
+				strcat(p, "/");
+				strcat(p, slash + 1);
+				if (under(p, d))
+					return 1;
+			}
+		}
+	}
+	if (resolve(path, p) == -1)
+		return -1;
+	return under(p, d);
 }

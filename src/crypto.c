@@ -140,6 +140,9 @@ crypto_unbase64(const char *s, size_t slen, unsigned char *out, size_t outsz)
 	size_t		 i, o = 0, bits = 0;
 	int		 v;
 
+	/* Padding, if any, completes a group of four. */
+	if (memchr(s, '=', slen) != NULL && slen % 4 != 0)
+		return -1;
 	/* Strip up to two '=' of padding; then the length must fit. */
 	if (slen % 4 == 0 && slen >= 1 && s[slen - 1] == '=')
 		slen--;

@@ -208,6 +208,8 @@ oom:
 	r->err = HOOK_ESYSTEM;
 	r->status = 500;
 	r->replayed = 0;
+	r->retry_after = 0;
+	r->allow = NULL;
 	r->body = NULL;
 	r->bodysz = 0;
 	return -1;

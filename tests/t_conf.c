@@ -650,8 +650,19 @@ test_path_inside(void)
 	CHECK(conf_path_inside(p, "/nonexistent-oncehook-dir") == -1,
 	    "missing directory is an error");
 	snprintf(p, sizeof(p), "%s/nodir/new.db", a);
-	CHECK(conf_path_inside(p, a) == -1,
-	    "file in a missing directory is an error");
+	CHECK(conf_path_inside(p, a) == 1,
+	    "file in a missing directory is inside as written");
+
+	/* A link in the document root to a database elsewhere: the web
+	 * server could follow it, so it counts as inside. */
+	snprintf(p, sizeof(p), "%s/ln.db", a);
+	snprintf(link, sizeof(link), "%s/hooks.db", ab);
+	if (symlink(link, p) == -1)
+		BAIL("symlink %s failed", p);
+	CHECK(conf_path_inside(p, a) == 1,
+	    "symlink inside to a file outside is inside");
+	CHECK(conf_path_inside(link, a) == 0,
+	    "its target, named directly, is not");
 
 	if (unlink(link) == -1)
 		BAIL("unlink %s failed", link);
