@@ -608,7 +608,7 @@ test_duration(void)
 static void
 test_path_inside(void)
 {
-	char	 a[512], ab[512], link[512], p[PATH_MAX];
+	char	 a[512], ab[512], link[512], p[PATH_MAX], target[PATH_MAX];
 
 	snprintf(a, sizeof(a), "%s/a", tmpdir);
 	snprintf(ab, sizeof(ab), "%s/ab", tmpdir);
@@ -656,12 +656,12 @@ test_path_inside(void)
 	/* A link in the document root to a database elsewhere: the web
 	 * server could follow it, so it counts as inside. */
 	snprintf(p, sizeof(p), "%s/ln.db", a);
-	snprintf(link, sizeof(link), "%s/hooks.db", ab);
-	if (symlink(link, p) == -1)
+	snprintf(target, sizeof(target), "%s/hooks.db", ab);
+	if (symlink(target, p) == -1)
 		BAIL("symlink %s failed", p);
 	CHECK(conf_path_inside(p, a) == 1,
 	    "symlink inside to a file outside is inside");
-	CHECK(conf_path_inside(link, a) == 0,
+	CHECK(conf_path_inside(target, a) == 0,
 	    "its target, named directly, is not");
 
 	if (unlink(link) == -1)
