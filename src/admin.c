@@ -4,13 +4,16 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "admin.h"
 #include "conf.h"
+#include "crypto.h"
 #include "log.h"
 #include "sig.h"
 #include "store.h"
@@ -163,6 +166,187 @@ admin_check(int argc, char **argv)
 		printf("database ok: schema version %d, actions prepared\n",
 		    store_version());
 	store_close(st);
+	conf_free(cf);
+	return rc;
+}
+
+static const char sign_usage[] =
+"usage: oncehook sign [--endpoint NAME] [--curl URL] [--id ID]\n"
+"                     [--event TYPE] [--time UNIX] FILE\n"
+"\n"
+"Sign the JSON in FILE (- for standard input) the way the endpoint's\n"
+"provider does, with its first secret and the current time, and print\n"
+"the headers to send, or with --curl a ready curl command line.\n"
+"--id sets the delivery id (random otherwise; give the same id to send a\n"
+"duplicate), --event the type for schemes that carry it in a header\n"
+"(github, shopify, gitlab), --time the timestamp.  For gitlab the header\n"
+"is the secret itself.\n";
+
+#define SIGN_BODY_MAX	(64 << 20)	/* bytes */
+
+/* Read FILE (or stdin for "-") into a new buffer; NULL on error. */
+static char *
+read_file(const char *path, size_t *sz)
+{
+	FILE	*f;
+	char	*buf, *nb;
+	size_t	 cap = 65536, len = 0, n;
+
+	if ((f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb")) ==
+	    NULL) {
+		fprintf(stderr, "oncehook sign: %s: %s\n", path,
+		    strerror(errno));
+		return NULL;
+	}
+	if ((buf = malloc(cap)) == NULL)
+		goto fail;
+	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap) {
+			if (cap >= SIGN_BODY_MAX ||
+			    (nb = realloc(buf, cap * 2)) == NULL)
+				goto fail;
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (ferror(f))
+		goto fail;
+	if (f != stdin)
+		fclose(f);
+	*sz = len;
+	return buf;
+fail:
+	fprintf(stderr, "oncehook sign: %s: cannot read it\n", path);
+	free(buf);
+	if (f != stdin)
+		fclose(f);
+	return NULL;
+}
+
+/* Print s single-quoted for a POSIX shell. */
+static void
+shell_quote(const char *s)
+{
+	putchar('\'');
+	for (; *s != '\0'; s++)
+		if (*s == '\'')
+			fputs("'\\''", stdout);
+		else
+			putchar(*s);
+	putchar('\'');
+}
+
+int
+admin_sign(int argc, char **argv)
+{
+	struct conf			*cf = NULL;
+	const struct conf_endpoint	*ep = NULL;
+	struct sig_msg			 m;
+	struct sig_out			 out;
+	const char			*name = NULL, *curl = NULL, *file = NULL;
+	unsigned char			 rnd[12];
+	char				 id[40], line[600];
+	char				*body = NULL, *end;
+	long long			 t = -1;
+	size_t				 i, bodysz = 0;
+	int				 rc = 1;
+
+	if (helped(argc, argv, sign_usage))
+		return 0;
+	memset(&m, 0, sizeof(m));
+	for (i = 1; i < (size_t)argc; i++) {
+		if (strcmp(argv[i], "--endpoint") == 0 && i + 1 < (size_t)argc)
+			name = argv[++i];
+		else if (strcmp(argv[i], "--curl") == 0 && i + 1 < (size_t)argc)
+			curl = argv[++i];
+		else if (strcmp(argv[i], "--id") == 0 && i + 1 < (size_t)argc)
+			m.id = argv[++i];
+		else if (strcmp(argv[i], "--event") == 0 &&
+		    i + 1 < (size_t)argc)
+			m.event = argv[++i];
+		else if (strcmp(argv[i], "--time") == 0 &&
+		    i + 1 < (size_t)argc) {
+			errno = 0;
+			t = strtoll(argv[++i], &end, 10);
+			if (errno != 0 || *end != '\0' || t < 0) {
+				fprintf(stderr, "oncehook sign: --time wants "
+				    "Unix seconds\n");
+				return 2;
+			}
+		} else if (file == NULL && (argv[i][0] != '-' ||
+		    strcmp(argv[i], "-") == 0))
+			file = argv[i];
+		else {
+			fputs(sign_usage, stderr);
+			return 2;
+		}
+	}
+	if (file == NULL || (m.id != NULL && (*m.id == '\0' ||
+	    strlen(m.id) > 200))) {
+		fputs(sign_usage, stderr);
+		return 2;
+	}
+	if ((cf = load("sign")) == NULL)
+		return 1;
+	if (name == NULL && cf->named && cf->nendpoints > 1) {
+		fprintf(stderr, "oncehook sign: --endpoint: one of");
+		for (i = 0; i < cf->nendpoints; i++)
+			fprintf(stderr, " %s", cf->endpoints[i].name);
+		fprintf(stderr, "\n");
+		goto out;
+	}
+	for (i = 0; i < cf->nendpoints && ep == NULL; i++)
+		if (name == NULL || strcmp(cf->endpoints[i].name, name) == 0)
+			ep = &cf->endpoints[i];
+	if (ep == NULL) {
+		fprintf(stderr, "oncehook sign: no endpoint %s\n", name);
+		goto out;
+	}
+	if ((body = read_file(file, &bodysz)) == NULL)
+		goto out;
+	m.id_given = m.id != NULL;
+	if (m.id == NULL) {
+		if (crypto_random(rnd, sizeof(rnd)) == -1)
+			goto out;
+		memcpy(id, "msg_", 4);
+		crypto_hex(rnd, sizeof(rnd), id + 4);
+		m.id = id;
+	}
+	m.body = body;
+	m.bodysz = bodysz;
+	m.now = t >= 0 ? (time_t)t : time(NULL);
+	if (sig_sign(ep, &m, &out) == -1) {
+		fprintf(stderr, "oncehook sign: signing failed\n");
+		goto out;
+	}
+	if (curl == NULL) {
+		printf("Content-Type: application/json\n");
+		for (i = 0; i < out.n; i++)
+			printf("%s: %s\n", out.h[i].name, out.h[i].value);
+	} else {
+		printf("curl -sS -X POST -H 'Content-Type: application/json'");
+		for (i = 0; i < out.n; i++) {
+			snprintf(line, sizeof(line), "%s: %s", out.h[i].name,
+			    out.h[i].value);
+			printf(" -H ");
+			shell_quote(line);
+		}
+		printf(" --data-binary ");
+		if (strcmp(file, "-") == 0)
+			printf("@-");
+		else {
+			snprintf(line, sizeof(line), "@%s", file);
+			shell_quote(line);
+		}
+		printf(" ");
+		shell_quote(curl);
+		printf("\n");
+	}
+	rc = 0;
+out:
+	crypto_wipe(&out, sizeof(out));
+	free(body);
 	conf_free(cf);
 	return rc;
 }

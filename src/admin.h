@@ -8,5 +8,6 @@
 
 int	admin_init(int argc, char **argv);
 int	admin_check(int argc, char **argv);
+int	admin_sign(int argc, char **argv);
 
 #endif

@@ -11,6 +11,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include <openssl/rand.h>
 
 #include "crypto.h"
 #include "log.h"
@@ -176,6 +177,16 @@ crypto_base64(const unsigned char *p, size_t sz, char *out, size_t outsz)
 	if (outsz < need || sz > 0x3fffffff)
 		return -1;
 	return EVP_EncodeBlock((unsigned char *)out, p, (int)sz);
+}
+
+int
+crypto_random(void *p, size_t sz)
+{
+	if (sz > 0x7fffffff || RAND_bytes(p, (int)sz) != 1) {
+		log_error("crypto: RAND_bytes failed");
+		return -1;
+	}
+	return 0;
 }
 
 void

@@ -61,6 +61,9 @@ long	crypto_unbase64(const char *s, size_t slen, unsigned char *out,
 long	crypto_base64(const unsigned char *p, size_t sz, char *out,
 	    size_t outsz);
 
+/* Fill p with sz random bytes.  Returns 0, or -1 (logged). */
+int	crypto_random(void *p, size_t sz) __attribute__((warn_unused_result));
+
 /* Overwrite sz bytes at p with zeros in a way the compiler keeps. */
 void	crypto_wipe(void *p, size_t sz);
 

@@ -22,6 +22,8 @@ static const char usage[] =
 "usage: oncehook                 handle requests (CGI or FastCGI)\n"
 "       oncehook init            create or migrate the database\n"
 "       oncehook check           validate the configuration\n"
+"       oncehook sign [--endpoint NAME] [--curl URL] FILE\n"
+"                                sign a payload to test a deployment\n"
 "       oncehook --version\n"
 "\n"
 "Configured by ONCEHOOK_* environment variables; see oncehook(8).\n";
@@ -71,6 +73,8 @@ main(int argc, char **argv)
 			return admin_init(argc - 1, argv + 1);
 		if (strcmp(argv[1], "check") == 0)
 			return admin_check(argc - 1, argv + 1);
+		if (strcmp(argv[1], "sign") == 0)
+			return admin_sign(argc - 1, argv + 1);
 		if (strcmp(argv[1], "--version") == 0) {
 			printf("oncehook %s\n", PACKAGE_VERSION);
 			return 0;

@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -486,6 +487,210 @@ verify_gitlab(const struct conf_endpoint *ep, const struct sig_input *in,
 }
 
 /*
+ * Signing, for oncehook sign: each scheme's sender side, built from the
+ * same pieces its verify function checks.
+ */
+
+static void
+out_add(struct sig_out *o, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+out_add(struct sig_out *o, const char *name, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (o->n == SIG_OUT_MAX)
+		return;
+	o->h[o->n].name = name;
+	va_start(ap, fmt);
+	vsnprintf(o->h[o->n].value, sizeof(o->h[o->n].value), fmt, ap);
+	va_end(ap);
+	o->n++;
+}
+
+/* MAC of the pieces as hex (65 bytes) or base64 (45 bytes) text. */
+static int
+mac_text(const struct secret *k, const struct crypto_piece *pieces, size_t n,
+    int base64, char *out)
+{
+	unsigned char	 md[CRYPTO_SHA256_LEN];
+
+	if (crypto_hmac_sha256(k->p, k->sz, pieces, n, md) == -1)
+		return -1;
+	if (base64)
+		(void)crypto_base64(md, sizeof(md), out, 45);
+	else
+		crypto_hex(md, sizeof(md), out);
+	crypto_wipe(md, sizeof(md));
+	return 0;
+}
+
+static int
+sign_hmac_sha256(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	struct crypto_piece	 body = { m->body, m->bodysz };
+	char			 mac[65];
+
+	if (mac_text(k, &body, 1, 0, mac) == -1)
+		return -1;
+	out_add(o, "X-Webhook-Signature", "sha256=%s", mac);
+	/* The body's id or hash is the key unless one was asked for. */
+	if (m->id_given)
+		out_add(o, "X-Idempotency-Key", "%s", m->id);
+	return 0;
+}
+
+static int
+sign_stripe(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	struct crypto_piece	 pieces[3];
+	char			 ts[24], mac[65];
+
+	snprintf(ts, sizeof(ts), "%lld", (long long)m->now);
+	pieces[0].p = ts;
+	pieces[0].sz = strlen(ts);
+	pieces[1].p = ".";
+	pieces[1].sz = 1;
+	pieces[2].p = m->body;
+	pieces[2].sz = m->bodysz;
+	if (mac_text(k, pieces, 3, 0, mac) == -1)
+		return -1;
+	out_add(o, "Stripe-Signature", "t=%s,v1=%s", ts, mac);
+	return 0;
+}
+
+static int
+sign_github(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	struct crypto_piece	 body = { m->body, m->bodysz };
+	char			 mac[65];
+
+	if (mac_text(k, &body, 1, 0, mac) == -1)
+		return -1;
+	out_add(o, "X-GitHub-Event", "%s", m->event ? m->event : "ping");
+	out_add(o, "X-GitHub-Delivery", "%s", m->id);
+	out_add(o, "X-Hub-Signature-256", "sha256=%s", mac);
+	return 0;
+}
+
+static int
+sign_standard_as(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o, const char *hid, const char *hts, const char *hsig)
+{
+	struct crypto_piece	 pieces[5];
+	char			 ts[24], mac[45];
+
+	snprintf(ts, sizeof(ts), "%lld", (long long)m->now);
+	pieces[0].p = m->id;
+	pieces[0].sz = strlen(m->id);
+	pieces[1].p = ".";
+	pieces[1].sz = 1;
+	pieces[2].p = ts;
+	pieces[2].sz = strlen(ts);
+	pieces[3].p = ".";
+	pieces[3].sz = 1;
+	pieces[4].p = m->body;
+	pieces[4].sz = m->bodysz;
+	if (mac_text(k, pieces, 5, 1, mac) == -1)
+		return -1;
+	out_add(o, hid, "%s", m->id);
+	out_add(o, hts, "%s", ts);
+	out_add(o, hsig, "v1,%s", mac);
+	return 0;
+}
+
+static int
+sign_standard(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	return sign_standard_as(k, m, o, "webhook-id", "webhook-timestamp",
+	    "webhook-signature");
+}
+
+static int
+sign_svix(const struct secret *k, const struct sig_msg *m, struct sig_out *o)
+{
+	return sign_standard_as(k, m, o, "svix-id", "svix-timestamp",
+	    "svix-signature");
+}
+
+static int
+sign_shopify(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	struct crypto_piece	 body = { m->body, m->bodysz };
+	char			 mac[45];
+
+	if (mac_text(k, &body, 1, 1, mac) == -1)
+		return -1;
+	out_add(o, "X-Shopify-Topic", "%s",
+	    m->event ? m->event : "orders/create");
+	out_add(o, "X-Shopify-Event-Id", "%s", m->id);
+	out_add(o, "X-Shopify-Webhook-Id", "%s", m->id);
+	out_add(o, "X-Shopify-Hmac-Sha256", "%s", mac);
+	return 0;
+}
+
+static int
+sign_slack(const struct secret *k, const struct sig_msg *m, struct sig_out *o)
+{
+	struct crypto_piece	 pieces[4];
+	char			 ts[24], mac[65];
+
+	snprintf(ts, sizeof(ts), "%lld", (long long)m->now);
+	pieces[0].p = "v0:";
+	pieces[0].sz = 3;
+	pieces[1].p = ts;
+	pieces[1].sz = strlen(ts);
+	pieces[2].p = ":";
+	pieces[2].sz = 1;
+	pieces[3].p = m->body;
+	pieces[3].sz = m->bodysz;
+	if (mac_text(k, pieces, 4, 0, mac) == -1)
+		return -1;
+	out_add(o, "X-Slack-Request-Timestamp", "%s", ts);
+	out_add(o, "X-Slack-Signature", "v0=%s", mac);
+	return 0;
+}
+
+static int
+sign_paddle(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	struct crypto_piece	 pieces[3];
+	char			 ts[24], mac[65];
+
+	snprintf(ts, sizeof(ts), "%lld", (long long)m->now);
+	pieces[0].p = ts;
+	pieces[0].sz = strlen(ts);
+	pieces[1].p = ":";
+	pieces[1].sz = 1;
+	pieces[2].p = m->body;
+	pieces[2].sz = m->bodysz;
+	if (mac_text(k, pieces, 3, 0, mac) == -1)
+		return -1;
+	out_add(o, "Paddle-Signature", "ts=%s;h1=%s", ts, mac);
+	return 0;
+}
+
+/* gitlab sends the secret itself: sign prints it, as GitLab would. */
+static int
+sign_gitlab(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	out_add(o, "X-Gitlab-Event", "%s",
+	    m->event ? m->event : "System Hook");
+	out_add(o, "X-Gitlab-Event-UUID", "%s", m->id);
+	out_add(o, "X-Gitlab-Token", "%.*s", (int)k->sz,
+	    (const char *)k->p);
+	return 0;
+}
+
+/*
  * The schemes.  Defaults for the key and the event type use the source
  * syntax of ONCEHOOK_<NAME>_KEY (conf.h): alternatives, first wins.
  */
@@ -493,39 +698,48 @@ static const struct scheme schemes[] = {
 	{ "hmac-sha256", 0,
 	  "header:X-Idempotency-Key json:/id json:/eventId hash",
 	  "json:/type",
-	  NULL, verify_hmac_sha256 },
+	  NULL, verify_hmac_sha256,
+	  sign_hmac_sha256 },
 	{ "stripe", 1,
 	  "json:/id",
 	  "json:/type",
-	  NULL, verify_stripe },
+	  NULL, verify_stripe,
+	  sign_stripe },
 	{ "github", 0,
 	  "header:X-GitHub-Delivery",
 	  "header:X-GitHub-Event",
-	  NULL, verify_github },
+	  NULL, verify_github,
+	  sign_github },
 	{ "standard", 1,
 	  "header:webhook-id",
 	  "json:/type",
-	  secret_whsec, verify_standard },
+	  secret_whsec, verify_standard,
+	  sign_standard },
 	{ "svix", 1,
 	  "header:svix-id",
 	  "json:/type",
-	  secret_whsec, verify_svix },
+	  secret_whsec, verify_svix,
+	  sign_svix },
 	{ "shopify", 0,
 	  "header:X-Shopify-Event-Id header:X-Shopify-Webhook-Id",
 	  "header:X-Shopify-Topic",
-	  NULL, verify_shopify },
+	  NULL, verify_shopify,
+	  sign_shopify },
 	{ "slack", 1,
 	  "json:/event_id",
 	  "json:/event/type json:/type",
-	  NULL, verify_slack },
+	  NULL, verify_slack,
+	  sign_slack },
 	{ "paddle", 1,
 	  "json:/event_id",
 	  "json:/event_type",
-	  NULL, verify_paddle },
+	  NULL, verify_paddle,
+	  sign_paddle },
 	{ "gitlab", 0,
 	  "header:Idempotency-Key header:X-Gitlab-Event-UUID",
 	  "header:X-Gitlab-Event",
-	  NULL, verify_gitlab },
+	  NULL, verify_gitlab,
+	  sign_gitlab },
 };
 
 #define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
@@ -567,4 +781,14 @@ sig_verify(const struct conf_endpoint *ep, const struct sig_input *in,
 		return HOOK_ESIG;
 	}
 	return ep->scheme->verify(ep, in, v);
+}
+
+int
+sig_sign(const struct conf_endpoint *ep, const struct sig_msg *m,
+    struct sig_out *out)
+{
+	out->n = 0;
+	if (ep->nsecrets == 0)
+		return -1;
+	return ep->scheme->sign(&ep->secrets[0], m, out);
 }

@@ -32,6 +32,27 @@ struct sig_input {
 	time_t			 now;
 };
 
+/* A message to sign (oncehook sign): what the sender would send. */
+struct sig_msg {
+	const char	*body;
+	size_t		 bodysz;
+	time_t		 now;
+	const char	*id;	/* delivery or message id */
+	int		 id_given; /* id chosen by the user, not random */
+	const char	*event;	/* event type, for schemes with a type header */
+};
+
+#define SIG_OUT_MAX	6	/* headers one signature needs at most */
+
+/* The headers a sender adds, in order. */
+struct sig_out {
+	struct {
+		const char	*name;
+		char		 value[256];
+	}		 h[SIG_OUT_MAX];
+	size_t		 n;
+};
+
 struct scheme {
 	const char	*name;
 	int		 timestamped;
@@ -47,6 +68,12 @@ struct scheme {
 	/* HOOK_OK, HOOK_ESIG, HOOK_ESTALE or HOOK_ESYSTEM. */
 	enum hook_err	(*verify)(const struct conf_endpoint *,
 			    const struct sig_input *, struct sig_verdict *);
+	/*
+	 * Sign m with one secret as the provider does: fill out with the
+	 * headers to send.  Returns 0, or -1 if OpenSSL fails.
+	 */
+	int		(*sign)(const struct secret *, const struct sig_msg *m,
+			    struct sig_out *out);
 };
 
 /* The scheme of that name, or NULL. */
@@ -61,6 +88,13 @@ const char		*scheme_names(void);
 enum hook_err	sig_verify(const struct conf_endpoint *,
 		    const struct sig_input *, struct sig_verdict *v)
 		    __attribute__((warn_unused_result));
+
+/*
+ * Sign m with the endpoint's first secret (oncehook sign).  Returns 0,
+ * or -1 if the endpoint has no secret or OpenSSL fails.
+ */
+int		sig_sign(const struct conf_endpoint *, const struct sig_msg *m,
+		    struct sig_out *out) __attribute__((warn_unused_result));
 
 /* Longest signature header accepted, bytes; longer is malformed. */
 #define SIG_HEADER_MAX	8192
