@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,9 +146,22 @@ fcgi_read(void *arg, char *buf, size_t n)
 	return r;
 }
 
-int
-front_fcgi(struct pipeline *p, int listenfd, volatile int *stop)
+/*
+ * SIGTERM and SIGINT are blocked while a request is handled, so this
+ * runs only between requests: nothing is in flight, no transaction is
+ * open, and the process may end at once.
+ */
+static void
+on_stop(int sig)
 {
+	_exit(0);
+}
+
+int
+front_fcgi(struct pipeline *p, int listenfd)
+{
+	struct sigaction	 sa;
+	sigset_t		 stops;
 	static struct cgienv	 ce;
 	FCGX_Request		 r;
 	struct resp		 resp;
@@ -164,7 +178,17 @@ front_fcgi(struct pipeline *p, int listenfd, volatile int *stop)
 		log_error("fastcgi: FCGX_InitRequest failed");
 		return 1;
 	}
-	while ((stop == NULL || !*stop) && FCGX_Accept_r(&r) == 0) {
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGINT);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigprocmask(SIG_UNBLOCK, &stops, NULL);
+	while (FCGX_Accept_r(&r) == 0) {
+		sigprocmask(SIG_BLOCK, &stops, NULL);
 		from_env(&ce, r.envp, fcgi_read, r.in);
 		pipeline_run(p, &ce.rq, time(NULL), &resp);
 		body = resp_body(&resp, &bodysz);
@@ -174,6 +198,7 @@ front_fcgi(struct pipeline *p, int listenfd, volatile int *stop)
 			log_warnx("fastcgi: writing the response failed");
 		resp_clear(&resp);
 		FCGX_Finish_r(&r);
+		sigprocmask(SIG_UNBLOCK, &stops, NULL);
 	}
 	FCGX_Free(&r, 1);
 	return 0;

@@ -16,9 +16,10 @@ int	front_cgi(struct pipeline *);
 
 /*
  * Accept FastCGI requests on listenfd (0 for the socket a process
- * manager passes on stdin) until accepting fails or *stop becomes
- * non-zero.  Returns an exit code.
+ * manager passes on stdin) until accepting fails.  SIGTERM and SIGINT
+ * end the process at once between requests, and after the request in
+ * flight otherwise.  Returns an exit code.
  */
-int	front_fcgi(struct pipeline *, int listenfd, volatile int *stop);
+int	front_fcgi(struct pipeline *, int listenfd);
 
 #endif

@@ -17,11 +17,14 @@
 #include "front.h"
 #include "log.h"
 #include "pipeline.h"
+#include "serve.h"
 
 static const char usage[] =
 "usage: oncehook                 handle requests (CGI or FastCGI)\n"
 "       oncehook init            create or migrate the database\n"
 "       oncehook check           validate the configuration\n"
+"       oncehook serve --listen ADDR [--workers N]\n"
+"                                serve FastCGI on a socket of its own\n"
 "       oncehook sign [--endpoint NAME] [--curl URL] FILE\n"
 "                                sign a payload to test a deployment\n"
 "       oncehook --version\n"
@@ -45,7 +48,7 @@ handle(void)
 	 * A FastCGI process with a bad configuration keeps answering 500
 	 * (and logging why) rather than exiting into a restart loop.
 	 */
-	rc = cgi ? front_cgi(&p) : front_fcgi(&p, 0, NULL);
+	rc = cgi ? front_cgi(&p) : front_fcgi(&p, 0);
 	pipeline_clear(&p);
 	conf_free(cf);
 	return rc;
@@ -73,6 +76,8 @@ main(int argc, char **argv)
 			return admin_init(argc - 1, argv + 1);
 		if (strcmp(argv[1], "check") == 0)
 			return admin_check(argc - 1, argv + 1);
+		if (strcmp(argv[1], "serve") == 0)
+			return serve_main(argc - 1, argv + 1);
 		if (strcmp(argv[1], "sign") == 0)
 			return admin_sign(argc - 1, argv + 1);
 		if (strcmp(argv[1], "--version") == 0) {

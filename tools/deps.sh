@@ -9,6 +9,7 @@ pkgs=(
 	gcc make autoconf automake pkg-config
 	libfcgi-dev libfcgi-bin libjansson-dev libsqlite3-dev libssl-dev
 	sqlite3 openssl curl python3 lighttpd
+	apache2 libapache2-mod-fcgid nginx-light spawn-fcgi
 )
 
 missing=()
@@ -16,6 +17,12 @@ for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 	    grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm (the providers' own libraries in the tests): any
+# installation will do; Debian's packages if there is none.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1
+then
+	missing+=(nodejs npm)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
