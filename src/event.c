@@ -19,6 +19,7 @@
 #include "event.h"
 #include "log.h"
 #include "req.h"
+#include "sig.h"
 
 #define CANON_FLAGS	(JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)
 
@@ -201,6 +202,31 @@ normalize(json_t *j)
 	return 0;
 }
 
+/*
+ * A sender's URL check (the scheme's challenge type at /type): copy the
+ * string at /challenge and return HOOK_CHALLENGE; HOOK_OK if this is
+ * no such check.
+ */
+static enum hook_err
+challenge(const struct conf_endpoint *ep, json_t *root, struct event *ev,
+    const char **why)
+{
+	const char	*t, *c;
+
+	if (ep->scheme->challenge == NULL ||
+	    (t = json_string_value(json_object_get(root, "type"))) == NULL ||
+	    strcmp(t, ep->scheme->challenge) != 0)
+		return HOOK_OK;
+	if ((c = json_string_value(json_object_get(root, "challenge"))) ==
+	    NULL || strlen(c) > EVENT_KEY_MAX || !printable(c)) {
+		*why = "challenge missing or not usable";
+		return HOOK_EJSON;
+	}
+	if ((ev->challenge = strdup(c)) == NULL)
+		return HOOK_ESYSTEM;
+	return HOOK_CHALLENGE;
+}
+
 /* SHA-256 hex of the canonical form of root into hash. */
 static int
 canonical_hash(json_t *root, char hash[CRYPTO_SHA256_HEXLEN + 1])
@@ -248,6 +274,8 @@ event_extract(const struct conf_endpoint *ep, const struct req *rq,
 	}
 	if ((er = type_from(&ep->type, rq, root, &ev->type, why)) != HOOK_OK)
 		goto out;
+	if ((er = challenge(ep, root, ev, why)) != HOOK_OK)
+		goto out;
 	for (i = 0; i < ep->key.n && ev->key == NULL; i++)
 		if ((er = key_from(&ep->key.v[i], rq, root, ev->hash,
 		    &ev->key, why)) != HOOK_OK)
@@ -262,7 +290,7 @@ event_extract(const struct conf_endpoint *ep, const struct req *rq,
 	er = HOOK_OK;
 out:
 	json_decref(root);
-	if (er != HOOK_OK)
+	if (er != HOOK_OK && er != HOOK_CHALLENGE)
 		event_clear(ev);
 	if (er == HOOK_ESYSTEM)
 		*why = NULL;
@@ -276,6 +304,7 @@ event_clear(struct event *ev)
 		return;
 	free(ev->key);
 	free(ev->type);
+	free(ev->challenge);
 	memset(ev, 0, sizeof(*ev));
 }
 

@@ -26,11 +26,13 @@ struct event {
 	const char	*payload;	/* borrowed: the raw body */
 	size_t		 payloadsz;
 	long long	 received_at;	/* Unix seconds */
+	char		*challenge;	/* owned; set for HOOK_CHALLENGE */
 };
 
 /*
- * Fill ev from the raw body of rq.  Returns HOOK_OK, HOOK_EJSON,
- * HOOK_ENOKEY, HOOK_EBADKEY or HOOK_ESYSTEM; on failure *why says what
+ * Fill ev from the raw body of rq.  Returns HOOK_OK, HOOK_CHALLENGE (a
+ * sender's URL check: ev->challenge holds the value to echo, no key),
+ * HOOK_EJSON, HOOK_ENOKEY, HOOK_EBADKEY or HOOK_ESYSTEM; on failure *why says what
  * for the client (static text) and ev holds nothing to free.  ev borrows
  * body, which must outlive it.
  */

@@ -21,6 +21,7 @@
 enum hook_err {
 	HOOK_OK = 0,		/* new event claimed and committed */
 	HOOK_DUP,		/* known event, same payload: replay */
+	HOOK_CHALLENGE,		/* a sender's URL check (Slack), answered */
 	HOOK_ENOTFOUND,		/* no endpoint of that name */
 	HOOK_EMETHOD,		/* not POST */
 	HOOK_ETOOBIG,		/* body over the limit */

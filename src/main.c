@@ -17,6 +17,7 @@
 #include "front.h"
 #include "log.h"
 #include "pipeline.h"
+#include "selftest.h"
 #include "serve.h"
 
 static const char usage[] =
@@ -27,6 +28,7 @@ static const char usage[] =
 "                                serve FastCGI on a socket of its own\n"
 "       oncehook sign [--endpoint NAME] [--curl URL] FILE\n"
 "                                sign a payload to test a deployment\n"
+"       oncehook selftest        check the signature schemes\n"
 "       oncehook --version\n"
 "\n"
 "Configured by ONCEHOOK_* environment variables; see oncehook(8).\n";
@@ -78,6 +80,8 @@ main(int argc, char **argv)
 			return admin_check(argc - 1, argv + 1);
 		if (strcmp(argv[1], "serve") == 0)
 			return serve_main(argc - 1, argv + 1);
+		if (strcmp(argv[1], "selftest") == 0)
+			return selftest_main(argc - 1, argv + 1);
 		if (strcmp(argv[1], "sign") == 0)
 			return admin_sign(argc - 1, argv + 1);
 		if (strcmp(argv[1], "--version") == 0) {

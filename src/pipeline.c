@@ -226,8 +226,10 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 			snprintf(t->why, sizeof(t->why), "%s", v.why);
 		goto out;
 	}
-	if ((er = event_extract(ep, rq, body, bodysz, ev, clientwhy)) !=
-	    HOOK_OK) {
+	if ((er = event_extract(ep, rq, body, bodysz, ev, clientwhy)) ==
+	    HOOK_CHALLENGE)
+		goto out;		/* answered, never claimed */
+	if (er != HOOK_OK) {
 		if (*clientwhy != NULL)
 			snprintf(t->why, sizeof(t->why), "%s", *clientwhy);
 		goto out;
@@ -285,7 +287,8 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	memset(&ev, 0, sizeof(ev));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	er = run(p, rq, now, &ev, &t, &clientwhy);
-	resp_make(resp, er, ev.key, clientwhy);
+	resp_make(resp, er, er == HOOK_CHALLENGE ? ev.challenge : ev.key,
+	    clientwhy);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;

@@ -20,6 +20,7 @@ static const struct outcome {
 } table[HOOK__MAX] = {
 	[HOOK_OK] = { 200, "OK", "processed", NULL },
 	[HOOK_DUP] = { 200, "OK", "already_processed", NULL },
+	[HOOK_CHALLENGE] = { 200, "OK", "challenge", NULL },
 	[HOOK_ENOTFOUND] = { 404, "Not Found", "unknown_endpoint",
 	    "no webhook endpoint of that name" },
 	[HOOK_EMETHOD] = { 405, "Method Not Allowed", "method_not_allowed",
@@ -179,7 +180,11 @@ resp_make(struct resp *r, enum hook_err er, const char *key, const char *why)
 	bufsz = 512 + (key ? 6 * strlen(key) : 0) + (why ? 6 * strlen(why) : 0);
 	if ((buf = malloc(bufsz)) == NULL)
 		goto oom;
-	if (t->message == NULL) {
+	if (er == HOOK_CHALLENGE) {
+		/* Slack wants the value back as "challenge". */
+		rc |= put(buf, bufsz, &o, "{\"challenge\":");
+		rc |= put_string(buf, bufsz, &o, key ? key : "");
+	} else if (t->message == NULL) {
 		rc |= put(buf, bufsz, &o, "{\"status\":\"");
 		rc |= put(buf, bufsz, &o, t->name);
 		rc |= put(buf, bufsz, &o, "\",\"key\":");

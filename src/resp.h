@@ -11,7 +11,7 @@
 
 /*
  * Fill r for outcome er.  key (may be NULL) is echoed in the body of a
- * success or a conflict; why (may be NULL) replaces the generic message
+ * success or a conflict (for HOOK_CHALLENGE, it is the challenge); why (may be NULL) replaces the generic message
  * of a 400.  Returns 0, or -1 if out of memory (r then holds a static
  * 500 body).  Release with resp_clear().
  */

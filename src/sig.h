@@ -59,6 +59,12 @@ struct scheme {
 	const char	*key;	/* default key sources (srclist syntax) */
 	const char	*type;	/* default event-type sources */
 	/*
+	 * Event type of the sender's URL check, answered with the body's
+	 * "challenge" and never claimed (Slack's url_verification), or
+	 * NULL.
+	 */
+	const char	*challenge;
+	/*
 	 * Turn one configured secret into key bytes in out (owned by the
 	 * caller, freed with crypto_wipe and free).  Returns 0 or -1 with
 	 * a reason in err.

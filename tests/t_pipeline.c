@@ -57,6 +57,7 @@ struct call {
 	size_t			 nh;
 	char			 cl[32];
 	char			 sig[256];
+	char			 ts[32];
 	struct body		 b;
 };
 
@@ -100,7 +101,7 @@ mkconf(const char *db)
 {
 	struct var	 vars[] = {
 		{ "ONCEHOOK_DB", db },
-		{ "ONCEHOOK_ENDPOINTS", "generic,stripe" },
+		{ "ONCEHOOK_ENDPOINTS", "generic,stripe,slack" },
 		{ "ONCEHOOK_MAX_BODY", "4096" },
 		{ "ONCEHOOK_BUSY_TIMEOUT_MS", "100" },
 		{ "ONCEHOOK_GENERIC_SCHEME", "hmac-sha256" },
@@ -109,6 +110,9 @@ mkconf(const char *db)
 		{ "ONCEHOOK_STRIPE_SCHEME", "stripe" },
 		{ "ONCEHOOK_STRIPE_SECRET", SSECRET },
 		{ "ONCEHOOK_STRIPE_ACTIONS", actions },
+		{ "ONCEHOOK_SLACK_SCHEME", "slack" },
+		{ "ONCEHOOK_SLACK_SECRET", SSECRET },
+		{ "ONCEHOOK_SLACK_ACTIONS", actions },
 		{ NULL, NULL }
 	};
 	struct conf	*cf;
@@ -188,6 +192,20 @@ sign_stripe(struct call *c, const char *secret, long long ts)
 	hmac_hex(secret, pre, c->b.p, c->b.len, hex);
 	snprintf(c->sig, sizeof(c->sig), "t=%lld,v1=%s", ts, hex);
 	header(c, "HTTP_STRIPE_SIGNATURE", c->sig);
+}
+
+/* X-Slack-Signature v0=... over "v0:ts:" and the body, with secret. */
+static void
+sign_slack(struct call *c, const char *secret, long long ts)
+{
+	char	 hex[CRYPTO_SHA256_HEXLEN + 1], pre[40];
+
+	snprintf(pre, sizeof(pre), "v0:%lld:", ts);
+	hmac_hex(secret, pre, c->b.p, c->b.len, hex);
+	snprintf(c->ts, sizeof(c->ts), "%lld", ts);
+	header(c, "HTTP_X_SLACK_REQUEST_TIMESTAMP", c->ts);
+	snprintf(c->sig, sizeof(c->sig), "v0=%s", hex);
+	header(c, "HTTP_X_SLACK_SIGNATURE", c->sig);
 }
 
 static void
@@ -782,6 +800,51 @@ test_routing(struct pipeline *p)
 	resp_clear(&r);
 }
 
+/*
+ * Slack's url_verification is answered with its challenge, signed like
+ * any event, and never claimed; a forged one is refused.
+ */
+static void
+test_slack(struct pipeline *p, sqlite3 *q)
+{
+	static const char	 check[] = "{\"token\":\"t\",\"challenge\":"
+				    "\"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P\","
+				    "\"type\":\"url_verification\"}";
+	static const char	 ev[] = "{\"event_id\":\"Ev1\",\"event\":"
+				    "{\"type\":\"app_mention\"},\"type\":\"event_callback\"}";
+	struct call		 c;
+	struct resp		 r;
+	long long		 before = count(q, "SELECT count(*) FROM events");
+
+	mkcall(&c, "/hooks/slack", check, sizeof(check) - 1);
+	sign_slack(&c, SSECRET, NOW);
+	run(p, &c, &r);
+	CHECK(r.status == 200 && says(&r, "\"challenge\":\"3eZbrw1aBm2rZgRNFd"
+	    "xV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P\""),
+	    "slack url_verification answered with its challenge: %s",
+	    text(&r));
+	CHECK(count(q, "SELECT count(*) FROM events") == before,
+	    "url_verification is not claimed");
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/slack", check, sizeof(check) - 1);
+	sign_slack(&c, "not-the-secret", NOW);
+	run(p, &c, &r);
+	CHECK(r.status == 401, "forged url_verification refused (%d)",
+	    r.status);
+	resp_clear(&r);
+
+	mkcall(&c, "/hooks/slack", ev, sizeof(ev) - 1);
+	sign_slack(&c, SSECRET, NOW);
+	run(p, &c, &r);
+	CHECK(r.status == 200 && says(&r, "\"processed\""),
+	    "slack event_callback processed: %s", text(&r));
+	resp_clear(&r);
+	CHECK(count(q, "SELECT count(*) FROM events WHERE endpoint = 'slack'"
+	    " AND key = 'Ev1' AND type = 'app_mention'") == 1,
+	    "slack event stored under event_id with event.type");
+}
+
 int
 main(void)
 {
@@ -816,6 +879,7 @@ main(void)
 	test_stripe(&p, q);
 	test_busy(&p, q);
 	test_routing(&p);
+	test_slack(&p, q);
 	pipeline_clear(&p);
 	test_misconfigured();
 

@@ -26,6 +26,7 @@ static const struct {
 } spec[] = {
 	{ HOOK_OK,		200, "processed" },
 	{ HOOK_DUP,		200, "already_processed" },
+	{ HOOK_CHALLENGE,	200, NULL },
 	{ HOOK_ENOTFOUND,	404, NULL },
 	{ HOOK_EMETHOD,		405, NULL },
 	{ HOOK_ETOOBIG,		413, NULL },
@@ -146,7 +147,14 @@ test_table(void)
 			all_json = 0;
 			printf("# outcome %d: no valid JSON body\n", er);
 		} else {
-			if (member(o, resp_status(er) < 300 ? "status" :
+			/* A challenge answer carries the challenge alone. */
+			if (er == HOOK_CHALLENGE) {
+				if (member(o, "challenge") == NULL ||
+				    strcmp(member(o, "challenge"), "k") != 0) {
+					words = 0;
+					printf("# challenge not echoed\n");
+				}
+			} else if (member(o, resp_status(er) < 300 ? "status" :
 			    "error") == NULL || strcmp(member(o,
 			    resp_status(er) < 300 ? "status" : "error"),
 			    resp_outcome(er)) != 0) {
