@@ -115,6 +115,19 @@ print_sources(const char *label, const struct srclist *sl)
 	printf("\n");
 }
 
+extern char	**environ;
+
+static void
+unknown(void *arg, const char *name, size_t len)
+{
+	int	*n = arg;
+
+	fprintf(stderr, "oncehook check: warning: %.*s is not read by this "
+	    "configuration (a typo, or an endpoint missing from "
+	    "ONCEHOOK_ENDPOINTS?)\n", (int)len, name);
+	(*n)++;
+}
+
 int
 admin_check(int argc, char **argv)
 {
@@ -124,7 +137,7 @@ admin_check(int argc, char **argv)
 	struct stat			 sb;
 	char				 err[512];
 	size_t				 i;
-	int				 rc = 0;
+	int				 rc = 0, nunknown = 0;
 
 	if (helped(argc, argv, check_usage))
 		return 0;
@@ -153,6 +166,7 @@ admin_check(int argc, char **argv)
 			printf("  retention  %llds\n", ep->retention);
 		printf("  actions    %s\n", ep->actions);
 	}
+	conf_unknown(cf, (const char *const *)environ, unknown, &nunknown);
 	if (docroot_ok("check", cf) == -1)
 		rc = 1;
 	if (stat(cf->db, &sb) == 0 && (sb.st_mode & 077) != 0)

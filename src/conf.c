@@ -603,6 +603,55 @@ conf_free(struct conf *cf)
 	free(cf);
 }
 
+/* The variables an endpoint reads, after its prefix. */
+static const char *const endpoint_vars[] = {
+	"SCHEME", "SECRET", "SECRET_FILE", "TOLERANCE", "KEY", "RETENTION",
+	"ACTIONS", NULL
+};
+
+/* The process-wide variables read besides the table's. */
+static const char *const other_vars[] = {
+	"DB", "ENDPOINTS", "STATUS_TOKEN", NULL
+};
+
+/* 1 if name (length len) is word after prefix. */
+static int
+is_var(const char *name, size_t len, const char *prefix, const char *word)
+{
+	size_t	 pl = strlen(prefix), wl = strlen(word);
+
+	return len == pl + wl && strncmp(name, prefix, pl) == 0 &&
+	    strncmp(name + pl, word, wl) == 0;
+}
+
+void
+conf_unknown(const struct conf *cf, const char *const *envp,
+    void (*warn)(void *arg, const char *name, size_t len), void *arg)
+{
+	const struct directive	*d;
+	const char		*eq;
+	size_t			 len, i, j;
+	int			 known;
+
+	for (; *envp != NULL; envp++) {
+		if (strncmp(*envp, "ONCEHOOK_", 9) != 0 ||
+		    (eq = strchr(*envp, '=')) == NULL)
+			continue;
+		len = (size_t)(eq - *envp);
+		known = 0;
+		for (d = globals; d->name != NULL && !known; d++)
+			known = is_var(*envp, len, "ONCEHOOK_", d->name);
+		for (i = 0; other_vars[i] != NULL && !known; i++)
+			known = is_var(*envp, len, "ONCEHOOK_", other_vars[i]);
+		for (i = 0; i < cf->nendpoints && !known; i++)
+			for (j = 0; endpoint_vars[j] != NULL && !known; j++)
+				known = is_var(*envp, len,
+				    cf->endpoints[i].prefix, endpoint_vars[j]);
+		if (!known)
+			warn(arg, *envp, len);
+	}
+}
+
 /* The last non-empty segment of path into buf; "" if none. */
 static void
 last_segment(const char *path, char *buf, size_t bufsz)

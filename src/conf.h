@@ -102,6 +102,16 @@ void		 srclist_clear(struct srclist *);
  */
 int		 conf_duration(const char *, long long *);
 
+/*
+ * Call warn(arg, name) for every ONCEHOOK_* variable in envp that the
+ * configuration cf does not read (a typo, or a variable of an endpoint
+ * not listed in ONCEHOOK_ENDPOINTS).  name is borrowed from envp up to
+ * its '='; len is its length.
+ */
+void		 conf_unknown(const struct conf *cf, const char *const *envp,
+		    void (*warn)(void *arg, const char *name, size_t len),
+		    void *arg);
+
 /* 1 if path (resolved) lies inside dir (resolved); 0 if not; -1 error */
 int		 conf_path_inside(const char *path, const char *dir);
 

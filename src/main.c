@@ -33,6 +33,15 @@ static const char usage[] =
 "\n"
 "Configured by ONCEHOOK_* environment variables; see oncehook(8).\n";
 
+extern char	**environ;
+
+static void
+unknown(void *arg, const char *name, size_t len)
+{
+	log_warnx("configuration: %.*s is not read (a typo, or an endpoint "
+	    "missing from ONCEHOOK_ENDPOINTS?)", (int)len, name);
+}
+
 static int
 handle(void)
 {
@@ -43,8 +52,12 @@ handle(void)
 
 	if ((cf = conf_load_env(err, sizeof(err))) == NULL)
 		log_error("configuration: %s", err);
-	else
+	else {
 		log_setlevel(cf->loglevel);
+		/* Once per process: a CGI request would say it every time. */
+		if (!cgi)
+			conf_unknown(cf, (const char *const *)environ, unknown, NULL);
+	}
 	pipeline_init(&p, cf, err);
 	/*
 	 * A FastCGI process with a bad configuration keeps answering 500

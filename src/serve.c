@@ -217,6 +217,15 @@ serve_listen(const char *addr, char *err, size_t errsz)
 	return listen_tcp(addr, err, errsz);
 }
 
+extern char	**environ;
+
+static void
+unknown(void *arg, const char *name, size_t len)
+{
+	log_warnx("serve: %.*s is not read (a typo, or an endpoint missing "
+	    "from ONCEHOOK_ENDPOINTS?)", (int)len, name);
+}
+
 /*
  * A worker: its own pipeline and database connection; front_fcgi()
  * handles SIGTERM (the request in flight first).
@@ -292,6 +301,7 @@ serve_main(int argc, char **argv)
 		return 1;
 	}
 	log_setlevel(cf->loglevel);
+	conf_unknown(cf, (const char *const *)environ, unknown, NULL);
 	if ((fd = serve_listen(listen_addr, err, sizeof(err))) == -1) {
 		fprintf(stderr, "oncehook serve: %s\n", err);
 		conf_free(cf);

@@ -688,6 +688,43 @@ cleanup(void)
 	rmdir(tmpdir);
 }
 
+static void
+count_unknown(void *arg, const char *name, size_t len)
+{
+	char	*seen = arg;
+
+	strncat(seen, name, len);
+	strcat(seen, " ");
+}
+
+/* Variables the configuration does not read are reported, others not. */
+static void
+test_unknown(void)
+{
+	static const char *const vars[] = {
+		"ONCEHOOK_DB=/tmp/x.db", "ONCEHOOK_ENDPOINTS=stripe-eu",
+		"ONCEHOOK_STRIPE_EU_SCHEME=stripe",
+		"ONCEHOOK_STRIPE_EU_SECRET=whsec_x", NULL
+	};
+	const char	*envp[] = {
+		"ONCEHOOK_DB=/tmp/x.db", "ONCEHOOK_ENDPOINTS=stripe-eu",
+		"ONCEHOOK_STRIPE_EU_SCHEME=stripe",
+		"ONCEHOOK_STRIPE_EU_SECRET=whsec_x",
+		"ONCEHOOK_STRIPE_EU_SECRT=typo", "ONCEHOOK_SCHEME=stripe",
+		"ONCEHOOK_LOG=info", "PATH=/bin", "ONCEHOOK_DBX=1", NULL
+	};
+	struct conf	*cf;
+	char		 err[256], seen[512] = "";
+
+	if ((cf = load(vars, NULL, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	conf_unknown(cf, envp, count_unknown, seen);
+	CHECK(strcmp(seen, "ONCEHOOK_STRIPE_EU_SECRT ONCEHOOK_SCHEME "
+	    "ONCEHOOK_DBX ") == 0, "unread variables reported, read ones "
+	    "not (got \"%s\")", seen);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -707,5 +744,6 @@ main(void)
 	test_srclist();
 	test_duration();
 	test_path_inside();
+	test_unknown();
 	return tap_done();
 }
