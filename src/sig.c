@@ -124,97 +124,6 @@ header(const struct sig_input *in, const char *name, struct sig_verdict *v)
 	return h;
 }
 
-/* Map match_any()'s answer to an outcome. */
-static enum hook_err
-matched(int rc, struct sig_verdict *v)
-{
-	if (rc < 0)
-		return HOOK_ESYSTEM;
-	if (rc == 0) {
-		v->why = "no signature matched";
-		return HOOK_ESIG;
-	}
-	return HOOK_OK;
-}
-
-/*
- * hmac-sha256: X-Webhook-Signature carries the hex HMAC-SHA256 of the
- * body, optionally prefixed "sha256=".
- */
-static enum hook_err
-verify_hmac_sha256(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v)
-{
-	struct candidates	 c;
-	struct crypto_piece	 body = { in->body, in->bodysz };
-	const char		*h;
-
-	c.n = 0;
-	if ((h = header(in, "X-Webhook-Signature", v)) == NULL)
-		return HOOK_ESIG;
-	if (strncmp(h, "sha256=", 7) == 0)
-		h += 7;
-	if (add_hex(&c, h, strlen(h)) == -1) {
-		v->why = "signature header malformed";
-		return HOOK_ESIG;
-	}
-	return matched(match_any(ep, &body, 1, &c), v);
-}
-
-/*
- * stripe: Stripe-Signature: t=TS,v1=HEX[,v1=HEX...] (other schemes such
- * as v0 ignored), signed bytes TS "." body, the whsec_ secret used as
- * its UTF-8 bytes.  As Stripe's libraries do, the timestamp is checked
- * once a signature matched.
- */
-static enum hook_err
-verify_stripe(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v)
-{
-	struct candidates	 c;
-	struct crypto_piece	 pieces[3];
-	const char		*h, *p, *item, *ts = NULL;
-	size_t			 len, tslen = 0;
-	long long		 t;
-	enum hook_err		 er;
-
-	c.n = 0;
-	if ((h = header(in, "Stripe-Signature", v)) == NULL)
-		return HOOK_ESIG;
-	for (p = h; *p != '\0'; p = item + len + (item[len] == ',')) {
-		item = p;
-		while (*item == ' ')
-			item++;
-		len = strcspn(item, ",");
-		if (strncmp(item, "t=", 2) == 0) {
-			if (ts != NULL)
-				goto malformed;
-			ts = item + 2;
-			tslen = len - 2;
-		} else if (strncmp(item, "v1=", 3) == 0) {
-			if (add_hex(&c, item + 3, len - 3) == -1)
-				goto malformed;
-		}
-		if (item[len] == '\0')
-			break;
-	}
-	if (ts == NULL || parse_ts(ts, tslen, &t) == -1 || c.n == 0)
-		goto malformed;
-
-	pieces[0].p = ts;
-	pieces[0].sz = tslen;
-	pieces[1].p = ".";
-	pieces[1].sz = 1;
-	pieces[2].p = in->body;
-	pieces[2].sz = in->bodysz;
-	if ((er = matched(match_any(ep, pieces, 3, &c), v)) != HOOK_OK)
-		return er;
-	return check_time(ep, t, in->now, v);
-malformed:
-	v->why = "signature header malformed";
-	return HOOK_ESIG;
-}
-
 /* Add one base64 signature to c; -1 if malformed or too many. */
 static int
 add_b64(struct candidates *c, const char *s, size_t len)
@@ -229,42 +138,222 @@ add_b64(struct candidates *c, const char *s, size_t len)
 }
 
 /*
- * github: X-Hub-Signature-256: sha256=HEX over the body, the secret as
- * its bytes.
+ * The signed bytes of every scheme have one shape: an optional literal
+ * prefix, an optional message id, an optional timestamp, each of the two
+ * followed by the joiner, then the body.  Fills p (room for 6) and
+ * returns the number of pieces.
+ */
+static size_t
+signed_bytes(struct crypto_piece *p, const char *prefix, const char *id,
+    const char *ts, size_t tslen, const char *join, const char *body,
+    size_t bodysz)
+{
+	size_t	 n = 0;
+
+	if (prefix != NULL) {
+		p[n].p = prefix;
+		p[n++].sz = strlen(prefix);
+	}
+	if (id != NULL) {
+		p[n].p = id;
+		p[n++].sz = strlen(id);
+		p[n].p = join;
+		p[n++].sz = strlen(join);
+	}
+	if (ts != NULL) {
+		p[n].p = ts;
+		p[n++].sz = tslen;
+		p[n].p = join;
+		p[n++].sz = strlen(join);
+	}
+	p[n].p = body;
+	p[n++].sz = bodysz;
+	return n;
+}
+
+/* Map match_any()'s answer to an outcome. */
+static enum hook_err
+matched(int rc, struct sig_verdict *v)
+{
+	if (rc < 0)
+		return HOOK_ESYSTEM;
+	if (rc == 0) {
+		v->why = "no signature matched";
+		return HOOK_ESIG;
+	}
+	return HOOK_OK;
+}
+
+/*
+ * Verification, in three shapes.
+ */
+
+/*
+ * One header holding one MAC of the body, after prefix (optional unless
+ * required), in hex or base64: hmac-sha256, github, shopify.
  */
 static enum hook_err
-verify_github(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v)
+verify_plain(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v, const char *name, const char *prefix,
+    int required, int base64)
 {
 	struct candidates	 c;
 	struct crypto_piece	 body = { in->body, in->bodysz };
 	const char		*h;
+	size_t			 pl = prefix ? strlen(prefix) : 0;
 
 	c.n = 0;
-	if ((h = header(in, "X-Hub-Signature-256", v)) == NULL)
+	if ((h = header(in, name, v)) == NULL)
 		return HOOK_ESIG;
-	if (strncmp(h, "sha256=", 7) != 0 ||
-	    add_hex(&c, h + 7, strlen(h + 7)) == -1) {
+	if (pl > 0 && strncmp(h, prefix, pl) == 0)
+		h += pl;
+	else if (required)
+		goto malformed;
+	if ((base64 ? add_b64(&c, h, strlen(h)) :
+	    add_hex(&c, h, strlen(h))) == -1)
+		goto malformed;
+	return matched(match_any(ep, &body, 1, &c), v);
+malformed:
+	v->why = "signature header malformed";
+	return HOOK_ESIG;
+}
+
+/*
+ * One header of tagged fields separated by sep, holding the timestamp
+ * (tag tkey) and hex MACs (tag skey, several allowed; other tags
+ * ignored), over timestamp, joiner, body: stripe, paddle.  As the
+ * providers' libraries do, the timestamp is checked once a signature
+ * matched.
+ */
+static enum hook_err
+verify_tagged(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v, const char *name, char sep, const char *tkey,
+    const char *skey, const char *join)
+{
+	struct candidates	 c;
+	struct crypto_piece	 pieces[6];
+	const char		*h, *item, *ts = NULL;
+	size_t			 len, tl = strlen(tkey), sl = strlen(skey);
+	size_t			 tslen = 0, n;
+	long long		 t;
+	enum hook_err		 er;
+	char			 seps[2] = { sep, '\0' };
+
+	c.n = 0;
+	if ((h = header(in, name, v)) == NULL)
+		return HOOK_ESIG;
+	for (item = h; *item != '\0'; item += len + (item[len] == sep)) {
+		while (*item == ' ')
+			item++;
+		len = strcspn(item, seps);
+		if (len > tl && strncmp(item, tkey, tl) == 0 &&
+		    item[tl] == '=') {
+			if (ts != NULL)
+				goto malformed;
+			ts = item + tl + 1;
+			tslen = len - tl - 1;
+		} else if (len > sl && strncmp(item, skey, sl) == 0 &&
+		    item[sl] == '=' &&
+		    add_hex(&c, item + sl + 1, len - sl - 1) == -1)
+			goto malformed;
+	}
+	if (ts == NULL || parse_ts(ts, tslen, &t) == -1 || c.n == 0)
+		goto malformed;
+	n = signed_bytes(pieces, NULL, NULL, ts, tslen, join, in->body,
+	    in->bodysz);
+	if ((er = matched(match_any(ep, pieces, n, &c), v)) != HOOK_OK)
+		return er;
+	return check_time(ep, t, in->now, v);
+malformed:
+	v->why = "signature header malformed";
+	return HOOK_ESIG;
+}
+
+static enum hook_err
+verify_hmac_sha256(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_plain(ep, in, v, "X-Webhook-Signature", "sha256=", 0, 0);
+}
+
+static enum hook_err
+verify_github(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_plain(ep, in, v, "X-Hub-Signature-256", "sha256=", 1, 0);
+}
+
+static enum hook_err
+verify_shopify(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_plain(ep, in, v, "X-Shopify-Hmac-Sha256", NULL, 0, 1);
+}
+
+static enum hook_err
+verify_stripe(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_tagged(ep, in, v, "Stripe-Signature", ',', "t", "v1",
+	    ".");
+}
+
+static enum hook_err
+verify_paddle(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_tagged(ep, in, v, "Paddle-Signature", ';', "ts", "h1",
+	    ":");
+}
+
+/*
+ * slack: X-Slack-Signature: v0=HEX over "v0:" TS ":" body, TS from
+ * X-Slack-Request-Timestamp.
+ */
+static enum hook_err
+verify_slack(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	struct candidates	 c;
+	struct crypto_piece	 pieces[6];
+	const char		*h, *ts;
+	long long		 t;
+	size_t			 n;
+	enum hook_err		 er;
+
+	c.n = 0;
+	if ((h = header(in, "X-Slack-Signature", v)) == NULL)
+		return HOOK_ESIG;
+	if ((ts = req_header(in->rq, "X-Slack-Request-Timestamp")) == NULL) {
+		v->why = "timestamp header missing";
+		return HOOK_ESIG;
+	}
+	if (strncmp(h, "v0=", 3) != 0 || add_hex(&c, h + 3,
+	    strlen(h + 3)) == -1 || parse_ts(ts, strlen(ts), &t) == -1) {
 		v->why = "signature header malformed";
 		return HOOK_ESIG;
 	}
-	return matched(match_any(ep, &body, 1, &c), v);
+	n = signed_bytes(pieces, "v0:", NULL, ts, strlen(ts), ":", in->body,
+	    in->bodysz);
+	if ((er = matched(match_any(ep, pieces, n, &c), v)) != HOOK_OK)
+		return er;
+	return check_time(ep, t, in->now, v);
 }
 
 /*
  * Standard Webhooks, and Svix under its own header names: the
- * signature header holds space-separated "v1,BASE64" entries (other
- * versions ignored) over ID "." TS "." body, with the secret's
- * base64 after "whsec_" as the key.
+ * signature header holds space-separated "VERSION,BASE64" entries (only
+ * v1 is checked) over ID "." TS "." body, with the secret's base64
+ * after "whsec_" as the key.
  */
 static enum hook_err
 verify_standard_as(const struct conf_endpoint *ep, const struct sig_input *in,
     struct sig_verdict *v, const char *hid, const char *hts, const char *hsig)
 {
 	struct candidates	 c;
-	struct crypto_piece	 pieces[5];
+	struct crypto_piece	 pieces[6];
 	const char		*id, *ts, *h, *item;
-	size_t			 len;
+	size_t			 len, n;
 	long long		 t;
 	enum hook_err		 er;
 
@@ -283,26 +372,17 @@ verify_standard_as(const struct conf_endpoint *ep, const struct sig_input *in,
 			item++;
 		if ((len = strcspn(item, " ")) == 0)
 			break;
+		if (memchr(item, ',', len) == NULL)
+			goto malformed;
 		if (len > 3 && strncmp(item, "v1,", 3) == 0 &&
 		    add_b64(&c, item + 3, len - 3) == -1)
-			goto malformed;
-		if (memchr(item, ',', len) == NULL)
 			goto malformed;
 	}
 	if (c.n == 0)
 		goto malformed;
-
-	pieces[0].p = id;
-	pieces[0].sz = strlen(id);
-	pieces[1].p = ".";
-	pieces[1].sz = 1;
-	pieces[2].p = ts;
-	pieces[2].sz = strlen(ts);
-	pieces[3].p = ".";
-	pieces[3].sz = 1;
-	pieces[4].p = in->body;
-	pieces[4].sz = in->bodysz;
-	if ((er = matched(match_any(ep, pieces, 5, &c), v)) != HOOK_OK)
+	n = signed_bytes(pieces, NULL, id, ts, strlen(ts), ".", in->body,
+	    in->bodysz);
+	if ((er = matched(match_any(ep, pieces, n, &c), v)) != HOOK_OK)
 		return er;
 	return check_time(ep, t, in->now, v);
 malformed:
@@ -324,138 +404,6 @@ verify_svix(const struct conf_endpoint *ep, const struct sig_input *in,
 {
 	return verify_standard_as(ep, in, v, "svix-id", "svix-timestamp",
 	    "svix-signature");
-}
-
-/*
- * Standard Webhooks and Svix secrets: "whsec_" (optional) and then the
- * key in base64, padded or not.
- */
-static int
-secret_whsec(const char *text, struct secret *out, char *err, size_t errsz)
-{
-	size_t	 len;
-	long	 n;
-
-	if (strncmp(text, "whsec_", 6) == 0)
-		text += 6;
-	len = strlen(text);
-	if ((out->p = malloc(len + 1)) == NULL) {
-		snprintf(err, errsz, "out of memory");
-		return -1;
-	}
-	if ((n = crypto_unbase64(text, len, out->p, len + 1)) <= 0) {
-		free(out->p);
-		out->p = NULL;
-		snprintf(err, errsz, "not whsec_ followed by base64");
-		return -1;
-	}
-	out->sz = (size_t)n;
-	return 0;
-}
-
-/* shopify: X-Shopify-Hmac-Sha256: BASE64 over the body. */
-static enum hook_err
-verify_shopify(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v)
-{
-	struct candidates	 c;
-	struct crypto_piece	 body = { in->body, in->bodysz };
-	const char		*h;
-
-	c.n = 0;
-	if ((h = header(in, "X-Shopify-Hmac-Sha256", v)) == NULL)
-		return HOOK_ESIG;
-	if (add_b64(&c, h, strlen(h)) == -1) {
-		v->why = "signature header malformed";
-		return HOOK_ESIG;
-	}
-	return matched(match_any(ep, &body, 1, &c), v);
-}
-
-/*
- * slack: X-Slack-Signature: v0=HEX over "v0:" TS ":" body, TS from
- * X-Slack-Request-Timestamp.
- */
-static enum hook_err
-verify_slack(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v)
-{
-	struct candidates	 c;
-	struct crypto_piece	 pieces[4];
-	const char		*h, *ts;
-	long long		 t;
-	enum hook_err		 er;
-
-	c.n = 0;
-	if ((h = header(in, "X-Slack-Signature", v)) == NULL)
-		return HOOK_ESIG;
-	if ((ts = req_header(in->rq, "X-Slack-Request-Timestamp")) == NULL) {
-		v->why = "timestamp header missing";
-		return HOOK_ESIG;
-	}
-	if (strncmp(h, "v0=", 3) != 0 || add_hex(&c, h + 3,
-	    strlen(h + 3)) == -1 || parse_ts(ts, strlen(ts), &t) == -1) {
-		v->why = "signature header malformed";
-		return HOOK_ESIG;
-	}
-	pieces[0].p = "v0:";
-	pieces[0].sz = 3;
-	pieces[1].p = ts;
-	pieces[1].sz = strlen(ts);
-	pieces[2].p = ":";
-	pieces[2].sz = 1;
-	pieces[3].p = in->body;
-	pieces[3].sz = in->bodysz;
-	if ((er = matched(match_any(ep, pieces, 4, &c), v)) != HOOK_OK)
-		return er;
-	return check_time(ep, t, in->now, v);
-}
-
-/*
- * paddle: Paddle-Signature: ts=TS;h1=HEX[;h1=HEX...] over TS ":" body.
- */
-static enum hook_err
-verify_paddle(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v)
-{
-	struct candidates	 c;
-	struct crypto_piece	 pieces[3];
-	const char		*h, *item, *ts = NULL;
-	size_t			 len, tslen = 0;
-	long long		 t;
-	enum hook_err		 er;
-
-	c.n = 0;
-	if ((h = header(in, "Paddle-Signature", v)) == NULL)
-		return HOOK_ESIG;
-	for (item = h; *item != '\0'; item += len + (item[len] == ';')) {
-		while (*item == ' ')
-			item++;
-		len = strcspn(item, ";");
-		if (len >= 3 && strncmp(item, "ts=", 3) == 0) {
-			if (ts != NULL)
-				goto malformed;
-			ts = item + 3;
-			tslen = len - 3;
-		} else if (len >= 3 && strncmp(item, "h1=", 3) == 0) {
-			if (add_hex(&c, item + 3, len - 3) == -1)
-				goto malformed;
-		}
-	}
-	if (ts == NULL || parse_ts(ts, tslen, &t) == -1 || c.n == 0)
-		goto malformed;
-	pieces[0].p = ts;
-	pieces[0].sz = tslen;
-	pieces[1].p = ":";
-	pieces[1].sz = 1;
-	pieces[2].p = in->body;
-	pieces[2].sz = in->bodysz;
-	if ((er = matched(match_any(ep, pieces, 3, &c), v)) != HOOK_OK)
-		return er;
-	return check_time(ep, t, in->now, v);
-malformed:
-	v->why = "signature header malformed";
-	return HOOK_ESIG;
 }
 
 /*
@@ -487,8 +435,35 @@ verify_gitlab(const struct conf_endpoint *ep, const struct sig_input *in,
 }
 
 /*
+ * Standard Webhooks and Svix secrets: "whsec_" (optional) and then the
+ * key in base64, padded or not.
+ */
+static int
+secret_whsec(const char *text, struct secret *out, char *err, size_t errsz)
+{
+	size_t	 len;
+	long	 n;
+
+	if (strncmp(text, "whsec_", 6) == 0)
+		text += 6;
+	len = strlen(text);
+	if ((out->p = malloc(len + 1)) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	if ((n = crypto_unbase64(text, len, out->p, len + 1)) <= 0) {
+		free(out->p);
+		out->p = NULL;
+		snprintf(err, errsz, "not whsec_ followed by base64");
+		return -1;
+	}
+	out->sz = (size_t)n;
+	return 0;
+}
+
+/*
  * Signing, for oncehook sign: each scheme's sender side, built from the
- * same pieces its verify function checks.
+ * same signed bytes its verify function checks.
  */
 
 static void
@@ -509,13 +484,22 @@ out_add(struct sig_out *o, const char *name, const char *fmt, ...)
 	o->n++;
 }
 
-/* MAC of the pieces as hex (65 bytes) or base64 (45 bytes) text. */
+/*
+ * The MAC of m's signed bytes (see signed_bytes()) as hex (65 bytes) or
+ * base64 (45 bytes) text in out; ts receives m's time as text.
+ */
 static int
-mac_text(const struct secret *k, const struct crypto_piece *pieces, size_t n,
-    int base64, char *out)
+mac_text(const struct secret *k, const struct sig_msg *m, const char *prefix,
+    const char *id, int timed, const char *join, int base64, char ts[24],
+    char *out)
 {
-	unsigned char	 md[CRYPTO_SHA256_LEN];
+	struct crypto_piece	 pieces[6];
+	unsigned char		 md[CRYPTO_SHA256_LEN];
+	size_t			 n;
 
+	snprintf(ts, 24, "%lld", (long long)m->now);
+	n = signed_bytes(pieces, prefix, id, timed ? ts : NULL, strlen(ts),
+	    join, m->body, m->bodysz);
 	if (crypto_hmac_sha256(k->p, k->sz, pieces, n, md) == -1)
 		return -1;
 	if (base64)
@@ -530,10 +514,9 @@ static int
 sign_hmac_sha256(const struct secret *k, const struct sig_msg *m,
     struct sig_out *o)
 {
-	struct crypto_piece	 body = { m->body, m->bodysz };
-	char			 mac[65];
+	char	 ts[24], mac[65];
 
-	if (mac_text(k, &body, 1, 0, mac) == -1)
+	if (mac_text(k, m, NULL, NULL, 0, "", 0, ts, mac) == -1)
 		return -1;
 	out_add(o, "X-Webhook-Signature", "sha256=%s", mac);
 	/* The body's id or hash is the key unless one was asked for. */
@@ -543,33 +526,12 @@ sign_hmac_sha256(const struct secret *k, const struct sig_msg *m,
 }
 
 static int
-sign_stripe(const struct secret *k, const struct sig_msg *m,
-    struct sig_out *o)
-{
-	struct crypto_piece	 pieces[3];
-	char			 ts[24], mac[65];
-
-	snprintf(ts, sizeof(ts), "%lld", (long long)m->now);
-	pieces[0].p = ts;
-	pieces[0].sz = strlen(ts);
-	pieces[1].p = ".";
-	pieces[1].sz = 1;
-	pieces[2].p = m->body;
-	pieces[2].sz = m->bodysz;
-	if (mac_text(k, pieces, 3, 0, mac) == -1)
-		return -1;
-	out_add(o, "Stripe-Signature", "t=%s,v1=%s", ts, mac);
-	return 0;
-}
-
-static int
 sign_github(const struct secret *k, const struct sig_msg *m,
     struct sig_out *o)
 {
-	struct crypto_piece	 body = { m->body, m->bodysz };
-	char			 mac[65];
+	char	 ts[24], mac[65];
 
-	if (mac_text(k, &body, 1, 0, mac) == -1)
+	if (mac_text(k, m, NULL, NULL, 0, "", 0, ts, mac) == -1)
 		return -1;
 	out_add(o, "X-GitHub-Event", "%s", m->event ? m->event : "ping");
 	out_add(o, "X-GitHub-Delivery", "%s", m->id);
@@ -578,24 +540,64 @@ sign_github(const struct secret *k, const struct sig_msg *m,
 }
 
 static int
+sign_shopify(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	char	 ts[24], mac[45];
+
+	if (mac_text(k, m, NULL, NULL, 0, "", 1, ts, mac) == -1)
+		return -1;
+	out_add(o, "X-Shopify-Topic", "%s",
+	    m->event ? m->event : "orders/create");
+	out_add(o, "X-Shopify-Event-Id", "%s", m->id);
+	out_add(o, "X-Shopify-Webhook-Id", "%s", m->id);
+	out_add(o, "X-Shopify-Hmac-Sha256", "%s", mac);
+	return 0;
+}
+
+static int
+sign_stripe(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	char	 ts[24], mac[65];
+
+	if (mac_text(k, m, NULL, NULL, 1, ".", 0, ts, mac) == -1)
+		return -1;
+	out_add(o, "Stripe-Signature", "t=%s,v1=%s", ts, mac);
+	return 0;
+}
+
+static int
+sign_paddle(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	char	 ts[24], mac[65];
+
+	if (mac_text(k, m, NULL, NULL, 1, ":", 0, ts, mac) == -1)
+		return -1;
+	out_add(o, "Paddle-Signature", "ts=%s;h1=%s", ts, mac);
+	return 0;
+}
+
+static int
+sign_slack(const struct secret *k, const struct sig_msg *m, struct sig_out *o)
+{
+	char	 ts[24], mac[65];
+
+	if (mac_text(k, m, "v0:", NULL, 1, ":", 0, ts, mac) == -1)
+		return -1;
+	out_add(o, "X-Slack-Request-Timestamp", "%s", ts);
+	out_add(o, "X-Slack-Signature", "v0=%s", mac);
+	return 0;
+}
+
+static int
 sign_standard_as(const struct secret *k, const struct sig_msg *m,
     struct sig_out *o, const char *hid, const char *hts, const char *hsig)
 {
-	struct crypto_piece	 pieces[5];
-	char			 ts[24], mac[45];
+	char	 ts[24], mac[45];
 
-	snprintf(ts, sizeof(ts), "%lld", (long long)m->now);
-	pieces[0].p = m->id;
-	pieces[0].sz = strlen(m->id);
-	pieces[1].p = ".";
-	pieces[1].sz = 1;
-	pieces[2].p = ts;
-	pieces[2].sz = strlen(ts);
-	pieces[3].p = ".";
-	pieces[3].sz = 1;
-	pieces[4].p = m->body;
-	pieces[4].sz = m->bodysz;
-	if (mac_text(k, pieces, 5, 1, mac) == -1)
+	if (mac_text(k, m, NULL, m->id, 1, ".", 1, ts, mac) == -1)
 		return -1;
 	out_add(o, hid, "%s", m->id);
 	out_add(o, hts, "%s", ts);
@@ -616,65 +618,6 @@ sign_svix(const struct secret *k, const struct sig_msg *m, struct sig_out *o)
 {
 	return sign_standard_as(k, m, o, "svix-id", "svix-timestamp",
 	    "svix-signature");
-}
-
-static int
-sign_shopify(const struct secret *k, const struct sig_msg *m,
-    struct sig_out *o)
-{
-	struct crypto_piece	 body = { m->body, m->bodysz };
-	char			 mac[45];
-
-	if (mac_text(k, &body, 1, 1, mac) == -1)
-		return -1;
-	out_add(o, "X-Shopify-Topic", "%s",
-	    m->event ? m->event : "orders/create");
-	out_add(o, "X-Shopify-Event-Id", "%s", m->id);
-	out_add(o, "X-Shopify-Webhook-Id", "%s", m->id);
-	out_add(o, "X-Shopify-Hmac-Sha256", "%s", mac);
-	return 0;
-}
-
-static int
-sign_slack(const struct secret *k, const struct sig_msg *m, struct sig_out *o)
-{
-	struct crypto_piece	 pieces[4];
-	char			 ts[24], mac[65];
-
-	snprintf(ts, sizeof(ts), "%lld", (long long)m->now);
-	pieces[0].p = "v0:";
-	pieces[0].sz = 3;
-	pieces[1].p = ts;
-	pieces[1].sz = strlen(ts);
-	pieces[2].p = ":";
-	pieces[2].sz = 1;
-	pieces[3].p = m->body;
-	pieces[3].sz = m->bodysz;
-	if (mac_text(k, pieces, 4, 0, mac) == -1)
-		return -1;
-	out_add(o, "X-Slack-Request-Timestamp", "%s", ts);
-	out_add(o, "X-Slack-Signature", "v0=%s", mac);
-	return 0;
-}
-
-static int
-sign_paddle(const struct secret *k, const struct sig_msg *m,
-    struct sig_out *o)
-{
-	struct crypto_piece	 pieces[3];
-	char			 ts[24], mac[65];
-
-	snprintf(ts, sizeof(ts), "%lld", (long long)m->now);
-	pieces[0].p = ts;
-	pieces[0].sz = strlen(ts);
-	pieces[1].p = ":";
-	pieces[1].sz = 1;
-	pieces[2].p = m->body;
-	pieces[2].sz = m->bodysz;
-	if (mac_text(k, pieces, 3, 0, mac) == -1)
-		return -1;
-	out_add(o, "Paddle-Signature", "ts=%s;h1=%s", ts, mac);
-	return 0;
 }
 
 /* gitlab sends the secret itself: sign prints it, as GitLab would. */
