@@ -7,22 +7,43 @@ document their schemes; it shares no code with oncehook:
 - stripe: Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret,
   "<t>.<body>")>, the whsec_ secret used as its UTF-8 bytes, prefix
   included (as Stripe's own libraries do).
+- github: X-Hub-Signature-256: sha256=<hex HMAC-SHA256(secret, body)>.
+- standard (Standard Webhooks) and svix: webhook-id, webhook-timestamp,
+  webhook-signature: v1,<base64 HMAC-SHA256(key, "<id>.<t>.<body>")>
+  (svix-id, svix-timestamp, svix-signature for Svix), the key being the
+  base64 after "whsec_" decoded.
+- shopify: X-Shopify-Hmac-Sha256: <base64 HMAC-SHA256(secret, body)>.
+- slack: X-Slack-Request-Timestamp: <t>, X-Slack-Signature:
+  v0=<hex HMAC-SHA256(secret, "v0:<t>:<body>")>.
+- paddle: Paddle-Signature: ts=<t>;h1=<hex HMAC-SHA256(secret,
+  "<t>:<body>")>.
+- gitlab: X-Gitlab-Token: <the secret itself>.
+
+SCHEMES holds, for each scheme, a sender: the payload such a provider
+sends (with the event's key and type where the provider puts them in
+the JSON) and the headers it adds (signature, timestamp, and the key
+and type where the provider puts them in headers).
 
 Standard library only.
 """
 
+import base64
 import hashlib
 import hmac
 import http.client
 import json
 import sqlite3
 import time
+import urllib.parse
+
+
+def _mac(key, msg):
+    return hmac.new(key, msg, hashlib.sha256)
 
 
 def sign_hmac_sha256(secret, body):
     """The X-Webhook-Signature value for body (bytes) under secret (str)."""
-    mac = hmac.new(secret.encode("utf-8"), body, hashlib.sha256)
-    return "sha256=" + mac.hexdigest()
+    return "sha256=" + _mac(secret.encode("utf-8"), body).hexdigest()
 
 
 def sign_stripe(secret, body, t=None):
@@ -30,13 +51,200 @@ def sign_stripe(secret, body, t=None):
     if t is None:
         t = int(time.time())
     signed = str(t).encode("ascii") + b"." + body
-    mac = hmac.new(secret.encode("utf-8"), signed, hashlib.sha256)
-    return "t=%d,v1=%s" % (t, mac.hexdigest())
+    return "t=%d,v1=%s" % (t, _mac(secret.encode("utf-8"),
+                                   signed).hexdigest())
+
+
+def sign_github(secret, body):
+    """The X-Hub-Signature-256 value."""
+    return "sha256=" + _mac(secret.encode("utf-8"), body).hexdigest()
+
+
+def whsec_key(secret):
+    """The key bytes of a Standard Webhooks / Svix secret: the base64
+    after an optional "whsec_", padded or not."""
+    s = secret[6:] if secret.startswith("whsec_") else secret
+    return base64.b64decode(s + "=" * (-len(s) % 4), validate=True)
+
+
+def sign_standard(secret, msg_id, t, body):
+    """The webhook-signature (or svix-signature) value."""
+    signed = ("%s.%d." % (msg_id, t)).encode("utf-8") + body
+    return "v1," + base64.b64encode(_mac(whsec_key(secret),
+                                         signed).digest()).decode("ascii")
+
+
+def sign_shopify(secret, body):
+    """The X-Shopify-Hmac-Sha256 value."""
+    return base64.b64encode(_mac(secret.encode("utf-8"),
+                                 body).digest()).decode("ascii")
+
+
+def sign_slack(secret, t, body):
+    """The X-Slack-Signature value for X-Slack-Request-Timestamp t."""
+    signed = ("v0:%d:" % t).encode("ascii") + body
+    return "v0=" + _mac(secret.encode("utf-8"), signed).hexdigest()
+
+
+def sign_paddle(secret, t, body):
+    """The Paddle-Signature value."""
+    signed = ("%d:" % t).encode("ascii") + body
+    return "ts=%d;h1=%s" % (t, _mac(secret.encode("utf-8"),
+                                    signed).hexdigest())
 
 
 def dumps(obj):
     """A payload as a sender serialises it: compact JSON, as bytes."""
     return json.dumps(obj, separators=(",", ":")).encode("utf-8")
+
+
+class Scheme:
+    """A provider's sender.  body() is a payload carrying the event's key
+    and type where this provider puts them in the JSON (variant makes
+    another payload with the same key); headers() signs it at Unix time
+    t and adds the key and type where this provider puts them in
+    headers.  sig is the header that carries the signature, encoding
+    "hex", "base64" or "token" (gitlab: the secret itself)."""
+
+    name = None
+    timestamped = False
+    sig = None
+    encoding = "hex"
+
+    def body(self, key, typ, variant=0):
+        raise NotImplementedError
+
+    def headers(self, secret, body, key, typ, t=None):
+        raise NotImplementedError
+
+
+class HmacSha256(Scheme):
+    name, sig = "hmac-sha256", "X-Webhook-Signature"
+
+    def body(self, key, typ, variant=0):
+        return dumps({"eventId": key, "type": typ,
+                      "data": {"n": variant}})
+
+    def headers(self, secret, body, key, typ, t=None):
+        return [("X-Webhook-Signature", sign_hmac_sha256(secret, body))]
+
+
+class Stripe(Scheme):
+    name, sig, timestamped = "stripe", "Stripe-Signature", True
+
+    def body(self, key, typ, variant=0):
+        return dumps({"id": key, "object": "event", "type": typ,
+                      "api_version": "2024-06-20",
+                      "data": {"object": {"id": "cus_%d" % variant,
+                                          "object": "customer"}}})
+
+    def headers(self, secret, body, key, typ, t=None):
+        return [("Stripe-Signature", sign_stripe(secret, body, t))]
+
+
+class GitHub(Scheme):
+    name, sig = "github", "X-Hub-Signature-256"
+
+    def body(self, key, typ, variant=0):
+        return dumps({"zen": "Keep it logically awesome.",
+                      "hook_id": 12345678 + variant,
+                      "repository": {"full_name": "octo/e2e"}})
+
+    def headers(self, secret, body, key, typ, t=None):
+        return [("X-GitHub-Event", typ), ("X-GitHub-Delivery", key),
+                ("X-GitHub-Hook-ID", "12345678"),
+                ("User-Agent", "GitHub-Hookshot/e2e"),
+                ("X-Hub-Signature-256", sign_github(secret, body))]
+
+
+class Standard(Scheme):
+    name, sig, timestamped, encoding = ("standard", "webhook-signature",
+                                        True, "base64")
+    prefix = "webhook"
+
+    def body(self, key, typ, variant=0):
+        return dumps({"type": typ, "timestamp": "2026-01-01T00:00:00Z",
+                      "data": {"id": "obj_%d" % variant}})
+
+    def headers(self, secret, body, key, typ, t=None):
+        if t is None:
+            t = int(time.time())
+        p = self.prefix
+        return [(p + "-id", key), (p + "-timestamp", str(t)),
+                (p + "-signature", sign_standard(secret, key, t, body))]
+
+
+class Svix(Standard):
+    name, sig = "svix", "svix-signature"
+    prefix = "svix"
+
+
+class Shopify(Scheme):
+    name, sig, encoding = "shopify", "X-Shopify-Hmac-Sha256", "base64"
+
+    def body(self, key, typ, variant=0):
+        return dumps({"id": 820982911946154508 + variant,
+                      "email": "jon@example.com", "total_price": "254.98"})
+
+    def headers(self, secret, body, key, typ, t=None):
+        return [("X-Shopify-Topic", typ),
+                ("X-Shopify-Shop-Domain", "e2e.myshopify.com"),
+                ("X-Shopify-API-Version", "2025-01"),
+                ("X-Shopify-Webhook-Id", key), ("X-Shopify-Event-Id", key),
+                ("X-Shopify-Hmac-Sha256", sign_shopify(secret, body))]
+
+
+class Slack(Scheme):
+    name, sig, timestamped = "slack", "X-Slack-Signature", True
+
+    def body(self, key, typ, variant=0):
+        return dumps({"token": "unused", "team_id": "T061EG9R6",
+                      "api_app_id": "A0PNCHHK2", "type": "event_callback",
+                      "event": {"type": typ, "channel": "C2147483705",
+                                "text": "hello %d" % variant,
+                                "ts": "1355517523.000005"},
+                      "event_id": key, "event_time": 1355517523})
+
+    def headers(self, secret, body, key, typ, t=None):
+        if t is None:
+            t = int(time.time())
+        return [("X-Slack-Request-Timestamp", str(t)),
+                ("X-Slack-Signature", sign_slack(secret, t, body))]
+
+
+class Paddle(Scheme):
+    name, sig, timestamped = "paddle", "Paddle-Signature", True
+
+    def body(self, key, typ, variant=0):
+        return dumps({"event_id": key, "event_type": typ,
+                      "occurred_at": "2026-01-01T00:00:00.000000Z",
+                      "notification_id": "ntf_%d" % variant,
+                      "data": {"id": "txn_%d" % variant,
+                               "status": "completed"}})
+
+    def headers(self, secret, body, key, typ, t=None):
+        if t is None:
+            t = int(time.time())
+        return [("Paddle-Signature", sign_paddle(secret, t, body))]
+
+
+class GitLab(Scheme):
+    name, sig, encoding = "gitlab", "X-Gitlab-Token", "token"
+
+    def body(self, key, typ, variant=0):
+        return dumps({"object_kind": "push", "event_name": "push",
+                      "checkout_sha": "%040x" % variant,
+                      "project": {"path_with_namespace": "e2e/hooks"}})
+
+    def headers(self, secret, body, key, typ, t=None):
+        return [("X-Gitlab-Event", typ), ("X-Gitlab-Event-UUID", key),
+                ("X-Gitlab-Instance", "https://gitlab.example.com"),
+                ("X-Gitlab-Token", secret)]
+
+
+SCHEMES = {s.name: s for s in (HmacSha256(), Stripe(), GitHub(), Standard(),
+                               Svix(), Shopify(), Slack(), Paddle(),
+                               GitLab())}
 
 
 class Response:
@@ -60,23 +268,41 @@ class Response:
 
 
 class Client:
-    """One new connection per request, as a provider's retries come."""
+    """One new connection per request, as a provider's retries come.
+    Paths are relative to the base URL's path: path("stripe") is
+    /hooks/stripe for http://127.0.0.1:8080/hooks."""
 
-    def __init__(self, host, port, timeout=20):
-        self.host = host
-        self.port = port
+    def __init__(self, base_url, port=None, timeout=20):
+        if port is not None:            # the older form: Client(host, port)
+            base_url = "http://%s:%d" % (base_url, port)
+        u = urllib.parse.urlsplit(base_url)
+        if u.scheme != "http" or not u.hostname:
+            raise ValueError("want a base URL http://HOST:PORT/PATH, got %r"
+                             % base_url)
+        self.host = u.hostname
+        self.port = u.port or 80
+        self.prefix = u.path.rstrip("/")
         self.timeout = timeout
 
+    def path(self, endpoint):
+        return "%s/%s" % (self.prefix, endpoint)
+
     def request(self, method, path, body=b"", headers=None):
+        """headers: a dict or a list of (name, value); a str value is
+        sent as Latin-1, as http.client does, bytes as they are."""
         conn = http.client.HTTPConnection(self.host, self.port,
                                           timeout=self.timeout)
         try:
-            hdrs = {"Connection": "close"}
-            hdrs.update(headers or {})
-            if method == "GET":
-                conn.request(method, path, headers=hdrs)
-            else:
-                conn.request(method, path, body=body, headers=hdrs)
+            hdrs = [("Connection", "close")]
+            if isinstance(headers, dict):
+                headers = list(headers.items())
+            hdrs += headers or []
+            conn.putrequest(method, path, skip_accept_encoding=True)
+            for k, v in hdrs:
+                conn.putheader(k, v)
+            if method != "GET":
+                conn.putheader("Content-Length", str(len(body)))
+            conn.endheaders(body if method != "GET" else None)
             r = conn.getresponse()
             data = r.read()
             return Response(r.status, {k.lower(): v for k, v in
@@ -86,8 +312,10 @@ class Client:
 
     def post(self, path, body, headers=None,
              content_type="application/json"):
-        h = {"Content-Type": content_type}
-        h.update(headers or {})
+        h = [("Content-Type", content_type)]
+        if isinstance(headers, dict):
+            headers = list(headers.items())
+        h += headers or []
         return self.request("POST", path, body, h)
 
     def post_hmac(self, path, secret, body, headers=None, **kw):

@@ -1,5 +1,12 @@
-"""The oncehook end-to-end scenarios, run against a lighttpd that
-tests/e2e-lighttpd.sh started with a filled-in conf-examples file.
+"""The oncehook end-to-end scenarios, run against a web server that a
+test script (tests/e2e-lighttpd.sh, for one) started with a filled-in
+conf-examples file.  "scenarios.py --help" gives the command line.
+
+Scenarios 1 to 13 exercise the orders domain through the endpoints shop
+(hmac-sha256) and stripe.  E1 to E7 and H run for every endpoint of the
+configuration, with each provider's own signature, key and type headers:
+first delivery, retry, bad signatures, stale timestamps, a key
+conflict, concurrent duplicates, hostile signature headers.
 
 Prints one line per scenario, "ok - ..." or "not ok - ..." (the shell
 numbers them), with "#" lines saying what differed.  Exit status 0 if all
@@ -11,10 +18,13 @@ Standard library only.
 """
 
 import argparse
+import base64
 import json
 import os
+import re
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -25,8 +35,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hookclient  # noqa: E402
 from hookclient import dumps  # noqa: E402
 
-GENERIC = "/hooks/shop"         # endpoint shop: hmac-sha256
-STRIPE = "/hooks/stripe"        # endpoint stripe: stripe
+# The endpoints of the orders scenarios (1 to 13), as in the shipped
+# examples: their actions file is sql/actions/orders.sql.
+SHOP = "shop"                   # scheme hmac-sha256
+STRIPE = "stripe"               # scheme stripe
 
 
 class Failed(Exception):
@@ -87,15 +99,87 @@ class Checks:
         return body
 
 
+class Endpoint:
+    """One endpoint of the server's configuration: name, scheme (a
+    hookclient sender), secrets (the first signs), URL path."""
+
+    def __init__(self, name, scheme, secrets, path):
+        self.name = name
+        self.scheme = scheme
+        self.secrets = secrets
+        self.path = path
+
+    def __repr__(self):
+        return "%s (%s)" % (self.name, self.scheme.name)
+
+
+def read_env(path):
+    """The NAME=value lines of a file, as a dict ("#" lines skipped)."""
+    env = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line and not line.startswith("#") and "=" in line:
+                k, v = line.split("=", 1)
+                env[k] = v
+    return env
+
+
+def endpoints_of(env, client):
+    """The endpoints that ONCEHOOK_ENDPOINTS and the ONCEHOOK_<NAME>_*
+    variables configure (SPEC section 3), in their order."""
+    eps = []
+    for name in env.get("ONCEHOOK_ENDPOINTS", "").split(","):
+        name = name.strip()
+        if not name:
+            continue
+        pre = "ONCEHOOK_%s_" % name.upper().replace("-", "_")
+        scheme = env.get(pre + "SCHEME")
+        if scheme not in hookclient.SCHEMES:
+            raise ValueError("%sSCHEME: %r is no scheme the tests know"
+                             % (pre, scheme))
+        if pre + "SECRET_FILE" in env:
+            with open(env[pre + "SECRET_FILE"], encoding="utf-8") as f:
+                secrets = [ln.strip() for ln in f
+                           if ln.strip() and not ln.startswith("#")]
+        else:
+            secrets = env.get(pre + "SECRET", "").split()
+        if not secrets:
+            raise ValueError("%sSECRET: no secret" % pre)
+        eps.append(Endpoint(name, hookclient.SCHEMES[scheme], secrets,
+                            client.path(name)))
+    return eps
+
+
+# The event type each provider's test deliveries carry (none of them
+# has a section in orders.sql: they are recorded, nothing more).
+TYPES = {
+    "hmac-sha256": "e2e.ping",
+    "stripe": "customer.created",
+    "github": "push",
+    "standard": "invoice.paid",
+    "svix": "user.created",
+    "shopify": "orders/create",
+    "slack": "app_mention",
+    "paddle": "subscription.activated",
+    "gitlab": "Push Hook",
+}
+
+
 class Suite:
-    def __init__(self, a):
+    def __init__(self, a, env):
         self.a = a
         self.mode = a.mode
-        self.http = hookclient.Client("127.0.0.1", a.port)
+        self.env = env          # the server's ONCEHOOK_* variables
+        self.http = hookclient.Client(a.url)
+        self.shop_path = self.http.path(SHOP)
+        self.stripe_path = self.http.path(STRIPE)
         self.db = hookclient.Db(a.db)
+        self.endpoints = endpoints_of(env, self.http) if env else []
         self.requests = 0       # sent to oncehook (one log line each)
         self.failed = 0
         self.s1 = None          # the first delivery, reused later
+        self.first = {}         # endpoint name -> its first delivery
 
     # -- plumbing -------------------------------------------------------
 
@@ -138,13 +222,14 @@ class Suite:
 
     def post_shop(self, body, secret=None, **kw):
         self.count()
-        return self.http.post_hmac(GENERIC, secret or self.a.shop_secret,
-                                   body, **kw)
+        return self.http.post_hmac(self.shop_path,
+                                   secret or self.a.shop_secret, body, **kw)
 
     def post_stripe(self, body, t=None, secret=None, **kw):
         self.count()
-        return self.http.post_stripe(STRIPE, secret or self.a.stripe_secret,
-                                     body, t, **kw)
+        return self.http.post_stripe(self.stripe_path,
+                                     secret or self.a.stripe_secret, body, t,
+                                     **kw)
 
     def evid(self, tag):
         return "evt_%s_%s" % (self.mode, tag)
@@ -258,15 +343,15 @@ class Suite:
         sig = hookclient.sign_hmac_sha256(self.a.shop_secret, body)
         self.count()
         cases.append(("tampered body", self.http.post(
-            GENERIC, tampered, {"X-Webhook-Signature": sig})))
+            self.shop_path, tampered, {"X-Webhook-Signature": sig})))
         cases.append(("wrong secret", self.post_shop(
             body, secret="not-the-secret")))
         self.count()
         cases.append(("missing signature header",
-                      self.http.post(GENERIC, body)))
+                      self.http.post(self.shop_path, body)))
         self.count()
         cases.append(("malformed signature header", self.http.post(
-            GENERIC, body, {"X-Webhook-Signature": "sha256=zz"})))
+            self.shop_path, body, {"X-Webhook-Signature": "sha256=zz"})))
         # The same on the Stripe endpoint.
         sbody = self.stripe_event(self.evid("s3s"), "payment_intent.succeeded",
                                   "32")
@@ -275,11 +360,12 @@ class Suite:
         stampered = sbody.replace(b"4999", b"1")
         self.count()
         cases.append(("stripe: tampered body", self.http.post(
-            STRIPE, stampered, {"Stripe-Signature": hookclient.sign_stripe(
+            self.stripe_path, stampered,
+            {"Stripe-Signature": hookclient.sign_stripe(
                 self.a.stripe_secret, sbody)})))
         self.count()
         cases.append(("stripe: missing signature header",
-                      self.http.post(STRIPE, sbody)))
+                      self.http.post(self.stripe_path, sbody)))
         for what, r in cases:
             t.response(r, 401, what, error="invalid_signature")
         t.eq(self.events("shop", key), [], "events rows for the key")
@@ -349,7 +435,7 @@ class Suite:
         def one(i):
             try:
                 barrier.wait(30)
-                results[i] = self.http.post(GENERIC, body,
+                results[i] = self.http.post(self.shop_path, body,
                                             {"X-Webhook-Signature": sig})
             except Exception as e:   # reported below
                 results[i] = e
@@ -418,7 +504,7 @@ class Suite:
         body = self.generic(key, "payment.success", "81")
         before = self.totals()
         self.count()
-        r = self.http.request("GET", GENERIC)
+        r = self.http.request("GET", self.shop_path)
         t.response(r, 405, "GET")
         allow = r.header("allow") or ""
         t.true("POST" in [m.strip() for m in allow.split(",")],
@@ -434,8 +520,9 @@ class Suite:
         r = self.post_shop(b'{"eventId": "' + key.encode() + b'", "type": ')
         t.response(r, 400, "malformed JSON")
         self.count()
-        r = self.http.post_hmac("/hooks/nope", self.a.shop_secret, body)
-        t.response(r, 404, "unknown endpoint /hooks/nope")
+        r = self.http.post_hmac(self.http.path("nope"), self.a.shop_secret,
+                                body)
+        t.response(r, 404, "unknown endpoint nope")
         t.eq(self.events("shop", key), [], "events rows for the key")
         t.eq(self.order("81"), None, "order 81")
         t.eq(self.order("82"), None, "order 82")
@@ -525,7 +612,7 @@ class Suite:
             raise Failed("lighttpd did not restart its processes")
         while time.time() < deadline:
             try:
-                r = self.http.request("GET", GENERIC)
+                r = self.http.request("GET", self.shop_path)
             except OSError:
                 r = None
             if r is not None and r.json is not None:
@@ -623,7 +710,10 @@ class Suite:
             except OSError:
                 pass
         reqs = self.log_lines()
-        t.eq(len(reqs), self.requests, "request log lines (one per request)")
+        # Counted as records: a server that relays oncehook's stderr may
+        # put two of its lines on one line of its own log.
+        t.eq(sum(ln.count(" outcome=") for ln in reqs), self.requests,
+             "request log lines (one per request)")
         k1 = self.s1[0] if self.s1 else "-"
         t.true(any('endpoint=shop key="%s"' % k1 in ln and
                    "outcome=processed" in ln and "status=200" in ln
@@ -632,28 +722,536 @@ class Suite:
                "status)")
         t.true(any("status=401" in ln and "why=" in ln for ln in reqs),
                "no log line saying why a signature was refused")
+        for ep in self.endpoints:
+            if ep.name not in self.first:
+                continue
+            k = self.first[ep.name][0]
+            t.true(any('endpoint=%s key="%s"' % (ep.name, k) in ln and
+                       "outcome=processed" in ln for ln in reqs),
+                   "no log line for the first delivery to %r" % ep)
         text = "\n".join(lines)
-        for what, s in (("shop secret", self.a.shop_secret),
-                        ("old shop secret", self.a.shop_secret_old),
-                        ("stripe secret", self.a.stripe_secret),
-                        ("a customer email (payload)", "a@example.com")):
-            t.true(s not in text, "the log shows the %s" % what)
+        secrets = [("shop secret", self.a.shop_secret),
+                   ("old shop secret", self.a.shop_secret_old),
+                   ("stripe secret", self.a.stripe_secret)]
+        for ep in self.endpoints:
+            secrets += [("secret of %r" % ep, x) for x in ep.secrets]
+        for what, x in secrets + [("a customer email (payload)",
+                                   "a@example.com")]:
+            t.true(not x or x not in text, "the log shows the %s" % what)
+
+    # -- every scheme ---------------------------------------------------
+    #
+    # The delivery scenarios again, for every endpoint the configuration
+    # names (the shipped examples have one per provider), each signed as
+    # its provider signs, with the key and the type where that provider
+    # puts them (hookclient.SCHEMES).  Their event types have no section
+    # in orders.sql: the events are recorded, nothing more.
+
+    def key(self, ep, tag):
+        return "%s-%s-%s" % (self.mode, ep.name, tag)
+
+    def send(self, ep, body, headers):
+        """POST to the endpoint; counted as a request to oncehook when
+        oncehook answered it (a JSON object)."""
+        r = self.http.post(ep.path, body, headers)
+        if isinstance(r.json, dict):
+            self.requests += 1
+        return r
+
+    @staticmethod
+    def wrong_secret(ep):
+        """A secret of the endpoint's kind that is not its own."""
+        if ep.scheme.name in ("standard", "svix"):
+            return "whsec_" + base64.b64encode(b"not-the-secret").decode()
+        return "not-" + ep.secrets[0]
+
+    def e1_first(self, t, ep):
+        sch = ep.scheme
+        key, typ = self.key(ep, "e1"), TYPES[sch.name]
+        body = sch.body(key, typ)
+        h = sch.headers(ep.secrets[0], body, key, typ)
+        before = self.totals()
+        now = int(time.time())
+        r = self.send(ep, body, h)
+        t.response(r, 200, "first delivery", status="processed", key=key)
+        t.true(r.header("idempotent-replayed") is None,
+               "first delivery answered Idempotent-Replayed")
+        ev = self.events(ep.name, key)
+        t.must(t.eq(len(ev), 1, "events rows for the key"), "no event row")
+        self.first[ep.name] = (key, typ, body, h)
+        ev = ev[0]
+        t.eq(ev["type"], typ, "events.type")
+        t.eq(ev["status"], "processed", "events.status")
+        t.eq(ev["payload"], body.decode(), "events.payload (the raw body)")
+        t.true(abs(ev["received_at"] - now) < 120,
+               "events.received_at %r is not now (%d)"
+               % (ev["received_at"], now))
+        after = self.totals()
+        t.eq(after["events"] - before["events"], 1, "new events rows")
+        t.eq(after["orders"], before["orders"], "orders rows")
+        t.eq(after["conflicts"], before["conflicts"], "conflicts rows")
+
+    def e2_retry(self, t, ep):
+        t.must(ep.name in self.first, "needs the first delivery")
+        key, typ, body, h = self.first[ep.name]
+        before = self.totals()
+        r = self.send(ep, body, h)
+        t.response(r, 200, "retry, same bytes", status="already_processed",
+                   key=key)
+        t.eq(r.header("idempotent-replayed"), "true",
+             "retry: Idempotent-Replayed header")
+        if ep.scheme.timestamped:
+            # A provider signs each attempt anew, with its own time.
+            h2 = ep.scheme.headers(ep.secrets[0], body, key, typ,
+                                   int(time.time()) + 2)
+            r = self.send(ep, body, h2)
+            t.response(r, 200, "retry signed anew, 2 s later",
+                       status="already_processed", key=key)
+        t.eq(len(self.events(ep.name, key)), 1, "events rows for the key")
+        self.nothing_stored(t, before, "retries")
+
+    def e3_refused(self, t, ep):
+        sch = ep.scheme
+        key, typ = self.key(ep, "e3"), TYPES[sch.name]
+        body = sch.body(key, typ)
+        h = sch.headers(ep.secrets[0], body, key, typ)
+        before = self.totals()
+        cases = []
+        if sch.encoding != "token":
+            # GitLab's token signs nothing: a changed body passes it.
+            cases.append(("tampered body", body[:-1] + b',"x":1}', h))
+        cases.append(("wrong secret", body, sch.headers(
+            self.wrong_secret(ep), body, key, typ)))
+        cases.append(("missing %s" % sch.sig, body,
+                      [(k, v) for k, v in h if k != sch.sig]))
+        for what, b, hh in cases:
+            r = self.send(ep, b, hh)
+            t.response(r, 401, what, error="invalid_signature")
+        t.eq(self.events(ep.name, key), [], "events rows for the key")
+        self.nothing_stored(t, before, "refused deliveries")
+
+    def e4_stale(self, t, ep):
+        sch = ep.scheme
+        key, typ = self.key(ep, "e4"), TYPES[sch.name]
+        body = sch.body(key, typ)
+        before = self.totals()
+        now = int(time.time())
+        for what, dt in (("an hour old", -3600), ("an hour ahead", 3600)):
+            r = self.send(ep, body, sch.headers(ep.secrets[0], body, key,
+                                                typ, now + dt))
+            t.response(r, 400, what, error="stale_timestamp")
+        r = self.send(ep, body, sch.headers(self.wrong_secret(ep), body, key,
+                                            typ, now - 3600))
+        t.response(r, 401, "wrong secret and an hour old (the signature is "
+                   "checked first)", error="invalid_signature")
+        self.nothing_stored(t, before, "stale deliveries")
+        r = self.send(ep, body, sch.headers(ep.secrets[0], body, key, typ,
+                                            now - 200))
+        t.response(r, 200, "200 s old, within the tolerance",
+                   status="processed", key=key)
+        t.eq(len(self.events(ep.name, key)), 1, "events rows for the key")
+
+    def e5_conflict(self, t, ep):
+        t.must(ep.name in self.first, "needs the first delivery")
+        sch = ep.scheme
+        key, typ, body, _ = self.first[ep.name]
+        other = sch.body(key, typ, variant=1)
+        t.must(other != body, "the payloads do not differ")
+        ev_before = self.events(ep.name, key)
+        before = self.totals()
+        r = self.send(ep, other, sch.headers(ep.secrets[0], other, key, typ))
+        t.response(r, 422, "same key, other payload", error="key_conflict")
+        t.true(r.header("idempotent-replayed") is None,
+               "a conflict answered Idempotent-Replayed")
+        t.eq(self.events(ep.name, key), ev_before, "the event row")
+        after = self.totals()
+        t.eq(after["events"], before["events"], "events rows")
+        t.eq(after["orders"], before["orders"], "orders rows")
+        t.eq(after["conflicts"] - before["conflicts"], 1, "new conflicts rows")
+        t.eq(self.db.scalar("SELECT count(*) FROM conflicts WHERE endpoint = "
+                            "? AND key = ?", (ep.name, key)), 1,
+             "conflicts rows for the key")
+
+    def e6_concurrent(self, t, ep, n=20):
+        sch = ep.scheme
+        key, typ = self.key(ep, "e6"), TYPES[sch.name]
+        body = sch.body(key, typ)
+        h = sch.headers(ep.secrets[0], body, key, typ)
+        before = self.totals()
+        barrier = threading.Barrier(n)
+        results = [None] * n
+
+        def one(i):
+            try:
+                barrier.wait(30)
+                results[i] = self.http.post(ep.path, body, h)
+            except Exception as e:   # reported below
+                results[i] = e
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+        self.requests += n
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(120)
+        statuses = {}
+        for i, r in enumerate(results):
+            if not isinstance(r, hookclient.Response):
+                t.true(False, "request %d: %r" % (i, r))
+                continue
+            b = t.response(r, 200, "concurrent request %d" % i, key=key)
+            statuses[b.get("status")] = statuses.get(b.get("status"), 0) + 1
+        t.eq(statuses, {"processed": 1, "already_processed": n - 1},
+             "answers by status")
+        t.eq(len(self.events(ep.name, key)), 1, "events rows for the key")
+        after = self.totals()
+        t.eq(after["events"] - before["events"], 1, "new events rows")
+        t.eq(after["conflicts"], before["conflicts"], "conflicts rows")
+
+    def e7_slack_challenge(self, t, ep):
+        # Slack checks a Request URL with a signed url_verification
+        # request and wants its "challenge" back; it has no event_id.
+        sch = ep.scheme
+        challenge = "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tY%s" % (
+            self.mode)
+        body = dumps({"token": "Jhj5dZrVaK7ZwHHjRyZWjbDl",
+                      "challenge": challenge, "type": "url_verification"})
+        before = self.totals()
+        r = self.send(ep, body, sch.headers(ep.secrets[0], body, None, None))
+        t.response(r, 200, "url_verification", challenge=challenge)
+        t.true(r.header("idempotent-replayed") is None,
+               "url_verification answered Idempotent-Replayed")
+        r = self.send(ep, body, sch.headers(self.wrong_secret(ep), body, None,
+                                            None))
+        t.response(r, 401, "url_verification, wrong secret",
+                   error="invalid_signature")
+        t.true("challenge" not in (r.json or {}),
+               "a refused url_verification answered the challenge")
+        r = self.send(ep, body, sch.headers(ep.secrets[0], body, None, None,
+                                            int(time.time()) - 3600))
+        t.response(r, 400, "url_verification an hour old",
+                   error="stale_timestamp")
+        self.nothing_stored(t, before, "url_verification")
+
+    # -- hostile signature headers ---------------------------------------
+    #
+    # Every case must be refused, 401 (or 400) with oncehook's JSON
+    # error, and store nothing; afterwards the endpoint still processes a
+    # valid delivery.  Through the web server, a request whose headers
+    # exceed the server's own limit (--header-limit) may instead be
+    # refused by the server itself (lighttpd: 431): it then never
+    # reached oncehook.  Straight to the CGI program (--cgi), every case
+    # reaches oncehook.
+
+    def hostile_cases(self, ep, key, typ, now):
+        """[(what, body, [(header, value)])]: hostile variants of a
+        delivery signed at now; values are str, or bytes sent as is."""
+        sch, sec = ep.scheme, ep.secrets[0]
+        body = sch.body(key, typ)
+        good = sch.headers(sec, body, key, typ, now)
+        sig = dict(good)[sch.sig]
+        shape = SHAPES[sch.name].format(t=now)  # what precedes the MAC
+        mac = sig[len(shape):]
+        cases = []
+
+        def put(what, name, value, base=None):
+            h = [(k, v) for k, v in (base or good)
+                 if k.lower() != name.lower()]
+            if value is not None:
+                h.append((name, value))
+            cases.append((what, body, h))
+
+        def b64(raw):
+            return base64.b64encode(raw).decode("ascii")
+
+        fill = {"hex": "0", "base64": "A", "token": "a"}[sch.encoding]
+        for n, size in ((102400, "100 KB"), (60000, "60 KB"),
+                        (8300, "8 KB")):
+            put("signature header of %s" % size, sch.sig, shape + fill * n)
+        put("empty signature header", sch.sig, "")
+        put("bytes above 0x7f in the signature header", sch.sig,
+            sig.encode("ascii") + b"\xe9\xff")
+        put("a tab inside the signature", sch.sig,
+            shape + mac[:4] + "\t" + mac[4:])
+        if sch.encoding == "hex":
+            put("odd-length hex", sch.sig, shape + mac[:-1])
+            put("non-hex digits", sch.sig, shape + "g" * 64)
+            put("hex of 31 bytes", sch.sig, shape + mac[:62])
+            put("hex of 33 bytes", sch.sig, shape + mac + "00")
+            put("base64 where hex is expected", sch.sig,
+                shape + b64(bytes.fromhex(mac)))
+        elif sch.encoding == "base64":
+            raw = base64.b64decode(mac)
+            put("bad base64 characters", sch.sig, shape + "!*@#" * 11)
+            put("base64 padding in the middle", sch.sig,
+                shape + mac[:20] + "=" + mac[21:])
+            put("base64 of 31 bytes", sch.sig, shape + b64(raw[:31]))
+            put("base64 of 33 bytes", sch.sig, shape + b64(raw + b"\0"))
+            put("hex where base64 is expected", sch.sig, shape + raw.hex())
+        else:
+            put("a prefix of the token", sch.sig, sec[:-1])
+            put("the token twice", sch.sig, sec + ", " + sec)
+            put("the token and more", sch.sig, sec + "x")
+        if sch.name in ("stripe", "paddle"):
+            tk, sep, vk = (("t", ",", "v1") if sch.name == "stripe" else
+                           ("ts", ";", "h1"))
+            wrong = "%s%s=%s" % (sep, vk, "1" * 64)
+
+            def many(n):
+                return "%s=%d%s%s%s=%s" % (tk, now, wrong * (n - 1), sep,
+                                           vk, mac)
+            put("missing %s=" % tk, sch.sig, "%s=%s" % (vk, mac))
+            put("%s= not a number" % tk, sch.sig,
+                "%s=abc%s%s=%s" % (tk, sep, vk, mac))
+            put("%s= of 30 digits" % tk, sch.sig,
+                "%s=%s%s%s=%s" % (tk, "9" * 30, sep, vk, mac))
+            put("%s= twice" % tk, sch.sig, "%s=%d%s%s" % (tk, now, sep, sig))
+            put("a thousand %s entries, the last one right" % vk, sch.sig,
+                many(1000))
+            put("a hundred %s entries, the last one right" % vk, sch.sig,
+                many(100))
+            put("a thousand empty %s entries" % vk, sch.sig,
+                "%s=%d" % (tk, now) + ("%s%s=" % (sep, vk)) * 1000)
+            put("a thousand separators", sch.sig, sep * 1000)
+        if sch.name in ("standard", "svix"):
+            p = sch.prefix
+            wrong = "v1," + b64(b"\x01" * 32)
+            put("missing %s-timestamp" % p, p + "-timestamp", None)
+            put("missing %s-id" % p, p + "-id", None)
+            put("%s-timestamp not a number" % p, p + "-timestamp", "abc")
+            put("%s-timestamp of 60 KB" % p, p + "-timestamp", "1" * 60000)
+            cases.append(("%s-id of 60 KB, signed with it" % p, body,
+                          sch.headers(sec, body, "msg_" + "x" * 60000, typ,
+                                      now)))
+            put("a thousand v1 entries, the last one right", sch.sig,
+                " ".join([wrong] * 999 + [sig]))
+            put("a hundred v1 entries, the last one right", sch.sig,
+                " ".join([wrong] * 99 + [sig]))
+            put("a thousand entries without a comma", sch.sig, "v1 " * 1000)
+            put("v1, alone", sch.sig, "v1,")
+        if sch.name == "slack":
+            ts = "X-Slack-Request-Timestamp"
+            put("missing %s" % ts, ts, None)
+            put("%s not a number" % ts, ts, "abc")
+            put("%s of 60 KB" % ts, ts, "1" * 60000)
+            put("v1= instead of v0=", sch.sig, "v1=" + mac)
+            put("two v0 entries", sch.sig, sig + "," + sig)
+        if sch.name == "github":
+            put("sha1= prefix", sch.sig, "sha1=" + mac)
+            put("no sha256= prefix", sch.sig, mac)
+            put("sha256= twice", sch.sig, "sha256=" + sig)
+        if sch.name == "hmac-sha256":
+            put("sha512= prefix", sch.sig, "sha512=" + mac)
+        return cases
+
+    def refused(self, t, what, r, size, via_server=True):
+        """Check one answer to a hostile request."""
+        if isinstance(r.json, dict):             # oncehook answered
+            if via_server:
+                self.requests += 1
+            ok = t.true(r.status in (400, 401), "%s: status %d, want 400 or "
+                        "401" % (what, r.status))
+            ok &= t.true(isinstance(r.json.get("error"), str) and
+                         r.json["error"] and "status" not in r.json,
+                         "%s: no JSON error" % what)
+            if not ok:
+                t.failures.append("%s: response was %r" % (what, r))
+        elif via_server and size > self.a.header_limit:
+            t.true(r.status in (400, 413, 431, 494), "%s: %r: neither "
+                   "oncehook's answer nor the web server's refusal of a "
+                   "header over its limit" % (what, r))
+        else:
+            t.true(False, "%s: not oncehook's answer (crashed?): %r"
+                   % (what, r))
+
+    def h_hostile(self, t, ep):
+        key, typ = self.key(ep, "h"), TYPES[ep.scheme.name]
+        before = self.totals()
+        for what, body, h in self.hostile_cases(ep, key, typ,
+                                                int(time.time())):
+            size = sum(len(k) + len(v) + 4 for k, v in h)
+            self.refused(t, what, self.http.post(ep.path, body, h), size)
+        t.eq(self.events(ep.name, key), [], "events rows for the key")
+        self.nothing_stored(t, before, "hostile headers")
+        # Still serving: the same delivery, signed as it should be.
+        r = self.send(ep, ep.scheme.body(key, typ), ep.scheme.headers(
+            ep.secrets[0], ep.scheme.body(key, typ), key, typ))
+        t.response(r, 200, "a valid delivery after the hostile ones",
+                   status="processed", key=key)
+
+    def cgi_post(self, ep, body, headers):
+        """Run the oncehook binary as a CGI program for one request,
+        with the server's ONCEHOOK_* variables; (Response, exit status,
+        stderr)."""
+        env = {k.encode(): v.encode() for k, v in self.env.items()}
+        env.update({
+            b"GATEWAY_INTERFACE": b"CGI/1.1",
+            b"SERVER_PROTOCOL": b"HTTP/1.1",
+            b"REQUEST_METHOD": b"POST",
+            b"SCRIPT_NAME": b"/hooks",
+            b"PATH_INFO": ("/" + ep.name).encode(),
+            b"CONTENT_TYPE": b"application/json",
+            b"CONTENT_LENGTH": str(len(body)).encode(),
+            b"REMOTE_ADDR": b"127.0.0.1",
+        })
+        for k, v in headers:
+            name = ("HTTP_" + k.upper().replace("-", "_")).encode()
+            env[name] = v if isinstance(v, bytes) else v.encode("latin-1")
+        kw = {}
+        if self.a.cgi_user:
+            kw = {"user": self.a.cgi_user, "group": self.a.cgi_group,
+                  "extra_groups": []}
+        p = subprocess.run([self.a.cgi], input=body, env=env,
+                           capture_output=True, timeout=30, **kw)
+        head, _, data = p.stdout.replace(b"\r\n", b"\n").partition(b"\n\n")
+        hdrs = {}
+        for line in head.decode("latin-1").split("\n"):
+            k, _, v = line.partition(":")
+            hdrs[k.strip().lower()] = v.strip()
+        status = int((hdrs.get("status") or "200").split()[0])
+        return (hookclient.Response(status, hdrs, data), p.returncode,
+                p.stderr.decode("utf-8", "replace"))
+
+    def h_cgi(self, t, ep):
+        key, typ = self.key(ep, "hc"), TYPES[ep.scheme.name]
+        before = self.totals()
+        for what, body, h in self.hostile_cases(ep, key, typ,
+                                                int(time.time())):
+            r, rc, err = self.cgi_post(ep, body, h)
+            self.refused(t, what, r, 0, via_server=False)
+            t.eq(rc, 0, "%s: exit status" % what)
+            t.true(not SANITIZER.search(err), "%s: sanitizer report: %s"
+                   % (what, err[:2000]))
+        t.eq(self.events(ep.name, key), [], "events rows for the key")
+        self.nothing_stored(t, before, "hostile headers")
+        body = ep.scheme.body(key, typ)
+        r, rc, err = self.cgi_post(ep, body, ep.scheme.headers(
+            ep.secrets[0], body, key, typ))
+        t.response(r, 200, "a valid delivery, straight to the program",
+                   status="processed", key=key)
+
+
+# What precedes the MAC in each scheme's signature header.
+SHAPES = {
+    "hmac-sha256": "sha256=",
+    "stripe": "t={t},v1=",
+    "github": "sha256=",
+    "standard": "v1,",
+    "svix": "v1,",
+    "shopify": "",
+    "slack": "v0=",
+    "paddle": "ts={t};h1=",
+    "gitlab": "",
+}
+
+SANITIZER = re.compile(r"ERROR: AddressSanitizer|runtime error:|"
+                       r"LeakSanitizer|ERROR: \w*Sanitizer")
+
+
+USAGE = ("scenarios.py --url http://127.0.0.1:PORT/hooks --env FILE "
+         "--mode MODE\n       [--server-pid PID] [--log FILE]... "
+         "[--db PATH] [--busy-ms MS]\n       [--header-limit BYTES] "
+         "[--cgi BIN [--cgi-user USER]] [--only TEXT] [--skip TEXT]")
+
+DESCRIPTION = """\
+Run the scenarios against oncehook behind a running web server.
+
+--url is where the endpoints live: the endpoint name is appended
+(http://127.0.0.1:8080/hooks + /stripe).  --env is the server's
+configuration, its ONCEHOOK_* variables one NAME=value a line (what the
+web server passes oncehook): the endpoints, schemes and secrets, and the
+defaults of --db (ONCEHOOK_DB) and --busy-ms.  The orders scenarios
+(1-13) need the endpoints "shop" (hmac-sha256, two secrets) and
+"stripe" (stripe) with sql/actions/orders.sql; the delivery and hostile
+header scenarios (E1-E6, H) run for every endpoint.  --mode labels the
+lines; "fastcgi" also makes scenario 10 reload lighttpd (SIGUSR1 to
+--server-pid) so that its processes reopen the database.  --log names
+the files where oncehook's request log lines land (scenario 13 counts
+them).  --header-limit is the web server's limit on request headers:
+over it a hostile request may be refused by the server itself.  --cgi
+also runs the hostile headers straight through the binary as a CGI
+program (as --cgi-user when given).  --only/--skip keep or drop the
+scenarios whose title contains TEXT.
+
+The older form --port PORT --stripe-secret S --shop-secret S
+--shop-secret-old S --db PATH --busy-ms MS still works (endpoints stripe
+and shop only, or those of --env, the flags overriding its secrets).
+"""
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(
+        usage=USAGE, description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--url")
+    ap.add_argument("--port", type=int)
+    ap.add_argument("--env")
+    ap.add_argument("--mode", required=True)
+    ap.add_argument("--db")
+    ap.add_argument("--server-pid", type=int)
+    ap.add_argument("--log", action="append", default=[])
+    ap.add_argument("--busy-ms", type=int)
+    ap.add_argument("--header-limit", type=int, default=8190)
+    ap.add_argument("--cgi")
+    ap.add_argument("--cgi-user")
+    ap.add_argument("--stripe-secret")
+    ap.add_argument("--shop-secret")
+    ap.add_argument("--shop-secret-old")
+    ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--skip", action="append", default=[])
+    a = ap.parse_args(argv)
+    if not a.url:
+        if not a.port:
+            ap.error("--url (or --port) is required")
+        a.url = "http://127.0.0.1:%d/hooks" % a.port
+    env = read_env(a.env) if a.env else {}
+    if not env:
+        # The older form: the two endpoints of the orders scenarios.
+        if not (a.stripe_secret and a.shop_secret):
+            ap.error("--env, or --stripe-secret and --shop-secret")
+        env = {"ONCEHOOK_ENDPOINTS": "stripe,shop",
+               "ONCEHOOK_STRIPE_SCHEME": "stripe",
+               "ONCEHOOK_SHOP_SCHEME": "hmac-sha256"}
+        if a.db:
+            env["ONCEHOOK_DB"] = a.db
+    if a.stripe_secret:
+        env["ONCEHOOK_STRIPE_SECRET"] = a.stripe_secret
+    if a.shop_secret:
+        env["ONCEHOOK_SHOP_SECRET"] = " ".join(
+            x for x in (a.shop_secret, a.shop_secret_old) if x)
+    a.db = a.db or env.get("ONCEHOOK_DB")
+    if not a.db:
+        ap.error("--db (or ONCEHOOK_DB in --env) is required")
+    if a.busy_ms is None:
+        a.busy_ms = int(env.get("ONCEHOOK_BUSY_TIMEOUT_MS", "5000"))
+    a.cgi_group = None
+    if a.cgi_user:
+        import grp
+        import pwd
+        a.cgi_group = grp.getgrgid(pwd.getpwnam(a.cgi_user).pw_gid).gr_name
+    return a, env
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--mode", required=True)
-    ap.add_argument("--port", type=int, required=True)
-    ap.add_argument("--db", required=True)
-    ap.add_argument("--server-pid", type=int, required=True)
-    ap.add_argument("--log", action="append", default=[])
-    ap.add_argument("--busy-ms", type=int, required=True)
-    ap.add_argument("--stripe-secret", required=True)
-    ap.add_argument("--shop-secret", required=True)
-    ap.add_argument("--shop-secret-old", required=True)
-    a = ap.parse_args()
+    a, env = parse_args()
+    try:
+        s = Suite(a, env)
+    except (ValueError, OSError) as e:
+        print("# harness error: %s" % e)
+        return 2
+    eps = {ep.name: ep for ep in s.endpoints}
+    if (SHOP in eps and STRIPE in eps and
+            eps[SHOP].scheme.name == "hmac-sha256" and
+            eps[STRIPE].scheme.name == "stripe"):
+        a.shop_secret = eps[SHOP].secrets[0]
+        a.shop_secret_old = (eps[SHOP].secrets[1]
+                             if len(eps[SHOP].secrets) > 1 else None)
+        a.stripe_secret = eps[STRIPE].secrets[0]
+    else:
+        print("# harness error: the orders scenarios need the endpoints "
+              "%r (hmac-sha256) and %r (stripe)" % (SHOP, STRIPE))
+        return 2
 
-    s = Suite(a)
     plan = [
         ("1. first delivery -> 200 processed, one event, order paid",
          s.s01_first_delivery),
@@ -682,10 +1280,48 @@ def main():
          "Retry-After; released -> processed", s.s11_busy),
         ("12. secret rotation: the older of two secrets -> 200 processed",
          s.s12_rotation),
-        ("13. one log line per request with endpoint, key, outcome; no "
-         "secret, no payload", s.s13_logs),
     ]
+    for ep in s.endpoints:
+        def bind(fn, ep=ep):
+            return lambda t: fn(t, ep)
+        pre = "%s (%s)" % (ep.name, ep.scheme.name)
+        plan += [
+            ("E1. %s: first delivery -> 200 processed, event stored with "
+             "its key and type" % pre, bind(s.e1_first)),
+            ("E2. %s: retry -> 200 already_processed, nothing stored"
+             % pre, bind(s.e2_retry)),
+            ("E3. %s: %swrong secret, missing signature -> 401, nothing "
+             "stored" % (pre, "tampered body, " if ep.scheme.encoding !=
+                         "token" else ""), bind(s.e3_refused)),
+        ]
+        if ep.scheme.timestamped:
+            plan.append(("E4. %s: timestamp an hour old or ahead -> 400 "
+                         "stale_timestamp, nothing stored; 200 s old -> "
+                         "200" % pre, bind(s.e4_stale)))
+        if ep.scheme.name == "slack":
+            plan.append(("E7. %s: url_verification -> 200 with its "
+                         "challenge, nothing stored; wrong secret 401, "
+                         "stale 400" % pre, bind(s.e7_slack_challenge)))
+        plan += [
+            ("E5. %s: same key, other payload -> 422 key_conflict, "
+             "recorded" % pre, bind(s.e5_conflict)),
+            ("E6. %s: 20 concurrent identical deliveries -> exactly one "
+             "processed" % pre, bind(s.e6_concurrent)),
+            ("H. %s: hostile signature headers -> 401 or 400, nothing "
+             "stored, still serving" % pre, bind(s.h_hostile)),
+        ]
+        if a.cgi:
+            plan.append(("H-cgi. %s: hostile signature headers straight "
+                         "to the CGI program -> 401 or 400, exit 0, "
+                         "nothing stored" % pre, bind(s.h_cgi)))
+    plan.append(("13. one log line per request with endpoint, key, "
+                 "outcome; no secret, no payload", s.s13_logs))
+
     for name, fn in plan:
+        if a.only and not any(x in name for x in a.only):
+            continue
+        if any(x in name for x in a.skip):
+            continue
         failed = s.failed
         s.run(name, fn)
         if fn == s.s10b_restored:

@@ -1,0 +1,157 @@
+// oncehook tests (tests/providers.sh): deliveries signed by the
+// providers' own libraries, sent to oncehook behind a real web server.
+//
+//   node deliver.mjs BASE_URL
+//
+// BASE_URL is where the endpoints live (http://127.0.0.1:PORT/hooks);
+// the secrets come from the environment: STRIPE_SECRET, STANDARD_SECRET,
+// SVIX_SECRET, GITHUB_SECRET (those of the endpoints stripe, standard,
+// svix and github).  For each library: the first delivery must be
+// answered 200 processed, the same delivery again 200
+// already_processed, and the body changed under the same headers 401.
+// Prints "ok - ..." / "not ok - ..." lines for the shell to number;
+// exits 0, or 1 if a check failed, 2 on a usage error, 3 if something
+// threw (a connection refused, say).
+
+import { randomUUID } from "node:crypto";
+import Stripe from "stripe";
+import { Webhook } from "standardwebhooks";
+import { sign as octokitSign } from "@octokit/webhooks-methods";
+
+const base = process.argv[2];
+const env = (name) => {
+	const v = process.env[name];
+	if (!v) {
+		console.error(`deliver.mjs: ${name} is not set`);
+		process.exit(2);
+	}
+	return v;
+};
+if (!base) {
+	console.error("usage: node deliver.mjs BASE_URL");
+	process.exit(2);
+}
+
+let failed = 0;
+
+// POST body to the endpoint with headers; status and JSON body back.
+async function post(endpoint, body, headers) {
+	const r = await fetch(`${base}/${endpoint}`, {
+		method: "POST",
+		headers: { "Content-Type": "application/json", ...headers },
+		body,
+	});
+	const text = await r.text();
+	let json = null;
+	try {
+		json = JSON.parse(text);
+	} catch {
+		// reported by the check
+	}
+	return { status: r.status, json, text };
+}
+
+function check(what, r, status, fields) {
+	const bad = [];
+	if (r.status !== status)
+		bad.push(`status ${r.status}, want ${status}`);
+	for (const [k, v] of Object.entries(fields))
+		if (!r.json || r.json[k] !== v)
+			bad.push(`${k}: ${JSON.stringify(r.json && r.json[k])}, ` +
+			    `want ${JSON.stringify(v)}`);
+	if (bad.length === 0) {
+		console.log(`ok - ${what}`);
+		return;
+	}
+	failed++;
+	console.log(`not ok - ${what}`);
+	for (const b of bad)
+		console.log(`#   ${b}`);
+	console.log(`#   response: ${r.status} ${r.text.slice(0, 300)}`);
+}
+
+// The three deliveries of one library: first, again, tampered.
+async function deliveries(lib, endpoint, body, headers, key) {
+	check(`${lib} -> /${endpoint}: first delivery -> 200 processed`,
+	    await post(endpoint, body, headers), 200,
+	    { status: "processed", key });
+	check(`${lib} -> /${endpoint}: same delivery again -> 200 ` +
+	    "already_processed", await post(endpoint, body, headers), 200,
+	    { status: "already_processed", key });
+	const tampered = body.replace(/"livemode": ?false/,
+	    "\"livemode\":true");
+	if (tampered === body)
+		throw new Error("the payload has no livemode to tamper with");
+	check(`${lib} -> /${endpoint}: tampered body, same headers -> 401`,
+	    await post(endpoint, tampered, headers), 401,
+	    { error: "invalid_signature" });
+}
+
+const tag = `${Date.now()}_${process.pid}`;
+
+// A throw at the top level (a rejected await) is an uncaught exception.
+for (const ev of ["uncaughtException", "unhandledRejection"])
+	process.on(ev, (e) => {
+		console.log(`# deliver.mjs: ${e && e.stack ? e.stack : e}`);
+		process.exit(3);
+	});
+
+// stripe: stripe.webhooks.generateTestHeaderString, the way Stripe's
+// own library signs a test event (timestamp now, scheme v1).
+{
+	const stripe = new Stripe("sk_test_unused_no_api_call");
+	const id = `evt_lib_${tag}`;
+	const payload = JSON.stringify({
+		id, object: "event", type: "customer.created",
+		livemode: false, data: { object: { id: "cus_lib" } },
+	}, null, 2);
+	const header = stripe.webhooks.generateTestHeaderString({
+		payload, secret: env("STRIPE_SECRET"),
+	});
+	await deliveries("stripe", "stripe", payload,
+	    { "Stripe-Signature": header }, id);
+}
+
+// standardwebhooks: new Webhook(secret).sign(msgId, date, payload).
+{
+	const msgId = `msg_lib_${tag}`;
+	const now = new Date();
+	const payload = JSON.stringify({
+		type: "invoice.paid", livemode: false,
+		timestamp: now.toISOString(), data: { id: "inv_lib" },
+	});
+	const signature = new Webhook(env("STANDARD_SECRET"))
+	    .sign(msgId, now, payload);
+	await deliveries("standardwebhooks", "standard", payload, {
+		"webhook-id": msgId,
+		"webhook-timestamp": String(Math.floor(now / 1000)),
+		"webhook-signature": signature,
+	}, msgId);
+
+	// Svix signs the same way under svix- header names.
+	const svixId = `msg_svix_${tag}`;
+	const svixSig = new Webhook(env("SVIX_SECRET"))
+	    .sign(svixId, now, payload);
+	await deliveries("standardwebhooks (svix- headers)", "svix", payload, {
+		"svix-id": svixId,
+		"svix-timestamp": String(Math.floor(now / 1000)),
+		"svix-signature": svixSig,
+	}, svixId);
+}
+
+// @octokit/webhooks-methods: sign(secret, payload), "sha256=<hex>"; the
+// delivery id and event name are the headers GitHub adds beside it.
+{
+	const delivery = randomUUID();
+	const payload = JSON.stringify({
+		zen: "Design for failure.", hook_id: 1, livemode: false,
+	});
+	const signature = await octokitSign(env("GITHUB_SECRET"), payload);
+	await deliveries("@octokit/webhooks-methods", "github", payload, {
+		"X-GitHub-Delivery": delivery,
+		"X-GitHub-Event": "ping",
+		"X-Hub-Signature-256": signature,
+	}, delivery);
+}
+
+process.exit(failed ? 1 : 0);

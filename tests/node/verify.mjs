@@ -1,0 +1,77 @@
+// oncehook tests (tests/providers.sh): does a provider's own library
+// accept what "oncehook sign" prints?
+//
+//   node verify.mjs LIB SECRET PAYLOAD_FILE HEADERS_FILE
+//
+// LIB is stripe, standardwebhooks, svix (the standardwebhooks library on
+// Svix's svix- headers) or octokit.  HEADERS_FILE is the output of
+// "oncehook sign": one "Name: value" a line.  The payload is passed to
+// the library as the exact bytes of the file (as a string, which is
+// what these libraries take).  Exit 0 if the library's verify function
+// accepts it, 1 if it refuses it (its message on stdout), 2 on a usage
+// error.
+
+import { readFileSync } from "node:fs";
+import Stripe from "stripe";
+import { Webhook } from "standardwebhooks";
+import { verify as octokitVerify } from "@octokit/webhooks-methods";
+
+const [lib, secret, payloadFile, headersFile] = process.argv.slice(2);
+if (!headersFile) {
+	console.error("usage: node verify.mjs LIB SECRET PAYLOAD HEADERS");
+	process.exit(2);
+}
+const payload = readFileSync(payloadFile, "utf8");
+
+// Header names lower-cased, as a Node.js server hands them over.
+const headers = {};
+for (const line of readFileSync(headersFile, "utf8").split("\n")) {
+	const i = line.indexOf(":");
+	if (i > 0)
+		headers[line.slice(0, i).trim().toLowerCase()] =
+		    line.slice(i + 1).trim();
+}
+
+function refused(why) {
+	console.log(`refused: ${why}`);
+	process.exit(1);
+}
+
+try {
+	switch (lib) {
+	case "stripe": {
+		// constructEvent throws unless a v1 signature matches and t
+		// is within the default tolerance (300 s) of now.
+		const stripe = new Stripe("sk_test_unused_no_api_call");
+		stripe.webhooks.constructEvent(payload,
+		    headers["stripe-signature"], secret);
+		break;
+	}
+	case "standardwebhooks":
+		// verify throws unless a v1 signature matches and the
+		// timestamp is within 5 minutes of now.
+		new Webhook(secret).verify(payload, headers);
+		break;
+	case "svix":
+		// Svix's scheme is Standard Webhooks' under svix- names;
+		// this library reads the webhook- names.
+		new Webhook(secret).verify(payload, {
+			"webhook-id": headers["svix-id"],
+			"webhook-timestamp": headers["svix-timestamp"],
+			"webhook-signature": headers["svix-signature"],
+		});
+		break;
+	case "octokit":
+		if (!(await octokitVerify(secret, payload,
+		    headers["x-hub-signature-256"])))
+			refused("verify() returned false");
+		break;
+	default:
+		console.error(`verify.mjs: unknown library ${lib}`);
+		process.exit(2);
+	}
+} catch (e) {
+	refused(e.message.split("\n")[0]);
+}
+console.log("accepted");
+process.exit(0);

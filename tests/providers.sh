@@ -1,0 +1,270 @@
+#!/bin/sh
+# oncehook against the providers' own libraries, from the npm registry at
+# the exact versions of tests/node/package-lock.json: stripe,
+# standardwebhooks and @octokit/webhooks-methods.
+#
+# 1. Deliveries signed by those libraries (tests/node/deliver.mjs) are
+#    sent to oncehook behind a real lighttpd, started from the shipped
+#    conf-examples/lighttpd-fastcgi.conf with only its ports, paths and
+#    values filled in (tests/e2e/lighttpd.sh): each is processed once,
+#    answered already_processed when sent again, refused (401) with its
+#    body changed.
+# 2. What "oncehook sign" prints is accepted by those libraries' own
+#    verify functions (tests/node/verify.mjs), and refused by them once
+#    the payload changes or the timestamp is an hour old.
+#
+# The libraries are installed with "npm ci" into a temporary directory,
+# never into the source tree (read-only under distcheck); npm's own cache
+# makes later runs quick.
+#
+# Run by "make check" with top_srcdir, top_builddir and ONCEHOOK_BIN set.
+# Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no
+# node, npm or python3), 99 harness error (npm ci failed, say).  Without
+# lighttpd, part 1 is skipped and part 2 still runs.
+
+set -u
+
+LC_ALL=C
+export LC_ALL
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE
+npm_config_update_notifier=false
+export npm_config_update_notifier
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=.}"
+: "${ONCEHOOK_BIN:=$top_builddir/oncehook}"
+
+bail() {
+	echo "Bail out! $*"
+	exit 99
+}
+
+n=0
+failed=0
+
+# Print one TAP line, numbered.
+tap() {	# tap ok|not-ok|skip description
+	n=$((n + 1))
+	case $1 in
+	ok) printf 'ok %d - %s\n' "$n" "$2" ;;
+	skip) printf 'ok %d - %s # SKIP %s\n' "$n" "$2" "$3" ;;
+	*)
+		failed=$((failed + 1))
+		printf 'not ok %d - %s\n' "$n" "$2"
+		;;
+	esac
+}
+
+# Renumber the "ok - ..." / "not ok - ..." lines of a script.
+relay() {
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) tap ok "${line#ok - }" ;;
+		"not ok - "*) tap not-ok "${line#not ok - }" ;;
+		*) printf '%s\n' "$line" ;;
+		esac
+	done
+}
+
+for tool in node npm python3; do
+	if ! command -v $tool >/dev/null 2>&1; then
+		echo "1..0 # SKIP $tool is not installed"
+		exit 77
+	fi
+done
+[ -x "$ONCEHOOK_BIN" ] || bail "ONCEHOOK_BIN=$ONCEHOOK_BIN is not an executable"
+for f in tests/node/package.json tests/node/package-lock.json \
+    tests/node/deliver.mjs tests/node/verify.mjs tests/e2e/lighttpd.sh; do
+	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
+done
+# shellcheck source=tests/e2e/lighttpd.sh
+. "$top_srcdir/tests/e2e/lighttpd.sh"
+
+watchdog=
+if command -v timeout >/dev/null 2>&1; then
+	watchdog="timeout 300"
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/oncehook-providers.XXXXXX") ||
+    bail "mktemp failed"
+
+# shellcheck disable=SC2317 # run by the trap
+cleanup() {
+	lt_stop
+	if [ -n "${ONCEHOOK_E2E_KEEP:-}" ]; then
+		echo "# kept $tmp"
+	else
+		rm -rf "$tmp"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 99' HUP INT TERM
+
+start=$(date +%s)
+
+# The libraries, exactly as locked, beside the scripts (Node.js resolves
+# an ES module's imports from the module's own directory).
+node=$tmp/node
+mkdir -p "$node" || bail "mkdir $node"
+cp "$top_srcdir/tests/node/package.json" \
+    "$top_srcdir/tests/node/package-lock.json" \
+    "$top_srcdir/tests/node/deliver.mjs" "$top_srcdir/tests/node/verify.mjs" \
+    "$node/" || bail "copying tests/node"
+chmod u+w "$node"/* 2>/dev/null
+if ! (cd "$node" && $watchdog npm ci --no-audit --no-fund --ignore-scripts \
+    --prefer-offline --loglevel=error) >"$tmp/npm.log" 2>&1; then
+	sed 's/^/# /' "$tmp/npm.log"
+	bail "npm ci failed in $node"
+fi
+echo "# node $(node --version); $(cd "$node" && node -e '
+for (const p of ["stripe", "standardwebhooks", "@octokit/webhooks-methods"])
+	process.stdout.write(p + " " +
+	    require("./node_modules/" + p + "/package.json").version + "; ");
+')"
+
+# -- 1. deliveries signed by the libraries, through lighttpd ----------
+
+if command -v lighttpd >/dev/null 2>&1 || [ -x /usr/sbin/lighttpd ]; then
+	lt_find
+	d=$tmp/fastcgi
+	lt_setup fastcgi "$d"
+	if lt_start "$d" fastcgi; then
+		tap ok "lighttpd starts with conf-examples/lighttpd-fastcgi.conf"
+		STRIPE_SECRET=$STRIPE_SECRET STANDARD_SECRET=$STANDARD_SECRET \
+		    SVIX_SECRET=$SVIX_SECRET GITHUB_SECRET=$GITHUB_SECRET \
+		    $watchdog node "$node/deliver.mjs" \
+		    "http://127.0.0.1:$lt_port/hooks" >"$tmp/deliver.tap" \
+		    2>"$tmp/deliver.err"
+		rc=$?
+		relay <"$tmp/deliver.tap"
+		if [ $rc -gt 1 ]; then
+			tap not-ok "deliver.mjs ran to its end (exit $rc)"
+			sed 's/^/# /' "$tmp/deliver.err"
+		fi
+		# One event row per endpoint: each library's delivery, once.
+		rows=$(python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print(" ".join("%s=%d" % r for r in db.execute(
+    "SELECT endpoint, count(*) FROM events GROUP BY endpoint "
+    "ORDER BY endpoint")))' "$d/db/oncehook.db" 2>&1)
+		if [ "$rows" = "github=1 standard=1 stripe=1 svix=1" ]; then
+			tap ok "one event row per library's delivery ($rows)"
+		else
+			tap not-ok "one event row per library's delivery"
+			echo "#   events by endpoint: $rows"
+		fi
+		lt_stop
+		if [ $failed -gt 0 ]; then
+			tail -n 20 "$d/log/breakage.log" 2>/dev/null |
+			    sed 's/^/# oncehook: /'
+		fi
+	fi
+	lt_sanitizer "$d" fastcgi
+else
+	tap skip "deliveries signed by the libraries, through lighttpd" \
+	    "lighttpd is not installed"
+fi
+
+# -- 2. "oncehook sign" checked by the libraries ------------------------
+
+# The configuration "oncehook sign" reads: the same secrets.
+cat >"$tmp/sign.env" <<EOF
+ONCEHOOK_DB=$tmp/unused.db
+ONCEHOOK_ENDPOINTS=stripe,standard,svix,github
+ONCEHOOK_STRIPE_SCHEME=stripe
+ONCEHOOK_STRIPE_SECRET=$STRIPE_SECRET
+ONCEHOOK_STANDARD_SCHEME=standard
+ONCEHOOK_STANDARD_SECRET=$STANDARD_SECRET
+ONCEHOOK_SVIX_SCHEME=svix
+ONCEHOOK_SVIX_SECRET=$SVIX_SECRET
+ONCEHOOK_GITHUB_SCHEME=github
+ONCEHOOK_GITHUB_SECRET=$GITHUB_SECRET
+EOF
+
+# A payload as a file: UTF-8 beyond ASCII, a trailing newline; sign
+# must sign its exact bytes.  The tampered copy differs in one digit.
+printf '{"id":"evt_sign_1","type":"customer.created","livemode":false,"data":{"object":{"name":"Zo\303\253 \342\230\203","amount":4999}}}\n' \
+    >"$tmp/payload.json"
+sed 's/4999/4998/' "$tmp/payload.json" >"$tmp/tampered.json"
+cmp -s "$tmp/payload.json" "$tmp/tampered.json" && bail "tampering failed"
+
+# oncehook sign ENDPOINT [ARGS...] > headers: 0 if it worked.
+sign() {
+	(
+		while IFS= read -r kv; do
+			# shellcheck disable=SC2163 # kv is NAME=value
+			export "$kv"
+		done <"$tmp/sign.env"
+		"$ONCEHOOK_BIN" sign --endpoint "$@"
+	)
+}
+
+# verify WANT LIB SECRET PAYLOAD HEADERS DESCRIPTION [WHY]: WANT is 0
+# (accepted) or 1 (refused, for a reason the library words as the
+# extended regular expression WHY).
+verify() {
+	out=$($watchdog node "$node/verify.mjs" "$2" "$3" "$4" "$5" 2>&1)
+	rc=$?
+	if [ $rc -eq "$1" ] && { [ $# -lt 7 ] ||
+	    printf '%s\n' "$out" | grep -Eiq "$7"; }; then
+		tap ok "$6"
+	else
+		tap not-ok "$6"
+		echo "#   verify.mjs exit $rc, want $1: $out"
+		sed 's/^/#   header: /' "$5"
+	fi
+}
+
+# one LIB ENDPOINT SECRET: sign now, verify; verify the tampered
+# payload; for timestamped schemes sign an hour ago, verify.
+one() {
+	lib=$1
+	ep=$2
+	secret=$3
+	h=$tmp/$ep.headers
+	if ! sign "$ep" "$tmp/payload.json" >"$h" 2>"$tmp/sign.err"; then
+		tap not-ok "oncehook sign --endpoint $ep runs"
+		sed 's/^/#   /' "$tmp/sign.err"
+		return
+	fi
+	verify 0 "$lib" "$secret" "$tmp/payload.json" "$h" \
+	    "$lib accepts what oncehook sign --endpoint $ep prints"
+	verify 1 "$lib" "$secret" "$tmp/tampered.json" "$h" \
+	    "$lib refuses it for a payload one digit off" \
+	    'signature|returned false'
+	case $ep in
+	stripe | standard)
+		sign "$ep" --time $(($(date +%s) - 3600)) "$tmp/payload.json" \
+		    >"$h.old" 2>"$tmp/sign.err" ||
+		    tap not-ok "oncehook sign --endpoint $ep --time runs"
+		verify 1 "$lib" "$secret" "$tmp/payload.json" "$h.old" \
+		    "$lib refuses oncehook sign --time an hour ago (stale)" \
+		    'tolerance|too old'
+		;;
+	esac
+}
+
+one stripe stripe "$STRIPE_SECRET"
+one standardwebhooks standard "$STANDARD_SECRET"
+one svix svix "$SVIX_SECRET"
+one octokit github "$GITHUB_SECRET"
+
+# The delivery id and event type given to sign are the headers GitHub
+# sends beside the signature, and the signature still verifies.
+h=$tmp/github-id.headers
+if sign github --id 72d3162e-cc78-11e3-81ab-4c9367dc0958 --event push \
+    "$tmp/payload.json" >"$h" 2>"$tmp/sign.err" &&
+    grep -qx 'X-GitHub-Delivery: 72d3162e-cc78-11e3-81ab-4c9367dc0958' "$h" &&
+    grep -qx 'X-GitHub-Event: push' "$h"; then
+	verify 0 octokit "$GITHUB_SECRET" "$tmp/payload.json" "$h" \
+	    "octokit accepts oncehook sign --id --event, which sets X-GitHub-Delivery and X-GitHub-Event"
+else
+	tap not-ok "oncehook sign --id --event sets X-GitHub-Delivery and X-GitHub-Event"
+	sed 's/^/#   /' "$h" "$tmp/sign.err"
+fi
+
+echo "# providers took $(($(date +%s) - start))s"
+echo "1..$n"
+[ $failed -eq 0 ] || exit 1
+exit 0
