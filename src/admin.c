@@ -156,7 +156,13 @@ admin_check(int argc, char **argv)
 		printf("endpoint %s%s\n", ep->name,
 		    cf->named ? "" : " (unnamed: every path)");
 		printf("  scheme     %s\n", ep->scheme->name);
-		printf("  secrets    %zu\n", ep->nsecrets);
+		printf("  secrets    %zu%s\n", ep->nsecrets, ep->nsecrets ? "" :
+		    " (only the example's placeholder: refuses every "
+		    "request)");
+		if (ep->placeholder)
+			fprintf(stderr, "oncehook check: warning: %sSECRET "
+			    "holds the example's placeholder, ignored\n",
+			    ep->prefix);
 		if (ep->scheme->timestamped)
 			printf("  tolerance  %llds\n", ep->tolerance);
 		print_sources("key", &ep->key);

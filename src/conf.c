@@ -256,6 +256,25 @@ secrets_free(struct conf_endpoint *ep)
 	ep->nsecrets = 0;
 }
 
+/*
+ * 1 if the secret is a shipped example's placeholder, such as
+ * REPLACE_WITH_YOUR_SIGNING_SECRET: anyone who read the example could
+ * sign with it, so it never becomes a key.
+ */
+static int
+placeholder(const char *text, size_t len)
+{
+	char	 buf[128];
+	size_t	 i;
+
+	if (len >= sizeof(buf))
+		return 0;
+	for (i = 0; i < len; i++)
+		buf[i] = (char)toupper((unsigned char)text[i]);
+	buf[len] = '\0';
+	return strstr(buf, "REPLACE") != NULL && strstr(buf, "YOUR") != NULL;
+}
+
 /* Add one secret (text of length len) to ep, through its scheme. */
 static int
 secret_add(struct loader *l, struct conf_endpoint *ep, const char *var,
@@ -266,6 +285,10 @@ secret_add(struct loader *l, struct conf_endpoint *ep, const char *var,
 	char		 why[128];
 	int		 rc;
 
+	if (placeholder(text, len)) {
+		ep->placeholder = 1;
+		return 0;
+	}
 	if (ep->nsecrets == SECRETS_MAX)
 		return fail(l, var, "more than %d secrets", SECRETS_MAX);
 	if (ep->secrets == NULL &&
@@ -346,7 +369,7 @@ secrets_from_file(struct loader *l, struct conf_endpoint *ep, const char *var,
 		rc = secret_add(l, ep, var, p, len);
 	}
 	crypto_wipe(buf, sizeof(buf));
-	if (rc == 0 && ep->nsecrets == 0)
+	if (rc == 0 && ep->nsecrets == 0 && !ep->placeholder)
 		rc = fail(l, var, "%s: no secret in the file", path);
 	return rc;
 }
@@ -393,7 +416,8 @@ load_endpoint(struct loader *l, struct conf_endpoint *ep)
 		if (secrets_from_text(l, ep, var, secret) == -1)
 			return -1;
 	}
-	if (ep->nsecrets == 0)
+	/* Only placeholders: the endpoint loads but refuses everything. */
+	if (ep->nsecrets == 0 && !ep->placeholder)
 		return fail(l, var, "required: %sSECRET or %sSECRET_FILE",
 		    ep->prefix, ep->prefix);
 

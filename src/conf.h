@@ -44,7 +44,8 @@ struct conf_endpoint {
 	char			 prefix[CONF_NAME_MAX + 16]; /* ONCEHOOK_X_ */
 	const struct scheme	*scheme;
 	struct secret		*secrets;
-	size_t			 nsecrets;
+	size_t			 nsecrets;	/* 0: refuses every request */
+	int			 placeholder;	/* an example secret was left */
 	long long		 tolerance;	/* seconds */
 	struct srclist		 key;
 	struct srclist		 type;

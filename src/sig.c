@@ -220,8 +220,9 @@ malformed:
 
 /*
  * One header of tagged fields separated by sep, holding the timestamp
- * (tag tkey) and hex MACs (tag skey, several allowed; other tags
- * ignored), over timestamp, joiner, body: stripe, paddle.  As the
+ * (tag tkey) and hex MACs (tag skey, several allowed; other tags,
+ * malformed MACs and those past SIG_CANDIDATES_MAX ignored), over
+ * timestamp, joiner, body: stripe, paddle.  As the
  * providers' libraries do, the timestamp is checked once a signature
  * matched.
  */
@@ -253,9 +254,10 @@ verify_tagged(const struct conf_endpoint *ep, const struct sig_input *in,
 			ts = item + tl + 1;
 			tslen = len - tl - 1;
 		} else if (len > sl && strncmp(item, skey, sl) == 0 &&
-		    item[sl] == '=' &&
-		    add_hex(&c, item + sl + 1, len - sl - 1) == -1)
-			goto malformed;
+		    item[sl] == '=')
+			/* As the providers' libraries: a malformed entry
+			 * matches nothing; past the limit, none is read. */
+			(void)add_hex(&c, item + sl + 1, len - sl - 1);
 	}
 	if (ts == NULL || parse_ts(ts, tslen, &t) == -1 || c.n == 0)
 		goto malformed;
@@ -343,7 +345,8 @@ verify_slack(const struct conf_endpoint *ep, const struct sig_input *in,
 /*
  * Standard Webhooks, and Svix under its own header names: the
  * signature header holds space-separated "VERSION,BASE64" entries (only
- * v1 is checked) over ID "." TS "." body, with the secret's base64
+ * well-formed v1 ones are checked, the first SIG_CANDIDATES_MAX) over
+ * ID "." TS "." body, with the secret's base64
  * after "whsec_" as the key.
  */
 static enum hook_err
@@ -374,9 +377,8 @@ verify_standard_as(const struct conf_endpoint *ep, const struct sig_input *in,
 			break;
 		if (memchr(item, ',', len) == NULL)
 			goto malformed;
-		if (len > 3 && strncmp(item, "v1,", 3) == 0 &&
-		    add_b64(&c, item + 3, len - 3) == -1)
-			goto malformed;
+		if (len > 3 && strncmp(item, "v1,", 3) == 0)
+			(void)add_b64(&c, item + 3, len - 3);
 	}
 	if (c.n == 0)
 		goto malformed;
@@ -729,7 +731,8 @@ sig_verify(const struct conf_endpoint *ep, const struct sig_input *in,
 	v->skew = 0;
 	if (ep->nsecrets == 0) {
 		/* Fail closed: an endpoint without a secret accepts nothing. */
-		v->why = "endpoint has no usable secret";
+		v->why = ep->placeholder ? "endpoint still has the example's "
+		    "placeholder secret" : "endpoint has no usable secret";
 		return HOOK_ESIG;
 	}
 	return ep->scheme->verify(ep, in, v);

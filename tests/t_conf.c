@@ -688,6 +688,32 @@ cleanup(void)
 	rmdir(tmpdir);
 }
 
+/* A shipped example's placeholder never becomes a key. */
+static void
+test_placeholder(void)
+{
+	static const char *const only[] = {
+		"ONCEHOOK_SECRET=whsec_REPLACE_WITH_YOUR_SIGNING_SECRET", NULL
+	};
+	static const char *const mixed[] = {
+		"ONCEHOOK_SECRET=REPLACE_WITH_YOUR_SHARED_SECRET real-one", NULL
+	};
+	struct conf	*cf;
+	char		 err[512];
+
+	cf = load(single, only, err, sizeof(err));
+	CHECK(cf != NULL && cf->endpoints[0].nsecrets == 0 &&
+	    cf->endpoints[0].placeholder,
+	    "placeholder only: loads with no secret (fails closed) (%s)",
+	    err);
+	conf_free(cf);
+	cf = load(single, mixed, err, sizeof(err));
+	CHECK(cf != NULL && cf->endpoints[0].nsecrets == 1 &&
+	    secret_is(&cf->endpoints[0].secrets[0], "real-one"),
+	    "placeholder beside a real secret: only the real one kept");
+	conf_free(cf);
+}
+
 static void
 count_unknown(void *arg, const char *name, size_t len)
 {
@@ -745,5 +771,6 @@ main(void)
 	test_duration();
 	test_path_inside();
 	test_unknown();
+	test_placeholder();
 	return tap_done();
 }

@@ -330,6 +330,10 @@ test_stripe(void)
 	er = stripe(&ep, "t=" ST_TS ",v1=" ST_V1_OTHER ",v1=" ST_V1, ST_BODY,
 	    ST_T, &v);
 	CHECK(er == HOOK_OK, "stripe: several v1, the second matches");
+	er = stripe(&ep, "t=" ST_TS ",v1=zz-not-hex,v1=" ST_V1, ST_BODY,
+	    ST_T, &v);
+	CHECK(er == HOOK_OK, "stripe: a malformed v1 beside a valid one is "
+	    "skipped, as Stripe's libraries do");
 	er = stripe(&ep, "t=" ST_TS ",v1=" DOC_V1 ",v0=" ST_V1, ST_BODY, ST_T,
 	    &v);
 	CHECK(er == HOOK_ESIG,
