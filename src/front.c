@@ -81,15 +81,49 @@ front_is_cgi(void)
 	return FCGX_IsCGI();
 }
 
+#define CGI_DRAIN_MAX	(64LL << 20)	/* bytes read and dropped at most */
+
 static ssize_t
 cgi_read(void *arg, char *buf, size_t n)
 {
-	ssize_t	 r;
+	long long	*consumed = arg;
+	ssize_t		 r;
 
 	do
 		r = read(STDIN_FILENO, buf, n);
 	while (r == -1 && errno == EINTR);
+	if (r > 0)
+		*consumed += r;
 	return r;
+}
+
+/*
+ * Read and drop what is left of the body after the response was
+ * written.  A CGI program that exits with body bytes unread makes
+ * Apache's mod_cgid (one socket for stdin and stdout) reset the
+ * connection and lose the response; the limit keeps a huge body from
+ * holding the process.
+ */
+static void
+cgi_drain(const char *content_length, long long consumed)
+{
+	char		 buf[65536];
+	long long	 left = 0;
+	const char	*p;
+	ssize_t		 r;
+
+	if (content_length == NULL)
+		return;
+	for (p = content_length; *p >= '0' && *p <= '9' &&
+	    left < CGI_DRAIN_MAX; p++)
+		left = left * 10 + (*p - '0');
+	if (*p != '\0' || left > CGI_DRAIN_MAX)
+		return;
+	for (left -= consumed; left > 0; left -= r)
+		if ((r = cgi_read(&consumed, buf, (size_t)(left <
+		    (long long)sizeof(buf) ? left : (long long)sizeof(buf)))) <=
+		    0)
+			break;
 }
 
 static int
@@ -116,10 +150,11 @@ front_cgi(struct pipeline *p)
 	struct resp		 resp;
 	char			 head[512];
 	const char		*body;
+	long long		 consumed = 0;
 	size_t			 bodysz;
 	int			 n, rc = 0;
 
-	from_env(&ce, environ, cgi_read, NULL);
+	from_env(&ce, environ, cgi_read, &consumed);
 	pipeline_run(p, &ce.rq, time(NULL), &resp);
 	body = resp_body(&resp, &bodysz);
 	if ((n = resp_head(&resp, head, sizeof(head))) < 0 ||
@@ -129,6 +164,7 @@ front_cgi(struct pipeline *p)
 		rc = 1;
 	}
 	resp_clear(&resp);
+	cgi_drain(ce.rq.content_length, consumed);
 	return rc;
 }
 

@@ -1,0 +1,395 @@
+# shellcheck shell=sh disable=SC2154 # top_srcdir, ONCEHOOK_BIN: the caller's
+# oncehook deployment tests: what tests/e2e-apache.sh, tests/e2e-nginx.sh
+# and tests/serve.sh share.  Sourced (POSIX sh).
+#
+# Each test starts a real server from a shipped file of conf-examples/,
+# copied with only its ports, paths and secret values filled in, on
+# 127.0.0.1 and a free port, in a temporary directory of its own; stops
+# it by its PID (dp_stop, also run by the EXIT trap); and speaks TAP.
+#
+# As root (CI), oncehook runs as nobody:nogroup (the web server drops to
+# that user, or setpriv does), so that a read-only database is read-only
+# to oncehook; the run, log and database directories belong to nobody.
+#
+#   dp_init NAME          defaults, the temporary directory $tmp, traps
+#   tap ok|not-ok TEXT    one numbered TAP line
+#   bail TEXT             harness error: "Bail out!", exit 99
+#   skip_all TEXT         "1..0 # SKIP", exit 77
+#   dp_done               the plan; exit 0 or 1
+#   dp_dir DIR            a run directory: bin/oncehook, sql/orders.sql,
+#                         conf, htdocs, db, run, log, tmp
+#   dp_need FILE PAT...   bail unless FILE holds each fixed string PAT
+#   dp_init_db DIR        "oncehook init" as the backends' user, with
+#                         the variables of DIR/conf/env
+#   dp_backend DIR LOG CMD...  run CMD in the background as the backends'
+#                         user with only PATH and DIR/conf/env in its
+#                         environment, stderr to LOG; sets bg_pid
+#   dp_wait_port PORT PID / dp_wait_socket PATH PID
+#                         0 once it accepts connections (10 s at most)
+#   dp_track PID          stop PID (TERM, then wait) at dp_stop
+#   dp_stop               stop every tracked PID, last first
+#   dp_scenarios LABEL MODE DIR URL PID [ARGS...]
+#                         run tests/e2e/scenarios.py (through
+#                         tests/deploy/scenarios_front.py), renumber its
+#                         lines as "LABEL: ..."
+#   dp_sanitizer LABEL FILE...  one TAP line: no sanitizer report
+#   dp_py SCRIPT ARGS...  run tests/deploy/SCRIPT, renumber its lines
+
+# The test's values.  Secrets as providers issue them: Stripe's whsec_
+# string used as is; any string for the HMAC sender (two: a rotation).
+STRIPE_SECRET=whsec_deployStripeSigningSecret0123456789ab
+SHOP_SECRET_OLD=deploy-shop-old-secret-71c2
+SHOP_SECRET=deploy-shop-secret-a0d93e
+BUSY_MS=${ONCEHOOK_E2E_BUSY_MS:-300}
+
+n=0
+failed=0
+tmp=
+dp_pids=
+run_user=
+run_group=
+watchdog=
+
+tap() {	# tap ok|not-ok description
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		printf 'ok %d - %s\n' "$n" "$2"
+	else
+		failed=$((failed + 1))
+		printf 'not ok %d - %s\n' "$n" "$2"
+	fi
+}
+
+bail() {
+	echo "Bail out! $*"
+	exit 99
+}
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 77
+}
+
+dp_track() {
+	dp_pids="$1 $dp_pids"
+}
+
+dp_stop() {
+	for p in $dp_pids; do
+		kill "$p" 2>/dev/null
+	done
+	for p in $dp_pids; do
+		# Not necessarily our child (a PID file's): poll.
+		wait "$p" 2>/dev/null
+		i=0
+		while kill -0 "$p" 2>/dev/null && [ $i -lt 200 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill -9 "$p" 2>/dev/null
+	done
+	dp_pids=
+}
+
+# shellcheck disable=SC2317 # run by the trap
+dp_cleanup() {
+	dp_stop
+	if [ -n "${ONCEHOOK_E2E_KEEP:-}" ]; then
+		echo "# kept $tmp"
+	elif [ -n "$tmp" ]; then
+		rm -rf "$tmp"
+	fi
+}
+
+dp_init() {	# dp_init NAME
+	LC_ALL=C
+	export LC_ALL
+	# No __pycache__ in the source tree (read-only under distcheck).
+	PYTHONDONTWRITEBYTECODE=1
+	export PYTHONDONTWRITEBYTECODE
+	: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+	: "${top_builddir:=.}"
+	: "${ONCEHOOK_BIN:=$top_builddir/oncehook}"
+	command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
+	[ -x "$ONCEHOOK_BIN" ] ||
+	    bail "ONCEHOOK_BIN=$ONCEHOOK_BIN is not an executable"
+	if [ "$(id -u)" = 0 ]; then
+		run_user=nobody
+		run_group=$(id -gn nobody 2>/dev/null || echo nogroup)
+		command -v setpriv >/dev/null 2>&1 ||
+		    skip_all "as root, setpriv (util-linux) is needed"
+	fi
+	if command -v timeout >/dev/null 2>&1; then
+		watchdog="timeout 600"
+	fi
+	# A python3 the backends' user may run (not one under /root).
+	backend_python=
+	for c in /usr/bin/python3 "$(command -v python3)"; do
+		if [ -x "$c" ] && as_backend "$c" -c '' 2>/dev/null; then
+			backend_python=$c
+			break
+		fi
+	done
+	[ -n "$backend_python" ] ||
+	    skip_all "no python3 that $run_user may run"
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/oncehook-$1.XXXXXX") ||
+	    bail "mktemp failed"
+	chmod 0755 "$tmp"
+	trap dp_cleanup EXIT
+	trap 'exit 99' HUP INT TERM
+	dp_start=$(date +%s)
+}
+
+dp_done() {
+	echo "# $(basename "$0") took $(($(date +%s) - dp_start))s"
+	echo "1..$n"
+	[ $failed -eq 0 ] || exit 1
+	exit 0
+}
+
+# Run a command as the backends' user.
+as_backend() {
+	if [ -n "$run_user" ]; then
+		setpriv --reuid="$run_user" --regid="$run_group" \
+		    --clear-groups -- "$@"
+	else
+		"$@"
+	fi
+}
+
+dp_dir() {	# dp_dir DIR
+	mkdir -p "$1/conf" "$1/htdocs" "$1/db" "$1/run" "$1/log" "$1/bin" \
+	    "$1/sql" "$1/tmp" || bail "mkdir in $1"
+	# Copies, so that the backends' user can reach them wherever the
+	# build directory lies (under /root, say).
+	cp "$ONCEHOOK_BIN" "$1/bin/oncehook" || bail "copying $ONCEHOOK_BIN"
+	cp "$top_srcdir/sql/actions/orders.sql" "$1/sql/orders.sql" ||
+	    bail "copying orders.sql"
+	cp "$top_srcdir/tests/deploy/supervise.py" "$1/bin/supervise.py" ||
+	    bail "copying supervise.py"
+	echo '<!doctype html><title>deploy</title>' >"$1/htdocs/index.html"
+	chmod 0755 "$1" "$1/bin" "$1/sql" "$1/htdocs" "$1/conf"
+	chmod 0644 "$1/sql/orders.sql" "$1/htdocs/index.html" \
+	    "$1/bin/supervise.py"
+	if [ -n "$run_user" ]; then
+		chown -R "$run_user:$run_group" "$1/db" "$1/run" "$1/log" \
+		    "$1/tmp" || bail "chown in $1"
+	fi
+	chmod 0700 "$1/db"
+}
+
+dp_need() {	# dp_need FILE PATTERN...
+	f=$1
+	shift
+	for pat in "$@"; do
+		grep -qF -e "$pat" "$f" || bail "$f: no $pat to fill in"
+	done
+}
+
+# Exec a command with only PATH and the variables of DIR/conf/env (one
+# NAME=value a line, as is) in its environment, as systemd gives a
+# service its EnvironmentFile; "as_backend" first: as the backends' user.
+# It replaces the shell: run it in a subshell, ( ... ) or &.
+dp_env() {	# dp_env DIR [as_backend] CMD...
+	envfile=$1/conf/env
+	shift
+	for v in $(env | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p'); do
+		case $v in
+		PATH) ;;
+		*) unset "$v" 2>/dev/null ;;
+		esac
+	done
+	while IFS= read -r kv; do
+		case $kv in
+		ONCEHOOK_*=*)
+			# shellcheck disable=SC2163 # kv is NAME=value
+			export "$kv" ;;
+		esac
+	done <"$envfile"
+	if [ "$1" = as_backend ]; then
+		shift
+		if [ -n "$run_user" ]; then
+			exec setpriv --reuid="$run_user" --regid="$run_group" \
+			    --clear-groups -- "$@"
+		fi
+	fi
+	exec "$@"
+}
+
+dp_init_db() {	# dp_init_db DIR
+	grep -q '^ONCEHOOK_DB=' "$1/conf/env" ||
+	    bail "no ONCEHOOK_DB in $1/conf/env"
+	if ! (dp_env "$1" as_backend "$1/bin/oncehook" init) \
+	    >"$1/log/init.log" 2>&1; then
+		sed 's/^/# /' "$1/log/init.log"
+		bail "oncehook init failed in $1"
+	fi
+}
+
+# The PID is the command's own (dp_env execs it).
+dp_backend() {	# dp_backend DIR LOG CMD...
+	dp_d=$1
+	dp_log=$2
+	shift 2
+	dp_env "$dp_d" as_backend "$@" 2>>"$dp_log" &
+	bg_pid=$!
+}
+
+dp_wait_port() {	# dp_wait_port PORT PID
+	i=0
+	while [ $i -lt 100 ]; do
+		kill -0 "$2" 2>/dev/null || return 1
+		if python3 -c 'import socket, sys
+socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2).close()' \
+		    "$1" 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+dp_wait_socket() {	# dp_wait_socket PATH PID
+	i=0
+	while [ $i -lt 100 ]; do
+		kill -0 "$2" 2>/dev/null || return 1
+		if python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(0.2)
+s.connect(sys.argv[1])
+s.close()' "$1" 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+free_port() {
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# Renumber "ok - MODE: ..." / "not ok - MODE: ..." lines as LABEL's.
+dp_relay() {	# dp_relay LABEL
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*)
+			t=${line#ok - }
+			tap ok "$1: ${t#*: }" ;;
+		"not ok - "*)
+			t=${line#not ok - }
+			tap not-ok "$1: ${t#*: }" ;;
+		*) printf '%s\n' "$line" ;;
+		esac
+	done
+}
+
+dp_scenarios() {	# dp_scenarios LABEL MODE DIR URL PID [ARGS...]
+	dp_l=$1
+	dp_m=$2
+	dp_d=$3
+	dp_u=$4
+	dp_p=$5
+	shift 5
+	# The web server refuses bodies over the limit itself (see
+	# tests/deploy/scenarios_front.py).
+	dp_lim=$(sed -n 's/^ONCEHOOK_MAX_BODY=//p' "$dp_d/conf/env")
+	set -- --server-body-limit "${dp_lim:-1048576}" \
+	    --url "$dp_u" --env "$dp_d/conf/env" --mode "$dp_m" \
+	    --server-pid "$dp_p" --busy-ms "$BUSY_MS" "$@"
+	# shellcheck disable=SC2086 # watchdog is a command and its argument
+	$watchdog python3 "$top_srcdir/tests/deploy/scenarios_front.py" "$@" \
+	    >"$dp_d/log/scenarios.tap" 2>"$dp_d/log/scenarios.err"
+	dp_rc=$?
+	dp_relay "$dp_l" <"$dp_d/log/scenarios.tap"
+	if [ $dp_rc -gt 1 ]; then
+		tap not-ok "$dp_l: the scenarios ran to their end (exit $dp_rc)"
+		sed 's/^/# /' "$dp_d/log/scenarios.err"
+	fi
+}
+
+dp_py() {	# dp_py LABEL SCRIPT ARGS...
+	dp_l=$1
+	dp_s=$2
+	shift 2
+	# shellcheck disable=SC2086
+	$watchdog python3 "$top_srcdir/tests/deploy/$dp_s" "$@" \
+	    >"$tmp/py.tap" 2>"$tmp/py.err"
+	dp_rc=$?
+	dp_relay "$dp_l" <"$tmp/py.tap"
+	if [ $dp_rc -gt 1 ]; then
+		tap not-ok "$dp_l: $dp_s ran to its end (exit $dp_rc)"
+		sed 's/^/# /' "$tmp/py.err"
+	fi
+}
+
+dp_sanitizer() {	# dp_sanitizer LABEL FILE...
+	dp_l=$1
+	shift
+	if grep -n -s -e 'ERROR: AddressSanitizer' -e 'runtime error:' \
+	    -e 'LeakSanitizer' -e 'ERROR: .*Sanitizer' "$@" \
+	    >"$tmp/san.log" 2>/dev/null; then
+		tap not-ok "$dp_l: no sanitizer report in the logs"
+		head -n 40 "$tmp/san.log" | sed 's/^/# /'
+	else
+		tap ok "$dp_l: no sanitizer report in the logs"
+	fi
+}
+
+# Fill conf-examples/oncehook.service into DIR: conf/oncehook.env (the
+# /etc/oncehook/env its comments show, as an administrator writes it),
+# conf/env (the same variables as systemd reads them: quotes removed) and
+# conf/serve.cmd (its ExecStart= command line).  Only paths and values
+# change: the binary, the socket, the database, the actions, the
+# secrets, the busy timeout.
+dp_fill_service() {	# dp_fill_service DIR
+	unit=$top_srcdir/conf-examples/oncehook.service
+	dp_need "$unit" \
+	    'ExecStart=/usr/local/bin/oncehook serve --listen /run/oncehook/oncehook.sock' \
+	    '#   ONCEHOOK_DB=/var/lib/oncehook/oncehook.db' \
+	    '#   ONCEHOOK_STRIPE_SECRET=whsec_REPLACE_WITH_YOUR_SIGNING_SECRET' \
+	    '#   ONCEHOOK_SHOP_SECRET="REPLACE_WITH_YOUR_SHARED_SECRET"' \
+	    '=/usr/local/share/oncehook/sql/actions/orders.sql' \
+	    '#   ONCEHOOK_BUSY_TIMEOUT_MS=5000'
+	sed -n 's/^#[[:space:]]*\(ONCEHOOK_[A-Z0-9_]*=.*\)$/\1/p' "$unit" |
+	    sed -e "s|=/var/lib/oncehook/oncehook.db\$|=$1/db/oncehook.db|" \
+	    -e "s|=whsec_REPLACE_WITH_YOUR_SIGNING_SECRET\$|=$STRIPE_SECRET|" \
+	    -e "s|=\"REPLACE_WITH_YOUR_SHARED_SECRET\"\$|=\"$SHOP_SECRET $SHOP_SECRET_OLD\"|" \
+	    -e "s|=/usr/local/share/oncehook/sql/actions/orders.sql\$|=$1/sql/orders.sql|" \
+	    -e "s|^ONCEHOOK_BUSY_TIMEOUT_MS=5000\$|ONCEHOOK_BUSY_TIMEOUT_MS=$BUSY_MS|" \
+	    >"$1/conf/oncehook.env"
+	grep -q '^ONCEHOOK_ENDPOINTS=' "$1/conf/oncehook.env" ||
+	    bail "$unit: no ONCEHOOK_* lines in its comments"
+	if grep -e REPLACE_WITH -e /usr/local/ -e /var/lib/oncehook \
+	    "$1/conf/oncehook.env"; then
+		bail "$unit: placeholders left after filling"
+	fi
+	# systemd's EnvironmentFile: a value in double quotes loses them.
+	sed 's/^\([A-Z0-9_]*\)="\(.*\)"$/\1=\2/' "$1/conf/oncehook.env" \
+	    >"$1/conf/env"
+	sed -n 's/^ExecStart=//p' "$unit" |
+	    sed -e "s|/usr/local/bin/oncehook|$1/bin/oncehook|" \
+	    -e "s|/run/oncehook/oncehook.sock|$1/run/oncehook.sock|" \
+	    >"$1/conf/serve.cmd"
+	chmod 0600 "$1/conf/oncehook.env" "$1/conf/env"
+}
+
+# Start "oncehook serve" as oncehook.service's ExecStart= says, as the
+# backends' user, with the service's environment, under
+# tests/deploy/supervise.py (which stands in for systemd: SIGUSR1
+# restarts it).  Sets serve_sup (the supervisor's PID, tracked); 0 once
+# the socket answers.
+dp_start_serve() {	# dp_start_serve DIR
+	# shellcheck disable=SC2046 # the command line, split into words
+	dp_backend "$1" "$1/log/serve.log" "$backend_python" \
+	    "$1/bin/supervise.py" -- \
+	    $(cat "$1/conf/serve.cmd")
+	serve_sup=$bg_pid
+	dp_track "$serve_sup"
+	dp_wait_socket "$1/run/oncehook.sock" "$serve_sup"
+}

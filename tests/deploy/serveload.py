@@ -1,0 +1,465 @@
+"""Load, kill and stop a running "oncehook serve", for tests/serve.sh.
+
+    serveload.py --addr ADDR --serve-pid PID --env FILE --workers N STEP...
+
+ADDR is where serve listens (127.0.0.1:PORT or a socket path); requests
+go straight to it over FastCGI (tests/deploy/fcgiclient.py), signed here
+with Python's hmac for the endpoint "shop" (hmac-sha256) of FILE (the
+ONCEHOOK_* variables serve runs with); effects are read from
+ONCEHOOK_DB.  The steps, in the order given:
+
+  workers  serve runs N worker processes
+  load     many threads send the same few events again and again, mixed
+           with new ones: every answer 200, exactly one "processed" per
+           event, one events row and one paid order per event
+  kill     the same load, while one worker holding a request in flight
+           and then another one at random are killed with SIGKILL: both
+           are replaced (N workers again); every event answered
+           "processed" has its row; a retry of every event afterwards is
+           already_processed, or processed for an event that no answer
+           had acknowledged; in the end one "processed" at most and
+           exactly one row and one order per event
+  term     a request in flight (its body half sent) when serve gets
+           SIGTERM: serve waits for it, it gets 200 processed, then serve
+           exits (the caller checks the exit status and the socket)
+
+Prints "ok - serve: ..." / "not ok - serve: ..." lines (the shell numbers
+them) with "#" lines saying what differed.  Exit status 0, 1 if a check
+failed, 2 on a harness error.  Standard library only.
+"""
+
+import argparse
+import hashlib
+import hmac
+import json
+import os
+import queue
+import random
+import signal
+import sqlite3
+import sys
+import threading
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import fcgiclient  # noqa: E402
+
+THREADS = 16
+
+
+def read_env(path):
+    env = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line and not line.startswith("#") and "=" in line:
+                k, v = line.split("=", 1)
+                env[k] = v
+    return env
+
+
+def proc_children(pid):
+    """PIDs whose parent is pid (zombies left out)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                st = f.read()
+        except OSError:
+            continue
+        fields = st[st.rfind(")") + 2:].split()
+        if len(fields) > 1 and fields[1] == str(pid) and fields[0] != "Z":
+            out.append(int(d))
+    return sorted(out)
+
+
+def sockets(pid):
+    """The socket inodes among pid's open files."""
+    out = set()
+    try:
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            try:
+                t = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+            except OSError:
+                continue
+            if t.startswith("socket:["):
+                out.add(t)
+    except OSError:
+        pass
+    return out
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            st = f.read()
+        return st[st.rfind(")") + 2:].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+class Run:
+    def __init__(self, a):
+        self.a = a
+        env = read_env(a.env)
+        self.secret = env["ONCEHOOK_SHOP_SECRET"].split()[0].encode()
+        self.db = env["ONCEHOOK_DB"]
+        self.failed = 0
+        self.failures = []
+        self.answers = {}           # key -> ["processed", ...] or errors
+        self.lock = threading.Lock()
+        self.tag = "%x" % int(time.time() * 1000)
+
+    # -- plumbing --------------------------------------------------------
+
+    def check(self, cond, what):
+        if not cond:
+            self.failures.append(what)
+        return cond
+
+    def run(self, name, fn):
+        self.failures = []
+        try:
+            fn()
+        except Exception:
+            self.failures.append("exception:\n" + traceback.format_exc())
+        if self.failures:
+            self.failed += 1
+            print("not ok - serve: %s" % name)
+            for f in self.failures[:30]:
+                for line in str(f).splitlines():
+                    print("#   " + line)
+            if len(self.failures) > 30:
+                print("#   ... and %d more" % (len(self.failures) - 30))
+        else:
+            print("ok - serve: %s" % name)
+        sys.stdout.flush()
+
+    def body(self, key, order):
+        return json.dumps({
+            "eventId": key, "type": "payment.success",
+            "metadata": {"orderId": order},
+            "transaction": {"id": "tx_" + key, "amount": 12.5,
+                            "currency": "EUR"},
+            "customer": {"customerEmail": "load@example.com"},
+        }, separators=(",", ":")).encode()
+
+    def headers(self, body):
+        return {"X-Webhook-Signature": "sha256=" + hmac.new(
+            self.secret, body, hashlib.sha256).hexdigest()}
+
+    def request(self, body, slow=None):
+        return fcgiclient.request(self.a.addr, "POST", "/hooks/shop", body,
+                                  self.headers(body), slow=slow)
+
+    def record(self, key, what):
+        with self.lock:
+            self.answers.setdefault(key, []).append(what)
+
+    def deliver(self, key, order):
+        """Send one delivery, record what came back: the body's status,
+        or "HTTP <code>", or "failed: ..." (what a web server would turn
+        into 502)."""
+        try:
+            r = self.request(self.body(key, order))
+        except (fcgiclient.Incomplete, OSError) as e:
+            self.record(key, "failed: %s" % e)
+            return
+        s = r.json.get("status") if isinstance(r.json, dict) else None
+        if r.status == 200 and s in ("processed", "already_processed"):
+            if s == "already_processed" and \
+                    r.header("idempotent-replayed") != "true":
+                self.record(key, "already_processed without "
+                                 "Idempotent-Replayed")
+            else:
+                self.record(key, s)
+        else:
+            self.record(key, "HTTP %d %r" % (r.status, r.body[:120]))
+
+    def load(self, prefix, hot, copies, new, stop_early=None):
+        """Deliveries: hot events copies times each, new events once,
+        shuffled, by THREADS threads.  Returns the event keys and their
+        orders."""
+        events = {}
+        work = []
+        for i in range(hot):
+            k = "%s-%s-hot-%d" % (prefix, self.tag, i)
+            events[k] = "%s-%s-h%d" % (prefix, self.tag, i)
+            work += [k] * copies
+        for i in range(new):
+            k = "%s-%s-new-%d" % (prefix, self.tag, i)
+            events[k] = "%s-%s-n%d" % (prefix, self.tag, i)
+            work.append(k)
+        random.shuffle(work)
+        q = queue.Queue()
+        for k in work:
+            q.put(k)
+
+        def worker():
+            while True:
+                try:
+                    k = q.get_nowait()
+                except queue.Empty:
+                    return
+                self.deliver(k, events[k])
+
+        threads = [threading.Thread(target=worker) for _ in range(THREADS)]
+        for t in threads:
+            t.start()
+        return events, threads
+
+    def rows(self, keys):
+        """events rows and orders (status) by key."""
+        conn = sqlite3.connect(self.db, timeout=10)
+        try:
+            ev = {}
+            for k, st in conn.execute(
+                    "SELECT key, status FROM events WHERE endpoint = 'shop' "
+                    "AND key IN (%s)" % ",".join("?" * len(keys)),
+                    list(keys)):
+                ev.setdefault(k, []).append(st)
+            return ev
+        finally:
+            conn.close()
+
+    def orders(self, ids):
+        conn = sqlite3.connect(self.db, timeout=10)
+        try:
+            out = {}
+            for oid, st in conn.execute(
+                    "SELECT id, status FROM orders WHERE id IN (%s)"
+                    % ",".join("?" * len(ids)), list(ids)):
+                out.setdefault(oid, []).append(st)
+            return out
+        finally:
+            conn.close()
+
+    def check_effects(self, events, what):
+        """Exactly one processed events row and one paid order per
+        event."""
+        ev = self.rows(list(events))
+        od = self.orders(list(events.values()))
+        bad = 0
+        for k, oid in sorted(events.items()):
+            if ev.get(k) != ["processed"]:
+                bad += 1
+                self.check(False, "%s: events rows for %s: %r, want one "
+                           "processed" % (what, k, ev.get(k)))
+            if od.get(oid) != ["paid"]:
+                bad += 1
+                self.check(False, "%s: orders rows for %s: %r, want one "
+                           "paid" % (what, oid, od.get(oid)))
+        return bad == 0
+
+    def workers(self):
+        return proc_children(self.a.serve_pid)
+
+    def wait_workers(self, n, gone=(), timeout=10):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            w = self.workers()
+            if len(w) == n and not set(w) & set(gone):
+                return w
+            time.sleep(0.05)
+        return self.workers()
+
+    def holder(self, before, timeout=3):
+        """The worker that accepted a new connection since before (its
+        sockets by worker)."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            for w in self.workers():
+                if sockets(w) - before.get(w, set()):
+                    return w
+            time.sleep(0.01)
+        return None
+
+    def slow_begin(self, key, order):
+        """A request whose body is half sent; the worker holding it."""
+        body = self.body(key, order)
+        before = {w: sockets(w) for w in self.workers()}
+        r = fcgiclient.Request(self.a.addr, fcgiclient.cgi_params(
+            "POST", "/hooks/shop", body, self.headers(body)), body)
+        r.begin(len(body) // 2)
+        return r, self.holder(before)
+
+    # -- steps ---------------------------------------------------------------
+
+    def s_workers(self):
+        w = self.wait_workers(self.a.workers)
+        self.check(len(w) == self.a.workers, "serve %d has %d worker "
+                   "processes %r, want %d" % (self.a.serve_pid, len(w), w,
+                                              self.a.workers))
+
+    def s_load(self):
+        t0 = time.time()
+        events, threads = self.load("load", hot=30, copies=20, new=400)
+        for t in threads:
+            t.join(120)
+        n = sum(len(self.answers.get(k, [])) for k in events)
+        print("#   %d deliveries of %d events in %.2fs" % (n, len(events),
+                                                          time.time() - t0))
+        for k in sorted(events):
+            got = self.answers.get(k, [])
+            self.check(all(g in ("processed", "already_processed")
+                           for g in got),
+                       "%s: answers %r" % (k, got))
+            self.check(got.count("processed") == 1, "%s: %d processed "
+                       "answers, want 1: %r" % (k, got.count("processed"),
+                                                got))
+        self.check_effects(events, "after the load")
+
+    def s_kill(self):
+        before = self.workers()
+        self.check(len(before) == self.a.workers, "workers before: %r"
+                   % before)
+        # A request held in flight by one worker.
+        skey = "kill-%s-slow" % self.tag
+        sorder = "kill-%s-slow" % self.tag
+        slow, victim = self.slow_begin(skey, sorder)
+        if not self.check(victim is not None, "no worker took the slow "
+                          "request"):
+            return
+        idle = {w: len(sockets(w)) for w in self.workers()}
+        events, threads = self.load("kill", hot=20, copies=20, new=400)
+        events[skey] = sorder
+        time.sleep(0.05)
+        os.kill(victim, signal.SIGKILL)
+        try:
+            r = slow.finish()
+            self.record(skey, "HTTP %d %r" % (r.status, r.body[:80]))
+            self.check(False, "the request held by the killed worker got "
+                       "an answer: %r" % r)
+        except (fcgiclient.Incomplete, OSError) as e:
+            self.record(skey, "failed: %s" % e)
+        # Another worker, caught with a connection open (mid-request).
+        second = None
+        deadline = time.time() + 5
+        while second is None and time.time() < deadline:
+            for w in self.workers():
+                if w != victim and w in idle and len(sockets(w)) > idle[w]:
+                    second = w
+                    break
+        if second is None:
+            second = random.choice([w for w in self.workers()
+                                    if w != victim])
+        os.kill(second, signal.SIGKILL)
+        done = sum(len(v) for v in self.answers.values())
+        for t in threads:
+            t.join(120)
+        after = self.wait_workers(self.a.workers, gone=(victim, second))
+        self.check(len(after) == self.a.workers and victim not in after and
+                   second not in after,
+                   "workers after killing %d and %d: %r, want %d others"
+                   % (victim, second, after, self.a.workers))
+        failed = {k: v for k, v in self.answers.items() if k in events and
+                  any(x.startswith("failed") for x in v)}
+        print("#   killed %d (holding a request), then %d after %d answers; "
+              "deliveries that failed: %d %r" % (victim, second, done, sum(
+                  sum(x.startswith("failed") for x in v)
+                  for v in failed.values()), sorted(failed)[:5]))
+        self.check(skey in failed, "the request held by the killed worker "
+                   "did not fail")
+        # No acknowledged event lost.
+        ev = self.rows(list(events))
+        for k in sorted(events):
+            if "processed" in self.answers.get(k, []):
+                self.check(ev.get(k) == ["processed"], "%s was answered "
+                           "processed, events rows %r" % (k, ev.get(k)))
+            for x in self.answers.get(k, []):
+                # 503: busy, nothing processed, retry later (a worker
+                # killed mid-transaction held the write lock).
+                self.check(x in ("processed", "already_processed") or
+                           x.startswith("failed") or
+                           x.startswith("HTTP 503 "), "%s: answer %r"
+                           % (k, x))
+        # A retry of every event: once each.
+        acked = {k for k in events if "processed" in self.answers.get(k, [])}
+        for k, oid in sorted(events.items()):
+            self.deliver(k, oid)
+        for k in sorted(events):
+            got = self.answers.get(k, [])
+            last = got[-1] if got else None
+            if k in acked:
+                self.check(last == "already_processed", "%s: retry after "
+                           "an acknowledged delivery answered %r" % (k, last))
+            else:
+                self.check(last in ("processed", "already_processed"),
+                           "%s: retry of an unacknowledged event answered "
+                           "%r" % (k, last))
+            self.check(got.count("processed") <= 1, "%s: processed %d "
+                       "times: %r" % (k, got.count("processed"), got))
+        self.check_effects(events, "after the kills and the retries")
+
+    def s_term(self):
+        key = "term-%s" % self.tag
+        slow, holder = self.slow_begin(key, key)
+        if not self.check(holder is not None, "no worker took the slow "
+                          "request"):
+            return
+        os.kill(self.a.serve_pid, signal.SIGTERM)
+        time.sleep(0.5)
+        self.check(alive(self.a.serve_pid), "serve exited with a request "
+                   "in flight")
+        self.check(alive(holder), "the worker holding the request exited")
+        try:
+            r = slow.finish()
+        except (fcgiclient.Incomplete, OSError) as e:
+            self.check(False, "the request in flight at SIGTERM failed: %s"
+                       % e)
+            return
+        self.check(r.status == 200 and isinstance(r.json, dict) and
+                   r.json.get("status") == "processed",
+                   "the request in flight at SIGTERM: %r, want 200 "
+                   "processed" % r)
+        self.check(self.rows([key]).get(key) == ["processed"],
+                   "no events row for the request in flight")
+        deadline = time.time() + 10
+        while alive(self.a.serve_pid) and time.time() < deadline:
+            time.sleep(0.05)
+        self.check(not alive(self.a.serve_pid), "serve still running 10 s "
+                   "after SIGTERM")
+
+
+TITLES = {
+    "workers": "serve runs --workers worker processes",
+    "load": "16 threads, 30 events sent 20 times each mixed with 400 new "
+            "ones: every answer 200, exactly one processed per event, one "
+            "events row and one paid order each",
+    "kill": "SIGKILL to the worker holding a request, then to another "
+            "mid-request under load: both replaced; no acknowledged event "
+            "lost; a retry of every event processes it at most once in "
+            "all; one row and one order each",
+    "term": "SIGTERM with a request in flight (body half sent): serve "
+            "waits, the request gets 200 processed, then serve exits",
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("steps", nargs="+", choices=sorted(TITLES))
+    ap.add_argument("--addr", required=True)
+    ap.add_argument("--serve-pid", type=int, required=True)
+    ap.add_argument("--env", required=True)
+    ap.add_argument("--workers", type=int, default=4)
+    ap.add_argument("--label", default="")
+    a = ap.parse_args()
+    try:
+        run = Run(a)
+    except (OSError, KeyError) as e:
+        print("# harness error: %s" % e)
+        return 2
+    for s in a.steps:
+        title = TITLES[s]
+        if a.label:
+            title = "%s: %s" % (a.label, title)
+        run.run(title, getattr(run, "s_" + s))
+    return 1 if run.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

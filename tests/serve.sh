@@ -1,0 +1,158 @@
+#!/bin/sh
+# oncehook serve: several FastCGI worker processes on one database, under
+# concurrent duplicate load, with workers killed, and stopped by SIGTERM
+# with a request in flight; and conf-examples/oncehook.service, which
+# runs it.  Requests go straight to serve over FastCGI
+# (tests/deploy/fcgiclient.py, driven by tests/deploy/serveload.py).
+#
+#   - systemd-analyze verify accepts oncehook.service (when installed)
+#   - serve refuses a listening address that is not loopback
+#   - TCP, 127.0.0.1 and a free port, --workers 4: the duplicate load;
+#     SIGKILL to a worker holding a request and to another one mid-load;
+#     SIGTERM with a request in flight: exit status 0
+#   - the unit's ExecStart= (a unix socket, --workers 4) with the
+#     environment file its comments show: a stale socket file is
+#     replaced, the socket is mode 0660, a second serve on it is refused,
+#     SIGTERM with a request in flight: exit status 0, socket removed
+#
+# Run by "make check" with top_srcdir, top_builddir and ONCEHOOK_BIN set.
+# Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no
+# python3), 99 harness error.  As root, serve runs as nobody:nogroup.
+
+set -u
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+[ -r "$top_srcdir/tests/deploy/lib.sh" ] || {
+	echo "Bail out! missing $top_srcdir/tests/deploy/lib.sh"
+	exit 99
+}
+# shellcheck source=tests/deploy/lib.sh
+. "$top_srcdir/tests/deploy/lib.sh"
+
+# The shipped busy timeout (5 s): no scenario here holds the lock on
+# purpose, and a slow build (sanitizers) must not turn contention into 503.
+BUSY_MS=5000
+dp_init serve
+for f in conf-examples/oncehook.service tests/deploy/serveload.py \
+    tests/deploy/fcgiclient.py; do
+	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
+done
+
+d=$tmp/s
+dp_dir "$d"
+dp_fill_service "$d"
+dp_init_db "$d"
+unit=$top_srcdir/conf-examples/oncehook.service
+
+# The unit itself, as systemd reads it (the binary's path filled in).
+if command -v systemd-analyze >/dev/null 2>&1; then
+	sed "s|/usr/local/bin/oncehook|$d/bin/oncehook|" "$unit" \
+	    >"$d/conf/oncehook.service"
+	if systemd-analyze verify --man=no "$d/conf/oncehook.service" \
+	    >"$d/log/verify.log" 2>&1; then
+		tap ok "oncehook.service: systemd-analyze verify accepts it"
+	else
+		tap not-ok "oncehook.service: systemd-analyze verify accepts it"
+		sed 's/^/# /' "$d/log/verify.log"
+	fi
+	if systemd-analyze security --offline=yes \
+	    "$d/conf/oncehook.service" >"$d/log/security.log" 2>&1; then
+		echo "# $(grep -i 'overall exposure' "$d/log/security.log")"
+	fi
+else
+	tap ok "oncehook.service: systemd-analyze verify # SKIP no systemd-analyze"
+fi
+
+# Not loopback: refused at start.
+port=$(free_port) || bail "no free port"
+if (dp_env "$d" as_backend "$d/bin/oncehook" serve \
+    --listen "0.0.0.0:$port") >"$d/log/any.log" 2>&1; then
+	tap not-ok "serve --listen 0.0.0.0:PORT is refused"
+else
+	if grep -q loopback "$d/log/any.log"; then
+		tap ok "serve --listen 0.0.0.0:PORT is refused, naming loopback"
+	else
+		tap not-ok "serve --listen 0.0.0.0:PORT is refused, naming loopback"
+		sed 's/^/# /' "$d/log/any.log"
+	fi
+fi
+
+# serve's exit status, once it is gone.
+wait_serve() {	# wait_serve PID LABEL
+	wait "$1"
+	st=$?
+	if [ $st -eq 0 ]; then
+		tap ok "$2: serve exits 0 after SIGTERM"
+	else
+		tap not-ok "$2: serve exits 0 after SIGTERM (got $st)"
+	fi
+}
+
+# TCP on loopback, four workers.
+label="serve tcp"
+port=$(free_port) || bail "no free port"
+dp_backend "$d" "$d/log/serve-tcp.log" "$d/bin/oncehook" serve \
+    --listen "127.0.0.1:$port" --workers 4
+spid=$bg_pid
+dp_track "$spid"
+if dp_wait_port "$port" "$spid"; then
+	tap ok "$label: serve --listen 127.0.0.1:PORT --workers 4 starts"
+	dp_py "$label" serveload.py workers load kill term \
+	    --addr "127.0.0.1:$port" --serve-pid "$spid" \
+	    --env "$d/conf/env" --workers 4
+	wait_serve "$spid" "$label"
+	if grep -q 'killed by signal 9; replacing it' "$d/log/serve-tcp.log"
+	then
+		tap ok "$label: the log says a killed worker was replaced"
+	else
+		tap not-ok "$label: the log says a killed worker was replaced"
+	fi
+else
+	tap not-ok "$label: serve --listen 127.0.0.1:PORT --workers 4 starts"
+	sed 's/^/# /' "$d/log/serve-tcp.log"
+fi
+dp_stop
+
+# The unit's command line: a unix socket.
+label="serve unix (oncehook.service)"
+sock=$d/run/oncehook.sock
+# A stale socket: bound, never listened on, left behind.
+as_backend "$backend_python" -c 'import socket, sys
+socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$sock" ||
+    bail "no stale socket"
+[ -S "$sock" ] || bail "no stale socket"
+# shellcheck disable=SC2046 # the command line, split into words
+dp_backend "$d" "$d/log/serve-unix.log" $(cat "$d/conf/serve.cmd")
+spid=$bg_pid
+dp_track "$spid"
+if dp_wait_socket "$sock" "$spid"; then
+	tap ok "$label: ExecStart= starts, replacing a stale socket file"
+	mode=$(stat -c %a "$sock")
+	if [ "$mode" = 660 ]; then
+		tap ok "$label: the socket is mode 0660"
+	else
+		tap not-ok "$label: the socket is mode 0660 (got $mode)"
+	fi
+	# shellcheck disable=SC2046
+	if (dp_env "$d" as_backend $(cat "$d/conf/serve.cmd")) \
+	    >"$d/log/second.log" 2>&1; then
+		tap not-ok "$label: a second serve on the live socket is refused"
+	else
+		tap ok "$label: a second serve on the live socket is refused"
+		sed 's/^/# /' "$d/log/second.log"
+	fi
+	dp_py "$label" serveload.py workers term --addr "$sock" \
+	    --serve-pid "$spid" --env "$d/conf/env" --workers 4
+	wait_serve "$spid" "$label"
+	if [ -e "$sock" ]; then
+		tap not-ok "$label: the socket file is removed at exit"
+	else
+		tap ok "$label: the socket file is removed at exit"
+	fi
+else
+	tap not-ok "$label: ExecStart= starts, replacing a stale socket file"
+	sed 's/^/# /' "$d/log/serve-unix.log"
+fi
+dp_stop
+dp_sanitizer "serve" "$d/log/serve-tcp.log" "$d/log/serve-unix.log"
+dp_done
