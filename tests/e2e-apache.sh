@@ -24,9 +24,13 @@
 # Authorization header, a stopped backend).
 #
 # Scenario 10 (read-only database) makes long-running processes reopen
-# the database: Apache's graceful restart (SIGUSR1) for mod_fcgid, a
+# the database: Apache's graceful restart ("apache2 -k graceful", as
+# apachectl runs it: scenarios.py --reload-command) for mod_fcgid, a
 # restart of oncehook serve (SIGUSR1 to tests/deploy/supervise.py, which
-# stands in for systemd) for mod_proxy_fcgi.
+# stands in for systemd: --reload-signal) for mod_proxy_fcgi.  Apache
+# refuses a body over ONCEHOOK_MAX_BODY itself and has JSON error pages
+# of its own: scenarios.py --server-body-limit and --server-json-pages
+# (tests/deploy/lib.sh).
 #
 # Run by "make check" with top_srcdir, top_builddir and ONCEHOOK_BIN set.
 # Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no
@@ -198,8 +202,11 @@ FcgidProcessTableFile "$d/run/fcgid_shm"
 Include "$d/conf/oncehook.conf"
 EOF
 	start_apache "$d" "$port" "$label" || return
+	# Scenario 10's reload: what "apachectl graceful" (and "systemctl
+	# reload apache2") runs; mod_fcgid's processes are Apache's children.
 	dp_scenarios "$label" fastcgi "$d" "http://127.0.0.1:$port/hooks" \
-	    "$apache_pid" --log "$d/log/error.log"
+	    "$apache_pid" --log "$d/log/error.log" \
+	    --reload-command "$apache -k graceful -f $d/conf/httpd.conf"
 	dp_py "$label" checks.py routing early limits \
 	    --url "http://127.0.0.1:$port/hooks" --env "$d/conf/env"
 	dp_stop
@@ -230,8 +237,10 @@ EOF
 	fi
 	tap ok "$label: oncehook serve starts as oncehook.service says"
 	start_apache "$d" "$port" "$label" || { dp_stop; return; }
+	# Scenario 10's reload: "systemctl restart oncehook", SIGUSR1 to the
+	# supervisor that stands in for systemd.
 	dp_scenarios "$label" fastcgi "$d" "http://127.0.0.1:$port/hooks" \
-	    "$serve_sup" --log "$d/log/serve.log"
+	    "$serve_sup" --log "$d/log/serve.log" --reload-signal USR1
 	dp_py "$label" checks.py routing early limits \
 	    --url "http://127.0.0.1:$port/hooks" --env "$d/conf/env"
 	# oncehook serve stopped, Apache still up.

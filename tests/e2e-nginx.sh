@@ -19,9 +19,13 @@
 # nginx, a stopped backend).
 #
 # Scenario 10 (read-only database) makes the backend's processes reopen
-# the database by restarting them: SIGUSR1 to tests/deploy/supervise.py,
-# which stands in for systemd ("systemctl restart oncehook") and, for
-# spawn-fcgi, re-runs the start script.
+# the database by restarting them: SIGUSR1 to tests/deploy/supervise.py
+# (scenarios.py --reload-signal), which stands in for systemd
+# ("systemctl restart oncehook") and, for spawn-fcgi, re-runs the start
+# script.  nginx refuses a body over its client_max_body_size itself and
+# has JSON error pages of its own (413; 502/504 while the backend
+# restarts): scenarios.py --server-body-limit and --server-json-pages
+# (tests/deploy/lib.sh).
 #
 # Run by "make check" with top_srcdir, top_builddir and ONCEHOOK_BIN set.
 # Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no
@@ -141,7 +145,7 @@ run_serve() {
 	tap ok "$label: oncehook serve starts as oncehook.service says"
 	start_nginx "$d" "$port" "$label" || { dp_stop; return; }
 	dp_scenarios "$label" fastcgi "$d" "http://127.0.0.1:$port/hooks" \
-	    "$serve_sup" --log "$d/log/serve.log"
+	    "$serve_sup" --log "$d/log/serve.log" --reload-signal USR1
 	after_run "$d" "$label" "$serve_sup"
 	dp_stop
 	dp_sanitizer "$label" "$d/log/serve.log" "$d/log/error.log"
@@ -216,7 +220,7 @@ run_spawn() {
 	fi
 	start_nginx "$d" "$port" "$label" || { dp_stop; return; }
 	dp_scenarios "$label" fastcgi "$d" "http://127.0.0.1:$port/hooks" \
-	    "$sup" --log "$d/log/oncehook.log"
+	    "$sup" --log "$d/log/oncehook.log" --reload-signal USR1
 	dp_py "$label" checks.py routing early limits \
 	    --url "http://127.0.0.1:$port/hooks" --env "$d/conf/env"
 	# The script's own stop: by the PIDs of its PID file.

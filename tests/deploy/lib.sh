@@ -29,9 +29,11 @@
 #   dp_track PID          stop PID (TERM, then wait) at dp_stop
 #   dp_stop               stop every tracked PID, last first
 #   dp_scenarios LABEL MODE DIR URL PID [ARGS...]
-#                         run tests/e2e/scenarios.py (through
-#                         tests/deploy/scenarios_front.py), renumber its
-#                         lines as "LABEL: ..."
+#                         run tests/e2e/scenarios.py with
+#                         --server-pid PID, the server's body limit and
+#                         JSON error pages, and ARGS (the reload: see
+#                         "scenarios.py --help"); renumber its lines as
+#                         "LABEL: ..."
 #   dp_sanitizer LABEL FILE...  one TAP line: no sanitizer report
 #   dp_py SCRIPT ARGS...  run tests/deploy/SCRIPT, renumber its lines
 
@@ -296,14 +298,17 @@ dp_scenarios() {	# dp_scenarios LABEL MODE DIR URL PID [ARGS...]
 	dp_u=$4
 	dp_p=$5
 	shift 5
-	# The web server refuses bodies over the limit itself (see
-	# tests/deploy/scenarios_front.py).
+	# The shipped Apache and nginx examples refuse a body over
+	# ONCEHOOK_MAX_BODY by its Content-Length before oncehook runs (so
+	# that it is never buffered), and answer that 413, and nginx and
+	# mod_proxy_fcgi a backend that does not answer, with JSON pages of
+	# their own.
 	dp_lim=$(sed -n 's/^ONCEHOOK_MAX_BODY=//p' "$dp_d/conf/env")
-	set -- --server-body-limit "${dp_lim:-1048576}" \
-	    --url "$dp_u" --env "$dp_d/conf/env" --mode "$dp_m" \
-	    --server-pid "$dp_p" --busy-ms "$BUSY_MS" "$@"
+	set -- --url "$dp_u" --env "$dp_d/conf/env" --mode "$dp_m" \
+	    --server-pid "$dp_p" --busy-ms "$BUSY_MS" \
+	    --server-body-limit "${dp_lim:-1048576}" --server-json-pages "$@"
 	# shellcheck disable=SC2086 # watchdog is a command and its argument
-	$watchdog python3 "$top_srcdir/tests/deploy/scenarios_front.py" "$@" \
+	$watchdog python3 "$top_srcdir/tests/e2e/scenarios.py" "$@" \
 	    >"$dp_d/log/scenarios.tap" 2>"$dp_d/log/scenarios.err"
 	dp_rc=$?
 	dp_relay "$dp_l" <"$dp_d/log/scenarios.tap"

@@ -5,10 +5,11 @@ oncehook"), stop it on SIGTERM or SIGINT.
     python3 supervise.py [--detaching] -- COMMAND...
 
 The end-to-end scenarios (tests/e2e/scenarios.py, mode "fastcgi") make
-the database read-only and then send SIGUSR1 to the server they were
-given, expecting every child of that process to be replaced by new ones
-(lighttpd and Apache do that on a graceful restart); then they wait for
-oncehook to answer again.  Behind nginx or Apache mod_proxy_fcgi,
+the database read-only and then send a signal to the process they were
+given (--reload-signal, default SIGUSR1, to --server-pid), expecting
+every child of that process to be replaced by new ones (lighttpd and
+Apache do that on a graceful restart); then they wait for oncehook to
+answer again.  Behind nginx or Apache mod_proxy_fcgi,
 oncehook is not the web server's child: this process stands in for
 systemd, and its one child is the backend:
 

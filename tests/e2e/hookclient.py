@@ -262,6 +262,15 @@ class Response:
     def header(self, name):
         return self.headers.get(name.lower())
 
+    def from_oncehook(self):
+        """Whether this is oncehook's own answer, not a page of the web
+        server in front of it: a JSON object with "Cache-Control:
+        no-store", which oncehook sends with every answer (src/resp.c)
+        and the shipped examples' JSON error pages (Apache's
+        ErrorDocument, nginx's error_page) do not."""
+        cc = (self.header("cache-control") or "").strip().lower()
+        return isinstance(self.json, dict) and cc == "no-store"
+
     def __repr__(self):
         return "HTTP %d %s %r" % (self.status, self.headers.get(
             "content-type"), self.body[:300])

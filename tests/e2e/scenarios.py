@@ -1,6 +1,9 @@
 """The oncehook end-to-end scenarios, run against a web server that a
-test script (tests/e2e-lighttpd.sh, for one) started with a filled-in
-conf-examples file.  "scenarios.py --help" gives the command line.
+test script (tests/e2e-lighttpd.sh, tests/e2e-apache.sh,
+tests/e2e-nginx.sh) started with a filled-in conf-examples file.
+"scenarios.py --help" gives the command line, with what the options
+say of the server in front (its reload, its body limit, its own JSON
+error pages).
 
 Scenarios 1 to 13 exercise the orders domain through the endpoints shop
 (hmac-sha256) and stripe.  E1 to E7 and H run for every endpoint of the
@@ -217,16 +220,30 @@ class Suite:
                 pass
         return [ln for ln in lines if " outcome=" in ln and "status=" in ln]
 
-    def count(self):
-        self.requests += 1
+    def count(self, body=b""):
+        """Count one request that reaches oncehook (it logs one line for
+        it): every request, except one whose body the web server refuses
+        by its size before oncehook runs (--server-body-limit)."""
+        limit = self.a.server_body_limit
+        if limit is None or len(body) <= limit:
+            self.requests += 1
+
+    def answered(self, r):
+        """Whether oncehook itself gave the answer r (and so logged the
+        request): a JSON object; with --server-json-pages, one that also
+        carries oncehook's Cache-Control: no-store, since the server's
+        own error pages are JSON objects too."""
+        if self.a.server_json_pages:
+            return r.from_oncehook()
+        return isinstance(r.json, dict)
 
     def post_shop(self, body, secret=None, **kw):
-        self.count()
+        self.count(body)
         return self.http.post_hmac(self.shop_path,
                                    secret or self.a.shop_secret, body, **kw)
 
     def post_stripe(self, body, t=None, secret=None, **kw):
-        self.count()
+        self.count(body)
         return self.http.post_stripe(self.stripe_path,
                                      secret or self.a.stripe_secret, body, t,
                                      **kw)
@@ -570,18 +587,20 @@ class Suite:
     # Scenario 10 makes the database read-only to oncehook: mode 0444 on
     # the file (root, running this, is not affected; the backends run as
     # nobody).  A process that already has the file open keeps writing
-    # through its descriptor, so under FastCGI lighttpd is reloaded
-    # (SIGUSR1, graceful restart: what "systemctl reload" does) and its
-    # new processes open the read-only file.  Restoring puts 0600 back on
-    # the file and on the -wal/-shm that SQLite created meanwhile with the
-    # file's mode.
+    # through its descriptor, so under FastCGI the long-running processes
+    # are replaced (reload_server: --reload-signal to --server-pid, or
+    # --reload-command) and the new ones open the read-only file.
+    # Restoring puts 0600 back on the file and on the -wal/-shm that
+    # SQLite created meanwhile with the file's mode.
 
     def ro_files(self):
         return [p for p in (self.a.db, self.a.db + "-wal", self.a.db + "-shm")
                 if os.path.exists(p)]
 
     def children(self):
-        """PIDs of lighttpd's children (the FastCGI processes)."""
+        """PIDs of the children of --server-pid: the FastCGI processes
+        (lighttpd, Apache mod_fcgid), or the backend that a supervisor
+        runs (tests/deploy/supervise.py)."""
         pids = set()
         for d in os.listdir("/proc"):
             if not d.isdigit():
@@ -598,29 +617,50 @@ class Suite:
         return pids
 
     def reload_server(self):
-        """Graceful restart of lighttpd; wait until new processes run
-        and answer."""
-        old = self.children()
-        os.kill(self.a.server_pid, signal.SIGUSR1)
+        """Make the FastCGI processes reopen the database: run
+        --reload-command, or send --reload-signal to --server-pid (a
+        graceful restart of lighttpd or Apache, a restart of the backend
+        by its supervisor); with --server-pid, wait until none of its
+        children is an old one; then until oncehook answers again."""
+        a = self.a
+        old = self.children() if a.server_pid else None
+        if a.reload_command:
+            how = "--reload-command %r" % a.reload_command
+            try:
+                p = subprocess.run(a.reload_command, shell=True,
+                                   stdin=subprocess.DEVNULL,
+                                   capture_output=True, timeout=60)
+            except subprocess.TimeoutExpired:
+                raise Failed("%s did not end within 60 s" % how)
+            if p.returncode != 0:
+                raise Failed("%s: exit status %d: %s" % (
+                    how, p.returncode, (p.stdout + p.stderr).decode(
+                        "utf-8", "replace").strip()[:2000]))
+        else:
+            how = "%s to PID %d" % (a.reload_signal.name, a.server_pid)
+            os.kill(a.server_pid, a.reload_signal)
         deadline = time.time() + 15
-        while time.time() < deadline:
+        while old is not None:
             now = self.children()
             if now and not now & old:
                 break
+            if time.time() >= deadline:
+                raise Failed("after %s, the children of PID %d were not "
+                             "replaced" % (how, a.server_pid))
             time.sleep(0.05)
-        else:
-            raise Failed("lighttpd did not restart its processes")
         while time.time() < deadline:
             try:
                 r = self.http.request("GET", self.shop_path)
             except OSError:
                 r = None
-            if r is not None and r.json is not None:
+            # Behind nginx or mod_proxy_fcgi, the server's own 503 page
+            # while the backend starts is no answer of oncehook's.
+            if r is not None and self.answered(r):
                 self.count()            # oncehook answered (and logged)
                 if r.status == 405:
                     return
             time.sleep(0.1)
-        raise Failed("lighttpd did not answer after a graceful restart")
+        raise Failed("oncehook did not answer again after %s" % how)
 
     def s10a_readonly(self, t):
         key = self.evid("s10")
@@ -752,9 +792,9 @@ class Suite:
 
     def send(self, ep, body, headers):
         """POST to the endpoint; counted as a request to oncehook when
-        oncehook answered it (a JSON object)."""
+        oncehook answered it (Suite.answered)."""
         r = self.http.post(ep.path, body, headers)
-        if isinstance(r.json, dict):
+        if self.answered(r):
             self.requests += 1
         return r
 
@@ -1046,7 +1086,9 @@ class Suite:
 
     def refused(self, t, what, r, size, via_server=True):
         """Check one answer to a hostile request."""
-        if isinstance(r.json, dict):             # oncehook answered
+        # Straight to the CGI program, every answer is oncehook's.
+        mine = self.answered(r) if via_server else isinstance(r.json, dict)
+        if mine:                                 # oncehook answered
             if via_server:
                 self.requests += 1
             ok = t.true(r.status in (400, 401), "%s: status %d, want 400 or "
@@ -1149,8 +1191,10 @@ SANITIZER = re.compile(r"ERROR: AddressSanitizer|runtime error:|"
 
 
 USAGE = ("scenarios.py --url http://127.0.0.1:PORT/hooks --env FILE "
-         "--mode MODE\n       [--server-pid PID] [--log FILE]... "
-         "[--db PATH] [--busy-ms MS]\n       [--header-limit BYTES] "
+         "--mode MODE\n       [--server-pid PID] [--reload-signal SIG | "
+         "--reload-command CMD]\n       [--log FILE]... [--db PATH] "
+         "[--busy-ms MS] [--header-limit BYTES]\n       "
+         "[--server-body-limit BYTES] [--server-json-pages]\n       "
          "[--cgi BIN [--cgi-user USER]] [--only TEXT] [--skip TEXT]")
 
 DESCRIPTION = """\
@@ -1163,20 +1207,67 @@ web server passes oncehook): the endpoints, schemes and secrets, and the
 defaults of --db (ONCEHOOK_DB) and --busy-ms.  The orders scenarios
 (1-13) need the endpoints "shop" (hmac-sha256, two secrets) and
 "stripe" (stripe) with sql/actions/orders.sql; the delivery and hostile
-header scenarios (E1-E6, H) run for every endpoint.  --mode labels the
-lines; "fastcgi" also makes scenario 10 reload lighttpd (SIGUSR1 to
---server-pid) so that its processes reopen the database.  --log names
-the files where oncehook's request log lines land (scenario 13 counts
-them).  --header-limit is the web server's limit on request headers:
-over it a hostile request may be refused by the server itself.  --cgi
-also runs the hostile headers straight through the binary as a CGI
-program (as --cgi-user when given).  --only/--skip keep or drop the
-scenarios whose title contains TEXT.
+header scenarios (E1-E6, H) run for every endpoint.  --only/--skip keep
+or drop the scenarios whose title contains TEXT.
+
+--mode labels the lines; "fastcgi" also makes scenario 10 replace the
+long-running oncehook processes, so that they reopen the database it
+made read-only (and once more when it is writable again):
+
+  --server-pid PID     the process whose children are oncehook's
+                       processes: lighttpd or Apache (mod_fcgid), or
+                       the supervisor of "oncehook serve" or of
+                       spawn-fcgi (tests/deploy/supervise.py); after a
+                       reload, none of its children may be an old one
+  --reload-signal SIG  sent to PID to reload (default USR1: the graceful
+                       restart of lighttpd and Apache; supervise.py
+                       restarts its backend)
+  --reload-command CMD run with /bin/sh -c instead of the signal
+                       ("apache2 -k graceful -f FILE", "systemctl
+                       reload lighttpd"); it must exit 0
+
+Either --server-pid or --reload-command is needed in mode fastcgi.
+After a reload the scenarios wait until oncehook answers again.
+
+What the web server in front does itself:
+
+  --log FILE           where oncehook's request log lines land (any
+                       number of them); scenario 13 counts them
+  --header-limit BYTES the server's limit on request headers: over it a
+                       hostile request may be refused by the server
+                       itself (default 8190)
+  --server-body-limit BYTES
+                       the server refuses a request whose body is over
+                       BYTES by its Content-Length, before oncehook runs
+                       (the shipped Apache and nginx examples, at
+                       ONCEHOOK_MAX_BODY): scenario 8's 2 MiB request is
+                       then not counted as one oncehook answers, and
+                       scenario 13 expects no log line for it
+  --server-json-pages  the server answers some requests with JSON error
+                       pages of its own (413; 503 while a backend
+                       restarts): an answer counts as oncehook's only
+                       when it also carries Cache-Control: no-store,
+                       which oncehook sends and those pages do not
+
+--cgi also runs the hostile headers straight through the binary as a
+CGI program (as --cgi-user when given).
 
 The older form --port PORT --stripe-secret S --shop-secret S
 --shop-secret-old S --db PATH --busy-ms MS still works (endpoints stripe
 and shop only, or those of --env, the flags overriding its secrets).
 """
+
+
+def signal_arg(text):
+    """A signal by name (USR1, SIGUSR1) or number."""
+    name = text.strip().upper()
+    try:
+        if name.isdigit():
+            return signal.Signals(int(name))
+        return signal.Signals[name if name.startswith("SIG")
+                              else "SIG" + name]
+    except (KeyError, ValueError):
+        raise argparse.ArgumentTypeError("no signal %r" % text)
 
 
 def parse_args(argv=None):
@@ -1189,9 +1280,13 @@ def parse_args(argv=None):
     ap.add_argument("--mode", required=True)
     ap.add_argument("--db")
     ap.add_argument("--server-pid", type=int)
+    ap.add_argument("--reload-signal", type=signal_arg)
+    ap.add_argument("--reload-command")
     ap.add_argument("--log", action="append", default=[])
     ap.add_argument("--busy-ms", type=int)
     ap.add_argument("--header-limit", type=int, default=8190)
+    ap.add_argument("--server-body-limit", type=int)
+    ap.add_argument("--server-json-pages", action="store_true")
     ap.add_argument("--cgi")
     ap.add_argument("--cgi-user")
     ap.add_argument("--stripe-secret")
@@ -1204,6 +1299,16 @@ def parse_args(argv=None):
         if not a.port:
             ap.error("--url (or --port) is required")
         a.url = "http://127.0.0.1:%d/hooks" % a.port
+    if a.reload_signal and a.reload_command:
+        ap.error("--reload-signal or --reload-command, not both")
+    if a.reload_signal and not a.server_pid:
+        ap.error("--reload-signal needs --server-pid")
+    a.reload_signal = a.reload_signal or signal.SIGUSR1
+    if a.mode == "fastcgi" and not (a.server_pid or a.reload_command):
+        ap.error("--mode fastcgi needs --server-pid or --reload-command "
+                 "(scenario 10 reloads)")
+    if a.server_body_limit is not None and a.server_body_limit < 0:
+        ap.error("--server-body-limit: a number of bytes, 0 or more")
     env = read_env(a.env) if a.env else {}
     if not env:
         # The older form: the two endpoints of the orders scenarios.
