@@ -421,6 +421,12 @@ load_endpoint(struct loader *l, struct conf_endpoint *ep)
 		return fail(l, var, "required: %sSECRET or %sSECRET_FILE",
 		    ep->prefix, ep->prefix);
 
+	/*
+	 * Without a signed timestamp a captured request can be replayed at
+	 * will, and a key from a header is not signed: the payload must
+	 * stand for the event too.
+	 */
+	ep->replay_guard = !ep->scheme->timestamped;
 	ep->tolerance = 300;
 	if ((v = lookup(l, ep->prefix, "TOLERANCE", var, sizeof(var))) &&
 	    parse_int(v, 1, 7 * 86400, &ep->tolerance) == -1)

@@ -50,6 +50,9 @@ struct conf_endpoint {
 	struct srclist		 key;
 	struct srclist		 type;
 	long long		 retention;	/* seconds; -1 forever */
+	int			 replay_guard;	/* a known payload is a duplicate
+						   whatever its key: the scheme
+						   signs no timestamp */
 	char			*actions;	/* path of the actions file */
 };
 

@@ -242,7 +242,12 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 
 	if ((er = ensure_store(p, t)) != HOOK_OK)
 		goto out;
-	if ((er = store_lookup(p->st, epi, ev)) == HOOK_OK) {
+	er = store_lookup(p->st, epi, ev);
+	if (er == HOOK_OK && ep->replay_guard &&
+	    (er = store_replayed(p->st, epi, ev)) == HOOK_DUP)
+		snprintf(t->why, sizeof(t->why), "payload already recorded "
+		    "under another key");
+	if (er == HOOK_OK) {
 		memset(&c, 0, sizeof(c));
 		c.endpoint = epi;
 		c.ev = ev;

@@ -36,6 +36,7 @@ enum st {
 	ST_ROLLBACK_TO,
 	ST_INSERT,
 	ST_LOOKUP,
+	ST_PAYLOAD,
 	ST_CONFLICT,
 	ST__MAX
 };
@@ -53,6 +54,8 @@ static const char *const sqls[ST__MAX] = {
 	    " ON CONFLICT (endpoint, key) DO NOTHING",
 	[ST_LOOKUP] = "SELECT payload_hash FROM events"
 	    " WHERE endpoint = ?1 AND key = ?2",
+	[ST_PAYLOAD] = "SELECT 1 FROM events"
+	    " WHERE endpoint = ?1 AND payload_hash = ?2 LIMIT 1",
 	[ST_CONFLICT] = "INSERT INTO conflicts (endpoint, key, payload_hash,"
 	    " received_at) VALUES (?1, ?2, ?3, ?4)",
 };
@@ -435,6 +438,37 @@ store_lookup(struct store *s, size_t endpoint, const struct event *ev)
 	return er;
 }
 
+/* Is ev's payload recorded for endpoint?  Sets *found; SQLite code. */
+static int
+payload_known(struct store *s, const char *endpoint, const struct event *ev,
+    int *found)
+{
+	sqlite3_stmt	*st = s->st[ST_PAYLOAD];
+	int		 rc;
+
+	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->hash, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	*found = rc == SQLITE_ROW;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+enum hook_err
+store_replayed(struct store *s, size_t endpoint, const struct event *ev)
+{
+	int	 rc, found = 0;
+
+	if ((rc = payload_known(s, s->cf->endpoints[endpoint].name, ev,
+	    &found)) != SQLITE_OK) {
+		log_warnx("store: payload lookup: %s", sqlite3_errmsg(s->db));
+		note(s, rc);
+		return classify(rc);
+	}
+	return found ? HOOK_DUP : HOOK_OK;
+}
+
 /* Insert a conflicts row; an SQLite code. */
 static int
 conflict_row(struct store *s, const char *endpoint, const struct event *ev)
@@ -515,6 +549,21 @@ claim_one(struct store *s, struct store_claim *c, long long now)
 
 	if ((rc = run(s, ST_SAVEPOINT)) != SQLITE_OK)
 		return rc;
+	if (ep->replay_guard) {
+		/* Serialised by the write lock: no replay slips between. */
+		if ((rc = payload_known(s, ep->name, c->ev, &isnew)) !=
+		    SQLITE_OK) {
+			snprintf(c->why, sizeof(c->why), "payload lookup: %s",
+			    sqlite3_errmsg(s->db));
+			goto undo;
+		}
+		if (isnew) {
+			c->result = HOOK_DUP;
+			snprintf(c->why, sizeof(c->why), "payload already "
+			    "recorded under another key");
+			return run(s, ST_RELEASE);
+		}
+	}
 	if ((rc = insert(s, ep, c->ev, now, &isnew)) != SQLITE_OK) {
 		snprintf(c->why, sizeof(c->why), "insert: %s",
 		    sqlite3_errmsg(s->db));

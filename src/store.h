@@ -6,7 +6,9 @@
  * including each endpoint's actions.  store_lookup() answers a retry
  * from a read, without the write lock.  store_claim() inserts events and
  * runs their actions in one BEGIN IMMEDIATE transaction, each event in
- * its own savepoint, so one failing event rolls back alone.  The store
+ * its own savepoint, so one failing event rolls back alone.  For an
+ * endpoint with a replay guard, a payload already recorded under
+ * another key is a duplicate too.  The store
  * knows no HTTP.
  */
 #ifndef ONCEHOOK_STORE_H
@@ -61,6 +63,14 @@ void		 store_close(struct store *);
  * if known with another, HOOK_EBUSY or HOOK_ESYSTEM on failure.
  */
 enum hook_err	 store_lookup(struct store *, size_t endpoint,
+		    const struct event *ev);
+
+/*
+ * For an endpoint with a replay guard: HOOK_DUP if ev's payload is
+ * recorded under any key, HOOK_OK if not, HOOK_EBUSY or HOOK_ESYSTEM on
+ * failure.  Without the write lock.
+ */
+enum hook_err	 store_replayed(struct store *, size_t endpoint,
 		    const struct event *ev);
 
 /*

@@ -146,8 +146,10 @@ class GitHub(Scheme):
     name, sig = "github", "X-Hub-Signature-256"
 
     def body(self, key, typ, variant=0):
+        # Real deliveries differ in content (here the head commit).
         return dumps({"zen": "Keep it logically awesome.",
                       "hook_id": 12345678 + variant,
+                      "head_commit": {"id": key},
                       "repository": {"full_name": "octo/e2e"}})
 
     def headers(self, secret, body, key, typ, t=None):
@@ -184,6 +186,7 @@ class Shopify(Scheme):
 
     def body(self, key, typ, variant=0):
         return dumps({"id": 820982911946154508 + variant,
+                      "admin_graphql_api_id": "gid://shopify/Order/" + key,
                       "email": "jon@example.com", "total_price": "254.98"})
 
     def headers(self, secret, body, key, typ, t=None):
@@ -233,7 +236,7 @@ class GitLab(Scheme):
 
     def body(self, key, typ, variant=0):
         return dumps({"object_kind": "push", "event_name": "push",
-                      "checkout_sha": "%040x" % variant,
+                      "checkout_sha": "%040x" % variant, "ref": key,
                       "project": {"path_with_namespace": "e2e/hooks"}})
 
     def headers(self, secret, body, key, typ, t=None):

@@ -850,6 +850,25 @@ class Suite:
         t.eq(len(self.events(ep.name, key)), 1, "events rows for the key")
         self.nothing_stored(t, before, "retries")
 
+    def e8_replay(self, t, ep):
+        """A scheme that signs no timestamp: the first delivery's signed
+        bytes replayed under a new, unsigned key header (and another
+        event type header) is a duplicate, never a new event."""
+        t.must(ep.name in self.first, "needs the first delivery")
+        key, typ, body, h = self.first[ep.name]
+        before = self.totals()
+        for n, other in enumerate(("replayed-key-1", "replayed-key-2")):
+            h2 = ep.scheme.headers(ep.secrets[0], body, other,
+                                   typ if n == 0 else "other.type")
+            if ep.scheme.name == "hmac-sha256":
+                h2 = h2 + [("X-Idempotency-Key", other)]
+            r = self.send(ep, body, h2)
+            t.response(r, 200, "replay under key %s" % other,
+                       status="already_processed")
+            t.eq(len(self.events(ep.name, other)), 0,
+                 "events rows for the replayed key %s" % other)
+        self.nothing_stored(t, before, "replays under new keys")
+
     def e3_refused(self, t, ep):
         sch = ep.scheme
         key, typ = self.key(ep, "e3"), TYPES[sch.name]
@@ -1403,6 +1422,10 @@ def main():
             plan.append(("E4. %s: timestamp an hour old or ahead -> 400 "
                          "stale_timestamp, nothing stored; 200 s old -> "
                          "200" % pre, bind(s.e4_stale)))
+        if not ep.scheme.timestamped:
+            plan.append(("E8. %s: the signed bytes replayed under a new "
+                         "key header -> 200 already_processed, nothing "
+                         "stored" % pre, bind(s.e8_replay)))
         if ep.scheme.name == "slack":
             plan.append(("E7. %s: url_verification -> 200 with its "
                          "challenge, nothing stored; wrong secret 401, "
