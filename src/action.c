@@ -101,6 +101,49 @@ lineof(const char *text, const char *p)
 	return n;
 }
 
+/*
+ * What an action may not do, checked by SQLite's authorizer while the
+ * file is prepared: end or split the claim transaction (BEGIN, COMMIT,
+ * ROLLBACK, SAVEPOINT, RELEASE), reach another database (ATTACH,
+ * DETACH), change the connection (PRAGMA), or write oncehook's own
+ * tables.  *why receives the reason for the error message.
+ */
+static int
+authorize(void *arg, int op, const char *a, const char *b, const char *db,
+    const char *trigger)
+{
+	const char	**why = arg;
+
+	switch (op) {
+	case SQLITE_TRANSACTION:
+	case SQLITE_SAVEPOINT:
+		*why = "an action may not begin, commit, roll back or split "
+		    "the claim transaction";
+		return SQLITE_DENY;
+	case SQLITE_ATTACH:
+	case SQLITE_DETACH:
+		*why = "an action may not attach or detach databases";
+		return SQLITE_DENY;
+	case SQLITE_PRAGMA:
+		*why = "an action may not run PRAGMA";
+		return SQLITE_DENY;
+	case SQLITE_INSERT:
+	case SQLITE_UPDATE:
+	case SQLITE_DELETE:
+	case SQLITE_DROP_TABLE:
+	case SQLITE_ALTER_TABLE:
+		if (a != NULL && (strcmp(a, "events") == 0 ||
+		    strcmp(a, "conflicts") == 0)) {
+			*why = "an action may not write oncehook's tables "
+			    "(events, conflicts)";
+			return SQLITE_DENY;
+		}
+		return SQLITE_OK;
+	default:
+		return SQLITE_OK;
+	}
+}
+
 /* Skip white space and SQL comments from p, up to end. */
 static const char *
 skip_blank(const char *p, const char *end)
@@ -202,15 +245,19 @@ prepare_section(sqlite3 *db, const char *path, const char *text,
 	const char	*tail;
 	sqlite3_stmt	*st;
 	struct stmt	*ns;
-	const char	*name;
+	const char	*name, *why;
 	int		 i, j, rc;
 
 	while ((sql = skip_blank(sql, end)) < end) {
+		why = NULL;
+		sqlite3_set_authorizer(db, authorize, &why);
 		rc = sqlite3_prepare_v3(db, sql, (int)(end - sql),
 		    SQLITE_PREPARE_PERSISTENT, &st, &tail);
+		sqlite3_set_authorizer(db, NULL, NULL);
 		if (rc != SQLITE_OK) {
 			snprintf(err, errsz, "%s:%d: %s", path,
-			    lineof(text, sql), sqlite3_errmsg(db));
+			    lineof(text, sql), why != NULL ? why :
+			    sqlite3_errmsg(db));
 			return -1;
 		}
 		if (st == NULL) {	/* only white space or comments */
@@ -323,7 +370,7 @@ actions_setup(sqlite3 *db, const char *path, char *err, size_t errsz)
 {
 	sqlite3_stmt	*st;
 	char		*text, *m;
-	const char	*sql, *end, *tail;
+	const char	*sql, *end, *tail, *why;
 	int		 rc = SQLITE_OK;
 
 	if ((text = slurp(path, err, errsz)) == NULL)
@@ -333,8 +380,11 @@ actions_setup(sqlite3 *db, const char *path, char *err, size_t errsz)
 	end = text + strlen(text);
 	for (sql = text; rc == SQLITE_OK &&
 	    (sql = skip_blank(sql, end)) < end; sql = tail) {
-		if ((rc = sqlite3_prepare_v2(db, sql, (int)(end - sql), &st,
-		    &tail)) == SQLITE_OK && st != NULL) {
+		why = NULL;
+		sqlite3_set_authorizer(db, authorize, &why);
+		rc = sqlite3_prepare_v2(db, sql, (int)(end - sql), &st, &tail);
+		sqlite3_set_authorizer(db, NULL, NULL);
+		if (rc == SQLITE_OK && st != NULL) {
 			while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 				;
 			if (rc == SQLITE_DONE)
@@ -342,7 +392,8 @@ actions_setup(sqlite3 *db, const char *path, char *err, size_t errsz)
 		}
 		if (rc != SQLITE_OK)
 			snprintf(err, errsz, "%s:%d: setup: %s", path,
-			    lineof(text, sql), sqlite3_errmsg(db));
+			    lineof(text, sql), why != NULL ? why :
+			    sqlite3_errmsg(db));
 		sqlite3_finalize(st);
 		if (st == NULL && rc == SQLITE_OK)
 			break;		/* nothing but a trailing comment */

@@ -586,6 +586,17 @@ claim_one(struct store *s, struct store_claim *c, long long now)
 		/* Only this event rolls back; the busy kinds ask a retry. */
 		c->result = classify(rc) == HOOK_EBUSY ? HOOK_EBUSY :
 		    HOOK_EACTION;
+		/*
+		 * SQLite may have rolled the whole transaction back itself
+		 * (RAISE(ROLLBACK), or after I/O errors, a full disk, out of
+		 * memory): then there is no savepoint left, and the failure
+		 * is the action's.
+		 */
+		if (sqlite3_get_autocommit(s->db)) {
+			note(s, rc);
+			c->kept = 1;
+			return rc;
+		}
 		if ((rc = run(s, ST_ROLLBACK_TO)) != SQLITE_OK)
 			return rc;
 		return run(s, ST_RELEASE);
@@ -610,6 +621,7 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 	for (i = 0; i < n; i++) {
 		claims[i].result = HOOK_ESYSTEM;
 		claims[i].why[0] = '\0';
+		claims[i].kept = 0;
 	}
 	if ((rc = run(s, ST_BEGIN)) != SQLITE_OK) {
 		snprintf(claims[0].why, sizeof(claims[0].why), "begin: %s",
@@ -631,7 +643,10 @@ fail:
 	if (!sqlite3_get_autocommit(s->db))
 		(void)run(s, ST_ROLLBACK);
 	for (i = 0; i < n; i++) {
-		claims[i].result = er;
+		/* A result its own failure set stays; the others failed with
+		 * the transaction. */
+		if (!claims[i].kept)
+			claims[i].result = er;
 		if (claims[i].why[0] == '\0' && i > 0)
 			snprintf(claims[i].why, sizeof(claims[i].why), "%s",
 			    claims[0].why);

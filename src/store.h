@@ -31,6 +31,7 @@ struct store_claim {
 	const struct event	*ev;
 	enum hook_err		 result;	/* HOOK_OK, DUP, ECONFLICT, ... */
 	char			 why[256];	/* for the log, if not OK */
+	int			 kept;		/* result set by its own failure */
 };
 
 /*

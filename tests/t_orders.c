@@ -249,6 +249,15 @@ test_generic(void)
 	    "\"metadata\":{}}", NULL);
 	CHECK(er == HOOK_OK && norders() == at,
 	    "payment.refunded without an order id: no order");
+	er = deliver(EP_GENERIC, "{\"id\":\"g5o\",\"type\":"
+	    "\"payment.success\",\"metadata\":{\"orderId\":{\"a\":1}}}",
+	    NULL);
+	CHECK(er == HOOK_OK && norders() == at,
+	    "payment.success with an object as order id: recorded, no order");
+	er = deliver(EP_GENERIC, "{\"id\":\"g5r\",\"type\":"
+	    "\"payment.success\",\"metadata\":{\"orderId\":42.5}}", NULL);
+	CHECK(er == HOOK_OK && norders() == at,
+	    "payment.success with a fractional order id: no order");
 
 	er = deliver(EP_GENERIC, "{\"id\":\"g7\",\"type\":\"payment.success\","
 	    "\"metadata\":{\"orderId\":42},\"transaction\":{\"id\":\"t42\","

@@ -636,6 +636,43 @@ bad_actions(const char *text, const char *want1, const char *want2,
 	conf_free(cf);
 }
 
+/*
+ * A trigger that rolls the whole transaction back (RAISE(ROLLBACK)):
+ * the event is an action failure, not an internal error, and leaves
+ * nothing behind.
+ */
+static void
+test_auto_rollback(void)
+{
+	struct conf	*cf;
+	struct store	*st;
+	struct event	 ev;
+	enum hook_err	 er, txn;
+	char		 err[512];
+	sqlite3		*q;
+
+	write_file("rb.sql", "CREATE TABLE IF NOT EXISTS rb (k TEXT);\n"
+	    "CREATE TRIGGER IF NOT EXISTS rb_no BEFORE INSERT ON rb\n"
+	    "BEGIN SELECT RAISE(ROLLBACK, 'refused'); END;\n"
+	    "-- on: t.ok\n"
+	    "INSERT INTO rb (k) VALUES (:key);\n");
+	cf = mkconf("rb.sqlite", "rb.sql");
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	mkev(&ev, "rb1", "t.ok", "{\"v\":1}");
+	er = claim1(st, 0, &ev, &txn);
+	CHECK(er == HOOK_EACTION, "RAISE(ROLLBACK) in an action: "
+	    "action_failed (got %d)", er);
+	q = peer("rb.sqlite");
+	CHECK(qint(q, "SELECT count(*) FROM events") == 0 &&
+	    qint(q, "SELECT count(*) FROM rb") == 0,
+	    "RAISE(ROLLBACK): no event row, no effect");
+	sqlite3_close(q);
+	event_clear(&ev);
+	store_close(st);
+	conf_free(cf);
+}
+
 static void
 test_actions_errors(void)
 {
@@ -672,6 +709,22 @@ test_actions_errors(void)
 	    "-- on: *\n"
 	    "INSERT INTO effects (key) VALUES (:key);\n",
 	    ":3:", "*", "two catch-all sections");
+	bad_actions("-- on: t.ok\n"
+	    "INSERT INTO effects (key) VALUES (:key);\n"
+	    "COMMIT;\n",
+	    ":3:", "transaction", "COMMIT in an action is refused");
+	bad_actions("-- on: t.ok\n"
+	    "SAVEPOINT x;\n",
+	    ":2:", "transaction", "SAVEPOINT in an action is refused");
+	bad_actions("-- on: t.ok\n"
+	    "ATTACH DATABASE '/tmp/x.db' AS x;\n",
+	    ":2:", "attach", "ATTACH in an action is refused");
+	bad_actions("-- on: t.ok\n"
+	    "PRAGMA foreign_keys = OFF;\n",
+	    ":2:", "PRAGMA", "PRAGMA in an action is refused");
+	bad_actions("-- on: t.ok\n"
+	    "DELETE FROM events WHERE key = :key;\n",
+	    ":2:", "events", "writing events in an action is refused");
 	bad_actions("-- on: t.ok\n"
 	    "INSERT INTO effects (key) VALUES (:key);\n"
 	    "-- on:\n"
@@ -721,6 +774,7 @@ main(void)
 	test_savepoints();
 	test_busy();
 	test_actions_errors();
+	test_auto_rollback();
 
 	rmtree();
 	umask(old);

@@ -21,7 +21,9 @@
 --
 -- The facts commute, so whatever order the events arrive in, the same
 -- final state results.  Details (amount, currency, e-mail, payment id)
--- are likewise kept from the first event that carries them.  An event that names no order is recorded and
+-- are likewise kept from the first event that carries them.  An order
+-- id is a JSON string or integer (42 and "42" are one order).  An event
+-- that names no order, or names it with anything else, is recorded and
 -- acknowledged, and touches no order (a Stripe account sends payment
 -- events for payments this site did not start).
 
@@ -82,7 +84,7 @@ SELECT json_extract(:payload, '$.metadata.orderId'),
     json_extract(:payload, '$.customer.customerEmail'),
     json_extract(:payload, '$.transaction.id'),
     :received_at, :received_at, :received_at
-WHERE json_extract(:payload, '$.metadata.orderId') IS NOT NULL
+WHERE json_type(:payload, '$.metadata.orderId') IN ('text', 'integer')
 ON CONFLICT (id) DO UPDATE SET
     amount = COALESCE(amount, excluded.amount),
     currency = COALESCE(currency, excluded.currency),
@@ -95,7 +97,7 @@ ON CONFLICT (id) DO UPDATE SET
 INSERT INTO orders (id, refunded_at, created_at, updated_at)
 SELECT json_extract(:payload, '$.metadata.orderId'),
     :received_at, :received_at, :received_at
-WHERE json_extract(:payload, '$.metadata.orderId') IS NOT NULL
+WHERE json_type(:payload, '$.metadata.orderId') IN ('text', 'integer')
 ON CONFLICT (id) DO UPDATE SET
     refunded_at = COALESCE(refunded_at, excluded.refunded_at),
     updated_at = excluded.updated_at;
@@ -113,7 +115,7 @@ SELECT json_extract(:payload, '$.data.object.metadata.order_id'),
     json_extract(:payload, '$.data.object.receipt_email'),
     json_extract(:payload, '$.data.object.id'),
     :received_at, :received_at, :received_at
-WHERE json_extract(:payload, '$.data.object.metadata.order_id') IS NOT NULL
+WHERE json_type(:payload, '$.data.object.metadata.order_id') IN ('text', 'integer')
 ON CONFLICT (id) DO UPDATE SET
     amount = COALESCE(amount, excluded.amount),
     currency = COALESCE(currency, excluded.currency),
@@ -132,7 +134,7 @@ SELECT json_extract(:payload, '$.data.object.metadata.order_id'),
     json_extract(:payload, '$.data.object.customer_details.email'),
     json_extract(:payload, '$.data.object.payment_intent'),
     :received_at, :received_at, :received_at
-WHERE json_extract(:payload, '$.data.object.metadata.order_id') IS NOT NULL
+WHERE json_type(:payload, '$.data.object.metadata.order_id') IN ('text', 'integer')
 ON CONFLICT (id) DO UPDATE SET
     amount = COALESCE(amount, excluded.amount),
     currency = COALESCE(currency, excluded.currency),
@@ -146,7 +148,7 @@ ON CONFLICT (id) DO UPDATE SET
 INSERT INTO orders (id, refunded_at, created_at, updated_at)
 SELECT json_extract(:payload, '$.data.object.metadata.order_id'),
     :received_at, :received_at, :received_at
-WHERE json_extract(:payload, '$.data.object.metadata.order_id') IS NOT NULL
+WHERE json_type(:payload, '$.data.object.metadata.order_id') IN ('text', 'integer')
 ON CONFLICT (id) DO UPDATE SET
     refunded_at = COALESCE(refunded_at, excluded.refunded_at),
     updated_at = excluded.updated_at;
@@ -156,7 +158,7 @@ ON CONFLICT (id) DO UPDATE SET
 INSERT INTO orders (id, cancelled_at, created_at, updated_at)
 SELECT json_extract(:payload, '$.data.object.metadata.order_id'),
     :received_at, :received_at, :received_at
-WHERE json_extract(:payload, '$.data.object.metadata.order_id') IS NOT NULL
+WHERE json_type(:payload, '$.data.object.metadata.order_id') IN ('text', 'integer')
 ON CONFLICT (id) DO UPDATE SET
     cancelled_at = COALESCE(cancelled_at, excluded.cancelled_at),
     updated_at = excluded.updated_at;
