@@ -227,6 +227,31 @@ challenge(const struct conf_endpoint *ep, json_t *root, struct event *ev,
 	return HOOK_CHALLENGE;
 }
 
+/*
+ * Remove the top-level members the provider may change between attempts
+ * at one event, so that a retry hashes the same.  The raw body, which
+ * actions see, keeps them.
+ */
+static void
+forget_volatile(const struct conf_endpoint *ep, json_t *root)
+{
+	const char	*p = ep->scheme->volatile_members;
+	char		 name[64];
+	size_t		 len;
+
+	while (p != NULL && *p != '\0') {
+		len = strcspn(p, " ");
+		if (len > 0 && len < sizeof(name)) {
+			memcpy(name, p, len);
+			name[len] = '\0';
+			(void)json_object_del(root, name);
+		}
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+}
+
 /* SHA-256 hex of the canonical form of root into hash. */
 static int
 canonical_hash(json_t *root, char hash[CRYPTO_SHA256_HEXLEN + 1])
@@ -268,6 +293,7 @@ event_extract(const struct conf_endpoint *ep, const struct req *rq,
 		er = HOOK_EJSON;
 		goto out;
 	}
+	forget_volatile(ep, root);
 	if (canonical_hash(root, ev->hash) == -1) {
 		er = HOOK_ESYSTEM;
 		goto out;

@@ -65,6 +65,12 @@ struct scheme {
 	 */
 	const char	*challenge;
 	/*
+	 * Top-level members a provider may change between attempts at the
+	 * same event, left out of the payload hash (space separated), or
+	 * NULL.  Stripe recounts "pending_webhooks" on each attempt.
+	 */
+	const char	*volatile_members;
+	/*
 	 * Turn one configured secret into key bytes in out (owned by the
 	 * caller, freed with crypto_wipe and free).  Returns 0 or -1 with
 	 * a reason in err.

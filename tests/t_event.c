@@ -540,6 +540,44 @@ test_bad_json(void)
 	conf_free(cf);
 }
 
+/*
+ * Stripe recounts pending_webhooks on each attempt at an event: a retry
+ * whose count changed hashes the same; any other change does not.
+ */
+static void
+test_volatile(void)
+{
+	struct var	 vars[] = {
+		{ "ONCEHOOK_DB", "/nonexistent/oncehook/t_event.db" },
+		{ "ONCEHOOK_SCHEME", "stripe" },
+		{ "ONCEHOOK_SECRET", "whsec_t_event" },
+		{ NULL, NULL }
+	};
+	struct conf	*cf;
+	struct event	 a, b, c;
+	char		 err[256];
+
+	if ((cf = conf_load(get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	if (ext(cf, "{\"id\":\"evt_1\",\"type\":\"x\",\"pending_webhooks\":2,"
+	    "\"data\":{\"v\":1}}", &a) != HOOK_OK ||
+	    ext(cf, "{\"id\":\"evt_1\",\"type\":\"x\",\"pending_webhooks\":1,"
+	    "\"data\":{\"v\":1}}", &b) != HOOK_OK ||
+	    ext(cf, "{\"id\":\"evt_1\",\"type\":\"x\",\"pending_webhooks\":1,"
+	    "\"data\":{\"v\":2}}", &c) != HOOK_OK)
+		BAIL("event_extract on a stripe event");
+	CHECK(strcmp(a.hash, b.hash) == 0,
+	    "stripe: pending_webhooks left out of the payload hash");
+	CHECK(strcmp(b.hash, c.hash) != 0,
+	    "stripe: any other change still changes the hash");
+	CHECK(strstr(a.payload, "pending_webhooks") != NULL,
+	    "stripe: the raw payload keeps pending_webhooks");
+	event_clear(&a);
+	event_clear(&b);
+	event_clear(&c);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -549,5 +587,6 @@ main(void)
 	test_key_default();
 	test_type();
 	test_bad_json();
+	test_volatile();
 	return tap_done();
 }
