@@ -236,8 +236,15 @@ worker(const struct conf *cf, int fd)
 	struct pipeline	 p;
 	int		 rc;
 
+	/*
+	 * The parent's handlers only set its flags: back to the defaults,
+	 * with the signals still blocked, until front_fcgi() installs its
+	 * own and unblocks them, so a SIGTERM sent meanwhile waits for it.
+	 */
 	signal(SIGCHLD, SIG_DFL);
-	sigprocmask(SIG_SETMASK, &waitmask, NULL);
+	signal(SIGALRM, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
 	pipeline_init(&p, cf, NULL);
 	rc = front_fcgi(&p, fd);
 	pipeline_clear(&p);
@@ -252,6 +259,7 @@ spawn(const struct conf *cf, int fd)
 
 	if ((pid = fork()) == -1) {
 		log_warn("serve: fork");
+		alarm(1);	/* wake up to try again */
 		return -1;
 	}
 	if (pid == 0)
@@ -319,6 +327,7 @@ serve_main(int argc, char **argv)
 	catch(SIGTERM, on_stop);
 	catch(SIGINT, on_stop);
 	catch(SIGCHLD, on_child);
+	catch(SIGALRM, on_child);
 	signal(SIGPIPE, SIG_IGN);
 	log_info("serve: listening on %s with %ld workers", listen_addr,
 	    nworkers);
@@ -336,7 +345,10 @@ serve_main(int argc, char **argv)
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			for (i = 0; i < nworkers && pids[i] != pid; i++)
 				;
-			if (i == nworkers || stopping)
+			if (i == nworkers)
+				continue;
+			pids[i] = -1;
+			if (stopping)
 				continue;
 			now = time(NULL);
 			log_warnx("serve: worker %ld %s %d; replacing it",
@@ -350,6 +362,12 @@ serve_main(int argc, char **argv)
 			pids[i] = spawn(cf, fd);
 			started[i] = time(NULL);
 		}
+		/* A fork that failed is tried again (SIGALRM wakes us). */
+		for (i = 0; i < nworkers && !stopping; i++)
+			if (pids[i] == -1) {
+				pids[i] = spawn(cf, fd);
+				started[i] = time(NULL);
+			}
 	}
 
 	log_info("serve: stopping; waiting for the requests in flight");
