@@ -278,13 +278,16 @@ event_extract(const struct conf_endpoint *ep, const struct req *rq,
 	json_t		*root;
 	enum hook_err	 er;
 	size_t		 i;
+	char		 etext[4 * JSON_ERROR_TEXT_LENGTH];
 
 	memset(ev, 0, sizeof(*ev));
 	*why = NULL;
 	if ((root = json_loadb(body, bodysz, JSON_REJECT_DUPLICATES,
 	    &jerr)) == NULL) {
-		log_debug("json: line %d column %d: %s", jerr.line,
-		    jerr.column, jerr.text);
+		if (log_enabled(LOG_LEVEL_DEBUG))
+			log_debug("json: line %d column %d: %s", jerr.line,
+			    jerr.column, log_escape(etext, sizeof(etext),
+			    jerr.text));
 		*why = "body is not valid JSON";
 		return HOOK_EJSON;
 	}

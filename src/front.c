@@ -23,13 +23,16 @@
 #include "pipeline.h"
 #include "resp.h"
 
-#define FRONT_HEADERS_MAX	128	/* HTTP_* variables kept */
-
 extern char	**environ;
 
-/* The request's variables, borrowed from an environment array. */
+/*
+ * The request's variables, borrowed from an environment array.  The
+ * header array grows to the largest request seen and is kept for the
+ * process.
+ */
 struct cgienv {
-	struct req_header	 headers[FRONT_HEADERS_MAX];
+	struct req_header	*headers;
+	size_t			 cap;
 	struct req		 rq;
 };
 
@@ -44,14 +47,28 @@ env_find(char **envp, const char *name)
 	return NULL;
 }
 
-/* Fill ce->rq from envp; the body reader is the caller's. */
-static void
+/*
+ * Fill ce->rq from envp; the body reader is the caller's.  Returns 0,
+ * or -1 if out of memory.
+ */
+static int
 from_env(struct cgienv *ce, char **envp, req_read_fn rd, void *arg)
 {
-	struct req	*rq = &ce->rq;
-	const char	*eq;
-	size_t		 n = 0;
-	char		**e;
+	struct req		*rq = &ce->rq;
+	struct req_header	*nh;
+	const char		*eq;
+	size_t			 n = 0;
+	char			**e;
+
+	for (e = envp; *e != NULL; e++)
+		n += strncmp(*e, "HTTP_", 5) == 0;
+	if (n > ce->cap) {
+		if ((nh = reallocarray(ce->headers, n, sizeof(*nh))) == NULL)
+			return -1;
+		ce->headers = nh;
+		ce->cap = n;
+	}
+	n = 0;
 
 	memset(rq, 0, sizeof(*rq));
 	rq->method = env_find(envp, "REQUEST_METHOD");
@@ -60,7 +77,7 @@ from_env(struct cgienv *ce, char **envp, req_read_fn rd, void *arg)
 	rq->content_type = env_find(envp, "CONTENT_TYPE");
 	rq->content_length = env_find(envp, "CONTENT_LENGTH");
 	rq->document_root = env_find(envp, "DOCUMENT_ROOT");
-	for (e = envp; *e != NULL && n < FRONT_HEADERS_MAX; e++) {
+	for (e = envp; *e != NULL && n < ce->cap; e++) {
 		if (strncmp(*e, "HTTP_", 5) != 0 ||
 		    (eq = strchr(*e, '=')) == NULL)
 			continue;
@@ -73,6 +90,7 @@ from_env(struct cgienv *ce, char **envp, req_read_fn rd, void *arg)
 	rq->nheaders = n;
 	rq->read = rd;
 	rq->readarg = arg;
+	return 0;
 }
 
 int
@@ -154,8 +172,11 @@ front_cgi(struct pipeline *p)
 	size_t			 bodysz;
 	int			 n, rc = 0;
 
-	from_env(&ce, environ, cgi_read, &consumed);
-	pipeline_run(p, &ce.rq, time(NULL), &resp);
+	if (from_env(&ce, environ, cgi_read, &consumed) == -1) {
+		log_error("cgi: out of memory");
+		resp_make(&resp, HOOK_ESYSTEM, NULL, NULL);
+	} else
+		pipeline_run(p, &ce.rq, time(NULL), &resp);
 	body = resp_body(&resp, &bodysz);
 	if ((n = resp_head(&resp, head, sizeof(head))) < 0 ||
 	    write_all(STDOUT_FILENO, head, (size_t)n) == -1 ||
@@ -225,8 +246,11 @@ front_fcgi(struct pipeline *p, int listenfd)
 	sigprocmask(SIG_UNBLOCK, &stops, NULL);
 	while (FCGX_Accept_r(&r) == 0) {
 		sigprocmask(SIG_BLOCK, &stops, NULL);
-		from_env(&ce, r.envp, fcgi_read, r.in);
-		pipeline_run(p, &ce.rq, time(NULL), &resp);
+		if (from_env(&ce, r.envp, fcgi_read, r.in) == -1) {
+			log_error("fastcgi: out of memory");
+			resp_make(&resp, HOOK_ESYSTEM, NULL, NULL);
+		} else
+			pipeline_run(p, &ce.rq, time(NULL), &resp);
 		body = resp_body(&resp, &bodysz);
 		if ((n = resp_head(&resp, head, sizeof(head))) < 0 ||
 		    FCGX_PutStr(head, n, r.out) != n ||

@@ -142,6 +142,15 @@ read_body(const struct req *rq, long long cl, long long maxbody, char **body,
 	return HOOK_OK;
 }
 
+/* At debug level, the payload, escaped: it may hold anything. */
+static void
+log_payload(const char *body)
+{
+	char	 buf[1600];
+
+	log_debug("payload: %s", log_escape(buf, sizeof(buf), body));
+}
+
 /* HOOK_ECONF if the database lies inside the document root. */
 static enum hook_err
 check_docroot(struct pipeline *p, const char *docroot, struct trace *t)
@@ -237,8 +246,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	ev->received_at = (long long)now;
 	t->ev = ev;
 	if (log_enabled(LOG_LEVEL_DEBUG))
-		log_debug("payload: %.*s", (int)(bodysz > 1500 ? 1500 :
-		    bodysz), body);
+		log_payload(body);
 
 	if ((er = ensure_store(p, t)) != HOOK_OK)
 		goto out;
