@@ -42,16 +42,28 @@ load(const char *cmd)
 	return cf;
 }
 
-/* -1 and a message if the database lies inside $DOCUMENT_ROOT. */
+/*
+ * -1 and a message if the database or a secrets file lies inside
+ * $DOCUMENT_ROOT or $CONTEXT_DOCUMENT_ROOT.
+ */
 static int
 docroot_ok(const char *cmd, const struct conf *cf)
 {
-	const char	*dr = getenv("DOCUMENT_ROOT");
+	static const char *const vars[] = {
+		"DOCUMENT_ROOT", "CONTEXT_DOCUMENT_ROOT"
+	};
+	const struct conf_endpoint	*ep;
+	const char			*dr, *file;
+	size_t				 i;
 
-	if (dr != NULL && *dr != '\0' && conf_path_inside(cf->db, dr) == 1) {
-		fprintf(stderr, "oncehook %s: ONCEHOOK_DB: %s lies inside "
-		    "DOCUMENT_ROOT %s, where the web server could serve it\n",
-		    cmd, cf->db, dr);
+	for (i = 0; i < 2; i++) {
+		if ((dr = getenv(vars[i])) == NULL || *dr == '\0' ||
+		    (file = conf_exposed(cf, dr, &ep)) == NULL)
+			continue;
+		fprintf(stderr, "oncehook %s: %s%s: %s lies inside %s %s, "
+		    "where the web server could serve it\n", cmd,
+		    ep ? ep->prefix : "ONCEHOOK_DB", ep ? "SECRET_FILE" : "",
+		    file, vars[i], dr);
 		return -1;
 	}
 	return 0;

@@ -409,6 +409,8 @@ load_endpoint(struct loader *l, struct conf_endpoint *ep)
 		return fail(l, var, "set either %sSECRET or %sSECRET_FILE, "
 		    "not both", ep->prefix, ep->prefix);
 	if (file != NULL) {
+		if ((ep->secret_file = strdup(file)) == NULL)
+			return fail(l, var, "out of memory");
 		if (secrets_from_file(l, ep, var, file) == -1)
 			return -1;
 	} else if (secret != NULL) {
@@ -623,6 +625,7 @@ conf_free(struct conf *cf)
 		srclist_clear(&cf->endpoints[i].key);
 		srclist_clear(&cf->endpoints[i].type);
 		free(cf->endpoints[i].actions);
+		free(cf->endpoints[i].secret_file);
 	}
 	free(cf->endpoints);
 	if (cf->status_token != NULL) {
@@ -775,11 +778,14 @@ conf_path_inside(const char *path, const char *dir)
 	char	 p[PATH_MAX], d[PATH_MAX], parent[PATH_MAX];
 	char	*slash;
 
-	if (realpath(dir, d) == NULL)
-		return -1;
 	/* As written, when no "." or ".." component can lead out. */
 	if (strstr(path, "/./") == NULL && strstr(path, "/../") == NULL &&
-	    (under(path, dir) || under(path, d)))
+	    under(path, dir))
+		return 1;
+	if (realpath(dir, d) == NULL)
+		return -1;
+	if (strstr(path, "/./") == NULL && strstr(path, "/../") == NULL &&
+	    under(path, d))
 		return 1;
 	if (strlen(path) < sizeof(parent)) {
 		strcpy(parent, path);
@@ -797,4 +803,22 @@ conf_path_inside(const char *path, const char *dir)
 	if (resolve(path, p) == -1)
 		return -1;
 	return under(p, d);
+}
+
+const char *
+conf_exposed(const struct conf *cf, const char *root,
+    const struct conf_endpoint **ep)
+{
+	size_t	 i;
+
+	*ep = NULL;
+	if (conf_path_inside(cf->db, root) == 1)
+		return cf->db;
+	for (i = 0; i < cf->nendpoints; i++)
+		if (cf->endpoints[i].secret_file != NULL &&
+		    conf_path_inside(cf->endpoints[i].secret_file, root) == 1) {
+			*ep = &cf->endpoints[i];
+			return cf->endpoints[i].secret_file;
+		}
+	return NULL;
 }

@@ -54,6 +54,7 @@ struct conf_endpoint {
 						   whatever its key: the scheme
 						   signs no timestamp */
 	char			*actions;	/* path of the actions file */
+	char			*secret_file;	/* or NULL */
 };
 
 struct conf {
@@ -115,6 +116,15 @@ int		 conf_duration(const char *, long long *);
 void		 conf_unknown(const struct conf *cf, const char *const *envp,
 		    void (*warn)(void *arg, const char *name, size_t len),
 		    void *arg);
+
+/*
+ * The first file the web server must never serve (the database, a
+ * secrets file) that lies inside root, or NULL.  *ep is NULL for the
+ * database (ONCEHOOK_DB), else the endpoint whose SECRET_FILE it is.
+ * A root that cannot be resolved is compared as written.
+ */
+const char	*conf_exposed(const struct conf *cf, const char *root,
+		    const struct conf_endpoint **ep);
 
 /* 1 if path (resolved) lies inside dir (resolved); 0 if not; -1 error */
 int		 conf_path_inside(const char *path, const char *dir);

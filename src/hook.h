@@ -66,6 +66,8 @@ struct req {
 	const char		*content_type;	/* CONTENT_TYPE, may be NULL */
 	const char		*content_length; /* CONTENT_LENGTH, may be NULL */
 	const char		*document_root;	/* DOCUMENT_ROOT, may be NULL */
+	const char		*context_root;	/* CONTEXT_DOCUMENT_ROOT (Apache:
+						   an Alias or ~user), or NULL */
 	const struct req_header	*headers;	/* HTTP_* variables */
 	size_t			 nheaders;
 	req_read_fn		 read;

@@ -151,20 +151,34 @@ log_payload(const char *body)
 	log_debug("payload: %s", log_escape(buf, sizeof(buf), body));
 }
 
-/* HOOK_ECONF if the database lies inside the document root. */
+/*
+ * HOOK_ECONF if the database or a secrets file lies inside a directory
+ * the web server serves: DOCUMENT_ROOT, or CONTEXT_DOCUMENT_ROOT (Apache
+ * sets it for an Alias or a ~user directory).  Cached by the roots.
+ */
 static enum hook_err
-check_docroot(struct pipeline *p, const char *docroot, struct trace *t)
+check_roots(struct pipeline *p, const struct req *rq, struct trace *t)
 {
-	if (docroot == NULL || *docroot == '\0')
-		return HOOK_OK;
-	if (strcmp(docroot, p->docroot) != 0) {
-		p->docroot_bad = conf_path_inside(p->cf->db, docroot) == 1;
-		snprintf(p->docroot, sizeof(p->docroot), "%s", docroot);
+	const char	*roots[2] = { rq->document_root, rq->context_root };
+	char		 key[sizeof(p->roots)];
+	size_t		 i;
+
+	snprintf(key, sizeof(key), "%s\n%s", roots[0] ? roots[0] : "",
+	    roots[1] ? roots[1] : "");
+	if (strcmp(key, p->roots) != 0) {
+		p->exposed = NULL;
+		for (i = 0; i < 2 && p->exposed == NULL; i++)
+			if (roots[i] != NULL && *roots[i] != '\0')
+				p->exposed = conf_exposed(p->cf, roots[i],
+				    &p->exposed_ep);
+		snprintf(p->roots, sizeof(p->roots), "%s", key);
 	}
-	if (p->docroot_bad) {
-		snprintf(t->why, sizeof(t->why), "ONCEHOOK_DB: %s lies inside "
-		    "DOCUMENT_ROOT %s, where the web server could serve it: "
-		    "refusing it", p->cf->db, docroot);
+	if (p->exposed != NULL) {
+		snprintf(t->why, sizeof(t->why), "%s%s: %s lies inside the "
+		    "document root, where the web server could serve it: "
+		    "refusing it", p->exposed_ep ? p->exposed_ep->prefix :
+		    "ONCEHOOK_DB", p->exposed_ep ? "SECRET_FILE" : "",
+		    p->exposed);
 		return HOOK_ECONF;
 	}
 	return HOOK_OK;
@@ -216,7 +230,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	}
 	if (cl > p->cf->maxbody)
 		return HOOK_ETOOBIG;
-	if ((er = check_docroot(p, rq->document_root, t)) != HOOK_OK)
+	if ((er = check_roots(p, rq, t)) != HOOK_OK)
 		return er;
 	if ((er = read_body(rq, cl, p->cf->maxbody, &body, &bodysz, t)) !=
 	    HOOK_OK)

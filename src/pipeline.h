@@ -19,14 +19,15 @@ struct store;
 /*
  * What a process keeps between requests: the configuration (NULL if it
  * did not load, with the reason in conferr), the store once opened, and
- * the last document root checked.
+ * the document roots last checked.
  */
 struct pipeline {
 	const struct conf	*cf;
 	const char		*conferr;
 	struct store		*st;
-	char			 docroot[1024];	/* last checked */
-	int			 docroot_bad;	/* db inside it */
+	char			 roots[2048];	/* the roots last checked */
+	const char		*exposed;	/* a file inside them, or NULL */
+	const struct conf_endpoint *exposed_ep;	/* whose SECRET_FILE, or NULL */
 };
 
 /* Start a pipeline over cf (may be NULL; then conferr says why). */

@@ -755,6 +755,17 @@ test_misconfigured(void)
 	CHECK(r.status == 500 && r.err == HOOK_ECONF,
 	    "... also with a trailing slash on DOCUMENT_ROOT (%d)", r.status);
 	resp_clear(&r);
+
+	/* Apache's Alias or ~user directory: CONTEXT_DOCUMENT_ROOT. */
+	mkcall(&c, "/hooks/generic", body, strlen(body));
+	sign_generic(&c, GSECRET);
+	c.rq.document_root = "/nonexistent-docroot";
+	c.rq.context_root = www;
+	run(&p, &c, &r);
+	CHECK(r.status == 500 && r.err == HOOK_ECONF,
+	    "database inside CONTEXT_DOCUMENT_ROOT: 500 misconfigured (%d)",
+	    r.status);
+	resp_clear(&r);
 	pipeline_clear(&p);
 	conf_free(cf);
 	rmdir(www);
