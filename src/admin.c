@@ -185,6 +185,10 @@ admin_check(int argc, char **argv)
 		printf("  actions    %s\n", ep->actions);
 	}
 	conf_unknown(cf, (const char *const *)environ, unknown, &nunknown);
+	if (cf->status_token != NULL)
+		fprintf(stderr, "oncehook check: warning: ONCEHOOK_STATUS_TOKEN: "
+		    "the status endpoint is not built yet; the token is "
+		    "ignored\n");
 	if (docroot_ok("check", cf) == -1)
 		rc = 1;
 	if (stat(cf->db, &sb) == 0 && (sb.st_mode & 077) != 0)

@@ -55,8 +55,13 @@ handle(void)
 	else {
 		log_setlevel(cf->loglevel);
 		/* Once per process: a CGI request would say it every time. */
-		if (!cgi)
-			conf_unknown(cf, (const char *const *)environ, unknown, NULL);
+		if (!cgi) {
+			conf_unknown(cf, (const char *const *)environ, unknown,
+			    NULL);
+			if (cf->status_token != NULL)
+				log_warnx("ONCEHOOK_STATUS_TOKEN: the status "
+				    "endpoint is not built yet; ignored");
+		}
 	}
 	pipeline_init(&p, cf, err);
 	/*
