@@ -1,0 +1,116 @@
+/*
+ * oncehook fuzz target (libFuzzer): hostile requests through everything
+ * that reads them before the database does — signature verification of
+ * every scheme, event extraction (JSON, keys, types, canonical hash) and
+ * the response body.  The input is split at the first two NUL bytes into
+ * a signature-header value, a second header value (timestamp, id), and
+ * the body.  Built and run by tests/fuzz/run.sh; not part of make check.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "event.h"
+#include "hook.h"
+#include "resp.h"
+#include "sig.h"
+
+static const char *const schemes[] = {
+	"hmac-sha256", "stripe", "github", "standard", "svix", "shopify",
+	"slack", "paddle", "gitlab"
+};
+#define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
+
+static struct conf	*confs[NSCHEMES];
+
+struct vars {
+	const char	*scheme;
+};
+
+static const char *
+get(const char *name, void *arg)
+{
+	const struct vars	*v = arg;
+
+	if (strcmp(name, "ONCEHOOK_DB") == 0)
+		return "/nonexistent/fuzz.db";
+	if (strcmp(name, "ONCEHOOK_SCHEME") == 0)
+		return v->scheme;
+	if (strcmp(name, "ONCEHOOK_SECRET") == 0)
+		return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+	return NULL;
+}
+
+int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const names[] = {
+		"HTTP_X_WEBHOOK_SIGNATURE", "HTTP_STRIPE_SIGNATURE",
+		"HTTP_X_HUB_SIGNATURE_256", "HTTP_WEBHOOK_SIGNATURE",
+		"HTTP_SVIX_SIGNATURE", "HTTP_X_SHOPIFY_HMAC_SHA256",
+		"HTTP_X_SLACK_SIGNATURE", "HTTP_PADDLE_SIGNATURE",
+		"HTTP_X_GITLAB_TOKEN", "HTTP_WEBHOOK_ID",
+		"HTTP_WEBHOOK_TIMESTAMP", "HTTP_SVIX_ID", "HTTP_SVIX_TIMESTAMP",
+		"HTTP_X_SLACK_REQUEST_TIMESTAMP", "HTTP_X_IDEMPOTENCY_KEY",
+		"HTTP_X_GITHUB_DELIVERY", "HTTP_X_GITHUB_EVENT",
+		"HTTP_X_SHOPIFY_EVENT_ID", "HTTP_X_SHOPIFY_TOPIC",
+		"HTTP_X_GITLAB_EVENT_UUID", "HTTP_X_GITLAB_EVENT",
+	};
+	struct req_header	 h[sizeof(names) / sizeof(names[0])];
+	struct req		 rq;
+	struct sig_input	 in;
+	struct sig_verdict	 v;
+	struct event		 ev;
+	struct resp		 r;
+	struct vars		 vars;
+	const char		*why;
+	char			*copy, *sigv, *other, *body, err[256];
+	size_t			 i, n, bodysz;
+	enum hook_err		 er;
+
+	if ((copy = malloc(size + 3)) == NULL)
+		return 0;
+	memcpy(copy, data, size);
+	copy[size] = copy[size + 1] = copy[size + 2] = '\0';
+	sigv = copy;
+	other = sigv + strlen(sigv) + 1;
+	body = other + strlen(other) + 1;
+	bodysz = body <= copy + size ? (size_t)(copy + size - body) : 0;
+
+	for (n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
+		h[n].name = names[n];
+		h[n].namelen = strlen(names[n]);
+		h[n].value = n < 9 ? sigv : other;
+	}
+	memset(&rq, 0, sizeof(rq));
+	rq.method = "POST";
+	rq.headers = h;
+	rq.nheaders = n;
+	in.rq = &rq;
+	in.body = body;
+	in.bodysz = bodysz;
+	in.now = 1614265330;
+
+	for (i = 0; i < NSCHEMES; i++) {
+		if (confs[i] == NULL) {
+			vars.scheme = schemes[i];
+			if ((confs[i] = conf_load(get, &vars, err,
+			    sizeof(err))) == NULL)
+				abort();
+		}
+		(void)sig_verify(&confs[i]->endpoints[0], &in, &v);
+		er = event_extract(&confs[i]->endpoints[0], &rq, body, bodysz,
+		    &ev, &why);
+		resp_make(&r, er, er == HOOK_CHALLENGE ? ev.challenge :
+		    ev.key, why);
+		resp_clear(&r);
+		event_clear(&ev);
+	}
+	free(copy);
+	return 0;
+}

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Build the libFuzzer target with clang (ASan + UBSan) and run it for
+# SECONDS (default 60) from a seed corpus of the providers' vectors.
+# Not part of make check: a tool for changes to sig.c, event.c, resp.c.
+# usage: tests/fuzz/run.sh [SECONDS]   (needs clang; run from anywhere)
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+secs=${1:-60}
+work=${TMPDIR:-/tmp}/oncehook-fuzz
+mkdir -p "$work/corpus"
+# config.h: the one configure made, else a minimal one.
+if [ -f "$top/_build/plain/config.h" ]; then
+	cp "$top/_build/plain/config.h" "$work/config.h"
+else
+	echo '#define PACKAGE_VERSION "fuzz"' >"$work/config.h"
+fi
+clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
+    -I"$work" -I"$top/src" \
+    "$top/tests/fuzz/fuzz_request.c" "$top/src/log.c" "$top/src/crypto.c" \
+    "$top/src/conf.c" "$top/src/req.c" "$top/src/sig.c" "$top/src/event.c" \
+    "$top/src/resp.c" $(pkg-config --cflags --libs jansson libcrypto) \
+    -o "$work/fuzz_request"
+printf 't=1614265330,v1=aa\0001614265330\000{"id":"evt_1","type":"x"}' \
+    >"$work/corpus/stripe"
+printf 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=\000msg_p5jXN8AQM9LWM0D4loKWxJek\000{"test": 2432232314}' \
+    >"$work/corpus/standard"
+printf 'sha256=00\000k\000{"type":"url_verification","challenge":"c"}' \
+    >"$work/corpus/slack"
+"$work/fuzz_request" -max_total_time="$secs" -max_len=4096 \
+    -print_final_stats=1 "$work/corpus"
