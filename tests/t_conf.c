@@ -525,6 +525,18 @@ test_secret_file(void)
 		CHECK(secret_is(&cf->endpoints[0].secrets[2], "whsec_last"),
 		    "SECRET_FILE: last line without a newline");
 	}
+	if (cf != NULL) {
+		const struct conf_endpoint	*ep = NULL;
+		const char			*f;
+
+		/* The secrets file inside a served directory is exposed. */
+		f = conf_exposed(cf, tmpdir, &ep);
+		CHECK(f != NULL && strcmp(f, path) == 0 &&
+		    ep == &cf->endpoints[0],
+		    "SECRET_FILE inside the document root is exposed");
+		f = conf_exposed(cf, "/nonexistent-root", &ep);
+		CHECK(f == NULL, "nothing exposed under another root");
+	}
 	conf_free(cf);
 
 	path = tmpfile_with("comments", "# nothing here\r\n\r\n   \n");
