@@ -1,8 +1,9 @@
 #!/bin/bash
 # End-to-end latency of one request through a real lighttpd, FastCGI and
 # CGI, from the shipped conf-examples: prints per-kind median, p90 and
-# mean in milliseconds (bench/latency.py), RUNS times per mode, so the
-# medians of several runs can be quoted.
+# mean in milliseconds (bench/latency.py), and for FastCGI the throughput
+# of new events from 8 concurrent senders (bench/throughput.py), RUNS
+# times per mode, so the medians of several runs can be quoted.
 #
 # usage: bench/latency.sh [N] [RUNS]     (defaults 200 requests, 3 runs)
 # Builds into _build/bench if needed.  ONCEHOOK_SYNCHRONOUS=normal in the
@@ -30,6 +31,11 @@ for mode in fastcgi cgi; do
 		echo "== $mode, run $r: $n requests of each kind (ms)"
 		python3 "$root/bench/latency.py" \
 		    "http://127.0.0.1:$LH_PORT/hooks/shop" "$LH_SHOP_SECRET" "$n"
+		if [ "$mode" = fastcgi ]; then
+			python3 "$root/bench/throughput.py" \
+			    "http://127.0.0.1:$LH_PORT/hooks/shop" \
+			    "$LH_SHOP_SECRET" 8 "$n"
+		fi
 		lh_stop
 		rm -rf "$run"
 	done
