@@ -14,6 +14,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-200}
 runs=${2:-3}
 build="$root/_build/bench"
+if [ -f "$root/config.status" ]; then
+	echo "bench/latency.sh: the source tree was configured in place;" \
+	    "run 'make distclean' there first" >&2
+	exit 1
+fi
 if [ ! -x "$build/oncehook" ]; then
 	(cd "$root" && ./autogen.sh >/dev/null 2>&1)
 	mkdir -p "$build"

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,12 @@ admin_check(int argc, char **argv)
 			fprintf(stderr, "oncehook check: warning: %sSECRET "
 			    "holds the example's placeholder, ignored\n",
 			    ep->prefix);
+		if (ep->nsecrets == 0) {
+			fprintf(stderr, "oncehook check: endpoint %s has no "
+			    "usable secret: it refuses every request\n",
+			    ep->name);
+			rc = 1;
+		}
 		if (ep->scheme->timestamped)
 			printf("  tolerance  %llds\n", ep->tolerance);
 		print_sources("key", &ep->key);
@@ -213,8 +220,11 @@ static const char sign_usage[] =
 "Sign the JSON in FILE (- for standard input) the way the endpoint's\n"
 "provider does, with its first secret and the current time, and print\n"
 "the headers to send, or with --curl a ready curl command line.\n"
-"--id sets the delivery id (random otherwise; give the same id to send a\n"
-"duplicate), --event the type for schemes that carry it in a header\n"
+"--id sets the delivery id for schemes that send one in a header (random\n"
+"otherwise; give the same id twice to send a duplicate; for hmac-sha256\n"
+"it becomes X-Idempotency-Key, else the body's id is the key; schemes\n"
+"whose key is in the body ignore it), --event the type for schemes that\n"
+"carry it in a header\n"
 "(github, shopify, gitlab), --time the timestamp.  For gitlab the header\n"
 "is the secret itself.\n";
 
@@ -282,7 +292,8 @@ admin_sign(int argc, char **argv)
 	struct sig_out			 out;
 	const char			*name = NULL, *curl = NULL, *file = NULL;
 	unsigned char			 rnd[12];
-	char				 id[40], line[600];
+	char				 id[40], line[PATH_MAX + 8];
+	char				 abs[PATH_MAX];
 	char				*body = NULL, *end;
 	long long			 t = -1;
 	size_t				 i, bodysz = 0;
@@ -352,6 +363,12 @@ admin_sign(int argc, char **argv)
 	m.body = body;
 	m.bodysz = bodysz;
 	m.now = t >= 0 ? (time_t)t : time(NULL);
+	if (ep->nsecrets == 0) {
+		fprintf(stderr, "oncehook sign: endpoint %s has no usable "
+		    "secret%s\n", ep->name, ep->placeholder ? " (only the "
+		    "example's placeholder)" : "");
+		goto out;
+	}
 	if (sig_sign(ep, &m, &out) == -1) {
 		fprintf(stderr, "oncehook sign: signing failed\n");
 		goto out;
@@ -372,7 +389,10 @@ admin_sign(int argc, char **argv)
 		if (strcmp(file, "-") == 0)
 			printf("@-");
 		else {
-			snprintf(line, sizeof(line), "@%s", file);
+			/* Absolute, so the line works from anywhere. */
+			if (realpath(file, abs) == NULL)
+				snprintf(abs, sizeof(abs), "%s", file);
+			snprintf(line, sizeof(line), "@%s", abs);
 			shell_quote(line);
 		}
 		printf(" ");

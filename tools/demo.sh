@@ -19,6 +19,11 @@ run="$demo/run"
 
 echo "== building oncehook into $prefix"
 (cd "$root" && ./autogen.sh >/dev/null 2>&1)
+if [ -f "$root/config.status" ]; then
+	echo "tools/demo.sh: the source tree was configured in place;" \
+	    "run 'make distclean' there first (builds go in _demo/)" >&2
+	exit 1
+fi
 mkdir -p "$demo/build"
 (cd "$demo/build" &&
     "$root/configure" --prefix="$prefix" >configure.out 2>&1 &&
@@ -44,7 +49,7 @@ pid=$LH_PID
 [ $keep -eq 1 ] || trap lh_stop EXIT
 port=$LH_PORT
 url="http://127.0.0.1:$port/hooks"
-echo "== lighttpd (pid $pid) on $url/{stripe,shop}"
+echo "== lighttpd (pid $pid) on $url/<endpoint> ($ONCEHOOK_ENDPOINTS)"
 
 hmac_hex() { openssl dgst -sha256 -hmac "$1" -r | cut -d' ' -f1; }
 
@@ -106,5 +111,11 @@ sqlite3 -header -column "$ONCEHOOK_DB" \
 echo; echo "== oncehook's log ($run/oncehook.log)"
 tail -n 8 "$run/oncehook.log" 2>/dev/null || true
 if [ $keep -eq 1 ]; then
-	echo; echo "lighttpd keeps running (pid $pid): kill $pid to stop it."
+	cat <<EOF
+
+lighttpd keeps running (pid $pid).  To send a delivery of your own:
+    set -a; . $run/env; set +a
+    $prefix/bin/oncehook sign --endpoint shop --curl $url/shop FILE.json | sh
+Stop it with: kill $pid
+EOF
 fi

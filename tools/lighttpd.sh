@@ -5,25 +5,33 @@
 # logs.)  Needs bash.
 
 # lh_setup MODE RUN BIN SHARE: write RUN/lighttpd.conf for MODE (fastcgi
-# or cgi) on a free port of 127.0.0.1, with the database in RUN/db and
-# secrets of its own; export the same ONCEHOOK_* variables, so that
-# "oncehook init" and "check" see what the server sees.  Sets LH_PORT,
+# or cgi) on a free port of 127.0.0.1, with the database in RUN/db and a
+# fresh secret for every endpoint of the example; write the example's
+# ONCEHOOK_* variables to RUN/env and export them, so that "oncehook
+# init", "check" and "sign" see what the server sees.  Sets LH_PORT,
 # LH_STRIPE_SECRET, LH_SHOP_SECRET.
 lh_setup() {
-	local mode=$1 run=$2 bin=$3 share=$4
+	local mode=$1 run=$2 bin=$3 share=$4 p
 	mkdir -p "$run/www" "$run/db"
 	chmod 700 "$run/db"
 	LH_STRIPE_SECRET="whsec_$(openssl rand -hex 16)"
 	LH_SHOP_SECRET="$(openssl rand -hex 16)"
 	LH_PORT=$(python3 -c 'import socket; s = socket.socket();
 s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	# Standard Webhooks and Svix secrets are whsec_ and base64.
 	sed -e "s|/usr/local/bin/oncehook|$bin|" \
 	    -e "s|/usr/local/share/oncehook|$share|g" \
 	    -e "s|/run/lighttpd/oncehook.sock|$run/oncehook.sock|" \
 	    -e "s|/var/lib/oncehook/oncehook.db|$run/db/oncehook.db|" \
 	    -e "s|whsec_REPLACE_WITH_YOUR_SIGNING_SECRET|$LH_STRIPE_SECRET|" \
 	    -e "s|REPLACE_WITH_YOUR_SHARED_SECRET|$LH_SHOP_SECRET|" \
+	    -e "s|whsec_REPLACEwith[A-Za-z]*|whsec_$(openssl rand -hex 24)|" \
 	    "$LH_ROOT/conf-examples/lighttpd-$mode.conf" >"$run/oncehook.conf"
+	# Any other placeholder: a fresh secret each (hex is base64 too).
+	while p=$(grep -o 'REPLACE_WITH_YOUR_[A-Z_]*' "$run/oncehook.conf" |
+	    head -n 1) && [ -n "$p" ]; do
+		sed -i "s|$p|$(openssl rand -hex 16)|" "$run/oncehook.conf"
+	done
 	cat >"$run/lighttpd.conf" <<CONF
 server.port = $LH_PORT
 server.bind = "127.0.0.1"
@@ -33,13 +41,12 @@ server.breakagelog = "$run/oncehook.log"
 server.pid-file = "$run/lighttpd.pid"
 include "$run/oncehook.conf"
 CONF
-	export ONCEHOOK_DB="$run/db/oncehook.db" ONCEHOOK_ENDPOINTS=stripe,shop
-	export ONCEHOOK_STRIPE_SCHEME=stripe
-	export ONCEHOOK_STRIPE_SECRET="$LH_STRIPE_SECRET"
-	export ONCEHOOK_SHOP_SCHEME=hmac-sha256
-	export ONCEHOOK_SHOP_SECRET="$LH_SHOP_SECRET"
-	export ONCEHOOK_STRIPE_ACTIONS="$share/sql/actions/orders.sql"
-	export ONCEHOOK_SHOP_ACTIONS="$share/sql/actions/orders.sql"
+	grep -o '"ONCEHOOK_[A-Z0-9_]*" => "[^"]*"' "$run/oncehook.conf" |
+	    sed 's/^"\([^"]*\)" => "\(.*\)"$/\1=\2/' >"$run/env"
+	chmod 600 "$run/env"
+	set -a
+	. "$run/env"
+	set +a
 }
 
 # lh_start RUN: start lighttpd in the foreground of a background job;

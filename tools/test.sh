@@ -11,6 +11,12 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/tools/deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
+if [ -f "$root/config.status" ]; then
+	echo "tools/test.sh: the source tree was configured in place; run" \
+	    "'make distclean' there first (the suites build in _build/)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 cd "$root" && ./autogen.sh >/dev/null 2>&1 ||
     { echo "autogen.sh failed"; echo "0 passed, 1 failed"; exit 1; }
 
