@@ -406,3 +406,194 @@ out:
 	conf_free(cf);
 	return rc;
 }
+
+/* Open the configured store for a command; NULL after a message. */
+static struct store *
+open_store(const char *cmd, struct conf **cfp)
+{
+	struct store	*st;
+	char		 err[512];
+
+	if ((*cfp = load(cmd)) == NULL)
+		return NULL;
+	if ((st = store_open(*cfp, 0, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "oncehook %s: %s\n", cmd, err);
+		conf_free(*cfp);
+		*cfp = NULL;
+	}
+	return st;
+}
+
+/* Unix seconds as UTC ISO 8601 into buf (21 bytes). */
+static const char *
+iso(long long t, char *buf, size_t sz)
+{
+	struct tm	 tm;
+	time_t		 tt = (time_t)t;
+
+	if (t < 0 || gmtime_r(&tt, &tm) == NULL)
+		snprintf(buf, sz, "-");
+	else
+		strftime(buf, sz, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
+}
+
+static void
+list_row(void *arg, const struct store_row *r)
+{
+	char	 t[32], k[600], ty[300];
+
+	printf("%s  %-12s %-9s %s  %s\n", iso(r->received_at, t, sizeof(t)),
+	    r->endpoint, r->status, log_escape(k, sizeof(k), r->key),
+	    log_escape(ty, sizeof(ty), r->type));
+}
+
+static const char list_usage[] =
+"usage: oncehook list [--endpoint NAME] [--limit N]\n"
+"\n"
+"List recorded events, newest first (default 50): time received,\n"
+"endpoint, status, key, type.  Keys and types are printed escaped.\n";
+
+int
+admin_list(int argc, char **argv)
+{
+	struct conf	*cf = NULL;
+	struct store	*st;
+	const char	*endpoint = NULL;
+	char		 err[512], *end;
+	long long	 limit = 50, n;
+	int		 i;
+
+	if (helped(argc, argv, list_usage))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--endpoint") == 0 && i + 1 < argc)
+			endpoint = argv[++i];
+		else if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc) {
+			errno = 0;
+			limit = strtoll(argv[++i], &end, 10);
+			if (errno != 0 || *end != '\0' || limit < 1) {
+				fputs(list_usage, stderr);
+				return 2;
+			}
+		} else {
+			fputs(list_usage, stderr);
+			return 2;
+		}
+	}
+	if ((st = open_store("list", &cf)) == NULL)
+		return 1;
+	n = store_list(st, endpoint, NULL, limit, 0, list_row, NULL, err,
+	    sizeof(err));
+	if (n < 0)
+		fprintf(stderr, "oncehook list: %s\n", err);
+	store_close(st);
+	conf_free(cf);
+	return n < 0 ? 1 : 0;
+}
+
+static void
+show_row(void *arg, const struct store_row *r)
+{
+	char	 t[32], k[600];
+
+	printf("endpoint      %s\n", r->endpoint);
+	printf("key           %s\n", log_escape(k, sizeof(k), r->key));
+	printf("type          %s\n", log_escape(k, sizeof(k), r->type));
+	printf("status        %s\n", r->status);
+	printf("payload_hash  %s\n", r->payload_hash);
+	printf("received_at   %s\n", iso(r->received_at, t, sizeof(t)));
+	printf("processed_at  %s\n", iso(r->processed_at, t, sizeof(t)));
+	printf("expires_at    %s\n", r->expires_at < 0 ? "never (forever)" :
+	    iso(r->expires_at, t, sizeof(t)));
+	printf("payload       %s\n", r->payload ? r->payload : "");
+}
+
+static const char show_usage[] =
+"usage: oncehook show [--endpoint NAME] KEY\n"
+"\n"
+"Show one recorded event with its payload.  --endpoint is needed when\n"
+"ONCEHOOK_ENDPOINTS names several.  Exit status 1 if there is none.\n";
+
+int
+admin_show(int argc, char **argv)
+{
+	struct conf	*cf = NULL;
+	struct store	*st;
+	const char	*endpoint = NULL, *key = NULL;
+	char		 err[512];
+	long long	 n;
+	int		 i;
+
+	if (helped(argc, argv, show_usage))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--endpoint") == 0 && i + 1 < argc)
+			endpoint = argv[++i];
+		else if (key == NULL)
+			key = argv[i];
+		else {
+			fputs(show_usage, stderr);
+			return 2;
+		}
+	}
+	if (key == NULL) {
+		fputs(show_usage, stderr);
+		return 2;
+	}
+	if ((st = open_store("show", &cf)) == NULL)
+		return 1;
+	if (endpoint == NULL && cf->nendpoints == 1)
+		endpoint = cf->endpoints[0].name;
+	if (endpoint == NULL) {
+		fprintf(stderr, "oncehook show: --endpoint is needed\n");
+		n = -1;
+	} else if ((n = store_list(st, endpoint, key, 1, 1, show_row, NULL,
+	    err, sizeof(err))) < 0)
+		fprintf(stderr, "oncehook show: %s\n", err);
+	else if (n == 0)
+		fprintf(stderr, "oncehook show: no event %s on endpoint %s\n",
+		    key, endpoint);
+	store_close(st);
+	conf_free(cf);
+	return n > 0 ? 0 : 1;
+}
+
+static const char prune_usage[] =
+"usage: oncehook prune [--dry-run]\n"
+"\n"
+"Delete the events whose retention (ONCEHOOK_<NAME>_RETENTION) has\n"
+"ended, and the conflicts rows older than it, in small transactions\n"
+"while deliveries go on.  A pruned key is no longer deduplicated: keep\n"
+"the retention beyond every sender's retry horizon.  --dry-run counts\n"
+"only.  Run it from cron, e.g. daily.\n";
+
+int
+admin_prune(int argc, char **argv)
+{
+	struct conf	*cf = NULL;
+	struct store	*st;
+	char		 err[512];
+	long long	 n, nc = 0;
+	int		 dry = 0;
+
+	if (helped(argc, argv, prune_usage))
+		return 0;
+	if (argc == 2 && strcmp(argv[1], "--dry-run") == 0)
+		dry = 1;
+	else if (argc != 1) {
+		fputs(prune_usage, stderr);
+		return 2;
+	}
+	if ((st = open_store("prune", &cf)) == NULL)
+		return 1;
+	if ((n = store_prune(st, (long long)time(NULL), dry, &nc, err,
+	    sizeof(err))) < 0)
+		fprintf(stderr, "oncehook prune: %s\n", err);
+	else
+		printf("%s %lld events and %lld conflicts past their "
+		    "retention\n", dry ? "would delete" : "deleted", n, nc);
+	store_close(st);
+	conf_free(cf);
+	return n < 0 ? 1 : 0;
+}

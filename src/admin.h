@@ -9,5 +9,8 @@
 int	admin_init(int argc, char **argv);
 int	admin_check(int argc, char **argv);
 int	admin_sign(int argc, char **argv);
+int	admin_list(int argc, char **argv);
+int	admin_show(int argc, char **argv);
+int	admin_prune(int argc, char **argv);
 
 #endif

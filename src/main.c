@@ -24,6 +24,9 @@ static const char usage[] =
 "usage: oncehook                 handle requests (CGI or FastCGI)\n"
 "       oncehook init            create or migrate the database\n"
 "       oncehook check           validate the configuration\n"
+"       oncehook list [--endpoint NAME] [--limit N]\n"
+"       oncehook show [--endpoint NAME] KEY\n"
+"       oncehook prune [--dry-run]  delete events past their retention\n"
 "       oncehook serve --listen ADDR [--workers N]\n"
 "                                serve FastCGI on a socket of its own\n"
 "       oncehook sign [--endpoint NAME] [--curl URL] [--id ID]\n"
@@ -97,6 +100,12 @@ main(int argc, char **argv)
 			return admin_init(argc - 1, argv + 1);
 		if (strcmp(argv[1], "check") == 0)
 			return admin_check(argc - 1, argv + 1);
+		if (strcmp(argv[1], "list") == 0)
+			return admin_list(argc - 1, argv + 1);
+		if (strcmp(argv[1], "show") == 0)
+			return admin_show(argc - 1, argv + 1);
+		if (strcmp(argv[1], "prune") == 0)
+			return admin_prune(argc - 1, argv + 1);
 		if (strcmp(argv[1], "serve") == 0)
 			return serve_main(argc - 1, argv + 1);
 		if (strcmp(argv[1], "selftest") == 0)

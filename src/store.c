@@ -653,3 +653,137 @@ fail:
 	}
 	return er;
 }
+
+long long
+store_list(struct store *s, const char *endpoint, const char *key,
+    long long limit, int with_payload, store_row_fn fn, void *arg,
+    char *err, size_t errsz)
+{
+	static const char	 sql[] = "SELECT endpoint, key, type,"
+	    " payload_hash, status, CASE WHEN ?4 THEN payload END,"
+	    " received_at, processed_at, coalesce(expires_at, -1)"
+	    " FROM events WHERE (?1 IS NULL OR endpoint = ?1)"
+	    " AND (?2 IS NULL OR key = ?2)"
+	    " ORDER BY received_at DESC, id DESC LIMIT ?3";
+	sqlite3_stmt		*st;
+	struct store_row	 r;
+	long long		 n = 0;
+	int			 rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errsz, "%s", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, limit);
+	sqlite3_bind_int(st, 4, with_payload);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		r.endpoint = (const char *)sqlite3_column_text(st, 0);
+		r.key = (const char *)sqlite3_column_text(st, 1);
+		r.type = (const char *)sqlite3_column_text(st, 2);
+		r.payload_hash = (const char *)sqlite3_column_text(st, 3);
+		r.status = (const char *)sqlite3_column_text(st, 4);
+		r.payload = (const char *)sqlite3_column_text(st, 5);
+		r.received_at = sqlite3_column_int64(st, 6);
+		r.processed_at = sqlite3_column_int64(st, 7);
+		r.expires_at = sqlite3_column_int64(st, 8);
+		fn(arg, &r);
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errsz, "%s", sqlite3_errmsg(s->db));
+		n = -1;
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Run sql (one statement, binding ?1 = a, ?2 = b) and step it once;
+ * *out gets column 0 of a row, or the changes of a write.  SQLite code. */
+static int
+once(struct store *s, const char *sql, long long a, const char *b,
+    long long *out)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, a);
+	if (b != NULL)
+		sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
+	} else if (rc == SQLITE_DONE) {
+		*out = sqlite3_changes(s->db);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Delete in batches until none is left; total in *total.  SQLite code. */
+static int
+batches(struct store *s, const char *sql, long long a, const char *b,
+    long long *total)
+{
+	long long	 n;
+	int		 rc;
+
+	do {
+		if ((rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL,
+		    NULL)) != SQLITE_OK)
+			return rc;
+		if ((rc = once(s, sql, a, b, &n)) != SQLITE_OK ||
+		    (rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL)) !=
+		    SQLITE_OK) {
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			return rc;
+		}
+		*total += n;
+	} while (n > 0);
+	return SQLITE_OK;
+}
+
+long long
+store_prune(struct store *s, long long now, int dry_run, long long *nconflicts,
+    char *err, size_t errsz)
+{
+	const struct conf_endpoint	*ep;
+	long long			 events = 0, n;
+	size_t				 i;
+	int				 rc;
+
+	*nconflicts = 0;
+	if (dry_run)
+		rc = once(s, "SELECT count(*) FROM events"
+		    " WHERE expires_at < ?1", now, NULL, &events);
+	else
+		rc = batches(s, "DELETE FROM events WHERE id IN (SELECT id"
+		    " FROM events WHERE expires_at < ?1 LIMIT 500)", now, NULL,
+		    &events);
+	for (i = 0; rc == SQLITE_OK && i < s->cf->nendpoints; i++) {
+		ep = &s->cf->endpoints[i];
+		if (ep->retention < 0)
+			continue;
+		n = 0;
+		if (dry_run)
+			rc = once(s, "SELECT count(*) FROM conflicts WHERE"
+			    " received_at < ?1 AND endpoint = ?2",
+			    now - ep->retention, ep->name, &n);
+		else
+			rc = batches(s, "DELETE FROM conflicts WHERE id IN"
+			    " (SELECT id FROM conflicts WHERE received_at < ?1"
+			    " AND endpoint = ?2 LIMIT 500)",
+			    now - ep->retention, ep->name, &n);
+		*nconflicts += n;
+	}
+	if (rc != SQLITE_OK) {
+		snprintf(err, errsz, "%s", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	return events;
+}

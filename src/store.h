@@ -90,6 +90,40 @@ enum hook_err	 store_claim(struct store *, struct store_claim *claims,
 enum hook_err	 store_conflict(struct store *, size_t endpoint,
 		    const struct event *ev);
 
+/* One events row, borrowed for the duration of a callback. */
+struct store_row {
+	const char	*endpoint;
+	const char	*key;
+	const char	*type;		/* may be NULL */
+	const char	*payload_hash;
+	const char	*status;
+	const char	*payload;	/* NULL unless asked for */
+	long long	 received_at;
+	long long	 processed_at;
+	long long	 expires_at;	/* -1: kept forever */
+};
+
+typedef void	(*store_row_fn)(void *arg, const struct store_row *);
+
+/*
+ * Call fn for events, newest first: all of them, or those of endpoint
+ * (if not NULL), or the one event (endpoint, key) if key is not NULL;
+ * at most limit rows.  with_payload adds the payload.  Returns the
+ * number of rows, or -1 with the reason in err.  Reads only.
+ */
+long long	 store_list(struct store *, const char *endpoint,
+		    const char *key, long long limit, int with_payload,
+		    store_row_fn fn, void *arg, char *err, size_t errsz);
+
+/*
+ * Delete the events whose retention ended before now, and the conflicts
+ * rows older than their endpoint's retention, in short transactions of
+ * at most 500 rows so deliveries keep flowing.  With dry_run, count
+ * only.  Returns the number of events, or -1 with the reason in err.
+ */
+long long	 store_prune(struct store *, long long now, int dry_run,
+		    long long *nconflicts, char *err, size_t errsz);
+
 /* The schema version the binary writes (number of migrations). */
 int		 store_version(void);
 

@@ -1,0 +1,103 @@
+#!/bin/sh
+# oncehook's admin commands on a real database, as an operator runs
+# them: init, check, the CGI handler for a few deliveries (signed here
+# with openssl), then list, show and prune (--dry-run and for real).
+# TAP.  Environment: ONCEHOOK_BIN, top_srcdir.
+set -u
+: "${ONCEHOOK_BIN:?}" "${top_srcdir:?}"
+LC_ALL=C
+export LC_ALL
+n=0 failed=0
+ok() {	# ok CONDITION-STATUS TEXT
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+command -v openssl >/dev/null 2>&1 || { echo "1..0 # SKIP no openssl"; exit 77; }
+command -v sqlite3 >/dev/null 2>&1 || { echo "1..0 # SKIP no sqlite3"; exit 77; }
+dir=$(mktemp -d /tmp/oncehook-admin.XXXXXX) || { echo "Bail out! mktemp"; exit 99; }
+trap 'rm -rf "$dir"' EXIT INT TERM
+
+ONCEHOOK_DB=$dir/hooks.db
+ONCEHOOK_ENDPOINTS=shop,keep
+ONCEHOOK_SHOP_SCHEME=hmac-sha256
+ONCEHOOK_SHOP_SECRET=admin-test-secret
+ONCEHOOK_SHOP_ACTIONS=$top_srcdir/sql/actions/orders.sql
+ONCEHOOK_SHOP_RETENTION=1h
+ONCEHOOK_KEEP_SCHEME=hmac-sha256
+ONCEHOOK_KEEP_SECRET=admin-test-secret
+ONCEHOOK_KEEP_ACTIONS=$top_srcdir/sql/actions/orders.sql
+ONCEHOOK_KEEP_RETENTION=forever
+export ONCEHOOK_DB ONCEHOOK_ENDPOINTS ONCEHOOK_SHOP_SCHEME ONCEHOOK_SHOP_SECRET \
+    ONCEHOOK_SHOP_ACTIONS ONCEHOOK_SHOP_RETENTION ONCEHOOK_KEEP_SCHEME \
+    ONCEHOOK_KEEP_SECRET ONCEHOOK_KEEP_ACTIONS ONCEHOOK_KEEP_RETENTION
+
+"$ONCEHOOK_BIN" init >/dev/null 2>&1
+ok $? "init"
+"$ONCEHOOK_BIN" check >/dev/null 2>&1
+ok $? "check"
+
+# deliver ENDPOINT BODY: one CGI request; prints the body of the answer.
+deliver() {
+	sig=$(printf '%s' "$2" | openssl dgst -sha256 -hmac admin-test-secret -r |
+	    cut -d' ' -f1)
+	printf '%s' "$2" | env GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=POST \
+	    CONTENT_TYPE=application/json CONTENT_LENGTH=${#2} \
+	    PATH_INFO="/hooks/$1" HTTP_X_WEBHOOK_SIGNATURE="sha256=$sig" \
+	    "$ONCEHOOK_BIN" 2>/dev/null | tail -n 1
+}
+deliver shop '{"eventId":"evt_a","type":"webhook.ping"}' | grep -q '"processed"'
+ok $? "first delivery on shop processed"
+deliver shop '{"eventId":"evt_b","type":"webhook.ping","n":1}' | grep -q '"processed"'
+ok $? "second delivery on shop processed"
+deliver keep '{"eventId":"evt_k","type":"webhook.ping"}' | grep -q '"processed"'
+ok $? "delivery on keep processed"
+
+out=$("$ONCEHOOK_BIN" list 2>&1)
+[ "$(printf '%s\n' "$out" | grep -c .)" -eq 3 ] &&
+    printf '%s\n' "$out" | head -n 1 | grep -q 'keep .*processed.*evt_k'
+ok $? "list: three events, newest first"
+out=$("$ONCEHOOK_BIN" list --endpoint shop --limit 1 2>&1)
+[ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] &&
+    printf '%s\n' "$out" | grep -q 'shop .*evt_b'
+ok $? "list --endpoint --limit"
+out=$("$ONCEHOOK_BIN" show --endpoint shop evt_a 2>&1)
+printf '%s\n' "$out" | grep -q '^payload  *{"eventId":"evt_a"' &&
+    printf '%s\n' "$out" | grep -q '^type  *webhook.ping'
+ok $? "show: the event with its payload"
+"$ONCEHOOK_BIN" show --endpoint shop evt_nope >/dev/null 2>&1
+[ $? -eq 1 ]
+ok $? "show: an unknown key exits 1"
+"$ONCEHOOK_BIN" show evt_a >/dev/null 2>&1
+[ $? -eq 1 ]
+ok $? "show: --endpoint needed with several endpoints"
+
+# Age evt_a and a conflict past shop's one-hour retention.
+sqlite3 "$ONCEHOOK_DB" "UPDATE events SET received_at = received_at - 7200,
+    expires_at = expires_at - 7200 WHERE key = 'evt_a';
+    INSERT INTO conflicts (endpoint, key, payload_hash, received_at)
+    VALUES ('shop', 'old', 'x', strftime('%s','now') - 7200),
+           ('keep', 'old', 'x', strftime('%s','now') - 7200000)"
+out=$("$ONCEHOOK_BIN" prune --dry-run 2>&1)
+[ "$out" = "would delete 1 events and 1 conflicts past their retention" ] &&
+    [ "$(sqlite3 "$ONCEHOOK_DB" 'SELECT count(*) FROM events')" -eq 3 ]
+ok $? "prune --dry-run counts, deletes nothing ($out)"
+out=$("$ONCEHOOK_BIN" prune 2>&1)
+[ "$out" = "deleted 1 events and 1 conflicts past their retention" ] &&
+    [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT group_concat(key) FROM (SELECT key
+        FROM events ORDER BY key)")" = "evt_b,evt_k" ] &&
+    [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT endpoint FROM conflicts")" = keep ]
+ok $? "prune: the expired event and conflict go, forever stays ($out)"
+deliver shop '{"eventId":"evt_b","type":"webhook.ping","n":1}' |
+    grep -q '"already_processed"'
+ok $? "a kept event is still a duplicate after prune"
+"$ONCEHOOK_BIN" prune --bogus >/dev/null 2>&1
+[ $? -eq 2 ]
+ok $? "prune: a bad option exits 2"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
