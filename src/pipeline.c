@@ -199,6 +199,40 @@ ensure_store(struct pipeline *p, struct trace *t)
 	return er;
 }
 
+/*
+ * The store's part, for a verified event: a retry is answered from a
+ * read (by key, and by payload where the replay guard is on); a new
+ * event is claimed with its actions; a collision is recorded.
+ */
+static enum hook_err
+record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
+    struct trace *t)
+{
+	struct store_claim	 c;
+	enum hook_err		 er;
+	size_t			 epi = (size_t)(ep - p->cf->endpoints);
+
+	if ((er = ensure_store(p, t)) != HOOK_OK)
+		return er;
+	er = store_lookup(p->st, epi, ev);
+	if (er == HOOK_OK && ep->replay_guard &&
+	    (er = store_replayed(p->st, epi, ev)) == HOOK_DUP)
+		snprintf(t->why, sizeof(t->why), "payload already recorded "
+		    "under another key");
+	if (er == HOOK_OK) {
+		memset(&c, 0, sizeof(c));
+		c.endpoint = epi;
+		c.ev = ev;
+		(void)store_claim(p->st, &c, 1);
+		er = c.result;
+		if (c.why[0] != '\0')
+			snprintf(t->why, sizeof(t->why), "%s", c.why);
+	} else if (er == HOOK_ECONFLICT &&
+	    store_conflict(p->st, epi, ev) != HOOK_OK)
+		snprintf(t->why, sizeof(t->why), "conflict not recorded");
+	return er;
+}
+
 static enum hook_err
 run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
     struct trace *t, const char **clientwhy)
@@ -206,11 +240,10 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	const struct conf_endpoint	*ep;
 	struct sig_input		 in;
 	struct sig_verdict		 v;
-	struct store_claim		 c;
 	enum hook_err			 er;
 	long long			 cl;
 	char				*body = NULL;
-	size_t				 bodysz = 0, epi;
+	size_t				 bodysz = 0;
 
 	if (p->cf == NULL) {
 		snprintf(t->why, sizeof(t->why), "%s", p->conferr);
@@ -219,7 +252,6 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	if ((ep = conf_route(p->cf, rq->path_info, rq->script_name)) == NULL)
 		return HOOK_ENOTFOUND;
 	t->ep = ep;
-	epi = (size_t)(ep - p->cf->endpoints);
 	if (rq->method == NULL || strcmp(rq->method, "POST") != 0)
 		return HOOK_EMETHOD;
 	if (!is_json(rq->content_type))
@@ -262,26 +294,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	if (log_enabled(LOG_LEVEL_DEBUG))
 		log_payload(body);
 
-	if ((er = ensure_store(p, t)) != HOOK_OK)
-		goto out;
-	er = store_lookup(p->st, epi, ev);
-	if (er == HOOK_OK && ep->replay_guard &&
-	    (er = store_replayed(p->st, epi, ev)) == HOOK_DUP)
-		snprintf(t->why, sizeof(t->why), "payload already recorded "
-		    "under another key");
-	if (er == HOOK_OK) {
-		memset(&c, 0, sizeof(c));
-		c.endpoint = epi;
-		c.ev = ev;
-		(void)store_claim(p->st, &c, 1);
-		er = c.result;
-		if (c.why[0] != '\0')
-			snprintf(t->why, sizeof(t->why), "%s", c.why);
-	} else if (er == HOOK_ECONFLICT) {
-		if (store_conflict(p->st, epi, ev) != HOOK_OK)
-			snprintf(t->why, sizeof(t->why), "conflict not "
-			    "recorded");
-	}
+	er = record(p, ep, ev, t);
 out:
 	/* A connection that met a read-only file or an I/O error is not
 	 * kept: the next request opens a new one. */
