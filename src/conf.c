@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -423,12 +424,6 @@ load_endpoint(struct loader *l, struct conf_endpoint *ep)
 		return fail(l, var, "required: %sSECRET or %sSECRET_FILE",
 		    ep->prefix, ep->prefix);
 
-	/*
-	 * Without a signed timestamp a captured request can be replayed at
-	 * will, and a key from a header is not signed: the payload must
-	 * stand for the event too.
-	 */
-	ep->replay_guard = !ep->scheme->timestamped;
 	ep->tolerance = 300;
 	if ((v = lookup(l, ep->prefix, "TOLERANCE", var, sizeof(var))) &&
 	    parse_int(v, 1, 7 * 86400, &ep->tolerance) == -1)
@@ -445,6 +440,19 @@ load_endpoint(struct loader *l, struct conf_endpoint *ep)
 	for (i = 0; i + 1 < ep->key.n; i++)
 		if (ep->key.v[i].kind == SRC_HASH)
 			return fail(l, var, "hash must be the last source");
+	/*
+	 * Without a signed timestamp a captured request can be replayed at
+	 * will; a key from a header the signature does not cover can be
+	 * changed at will.  Either way the payload must stand for the event
+	 * too.
+	 */
+	ep->replay_guard = !ep->scheme->timestamped;
+	for (i = 0; i < ep->key.n; i++)
+		if (ep->key.v[i].kind == SRC_HEADER &&
+		    (ep->scheme->signed_header == NULL ||
+		    strcasecmp(ep->key.v[i].arg,
+		    ep->scheme->signed_header) != 0))
+			ep->replay_guard = 1;
 
 	/* 30 days: beyond every supported provider's retry horizon. */
 	ep->retention = 30 * 86400;

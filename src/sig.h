@@ -70,6 +70,9 @@ struct scheme {
 	 * NULL.  Stripe recounts "pending_webhooks" on each attempt.
 	 */
 	const char	*volatile_members;
+	/* The one request header the signature covers (the message id of
+	 * Standard Webhooks and Svix), or NULL. */
+	const char	*signed_header;
 	/*
 	 * Turn one configured secret into key bytes in out (owned by the
 	 * caller, freed with crypto_wipe and free).  Returns 0 or -1 with

@@ -726,6 +726,36 @@ test_placeholder(void)
 	conf_free(cf);
 }
 
+/* The replay guard: on where the signature covers no timestamp, or the
+ * key comes from a header the signature does not cover. */
+static void
+test_replay_guard(void)
+{
+	static const char *const stripe[] = { "ONCEHOOK_SCHEME=stripe", NULL };
+	static const char *const stripe_hdr[] = { "ONCEHOOK_SCHEME=stripe",
+		"ONCEHOOK_KEY=header:X-Request-Id", NULL };
+	static const char *const standard[] = {
+		"ONCEHOOK_SCHEME=standard",
+		"ONCEHOOK_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", NULL };
+	static const char *const github[] = { "ONCEHOOK_SCHEME=github", NULL };
+	const char *const	*cases[] = { stripe, stripe_hdr, standard, github };
+	static const int	 want[] = { 0, 1, 0, 1 };
+	static const char *const what[] = { "stripe, key from the body",
+		"stripe, key from a header", "standard, key webhook-id (signed)",
+		"github (no timestamp)" };
+	struct conf		*cf;
+	char			 err[512];
+	size_t			 i;
+
+	for (i = 0; i < 4; i++) {
+		cf = load(single, cases[i], err, sizeof(err));
+		CHECK(cf != NULL && cf->endpoints[0].replay_guard == want[i],
+		    "replay guard %s for %s (%s)", want[i] ? "on" : "off",
+		    what[i], err);
+		conf_free(cf);
+	}
+}
+
 static void
 count_unknown(void *arg, const char *name, size_t len)
 {
@@ -784,5 +814,6 @@ main(void)
 	test_path_inside();
 	test_unknown();
 	test_placeholder();
+	test_replay_guard();
 	return tap_done();
 }
