@@ -8,10 +8,12 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <sqlite3.h>
 
@@ -101,47 +103,114 @@ lineof(const char *text, const char *p)
 	return n;
 }
 
+/* 1 if name is one of oncehook's own tables. */
+static int
+own(const char *name)
+{
+	return name != NULL && (strcmp(name, "events") == 0 ||
+	    strcmp(name, "conflicts") == 0);
+}
+
 /*
- * What an action may not do, checked by SQLite's authorizer while the
- * file is prepared: end or split the claim transaction (BEGIN, COMMIT,
- * ROLLBACK, SAVEPOINT, RELEASE), reach another database (ATTACH,
- * DETACH), change the connection (PRAGMA), or write oncehook's own
- * tables.  *why receives the reason for the error message.
+ * The authorizer (see struct action_guard).  Always refused: a trigger
+ * writing oncehook's tables, a trigger on them, a table or view that
+ * would shadow them, dropping or altering them or their indexes, and
+ * attaching databases.  Refused in an actions file besides: ending or
+ * splitting the claim transaction, PRAGMA, and writing oncehook's tables
+ * directly.
  */
 static int
 authorize(void *arg, int op, const char *a, const char *b, const char *db,
     const char *trigger)
 {
-	const char	**why = arg;
+	struct action_guard	*g = arg;
+	int			 loading = g->phase != GUARD_RUN;
 
 	switch (op) {
-	case SQLITE_TRANSACTION:
-	case SQLITE_SAVEPOINT:
-		*why = "an action may not begin, commit, roll back or split "
-		    "the claim transaction";
-		return SQLITE_DENY;
-	case SQLITE_ATTACH:
-	case SQLITE_DETACH:
-		*why = "an action may not attach or detach databases";
-		return SQLITE_DENY;
-	case SQLITE_PRAGMA:
-		*why = "an action may not run PRAGMA";
-		return SQLITE_DENY;
 	case SQLITE_INSERT:
 	case SQLITE_UPDATE:
 	case SQLITE_DELETE:
-	case SQLITE_DROP_TABLE:
+		if (own(a) && (trigger != NULL || loading)) {
+			g->why = "an action or trigger may not write "
+			    "oncehook's tables (events, conflicts)";
+			return SQLITE_DENY;
+		}
+		return SQLITE_OK;
+	case SQLITE_CREATE_TRIGGER:
+	case SQLITE_CREATE_TEMP_TRIGGER:
 	case SQLITE_ALTER_TABLE:
-		if (a != NULL && (strcmp(a, "events") == 0 ||
-		    strcmp(a, "conflicts") == 0)) {
-			*why = "an action may not write oncehook's tables "
-			    "(events, conflicts)";
+	case SQLITE_DROP_INDEX:
+	case SQLITE_DROP_TEMP_INDEX:
+		if (own(b)) {
+			g->why = "no trigger on, and no change to, oncehook's "
+			    "tables (events, conflicts)";
+			return SQLITE_DENY;
+		}
+		return SQLITE_OK;
+	case SQLITE_CREATE_TABLE:
+	case SQLITE_CREATE_TEMP_TABLE:
+	case SQLITE_CREATE_VIEW:
+	case SQLITE_CREATE_TEMP_VIEW:
+	case SQLITE_DROP_TABLE:
+	case SQLITE_DROP_TEMP_TABLE:
+		if (own(a)) {
+			g->why = "oncehook's tables (events, conflicts) may "
+			    "not be created, shadowed or dropped";
+			return SQLITE_DENY;
+		}
+		return SQLITE_OK;
+	case SQLITE_ATTACH:
+	case SQLITE_DETACH:
+		g->why = "an action may not attach or detach databases";
+		return SQLITE_DENY;
+	case SQLITE_TRANSACTION:
+	case SQLITE_SAVEPOINT:
+		if (loading) {
+			g->why = "an action may not begin, commit, roll back "
+			    "or split the claim transaction";
+			return SQLITE_DENY;
+		}
+		return SQLITE_OK;
+	case SQLITE_PRAGMA:
+		if (loading) {
+			g->why = "an action may not run PRAGMA";
 			return SQLITE_DENY;
 		}
 		return SQLITE_OK;
 	default:
 		return SQLITE_OK;
 	}
+}
+
+void
+actions_guard(sqlite3 *db, struct action_guard *g)
+{
+	g->phase = GUARD_RUN;
+	g->why = NULL;
+	sqlite3_set_authorizer(db, authorize, g);
+}
+
+/*
+ * 1 if the statement at sql is one an action may run: a write or a
+ * query (INSERT, UPDATE, DELETE, REPLACE, SELECT, WITH, VALUES), not
+ * schema changes, VACUUM or the like.
+ */
+static int
+dml(const char *sql)
+{
+	static const char *const ok[] = {
+		"INSERT", "UPDATE", "DELETE", "REPLACE", "SELECT", "WITH",
+		"VALUES", NULL
+	};
+	size_t	 i, len;
+
+	for (i = 0; ok[i] != NULL; i++) {
+		len = strlen(ok[i]);
+		if (strncasecmp(sql, ok[i], len) == 0 &&
+		    !isalnum((unsigned char)sql[len]) && sql[len] != '_')
+			return 1;
+	}
+	return 0;
 }
 
 /* Skip white space and SQL comments from p, up to end. */
@@ -238,31 +307,39 @@ parse_types(struct section *s, const char *p, size_t len)
 
 /* Prepare every statement of sql (the text up to end) into s. */
 static int
-prepare_section(sqlite3 *db, const char *path, const char *text,
-    struct section *s, const char *sql, const char *end, char *err,
-    size_t errsz)
+prepare_section(sqlite3 *db, struct action_guard *g, const char *path,
+    const char *text, struct section *s, const char *sql, const char *end,
+    char *err, size_t errsz)
 {
 	const char	*tail;
 	sqlite3_stmt	*st;
 	struct stmt	*ns;
-	const char	*name, *why;
+	const char	*name;
 	int		 i, j, rc;
 
 	while ((sql = skip_blank(sql, end)) < end) {
-		why = NULL;
-		sqlite3_set_authorizer(db, authorize, &why);
+		g->phase = GUARD_SECTION;
+		g->why = NULL;
 		rc = sqlite3_prepare_v3(db, sql, (int)(end - sql),
 		    SQLITE_PREPARE_PERSISTENT, &st, &tail);
-		sqlite3_set_authorizer(db, NULL, NULL);
+		g->phase = GUARD_RUN;
 		if (rc != SQLITE_OK) {
 			snprintf(err, errsz, "%s:%d: %s", path,
-			    lineof(text, sql), why != NULL ? why :
+			    lineof(text, sql), g->why != NULL ? g->why :
 			    sqlite3_errmsg(db));
 			return -1;
 		}
 		if (st == NULL) {	/* only white space or comments */
 			sql = tail;
 			continue;
+		}
+		if (!dml(sql)) {
+			sqlite3_finalize(st);
+			snprintf(err, errsz, "%s:%d: an action is INSERT, "
+			    "UPDATE, DELETE, REPLACE, SELECT or WITH; schema "
+			    "changes belong in the setup part", path,
+			    lineof(text, sql));
+			return -1;
 		}
 		if ((ns = reallocarray(s->stmts, s->nstmts + 1,
 		    sizeof(*ns))) == NULL) {
@@ -296,7 +373,8 @@ prepare_section(sqlite3 *db, const char *path, const char *text,
 }
 
 struct actions *
-actions_load(sqlite3 *db, const char *path, char *err, size_t errsz)
+actions_load(sqlite3 *db, struct action_guard *g, const char *path, char *err,
+    size_t errsz)
 {
 	struct actions	*a;
 	struct section	*s;
@@ -326,7 +404,7 @@ actions_load(sqlite3 *db, const char *path, char *err, size_t errsz)
 			    "more event types, or *", path, lineof(text, m));
 			goto err;
 		}
-		if (prepare_section(db, path, text, s, eol,
+		if (prepare_section(db, g, path, text, s, eol,
 		    next != NULL ? next : eol + strlen(eol), err,
 		    errsz) == -1)
 			goto err;
@@ -366,11 +444,12 @@ err:
 }
 
 int
-actions_setup(sqlite3 *db, const char *path, char *err, size_t errsz)
+actions_setup(sqlite3 *db, struct action_guard *g, const char *path,
+    char *err, size_t errsz)
 {
 	sqlite3_stmt	*st;
 	char		*text, *m;
-	const char	*sql, *end, *tail, *why;
+	const char	*sql, *end, *tail;
 	int		 rc = SQLITE_OK;
 
 	if ((text = slurp(path, err, errsz)) == NULL)
@@ -380,10 +459,10 @@ actions_setup(sqlite3 *db, const char *path, char *err, size_t errsz)
 	end = text + strlen(text);
 	for (sql = text; rc == SQLITE_OK &&
 	    (sql = skip_blank(sql, end)) < end; sql = tail) {
-		why = NULL;
-		sqlite3_set_authorizer(db, authorize, &why);
+		g->phase = GUARD_SETUP;
+		g->why = NULL;
 		rc = sqlite3_prepare_v2(db, sql, (int)(end - sql), &st, &tail);
-		sqlite3_set_authorizer(db, NULL, NULL);
+		g->phase = GUARD_RUN;
 		if (rc == SQLITE_OK && st != NULL) {
 			while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 				;
@@ -392,7 +471,7 @@ actions_setup(sqlite3 *db, const char *path, char *err, size_t errsz)
 		}
 		if (rc != SQLITE_OK)
 			snprintf(err, errsz, "%s:%d: setup: %s", path,
-			    lineof(text, sql), why != NULL ? why :
+			    lineof(text, sql), g->why != NULL ? g->why :
 			    sqlite3_errmsg(db));
 		sqlite3_finalize(st);
 		if (st == NULL && rc == SQLITE_OK)

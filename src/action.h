@@ -26,11 +26,31 @@ struct actions;
 struct event;
 
 /*
+ * The guard: SQLite's authorizer, installed on a connection for its
+ * life, so that no action, no trigger and no statement re-prepared after
+ * a schema change can part an effect from its claim.  phase says what is
+ * being prepared; why receives the reason of a refusal.
+ */
+enum guard_phase {
+	GUARD_RUN,		/* oncehook's own statements, re-prepares */
+	GUARD_SETUP,		/* the setup part of an actions file */
+	GUARD_SECTION,		/* an action */
+};
+
+struct action_guard {
+	enum guard_phase	 phase;
+	const char		*why;	/* static text, or NULL */
+};
+
+/* Install g as db's authorizer; g must outlive the connection. */
+void		 actions_guard(sqlite3 *db, struct action_guard *g);
+
+/*
  * Load the file at path and prepare its statements on db.  Returns the
  * actions, or NULL with "path:line: reason" in err.
  */
-struct actions	*actions_load(sqlite3 *db, const char *path, char *err,
-		    size_t errsz);
+struct actions	*actions_load(sqlite3 *db, struct action_guard *g,
+		    const char *path, char *err, size_t errsz);
 void		 actions_free(struct actions *);
 
 /*
@@ -38,8 +58,8 @@ void		 actions_free(struct actions *);
  * transaction).  Returns SQLITE_OK, or an error code with the reason
  * in err.
  */
-int		 actions_setup(sqlite3 *db, const char *path, char *err,
-		    size_t errsz);
+int		 actions_setup(sqlite3 *db, struct action_guard *g,
+		    const char *path, char *err, size_t errsz);
 
 /*
  * Run the statements for ev's type, binding the event.  Returns

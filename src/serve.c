@@ -323,6 +323,7 @@ serve_main(int argc, char **argv)
 	sigaddset(&blocked, SIGTERM);
 	sigaddset(&blocked, SIGINT);
 	sigaddset(&blocked, SIGCHLD);
+	sigaddset(&blocked, SIGALRM);
 	sigprocmask(SIG_BLOCK, &blocked, &waitmask);
 	catch(SIGTERM, on_stop);
 	catch(SIGINT, on_stop);

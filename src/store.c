@@ -55,7 +55,8 @@ static const char *const sqls[ST__MAX] = {
 	[ST_LOOKUP] = "SELECT payload_hash FROM events"
 	    " WHERE endpoint = ?1 AND key = ?2",
 	[ST_PAYLOAD] = "SELECT 1 FROM events"
-	    " WHERE endpoint = ?1 AND payload_hash = ?2 LIMIT 1",
+	    " WHERE endpoint = ?1 AND payload_hash = ?2 AND type IS ?3"
+	    " LIMIT 1",
 	[ST_CONFLICT] = "INSERT INTO conflicts (endpoint, key, payload_hash,"
 	    " received_at) VALUES (?1, ?2, ?3, ?4)",
 };
@@ -66,6 +67,7 @@ struct store {
 	sqlite3_stmt		*st[ST__MAX];
 	struct actions		**acts;	/* per endpoint; shared if same file */
 	int			 broken; /* see store_broken() */
+	struct action_guard	 guard;	/* the connection's authorizer */
 };
 
 static enum hook_err
@@ -202,6 +204,8 @@ migrate(struct store *s, char *err, size_t errsz)
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %zu", nmigrations);
 	if ((rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL)) != SQLITE_OK)
 		goto fail;
+	/* Our schema is in place: from here on, the guard watches. */
+	actions_guard(s->db, &s->guard);
 	for (i = 0; i < s->cf->nendpoints; i++) {
 		for (j = 0; j < i; j++)
 			if (strcmp(s->cf->endpoints[j].actions,
@@ -209,8 +213,8 @@ migrate(struct store *s, char *err, size_t errsz)
 				break;
 		if (j < i)
 			continue;
-		if (actions_setup(s->db, s->cf->endpoints[i].actions, err,
-		    errsz) != SQLITE_OK)
+		if (actions_setup(s->db, &s->guard, s->cf->endpoints[i].actions,
+		    err, errsz) != SQLITE_OK)
 			goto out;
 	}
 	if ((rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL)) ==
@@ -280,7 +284,7 @@ prepare(struct store *s, char *err, size_t errsz)
 			s->acts[i] = s->acts[j];
 			continue;
 		}
-		if ((s->acts[i] = actions_load(s->db,
+		if ((s->acts[i] = actions_load(s->db, &s->guard,
 		    s->cf->endpoints[i].actions, err, errsz)) == NULL)
 			return -1;
 	}
@@ -351,6 +355,7 @@ store_connect(const struct conf *cf, int flags, struct store **out, char *err,
 			s->broken = 1;
 		if (pragmas(s, err, errsz) == -1)
 			goto err;
+		actions_guard(s->db, &s->guard);
 	}
 	if (prepare(s, err, errsz) == -1)
 		goto err;
@@ -438,7 +443,11 @@ store_lookup(struct store *s, size_t endpoint, const struct event *ev)
 	return er;
 }
 
-/* Is ev's payload recorded for endpoint?  Sets *found; SQLite code. */
+/*
+ * Is ev's payload recorded for endpoint with the same type?  Sets
+ * *found; SQLite code.  The type counts: Shopify sends one order body
+ * as orders/create, orders/paid, orders/updated, told apart by a header.
+ */
 static int
 payload_known(struct store *s, const char *endpoint, const struct event *ev,
     int *found)
@@ -448,6 +457,10 @@ payload_known(struct store *s, const char *endpoint, const struct event *ev,
 
 	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, ev->hash, -1, SQLITE_STATIC);
+	if (ev->type != NULL)
+		sqlite3_bind_text(st, 3, ev->type, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 3);
 	rc = sqlite3_step(st);
 	*found = rc == SQLITE_ROW;
 	sqlite3_reset(st);
@@ -572,6 +585,15 @@ claim_one(struct store *s, struct store_claim *c, long long now)
 	if (!isnew) {
 		/* Claimed by another process since our lookup. */
 		c->result = lookup(s, ep->name, c->ev, &rc);
+		if (rc == SQLITE_OK && c->result == HOOK_OK) {
+			/* No row, yet none inserted: never "processed". */
+			snprintf(c->why, sizeof(c->why), "the claim was not "
+			    "recorded");
+			c->result = HOOK_ESYSTEM;
+			if ((rc = run(s, ST_ROLLBACK_TO)) != SQLITE_OK)
+				return rc;
+			return run(s, ST_RELEASE);
+		}
 		if (rc == SQLITE_OK && c->result == HOOK_ECONFLICT)
 			rc = conflict_row(s, ep->name, c->ev);
 		if (rc != SQLITE_OK) {
@@ -728,7 +750,7 @@ once(struct store *s, const char *sql, long long a, const char *b,
 /* Delete in batches until none is left; total in *total.  SQLite code. */
 static int
 batches(struct store *s, const char *sql, long long a, const char *b,
-    long long *total)
+    long long *total, char *why, size_t whysz)
 {
 	long long	 n;
 	int		 rc;
@@ -740,6 +762,8 @@ batches(struct store *s, const char *sql, long long a, const char *b,
 		if ((rc = once(s, sql, a, b, &n)) != SQLITE_OK ||
 		    (rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL)) !=
 		    SQLITE_OK) {
+			/* Keep the reason: the rollback would clear it. */
+			snprintf(why, whysz, "%s", sqlite3_errmsg(s->db));
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 			return rc;
 		}
@@ -758,13 +782,15 @@ store_prune(struct store *s, long long now, int dry_run, long long *nconflicts,
 	int				 rc;
 
 	*nconflicts = 0;
+	if (errsz > 0)
+		err[0] = '\0';
 	if (dry_run)
 		rc = once(s, "SELECT count(*) FROM events"
 		    " WHERE expires_at < ?1", now, NULL, &events);
 	else
 		rc = batches(s, "DELETE FROM events WHERE id IN (SELECT id"
 		    " FROM events WHERE expires_at < ?1 LIMIT 500)", now, NULL,
-		    &events);
+		    &events, err, errsz);
 	for (i = 0; rc == SQLITE_OK && i < s->cf->nendpoints; i++) {
 		ep = &s->cf->endpoints[i];
 		if (ep->retention < 0)
@@ -778,11 +804,12 @@ store_prune(struct store *s, long long now, int dry_run, long long *nconflicts,
 			rc = batches(s, "DELETE FROM conflicts WHERE id IN"
 			    " (SELECT id FROM conflicts WHERE received_at < ?1"
 			    " AND endpoint = ?2 LIMIT 500)",
-			    now - ep->retention, ep->name, &n);
+			    now - ep->retention, ep->name, &n, err, errsz);
 		*nconflicts += n;
 	}
 	if (rc != SQLITE_OK) {
-		snprintf(err, errsz, "%s", sqlite3_errmsg(s->db));
+		if (err[0] == '\0')
+			snprintf(err, errsz, "%s", sqlite3_errmsg(s->db));
 		return -1;
 	}
 	return events;

@@ -637,6 +637,42 @@ bad_actions(const char *text, const char *want1, const char *want2,
 }
 
 /*
+ * Setup parts may not put a trigger on oncehook's tables, nor a trigger
+ * elsewhere that writes them (it is refused when an action would fire
+ * it): either could drop a claim and let an event run twice.
+ */
+static void
+test_guard_setup(void)
+{
+	struct conf	*cf;
+	struct store	*st;
+	char		 err[512];
+
+	write_file("g1.sql", "CREATE TABLE IF NOT EXISTS n (k TEXT);\n"
+	    "CREATE TRIGGER IF NOT EXISTS gone AFTER INSERT ON events\n"
+	    "BEGIN DELETE FROM events WHERE id = NEW.id; END;\n"
+	    "-- on: t.ok\nINSERT INTO n VALUES (:key);\n");
+	cf = mkconf("g1.sqlite", "g1.sql");
+	st = store_open(cf, STORE_INIT, err, sizeof(err));
+	CHECK(st == NULL && strstr(err, "g1.sql:2:") != NULL,
+	    "setup: a trigger on events is refused (%s)", err);
+	store_close(st);
+	conf_free(cf);
+
+	write_file("g2.sql", "CREATE TABLE IF NOT EXISTS n (k TEXT);\n"
+	    "CREATE TRIGGER IF NOT EXISTS sneak AFTER INSERT ON n\n"
+	    "BEGIN DELETE FROM events; END;\n"
+	    "-- on: t.ok\nINSERT INTO n VALUES (:key);\n");
+	cf = mkconf("g2.sqlite", "g2.sql");
+	st = store_open(cf, STORE_INIT, err, sizeof(err));
+	CHECK(st == NULL && strstr(err, "events") != NULL,
+	    "an action firing a trigger that writes events is refused (%s)",
+	    err);
+	store_close(st);
+	conf_free(cf);
+}
+
+/*
  * A trigger that rolls the whole transaction back (RAISE(ROLLBACK)):
  * the event is an action failure, not an internal error, and leaves
  * nothing behind.
@@ -726,6 +762,19 @@ test_actions_errors(void)
 	    "DELETE FROM events WHERE key = :key;\n",
 	    ":2:", "events", "writing events in an action is refused");
 	bad_actions("-- on: t.ok\n"
+	    "CREATE TEMP TRIGGER wipe AFTER INSERT ON effects BEGIN\n"
+	    "  DELETE FROM events; END;\n",
+	    ":2:", "setup part", "a trigger created by an action is refused");
+	bad_actions("-- on: t.ok\n"
+	    "ALTER TABLE events RENAME TO events_old;\n",
+	    ":2:", NULL, "ALTER TABLE events in an action is refused");
+	bad_actions("-- on: t.ok\n"
+	    "VACUUM;\n",
+	    ":2:", "setup part", "VACUUM in an action is refused");
+	bad_actions("-- on: t.ok\n"
+	    "DROP INDEX events_endpoint_payload;\n",
+	    ":2:", NULL, "DROP INDEX on events in an action is refused");
+	bad_actions("-- on: t.ok\n"
 	    "INSERT INTO effects (key) VALUES (:key);\n"
 	    "-- on:\n"
 	    "INSERT INTO effects (key) VALUES (:key);\n",
@@ -775,6 +824,7 @@ main(void)
 	test_busy();
 	test_actions_errors();
 	test_auto_rollback();
+	test_guard_setup();
 
 	rmtree();
 	umask(old);
