@@ -1,0 +1,114 @@
+/*
+ * t_log: logging (src/log.c).  Values from requests reach the log only
+ * through log_escape(), which must neutralise quotes, backslashes and
+ * control bytes (no forged log lines) and truncate visibly; every line
+ * is written whole, with the level, and levels above the threshold are
+ * dropped.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "tap.h"
+
+static void
+test_escape(void)
+{
+	char	 buf[64], small[8];
+
+	CHECK(strcmp(log_escape(buf, sizeof(buf), "evt_1"), "evt_1") == 0,
+	    "printable text unchanged");
+	CHECK(strcmp(log_escape(buf, sizeof(buf), NULL), "-") == 0,
+	    "NULL becomes -");
+	CHECK(strcmp(log_escape(buf, sizeof(buf), "a\"b\\c"),
+	    "a\\x22b\\x5cc") == 0, "quote and backslash escaped: %s", buf);
+	CHECK(strcmp(log_escape(buf, sizeof(buf),
+	    "x\nINFO forged\r\x7f\xff"), "x\\x0aINFO forged\\x0d\\x7f\\xff") ==
+	    0, "newline, CR, DEL and high bytes escaped: %s", buf);
+	log_escape(small, sizeof(small), "abcdefghijkl");
+	CHECK(strcmp(small, "abcd...") == 0,
+	    "truncated with ... in a small buffer: %s", small);
+	log_escape(small, sizeof(small), "ab\ncdef");
+	CHECK(strlen(small) < sizeof(small) && strstr(small, "...") != NULL,
+	    "an escaped value too long is cut with ..., inside the buffer: %s",
+	    small);
+	log_escape(small, 3, "abcdef");
+	CHECK(strlen(small) < 3, "a buffer too small for ... stays a string");
+}
+
+static void
+test_levels(void)
+{
+	CHECK(log_level_parse("error") == LOG_LEVEL_ERROR &&
+	    log_level_parse("warn") == LOG_LEVEL_WARN &&
+	    log_level_parse("info") == LOG_LEVEL_INFO &&
+	    log_level_parse("debug") == LOG_LEVEL_DEBUG,
+	    "the four level names parse");
+	CHECK(log_level_parse("INFO") == -1 && log_level_parse("") == -1 &&
+	    log_level_parse("verbose") == -1, "other names are refused");
+}
+
+/* Run fn with stderr sent to a file; the file's text into buf. */
+static void
+capture(void (*fn)(void), char *buf, size_t bufsz)
+{
+	char	 path[] = "/tmp/oncehook-t_log-XXXXXX";
+	int	 fd, saved;
+	ssize_t	 n;
+
+	if ((fd = mkstemp(path)) == -1 || (saved = dup(2)) == -1)
+		BAIL("mkstemp/dup");
+	dup2(fd, 2);
+	fn();
+	dup2(saved, 2);
+	close(saved);
+	lseek(fd, 0, SEEK_SET);
+	n = read(fd, buf, bufsz - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(path);
+}
+
+static void
+emit(void)
+{
+	log_setlevel(LOG_LEVEL_INFO);
+	log_info("hello %d", 42);
+	log_debug("not shown");
+	log_warnx("careful");
+	log_setlevel(LOG_LEVEL_DEBUG);
+	log_debug("shown now");
+	log_setlevel(LOG_LEVEL_INFO);
+}
+
+static void
+test_lines(void)
+{
+	char	 out[4096], want[64];
+
+	capture(emit, out, sizeof(out));
+	snprintf(want, sizeof(want), "oncehook[%ld]: ", (long)getpid());
+	CHECK(strncmp(out, want, strlen(want)) == 0,
+	    "a line starts with oncehook[pid]: %.40s", out);
+	CHECK(strstr(out, "Z info: hello 42\n") != NULL,
+	    "time in UTC, level, message, newline");
+	CHECK(strstr(out, "not shown") == NULL,
+	    "debug dropped at level info");
+	CHECK(strstr(out, " warn: careful\n") != NULL, "warn shown");
+	CHECK(strstr(out, " debug: shown now\n") != NULL,
+	    "debug shown at level debug");
+}
+
+int
+main(void)
+{
+	test_escape();
+	test_levels();
+	test_lines();
+	return tap_done();
+}
