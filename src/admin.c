@@ -131,14 +131,9 @@ print_sources(const char *label, const struct srclist *sl)
 extern char	**environ;
 
 static void
-unknown(void *arg, const char *name, size_t len)
+check_warning(void *arg, const char *message)
 {
-	int	*n = arg;
-
-	fprintf(stderr, "oncehook check: warning: %.*s is not read by this "
-	    "configuration (a typo, or an endpoint missing from "
-	    "ONCEHOOK_ENDPOINTS?)\n", (int)len, name);
-	(*n)++;
+	fprintf(stderr, "oncehook check: warning: %s\n", message);
 }
 
 int
@@ -150,7 +145,7 @@ admin_check(int argc, char **argv)
 	struct stat			 sb;
 	char				 err[512];
 	size_t				 i;
-	int				 rc = 0, nunknown = 0;
+	int				 rc = 0;
 
 	if (helped(argc, argv, check_usage))
 		return 0;
@@ -172,10 +167,6 @@ admin_check(int argc, char **argv)
 		printf("  secrets    %zu%s\n", ep->nsecrets, ep->nsecrets ? "" :
 		    " (only the example's placeholder: refuses every "
 		    "request)");
-		if (ep->placeholder)
-			fprintf(stderr, "oncehook check: warning: %sSECRET "
-			    "holds the example's placeholder, ignored\n",
-			    ep->prefix);
 		if (ep->nsecrets == 0) {
 			fprintf(stderr, "oncehook check: endpoint %s has no "
 			    "usable secret: it refuses every request\n",
@@ -191,11 +182,8 @@ admin_check(int argc, char **argv)
 			printf("  retention  %llds\n", ep->retention);
 		printf("  actions    %s\n", ep->actions);
 	}
-	conf_unknown(cf, (const char *const *)environ, unknown, &nunknown);
-	if (cf->status_token != NULL)
-		fprintf(stderr, "oncehook check: warning: ONCEHOOK_STATUS_TOKEN: "
-		    "the status endpoint is not built yet; the token is "
-		    "ignored\n");
+	(void)conf_warnings(cf, (const char *const *)environ, check_warning,
+	    NULL);
 	if (docroot_ok("check", cf) == -1)
 		rc = 1;
 	if (stat(cf->db, &sb) == 0 && (sb.st_mode & 077) != 0)

@@ -665,14 +665,15 @@ is_var(const char *name, size_t len, const char *prefix, const char *word)
 	    strncmp(name + pl, word, wl) == 0;
 }
 
-void
-conf_unknown(const struct conf *cf, const char *const *envp,
-    void (*warn)(void *arg, const char *name, size_t len), void *arg)
+int
+conf_warnings(const struct conf *cf, const char *const *envp,
+    void (*say)(void *arg, const char *message), void *arg)
 {
 	const struct directive	*d;
 	const char		*eq;
+	char			 msg[512];
 	size_t			 len, i, j;
-	int			 known;
+	int			 known, n = 0;
 
 	for (; *envp != NULL; envp++) {
 		if (strncmp(*envp, "ONCEHOOK_", 9) != 0 ||
@@ -688,9 +689,30 @@ conf_unknown(const struct conf *cf, const char *const *envp,
 			for (j = 0; endpoint_vars[j] != NULL && !known; j++)
 				known = is_var(*envp, len,
 				    cf->endpoints[i].prefix, endpoint_vars[j]);
-		if (!known)
-			warn(arg, *envp, len);
+		if (known)
+			continue;
+		snprintf(msg, sizeof(msg), "%.*s is not read (a typo, or an "
+		    "endpoint missing from ONCEHOOK_ENDPOINTS?)",
+		    (int)(len > 200 ? 200 : len), *envp);
+		say(arg, msg);
+		n++;
 	}
+	for (i = 0; i < cf->nendpoints; i++)
+		if (cf->endpoints[i].placeholder) {
+			snprintf(msg, sizeof(msg), "%sSECRET holds the "
+			    "example's placeholder, ignored%s",
+			    cf->endpoints[i].prefix,
+			    cf->endpoints[i].nsecrets == 0 ? ": endpoint "
+			    "refuses every request" : "");
+			say(arg, msg);
+			n++;
+		}
+	if (cf->status_token != NULL) {
+		say(arg, "ONCEHOOK_STATUS_TOKEN: the status endpoint is not "
+		    "built yet; the token is ignored");
+		n++;
+	}
+	return n;
 }
 
 /* The last non-empty segment of path into buf; "" if none. */

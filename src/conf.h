@@ -108,14 +108,14 @@ void		 srclist_clear(struct srclist *);
 int		 conf_duration(const char *, long long *);
 
 /*
- * Call warn(arg, name) for every ONCEHOOK_* variable in envp that the
- * configuration cf does not read (a typo, or a variable of an endpoint
- * not listed in ONCEHOOK_ENDPOINTS).  name is borrowed from envp up to
- * its '='; len is its length.
+ * Call say(arg, message) once for each thing in the configuration an
+ * operator should hear of though it is no error: every ONCEHOOK_*
+ * variable in envp that cf does not read (a typo, or an endpoint not
+ * listed in ONCEHOOK_ENDPOINTS), an example's placeholder secret, and
+ * ONCEHOOK_STATUS_TOKEN, which nothing serves yet.  Returns the count.
  */
-void		 conf_unknown(const struct conf *cf, const char *const *envp,
-		    void (*warn)(void *arg, const char *name, size_t len),
-		    void *arg);
+int		 conf_warnings(const struct conf *cf, const char *const *envp,
+		    void (*say)(void *arg, const char *message), void *arg);
 
 /*
  * The first file the web server must never serve (the database, a

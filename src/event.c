@@ -235,21 +235,10 @@ challenge(const struct conf_endpoint *ep, json_t *root, struct event *ev,
 static void
 forget_volatile(const struct conf_endpoint *ep, json_t *root)
 {
-	const char	*p = ep->scheme->volatile_members;
-	char		 name[64];
-	size_t		 len;
+	const char *const	*m = ep->scheme->volatile_members;
 
-	while (p != NULL && *p != '\0') {
-		len = strcspn(p, " ");
-		if (len > 0 && len < sizeof(name)) {
-			memcpy(name, p, len);
-			name[len] = '\0';
-			(void)json_object_del(root, name);
-		}
-		p += len;
-		while (*p == ' ')
-			p++;
-	}
+	for (; m != NULL && *m != NULL; m++)
+		(void)json_object_del(root, *m);
 }
 
 /* SHA-256 hex of the canonical form of root into hash. */

@@ -97,6 +97,14 @@ LOG_FN(log_warnx, LOG_LEVEL_WARN, 0)
 LOG_FN(log_info, LOG_LEVEL_INFO, 0)
 LOG_FN(log_debug, LOG_LEVEL_DEBUG, 0)
 
+void
+log_warn_cb(void *arg, const char *message)
+{
+	const char	*prefix = arg;
+
+	log_warnx("%s%s", prefix != NULL ? prefix : "", message);
+}
+
 char *
 log_escape(char *buf, size_t bufsz, const char *s)
 {

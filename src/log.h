@@ -26,6 +26,10 @@ void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
 
+/* A message callback (conf_warnings()) that logs a warning; arg is a
+ * prefix string or NULL. */
+void	log_warn_cb(void *arg, const char *message);
+
 /*
  * Copy s into buf (size bufsz) with every byte outside printable ASCII,
  * and the characters '"' and '\\', written as \xHH, truncated with "..."

@@ -39,13 +39,6 @@ static const char usage[] =
 
 extern char	**environ;
 
-static void
-unknown(void *arg, const char *name, size_t len)
-{
-	log_warnx("configuration: %.*s is not read (a typo, or an endpoint "
-	    "missing from ONCEHOOK_ENDPOINTS?)", (int)len, name);
-}
-
 static int
 handle(void)
 {
@@ -59,13 +52,9 @@ handle(void)
 	else {
 		log_setlevel(cf->loglevel);
 		/* Once per process: a CGI request would say it every time. */
-		if (!cgi) {
-			conf_unknown(cf, (const char *const *)environ, unknown,
-			    NULL);
-			if (cf->status_token != NULL)
-				log_warnx("ONCEHOOK_STATUS_TOKEN: the status "
-				    "endpoint is not built yet; ignored");
-		}
+		if (!cgi)
+			(void)conf_warnings(cf, (const char *const *)environ,
+			    log_warn_cb, (void *)"configuration: ");
 	}
 	pipeline_init(&p, cf, err);
 	/*

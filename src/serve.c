@@ -219,13 +219,6 @@ serve_listen(const char *addr, char *err, size_t errsz)
 
 extern char	**environ;
 
-static void
-unknown(void *arg, const char *name, size_t len)
-{
-	log_warnx("serve: %.*s is not read (a typo, or an endpoint missing "
-	    "from ONCEHOOK_ENDPOINTS?)", (int)len, name);
-}
-
 /*
  * A worker: its own pipeline and database connection; front_fcgi()
  * handles SIGTERM (the request in flight first).
@@ -309,7 +302,8 @@ serve_main(int argc, char **argv)
 		return 1;
 	}
 	log_setlevel(cf->loglevel);
-	conf_unknown(cf, (const char *const *)environ, unknown, NULL);
+	(void)conf_warnings(cf, (const char *const *)environ, log_warn_cb,
+	    (void *)"serve: ");
 	if ((fd = serve_listen(listen_addr, err, sizeof(err))) == -1) {
 		fprintf(stderr, "oncehook serve: %s\n", err);
 		conf_free(cf);

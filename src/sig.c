@@ -557,28 +557,35 @@ sign_shopify(const struct secret *k, const struct sig_msg *m,
 	return 0;
 }
 
+/*
+ * The sender side of verify_tagged(): header NAME: TKEY=TS SEP SKEY=HEX,
+ * the MAC over TS, joiner, body.
+ */
+static int
+sign_tagged(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o, const char *name, char sep, const char *tkey,
+    const char *skey, const char *join)
+{
+	char	 ts[24], mac[65];
+
+	if (mac_text(k, m, NULL, NULL, 1, join, 0, ts, mac) == -1)
+		return -1;
+	out_add(o, name, "%s=%s%c%s=%s", tkey, ts, sep, skey, mac);
+	return 0;
+}
+
 static int
 sign_stripe(const struct secret *k, const struct sig_msg *m,
     struct sig_out *o)
 {
-	char	 ts[24], mac[65];
-
-	if (mac_text(k, m, NULL, NULL, 1, ".", 0, ts, mac) == -1)
-		return -1;
-	out_add(o, "Stripe-Signature", "t=%s,v1=%s", ts, mac);
-	return 0;
+	return sign_tagged(k, m, o, "Stripe-Signature", ',', "t", "v1", ".");
 }
 
 static int
 sign_paddle(const struct secret *k, const struct sig_msg *m,
     struct sig_out *o)
 {
-	char	 ts[24], mac[65];
-
-	if (mac_text(k, m, NULL, NULL, 1, ":", 0, ts, mac) == -1)
-		return -1;
-	out_add(o, "Paddle-Signature", "ts=%s;h1=%s", ts, mac);
-	return 0;
+	return sign_tagged(k, m, o, "Paddle-Signature", ';', "ts", "h1", ":");
 }
 
 static int
@@ -635,6 +642,9 @@ sign_gitlab(const struct secret *k, const struct sig_msg *m,
 	return 0;
 }
 
+/* Stripe recounts pending_webhooks on each attempt at an event. */
+static const char *const stripe_volatile[] = { "pending_webhooks", NULL };
+
 /*
  * The schemes.  Defaults for the key and the event type use the source
  * syntax of ONCEHOOK_<NAME>_KEY (conf.h): alternatives, first wins.
@@ -649,7 +659,7 @@ static const struct scheme schemes[] = {
 	{ "stripe", 1,
 	  "json:/id",
 	  "json:/type",
-	  NULL, "pending_webhooks", NULL,
+	  NULL, stripe_volatile, NULL,
 	  NULL, verify_stripe,
 	  sign_stripe },
 	{ "github", 0,

@@ -66,10 +66,10 @@ struct scheme {
 	const char	*challenge;
 	/*
 	 * Top-level members a provider may change between attempts at the
-	 * same event, left out of the payload hash (space separated), or
+	 * same event, left out of the payload hash; NULL-terminated, or
 	 * NULL.  Stripe recounts "pending_webhooks" on each attempt.
 	 */
-	const char	*volatile_members;
+	const char *const *volatile_members;
 	/* The one request header the signature covers (the message id of
 	 * Standard Webhooks and Svix), or NULL. */
 	const char	*signed_header;

@@ -757,15 +757,16 @@ test_replay_guard(void)
 }
 
 static void
-count_unknown(void *arg, const char *name, size_t len)
+collect(void *arg, const char *message)
 {
 	char	*seen = arg;
 
-	strncat(seen, name, len);
-	strcat(seen, " ");
+	strncat(seen, message, 200);
+	strcat(seen, "|");
 }
 
-/* Variables the configuration does not read are reported, others not. */
+/* Variables the configuration does not read are reported, others not;
+ * a placeholder and STATUS_TOKEN are reported too. */
 static void
 test_unknown(void)
 {
@@ -774,6 +775,10 @@ test_unknown(void)
 		"ONCEHOOK_STRIPE_EU_SCHEME=stripe",
 		"ONCEHOOK_STRIPE_EU_SECRET=whsec_x", NULL
 	};
+	static const char *const placeholder[] = {
+		"ONCEHOOK_STRIPE_EU_SECRET=whsec_REPLACE_WITH_YOUR_SECRET",
+		"ONCEHOOK_STATUS_TOKEN=0123456789abcdef", NULL
+	};
 	const char	*envp[] = {
 		"ONCEHOOK_DB=/tmp/x.db", "ONCEHOOK_ENDPOINTS=stripe-eu",
 		"ONCEHOOK_STRIPE_EU_SCHEME=stripe",
@@ -781,15 +786,30 @@ test_unknown(void)
 		"ONCEHOOK_STRIPE_EU_SECRT=typo", "ONCEHOOK_SCHEME=stripe",
 		"ONCEHOOK_LOG=info", "PATH=/bin", "ONCEHOOK_DBX=1", NULL
 	};
+	const char	*none[] = { NULL };
 	struct conf	*cf;
-	char		 err[256], seen[512] = "";
+	char		 err[256], seen[2048] = "";
+	int		 n;
 
 	if ((cf = load(vars, NULL, err, sizeof(err))) == NULL)
 		BAIL("conf_load: %s", err);
-	conf_unknown(cf, envp, count_unknown, seen);
-	CHECK(strcmp(seen, "ONCEHOOK_STRIPE_EU_SECRT ONCEHOOK_SCHEME "
-	    "ONCEHOOK_DBX ") == 0, "unread variables reported, read ones "
-	    "not (got \"%s\")", seen);
+	n = conf_warnings(cf, envp, collect, seen);
+	CHECK(n == 3 && strstr(seen, "ONCEHOOK_STRIPE_EU_SECRT is not read") !=
+	    NULL && strstr(seen, "ONCEHOOK_SCHEME is not read") != NULL &&
+	    strstr(seen, "ONCEHOOK_DBX is not read") != NULL &&
+	    strstr(seen, "ONCEHOOK_LOG") == NULL &&
+	    strstr(seen, "ONCEHOOK_STRIPE_EU_SCHEME") == NULL,
+	    "unread variables reported, read ones not (got \"%s\")", seen);
+	conf_free(cf);
+
+	seen[0] = '\0';
+	if ((cf = load(vars, placeholder, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	n = conf_warnings(cf, none, collect, seen);
+	CHECK(n == 2 && strstr(seen, "ONCEHOOK_STRIPE_EU_SECRET holds the "
+	    "example's placeholder") != NULL &&
+	    strstr(seen, "ONCEHOOK_STATUS_TOKEN") != NULL,
+	    "placeholder and STATUS_TOKEN reported (got \"%s\")", seen);
 	conf_free(cf);
 }
 

@@ -579,9 +579,6 @@ main(void)
 		{ "ONCEHOOK_STRIPE_ACTIONS", act },
 		{ NULL, NULL }
 	};
-	char		 p[sizeof(dir) + 300];
-	DIR		*d;
-	struct dirent	*e;
 
 	snprintf(dir, sizeof(dir), "/tmp/oncehook-t_orders-XXXXXX");
 	if (mkdtemp(dir) == NULL)
@@ -607,16 +604,6 @@ main(void)
 	sqlite3_close(q);
 	store_close(st);
 	conf_free(cf);
-	if ((d = opendir(dir)) != NULL) {
-		while ((e = readdir(d)) != NULL)
-			if (strcmp(e->d_name, ".") != 0 &&
-			    strcmp(e->d_name, "..") != 0) {
-				snprintf(p, sizeof(p), "%s/%s", dir,
-				    e->d_name);
-				unlink(p);
-			}
-		closedir(d);
-	}
-	rmdir(dir);
+	tap_rmdir(dir);
 	return tap_done();
 }

@@ -859,13 +859,11 @@ test_slack(struct pipeline *p, sqlite3 *q)
 int
 main(void)
 {
-	char		 err[512], path[sizeof(dir) + 300];
+	char		 err[512];
 	struct pipeline	 p;
 	struct conf	*cf;
 	struct store	*st;
 	sqlite3		*q;
-	DIR		*d;
-	struct dirent	*e;
 
 	snprintf(dir, sizeof(dir), "/tmp/oncehook-t_pipeline-XXXXXX");
 	if (mkdtemp(dir) == NULL)
@@ -896,16 +894,6 @@ main(void)
 
 	sqlite3_close(q);
 	conf_free(cf);
-	if ((d = opendir(dir)) != NULL) {
-		while ((e = readdir(d)) != NULL)
-			if (strcmp(e->d_name, ".") != 0 &&
-			    strcmp(e->d_name, "..") != 0) {
-				snprintf(path, sizeof(path), "%s/%s", dir,
-				    e->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	rmdir(dir);
+	tap_rmdir(dir);
 	return tap_done();
 }

@@ -232,21 +232,7 @@ now_ms(void)
 static void
 rmtree(void)
 {
-	char		 p[sizeof(dir) + 300];
-	DIR		*d;
-	struct dirent	*e;
-
-	if ((d = opendir(dir)) == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 ||
-		    strcmp(e->d_name, "..") == 0)
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		unlink(p);
-	}
-	closedir(d);
-	rmdir(dir);
+	tap_rmdir(dir);
 }
 
 static void

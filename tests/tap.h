@@ -7,8 +7,11 @@
 #ifndef ONCEHOOK_TAP_H
 #define ONCEHOOK_TAP_H
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static int	tap_n, tap_failed;
 
@@ -51,6 +54,27 @@ tap_srcdir(void)
 	const char	*d = getenv("top_srcdir");
 
 	return d != NULL ? d : ".";
+}
+
+/* Remove a test's flat temporary directory and the files in it. */
+static inline void
+tap_rmdir(const char *dir)
+{
+	char		 p[1024];
+	DIR		*d;
+	struct dirent	*e;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 ||
+		    strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
 }
 
 #endif
