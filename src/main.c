@@ -20,22 +20,67 @@
 #include "selftest.h"
 #include "serve.h"
 
-static const char usage[] =
-"usage: oncehook                 handle requests (CGI or FastCGI)\n"
-"       oncehook init            create or migrate the database\n"
-"       oncehook check           validate the configuration\n"
-"       oncehook list [--endpoint NAME] [--limit N]\n"
-"       oncehook show [--endpoint NAME] KEY\n"
-"       oncehook prune [--dry-run]  delete events past their retention\n"
-"       oncehook serve --listen ADDR [--workers N]\n"
-"                                serve FastCGI on a socket of its own\n"
-"       oncehook sign [--endpoint NAME] [--curl URL] [--id ID]\n"
-"                     [--event TYPE] [--time UNIX] FILE\n"
-"                                sign a payload to test a deployment\n"
-"       oncehook selftest        check the signature schemes\n"
-"       oncehook --version\n"
-"\n"
-"Configured by ONCEHOOK_* environment variables; see oncehook(8).\n";
+/*
+ * The commands: one row each.  --help, the "unknown command" message
+ * and the man page's SYNOPSIS follow this table (tests/docs.sh compares
+ * them).  args is the usage after the command name; what says what it
+ * does, for the commands whose arguments do not.
+ */
+struct command {
+	const char	*name;
+	int		(*fn)(int, char **);
+	const char	*args;
+	const char	*what;
+};
+
+static const struct command commands[] = {
+	{ "init", admin_init, "", "create or migrate the database" },
+	{ "check", admin_check, "", "validate the configuration" },
+	{ "list", admin_list, "[--endpoint NAME] [--limit N]", NULL },
+	{ "show", admin_show, "[--endpoint NAME] KEY", NULL },
+	{ "prune", admin_prune, "[--dry-run]",
+	    "delete events past their retention" },
+	{ "serve", serve_main, "--listen ADDR [--workers N]",
+	    "serve FastCGI on a socket of its own" },
+	{ "sign", admin_sign, "[--endpoint NAME] [--curl URL] [--id ID] "
+	    "[--event TYPE] [--time UNIX] FILE",
+	    "sign a payload to test a deployment" },
+	{ "selftest", selftest_main, "", "check the signature schemes" },
+};
+#define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))
+
+/* One usage line: the command, and what it does in a column of its own. */
+static void
+usage_line(FILE *f, const char *lead, const char *cmd, const char *what)
+{
+	int	 n;
+
+	n = fprintf(f, "%s %s", lead, cmd);
+	if (what == NULL)
+		fputc('\n', f);
+	else if (n < 38)
+		fprintf(f, "%*s%s\n", 39 - n, "", what);
+	else
+		fprintf(f, "\n%39s%s\n", "", what);
+}
+
+static void
+usage(FILE *f)
+{
+	char	 cmd[160];
+	size_t	 i;
+
+	usage_line(f, "usage:", "oncehook", "handle requests (CGI or FastCGI)");
+	for (i = 0; i < NCOMMANDS; i++) {
+		(void)snprintf(cmd, sizeof(cmd), "oncehook %s%s%s",
+		    commands[i].name, commands[i].args[0] != '\0' ? " " : "",
+		    commands[i].args);
+		usage_line(f, "      ", cmd, commands[i].what);
+	}
+	usage_line(f, "      ", "oncehook --version", NULL);
+	fputs("\nConfigured by ONCEHOOK_* environment variables; see "
+	    "oncehook(8).\n", f);
+}
 
 extern char	**environ;
 
@@ -85,38 +130,27 @@ main(int argc, char **argv)
 {
 	no_core();
 	if (argc > 1) {
-		if (strcmp(argv[1], "init") == 0)
-			return admin_init(argc - 1, argv + 1);
-		if (strcmp(argv[1], "check") == 0)
-			return admin_check(argc - 1, argv + 1);
-		if (strcmp(argv[1], "list") == 0)
-			return admin_list(argc - 1, argv + 1);
-		if (strcmp(argv[1], "show") == 0)
-			return admin_show(argc - 1, argv + 1);
-		if (strcmp(argv[1], "prune") == 0)
-			return admin_prune(argc - 1, argv + 1);
-		if (strcmp(argv[1], "serve") == 0)
-			return serve_main(argc - 1, argv + 1);
-		if (strcmp(argv[1], "selftest") == 0)
-			return selftest_main(argc - 1, argv + 1);
-		if (strcmp(argv[1], "sign") == 0)
-			return admin_sign(argc - 1, argv + 1);
+		size_t	 i;
+
+		for (i = 0; i < NCOMMANDS; i++)
+			if (strcmp(argv[1], commands[i].name) == 0)
+				return commands[i].fn(argc - 1, argv + 1);
 		if (strcmp(argv[1], "--version") == 0) {
 			printf("oncehook %s\n", PACKAGE_VERSION);
 			return 0;
 		}
 		if (strcmp(argv[1], "--help") == 0 ||
 		    strcmp(argv[1], "-h") == 0) {
-			fputs(usage, stdout);
+			usage(stdout);
 			return 0;
 		}
-		fprintf(stderr, "oncehook: unknown command %s\n%s", argv[1],
-		    usage);
+		fprintf(stderr, "oncehook: unknown command %s\n", argv[1]);
+		usage(stderr);
 		return 2;
 	}
 	if (front_is_cgi() && getenv("GATEWAY_INTERFACE") == NULL &&
 	    getenv("REQUEST_METHOD") == NULL) {
-		fputs(usage, stderr);
+		usage(stderr);
 		return 2;
 	}
 	return handle();

@@ -1,0 +1,100 @@
+"""The documentation against the binary's own tables (TAP).
+
+check.py ONCEHOOK_BIN TOP_SRCDIR
+"""
+import re
+import subprocess
+import sys
+
+n = 0
+failed = 0
+
+
+def check(cond, what, detail=""):
+    global n, failed
+    n += 1
+    if cond:
+        print(f"ok {n} - {what}")
+    else:
+        failed += 1
+        print(f"not ok {n} - {what}")
+        for line in str(detail).splitlines():
+            print(f"#   {line}")
+
+
+def man_synopsis(text):
+    """{command: 'args'} from the mdoc SYNOPSIS (.Nm starts a line)."""
+    sec = text.split(".Sh SYNOPSIS", 1)[1].split("\n.Sh ", 1)[0]
+    out = {}
+    for chunk in sec.split("\n.Nm")[1:]:
+        words = []
+        name = None
+        for line in chunk.strip().splitlines():
+            toks = line.split()
+            if not toks:
+                continue
+            if toks[0] == ".Cm" and name is None:
+                name = toks[1]
+                continue
+            opt = toks[0] == ".Op"
+            if opt:
+                toks = toks[1:]
+            else:
+                toks = [t.lstrip(".") if t.startswith(".") else t
+                        for t in toks]
+                toks[0] = "." + toks[0]
+            parts = []
+            i = 0
+            while i < len(toks):
+                t = toks[i].lstrip(".")
+                if t == "Fl":
+                    parts.append("-" + toks[i + 1])
+                    i += 2
+                elif t == "Ar":
+                    parts.append(toks[i + 1].upper())
+                    i += 2
+                else:
+                    parts.append(t)
+                    i += 1
+            word = " ".join(parts)
+            words.append(f"[{word}]" if opt else word)
+        if name is not None:
+            out[name] = " ".join(words)
+    return out
+
+
+def help_synopsis(text):
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^(?:usage:)?\s+oncehook (\S+)(.*)$", line)
+        if not m or m.group(1).startswith("-"):
+            continue
+        rest = m.group(2)
+        if rest.startswith(" ") and not rest.startswith("  "):
+            args = re.split(r"\s{2,}", rest.strip())[0]
+        else:
+            args = ""
+        out[m.group(1)] = args
+    return out
+
+
+def main():
+    binary, top = sys.argv[1], sys.argv[2]
+    helptext = subprocess.run([binary, "--help"], capture_output=True,
+                              text=True, check=False).stdout
+    man = open(f"{top}/man/oncehook.8", encoding="utf-8").read()
+    h = help_synopsis(helptext)
+    m = man_synopsis(man)
+    check(len(h) > 0, "--help lists commands", helptext)
+    check(sorted(h) == sorted(m),
+          "--help and the man page's SYNOPSIS name the same commands",
+          f"--help: {sorted(h)}\nman:    {sorted(m)}")
+    for name in sorted(set(h) & set(m)):
+        check(h[name] == m[name], f"{name}: same arguments in --help "
+              "and the man page", f"--help: {h[name]!r}\nman:    {m[name]!r}")
+    print(f"1..{n}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
