@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,17 +116,29 @@ static const char check_usage[] =
 "key sources and retention.  Secrets are counted, never printed.\n"
 "Exit status 0 if all is well, 1 if not.\n";
 
+/*
+ * List the variables as cf holds them, from the configuration table:
+ * the globals (ep NULL) or ep's.  Secrets are counted, never shown.
+ */
 static void
-print_sources(const char *label, const struct srclist *sl)
+list_vars(const struct conf *cf, const struct conf_endpoint *ep)
 {
-	size_t	 i;
+	const struct conf_var	*cv;
+	char			 name[CONF_NAME_MAX + 64], val[512];
 
-	printf("  %-10s", label);
-	for (i = 0; i < sl->n; i++)
-		printf(" %s%s%s", sl->v[i].kind == SRC_HEADER ? "header:" :
-		    sl->v[i].kind == SRC_JSON ? "json:" : "hash",
-		    sl->v[i].arg ? sl->v[i].arg : "", "");
-	printf("\n");
+	for (cv = conf_vars; cv->name != NULL; cv++) {
+		if (cv->scope != (ep == NULL ? CONF_GLOBAL : CONF_ENDPOINT))
+			continue;
+		/* Tolerance means nothing to a scheme without a time. */
+		if (ep != NULL && cv->off == offsetof(struct conf_endpoint,
+		    tolerance) && !ep->scheme->timestamped)
+			continue;
+		snprintf(name, sizeof(name), "%s%s", ep != NULL ? ep->prefix :
+		    "ONCEHOOK_", cv->name);
+		conf_show(cf, ep, cv, val, sizeof(val));
+		printf("%s%-*s %s\n", ep != NULL ? "  " : "",
+		    ep != NULL ? 30 : 32, name, val);
+	}
 }
 
 extern char	**environ;
@@ -155,32 +168,18 @@ admin_check(int argc, char **argv)
 	}
 	if ((cf = load("check")) == NULL)
 		return 1;
-	printf("database   %s\n", cf->db);
-	printf("max body   %lld bytes\n", cf->maxbody);
-	printf("sync       %s\n", cf->synchronous_full ? "full" : "normal");
-	printf("busy       %lld ms\n", cf->busy_ms);
+	list_vars(cf, NULL);
 	for (i = 0; i < cf->nendpoints; i++) {
 		ep = &cf->endpoints[i];
 		printf("endpoint %s%s\n", ep->name,
 		    cf->named ? "" : " (unnamed: every path)");
-		printf("  scheme     %s\n", ep->scheme->name);
-		printf("  secrets    %zu%s\n", ep->nsecrets, ep->nsecrets ? "" :
-		    " (only the example's placeholder: refuses every "
-		    "request)");
+		list_vars(cf, ep);
 		if (ep->nsecrets == 0) {
 			fprintf(stderr, "oncehook check: endpoint %s has no "
 			    "usable secret: it refuses every request\n",
 			    ep->name);
 			rc = 1;
 		}
-		if (ep->scheme->timestamped)
-			printf("  tolerance  %llds\n", ep->tolerance);
-		print_sources("key", &ep->key);
-		if (ep->retention < 0)
-			printf("  retention  forever\n");
-		else
-			printf("  retention  %llds\n", ep->retention);
-		printf("  actions    %s\n", ep->actions);
 	}
 	(void)conf_warnings(cf, (const char *const *)environ, check_warning,
 	    NULL);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,40 +32,22 @@
 #define SECRETS_MAX	16	/* secrets per endpoint (rotation) */
 #define SECRET_FILE_MAX	65536	/* bytes */
 
-enum conf_type {
-	CONF_STRING,		/* any non-empty text */
-	CONF_INT,		/* whole number within min..max */
-	CONF_LEVEL,		/* log level name */
-	CONF_SYNC,		/* full or normal */
-};
-
-/* Process-wide variables: ONCEHOOK_<name>. */
-static const struct directive {
-	const char	*name;
-	enum conf_type	 type;
-	long long	 min, max;
-	const char	*def;	/* NULL: no default */
-} globals[] = {
-	{ "MAX_BODY",		CONF_INT, 1, 64LL << 20, "1048576" },
-	{ "SYNCHRONOUS",	CONF_SYNC, 0, 0, "full" },
-	{ "BUSY_TIMEOUT_MS",	CONF_INT, 0, 600000, "5000" },
-	{ "LOG",		CONF_LEVEL, 0, 0, "info" },
-	{ NULL,			0, 0, 0, NULL }
-};
-
-struct loader {
+struct conf_loader {
 	conf_getenv_fn	 get;
 	void		*arg;
 	char		*err;
 	size_t		 errsz;
+	struct conf	*cf;
+	struct conf_endpoint *ep;	/* the endpoint being loaded */
+	int		 had_secret;	/* its _SECRET was set */
 };
 
 static int
-fail(struct loader *l, const char *var, const char *fmt, ...)
+fail(struct conf_loader *l, const char *var, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 static int
-fail(struct loader *l, const char *var, const char *fmt, ...)
+fail(struct conf_loader *l, const char *var, const char *fmt, ...)
 {
 	va_list	 ap;
 	int	 n;
@@ -80,7 +63,7 @@ fail(struct loader *l, const char *var, const char *fmt, ...)
 
 /* The value of variable pfx+name, NULL if unset; empty counts as unset. */
 static const char *
-lookup(struct loader *l, const char *pfx, const char *name, char *var,
+lookup(struct conf_loader *l, const char *pfx, const char *name, char *var,
     size_t varsz)
 {
 	const char	*v;
@@ -278,7 +261,7 @@ placeholder(const char *text, size_t len)
 
 /* Add one secret (text of length len) to ep, through its scheme. */
 static int
-secret_add(struct loader *l, struct conf_endpoint *ep, const char *var,
+secret_add(struct conf_loader *l, struct conf_endpoint *ep, const char *var,
     const char *text, size_t len)
 {
 	struct secret	*s;
@@ -317,7 +300,7 @@ secret_add(struct loader *l, struct conf_endpoint *ep, const char *var,
 
 /* Secrets from a space-separated list. */
 static int
-secrets_from_text(struct loader *l, struct conf_endpoint *ep, const char *var,
+secrets_from_text(struct conf_loader *l, struct conf_endpoint *ep, const char *var,
     const char *text)
 {
 	size_t	 len;
@@ -336,7 +319,7 @@ secrets_from_text(struct loader *l, struct conf_endpoint *ep, const char *var,
 
 /* Secrets from a file, one a line; blank lines and # comments skipped. */
 static int
-secrets_from_file(struct loader *l, struct conf_endpoint *ep, const char *var,
+secrets_from_file(struct conf_loader *l, struct conf_endpoint *ep, const char *var,
     const char *path)
 {
 	char	 buf[SECRET_FILE_MAX + 1];
@@ -390,55 +373,148 @@ name_ok(const char *n, size_t len)
 	return 1;
 }
 
-static int
-load_endpoint(struct loader *l, struct conf_endpoint *ep)
-{
-	char		 var[CONF_NAME_MAX + 64];
-	char		 why[160];
-	const char	*v, *secret, *file;
-	size_t		 i;
+/*
+ * The setters: each validates one value and stores it at dst, the
+ * row's place in struct conf or struct conf_endpoint.  v is the value,
+ * or the row's default; NULL only for rows marked CONF_UNSET_TOO.
+ */
 
-	if ((v = lookup(l, ep->prefix, "SCHEME", var, sizeof(var))) == NULL)
-		return fail(l, var, "required (one of: %s)", scheme_names());
-	if ((ep->scheme = scheme_find(v)) == NULL)
+static int
+set_int(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	if (parse_int(v, cv->min, cv->max, dst) == -1)
+		return fail(l, var, "want %s from %lld to %lld (got \"%.64s\")",
+		    cv->flags & CONF_SECONDS ? "whole seconds" :
+		    "a whole number", cv->min, cv->max, v);
+	return 0;
+}
+
+static int
+set_duration(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	(void)cv;
+	if (conf_duration(v, dst) == -1)
+		return fail(l, var, "want a duration such as 72h, 30d or "
+		    "forever (got \"%.64s\")", v);
+	return 0;
+}
+
+static int
+set_path(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	(void)cv;
+	if (*v != '/')
+		return fail(l, var, "must be an absolute path (got "
+		    "\"%.200s\")", v);
+	if ((*(char **)dst = strdup(v)) == NULL)
+		return fail(l, var, "out of memory");
+	return 0;
+}
+
+static int
+set_token(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	if ((long long)strlen(v) < cv->min)
+		return fail(l, var, "too short: use at least %lld characters",
+		    cv->min);
+	if ((*(char **)dst = strdup(v)) == NULL)
+		return fail(l, var, "out of memory");
+	return 0;
+}
+
+static int
+set_sync(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	(void)cv;
+	if (strcmp(v, "full") != 0 && strcmp(v, "normal") != 0)
+		return fail(l, var, "want full or normal (got \"%.64s\")", v);
+	*(int *)dst = strcmp(v, "full") == 0;
+	return 0;
+}
+
+static int
+set_level(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	int	 lv;
+
+	(void)cv;
+	if ((lv = log_level_parse(v)) < 0)
+		return fail(l, var, "want error, warn, info or debug (got "
+		    "\"%.64s\")", v);
+	*(int *)dst = lv;
+	return 0;
+}
+
+static int
+set_scheme(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	(void)cv;
+	if ((*(const struct scheme **)dst = scheme_find(v)) == NULL)
 		return fail(l, var, "unknown scheme \"%.64s\" (one of: %s)", v,
 		    scheme_names());
+	return 0;
+}
 
-	secret = lookup(l, ep->prefix, "SECRET", var, sizeof(var));
-	file = lookup(l, ep->prefix, "SECRET_FILE", var, sizeof(var));
-	if (secret != NULL && file != NULL)
+static int
+set_secret(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	(void)cv;
+	(void)dst;
+	l->had_secret = 1;
+	return secrets_from_text(l, l->ep, var, v);
+}
+
+/* After SECRET: the file instead, and one of the two is required. */
+static int
+set_secret_file(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	struct conf_endpoint	*ep = l->ep;
+
+	(void)cv;
+	if (v != NULL && l->had_secret)
 		return fail(l, var, "set either %sSECRET or %sSECRET_FILE, "
 		    "not both", ep->prefix, ep->prefix);
-	if (file != NULL) {
-		if ((ep->secret_file = strdup(file)) == NULL)
+	if (v != NULL) {
+		if ((*(char **)dst = strdup(v)) == NULL)
 			return fail(l, var, "out of memory");
-		if (secrets_from_file(l, ep, var, file) == -1)
-			return -1;
-	} else if (secret != NULL) {
-		snprintf(var, sizeof(var), "%sSECRET", ep->prefix);
-		if (secrets_from_text(l, ep, var, secret) == -1)
+		if (secrets_from_file(l, ep, var, v) == -1)
 			return -1;
 	}
 	/* Only placeholders: the endpoint loads but refuses everything. */
 	if (ep->nsecrets == 0 && !ep->placeholder)
 		return fail(l, var, "required: %sSECRET or %sSECRET_FILE",
 		    ep->prefix, ep->prefix);
+	return 0;
+}
 
-	ep->tolerance = 300;
-	if ((v = lookup(l, ep->prefix, "TOLERANCE", var, sizeof(var))) &&
-	    parse_int(v, 1, 7 * 86400, &ep->tolerance) == -1)
-		return fail(l, var, "want whole seconds from 1 to 604800 "
-		    "(got \"%.64s\")", v);
+/* The key sources (the scheme's if unset), the type's, the guard. */
+static int
+set_key(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	struct conf_endpoint	*ep = l->ep;
+	struct srclist		*key = dst;
+	char			 why[160];
+	size_t			 i;
 
-	v = lookup(l, ep->prefix, "KEY", var, sizeof(var));
-	if (srclist_parse(&ep->key, v != NULL ? v : ep->scheme->key, 1,
-	    why, sizeof(why)) == -1)
+	(void)cv;
+	if (srclist_parse(key, v != NULL ? v : ep->scheme->key, 1, why,
+	    sizeof(why)) == -1)
 		return fail(l, var, "%s", why);
 	if (srclist_parse(&ep->type, ep->scheme->type, 0, why,
 	    sizeof(why)) == -1)
 		return fail(l, var, "scheme default: %s", why);
-	for (i = 0; i + 1 < ep->key.n; i++)
-		if (ep->key.v[i].kind == SRC_HASH)
+	for (i = 0; i + 1 < key->n; i++)
+		if (key->v[i].kind == SRC_HASH)
 			return fail(l, var, "hash must be the last source");
 	/*
 	 * Without a signed timestamp a captured request can be replayed at
@@ -447,116 +523,41 @@ load_endpoint(struct loader *l, struct conf_endpoint *ep)
 	 * too.
 	 */
 	ep->replay_guard = !ep->scheme->timestamped;
-	for (i = 0; i < ep->key.n; i++)
-		if (ep->key.v[i].kind == SRC_HEADER &&
+	for (i = 0; i < key->n; i++)
+		if (key->v[i].kind == SRC_HEADER &&
 		    (ep->scheme->signed_header == NULL ||
-		    strcasecmp(ep->key.v[i].arg,
-		    ep->scheme->signed_header) != 0))
+		    strcasecmp(key->v[i].arg, ep->scheme->signed_header) != 0))
 			ep->replay_guard = 1;
-
-	/* 30 days: beyond every supported provider's retry horizon. */
-	ep->retention = 30 * 86400;
-	if ((v = lookup(l, ep->prefix, "RETENTION", var, sizeof(var))) &&
-	    conf_duration(v, &ep->retention) == -1)
-		return fail(l, var, "want a duration such as 72h, 30d or "
-		    "forever (got \"%.64s\")", v);
-
-	v = lookup(l, ep->prefix, "ACTIONS", var, sizeof(var));
-	if (v != NULL && *v != '/')
-		return fail(l, var, "must be an absolute path (got "
-		    "\"%.200s\")", v);
-	if ((ep->actions = strdup(v != NULL ? v :
-	    ONCEHOOK_SQLDIR "/actions/orders.sql")) == NULL)
-		return fail(l, var, "out of memory");
 	return 0;
 }
 
+static int	load_scope(struct conf_loader *, enum conf_scope, const char *prefix,
+		    void *base);
+
+/* The endpoints of ONCEHOOK_ENDPOINTS, or one unnamed endpoint. */
 static int
-load_globals(struct loader *l, struct conf *cf)
+set_endpoints(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *list, void *dst)
 {
-	const struct directive	*d;
-	char			 var[128];
-	const char		*v;
-	long long		 n;
-	int			 lv;
-
-	for (d = globals; d->name != NULL; d++) {
-		if ((v = lookup(l, "ONCEHOOK_", d->name, var,
-		    sizeof(var))) == NULL)
-			v = d->def;
-		switch (d->type) {
-		case CONF_INT:
-			if (parse_int(v, d->min, d->max, &n) == -1)
-				return fail(l, var, "want a whole number from "
-				    "%lld to %lld (got \"%.64s\")", d->min,
-				    d->max, v);
-			if (strcmp(d->name, "MAX_BODY") == 0)
-				cf->maxbody = n;
-			else
-				cf->busy_ms = n;
-			break;
-		case CONF_SYNC:
-			if (strcmp(v, "full") != 0 && strcmp(v, "normal") != 0)
-				return fail(l, var, "want full or normal "
-				    "(got \"%.64s\")", v);
-			cf->synchronous_full = strcmp(v, "full") == 0;
-			break;
-		case CONF_LEVEL:
-			if ((lv = log_level_parse(v)) < 0)
-				return fail(l, var, "want error, warn, info or "
-				    "debug (got \"%.64s\")", v);
-			cf->loglevel = lv;
-			break;
-		case CONF_STRING:
-			break;
-		}
-	}
-
-	if ((v = lookup(l, "ONCEHOOK_", "DB", var, sizeof(var))) == NULL)
-		return fail(l, var, "required: the path of the SQLite "
-		    "database");
-	if (*v != '/')
-		return fail(l, var, "must be an absolute path (got "
-		    "\"%.200s\")", v);
-	if ((cf->db = strdup(v)) == NULL)
-		return fail(l, var, "out of memory");
-
-	if ((v = lookup(l, "ONCEHOOK_", "STATUS_TOKEN", var,
-	    sizeof(var))) != NULL) {
-		if (strlen(v) < 16)
-			return fail(l, var, "too short: use at least 16 "
-			    "characters");
-		if ((cf->status_token = strdup(v)) == NULL)
-			return fail(l, var, "out of memory");
-	}
-	return 0;
-}
-
-/* Fill cf->endpoints from ONCEHOOK_ENDPOINTS, or one unnamed endpoint. */
-static int
-load_endpoints(struct loader *l, struct conf *cf)
-{
-	char			 var[128];
-	const char		*list, *p;
-	size_t			 len, rawlen, i, j, n = 0;
+	struct conf		*cf = l->cf;
 	struct conf_endpoint	*ep;
+	const char		*p;
+	size_t			 len, rawlen, i, j, n = 1;
 
-	list = lookup(l, "ONCEHOOK_", "ENDPOINTS", var, sizeof(var));
+	(void)cv;
+	(void)dst;
 	cf->named = list != NULL;
-	if (list != NULL)
-		for (p = list, n = 1; *p != '\0'; p++)
-			n += *p == ',';
-	else
-		n = 1;
+	for (p = list; p != NULL && *p != '\0'; p++)
+		n += *p == ',';
 	if ((cf->endpoints = calloc(n, sizeof(*ep))) == NULL)
 		return fail(l, var, "out of memory");
-
 	if (list == NULL) {
 		ep = &cf->endpoints[cf->nendpoints++];
 		/* Stored as "default", so naming it so later keeps its keys. */
 		snprintf(ep->name, sizeof(ep->name), "default");
 		snprintf(ep->prefix, sizeof(ep->prefix), "ONCEHOOK_");
-		return load_endpoint(l, ep);
+		l->ep = ep;
+		return load_scope(l, CONF_ENDPOINT, ep->prefix, ep);
 	}
 	for (p = list; ; p++) {
 		while (*p == ' ')
@@ -583,7 +584,9 @@ load_endpoints(struct loader *l, struct conf *cf)
 				    "\"%s\" share the variables %s*",
 				    cf->endpoints[j].name, ep->name,
 				    ep->prefix);
-		if (load_endpoint(l, ep) == -1)
+		l->ep = ep;
+		l->had_secret = 0;
+		if (load_scope(l, CONF_ENDPOINT, ep->prefix, ep) == -1)
 			return -1;
 		p += rawlen;
 		if (*p == '\0')
@@ -592,17 +595,250 @@ load_endpoints(struct loader *l, struct conf *cf)
 	return 0;
 }
 
+/*
+ * The showers: each writes the value at src as `check` lists it; a
+ * secret is counted, never shown.
+ */
+
+static void
+show_int(const void *src, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "%lld", *(const long long *)src);
+}
+
+static void
+show_duration(const void *src, char *buf, size_t sz)
+{
+	long long	 v = *(const long long *)src;
+
+	if (v < 0)
+		snprintf(buf, sz, "forever");
+	else if (v % 86400 == 0)
+		snprintf(buf, sz, "%lldd", v / 86400);
+	else if (v % 3600 == 0)
+		snprintf(buf, sz, "%lldh", v / 3600);
+	else
+		snprintf(buf, sz, "%llds", v);
+}
+
+static void
+show_text(const void *src, char *buf, size_t sz)
+{
+	const char	*v = *(char *const *)src;
+
+	snprintf(buf, sz, "%s", v != NULL ? v : "-");
+}
+
+static void
+show_set(const void *src, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "%s", *(char *const *)src != NULL ? "set" : "-");
+}
+
+static void
+show_sync(const void *src, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "%s", *(const int *)src ? "full" : "normal");
+}
+
+static void
+show_level(const void *src, char *buf, size_t sz)
+{
+	static const char *const names[] = { "error", "warn", "info",
+	    "debug" };
+	int	 lv = *(const int *)src;
+
+	snprintf(buf, sz, "%s", lv >= 0 && lv < 4 ? names[lv] : "?");
+}
+
+static void
+show_scheme(const void *src, char *buf, size_t sz)
+{
+	const struct scheme	*sc = *(const struct scheme *const *)src;
+
+	snprintf(buf, sz, "%s", sc != NULL ? sc->name : "-");
+}
+
+/* src is ep->secrets; nsecrets follows it in struct conf_endpoint. */
+static void
+show_secrets(const void *src, char *buf, size_t sz)
+{
+	const struct conf_endpoint *ep = (const struct conf_endpoint *)
+	    ((const char *)src - offsetof(struct conf_endpoint, secrets));
+
+	snprintf(buf, sz, "%zu secret%s%s", ep->nsecrets,
+	    ep->nsecrets == 1 ? "" : "s", ep->placeholder ? " (and the "
+	    "example's placeholder, ignored)" : "");
+}
+
+static void
+show_sources(const void *src, char *buf, size_t sz)
+{
+	const struct srclist	*sl = src;
+	size_t			 i, n = 0;
+	int			 k;
+
+	buf[0] = '\0';
+	for (i = 0; i < sl->n && n < sz; i++) {
+		k = snprintf(buf + n, sz - n, "%s%s%s", i ? " " : "",
+		    sl->v[i].kind == SRC_HEADER ? "header:" :
+		    sl->v[i].kind == SRC_JSON ? "json:" : "hash",
+		    sl->v[i].arg != NULL ? sl->v[i].arg : "");
+		if (k < 0)
+			break;
+		n += (size_t)k;
+	}
+}
+
+/* src is cf->endpoints. */
+static void
+show_endpoints(const void *src, char *buf, size_t sz)
+{
+	const struct conf	*cf = (const struct conf *)
+	    ((const char *)src - offsetof(struct conf, endpoints));
+	size_t			 i, n = 0;
+	int			 k;
+
+	if (!cf->named) {
+		snprintf(buf, sz, "- (one unnamed endpoint)");
+		return;
+	}
+	buf[0] = '\0';
+	for (i = 0; i < cf->nendpoints && n < sz; i++) {
+		k = snprintf(buf + n, sz - n, "%s%s", i ? "," : "",
+		    cf->endpoints[i].name);
+		if (k < 0)
+			break;
+		n += (size_t)k;
+	}
+}
+
+/* The kinds of value: how each is checked and stored, and shown. */
+static const struct conf_kind
+	kind_int = { set_int, show_int },
+	kind_duration = { set_duration, show_duration },
+	kind_path = { set_path, show_text },
+	kind_token = { set_token, show_set },
+	kind_sync = { set_sync, show_sync },
+	kind_level = { set_level, show_level },
+	kind_scheme = { set_scheme, show_scheme },
+	kind_secret = { set_secret, show_secrets },
+	kind_secret_file = { set_secret_file, show_text },
+	kind_key = { set_key, show_sources },
+	kind_endpoints = { set_endpoints, show_endpoints };
+
+#define G(f)	offsetof(struct conf, f)
+#define E(f)	offsetof(struct conf_endpoint, f)
+
+/*
+ * Every variable oncehook reads, one row each, in the order they are
+ * read: within an endpoint SCHEME comes first (the secrets and the key
+ * go through it).  Parsing, the typo warnings, `check`'s listing and
+ * the documentation's tables (tests/docs.sh) follow this table; nothing
+ * reads a variable it does not list.
+ */
+const struct conf_var conf_vars[] = {
+	{ "MAX_BODY", CONF_GLOBAL, 0, 1, 64LL << 20, "1048576", "1048576",
+	    G(maxbody), &kind_int,
+	    "largest body, bytes (1 to 64 MiB)" },
+	{ "SYNCHRONOUS", CONF_GLOBAL, 0, 0, 0, "full", "`full`",
+	    G(synchronous_full), &kind_sync,
+	    "`full` (an acknowledged event survives power loss) or "
+	    "`normal`" },
+	{ "BUSY_TIMEOUT_MS", CONF_GLOBAL, 0, 0, 600000, "5000", "5000",
+	    G(busy_ms), &kind_int,
+	    "wait for the write lock before answering 503" },
+	{ "LOG", CONF_GLOBAL, 0, 0, 0, "info", "`info`",
+	    G(loglevel), &kind_level,
+	    "`error`, `warn`, `info`, `debug`" },
+	{ "DB", CONF_GLOBAL, CONF_REQUIRED, 0, 0, NULL, "required",
+	    G(db), &kind_path,
+	    "absolute path of the SQLite database; refused inside "
+	    "`DOCUMENT_ROOT`" },
+	{ "STATUS_TOKEN", CONF_GLOBAL, CONF_HIDDEN, 16, 0, NULL, "off",
+	    G(status_token), &kind_token,
+	    "reserved for the status endpoint (not built yet): at least 16 "
+	    "characters, otherwise ignored" },
+	{ "ENDPOINTS", CONF_GLOBAL, CONF_UNSET_TOO, 0, 0, NULL,
+	    "one unnamed endpoint", G(endpoints), &kind_endpoints,
+	    "comma list of endpoint names, e.g. `stripe,shop`" },
+
+	{ "SCHEME", CONF_ENDPOINT, CONF_REQUIRED, 0, 0, NULL, "required",
+	    E(scheme), &kind_scheme,
+	    "`stripe`, `github`, `standard`, `svix`, `shopify`, `slack`, "
+	    "`paddle`, `gitlab`, `hmac-sha256`" },
+	{ "SECRET", CONF_ENDPOINT, CONF_HIDDEN, 0, 0, NULL,
+	    "required unless `_SECRET_FILE`", E(secrets), &kind_secret,
+	    "one or more secrets, space separated (rotation: each is "
+	    "tried); a secret with a space in it goes in `_SECRET_FILE`" },
+	{ "SECRET_FILE", CONF_ENDPOINT, CONF_UNSET_TOO, 0, 0, NULL, "—",
+	    E(secret_file), &kind_secret_file,
+	    "file with one secret a line (blank lines and `#` comments "
+	    "skipped)" },
+	{ "TOLERANCE", CONF_ENDPOINT, CONF_SECONDS, 1, 7 * 86400, "300", "300",
+	    E(tolerance), &kind_int,
+	    "seconds of clock skew accepted, both ways, for timestamped "
+	    "schemes" },
+	{ "KEY", CONF_ENDPOINT, CONF_UNSET_TOO, 0, 0, NULL, "per scheme",
+	    E(key), &kind_key,
+	    "key sources, tried in order: `header:Name`, `json:/pointer`, "
+	    "`hash`" },
+	/* 30 days: beyond every supported provider's retry horizon. */
+	{ "RETENTION", CONF_ENDPOINT, 0, 0, 0, "30d", "`30d`",
+	    E(retention), &kind_duration,
+	    "how long a key is kept: `72h`, `30d`, `forever`" },
+	{ "ACTIONS", CONF_ENDPOINT, 0, 0, 0,
+	    ONCEHOOK_SQLDIR "/actions/orders.sql",
+	    "the installed `sql/actions/orders.sql`", E(actions), &kind_path,
+	    "absolute path of the SQL actions file" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+};
+
+#undef G
+#undef E
+
+/* Read every row of scope, prefix before each name, into base. */
+static int
+load_scope(struct conf_loader *l, enum conf_scope scope, const char *prefix,
+    void *base)
+{
+	const struct conf_var	*cv;
+	char			 var[CONF_NAME_MAX + 64];
+	const char		*v;
+
+	for (cv = conf_vars; cv->name != NULL; cv++) {
+		if (cv->scope != scope)
+			continue;
+		if ((v = lookup(l, prefix, cv->name, var, sizeof(var))) ==
+		    NULL)
+			v = cv->def;
+		if (v == NULL && (cv->flags & CONF_REQUIRED)) {
+			if (strcmp(cv->name, "SCHEME") == 0)
+				return fail(l, var, "required (one of: %s)",
+				    scheme_names());
+			return fail(l, var, "required: %.*s",
+			    (int)strcspn(cv->doc, ";"), cv->doc);
+		}
+		if (v == NULL && !(cv->flags & CONF_UNSET_TOO))
+			continue;
+		if (cv->kind->set(l, cv, var, v, (char *)base + cv->off) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 struct conf *
 conf_load(conf_getenv_fn get, void *arg, char *err, size_t errsz)
 {
-	struct loader	 l = { get, arg, err, errsz };
+	struct conf_loader	 l = { get, arg, err, errsz, NULL, NULL, 0 };
 	struct conf	*cf;
 
 	if ((cf = calloc(1, sizeof(*cf))) == NULL) {
 		snprintf(err, errsz, "out of memory");
 		return NULL;
 	}
-	if (load_globals(&l, cf) == -1 || load_endpoints(&l, cf) == -1) {
+	l.cf = cf;
+	if (load_scope(&l, CONF_GLOBAL, "ONCEHOOK_", cf) == -1) {
 		conf_free(cf);
 		return NULL;
 	}
@@ -644,17 +880,6 @@ conf_free(struct conf *cf)
 	free(cf);
 }
 
-/* The variables an endpoint reads, after its prefix. */
-static const char *const endpoint_vars[] = {
-	"SCHEME", "SECRET", "SECRET_FILE", "TOLERANCE", "KEY", "RETENTION",
-	"ACTIONS", NULL
-};
-
-/* The process-wide variables read besides the table's. */
-static const char *const other_vars[] = {
-	"DB", "ENDPOINTS", "STATUS_TOKEN", NULL
-};
-
 /* 1 if name (length len) is word after prefix. */
 static int
 is_var(const char *name, size_t len, const char *prefix, const char *word)
@@ -665,14 +890,48 @@ is_var(const char *name, size_t len, const char *prefix, const char *word)
 	    strncmp(name + pl, word, wl) == 0;
 }
 
+const struct conf_var *
+conf_var_of(const struct conf *cf, const char *name, size_t len,
+    const struct conf_endpoint **ep)
+{
+	const struct conf_var	*cv;
+	size_t			 i;
+
+	*ep = NULL;
+	for (cv = conf_vars; cv->name != NULL; cv++) {
+		if (cv->scope == CONF_GLOBAL) {
+			if (is_var(name, len, "ONCEHOOK_", cv->name))
+				return cv;
+			continue;
+		}
+		for (i = 0; i < cf->nendpoints; i++)
+			if (is_var(name, len, cf->endpoints[i].prefix,
+			    cv->name)) {
+				*ep = &cf->endpoints[i];
+				return cv;
+			}
+	}
+	return NULL;
+}
+
+void
+conf_show(const struct conf *cf, const struct conf_endpoint *ep,
+    const struct conf_var *cv, char *buf, size_t bufsz)
+{
+	const void	*base = cv->scope == CONF_GLOBAL ? (const void *)cf :
+			    (const void *)ep;
+
+	cv->kind->show((const char *)base + cv->off, buf, bufsz);
+}
+
 int
 conf_warnings(const struct conf *cf, const char *const *envp,
     void (*say)(void *arg, const char *message), void *arg)
 {
-	const struct directive	*d;
+	const struct conf_endpoint *ep;
 	const char		*eq;
 	char			 msg[512];
-	size_t			 len, i, j;
+	size_t			 len, i;
 	int			 known, n = 0;
 
 	for (; *envp != NULL; envp++) {
@@ -680,15 +939,7 @@ conf_warnings(const struct conf *cf, const char *const *envp,
 		    (eq = strchr(*envp, '=')) == NULL)
 			continue;
 		len = (size_t)(eq - *envp);
-		known = 0;
-		for (d = globals; d->name != NULL && !known; d++)
-			known = is_var(*envp, len, "ONCEHOOK_", d->name);
-		for (i = 0; other_vars[i] != NULL && !known; i++)
-			known = is_var(*envp, len, "ONCEHOOK_", other_vars[i]);
-		for (i = 0; i < cf->nendpoints && !known; i++)
-			for (j = 0; endpoint_vars[j] != NULL && !known; j++)
-				known = is_var(*envp, len,
-				    cf->endpoints[i].prefix, endpoint_vars[j]);
+		known = conf_var_of(cf, *envp, len, &ep) != NULL;
 		if (known)
 			continue;
 		snprintf(msg, sizeof(msg), "%.*s is not read (a typo, or an "

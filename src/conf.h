@@ -69,6 +69,52 @@ struct conf {
 	int			 loglevel;	/* enum log_level */
 };
 
+/*
+ * The variables: one row each in conf_vars[] (conf.c), global or per
+ * endpoint, read in the table's order.  A row says its name (after
+ * ONCEHOOK_ or ONCEHOOK_<NAME>_), its kind (how the value is checked,
+ * stored and shown), its bounds, its default (parsed like a value) and
+ * how the documentation writes it, where the value lands (an offset in
+ * struct conf or struct conf_endpoint), and what it means.  Parsing,
+ * the typo warnings, `check`'s listing and the documentation's tables
+ * (tests/docs.sh) all follow the table.
+ */
+struct conf_loader;			/* a parse in progress (conf.c) */
+struct conf_var;
+
+enum conf_scope {
+	CONF_GLOBAL,			/* ONCEHOOK_<name> */
+	CONF_ENDPOINT,			/* ONCEHOOK_<NAME>_<name> */
+};
+
+#define CONF_REQUIRED	0x01	/* unset (and no default) is an error */
+#define CONF_UNSET_TOO	0x02	/* the setter runs unset too (v NULL) */
+#define CONF_SECONDS	0x04	/* a number of seconds (in messages) */
+#define CONF_HIDDEN	0x08	/* a secret: shown as counted or "set" */
+
+struct conf_kind {
+	/* Check v, store it at dst; 0, or -1 with the error written. */
+	int	(*set)(struct conf_loader *, const struct conf_var *,
+		    const char *var, const char *v, void *dst);
+	/* Write the stored value at src for `check`; never a secret. */
+	void	(*show)(const void *src, char *buf, size_t bufsz);
+};
+
+struct conf_var {
+	const char		*name;
+	enum conf_scope		 scope;
+	int			 flags;		/* CONF_* */
+	long long		 min, max;	/* bounds, where the kind has */
+	const char		*def;		/* default value, or NULL */
+	const char		*defdoc;	/* the default as documented */
+	size_t			 off;		/* where the value lands */
+	const struct conf_kind	*kind;
+	const char		*doc;		/* what it means (documented) */
+};
+
+/* Every variable, in the order they are read; ends with a NULL name. */
+extern const struct conf_var	conf_vars[];
+
 /* Look a variable up; getenv by default, anything in tests. */
 typedef const char	*(*conf_getenv_fn)(const char *name, void *arg);
 
@@ -82,6 +128,22 @@ struct conf	*conf_load(conf_getenv_fn get, void *arg, char *err,
 /* conf_load() from the process environment. */
 struct conf	*conf_load_env(char *err, size_t errsz);
 void		 conf_free(struct conf *);
+
+/*
+ * The row of the variable name (length len, not NUL-terminated) in cf:
+ * a global, or an endpoint's (then *ep is the endpoint).  NULL if cf
+ * reads no such variable.
+ */
+const struct conf_var *
+		 conf_var_of(const struct conf *cf, const char *name,
+		    size_t len, const struct conf_endpoint **ep);
+/*
+ * Write the value of row cv as cf holds it (for a per-endpoint row,
+ * ep's), as `check` lists it; secrets are counted, never shown.
+ */
+void		 conf_show(const struct conf *cf,
+		    const struct conf_endpoint *ep, const struct conf_var *cv,
+		    char *buf, size_t bufsz);
 
 /*
  * The endpoint a request path routes to (SPEC section 2): the last

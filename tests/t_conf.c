@@ -813,6 +813,67 @@ test_unknown(void)
 	conf_free(cf);
 }
 
+/* Every name conf_load() asked for, to check them against the table. */
+struct asked {
+	struct env	 env;
+	char		 names[64][96];
+	size_t		 n;
+};
+
+static const char *
+asked_get(const char *name, void *arg)
+{
+	struct asked	*a = arg;
+
+	if (a->n < 64)
+		snprintf(a->names[a->n++], sizeof(a->names[0]), "%s", name);
+	return env_get(name, &a->env);
+}
+
+/*
+ * The configuration table: every variable conf_load() reads is a row of
+ * conf_vars[], every row is read, and every row's default is accepted.
+ */
+static void
+test_table(void)
+{
+	const struct conf_var		*cv;
+	const struct conf_endpoint	*ep;
+	struct asked			 a;
+	struct conf			*cf;
+	char				 err[512], unlisted[256];
+	size_t				 i;
+	int				 read, rows = 0, unread = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.env.base = named;
+	cf = conf_load(asked_get, &a, err, sizeof(err));
+	if (cf == NULL)
+		BAIL("named configuration refused: %s", err);
+	unlisted[0] = '\0';
+	for (i = 0; i < a.n; i++)
+		if (conf_var_of(cf, a.names[i], strlen(a.names[i]),
+		    &ep) == NULL)
+			snprintf(unlisted, sizeof(unlisted), "%s", a.names[i]);
+	CHECK(a.n > 0 && a.n < 64 && unlisted[0] == '\0',
+	    "every variable read (%zu) is a row of the table%s%s", a.n,
+	    unlisted[0] ? "; not: " : "", unlisted);
+	for (cv = conf_vars; cv->name != NULL; cv++, rows++) {
+		read = 0;
+		for (i = 0; i < a.n; i++) {
+			size_t	 nl = strlen(a.names[i]), cl = strlen(cv->name);
+
+			read |= nl > cl &&
+			    strcmp(a.names[i] + nl - cl, cv->name) == 0 &&
+			    a.names[i][nl - cl - 1] == '_';
+		}
+		unread += !read;
+	}
+	CHECK(rows >= 14 && unread == 0, "every row of the table (%d) is "
+	    "read (%d not)", rows, unread);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -835,5 +896,6 @@ main(void)
 	test_unknown();
 	test_placeholder();
 	test_replay_guard();
+	test_table();
 	return tap_done();
 }
