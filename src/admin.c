@@ -270,75 +270,149 @@ shell_quote(const char *s)
 	putchar('\'');
 }
 
-int
-admin_sign(int argc, char **argv)
-{
-	struct conf			*cf = NULL;
-	const struct conf_endpoint	*ep = NULL;
-	struct sig_msg			 m;
-	struct sig_out			 out;
-	const char			*name = NULL, *curl = NULL, *file = NULL;
-	unsigned char			 rnd[12];
-	char				 id[40], line[PATH_MAX + 8];
-	char				 abs[PATH_MAX];
-	char				*body = NULL, *end;
-	long long			 t = -1;
-	size_t				 i, bodysz = 0;
-	int				 rc = 1;
+/* What `sign` was asked to do. */
+struct sign_args {
+	const char	*endpoint;	/* --endpoint, or NULL */
+	const char	*curl;		/* --curl URL, or NULL */
+	const char	*file;		/* FILE, or "-" */
+	const char	*id;		/* --id, or NULL */
+	const char	*event;		/* --event, or NULL */
+	long long	 t;		/* --time, or -1 */
+};
 
-	if (helped(argc, argv, sign_usage))
-		return 0;
-	memset(&m, 0, sizeof(m));
-	for (i = 1; i < (size_t)argc; i++) {
-		if (strcmp(argv[i], "--endpoint") == 0 && i + 1 < (size_t)argc)
-			name = argv[++i];
-		else if (strcmp(argv[i], "--curl") == 0 && i + 1 < (size_t)argc)
-			curl = argv[++i];
-		else if (strcmp(argv[i], "--id") == 0 && i + 1 < (size_t)argc)
-			m.id = argv[++i];
-		else if (strcmp(argv[i], "--event") == 0 &&
-		    i + 1 < (size_t)argc)
-			m.event = argv[++i];
-		else if (strcmp(argv[i], "--time") == 0 &&
-		    i + 1 < (size_t)argc) {
+/* Parse sign's command line; 0, or 2 after a usage message. */
+static int
+sign_parse(int argc, char **argv, struct sign_args *a)
+{
+	char	*end;
+	int	 i;
+
+	memset(a, 0, sizeof(*a));
+	a->t = -1;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--endpoint") == 0 && i + 1 < argc)
+			a->endpoint = argv[++i];
+		else if (strcmp(argv[i], "--curl") == 0 && i + 1 < argc)
+			a->curl = argv[++i];
+		else if (strcmp(argv[i], "--id") == 0 && i + 1 < argc)
+			a->id = argv[++i];
+		else if (strcmp(argv[i], "--event") == 0 && i + 1 < argc)
+			a->event = argv[++i];
+		else if (strcmp(argv[i], "--time") == 0 && i + 1 < argc) {
 			errno = 0;
-			t = strtoll(argv[++i], &end, 10);
-			if (errno != 0 || *end != '\0' || t < 0) {
+			a->t = strtoll(argv[++i], &end, 10);
+			if (errno != 0 || *end != '\0' || a->t < 0) {
 				fprintf(stderr, "oncehook sign: --time wants "
 				    "Unix seconds\n");
 				return 2;
 			}
-		} else if (file == NULL && (argv[i][0] != '-' ||
+		} else if (a->file == NULL && (argv[i][0] != '-' ||
 		    strcmp(argv[i], "-") == 0))
-			file = argv[i];
-		else {
-			fputs(sign_usage, stderr);
-			return 2;
-		}
+			a->file = argv[i];
+		else
+			break;
 	}
-	if (file == NULL || (m.id != NULL && (*m.id == '\0' ||
-	    strlen(m.id) > 200))) {
+	if (i < argc || a->file == NULL || (a->id != NULL &&
+	    (*a->id == '\0' || strlen(a->id) > 200))) {
 		fputs(sign_usage, stderr);
 		return 2;
 	}
-	if ((cf = load("sign")) == NULL)
-		return 1;
+	return 0;
+}
+
+/* The endpoint to sign for, with a usable secret; NULL after a message. */
+static const struct conf_endpoint *
+sign_endpoint(const struct conf *cf, const char *name)
+{
+	const struct conf_endpoint	*ep = NULL;
+	size_t				 i;
+
 	if (name == NULL && cf->named && cf->nendpoints > 1) {
 		fprintf(stderr, "oncehook sign: --endpoint: one of");
 		for (i = 0; i < cf->nendpoints; i++)
 			fprintf(stderr, " %s", cf->endpoints[i].name);
 		fprintf(stderr, "\n");
-		goto out;
+		return NULL;
 	}
 	for (i = 0; i < cf->nendpoints && ep == NULL; i++)
 		if (name == NULL || strcmp(cf->endpoints[i].name, name) == 0)
 			ep = &cf->endpoints[i];
 	if (ep == NULL) {
 		fprintf(stderr, "oncehook sign: no endpoint %s\n", name);
-		goto out;
+		return NULL;
 	}
-	if ((body = read_file(file, &bodysz)) == NULL)
+	if (ep->nsecrets == 0) {
+		fprintf(stderr, "oncehook sign: endpoint %s has no usable "
+		    "secret%s\n", ep->name, ep->placeholder ? " (only the "
+		    "example's placeholder)" : "");
+		return NULL;
+	}
+	return ep;
+}
+
+/* Print the signed headers, or a curl command line sending the file. */
+static void
+sign_print(const struct sig_out *out, const struct sign_args *a)
+{
+	char	 line[PATH_MAX + 8], abs[PATH_MAX];
+	size_t	 i;
+
+	if (a->curl == NULL) {
+		printf("Content-Type: application/json\n");
+		for (i = 0; i < out->n; i++)
+			printf("%s: %s\n", out->h[i].name, out->h[i].value);
+		return;
+	}
+	printf("curl -sS -X POST -H 'Content-Type: application/json'");
+	for (i = 0; i < out->n; i++) {
+		snprintf(line, sizeof(line), "%s: %s", out->h[i].name,
+		    out->h[i].value);
+		printf(" -H ");
+		shell_quote(line);
+	}
+	printf(" --data-binary ");
+	if (strcmp(a->file, "-") == 0)
+		printf("@-");
+	else {
+		/* Absolute, so the line works from anywhere. */
+		if (realpath(a->file, abs) == NULL)
+			snprintf(abs, sizeof(abs), "%s", a->file);
+		snprintf(line, sizeof(line), "@%s", abs);
+		shell_quote(line);
+	}
+	printf(" ");
+	shell_quote(a->curl);
+	printf("\n");
+}
+
+int
+admin_sign(int argc, char **argv)
+{
+	struct conf			*cf = NULL;
+	const struct conf_endpoint	*ep;
+	struct sign_args		 a;
+	struct sig_msg			 m;
+	struct sig_out			 out;
+	unsigned char			 rnd[12];
+	char				 id[40];
+	char				*body = NULL;
+	size_t				 bodysz = 0;
+	int				 rc = 1;
+
+	if (helped(argc, argv, sign_usage))
+		return 0;
+	if ((rc = sign_parse(argc, argv, &a)) != 0)
+		return rc;
+	rc = 1;
+	memset(&out, 0, sizeof(out));
+	if ((cf = load("sign")) == NULL)
+		return 1;
+	if ((ep = sign_endpoint(cf, a.endpoint)) == NULL ||
+	    (body = read_file(a.file, &bodysz)) == NULL)
 		goto out;
+	memset(&m, 0, sizeof(m));
+	m.id = a.id;
+	m.event = a.event;
 	m.id_given = m.id != NULL;
 	if (m.id == NULL) {
 		if (crypto_random(rnd, sizeof(rnd)) == -1)
@@ -349,43 +423,12 @@ admin_sign(int argc, char **argv)
 	}
 	m.body = body;
 	m.bodysz = bodysz;
-	m.now = t >= 0 ? (time_t)t : time(NULL);
-	if (ep->nsecrets == 0) {
-		fprintf(stderr, "oncehook sign: endpoint %s has no usable "
-		    "secret%s\n", ep->name, ep->placeholder ? " (only the "
-		    "example's placeholder)" : "");
-		goto out;
-	}
+	m.now = a.t >= 0 ? (time_t)a.t : time(NULL);
 	if (sig_sign(ep, &m, &out) == -1) {
 		fprintf(stderr, "oncehook sign: signing failed\n");
 		goto out;
 	}
-	if (curl == NULL) {
-		printf("Content-Type: application/json\n");
-		for (i = 0; i < out.n; i++)
-			printf("%s: %s\n", out.h[i].name, out.h[i].value);
-	} else {
-		printf("curl -sS -X POST -H 'Content-Type: application/json'");
-		for (i = 0; i < out.n; i++) {
-			snprintf(line, sizeof(line), "%s: %s", out.h[i].name,
-			    out.h[i].value);
-			printf(" -H ");
-			shell_quote(line);
-		}
-		printf(" --data-binary ");
-		if (strcmp(file, "-") == 0)
-			printf("@-");
-		else {
-			/* Absolute, so the line works from anywhere. */
-			if (realpath(file, abs) == NULL)
-				snprintf(abs, sizeof(abs), "%s", file);
-			snprintf(line, sizeof(line), "@%s", abs);
-			shell_quote(line);
-		}
-		printf(" ");
-		shell_quote(curl);
-		printf("\n");
-	}
+	sign_print(&out, &a);
 	rc = 0;
 out:
 	crypto_wipe(&out, sizeof(out));
