@@ -1,7 +1,7 @@
 /*
  * oncehook: selftest (see selftest.h).
  *
- * Each vector is a request as a provider documents it: a secret, a body,
+ * Each vector (src/vectors.c) is a request as a provider documents it: a secret, a body,
  * the headers, and the time at which it was signed.  For each, the
  * configuration is loaded the way the handler loads it (conf_load over a
  * table of variables), the request must verify, the same request with
@@ -20,92 +20,7 @@
 #include "hook.h"
 #include "sig.h"
 #include "selftest.h"
-
-#define VEC_HEADERS	4
-
-struct vector {
-	const char	*scheme;
-	const char	*source;	/* where the vector comes from */
-	const char	*secret;
-	const char	*body;
-	long long	 now;		/* signing time (0: none) */
-	const char	*id;		/* delivery id, for re-signing */
-	const char	*headers[VEC_HEADERS][2];
-	const char	*signature;	/* the header sign must reproduce */
-	int		 bodyless;	/* the signature does not cover the body */
-};
-
-static const struct vector vectors[] = {
-	{ "hmac-sha256", "RFC 4231 section 4.3 (test case 2)",
-	  "Jefe", "what do ya want for nothing?", 0, NULL,
-	  { { "X-Webhook-Signature", "sha256=5bdcc146bf60754e6a042426089575c7"
-	      "5a003f089d2739839dec58b964ec3843" } },
-	  "X-Webhook-Signature", 0 },
-	{ "stripe", "Stripe docs, Stripe-Signature format (t=1492774577); "
-	  "v1 computed with Python hmac",
-	  "whsec_test_secret",
-	  "{\"id\":\"evt_1MqqbKLt4dXK03v5\",\"object\":\"event\","
-	  "\"type\":\"payment_intent.succeeded\"}", 1492774577, NULL,
-	  { { "Stripe-Signature", "t=1492774577,v1=be4113912f3373111271fc54f35"
-	      "693ad38af6c39aadb6fa7054c9d8c426d97e2,v0=6ffbb59b2300aae63f2724"
-	      "06069a9788598b792a944a07aba816edb039989a39" } },
-	  NULL, 0 },
-	{ "github", "GitHub docs, Validating webhook deliveries (test values)",
-	  "It's a Secret to Everybody", "Hello, World!", 0, NULL,
-	  { { "X-Hub-Signature-256", "sha256=757107ea0eb2509fc211221cce984b8a"
-	      "37570b6d7586c22c46f4379c8b043e17" } },
-	  "X-Hub-Signature-256", 0 },
-	{ "standard", "Standard Webhooks specification and libraries' tests",
-	  "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "{\"test\": 2432232314}",
-	  1614265330, "msg_p5jXN8AQM9LWM0D4loKWxJek",
-	  { { "webhook-id", "msg_p5jXN8AQM9LWM0D4loKWxJek" },
-	    { "webhook-timestamp", "1614265330" },
-	    { "webhook-signature",
-	      "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=" } },
-	  "webhook-signature", 0 },
-	{ "svix", "Svix docs, Verifying webhooks manually",
-	  "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "{\"test\": 2432232314}",
-	  1614265330, "msg_p5jXN8AQM9LWM0D4loKWxJek",
-	  { { "svix-id", "msg_p5jXN8AQM9LWM0D4loKWxJek" },
-	    { "svix-timestamp", "1614265330" },
-	    { "svix-signature",
-	      "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=" } },
-	  "svix-signature", 0 },
-	{ "shopify", "Shopify docs, Verify a webhook (base64 HMAC-SHA256 "
-	  "of the body); computed with Python hmac",
-	  "my_secret", "{\"id\":820982911946154508,\"email\":"
-	  "\"jon@example.com\"}", 0, NULL,
-	  { { "X-Shopify-Hmac-Sha256",
-	      "adTq3+apLhV7HQucayxebxjBL1o989vysZTVb1Mdoe0=" } },
-	  "X-Shopify-Hmac-Sha256", 0 },
-	{ "slack", "Slack docs, Verifying requests from Slack (worked example)",
-	  "8f742231b10e8888abcd99yyyzzz85a5",
-	  "token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain="
-	  "testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id="
-	  "U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&"
-	  "response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J"
-	  "%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id="
-	  "398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c",
-	  1531420618, NULL,
-	  { { "X-Slack-Request-Timestamp", "1531420618" },
-	    { "X-Slack-Signature", "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8"
-	      "d21a10bd27519666489c69b503" } },
-	  "X-Slack-Signature", 0 },
-	{ "paddle", "Paddle docs, Verify webhook signatures (ts=1671552777 "
-	  "format); h1 computed with Python hmac",
-	  "pdl_ntfset_01h8bkrfe7w1vwf8xjqk3pq9a2_abc",
-	  "{\"event_id\":\"evt_01h8bzakzx3hm2fmen703n5q45\",\"event_type\":"
-	  "\"transaction.completed\"}", 1671552777, NULL,
-	  { { "Paddle-Signature", "ts=1671552777;h1=04909a7262ad4a24eb15dfcf7"
-	      "43d18c78382963eeaaa2e89cf52e38b1f357c9c" } },
-	  "Paddle-Signature", 0 },
-	{ "gitlab", "GitLab docs, webhook secret token (X-Gitlab-Token)",
-	  "glsecret-token-0123", "{\"object_kind\":\"push\"}", 0, NULL,
-	  { { "X-Gitlab-Token", "glsecret-token-0123" } },
-	  "X-Gitlab-Token", 1 },
-};
-
-#define NVECTORS	(sizeof(vectors) / sizeof(vectors[0]))
+#include "vectors.h"
 
 /* One vector's configuration, as conf_load() asks for it. */
 struct vecenv {
@@ -254,7 +169,7 @@ selftest_main(int argc, char **argv)
 		    stdout : stderr);
 		return strcmp(argv[1], "--help") == 0 ? 0 : 2;
 	}
-	for (i = 0; i < NVECTORS; i++) {
+	for (i = 0; i < nvectors; i++) {
 		v = &vectors[i];
 		if ((cf = vec_conf(v, err, sizeof(err))) == NULL) {
 			printf("not ok %d - %s: configuration: %s\n", ++n,
