@@ -17,22 +17,7 @@
 #include "event.h"
 #include "hook.h"
 #include "tap.h"
-
-struct var {
-	const char	*name;
-	const char	*value;
-};
-
-static const char *
-get(const char *name, void *arg)
-{
-	const struct var	*v;
-
-	for (v = arg; v->name != NULL; v++)
-		if (strcmp(v->name, name) == 0)
-			return v->value;
-	return NULL;
-}
+#include "testlib.h"
 
 /* An unnamed hmac-sha256 endpoint whose key sources are key (or default). */
 static struct conf *
@@ -48,14 +33,14 @@ load(const char *key)
 	struct conf	*cf;
 	char		 err[256];
 
-	if ((cf = conf_load(get, vars, err, sizeof(err))) == NULL)
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
 		BAIL("conf_load: %s", err);
 	return cf;
 }
 
 /* A request carrying only the given headers (CGI names). */
 static void
-mkreq(struct req *rq, const struct req_header *h, size_t nh)
+mkreq_h(struct req *rq, const struct req_header *h, size_t nh)
 {
 	memset(rq, 0, sizeof(*rq));
 	rq->method = "POST";
@@ -70,7 +55,7 @@ ext(const struct conf *cf, const char *body, struct event *ev)
 	struct req	 rq;
 	const char	*why;
 
-	mkreq(&rq, NULL, 0);
+	mkreq_h(&rq, NULL, 0);
 	return event_extract(&cf->endpoints[0], &rq, body, strlen(body), ev,
 	    &why);
 }
@@ -82,7 +67,7 @@ extn(const struct conf *cf, const char *body, size_t sz, struct event *ev,
 {
 	struct req	 rq;
 
-	mkreq(&rq, NULL, 0);
+	mkreq_h(&rq, NULL, 0);
 	return event_extract(&cf->endpoints[0], &rq, body, sz, ev, why);
 }
 
@@ -208,7 +193,7 @@ test_key_header(void)
 	h[1].name = name;
 	h[1].namelen = 22;		/* "HTTP_X_IDEMPOTENCY_KEY" */
 	h[1].value = "hdr-1";
-	mkreq(&rq, h, 2);
+	mkreq_h(&rq, h, 2);
 	er = event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
 	    &why);
 	CHECK(er == HOOK_OK && ev.key != NULL && strcmp(ev.key, "hdr-1") == 0,
@@ -393,7 +378,7 @@ test_key_default(void)
 	h.name = "HTTP_X_IDEMPOTENCY_KEY";
 	h.namelen = strlen(h.name);
 	h.value = "idem-1";
-	mkreq(&rq, &h, 1);
+	mkreq_h(&rq, &h, 1);
 	body = "{\"id\":\"id-1\",\"eventId\":\"ev-1\"}";
 	er = event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
 	    &why);
@@ -557,7 +542,7 @@ test_volatile(void)
 	struct event	 a, b, c;
 	char		 err[256];
 
-	if ((cf = conf_load(get, vars, err, sizeof(err))) == NULL)
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
 		BAIL("conf_load: %s", err);
 	if (ext(cf, "{\"id\":\"evt_1\",\"type\":\"x\",\"pending_webhooks\":2,"
 	    "\"data\":{\"v\":1}}", &a) != HOOK_OK ||

@@ -32,31 +32,16 @@
 #include "hook.h"
 #include "store.h"
 #include "tap.h"
+#include "testlib.h"
 
 #define EP_GENERIC	0
 #define EP_STRIPE	1
-
-struct var {
-	const char	*name;
-	const char	*value;
-};
 
 static char		 dir[64];
 static struct conf	*cf;
 static struct store	*st;
 static sqlite3		*q;		/* a second connection, to look */
 static long long	 clock_now = 1700000000;
-
-static const char *
-get(const char *name, void *arg)
-{
-	const struct var	*v;
-
-	for (v = arg; v->name != NULL; v++)
-		if (strcmp(v->name, name) == 0)
-			return v->value;
-	return NULL;
-}
 
 /*
  * Claim body on endpoint epi, received at the next tick of our clock.
@@ -585,7 +570,7 @@ main(void)
 		BAIL("mkdtemp: %s", strerror(errno));
 	snprintf(db, sizeof(db), "%s/orders.sqlite", dir);
 	snprintf(act, sizeof(act), "%s/sql/actions/orders.sql", tap_srcdir());
-	if ((cf = conf_load(get, vars, err, sizeof(err))) == NULL)
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
 		BAIL("conf_load: %s", err);
 	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
 		BAIL("store_open: %s", err);

@@ -29,16 +29,12 @@
 #include "resp.h"
 #include "store.h"
 #include "tap.h"
+#include "testlib.h"
 
 #define NOW		((time_t)1700000000)
 #define MAXBODY		4096
 #define GSECRET		"generic-test-secret"
 #define SSECRET		"whsec_t_pipeline_test_secret"
-
-struct var {
-	const char	*name;
-	const char	*value;
-};
 
 /* The body as the front would hand it out, with counters. */
 struct body {
@@ -64,17 +60,6 @@ struct call {
 static char		 dir[64];
 static char		 dbpath[sizeof(dir) + 32];
 static char		 actions[1024];
-
-static const char *
-get(const char *name, void *arg)
-{
-	const struct var	*v;
-
-	for (v = arg; v->name != NULL; v++)
-		if (strcmp(v->name, name) == 0)
-			return v->value;
-	return NULL;
-}
 
 static ssize_t
 reader(void *arg, char *buf, size_t n)
@@ -118,7 +103,7 @@ mkconf(const char *db)
 	struct conf	*cf;
 	char		 err[512];
 
-	if ((cf = conf_load(get, vars, err, sizeof(err))) == NULL)
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
 		BAIL("conf_load: %s", err);
 	return cf;
 }

@@ -30,6 +30,7 @@
 #include "conf.h"
 #include "sig.h"
 #include "tap.h"
+#include "testlib.h"
 
 /* hmac-sha256: secrets, the body and its signatures. */
 static unsigned char	 k_gh[] = "It's a Secret to Everybody";
@@ -64,34 +65,6 @@ static unsigned char	 k_stripe_other[] = "whsec_other";
 #define DOC_V0		"6ffbb59b2300aae63f272406069a9788" \
 			"598b792a944a07aba816edb039989a39"
 
-#define HDR_MAX		8
-
-/* A request whose headers are the given "NAME=value" CGI variables. */
-struct testreq {
-	struct req		 rq;
-	struct req_header	 h[HDR_MAX];
-};
-
-static const struct req *
-mkreq(struct testreq *t, const char *const *env)
-{
-	const char	*eq;
-	size_t		 n = 0;
-
-	memset(t, 0, sizeof(*t));
-	for (; env != NULL && *env != NULL; env++) {
-		if (n == HDR_MAX || (eq = strchr(*env, '=')) == NULL)
-			BAIL("bad test request");
-		t->h[n].name = *env;
-		t->h[n].namelen = (size_t)(eq - *env);
-		t->h[n].value = eq + 1;
-		n++;
-	}
-	t->rq.method = "POST";
-	t->rq.headers = t->h;
-	t->rq.nheaders = n;
-	return &t->rq;
-}
 
 static void
 endpoint(struct conf_endpoint *ep, const char *scheme, struct secret *s,
@@ -122,8 +95,6 @@ run(const struct conf_endpoint *ep, const char *const *env,
 	v->skew = 12345;
 	return sig_verify(ep, &in, v);
 }
-
-#define ENV(...)	((const char *const []){ __VA_ARGS__, NULL })
 
 static int
 why_has(const struct sig_verdict *v, const char *word)

@@ -28,13 +28,9 @@
 #include "hook.h"
 #include "store.h"
 #include "tap.h"
+#include "testlib.h"
 
 #define RECEIVED	1700000000LL	/* received_at of the test events */
-
-struct var {
-	const char	*name;
-	const char	*value;
-};
 
 static char	 dir[64];	/* the temporary directory */
 
@@ -70,17 +66,6 @@ static const char actions_b[] =
 "CREATE TABLE IF NOT EXISTS effects_b (key TEXT NOT NULL);\n"
 "-- on: t.ok\n"
 "INSERT INTO effects_b (key) VALUES (:key);\n";
-
-static const char *
-get(const char *name, void *arg)
-{
-	const struct var	*v;
-
-	for (v = arg; v->name != NULL; v++)
-		if (strcmp(v->name, name) == 0)
-			return v->value;
-	return NULL;
-}
 
 /* dir/name into buf (size sizeof(dir) + 64). */
 static char *
@@ -123,7 +108,7 @@ mkconf(const char *dbname, const char *actname)
 	};
 	struct conf	*cf;
 
-	if ((cf = conf_load(get, vars, err, sizeof(err))) == NULL)
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
 		BAIL("conf_load: %s", err);
 	return cf;
 }

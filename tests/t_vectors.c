@@ -21,9 +21,9 @@
 #include "conf.h"
 #include "sig.h"
 #include "tap.h"
+#include "testlib.h"
 #include "vectors.h"
 
-#define HDR_MAX		8
 
 static const char *const env[] = {
 	"ONCEHOOK_DB=/var/lib/oncehook/oncehook.db",
@@ -70,35 +70,6 @@ env_get(const char *name, void *arg)
 			return *e + len + 1;
 	return NULL;
 }
-
-/* A request whose headers are the given "NAME=value" CGI variables. */
-struct testreq {
-	struct req		 rq;
-	struct req_header	 h[HDR_MAX];
-};
-
-static const struct req *
-mkreq(struct testreq *t, const char *const *vars)
-{
-	const char	*eq;
-	size_t		 n = 0;
-
-	memset(t, 0, sizeof(*t));
-	for (; vars != NULL && *vars != NULL; vars++) {
-		if (n == HDR_MAX || (eq = strchr(*vars, '=')) == NULL)
-			BAIL("bad test request");
-		t->h[n].name = *vars;
-		t->h[n].namelen = (size_t)(eq - *vars);
-		t->h[n].value = eq + 1;
-		n++;
-	}
-	t->rq.method = "POST";
-	t->rq.headers = t->h;
-	t->rq.nheaders = n;
-	return &t->rq;
-}
-
-#define ENV(...)	((const char *const []){ __VA_ARGS__, NULL })
 
 /* Verify body against the headers in vars at time now. */
 static enum hook_err
