@@ -35,42 +35,19 @@ import hashlib
 import hmac
 import http.client
 import json
+import os
 import sqlite3
 import sys
 import time
 import traceback
 import urllib.parse
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "pylib"))
+
+from testkit import Response as Resp, read_env  # noqa: E402
+
 PAYLOAD_TOO_LARGE = "payload_too_large"
-
-
-def read_env(path):
-    env = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line and not line.startswith("#") and "=" in line:
-                k, v = line.split("=", 1)
-                env[k] = v
-    return env
-
-
-class Resp:
-    def __init__(self, status, headers, body):
-        self.status = status
-        self.headers = headers
-        self.body = body
-        try:
-            self.json = json.loads(body.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            self.json = None
-
-    def header(self, name):
-        return self.headers.get(name.lower())
-
-    def __repr__(self):
-        return "HTTP %d %r %r" % (self.status, self.headers.get(
-            "content-type"), self.body[:200])
 
 
 class Checker:

@@ -11,10 +11,16 @@ pauses, to keep a request in flight.  Standard library only.
 The protocol: https://fastcgi-archives.github.io/FastCGI_Specification.html
 """
 
-import json
+import os
 import socket
 import struct
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "pylib"))
+
+import testkit  # noqa: E402
 
 VERSION = 1
 BEGIN_REQUEST, ABORT_REQUEST, END_REQUEST = 1, 2, 3
@@ -28,26 +34,15 @@ class Incomplete(Exception):
     reports as 502 Bad Gateway."""
 
 
-class Response:
+class Response(testkit.Response):
     """status, headers (lower-cased names), body (bytes), json (or None),
     stderr (bytes the application sent on FCGI_STDERR)."""
 
+    kind = "FCGI"
+
     def __init__(self, status, headers, body, stderr=b""):
-        self.status = status
-        self.headers = headers
-        self.body = body
+        super().__init__(status, headers, body)
         self.stderr = stderr
-        try:
-            self.json = json.loads(body.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            self.json = None
-
-    def header(self, name):
-        return self.headers.get(name.lower())
-
-    def __repr__(self):
-        return "FCGI %d %r %r" % (self.status, self.headers.get(
-            "content-type"), self.body[:300])
 
 
 def record(rtype, content=b"", rid=1):

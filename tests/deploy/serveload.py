@@ -43,38 +43,13 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "pylib"))
 
 import fcgiclient  # noqa: E402
+from testkit import children_of, read_env  # noqa: E402
 
 THREADS = 16
-
-
-def read_env(path):
-    env = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line and not line.startswith("#") and "=" in line:
-                k, v = line.split("=", 1)
-                env[k] = v
-    return env
-
-
-def proc_children(pid):
-    """PIDs whose parent is pid (zombies left out)."""
-    out = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % d) as f:
-                st = f.read()
-        except OSError:
-            continue
-        fields = st[st.rfind(")") + 2:].split()
-        if len(fields) > 1 and fields[1] == str(pid) and fields[0] != "Z":
-            out.append(int(d))
-    return sorted(out)
 
 
 def sockets(pid):
@@ -256,7 +231,7 @@ class Run:
         return bad == 0
 
     def workers(self):
-        return proc_children(self.a.serve_pid)
+        return children_of(self.a.serve_pid)
 
     def wait_workers(self, n, gone=(), timeout=10):
         deadline = time.time() + timeout

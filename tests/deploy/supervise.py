@@ -44,6 +44,8 @@ def log(msg):
 
 
 def children():
+    # Standalone on purpose: the tests copy this file next to the binary
+    # it supervises, away from tests/pylib.
     """PIDs whose parent is this process, zombies left out."""
     me = str(os.getpid())
     pids = []

@@ -32,9 +32,16 @@ import hashlib
 import hmac
 import http.client
 import json
+import os
 import sqlite3
+import sys
 import time
 import urllib.parse
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "pylib"))
+
+import testkit  # noqa: E402
 
 
 def _mac(key, msg):
@@ -250,20 +257,8 @@ SCHEMES = {s.name: s for s in (HmacSha256(), Stripe(), GitHub(), Standard(),
                                GitLab())}
 
 
-class Response:
+class Response(testkit.Response):
     """What came back: status, headers (lower-cased names), body, JSON."""
-
-    def __init__(self, status, headers, body):
-        self.status = status
-        self.headers = headers
-        self.body = body
-        try:
-            self.json = json.loads(body.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            self.json = None
-
-    def header(self, name):
-        return self.headers.get(name.lower())
 
     def from_oncehook(self):
         """Whether this is oncehook's own answer, not a page of the web
@@ -273,11 +268,6 @@ class Response:
         ErrorDocument, nginx's error_page) do not."""
         cc = (self.header("cache-control") or "").strip().lower()
         return isinstance(self.json, dict) and cc == "no-store"
-
-    def __repr__(self):
-        return "HTTP %d %s %r" % (self.status, self.headers.get(
-            "content-type"), self.body[:300])
-
 
 class Client:
     """One new connection per request, as a provider's retries come.

@@ -36,6 +36,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import hookclient  # noqa: E402
+from testkit import children_of, read_env  # noqa: E402
 from hookclient import dumps  # noqa: E402
 
 # The endpoints of the orders scenarios (1 to 13), as in the shipped
@@ -114,18 +115,6 @@ class Endpoint:
 
     def __repr__(self):
         return "%s (%s)" % (self.name, self.scheme.name)
-
-
-def read_env(path):
-    """The NAME=value lines of a file, as a dict ("#" lines skipped)."""
-    env = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line and not line.startswith("#") and "=" in line:
-                k, v = line.split("=", 1)
-                env[k] = v
-    return env
 
 
 def endpoints_of(env, client):
@@ -608,20 +597,7 @@ class Suite:
         """PIDs of the children of --server-pid: the FastCGI processes
         (lighttpd, Apache mod_fcgid), or the backend that a supervisor
         runs (tests/deploy/supervise.py)."""
-        pids = set()
-        for d in os.listdir("/proc"):
-            if not d.isdigit():
-                continue
-            try:
-                with open("/proc/%s/stat" % d) as f:
-                    st = f.read()
-            except OSError:
-                continue
-            # pid (comm) state ppid ...: comm may hold spaces.
-            fields = st[st.rfind(")") + 2:].split()
-            if len(fields) > 1 and fields[1] == str(self.a.server_pid):
-                pids.add(int(d))
-        return pids
+        return set(children_of(self.a.server_pid))
 
     def reload_server(self):
         """Make the FastCGI processes reopen the database: run
