@@ -175,7 +175,7 @@ front_cgi(struct pipeline *p)
 
 	if (from_env(&ce, environ, cgi_read, &consumed) == -1) {
 		log_error("cgi: out of memory");
-		resp_make(&resp, HOOK_ESYSTEM, NULL, NULL);
+		resp_make(&resp, &(struct resp_in){ .err = HOOK_ESYSTEM });
 	} else
 		pipeline_run(p, &ce.rq, time(NULL), &resp);
 	body = resp_body(&resp, &bodysz);
@@ -249,7 +249,7 @@ front_fcgi(struct pipeline *p, int listenfd)
 		sigprocmask(SIG_BLOCK, &stops, NULL);
 		if (from_env(&ce, r.envp, fcgi_read, r.in) == -1) {
 			log_error("fastcgi: out of memory");
-			resp_make(&resp, HOOK_ESYSTEM, NULL, NULL);
+			resp_make(&resp, &(struct resp_in){ .err = HOOK_ESYSTEM });
 		} else
 			pipeline_run(p, &ce.rq, time(NULL), &resp);
 		body = resp_body(&resp, &bodysz);

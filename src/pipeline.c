@@ -327,8 +327,8 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	memset(&ev, 0, sizeof(ev));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	er = run(p, rq, now, &ev, &t, &clientwhy);
-	resp_make(resp, er, er == HOOK_CHALLENGE ? ev.challenge : ev.key,
-	    clientwhy);
+	resp_make(resp, &(struct resp_in){ .err = er, .key = ev.key,
+	    .challenge = ev.challenge, .detail = clientwhy });
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;

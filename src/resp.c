@@ -12,50 +12,86 @@
 
 #include "resp.h"
 
+#define RETRY_AFTER	5	/* seconds, with a 503 */
+
+/* The shape of a body. */
+enum shape {
+	SHAPE_ERROR,		/* {"error":name,"message":...} */
+	SHAPE_STATUS,		/* {"status":name,"key":key} */
+	SHAPE_CHALLENGE,	/* {"challenge":challenge} (Slack) */
+};
+
+/* What a row adds besides its status and body. */
+#define F_REPLAYED	0x01	/* Idempotent-Replayed: true */
+#define F_KEY		0x02	/* an error body echoes the key */
+#define F_DETAIL	0x04	/* the request's detail replaces the
+				   message: the sender can fix it */
+
+/*
+ * One row per outcome: everything resp_make() writes for it.  A new
+ * outcome is an enum value in hook.h and a row here.
+ */
 static const struct outcome {
 	int		 status;
 	const char	*reason;	/* HTTP reason phrase */
+	enum shape	 shape;
 	const char	*name;		/* "status" or "error" value */
 	const char	*message;
+	int		 flags;		/* F_* */
+	const char	*allow;		/* Allow header, or NULL */
+	int		 retry_after;	/* seconds, or 0 */
 } table[HOOK__MAX] = {
-	[HOOK_OK] = { 200, "OK", "processed", NULL },
-	[HOOK_DUP] = { 200, "OK", "already_processed", NULL },
-	[HOOK_CHALLENGE] = { 200, "OK", "challenge", NULL },
-	[HOOK_ENOTFOUND] = { 404, "Not Found", "unknown_endpoint",
-	    "no webhook endpoint of that name" },
-	[HOOK_EMETHOD] = { 405, "Method Not Allowed", "method_not_allowed",
-	    "webhooks are delivered with POST" },
-	[HOOK_ETOOBIG] = { 413, "Payload Too Large", "payload_too_large",
-	    "the body is larger than this endpoint accepts" },
-	[HOOK_EMEDIA] = { 415, "Unsupported Media Type",
+	[HOOK_OK] = { 200, "OK", SHAPE_STATUS, "processed", NULL, 0, NULL,
+	    0 },
+	[HOOK_DUP] = { 200, "OK", SHAPE_STATUS, "already_processed", NULL,
+	    F_REPLAYED, NULL, 0 },
+	[HOOK_CHALLENGE] = { 200, "OK", SHAPE_CHALLENGE, "challenge", NULL,
+	    0, NULL, 0 },
+	[HOOK_ENOTFOUND] = { 404, "Not Found", SHAPE_ERROR, "unknown_endpoint",
+	    "no webhook endpoint of that name", 0, NULL, 0 },
+	[HOOK_EMETHOD] = { 405, "Method Not Allowed", SHAPE_ERROR,
+	    "method_not_allowed", "webhooks are delivered with POST", 0,
+	    "POST", 0 },
+	[HOOK_ETOOBIG] = { 413, "Payload Too Large", SHAPE_ERROR,
+	    "payload_too_large",
+	    "the body is larger than this endpoint accepts", 0, NULL, 0 },
+	[HOOK_EMEDIA] = { 415, "Unsupported Media Type", SHAPE_ERROR,
 	    "unsupported_media_type",
-	    "the body must be JSON (Content-Type: application/json)" },
-	[HOOK_EBODY] = { 400, "Bad Request", "incomplete_body",
-	    "the body is shorter than its Content-Length" },
-	[HOOK_ESIG] = { 401, "Unauthorized", "invalid_signature",
-	    "the signature is missing or does not match" },
-	[HOOK_ESTALE] = { 400, "Bad Request", "stale_timestamp",
-	    "the signed timestamp is outside the accepted tolerance" },
-	[HOOK_EJSON] = { 400, "Bad Request", "malformed_json",
-	    "the body is not a valid JSON object" },
-	[HOOK_ENOKEY] = { 400, "Bad Request", "missing_key",
-	    "the event has no idempotency key" },
-	[HOOK_EBADKEY] = { 400, "Bad Request", "invalid_key",
-	    "the idempotency key is not usable" },
-	[HOOK_ECONFLICT] = { 422, "Unprocessable Content", "key_conflict",
-	    "this idempotency key was already used with a different payload" },
-	[HOOK_EBUSY] = { 503, "Service Unavailable", "unavailable",
-	    "storage is temporarily unavailable; nothing was processed; "
-	    "retry later" },
-	[HOOK_EACTION] = { 500, "Internal Server Error", "action_failed",
-	    "processing failed and was rolled back; retry later" },
-	[HOOK_ECONF] = { 500, "Internal Server Error", "misconfigured",
-	    "the receiver is misconfigured; its operator has the details" },
-	[HOOK_ESYSTEM] = { 500, "Internal Server Error", "internal_error",
-	    "an internal error occurred; nothing was processed" },
+	    "the body must be JSON (Content-Type: application/json)", 0,
+	    NULL, 0 },
+	[HOOK_EBODY] = { 400, "Bad Request", SHAPE_ERROR, "incomplete_body",
+	    "the body is shorter than its Content-Length", F_DETAIL, NULL,
+	    0 },
+	[HOOK_ESIG] = { 401, "Unauthorized", SHAPE_ERROR, "invalid_signature",
+	    "the signature is missing or does not match", 0, NULL, 0 },
+	[HOOK_ESTALE] = { 400, "Bad Request", SHAPE_ERROR, "stale_timestamp",
+	    "the signed timestamp is outside the accepted tolerance",
+	    F_DETAIL, NULL, 0 },
+	[HOOK_EJSON] = { 400, "Bad Request", SHAPE_ERROR, "malformed_json",
+	    "the body is not a valid JSON object", F_DETAIL, NULL, 0 },
+	[HOOK_ENOKEY] = { 400, "Bad Request", SHAPE_ERROR, "missing_key",
+	    "the event has no idempotency key", F_DETAIL, NULL, 0 },
+	[HOOK_EBADKEY] = { 400, "Bad Request", SHAPE_ERROR, "invalid_key",
+	    "the idempotency key is not usable", F_DETAIL, NULL, 0 },
+	[HOOK_ECONFLICT] = { 422, "Unprocessable Content", SHAPE_ERROR,
+	    "key_conflict",
+	    "this idempotency key was already used with a different payload",
+	    F_KEY, NULL, 0 },
+	[HOOK_EBUSY] = { 503, "Service Unavailable", SHAPE_ERROR,
+	    "unavailable", "storage is temporarily unavailable; nothing was "
+	    "processed; retry later", 0, NULL, RETRY_AFTER },
+	[HOOK_EACTION] = { 500, "Internal Server Error", SHAPE_ERROR,
+	    "action_failed",
+	    "processing failed and was rolled back; retry later", 0, NULL,
+	    0 },
+	[HOOK_ECONF] = { 500, "Internal Server Error", SHAPE_ERROR,
+	    "misconfigured",
+	    "the receiver is misconfigured; its operator has the details", 0,
+	    NULL, 0 },
+	[HOOK_ESYSTEM] = { 500, "Internal Server Error", SHAPE_ERROR,
+	    "internal_error", "an internal error occurred; nothing was "
+	    "processed", 0, NULL, 0 },
 };
-
-#define RETRY_AFTER	5	/* seconds, with a 503 */
 
 static const char	 oom_body[] =
 	"{\"error\":\"internal_error\",\"message\":\"out of memory\"}";
@@ -159,9 +195,11 @@ put(char *buf, size_t bufsz, size_t *o, const char *s)
 }
 
 int
-resp_make(struct resp *r, enum hook_err er, const char *key, const char *why)
+resp_make(struct resp *r, const struct resp_in *in)
 {
 	const struct outcome	*t;
+	enum hook_err		 er = in->err;
+	const char		*key = in->key, *msg;
 	size_t			 bufsz, o = 0;
 	char			*buf;
 	int			 rc = 0;
@@ -172,33 +210,40 @@ resp_make(struct resp *r, enum hook_err er, const char *key, const char *why)
 	memset(r, 0, sizeof(*r));
 	r->err = er;
 	r->status = t->status;
-	r->replayed = er == HOOK_DUP;
-	r->retry_after = t->status == 503 ? RETRY_AFTER : 0;
-	r->allow = er == HOOK_EMETHOD ? "POST" : NULL;
+	r->replayed = (t->flags & F_REPLAYED) != 0;
+	r->retry_after = t->retry_after;
+	r->allow = t->allow;
+	msg = in->detail != NULL && (t->flags & F_DETAIL) ? in->detail :
+	    t->message;
 
 	/* Messages are short; a key is at most 512 bytes, escaped 6x. */
-	bufsz = 512 + (key ? 6 * strlen(key) : 0) + (why ? 6 * strlen(why) : 0);
+	bufsz = 512 + (key ? 6 * strlen(key) : 0) +
+	    (in->challenge ? 6 * strlen(in->challenge) : 0) +
+	    (msg ? 6 * strlen(msg) : 0);
 	if ((buf = malloc(bufsz)) == NULL)
 		goto oom;
-	if (er == HOOK_CHALLENGE) {
-		/* Slack wants the value back as "challenge". */
+	switch (t->shape) {
+	case SHAPE_CHALLENGE:
 		rc |= put(buf, bufsz, &o, "{\"challenge\":");
-		rc |= put_string(buf, bufsz, &o, key ? key : "");
-	} else if (t->message == NULL) {
+		rc |= put_string(buf, bufsz, &o,
+		    in->challenge ? in->challenge : "");
+		break;
+	case SHAPE_STATUS:
 		rc |= put(buf, bufsz, &o, "{\"status\":\"");
 		rc |= put(buf, bufsz, &o, t->name);
 		rc |= put(buf, bufsz, &o, "\",\"key\":");
 		rc |= put_string(buf, bufsz, &o, key ? key : "");
-	} else {
+		break;
+	case SHAPE_ERROR:
 		rc |= put(buf, bufsz, &o, "{\"error\":\"");
 		rc |= put(buf, bufsz, &o, t->name);
 		rc |= put(buf, bufsz, &o, "\",\"message\":");
-		rc |= put_string(buf, bufsz, &o,
-		    why != NULL && t->status == 400 ? why : t->message);
-		if (er == HOOK_ECONFLICT && key != NULL) {
+		rc |= put_string(buf, bufsz, &o, msg);
+		if ((t->flags & F_KEY) && key != NULL) {
 			rc |= put(buf, bufsz, &o, ",\"key\":");
 			rc |= put_string(buf, bufsz, &o, key);
 		}
+		break;
 	}
 	rc |= put(buf, bufsz, &o, "}\n");
 	if (rc != 0) {

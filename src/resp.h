@@ -9,14 +9,24 @@
 
 #include "hook.h"
 
+/* What a response is made of; every pointer may be NULL. */
+struct resp_in {
+	enum hook_err	 err;		/* the outcome */
+	const char	*key;		/* the event's key: echoed by a
+					   success and a key conflict */
+	const char	*challenge;	/* HOOK_CHALLENGE: the value to send
+					   back (Slack's URL check) */
+	const char	*detail;	/* what the sender can fix, for the
+					   outcomes whose row allows it (400s);
+					   never internal, never a secret */
+};
+
 /*
- * Fill r for outcome er.  key (may be NULL) is echoed in the body of a
- * success or a conflict (for HOOK_CHALLENGE, it is the challenge); why (may be NULL) replaces the generic message
- * of a 400.  Returns 0, or -1 if out of memory (r then holds a static
- * 500 body).  Release with resp_clear().
+ * Fill r for in->err from the outcome table: status, headers, body.
+ * Returns 0, or -1 if out of memory (r then holds a static 500 body).
+ * Release with resp_clear().
  */
-int		 resp_make(struct resp *r, enum hook_err er, const char *key,
-		    const char *why);
+int		 resp_make(struct resp *r, const struct resp_in *in);
 void		 resp_clear(struct resp *);
 
 /*

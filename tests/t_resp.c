@@ -72,11 +72,23 @@ body_json(const struct resp *r)
 	return o;
 }
 
+/*
+ * resp_make() as the pipeline calls it: key is the challenge of
+ * HOOK_CHALLENGE, why the sender's detail.
+ */
+static int
+mkresp(struct resp *r, enum hook_err er, const char *key, const char *why)
+{
+	return resp_make(r, &(struct resp_in){ .err = er,
+	    .key = er == HOOK_CHALLENGE ? NULL : key,
+	    .challenge = er == HOOK_CHALLENGE ? key : NULL, .detail = why });
+}
+
 /* resp_make() and its body parsed; NULL if either fails. */
 static json_t *
 make(struct resp *r, enum hook_err er, const char *key, const char *why)
 {
-	if (resp_make(r, er, key, why) == -1)
+	if (mkresp(r, er, key, why) == -1)
 		return NULL;
 	return body_json(r);
 }
@@ -141,7 +153,7 @@ test_table(void)
 		}
 		if (resp_status(er) == 410)
 			no410 = 0;
-		if (resp_make(&r, er, "k", NULL) == -1 ||
+		if (mkresp(&r, er, "k", NULL) == -1 ||
 		    r.status != resp_status(er) || r.status == 410 ||
 		    (o = body_json(&r)) == NULL) {
 			all_json = 0;
@@ -189,7 +201,7 @@ test_table(void)
 
 	CHECK(resp_status(HOOK__MAX) == 500 && resp_outcome(HOOK__MAX) != NULL,
 	    "an outcome out of range is a 500");
-	rc = resp_make(&r, HOOK__MAX, NULL, NULL);
+	rc = mkresp(&r, HOOK__MAX, NULL, NULL);
 	CHECK(rc == 0 && r.status == 500 && r.err == HOOK_ESYSTEM,
 	    "resp_make out of range -> internal 500");
 	resp_clear(&r);
@@ -364,7 +376,7 @@ test_head(void)
 	/* Every outcome: Status, type, a true Content-Length, blank line. */
 	ok = 1;
 	for (er = 0; er < HOOK__MAX; er++) {
-		if (resp_make(&r, er, "evt_1", NULL) == -1 ||
+		if (mkresp(&r, er, "evt_1", NULL) == -1 ||
 		    (n = resp_head(&r, head, sizeof(head))) <= 0 ||
 		    (size_t)n != strlen(head)) {
 			ok = 0;
@@ -390,7 +402,7 @@ test_head(void)
 	CHECK(ok, "every head: Status first, Content-Type: application/json, "
 	    "Content-Length equal to the body, one blank line at the end");
 
-	rc = resp_make(&r, HOOK_DUP, "evt_1", NULL);
+	rc = mkresp(&r, HOOK_DUP, "evt_1", NULL);
 	n = rc == 0 ? resp_head(&r, head, sizeof(head)) : -1;
 	CHECK(n > 0 && strncmp(head, "Status: 200 ", 12) == 0 &&
 	    head_value(head, "Idempotent-Replayed", v, sizeof(v)) &&
@@ -398,21 +410,21 @@ test_head(void)
 	    "DUP head: 200 with Idempotent-Replayed: true");
 	resp_clear(&r);
 
-	rc = resp_make(&r, HOOK_OK, "evt_1", NULL);
+	rc = mkresp(&r, HOOK_OK, "evt_1", NULL);
 	n = rc == 0 ? resp_head(&r, head, sizeof(head)) : -1;
 	CHECK(n > 0 && strstr(head, "Idempotent-Replayed") == NULL &&
 	    strstr(head, "Retry-After") == NULL && strstr(head, "Allow") ==
 	    NULL, "OK head: no Idempotent-Replayed, Retry-After or Allow");
 	resp_clear(&r);
 
-	rc = resp_make(&r, HOOK_EMETHOD, NULL, NULL);
+	rc = mkresp(&r, HOOK_EMETHOD, NULL, NULL);
 	n = rc == 0 ? resp_head(&r, head, sizeof(head)) : -1;
 	CHECK(n > 0 && strncmp(head, "Status: 405 ", 12) == 0 &&
 	    head_value(head, "Allow", v, sizeof(v)) && strcmp(v, "POST") == 0,
 	    "405 head carries Allow: POST");
 	resp_clear(&r);
 
-	rc = resp_make(&r, HOOK_EBUSY, NULL, NULL);
+	rc = mkresp(&r, HOOK_EBUSY, NULL, NULL);
 	n = rc == 0 ? resp_head(&r, head, sizeof(head)) : -1;
 	CHECK(n > 0 && strncmp(head, "Status: 503 ", 12) == 0 &&
 	    head_value(head, "Retry-After", v, sizeof(v)) &&
@@ -422,7 +434,7 @@ test_head(void)
 
 	ok = 1;
 	for (er = 0; er < HOOK__MAX; er++) {
-		if (resp_make(&r, er, NULL, NULL) == -1 ||
+		if (mkresp(&r, er, NULL, NULL) == -1 ||
 		    resp_head(&r, head, sizeof(head)) <= 0)
 			ok = 0;
 		else if ((strstr(head, "Allow:") != NULL) !=
@@ -438,7 +450,7 @@ test_head(void)
 	CHECK(ok, "Allow only on 405, Retry-After only on 503, "
 	    "Idempotent-Replayed only on DUP");
 
-	rc = resp_make(&r, HOOK_OK, "evt_1", NULL);
+	rc = mkresp(&r, HOOK_OK, "evt_1", NULL);
 	n = rc == 0 ? resp_head(&r, head, 20) : 0;
 	CHECK(n == -1,
 	    "resp_head refuses a buffer too small");

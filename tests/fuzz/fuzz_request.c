@@ -106,8 +106,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)sig_verify(&confs[i]->endpoints[0], &in, &v);
 		er = event_extract(&confs[i]->endpoints[0], &rq, body, bodysz,
 		    &ev, &why);
-		resp_make(&r, er, er == HOOK_CHALLENGE ? ev.challenge :
-		    ev.key, why);
+		resp_make(&r, &(struct resp_in){ .err = er, .key = ev.key,
+		    .challenge = ev.challenge, .detail = why });
 		resp_clear(&r);
 		event_clear(&ev);
 	}
