@@ -6,6 +6,8 @@
 #ifndef ONCEHOOK_LOG_H
 #define ONCEHOOK_LOG_H
 
+#include <stddef.h>
+
 enum log_level {
 	LOG_LEVEL_ERROR = 0,
 	LOG_LEVEL_WARN,

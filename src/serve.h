@@ -7,6 +7,8 @@
 #ifndef ONCEHOOK_SERVE_H
 #define ONCEHOOK_SERVE_H
 
+#include <stddef.h>
+
 /* Run the server; returns the exit code (0 stopped, 1 error, 2 usage). */
 int	serve_main(int argc, char **argv);
 

@@ -55,6 +55,8 @@
 #ifndef ONCEHOOK_VECTORS_H
 #define ONCEHOOK_VECTORS_H
 
+#include <stddef.h>
+
 /* hmac-sha256: RFC 4231 section 4.3 (test case 2). */
 #define HM_SECRET	"Jefe"
 #define HM_BODY		"what do ya want for nothing?"
