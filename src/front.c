@@ -21,6 +21,7 @@
 #include "hook.h"
 #include "log.h"
 #include "pipeline.h"
+#include "req.h"
 #include "resp.h"
 
 extern char	**environ;
@@ -127,16 +128,10 @@ static void
 cgi_drain(const char *content_length, long long consumed)
 {
 	char		 buf[65536];
-	long long	 left = 0;
-	const char	*p;
+	long long	 left = req_content_length(content_length);
 	ssize_t		 r;
 
-	if (content_length == NULL)
-		return;
-	for (p = content_length; *p >= '0' && *p <= '9' &&
-	    left < CGI_DRAIN_MAX; p++)
-		left = left * 10 + (*p - '0');
-	if (*p != '\0' || left > CGI_DRAIN_MAX)
+	if (left < 0 || left > CGI_DRAIN_MAX)
 		return;
 	for (left -= consumed; left > 0; left -= r)
 		if ((r = cgi_read(&consumed, buf, (size_t)(left <

@@ -20,6 +20,7 @@
 #include "event.h"
 #include "log.h"
 #include "pipeline.h"
+#include "req.h"
 #include "resp.h"
 #include "sig.h"
 #include "store.h"
@@ -63,26 +64,6 @@ is_json(const char *ct)
 		return 1;
 	return len > 5 && strncasecmp(ct + len - 5, "+json", 5) == 0 &&
 	    memchr(ct, '/', len) != NULL;
-}
-
-/*
- * Content-Length: -1 if absent, -2 if malformed, else the value (capped
- * at 2^50, which is over any limit).
- */
-static long long
-content_length(const char *s)
-{
-	long long	 v = 0;
-
-	if (s == NULL || *s == '\0')
-		return -1;
-	for (; *s != '\0'; s++) {
-		if (*s < '0' || *s > '9')
-			return -2;
-		if (v < (1LL << 50))
-			v = v * 10 + (*s - '0');
-	}
-	return v;
 }
 
 /*
@@ -256,7 +237,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 		return HOOK_EMETHOD;
 	if (!is_json(rq->content_type))
 		return HOOK_EMEDIA;
-	if ((cl = content_length(rq->content_length)) == -2) {
+	if ((cl = req_content_length(rq->content_length)) == -2) {
 		snprintf(t->why, sizeof(t->why), "malformed Content-Length");
 		return HOOK_EBODY;
 	}

@@ -41,3 +41,19 @@ req_header(const struct req *rq, const char *name)
 	}
 	return NULL;
 }
+
+long long
+req_content_length(const char *s)
+{
+	long long	 v = 0;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9')
+			return -2;
+		if (v < (1LL << 50))
+			v = v * 10 + (*s - '0');
+	}
+	return v;
+}

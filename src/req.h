@@ -1,5 +1,5 @@
 /*
- * oncehook: looking things up in a struct req (see hook.h).
+ * oncehook: reading a struct req (see hook.h): headers, the length.
  */
 #ifndef ONCEHOOK_REQ_H
 #define ONCEHOOK_REQ_H
@@ -12,5 +12,11 @@
  * it (HTTP_STRIPE_SIGNATURE).  NULL if absent.  Borrowed from rq.
  */
 const char	*req_header(const struct req *rq, const char *name);
+
+/*
+ * A Content-Length value: -1 if absent or empty, -2 if malformed (not
+ * all digits), else the value, capped at 2^50 (over any limit).
+ */
+long long	 req_content_length(const char *s);
 
 #endif
