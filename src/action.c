@@ -517,8 +517,11 @@ bind(const struct stmt *s, const char *endpoint, const struct event *ev)
 		    s->idx[PARAM_TYPE], ev->type, -1, SQLITE_STATIC) :
 		    sqlite3_bind_null(st, s->idx[PARAM_TYPE]);
 	if (s->idx[PARAM_PAYLOAD])
-		rc |= sqlite3_bind_text(st, s->idx[PARAM_PAYLOAD],
-		    ev->payload, (int)ev->payloadsz, SQLITE_STATIC);
+		rc |= ev->norm != NULL ? sqlite3_bind_text(st,
+		    s->idx[PARAM_PAYLOAD], ev->norm, (int)ev->normsz,
+		    SQLITE_STATIC) : sqlite3_bind_text(st,
+		    s->idx[PARAM_PAYLOAD], ev->payload, (int)ev->payloadsz,
+		    SQLITE_STATIC);
 	if (s->idx[PARAM_PAYLOAD_HASH])
 		rc |= sqlite3_bind_text(st, s->idx[PARAM_PAYLOAD_HASH],
 		    ev->hash, -1, SQLITE_STATIC);
