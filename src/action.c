@@ -468,8 +468,8 @@ actions_load(sqlite3 *db, struct action_guard *g, const char *path, char *err,
 						goto twice;
 			continue;
 twice:
-			snprintf(err, errsz, "%s:%d: event type \"%s\" has more "
-			    "than one section", path, a->sections[k].line,
+			snprintf(err, errsz, "%s:%d: event type \"%s\" has "
+			    "more than one section", path, a->sections[k].line,
 			    a->sections[i].types[j]);
 			goto err;
 		}

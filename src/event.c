@@ -400,7 +400,7 @@ event_unescape(const char *text, size_t sz, size_t *outsz)
 		switch (p[1]) {
 		case 'u':
 			if (!is_u(p, end)) {
-				*o++ = *p++;	/* not JSON: left as it is */
+				*o++ = *p++;	/* not JSON: as it is */
 				continue;
 			}
 			cp = hex4(p + 2);

@@ -27,7 +27,7 @@
 #include "sig.h"
 #include "tap.h"
 
-#define SETUP	"CREATE TABLE IF NOT EXISTS ran (type TEXT, section TEXT);\n"
+#define SETUP	"CREATE TABLE IF NOT EXISTS ran (type TEXT, section);\n"
 
 static char		 dir[64];
 static char		 path[128];
