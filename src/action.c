@@ -277,32 +277,70 @@ actions_free(struct actions *a)
 	free(a);
 }
 
-/* Split the marker line's types (after "-- on:") into s->types. */
+/* 1 if c separates the types of a marker line. */
 static int
-parse_types(struct section *s, const char *p, size_t len)
+sep(char c)
 {
-	size_t	 n = 0, w;
-	char	**v;
+	return c == ' ' || c == '\t' || c == '\r' || c == ',';
+}
 
+/*
+ * Split the marker line's types (the len bytes at p, after "-- on:")
+ * into s->types: separated by white space or commas, each written bare
+ * or in double quotes, which may hold spaces and commas ("Push Hook").
+ * Returns 0, or -1 with *why static text (NULL if out of memory).
+ */
+static int
+parse_types(struct section *s, const char *p, size_t len, const char **why)
+{
+	const char	*end = p + len, *q;
+	size_t		 n = 0;
+	char		**v;
+
+	*why = NULL;
 	if ((v = calloc(len / 2 + 2, sizeof(*v))) == NULL)
 		return -1;
 	s->types = v;
-	while (len > 0) {
-		while (len > 0 && (*p == ' ' || *p == '\t' || *p == '\r')) {
+	for (;;) {
+		while (p < end && sep(*p))
 			p++;
-			len--;
-		}
-		for (w = 0; w < len && p[w] != ' ' && p[w] != '\t' &&
-		    p[w] != '\r'; w++)
-			;
-		if (w == 0)
+		if (p == end)
 			break;
-		if ((v[n++] = strndup(p, w)) == NULL)
+		if (*p == '"') {
+			if ((q = memchr(p + 1, '"', (size_t)(end - p - 1))) ==
+			    NULL) {
+				*why = "unterminated quote";
+				return -1;
+			}
+			if (q == p + 1) {
+				*why = "an empty quoted type";
+				return -1;
+			}
+			if (q + 1 < end && !sep(q[1])) {
+				*why = "text right after a closing quote";
+				return -1;
+			}
+			if ((v[n++] = strndup(p + 1, (size_t)(q - p - 1))) ==
+			    NULL)
+				return -1;
+			p = q + 1;
+			continue;
+		}
+		for (q = p; q < end && !sep(*q); q++)
+			if (*q == '"') {
+				*why = "a quote inside a type (quote the whole "
+				    "type: \"Push Hook\")";
+				return -1;
+			}
+		if ((v[n++] = strndup(p, (size_t)(q - p))) == NULL)
 			return -1;
-		p += w;
-		len -= w;
+		p = q;
 	}
-	return n > 0 ? 0 : -1;
+	if (n == 0) {
+		*why = "wants one or more event types, or *";
+		return -1;
+	}
+	return 0;
 }
 
 /* Prepare every statement of sql (the text up to end) into s. */
@@ -379,7 +417,7 @@ actions_load(sqlite3 *db, struct action_guard *g, const char *path, char *err,
 	struct actions	*a;
 	struct section	*s;
 	char		*text;
-	const char	*m, *eol, *next;
+	const char	*m, *eol, *next, *why;
 	size_t		 i, j, k, l;
 
 	if ((text = slurp(path, err, errsz)) == NULL)
@@ -399,9 +437,11 @@ actions_load(sqlite3 *db, struct action_guard *g, const char *path, char *err,
 		memset(s, 0, sizeof(*s));
 		s->line = lineof(text, m);
 		if (parse_types(s, m + sizeof(MARKER) - 1,
-		    (size_t)(eol - m) - (sizeof(MARKER) - 1)) == -1) {
-			snprintf(err, errsz, "%s:%d: \"-- on:\" wants one or "
-			    "more event types, or *", path, lineof(text, m));
+		    (size_t)(eol - m) - (sizeof(MARKER) - 1), &why) == -1) {
+			if (why == NULL)
+				goto oom;
+			snprintf(err, errsz, "%s:%d: \"-- on:\" %s", path,
+			    s->line, why);
 			goto err;
 		}
 		if (prepare_section(db, g, path, text, s, eol,
@@ -428,8 +468,8 @@ actions_load(sqlite3 *db, struct action_guard *g, const char *path, char *err,
 						goto twice;
 			continue;
 twice:
-			snprintf(err, errsz, "%s:%d: event type %s has more "
-			    "than one section", path, a->sections[k].line,
+			snprintf(err, errsz, "%s:%d: event type \"%s\" has "
+			    "more than one section", path, a->sections[k].line,
 			    a->sections[i].types[j]);
 			goto err;
 		}
@@ -441,6 +481,38 @@ err:
 	free(text);
 	actions_free(a);
 	return NULL;
+}
+
+int
+actions_types(const char *path, void (*fn)(void *arg, const char *type,
+    int line), void *arg, char *err, size_t errsz)
+{
+	struct section	 s;
+	char		*text;
+	const char	*m, *eol, *why;
+	size_t		 j;
+	int		 rc = 0;
+
+	if ((text = slurp(path, err, errsz)) == NULL)
+		return -1;
+	for (m = next_marker(text); m != NULL && rc == 0;
+	    m = *eol != '\0' ? next_marker(eol + 1) : NULL) {
+		eol = m + strcspn(m, "\n");
+		memset(&s, 0, sizeof(s));
+		if (parse_types(&s, m + sizeof(MARKER) - 1,
+		    (size_t)(eol - m) - (sizeof(MARKER) - 1), &why) == -1) {
+			snprintf(err, errsz, "%s:%d: %s%s", path,
+			    lineof(text, m), why != NULL ? "\"-- on:\" " : "",
+			    why != NULL ? why : "out of memory");
+			rc = -1;
+		} else
+			for (j = 0; s.types[j] != NULL; j++)
+				if (strcmp(s.types[j], "*") != 0)
+					fn(arg, s.types[j], lineof(text, m));
+		section_clear(&s);
+	}
+	free(text);
+	return rc;
 }
 
 int
@@ -517,8 +589,11 @@ bind(const struct stmt *s, const char *endpoint, const struct event *ev)
 		    s->idx[PARAM_TYPE], ev->type, -1, SQLITE_STATIC) :
 		    sqlite3_bind_null(st, s->idx[PARAM_TYPE]);
 	if (s->idx[PARAM_PAYLOAD])
-		rc |= sqlite3_bind_text(st, s->idx[PARAM_PAYLOAD],
-		    ev->payload, (int)ev->payloadsz, SQLITE_STATIC);
+		rc |= ev->norm != NULL ? sqlite3_bind_text(st,
+		    s->idx[PARAM_PAYLOAD], ev->norm, (int)ev->normsz,
+		    SQLITE_STATIC) : sqlite3_bind_text(st,
+		    s->idx[PARAM_PAYLOAD], ev->payload, (int)ev->payloadsz,
+		    SQLITE_STATIC);
 	if (s->idx[PARAM_PAYLOAD_HASH])
 		rc |= sqlite3_bind_text(st, s->idx[PARAM_PAYLOAD_HASH],
 		    ev->hash, -1, SQLITE_STATIC);

@@ -8,7 +8,9 @@
  *	-- on: TYPE [TYPE ...]
  *
  * starts the statements run for events of those types; "-- on: *" is the
- * catch-all, run for a type no section names.  Statements see the event
+ * catch-all, run for a type no section names.  Types are separated by
+ * white space or commas; a type holding either is written in double
+ * quotes (-- on: "Push Hook", "Merge Request Hook").  Statements see the event
  * as named parameters :endpoint, :key, :type, :payload, :payload_hash and
  * :received_at.  They are prepared once, when the file is loaded, and
  * run inside the claim transaction: one failing statement rolls the
@@ -52,6 +54,16 @@ void		 actions_guard(sqlite3 *db, struct action_guard *g);
 struct actions	*actions_load(sqlite3 *db, struct action_guard *g,
 		    const char *path, char *err, size_t errsz);
 void		 actions_free(struct actions *);
+
+/*
+ * Read only the marker lines of the actions file at path and call
+ * fn(arg, type, line) for each event type a section names (not "*"),
+ * for "oncehook check".  Returns 0, or -1 with "path:line: reason" in
+ * err.
+ */
+int		 actions_types(const char *path, void (*fn)(void *arg,
+		    const char *type, int line), void *arg, char *err,
+		    size_t errsz);
 
 /*
  * Run the setup part of the file at path on db (inside the caller's

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "action.h"
 #include "admin.h"
 #include "conf.h"
 #include "crypto.h"
@@ -149,6 +150,78 @@ check_warning(void *arg, const char *message)
 	fprintf(stderr, "oncehook check: warning: %s\n", message);
 }
 
+/* One actions file and the endpoints that run it, for check_types(). */
+struct typecheck {
+	const struct conf	*cf;
+	const char		*path;
+};
+
+/*
+ * Warn about an event type that no endpoint using this actions file
+ * can receive: its section never runs, and the events fall to the
+ * catch-all or to none.
+ */
+static void
+check_type(void *arg, const char *type, int line)
+{
+	const struct typecheck		*tc = arg;
+	const struct conf_endpoint	*ep;
+	const char			*ex;
+	char				 hint[512];
+	size_t				 i, j, o = 0;
+	int				 spaced = 0;
+
+	hint[0] = '\0';
+	for (i = 0; i < tc->cf->nendpoints; i++) {
+		ep = &tc->cf->endpoints[i];
+		if (strcmp(ep->actions, tc->path) != 0)
+			continue;
+		if (scheme_sends_type(ep->scheme, type))
+			return;
+		/* Each scheme once in the hint. */
+		for (j = 0; j < i; j++)
+			if (strcmp(tc->cf->endpoints[j].actions,
+			    tc->path) == 0 &&
+			    tc->cf->endpoints[j].scheme == ep->scheme)
+				break;
+		if (j < i || (ex = scheme_type_example(ep->scheme)) == NULL ||
+		    o >= sizeof(hint))
+			continue;
+		o += (size_t)snprintf(hint + o, sizeof(hint) - o,
+		    "%s%s sends types like \"%s\"", o ? ", " : "",
+		    ep->scheme->name, ex);
+		spaced |= strchr(ex, ' ') != NULL;
+	}
+	fprintf(stderr, "oncehook check: warning: %s:%d: no endpoint running "
+	    "this file receives event type \"%s\", so its section never "
+	    "runs (%s%s)\n", tc->path, line, type, hint, spaced ?
+	    "; a type with spaces is written in quotes: -- on: "
+	    "\"Push Hook\"" : "");
+}
+
+/* check_type() for every section of every endpoint's actions file. */
+static void
+check_types(const struct conf *cf)
+{
+	struct typecheck	 tc;
+	char			 err[512];
+	size_t			 i, j;
+
+	tc.cf = cf;
+	for (i = 0; i < cf->nendpoints; i++) {
+		for (j = 0; j < i; j++)
+			if (strcmp(cf->endpoints[j].actions,
+			    cf->endpoints[i].actions) == 0)
+				break;
+		if (j < i)
+			continue;	/* that file is checked already */
+		tc.path = cf->endpoints[i].actions;
+		if (actions_types(tc.path, check_type, &tc, err,
+		    sizeof(err)) == -1)
+			fprintf(stderr, "oncehook check: %s\n", err);
+	}
+}
+
 int
 admin_check(int argc, char **argv)
 {
@@ -192,9 +265,11 @@ admin_check(int argc, char **argv)
 	if ((st = store_open(cf, 0, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "oncehook check: %s\n", err);
 		rc = 1;
-	} else
+	} else {
 		printf("database ok: schema version %d, actions prepared\n",
 		    store_version());
+		check_types(cf);
+	}
 	store_close(st);
 	conf_free(cf);
 	return rc;

@@ -22,6 +22,8 @@
 #include "sig.h"
 
 #define CANON_FLAGS	(JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)
+#define STR(x)		XSTR(x)
+#define XSTR(x)		#x
 
 /*
  * Follow an RFC 6901 JSON pointer from root.  Returns the borrowed value
@@ -259,6 +261,209 @@ canonical_hash(json_t *root, char hash[CRYPTO_SHA256_HEXLEN + 1])
 	return rc;
 }
 
+/*
+ * Deepest nesting of arrays and objects in the JSON text (valid, as
+ * jansson read it), the top level counting 1.
+ */
+static size_t
+depth_of(const char *p, size_t sz)
+{
+	size_t	 d = 0, max = 0;
+	int	 instr = 0;
+
+	for (; sz > 0; p++, sz--) {
+		if (instr) {
+			if (*p == '\\' && sz > 1) {
+				p++;
+				sz--;
+			} else if (*p == '"')
+				instr = 0;
+		} else if (*p == '"')
+			instr = 1;
+		else if (*p == '[' || *p == '{') {
+			if (++d > max)
+				max = d;
+		} else if ((*p == ']' || *p == '}') && d > 0)
+			d--;
+	}
+	return max;
+}
+
+/* The value of the four hex digits at p (checked by the caller). */
+static unsigned long
+hex4(const char *p)
+{
+	unsigned long	 v = 0;
+	int		 i, c;
+
+	for (i = 0; i < 4; i++) {
+		c = (unsigned char)p[i];
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned long)(c - '0');
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			v |= (unsigned long)((c | 0x20) - 'a' + 10);
+	}
+	return v;
+}
+
+/* 1 if the six bytes at p, before end, are a \u escape. */
+static int
+is_u(const char *p, const char *end)
+{
+	int	 i;
+
+	if (end - p < 6 || p[0] != '\\' || p[1] != 'u')
+		return 0;
+	for (i = 2; i < 6; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') ||
+		    ((p[i] | 0x20) >= 'a' && (p[i] | 0x20) <= 'f')))
+			return 0;
+	return 1;
+}
+
+/*
+ * Write code point cp at o as it stands inside a JSON string in the one
+ * spelling (see event_unescape); returns the bytes written, at most 6.
+ */
+static size_t
+put_char(char *o, unsigned long cp)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	static const char	 shortesc[] = "btn\0fr";	/* \b to \r */
+
+	if (cp == '"' || cp == '\\') {
+		o[0] = '\\';
+		o[1] = (char)cp;
+		return 2;
+	}
+	if (cp >= '\b' && cp <= '\r' && cp != 0x0b) {
+		o[0] = '\\';
+		o[1] = shortesc[cp - '\b'];
+		return 2;
+	}
+	if (cp < 0x20 || (cp >= 0xd800 && cp <= 0xdfff)) {
+		/* A lone surrogate stays escaped: it has no UTF-8. */
+		o[0] = '\\';
+		o[1] = 'u';
+		o[2] = hex[(cp >> 12) & 15];
+		o[3] = hex[(cp >> 8) & 15];
+		o[4] = hex[(cp >> 4) & 15];
+		o[5] = hex[cp & 15];
+		return 6;
+	}
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | cp >> 6);
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | cp >> 12);
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | cp >> 18);
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/*
+ * Every escape is at least as long as what put_char() writes for it
+ * (\uXXXX is 6 bytes, a surrogate pair 12 for 4 bytes of UTF-8), so the
+ * result never outgrows the text.
+ */
+char *
+event_unescape(const char *text, size_t sz, size_t *outsz)
+{
+	const char	*p = text, *end = text + sz;
+	char		*out, *o;
+	unsigned long	 cp, lo;
+	int		 instr = 0;
+
+	if ((out = malloc(sz + 1)) == NULL)
+		return NULL;
+	o = out;
+	while (p < end) {
+		if (*p == '"')
+			instr = !instr;
+		if (!instr || *p != '\\' || end - p < 2) {
+			*o++ = *p++;
+			continue;
+		}
+		switch (p[1]) {
+		case 'u':
+			if (!is_u(p, end)) {
+				*o++ = *p++;	/* not JSON: as it is */
+				continue;
+			}
+			cp = hex4(p + 2);
+			p += 6;
+			if (cp >= 0xd800 && cp <= 0xdbff && is_u(p, end) &&
+			    (lo = hex4(p + 2)) >= 0xdc00 && lo <= 0xdfff) {
+				cp = 0x10000 + ((cp - 0xd800) << 10) +
+				    (lo - 0xdc00);
+				p += 6;
+			}
+			break;
+		case 'b':
+			cp = '\b';
+			p += 2;
+			break;
+		case 'f':
+			cp = '\f';
+			p += 2;
+			break;
+		case 'n':
+			cp = '\n';
+			p += 2;
+			break;
+		case 'r':
+			cp = '\r';
+			p += 2;
+			break;
+		case 't':
+			cp = '\t';
+			p += 2;
+			break;
+		default:		/* \" \\ \/ */
+			cp = (unsigned char)p[1];
+			p += 2;
+			break;
+		}
+		o += put_char(o, cp);
+	}
+	*o = '\0';
+	*outsz = (size_t)(o - out);
+	return out;
+}
+
+/*
+ * The body as actions see it (see struct event): set ev->norm unless
+ * the body already writes every string the one way.  -1 if out of
+ * memory.
+ */
+static int
+normalize_strings(struct event *ev, const char *body, size_t bodysz)
+{
+	if (memchr(body, '\\', bodysz) == NULL)
+		return 0;
+	if ((ev->norm = event_unescape(body, bodysz, &ev->normsz)) == NULL)
+		return -1;
+	if (ev->normsz == bodysz && memcmp(ev->norm, body, bodysz) == 0) {
+		free(ev->norm);
+		ev->norm = NULL;
+		ev->normsz = 0;
+	}
+	return 0;
+}
+
 enum hook_err
 event_extract(const struct conf_endpoint *ep, const struct req *rq,
     const char *body, size_t bodysz, struct event *ev, const char **why)
@@ -285,6 +490,13 @@ event_extract(const struct conf_endpoint *ep, const struct req *rq,
 		er = HOOK_EJSON;
 		goto out;
 	}
+	if (depth_of(body, bodysz) > EVENT_DEPTH_MAX) {
+		*why = "body nests arrays and objects more than "
+		    STR(EVENT_DEPTH_MAX) " levels deep, more than actions can "
+		    "read";
+		er = HOOK_EJSON;
+		goto out;
+	}
 	forget_volatile(ep, root);
 	if (canonical_hash(root, ev->hash) == -1) {
 		er = HOOK_ESYSTEM;
@@ -301,6 +513,10 @@ event_extract(const struct conf_endpoint *ep, const struct req *rq,
 	if (ev->key == NULL) {
 		*why = "idempotency key missing";
 		er = HOOK_ENOKEY;
+		goto out;
+	}
+	if (normalize_strings(ev, body, bodysz) == -1) {
+		er = HOOK_ESYSTEM;
 		goto out;
 	}
 	ev->payload = body;
@@ -323,6 +539,7 @@ event_clear(struct event *ev)
 	free(ev->key);
 	free(ev->type);
 	free(ev->challenge);
+	free(ev->norm);
 	memset(ev, 0, sizeof(*ev));
 }
 

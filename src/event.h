@@ -18,6 +18,13 @@ struct conf_endpoint;
 
 #define EVENT_KEY_MAX	512	/* bytes in an idempotency key */
 #define EVENT_TYPE_MAX	255	/* bytes in an event type */
+/*
+ * Deepest nesting of arrays and objects in a body, the top-level object
+ * counting 1.  jansson reads 2048 levels, SQLite's JSON functions fewer:
+ * 2000 before SQLite 3.42, 1000 since (JSON_MAX_DEPTH).  A body its
+ * actions could not read would fail on every retry, so it is refused.
+ */
+#define EVENT_DEPTH_MAX	1000
 
 struct event {
 	char		*key;		/* owned */
@@ -25,6 +32,14 @@ struct event {
 	char		 hash[CRYPTO_SHA256_HEXLEN + 1]; /* canonical JSON */
 	const char	*payload;	/* borrowed: the raw body */
 	size_t		 payloadsz;
+	/*
+	 * The body with every string written one way (escapes decoded),
+	 * which actions see as :payload, so that SQLite's json_extract()
+	 * and jansson name the same members; owned, or NULL when that is
+	 * the raw body itself.
+	 */
+	char		*norm;
+	size_t		 normsz;
 	long long	 received_at;	/* Unix seconds */
 	char		*challenge;	/* owned; set for HOOK_CHALLENGE */
 };
@@ -34,7 +49,8 @@ struct event {
  * sender's URL check: ev->challenge holds the value to echo, no key),
  * HOOK_EJSON, HOOK_ENOKEY, HOOK_EBADKEY or HOOK_ESYSTEM; on failure *why says what
  * for the client (static text) and ev holds nothing to free.  ev borrows
- * body, which must outlive it.
+ * body, which must outlive it.  A body nested deeper than EVENT_DEPTH_MAX
+ * is HOOK_EJSON.
  */
 enum hook_err	 event_extract(const struct conf_endpoint *,
 		    const struct req *, const char *body, size_t bodysz,
@@ -46,5 +62,14 @@ void		 event_clear(struct event *);
  * the caller frees; NULL if the text is not one JSON value.
  */
 char		*event_canonical(const char *text, size_t sz);
+
+/*
+ * The JSON text (valid, as jansson read it) with every string written
+ * one way: escapes decoded, then only '"', '\\' and control characters
+ * escaped (\b \f \n \r \t, else \u00XX); numbers, white space and
+ * member order untouched.  Returns a new string (its length in *outsz)
+ * the caller frees, or NULL if out of memory.
+ */
+char		*event_unescape(const char *text, size_t sz, size_t *outsz);
 
 #endif

@@ -652,55 +652,55 @@ static const char *const stripe_volatile[] = { "pending_webhooks", NULL };
 static const struct scheme schemes[] = {
 	{ "hmac-sha256", 0,
 	  "header:X-Idempotency-Key json:/id json:/eventId hash",
-	  "json:/type",
+	  "json:/type", SIG_TYPES_ANY,
 	  NULL, NULL, NULL,
 	  NULL, verify_hmac_sha256,
 	  sign_hmac_sha256 },
 	{ "stripe", 1,
 	  "json:/id",
-	  "json:/type",
+	  "json:/type", SIG_TYPES_DOTTED,
 	  NULL, stripe_volatile, NULL,
 	  NULL, verify_stripe,
 	  sign_stripe },
 	{ "github", 0,
 	  "header:X-GitHub-Delivery",
-	  "header:X-GitHub-Event",
+	  "header:X-GitHub-Event", SIG_TYPES_WORD,
 	  NULL, NULL, NULL,
 	  NULL, verify_github,
 	  sign_github },
 	{ "standard", 1,
 	  "header:webhook-id",
-	  "json:/type",
+	  "json:/type", SIG_TYPES_ANY,
 	  NULL, NULL, "webhook-id",
 	  secret_whsec, verify_standard,
 	  sign_standard },
 	{ "svix", 1,
 	  "header:svix-id",
-	  "json:/type",
+	  "json:/type", SIG_TYPES_ANY,
 	  NULL, NULL, "svix-id",
 	  secret_whsec, verify_svix,
 	  sign_svix },
 	{ "shopify", 0,
 	  "header:X-Shopify-Event-Id header:X-Shopify-Webhook-Id",
-	  "header:X-Shopify-Topic",
+	  "header:X-Shopify-Topic", SIG_TYPES_SLASHED,
 	  NULL, NULL, NULL,
 	  NULL, verify_shopify,
 	  sign_shopify },
 	{ "slack", 1,
 	  "json:/event_id",
-	  "json:/event/type json:/type",
+	  "json:/event/type json:/type", SIG_TYPES_WORD,
 	  "url_verification", NULL, NULL,
 	  NULL, verify_slack,
 	  sign_slack },
 	{ "paddle", 1,
 	  "json:/event_id",
-	  "json:/event_type",
+	  "json:/event_type", SIG_TYPES_DOTTED,
 	  NULL, NULL, NULL,
 	  NULL, verify_paddle,
 	  sign_paddle },
 	{ "gitlab", 0,
 	  "header:Idempotency-Key header:X-Gitlab-Event-UUID",
-	  "header:X-Gitlab-Event",
+	  "header:X-Gitlab-Event", SIG_TYPES_HOOK,
 	  NULL, NULL, NULL,
 	  NULL, verify_gitlab,
 	  sign_gitlab },
@@ -731,6 +731,63 @@ scheme_names(void)
 		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s",
 		    i ? " " : "", schemes[i].name);
 	return names;
+}
+
+/* 1 if s is words of [a-z0-9_] joined by c, at least min of them. */
+static int
+words(const char *s, int c, int min)
+{
+	int	 n = 0, len = 0;
+
+	for (;; s++) {
+		if (*s == '\0' || *s == c) {
+			if (len == 0)
+				return 0;
+			n++;
+			len = 0;
+			if (*s == '\0')
+				return n >= min;
+		} else if ((*s >= 'a' && *s <= 'z') ||
+		    (*s >= '0' && *s <= '9') || *s == '_')
+			len++;
+		else
+			return 0;
+	}
+}
+
+int
+scheme_sends_type(const struct scheme *sc, const char *type)
+{
+	size_t	 len = strlen(type);
+
+	switch (sc->types) {
+	case SIG_TYPES_DOTTED:
+		return words(type, '.', 2);
+	case SIG_TYPES_WORD:
+		return words(type, '\0', 1);
+	case SIG_TYPES_SLASHED:
+		return words(type, '/', 2);
+	case SIG_TYPES_HOOK:
+		return len > 5 && type[0] != ' ' &&
+		    strcmp(type + len - 5, " Hook") == 0;
+	case SIG_TYPES_ANY:
+	default:
+		return 1;
+	}
+}
+
+const char *
+scheme_type_example(const struct scheme *sc)
+{
+	static const char *const example[] = {
+		[SIG_TYPES_ANY] = NULL,
+		[SIG_TYPES_DOTTED] = "customer.created",
+		[SIG_TYPES_WORD] = "pull_request",
+		[SIG_TYPES_SLASHED] = "orders/create",
+		[SIG_TYPES_HOOK] = "Merge Request Hook",
+	};
+
+	return example[sc->types];
 }
 
 enum hook_err

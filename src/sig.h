@@ -53,11 +53,25 @@ struct sig_out {
 	size_t		 n;
 };
 
+/*
+ * What a scheme's event types look like, judged by their shape alone:
+ * for "oncehook check", which warns about an action section no
+ * endpoint's sender would ever run.
+ */
+enum sig_types {
+	SIG_TYPES_ANY,		/* the sender chooses */
+	SIG_TYPES_DOTTED,	/* customer.created: lowercase words, dots */
+	SIG_TYPES_WORD,		/* pull_request: one lowercase word */
+	SIG_TYPES_SLASHED,	/* orders/create: lowercase words, slashes */
+	SIG_TYPES_HOOK,		/* Merge Request Hook: ends in " Hook" */
+};
+
 struct scheme {
 	const char	*name;
 	int		 timestamped;
 	const char	*key;	/* default key sources (srclist syntax) */
 	const char	*type;	/* default event-type sources */
+	enum sig_types	 types;	/* what those types look like */
 	/*
 	 * Event type of the sender's URL check, answered with the body's
 	 * "challenge" and never claimed (Slack's url_verification), or
@@ -95,6 +109,14 @@ struct scheme {
 const struct scheme	*scheme_find(const char *name);
 /* The names of all schemes, space separated, for error messages. */
 const char		*scheme_names(void);
+/*
+ * 1 if the scheme's sender could send an event of that type (by its
+ * shape), 0 if it never does.
+ */
+int			 scheme_sends_type(const struct scheme *,
+			    const char *type);
+/* One of the scheme's event types, for messages; NULL if any goes. */
+const char		*scheme_type_example(const struct scheme *);
 
 /*
  * Verify the request's signature with the endpoint's scheme against

@@ -41,6 +41,29 @@ ok $? "init"
 "$ONCEHOOK_BIN" check >/dev/null 2>&1
 ok $? "check"
 
+# check warns about a section no endpoint running its file can receive:
+# GitLab's types hold a space, so a bare Push Hook is "Push" and "Hook".
+printf '%s\n' '-- on: Push Hook' 'SELECT 1;' \
+    '-- on: "Merge Request Hook", "Tag Push Hook"' 'SELECT 2;' \
+    >"$dir/gitlab.sql"
+out=$(env ONCEHOOK_ENDPOINTS=shop,keep,gl ONCEHOOK_GL_SCHEME=gitlab \
+    ONCEHOOK_GL_SECRET=admin-test-secret \
+    ONCEHOOK_GL_ACTIONS="$dir/gitlab.sql" "$ONCEHOOK_BIN" check 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 0 ] &&
+    [ "$(printf '%s\n' "$out" | grep -c 'warning: .*gitlab.sql:1: ')" -eq 2 ] &&
+    printf '%s\n' "$out" | grep -q 'type "Push", so its section never runs' &&
+    printf '%s\n' "$out" | grep -q 'type "Hook"' &&
+    ! printf '%s\n' "$out" | grep -q 'gitlab.sql:3:'
+ok $? "check: warns of \"-- on: Push Hook\" on gitlab, not of quoted types"
+printf '%s\n' '-- on: "Push Hook' 'SELECT 1;' >"$dir/gitlab.sql"
+out=$(env ONCEHOOK_ENDPOINTS=shop,keep,gl ONCEHOOK_GL_SCHEME=gitlab \
+    ONCEHOOK_GL_SECRET=admin-test-secret \
+    ONCEHOOK_GL_ACTIONS="$dir/gitlab.sql" "$ONCEHOOK_BIN" check 2>&1 >/dev/null)
+[ $? -eq 1 ] &&
+    printf '%s\n' "$out" | grep -q 'gitlab.sql:1: .*unterminated quote'
+ok $? "check: an unterminated quote is file:line, exit 1"
+
 # deliver ENDPOINT BODY: one CGI request; prints the body of the answer.
 deliver() {
 	sig=$(printf '%s' "$2" | openssl dgst -sha256 -hmac admin-test-secret -r |

@@ -58,9 +58,12 @@ tap() {	# tap ok|not-ok description
 # shellcheck source=tests/e2e/lighttpd.sh
 . "$top_srcdir/tests/e2e/lighttpd.sh"
 lt_find
-for f in tests/e2e/scenarios.py tests/e2e/hookclient.py; do
+for f in tests/e2e/scenarios.py tests/e2e/hookclient.py \
+    tests/e2e/actions-e2e.sql; do
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
+# The gitlab endpoint's sections for "Push Hook" (scenario G).
+LT_ACTIONS_EXTRA=$top_srcdir/tests/e2e/actions-e2e.sql
 
 # A scenario run that hangs must not hang make check.
 watchdog=
@@ -112,7 +115,8 @@ run_mode() {
 	    --url "http://127.0.0.1:$lt_port/hooks" --env "$d/conf/env" \
 	    --mode "$mode" --server-pid "$server_pid" \
 	    --log "$d/log/error.log" --log "$d/log/breakage.log" \
-	    --log "$d/log/stdout.log" --header-limit 65535 "$@" \
+	    --log "$d/log/stdout.log" --header-limit 65535 \
+	    --e2e-actions "$@" \
 	    >"$d/log/scenarios.tap" 2>"$d/log/scenarios.err"
 	rc=$?
 	relay <"$d/log/scenarios.tap"

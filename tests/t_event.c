@@ -94,7 +94,7 @@ static int
 empty(const struct event *ev)
 {
 	return ev->key == NULL && ev->type == NULL && ev->hash[0] == '\0' &&
-	    ev->payload == NULL;
+	    ev->payload == NULL && ev->norm == NULL;
 }
 
 static void
@@ -526,6 +526,139 @@ test_bad_json(void)
 }
 
 /*
+ * A body whose arrays (or objects) nest depth levels, the top object
+ * counting 1, beside a bracket-laden string that must not count; a new
+ * string, its length in *sz.
+ */
+static char *
+nested(size_t depth, int objects, size_t *sz)
+{
+	static const char	 head[] = "{\"id\":\"d1\",\"s\":\"[[{\\\"[\","
+				    "\"a\":";
+	char			*b;
+	size_t			 i, o;
+
+	if ((b = malloc(sizeof(head) + 6 * depth + 8)) == NULL)
+		BAIL("out of memory");
+	memcpy(b, head, sizeof(head) - 1);
+	o = sizeof(head) - 1;
+	for (i = 1; i < depth; i++) {
+		memcpy(b + o, objects ? "{\"b\":" : "[", objects ? 5 : 1);
+		o += objects ? 5 : 1;
+	}
+	b[o++] = '0';
+	for (i = 1; i < depth; i++)
+		b[o++] = objects ? '}' : ']';
+	b[o++] = '}';
+	b[o] = '\0';
+	*sz = o;
+	return b;
+}
+
+/*
+ * SQLite's JSON functions refuse what nests deeper than their limit:
+ * EVENT_DEPTH_MAX levels pass, one more is HOOK_EJSON, saying why.
+ */
+static void
+test_depth(void)
+{
+	struct conf	*cf = load("json:/id");
+	struct event	 ev;
+	const char	*why;
+	char		*b;
+	enum hook_err	 er;
+	size_t		 sz;
+	int		 objects;
+
+	for (objects = 0; objects <= 1; objects++) {
+		b = nested(EVENT_DEPTH_MAX, objects, &sz);
+		er = extn(cf, b, sz, &ev, &why);
+		CHECK(er == HOOK_OK && ev.key != NULL,
+		    "%s nested EVENT_DEPTH_MAX (%d) levels: accepted (got %d)",
+		    objects ? "objects" : "arrays", EVENT_DEPTH_MAX, (int)er);
+		event_clear(&ev);
+		free(b);
+
+		b = nested(EVENT_DEPTH_MAX + 1, objects, &sz);
+		why = NULL;
+		memset(&ev, 0x5a, sizeof(ev));
+		er = extn(cf, b, sz, &ev, &why);
+		CHECK(er == HOOK_EJSON && empty(&ev) && why != NULL &&
+		    strstr(why, "1000 levels") != NULL,
+		    "%s nested EVENT_DEPTH_MAX + 1 levels: HOOK_EJSON, saying "
+		    "why (got %d, %s)", objects ? "objects" : "arrays",
+		    (int)er, why ? why : "no reason");
+		free(b);
+	}
+	conf_free(cf);
+}
+
+/* event_unescape() of a NUL-terminated text equals want. */
+static void
+unescape_case(const char *text, const char *want, const char *what)
+{
+	char	*t;
+	size_t	 sz = 0;
+
+	t = event_unescape(text, strlen(text), &sz);
+	CHECK(t != NULL && sz == strlen(want) && strcmp(t, want) == 0,
+	    "unescape: %s (got %s)", what, t ? t : "NULL");
+	free(t);
+}
+
+/*
+ * What actions see as :payload: every string in one spelling, so that
+ * SQLite's json_extract() finds the members jansson found; numbers,
+ * white space and order as sent.
+ */
+static void
+test_norm(void)
+{
+	struct conf	*cf = load("json:/id");
+	struct event	 ev;
+	const char	*body;
+	enum hook_err	 er;
+
+	unescape_case("{\"order\\u0049d\":1}", "{\"orderId\":1}",
+	    "\\u0049 in a member name decoded");
+	unescape_case("{\"a\":\"caf\\u00e9 \\ud83d\\ude00\\/\"}",
+	    "{\"a\":\"caf\xc3\xa9 \xf0\x9f\x98\x80/\"}",
+	    "BMP character, surrogate pair and \\/ as UTF-8");
+	unescape_case("{\"a\":\"\\\"\\\\\\b\\f\\n\\r\\t\"}",
+	    "{\"a\":\"\\\"\\\\\\b\\f\\n\\r\\t\"}",
+	    "quote, backslash and short escapes kept");
+	unescape_case("{\"a\":\"\\u0022\\u005C\\u000a\\u0001\\u001F\"}",
+	    "{\"a\":\"\\\"\\\\\\n\\u0001\\u001f\"}",
+	    "escaped quote, backslash, newline and controls in one spelling");
+	unescape_case("{ \"n\" : [1.0, 0.1, 1e2, -0, 12345678901234567] }",
+	    "{ \"n\" : [1.0, 0.1, 1e2, -0, 12345678901234567] }",
+	    "numbers and white space untouched");
+	unescape_case("{\"\\u005b\":\"]\\\"}\"}", "{\"[\":\"]\\\"}\"}",
+	    "brackets and quotes inside strings stay inside");
+
+	body = "{\"id\":\"n1\",\"order\\u0049d\":\"o\\u002d1\"}";
+	er = ext(cf, body, &ev);
+	CHECK(er == HOOK_OK && ev.norm != NULL &&
+	    strcmp(ev.norm, "{\"id\":\"n1\",\"orderId\":\"o-1\"}") == 0 &&
+	    ev.normsz == strlen(ev.norm),
+	    "extract: norm has the one spelling (got %s)",
+	    ev.norm ? ev.norm : "NULL");
+	CHECK(ev.payload == body && ev.payloadsz == strlen(body),
+	    "extract: payload is still the raw body");
+	event_clear(&ev);
+
+	er = ext(cf, "{\"id\":\"n2\",\"a\":\"\\n\"}", &ev);
+	CHECK(er == HOOK_OK && ev.norm == NULL,
+	    "extract: no norm when the body is written the one way already");
+	event_clear(&ev);
+	er = ext(cf, "{\"id\":\"n3\"}", &ev);
+	CHECK(er == HOOK_OK && ev.norm == NULL,
+	    "extract: no norm for a body without escapes");
+	event_clear(&ev);
+	conf_free(cf);
+}
+
+/*
  * Stripe recounts pending_webhooks on each attempt at an event: a retry
  * whose count changed hashes the same; any other change does not.
  */
@@ -572,6 +705,8 @@ main(void)
 	test_key_default();
 	test_type();
 	test_bad_json();
+	test_depth();
+	test_norm();
 	test_volatile();
 	return tap_done();
 }

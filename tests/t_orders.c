@@ -244,6 +244,20 @@ test_generic(void)
 	CHECK(er == HOOK_OK && norders() == at,
 	    "payment.success with a fractional order id: no order");
 
+	/* A member name written with escapes is the same member. */
+	er = deliver(EP_GENERIC, "{\"id\":\"g5u\",\"type\":"
+	    "\"payment.success\",\"metadata\":{\"order\\u0049d\":"
+	    "\"u8\"},\"transaction\":{\"id\":\"tx-u8\",\"amount\":"
+	    "12345678901234567,\"currency\":\"\\u20ac\"},\"customer\":"
+	    "{\"customer\\u0045mail\":\"b\\u00fcyer@example.com\"}}", NULL);
+	CHECK(er == HOOK_OK && is("u8", "status", "paid") &&
+	    is("u8", "amount", "12345678901234567") &&
+	    is("u8", "currency", "\xe2\x82\xac") &&
+	    is("u8", "customer_email", "b\xc3\xbcyer@example.com"),
+	    "payment.success naming \"order\\u0049d\": order paid, amount, "
+	    "currency and email read as sent (%s)", col("u8", "status"));
+	at = norders();
+
 	er = deliver(EP_GENERIC, "{\"id\":\"g7\",\"type\":\"payment.success\","
 	    "\"metadata\":{\"orderId\":42},\"transaction\":{\"id\":\"t42\","
 	    "\"amount\":12.5,\"currency\":\"EUR\"}}", NULL);

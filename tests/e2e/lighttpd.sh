@@ -22,6 +22,9 @@
 #                      DIR/conf, copy the binary and orders.sql, run
 #                      "oncehook init"; sets lt_port.  DIR/conf/env holds
 #                      the ONCEHOOK_* variables of the filled example.
+#                      With LT_ACTIONS_EXTRA set (an actions file), the
+#                      copy of orders.sql gets that file's setup part
+#                      before it and its sections after it.
 #   lt_start DIR MODE  start lighttpd; 0 once the port answers (sets
 #                      server_pid), else 1 after a "not ok" line.
 #   lt_stop            stop it by its PID.
@@ -141,8 +144,16 @@ lt_setup() {	# lt_setup mode dir
 	# A copy, so that the backends' user can reach it wherever the build
 	# directory lies (under /root, say).
 	cp "$ONCEHOOK_BIN" "$_d/bin/oncehook" || bail "copying $ONCEHOOK_BIN"
-	cp "$top_srcdir/sql/actions/orders.sql" "$_d/sql/orders.sql" ||
-	    bail "copying orders.sql"
+	if [ -n "${LT_ACTIONS_EXTRA:-}" ]; then
+		{
+			sed '/^-- on:/,$d' "$LT_ACTIONS_EXTRA"
+			cat "$top_srcdir/sql/actions/orders.sql"
+			sed -n '/^-- on:/,$p' "$LT_ACTIONS_EXTRA"
+		} >"$_d/sql/orders.sql" || bail "building orders.sql"
+	else
+		cp "$top_srcdir/sql/actions/orders.sql" "$_d/sql/orders.sql" ||
+		    bail "copying orders.sql"
+	fi
 	echo '<!doctype html><title>e2e</title>' >"$_d/htdocs/index.html"
 	lt_port=$(free_port) || bail "no free port"
 

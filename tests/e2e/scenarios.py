@@ -5,7 +5,7 @@ tests/e2e-nginx.sh) started with a filled-in conf-examples file.
 say of the server in front (its reload, its body limit, its own JSON
 error pages).
 
-Scenarios 1 to 13 exercise the orders domain through the endpoints shop
+Scenarios 1 to 15 exercise the orders domain through the endpoints shop
 (hmac-sha256) and stripe.  E1 to E7 and H run for every endpoint of the
 configuration, with each provider's own signature, key and type headers:
 first delivery, retry, bad signatures, stale timestamps, a key
@@ -579,6 +579,82 @@ class Suite:
         after = self.totals()
         t.eq(after["events"] - before["events"], 1, "new events rows")
         t.eq(after["orders"] - before["orders"], 1, "new orders rows")
+
+    @staticmethod
+    def nested(evid, order, depth):
+        """A payment.success for order whose arrays nest depth levels,
+        the top-level object counting 1."""
+        head = dumps({"eventId": evid, "type": "payment.success",
+                      "metadata": {"orderId": order}})[:-1]
+        return (head + b',"deep":' + b"[" * (depth - 1) + b"]" * (depth - 1)
+                + b"}")
+
+    def s14_deep(self, t):
+        # oncehook's limit is 1000 levels (SQLite's JSON_MAX_DEPTH since
+        # 3.42; 2000 before): deeper bodies are refused before the claim,
+        # not failed by json_extract() on every retry.
+        key = self.evid("s14a")
+        r = self.post_shop(self.nested(key, "s14a", 999))
+        t.response(r, 200, "999 levels", status="processed", key=key)
+        o = self.order("s14a")
+        t.true(o is not None and o["status"] == "paid",
+               "999 levels: order s14a is %r, want paid" % (o,))
+        for depth in (1001, 1500, 2048):
+            key = self.evid("s14-%d" % depth)
+            before = self.totals()
+            r = self.post_shop(self.nested(key, "s14-%d" % depth, depth))
+            body = t.response(r, 400, "%d levels" % depth,
+                              error="malformed_json")
+            t.true("1000 levels" in (body.get("message") or ""),
+                   "%d levels: the message says why: %r" % (depth, body))
+            self.nothing_stored(t, before, "%d levels" % depth)
+            t.eq(len(self.events("shop", key)), 0, "%d levels: events rows"
+                 % depth)
+
+    def s15_escaped_names(self, t):
+        # What the sender escapes, json_extract() in the action finds:
+        # "order\u0049d" is the member orderId, as jansson reads it.
+        key = self.evid("s15")
+        body = (b'{"eventId":"' + key.encode() + b'","type":'
+                b'"payment.success","metadata":{"order\\u0049d":"s15"},'
+                b'"transaction":{"id":"tx_s15","amount":12.5,'
+                b'"currency":"\\u20ac"},"customer":{"customer\\u0045mail":'
+                b'"b\\u00fcyer@example.com"}}')
+        r = self.post_shop(body)
+        t.response(r, 200, "escaped member names", status="processed",
+                   key=key)
+        o = self.order("s15")
+        t.must(t.true(o is not None, "order s15 was not created"),
+               "no order")
+        t.eq(o["status"], "paid", "order s15 status")
+        t.eq(float(o["amount"]), 12.5, "order s15 amount")
+        t.eq(o["currency"], "\u20ac", "order s15 currency")
+        t.eq(o["customer_email"], "b\u00fcyer@example.com",
+             "order s15 customer_email")
+        ev = self.events("shop", key)
+        t.true(len(ev) == 1 and ev[0]["payload"] == body.decode(),
+               "events.payload keeps the raw body, escapes and all")
+
+    def g_gitlab_sections(self, t, ep):
+        # tests/e2e/actions-e2e.sql: -- on: "Push Hook", "Tag Push Hook"
+        for typ in ("Push Hook", "Tag Push Hook"):
+            key = self.key(ep, "g-" + typ.split()[0].lower())
+            body = ep.scheme.body(key, typ)
+            r = self.send(ep, body, ep.scheme.headers(ep.secrets[0], body,
+                                                      key, typ))
+            t.response(r, 200, typ, status="processed", key=key)
+            row = self.db.one("SELECT * FROM e2e_gitlab_pushes WHERE key = "
+                              "?", (key,))
+            t.eq(row, {"key": key, "type": typ, "ref": key,
+                       "project": "e2e/hooks"},
+                 "%s: its section's row" % typ)
+        key = self.key(ep, "g-note")
+        body = ep.scheme.body(key, "Note Hook")
+        r = self.send(ep, body, ep.scheme.headers(ep.secrets[0], body, key,
+                                                  "Note Hook"))
+        t.response(r, 200, "Note Hook", status="processed", key=key)
+        t.eq(self.db.one("SELECT * FROM e2e_gitlab_pushes WHERE key = ?",
+                         (key,)), None, "Note Hook: no section, no row")
 
     # Scenario 10 makes the database read-only to oncehook: mode 0444 on
     # the file (root, running this, is not affected; the backends run as
@@ -1174,7 +1250,8 @@ USAGE = ("scenarios.py --url http://127.0.0.1:PORT/hooks --env FILE "
          "--reload-command CMD]\n       [--log FILE]... [--db PATH] "
          "[--busy-ms MS] [--header-limit BYTES]\n       "
          "[--server-body-limit BYTES] [--server-json-pages]\n       "
-         "[--cgi BIN [--cgi-user USER]] [--only TEXT] [--skip TEXT]")
+         "[--cgi BIN [--cgi-user USER]] [--e2e-actions]\n       "
+         "[--only TEXT] [--skip TEXT]")
 
 DESCRIPTION = """\
 Run the scenarios against oncehook behind a running web server.
@@ -1231,6 +1308,11 @@ What the web server in front does itself:
 --cgi also runs the hostile headers straight through the binary as a
 CGI program (as --cgi-user when given).
 
+--e2e-actions says the actions file holds tests/e2e/actions-e2e.sql's
+setup and sections around orders.sql (tests/e2e/lighttpd.sh,
+LT_ACTIONS_EXTRA): scenario G then checks the gitlab endpoint's quoted
+"Push Hook" section.
+
 The older form --port PORT --stripe-secret S --shop-secret S
 --shop-secret-old S --db PATH --busy-ms MS still works (endpoints stripe
 and shop only, or those of --env, the flags overriding its secrets).
@@ -1271,6 +1353,7 @@ def parse_args(argv=None):
     ap.add_argument("--stripe-secret")
     ap.add_argument("--shop-secret")
     ap.add_argument("--shop-secret-old")
+    ap.add_argument("--e2e-actions", action="store_true")
     ap.add_argument("--only", action="append", default=[])
     ap.add_argument("--skip", action="append", default=[])
     a = ap.parse_args(argv)
@@ -1364,6 +1447,10 @@ def main():
          "Retry-After; released -> processed", s.s11_busy),
         ("12. secret rotation: the older of two secrets -> 200 processed",
          s.s12_rotation),
+        ("14. nested 999 levels -> processed; 1001, 1500, 2048 levels -> "
+         "400 malformed_json, nothing stored", s.s14_deep),
+        ("15. member names written with \\u escapes -> the action reads "
+         "them: order paid", s.s15_escaped_names),
     ]
     for ep in s.endpoints:
         def bind(fn, ep=ep):
@@ -1386,6 +1473,10 @@ def main():
             plan.append(("E8. %s: the signed bytes replayed under a new "
                          "key header -> 200 already_processed, nothing "
                          "stored" % pre, bind(s.e8_replay)))
+        if ep.scheme.name == "gitlab" and a.e2e_actions:
+            plan.append(("G. %s: Push Hook and Tag Push Hook run the section "
+                         "-- on: \"Push Hook\", \"Tag Push Hook\"; Note "
+                         "Hook does not" % pre, bind(s.g_gitlab_sections)))
         if ep.scheme.name == "slack":
             plan.append(("E7. %s: url_verification -> 200 with its "
                          "challenge, nothing stored; wrong secret 401, "

@@ -1,0 +1,421 @@
+/*
+ * oncehook tests: actions (src/action.c).
+ *
+ * The "-- on:" line: bare types as before, quoted types holding spaces
+ * (GitLab's "Push Hook"), commas, and every malformed line reported as
+ * file:line.  actions_types() as "oncehook check" reads it, with the
+ * schemes' type shapes it judges by.  And :payload as statements see
+ * it: SQLite's json_extract() finds the member jansson found however
+ * its name was escaped, numbers and strings read back as sent, and a
+ * body of EVENT_DEPTH_MAX levels is one the linked SQLite can read.
+ * Each file is loaded on an in-memory database, as production loads it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "action.h"
+#include "conf.h"
+#include "event.h"
+#include "hook.h"
+#include "sig.h"
+#include "tap.h"
+
+#define SETUP	"CREATE TABLE IF NOT EXISTS ran (type TEXT, section);\n"
+
+static char		 dir[64];
+static char		 path[128];
+static sqlite3		*db;
+static struct action_guard guard;
+
+/* Write text to the test's actions file. */
+static void
+put(const char *text)
+{
+	FILE	*f;
+
+	if ((f = fopen(path, "w")) == NULL || fputs(text, f) == EOF ||
+	    fclose(f) == EOF)
+		BAIL("%s: %s", path, strerror(errno));
+}
+
+/* Load text as an actions file; NULL with the reason in err. */
+static struct actions *
+load(const char *text, char *err, size_t errsz)
+{
+	put(text);
+	err[0] = '\0';
+	return actions_load(db, &guard, path, err, errsz);
+}
+
+/* The section (its "section" text) that ran for type, or "(none)". */
+static const char *
+ran_for(struct actions *a, const char *type)
+{
+	static char	 buf[64];
+	struct event	 ev;
+	sqlite3_stmt	*s;
+	char		 err[256];
+	const char	*t;
+
+	if (sqlite3_exec(db, "DELETE FROM ran", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		BAIL("DELETE: %s", sqlite3_errmsg(db));
+	memset(&ev, 0, sizeof(ev));
+	ev.key = (char *)"k";
+	ev.type = (char *)type;
+	ev.payload = "{}";
+	ev.payloadsz = 2;
+	if (actions_run(a, "ep", &ev, err, sizeof(err)) != SQLITE_OK)
+		BAIL("actions_run: %s", err);
+	snprintf(buf, sizeof(buf), "(none)");
+	if (sqlite3_prepare_v2(db, "SELECT group_concat(section, '+') "
+	    "FROM ran WHERE type = ?1", -1, &s, NULL) != SQLITE_OK)
+		BAIL("SELECT: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(s, 1, type, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW &&
+	    (t = (const char *)sqlite3_column_text(s, 0)) != NULL)
+		snprintf(buf, sizeof(buf), "%s", t);
+	sqlite3_finalize(s);
+	return buf;
+}
+
+static void
+test_quoted(void)
+{
+	struct actions	*a;
+	char		 err[512];
+	const char	*got;
+
+	a = load("-- on: \"Push Hook\"\n"
+	    "INSERT INTO ran VALUES (:type, 'push');\n"
+	    "-- on: \"Merge Request Hook\", \"Tag Push Hook\" Note\n"
+	    "INSERT INTO ran VALUES (:type, 'mr');\n"
+	    "-- on:\tpayment.success  invoice.paid\n"
+	    "INSERT INTO ran VALUES (:type, 'bare');\n"
+	    "-- on: a.b,c.d , e.f,\"g, h\"\n"
+	    "INSERT INTO ran VALUES (:type, 'commas');\n"
+	    "-- on: *\n"
+	    "INSERT INTO ran VALUES (:type, 'catchall');\n", err,
+	    sizeof(err));
+	CHECK(a != NULL, "quoted, bare and comma-separated types load (%s)",
+	    err);
+	if (a == NULL)
+		return;
+	got = ran_for(a, "Push Hook");
+	CHECK(strcmp(got, "push") == 0,
+	    "\"Push Hook\" runs its section (got %s)", got);
+	got = ran_for(a, "Push");
+	CHECK(strcmp(got, "catchall") == 0,
+	    "\"Push\" alone is no type of that section (got %s)", got);
+	got = ran_for(a, "Hook");
+	CHECK(strcmp(got, "catchall") == 0,
+	    "nor is \"Hook\" (got %s)", got);
+	got = ran_for(a, "Merge Request Hook");
+	CHECK(strcmp(got, "mr") == 0, "first of a quoted list (got %s)",
+	    got);
+	got = ran_for(a, "Tag Push Hook");
+	CHECK(strcmp(got, "mr") == 0,
+	    "quoted type after a comma (got %s)", got);
+	got = ran_for(a, "Note");
+	CHECK(strcmp(got, "mr") == 0,
+	    "bare type after a quoted one (got %s)", got);
+	got = ran_for(a, "invoice.paid");
+	CHECK(strcmp(got, "bare") == 0,
+	    "bare types separated by tabs and spaces, as before (got %s)",
+	    got);
+	got = ran_for(a, "c.d");
+	CHECK(strcmp(got, "commas") == 0 &&
+	    strcmp(ran_for(a, "e.f"), "commas") == 0 &&
+	    strcmp(ran_for(a, "a.b"), "commas") == 0,
+	    "commas separate bare types (got %s)", got);
+	got = ran_for(a, "g, h");
+	CHECK(strcmp(got, "commas") == 0,
+	    "a quoted type may hold a comma (got %s)", got);
+	actions_free(a);
+}
+
+/* text must be refused, the reason naming the file and line and why. */
+static void
+bad(const char *text, int line, const char *why, const char *what)
+{
+	struct actions	*a;
+	char		 err[512], want[256];
+
+	a = load(text, err, sizeof(err));
+	snprintf(want, sizeof(want), "%s:%d: ", path, line);
+	CHECK(a == NULL && strncmp(err, want, strlen(want)) == 0 &&
+	    strstr(err, why) != NULL, "%s: refused as file:%d (got %s)",
+	    what, line, err);
+	actions_free(a);
+}
+
+static void
+test_bad(void)
+{
+	bad("-- on: t.ok\nSELECT 1;\n-- on: \"Push Hook\nSELECT 2;\n", 3,
+	    "unterminated quote", "an unterminated quote");
+	bad("-- on: \"Push Hook\" \"Note Hook\nSELECT 1;\n", 1,
+	    "unterminated quote", "an unterminated second quote");
+	bad("-- on: \"\"\nSELECT 1;\n", 1, "empty", "an empty quoted type");
+	bad("-- on: \"Push Hook\"x\nSELECT 1;\n", 1, "closing quote",
+	    "text right after a closing quote");
+	bad("-- on: Push\"Hook\"\nSELECT 1;\n", 1, "quote inside",
+	    "a quote inside a bare type");
+	bad("SELECT 1;\n-- on: ,\nSELECT 1;\n", 2, "one or more",
+	    "only a comma");
+	bad("-- on: \"x.y\"\nSELECT 1;\n-- on: x.y\nSELECT 2;\n", 3,
+	    "\"x.y\" has more than one section",
+	    "a quoted and a bare spelling of one type");
+	bad("-- on: \"Push Hook\", \"Push Hook\"\nSELECT 1;\n", 1,
+	    "more than one section", "one quoted type twice on a line");
+}
+
+struct seen {
+	char	 v[8][64];
+	int	 line[8];
+	int	 n;
+};
+
+static void
+collect(void *arg, const char *type, int line)
+{
+	struct seen	*s = arg;
+
+	if (s->n < 8) {
+		snprintf(s->v[s->n], sizeof(s->v[0]), "%s", type);
+		s->line[s->n++] = line;
+	}
+}
+
+/* actions_types() and the schemes' type shapes, as check uses them. */
+static void
+test_types(void)
+{
+	static const struct {
+		const char	*scheme, *type;
+		int		 sends;
+	} shapes[] = {
+		{ "gitlab", "Push Hook", 1 },
+		{ "gitlab", "Merge Request Hook", 1 },
+		{ "gitlab", "Push", 0 },
+		{ "gitlab", "Hook", 0 },
+		{ "gitlab", "push", 0 },
+		{ "stripe", "customer.created", 1 },
+		{ "stripe", "v1.billing.meter.error_report_triggered", 1 },
+		{ "stripe", "Push Hook", 0 },
+		{ "stripe", "ping", 0 },
+		{ "stripe", "a..b", 0 },
+		{ "paddle", "transaction.payment_failed", 1 },
+		{ "github", "pull_request", 1 },
+		{ "github", "pull_request.opened", 0 },
+		{ "slack", "app_mention", 1 },
+		{ "shopify", "orders/create", 1 },
+		{ "shopify", "orders.create", 0 },
+		{ "hmac-sha256", "Anything at all", 1 },
+		{ "standard", "x", 1 },
+		{ "svix", "Push Hook", 1 },
+	};
+	const struct scheme	*sc;
+	struct seen		 s;
+	char			 err[512];
+	size_t			 i;
+
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		if ((sc = scheme_find(shapes[i].scheme)) == NULL)
+			BAIL("no scheme %s", shapes[i].scheme);
+		CHECK(scheme_sends_type(sc, shapes[i].type) == shapes[i].sends,
+		    "%s %s \"%s\"", shapes[i].scheme, shapes[i].sends ?
+		    "may send" : "never sends", shapes[i].type);
+	}
+	CHECK(scheme_type_example(scheme_find("gitlab")) != NULL &&
+	    scheme_sends_type(scheme_find("gitlab"),
+	    scheme_type_example(scheme_find("gitlab"))) &&
+	    scheme_type_example(scheme_find("hmac-sha256")) == NULL,
+	    "a scheme's example is one of its types; none where any goes");
+
+	memset(&s, 0, sizeof(s));
+	put(SETUP "-- on: Push Hook\nSELECT 1;\n-- on: *\nSELECT 2;\n"
+	    "-- on: \"Note Hook\"\nSELECT 3;\n");
+	CHECK(actions_types(path, collect, &s, err, sizeof(err)) == 0 &&
+	    s.n == 3 && strcmp(s.v[0], "Push") == 0 && s.line[0] == 2 &&
+	    strcmp(s.v[1], "Hook") == 0 && s.line[1] == 2 &&
+	    strcmp(s.v[2], "Note Hook") == 0 && s.line[2] == 6,
+	    "actions_types: each type with its line, no catch-all");
+	put("-- on: \"Note Hook\nSELECT 3;\n");
+	CHECK(actions_types(path, collect, &s, err, sizeof(err)) == -1 &&
+	    strstr(err, ":1: ") != NULL &&
+	    strstr(err, "unterminated quote") != NULL,
+	    "actions_types: an unterminated quote is file:line (%s)", err);
+}
+
+static const char *
+getvar(const char *name, void *arg)
+{
+	static const char *const vars[][2] = {
+		{ "ONCEHOOK_DB", "/nonexistent/oncehook/t_action.db" },
+		{ "ONCEHOOK_SCHEME", "hmac-sha256" },
+		{ "ONCEHOOK_SECRET", "t_action-secret" },
+		{ "ONCEHOOK_KEY", "json:/id" },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (strcmp(vars[i][0], name) == 0)
+			return vars[i][1];
+	return NULL;
+}
+
+/* Run a's section for body (via event_extract); 0, or -1 and err. */
+static int
+run_body(const struct conf *cf, struct actions *a, const char *body,
+    size_t sz, char *err, size_t errsz)
+{
+	struct event	 ev;
+	struct req	 rq;
+	const char	*why;
+	int		 rc;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.method = "POST";
+	if (event_extract(&cf->endpoints[0], &rq, body, sz, &ev, &why) !=
+	    HOOK_OK)
+		BAIL("event_extract: %s", why ? why : "?");
+	if (sqlite3_exec(db, "DELETE FROM got", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		BAIL("DELETE: %s", sqlite3_errmsg(db));
+	rc = actions_run(a, "ep", &ev, err, errsz);
+	event_clear(&ev);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+/*
+ * quote() of what the action read for name (a newline as \n), or
+ * "(none)".
+ */
+static const char *
+got(const char *name)
+{
+	static char	 buf[256];
+	sqlite3_stmt	*s;
+	const char	*t;
+
+	snprintf(buf, sizeof(buf), "(none)");
+	if (sqlite3_prepare_v2(db, "SELECT quote(CASE typeof(v) WHEN 'text' "
+	    "THEN replace(v, char(10), '\\n') ELSE v END) FROM got "
+	    "WHERE k = ?1", -1, &s, NULL) != SQLITE_OK)
+		BAIL("SELECT: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW &&
+	    (t = (const char *)sqlite3_column_text(s, 0)) != NULL)
+		snprintf(buf, sizeof(buf), "%s", t);
+	sqlite3_finalize(s);
+	return buf;
+}
+
+/*
+ * What statements read from :payload: the member jansson found, however
+ * its name was escaped; numbers and strings as sent.
+ */
+static void
+test_payload(void)
+{
+	static const struct {
+		const char	*name, *want;
+	} cases[] = {
+		{ "orderId", "'o-1'" },
+		{ "big", "9007199254740993" },
+		{ "neg", "-12345678901234567" },
+		{ "one", "'real'" },
+		{ "tenth", "0.1" },
+		{ "e", "100.0" },
+		{ "s", "'caf\xc3\xa9 \xf0\x9f\x98\x80 \"q\" \\ / \\n'" },
+		{ "raw", "'caf\xc3\xa9'" },
+		{ "path", "'v'" },
+	};
+	static const char body[] = "{\"id\":\"p1\",\"type\":\"t.ok\","
+	    "\"metadata\":{\"order\\u0049d\":\"o-1\"},"
+	    "\"big\":9007199254740993,\"neg\":-12345678901234567,"
+	    "\"one\":1.0,\"tenth\":0.1,\"e\":1e2,"
+	    "\"s\":\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" \\\\ \\/ \\n\","
+	    "\"raw\":\"caf\xc3\xa9\","
+	    "\"d\":{\"k\\u0065y\":[{\"x\\/y\":\"v\"}]}}";
+	struct conf	*cf;
+	struct actions	*a;
+	char		 err[512], *deep;
+	size_t		 i, o;
+
+	if ((cf = conf_load(getvar, NULL, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	a = load("-- on: t.ok\n"
+	    "INSERT INTO got VALUES ('orderId', "
+	    "json_extract(:payload, '$.metadata.orderId'));\n"
+	    "INSERT INTO got VALUES ('big', json_extract(:payload, '$.big'));\n"
+	    "INSERT INTO got VALUES ('neg', json_extract(:payload, '$.neg'));\n"
+	    "INSERT INTO got VALUES ('one', json_type(:payload, '$.one'));\n"
+	    "INSERT INTO got VALUES ('tenth', "
+	    "json_extract(:payload, '$.tenth'));\n"
+	    "INSERT INTO got VALUES ('e', json_extract(:payload, '$.e'));\n"
+	    "INSERT INTO got VALUES ('s', json_extract(:payload, '$.s'));\n"
+	    "INSERT INTO got VALUES ('raw', json_extract(:payload, '$.raw'));\n"
+	    "INSERT INTO got VALUES ('path', "
+	    "json_extract(:payload, '$.d.key[0].\"x/y\"'));\n"
+	    "INSERT INTO got VALUES ('id', json_extract(:payload, '$.id'));\n",
+	    err, sizeof(err));
+	if (a == NULL)
+		BAIL("actions_load: %s", err);
+	CHECK(run_body(cf, a, body, sizeof(body) - 1, err, sizeof(err)) ==
+	    0, "the action ran (%s)", err);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK(strcmp(got(cases[i].name), cases[i].want) == 0,
+		    ":payload '$.%s' reads %s (got %s)", cases[i].name,
+		    cases[i].want, got(cases[i].name));
+
+	/* EVENT_DEPTH_MAX levels: readable by the SQLite linked here. */
+	if ((deep = malloc(2 * EVENT_DEPTH_MAX + 64)) == NULL)
+		BAIL("out of memory");
+	o = (size_t)snprintf(deep, 64, "{\"id\":\"d1\",\"type\":\"t.ok\","
+	    "\"a\":");
+	for (i = 1; i < EVENT_DEPTH_MAX; i++)
+		deep[o++] = '[';
+	for (i = 1; i < EVENT_DEPTH_MAX; i++)
+		deep[o++] = ']';
+	deep[o++] = '}';
+	CHECK(run_body(cf, a, deep, o, err, sizeof(err)) == 0 &&
+	    strcmp(got("id"), "'d1'") == 0,
+	    "a body nested EVENT_DEPTH_MAX (%d) levels: json_extract reads "
+	    "it (SQLite %s) (%s)", EVENT_DEPTH_MAX, sqlite3_libversion(),
+	    err);
+	free(deep);
+	actions_free(a);
+	conf_free(cf);
+}
+
+int
+main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/oncehook-t_action-XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		BAIL("mkdtemp: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/actions.sql", dir);
+	if (sqlite3_open(":memory:", &db) != SQLITE_OK ||
+	    sqlite3_exec(db, SETUP "CREATE TABLE got (k TEXT, v);", NULL,
+	    NULL, NULL) != SQLITE_OK)
+		BAIL("sqlite3: %s", sqlite3_errmsg(db));
+	actions_guard(db, &guard);
+
+	test_quoted();
+	test_bad();
+	test_types();
+	test_payload();
+
+	sqlite3_close(db);
+	tap_rmdir(dir);
+	return tap_done();
+}
