@@ -249,8 +249,13 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 		snprintf(t->why, sizeof(t->why), "%s", p->conferr);
 		return HOOK_ECONF;
 	}
-	if ((ep = conf_route(p->cf, rq->path_info, rq->script_name)) == NULL)
+	if ((ep = conf_route(p->cf, rq->path_info, rq->script_name)) == NULL) {
+		/* Raw request values: escaped when the line is logged. */
+		snprintf(t->why, sizeof(t->why), "no endpoint for the path "
+		    "%.120s%.120s", rq->script_name != NULL ? rq->script_name :
+		    "", rq->path_info != NULL ? rq->path_info : "");
 		return HOOK_ENOTFOUND;
+	}
 	t->ep = ep;
 	if (rq->method == NULL || strcmp(rq->method, "POST") != 0)
 		return HOOK_EMETHOD;
