@@ -243,6 +243,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	enum hook_err			 er;
 	long long			 cl;
 	char				*body = NULL;
+	char				 name[128];
 	size_t				 bodysz = 0;
 
 	if (p->cf == NULL) {
@@ -250,10 +251,14 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 		return HOOK_ECONF;
 	}
 	if ((ep = conf_route(p->cf, rq->path_info, rq->script_name)) == NULL) {
-		/* Raw request values: escaped when the line is logged. */
-		snprintf(t->why, sizeof(t->why), "no endpoint for the path "
-		    "%.120s%.120s", rq->script_name != NULL ? rq->script_name :
-		    "", rq->path_info != NULL ? rq->path_info : "");
+		/* What routing saw; escaped when the line is logged. */
+		conf_route_name(rq->path_info, rq->script_name, name,
+		    sizeof(name));
+		snprintf(t->why, sizeof(t->why), "no endpoint %s%s%.64s "
+		    "(SCRIPT_NAME=%.100s PATH_INFO=%.100s)", name[0] ? "named" :
+		    "name in the path", name[0] ? " " : "", name,
+		    rq->script_name != NULL ? rq->script_name : "-",
+		    rq->path_info != NULL ? rq->path_info : "-");
 		return HOOK_ENOTFOUND;
 	}
 	t->ep = ep;

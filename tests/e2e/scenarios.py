@@ -761,15 +761,18 @@ class Suite:
         r = self.post_shop(body, path=self.shop_path + "//")
         t.response(r, 200, "POST %s//" % self.shop_path,
                    status="already_processed", key=key)
-        # An unknown name: 404, and the log line says which path.
+        # An unknown name: 404, and the log line says what routing saw
+        # (SCRIPT_NAME and PATH_INFO as the server split the path).
         before = self.totals()
         nope = self.http.path("nope-%s" % self.mode) + "/"
         r = self.post_shop(body, path=nope)
         t.response(r, 404, "POST %s" % nope)
         t.true(any("status=404" in ln and
-                   ("why=\"no endpoint for the path %s\"" % nope) in ln
+                   ("why=\"no endpoint named nope-%s (SCRIPT_NAME="
+                    % self.mode) in ln and " PATH_INFO=" in ln
                    for ln in self.log_lines()),
-               "no 404 log line naming the path %s" % nope)
+               "no 404 log line naming nope-%s with its SCRIPT_NAME and "
+               "PATH_INFO" % self.mode)
         self.nothing_stored(t, before, "unknown endpoint")
 
     def s13_logs(self, t):
