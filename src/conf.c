@@ -313,7 +313,7 @@ utf8_len(const unsigned char *s, size_t n)
  * Why text (len bytes) cannot hold a secret, or NULL if it can; *at is
  * then the offset of the first offending byte.  Secrets are UTF-8 text.
  * A NUL byte would cut the key short wherever it is read as a C string
- * (a UTF-16 file is full of them, leaving a key of a byte or two that
+ * (a UTF-16 file is full of them, leaving a key of a few bytes that
  * anyone can forge); a byte-order mark or bytes that are not UTF-8 mean
  * an editor saved the secret in another encoding, so the key would not
  * be the provider's secret.  The reason never quotes the bytes.
