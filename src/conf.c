@@ -29,7 +29,6 @@
 #define ONCEHOOK_SQLDIR	"/usr/local/share/oncehook/sql"
 #endif
 
-#define SECRETS_MAX	16	/* secrets per endpoint (rotation) */
 #define SECRET_FILE_MAX	65536	/* bytes */
 
 struct conf_loader {
@@ -259,24 +258,112 @@ placeholder(const char *text, size_t len)
 	return strstr(buf, "REPLACE") != NULL && strstr(buf, "YOUR") != NULL;
 }
 
-/* Add one secret (text of length len) to ep, through its scheme. */
+/*
+ * Length of the UTF-8 sequence at s (n bytes left), or 0 if the bytes
+ * there are not one: a stray continuation byte, a cut sequence, an
+ * overlong form, a surrogate or a value past U+10FFFF.
+ */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned long	 cp;
+	size_t		 len, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+/*
+ * Why text (len bytes) cannot hold a secret, or NULL if it can; *at is
+ * then the offset of the first offending byte.  Secrets are UTF-8 text.
+ * A NUL byte would cut the key short wherever it is read as a C string
+ * (a UTF-16 file is full of them, leaving a key of a few bytes that
+ * anyone can forge); a byte-order mark or bytes that are not UTF-8 mean
+ * an editor saved the secret in another encoding, so the key would not
+ * be the provider's secret.  The reason never quotes the bytes.
+ */
+static const char *
+text_refused(const char *text, size_t len, size_t *at)
+{
+	const unsigned char	*s = (const unsigned char *)text;
+	size_t			 i, n;
+
+	*at = 0;
+	if (len >= 2 && ((s[0] == 0xff && s[1] == 0xfe) ||
+	    (s[0] == 0xfe && s[1] == 0xff)))
+		return "starts with a UTF-16 byte-order mark (saved as "
+		    "UTF-16?); save it as UTF-8 text";
+	for (i = 0; i < len; i += n) {
+		*at = i;
+		if (s[i] == '\0')
+			return "holds a NUL byte (saved as UTF-16?); save it "
+			    "as UTF-8 text";
+		if ((n = utf8_len(s + i, len - i)) == 0)
+			return "is not valid UTF-8; save it as UTF-8 text";
+		if (n == 3 && s[i] == 0xef && s[i + 1] == 0xbb &&
+		    s[i + 2] == 0xbf)
+			return "holds a byte-order mark (U+FEFF); save it as "
+			    "UTF-8 without BOM";
+	}
+	return NULL;
+}
+
+/* Where a secret was written, for messages: never the secret itself. */
+static void
+secret_place(const struct conf_endpoint *ep, unsigned at, char *buf,
+    size_t bufsz)
+{
+	if (ep->secret_file != NULL)
+		snprintf(buf, bufsz, "%.200s: line %u", ep->secret_file, at);
+	else
+		snprintf(buf, bufsz, "secret %u", at);
+}
+
+/*
+ * Add one secret (text of length len, written at place at: a line of
+ * the file, or a place in the list) to ep, through its scheme.
+ */
 static int
 secret_add(struct conf_loader *l, struct conf_endpoint *ep, const char *var,
-    const char *text, size_t len)
+    const char *text, size_t len, unsigned at)
 {
 	struct secret	*s;
 	char		*copy;
-	char		 why[128];
+	char		 why[128], where[256];
+	const char	*bad;
+	size_t		 off;
 	int		 rc;
 
+	secret_place(ep, at, where, sizeof(where));
+	if ((bad = text_refused(text, len, &off)) != NULL)
+		return fail(l, var, "%s %s", where, bad);
 	if (placeholder(text, len)) {
 		ep->placeholder = 1;
 		return 0;
 	}
-	if (ep->nsecrets == SECRETS_MAX)
-		return fail(l, var, "more than %d secrets", SECRETS_MAX);
+	if (ep->nsecrets == CONF_SECRETS_MAX)
+		return fail(l, var, "more than %d secrets", CONF_SECRETS_MAX);
 	if (ep->secrets == NULL &&
-	    (ep->secrets = calloc(SECRETS_MAX, sizeof(*s))) == NULL)
+	    (ep->secrets = calloc(CONF_SECRETS_MAX, sizeof(*s))) == NULL)
 		return fail(l, var, "out of memory");
 	s = &ep->secrets[ep->nsecrets];
 	if ((copy = strndup(text, len)) == NULL)
@@ -286,47 +373,55 @@ secret_add(struct conf_loader *l, struct conf_endpoint *ep, const char *var,
 		crypto_wipe(copy, len);
 		free(copy);
 		if (rc == -1)
-			return fail(l, var, "secret %zu: %s",
-			    ep->nsecrets + 1, why);
+			return fail(l, var, "%s: %s", where, why);
 	} else {
 		s->p = (unsigned char *)copy;
 		s->sz = len;
 	}
 	if (s->sz == 0)
-		return fail(l, var, "secret %zu is empty", ep->nsecrets + 1);
-	ep->nsecrets++;
+		return fail(l, var, "%s is empty", where);
+	ep->secret_at[ep->nsecrets++] = at;
 	return 0;
 }
 
-/* Secrets from a space-separated list. */
+/* Secrets from a list separated by white space (a CR or LF too). */
 static int
 secrets_from_text(struct conf_loader *l, struct conf_endpoint *ep, const char *var,
     const char *text)
 {
-	size_t	 len;
+	static const char	 blank[] = " \t\r\n";
+	size_t			 len;
+	unsigned		 at = 0;
 
 	for (;;) {
-		while (*text == ' ' || *text == '\t')
-			text++;
+		text += strspn(text, blank);
 		if (*text == '\0')
 			return 0;
-		len = strcspn(text, " \t");
-		if (secret_add(l, ep, var, text, len) == -1)
+		len = strcspn(text, blank);
+		if (secret_add(l, ep, var, text, len, ++at) == -1)
 			return -1;
 		text += len;
 	}
 }
 
-/* Secrets from a file, one a line; blank lines and # comments skipped. */
+/*
+ * Secrets from a file of UTF-8 text, one a line; blank lines and #
+ * comments skipped, blanks around a secret trimmed, and a line may end
+ * in CRLF.  A file that is not UTF-8 text (see text_refused()) or holds
+ * a CR inside a line (old Mac line endings, which would join secrets)
+ * is refused whole.
+ */
 static int
 secrets_from_file(struct conf_loader *l, struct conf_endpoint *ep, const char *var,
     const char *path)
 {
-	char	 buf[SECRET_FILE_MAX + 1];
-	FILE	*f;
-	size_t	 sz, len;
-	char	*p, *eol;
-	int	 rc = 0;
+	char		 buf[SECRET_FILE_MAX + 1];
+	FILE		*f;
+	size_t		 sz, len, off, i;
+	char		*p, *eol;
+	const char	*bad;
+	unsigned	 line, at;
+	int		 rc = 0;
 
 	if ((f = fopen(path, "r")) == NULL)
 		return fail(l, var, "%s: %s", path, strerror(errno));
@@ -337,8 +432,13 @@ secrets_from_file(struct conf_loader *l, struct conf_endpoint *ep, const char *v
 		rc = fail(l, var, "%s: larger than %d bytes", path,
 		    SECRET_FILE_MAX);
 	fclose(f);
+	if (rc == 0 && (bad = text_refused(buf, sz, &off)) != NULL) {
+		for (i = 0, line = 1; i < off; i++)
+			line += buf[i] == '\n';
+		rc = fail(l, var, "%s: line %u %s", path, line, bad);
+	}
 	buf[sz < sizeof(buf) ? sz : sizeof(buf) - 1] = '\0';
-	for (p = buf; rc == 0 && *p != '\0'; p = eol) {
+	for (p = buf, at = 1; rc == 0 && *p != '\0'; p = eol, at++) {
 		len = strcspn(p, "\n");
 		eol = p + len + (p[len] == '\n');
 		while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' ' ||
@@ -350,7 +450,12 @@ secrets_from_file(struct conf_loader *l, struct conf_endpoint *ep, const char *v
 		}
 		if (len == 0 || *p == '#')
 			continue;
-		rc = secret_add(l, ep, var, p, len);
+		if (memchr(p, '\r', len) != NULL)
+			rc = fail(l, var, "%s: line %u holds a carriage return "
+			    "inside it (old Mac line endings?); end lines with "
+			    "LF or CRLF", path, at);
+		else
+			rc = secret_add(l, ep, var, p, len, at);
 	}
 	crypto_wipe(buf, sizeof(buf));
 	if (rc == 0 && ep->nsecrets == 0 && !ep->placeholder)
@@ -769,12 +874,13 @@ const struct conf_var conf_vars[] = {
 	    "`paddle`, `gitlab`, `hmac-sha256`" },
 	{ "SECRET", CONF_ENDPOINT, CONF_HIDDEN, 0, 0, NULL,
 	    "required unless `_SECRET_FILE`", E(secrets), &kind_secret,
-	    "one or more secrets, space separated (rotation: each is "
-	    "tried); a secret with a space in it goes in `_SECRET_FILE`" },
+	    "one or more secrets, separated by white space (space, tab, CR, "
+	    "LF) (rotation: each is tried); a secret with a space in it goes "
+	    "in `_SECRET_FILE`" },
 	{ "SECRET_FILE", CONF_ENDPOINT, CONF_UNSET_TOO, 0, 0, NULL, "—",
 	    E(secret_file), &kind_secret_file,
-	    "file with one secret a line (blank lines and `#` comments "
-	    "skipped)" },
+	    "UTF-8 text file with one secret a line (blank lines and `#` "
+	    "comments skipped; see **Secret files** below)" },
 	{ "TOLERANCE", CONF_ENDPOINT, CONF_SECONDS, 1, 7 * 86400, "300", "300",
 	    E(tolerance), &kind_int,
 	    "seconds of clock skew accepted, both ways, for timestamped "
@@ -924,6 +1030,35 @@ conf_show(const struct conf *cf, const struct conf_endpoint *ep,
 	cv->kind->show((const char *)base + cv->off, buf, bufsz);
 }
 
+/*
+ * Say which of ep's keys are shorter than CONF_SECRET_MIN bytes (after
+ * whsec_ decoding where the scheme decodes): one guessed in a few
+ * thousand tries forges every request.  Returns the count.
+ */
+static int
+short_secrets(const struct conf_endpoint *ep,
+    void (*say)(void *arg, const char *message), void *arg)
+{
+	char	 where[256], msg[512];
+	size_t	 i;
+	int	 n = 0;
+
+	for (i = 0; i < ep->nsecrets; i++) {
+		if (ep->secrets[i].sz >= CONF_SECRET_MIN)
+			continue;
+		secret_place(ep, ep->secret_at[i], where, sizeof(where));
+		snprintf(msg, sizeof(msg), "%s%s: %s is shorter than %d "
+		    "bytes%s; a short key can be guessed: use the provider's "
+		    "secret, or at least %d random bytes", ep->prefix,
+		    ep->secret_file != NULL ? "SECRET_FILE" : "SECRET", where,
+		    CONF_SECRET_MIN, ep->scheme->secret != NULL ? " once "
+		    "decoded" : "", CONF_SECRET_MIN);
+		say(arg, msg);
+		n++;
+	}
+	return n;
+}
+
 int
 conf_warnings(const struct conf *cf, const char *const *envp,
     void (*say)(void *arg, const char *message), void *arg)
@@ -958,6 +1093,8 @@ conf_warnings(const struct conf *cf, const char *const *envp,
 			say(arg, msg);
 			n++;
 		}
+	for (i = 0; i < cf->nendpoints; i++)
+		n += short_secrets(&cf->endpoints[i], say, arg);
 	if (cf->status_token != NULL) {
 		say(arg, "ONCEHOOK_STATUS_TOKEN: the status endpoint is not "
 		    "built yet; the token is ignored");
@@ -966,8 +1103,11 @@ conf_warnings(const struct conf *cf, const char *const *envp,
 	return n;
 }
 
-/* The last non-empty segment of path into buf; "" if none. */
-static void
+/*
+ * The last non-empty segment of path into buf ("" if it does not fit);
+ * returns its length, 0 if path has none.
+ */
+static size_t
 last_segment(const char *path, char *buf, size_t bufsz)
 {
 	const char	*end, *start;
@@ -975,7 +1115,7 @@ last_segment(const char *path, char *buf, size_t bufsz)
 
 	buf[0] = '\0';
 	if (path == NULL)
-		return;
+		return 0;
 	end = path + strlen(path);
 	while (end > path && end[-1] == '/')
 		end--;
@@ -983,10 +1123,19 @@ last_segment(const char *path, char *buf, size_t bufsz)
 	while (start > path && start[-1] != '/')
 		start--;
 	len = (size_t)(end - start);
-	if (len == 0 || len >= bufsz)
-		return;
-	memcpy(buf, start, len);
-	buf[len] = '\0';
+	if (len > 0 && len < bufsz) {
+		memcpy(buf, start, len);
+		buf[len] = '\0';
+	}
+	return len;
+}
+
+void
+conf_route_name(const char *path_info, const char *script_name, char *buf,
+    size_t bufsz)
+{
+	if (last_segment(path_info, buf, bufsz) == 0)
+		(void)last_segment(script_name, buf, bufsz);
 }
 
 const struct conf_endpoint *
@@ -998,10 +1147,9 @@ conf_route(const struct conf *cf, const char *path_info,
 
 	if (!cf->named)
 		return &cf->endpoints[0];
-	if (path_info != NULL && *path_info != '\0')
-		last_segment(path_info, seg, sizeof(seg));
-	else
-		last_segment(script_name, seg, sizeof(seg));
+	conf_route_name(path_info, script_name, seg, sizeof(seg));
+	if (seg[0] == '\0')
+		return NULL;
 	for (i = 0; i < cf->nendpoints; i++)
 		if (strcmp(cf->endpoints[i].name, seg) == 0)
 			return &cf->endpoints[i];

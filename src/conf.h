@@ -15,6 +15,8 @@ struct scheme;
 
 #define CONF_NAME_MAX	64	/* endpoint name, bytes */
 #define CONF_SRC_MAX	8	/* alternatives in a key or type source */
+#define CONF_SECRETS_MAX 16	/* secrets per endpoint (rotation) */
+#define CONF_SECRET_MIN	16	/* bytes of key below which check warns */
 
 /* Where a value (the idempotency key, the event type) comes from. */
 enum src_kind {
@@ -45,6 +47,10 @@ struct conf_endpoint {
 	const struct scheme	*scheme;
 	struct secret		*secrets;
 	size_t			 nsecrets;	/* 0: refuses every request */
+	unsigned		 secret_at[CONF_SECRETS_MAX]; /* where each
+						   secret was written: its
+						   line in secret_file, else
+						   its place in _SECRET */
 	int			 placeholder;	/* an example secret was left */
 	long long		 tolerance;	/* seconds */
 	struct srclist		 key;
@@ -146,9 +152,19 @@ void		 conf_show(const struct conf *cf,
 		    char *buf, size_t bufsz);
 
 /*
- * The endpoint a request path routes to (SPEC section 2): the last
- * segment of path_info, or of script_name if path_info is empty.  With
- * a single unnamed endpoint every path routes to it.  NULL if none.
+ * The endpoint name a request asks for (SPEC section 2), into buf: the
+ * last non-empty segment of path_info, or of script_name when path_info
+ * has none (NULL, "", "/", "//").  Trailing slashes never count, so
+ * lighttpd's split of /hooks/shop/ (SCRIPT_NAME /hooks/shop, PATH_INFO
+ * /) names shop.  buf is "" when neither has a segment, or when the
+ * segment does not fit in bufsz (no name is that long).
+ */
+void		 conf_route_name(const char *path_info,
+		    const char *script_name, char *buf, size_t bufsz);
+
+/*
+ * The endpoint a request routes to: the one conf_route_name() names.
+ * With a single unnamed endpoint every path routes to it.  NULL if none.
  */
 const struct conf_endpoint *
 		 conf_route(const struct conf *, const char *path_info,
@@ -173,8 +189,10 @@ int		 conf_duration(const char *, long long *);
  * Call say(arg, message) once for each thing in the configuration an
  * operator should hear of though it is no error: every ONCEHOOK_*
  * variable in envp that cf does not read (a typo, or an endpoint not
- * listed in ONCEHOOK_ENDPOINTS), an example's placeholder secret, and
- * ONCEHOOK_STATUS_TOKEN, which nothing serves yet.  Returns the count.
+ * listed in ONCEHOOK_ENDPOINTS), an example's placeholder secret, a
+ * secret whose key is shorter than CONF_SECRET_MIN bytes (named by its
+ * variable and place, never shown), and ONCEHOOK_STATUS_TOKEN, which
+ * nothing serves yet.  Returns the count.
  */
 int		 conf_warnings(const struct conf *cf, const char *const *envp,
 		    void (*say)(void *arg, const char *message), void *arg);

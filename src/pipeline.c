@@ -224,14 +224,24 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	enum hook_err			 er;
 	long long			 cl;
 	char				*body = NULL;
+	char				 name[128];
 	size_t				 bodysz = 0;
 
 	if (p->cf == NULL) {
 		snprintf(t->why, sizeof(t->why), "%s", p->conferr);
 		return HOOK_ECONF;
 	}
-	if ((ep = conf_route(p->cf, rq->path_info, rq->script_name)) == NULL)
+	if ((ep = conf_route(p->cf, rq->path_info, rq->script_name)) == NULL) {
+		/* What routing saw; escaped when the line is logged. */
+		conf_route_name(rq->path_info, rq->script_name, name,
+		    sizeof(name));
+		snprintf(t->why, sizeof(t->why), "no endpoint %s%s%.64s "
+		    "(SCRIPT_NAME=%.100s PATH_INFO=%.100s)", name[0] ? "named" :
+		    "name in the path", name[0] ? " " : "", name,
+		    rq->script_name != NULL ? rq->script_name : "-",
+		    rq->path_info != NULL ? rq->path_info : "-");
 		return HOOK_ENOTFOUND;
+	}
 	t->ep = ep;
 	if (rq->method == NULL || strcmp(rq->method, "POST") != 0)
 		return HOOK_EMETHOD;

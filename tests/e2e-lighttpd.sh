@@ -128,9 +128,98 @@ run_mode() {
 	lt_sanitizer "$d" "$mode"
 }
 
+# A secrets file saved as UTF-16 with its byte-order mark, as Windows
+# editors save "Unicode" text.  Read as a C string, its key was the bytes
+# before the first NUL, FF FE 72: forgeable in a few hundred requests.
+# Behind FastCGI, the github endpoint reading such a file must accept
+# neither a request signed with that key nor one signed with the real
+# secret (500 misconfigured, the reason in the log only, nothing stored),
+# and "oncehook check" must exit 1 naming the variable, never the secret.
+# The secret starts with "r", as in the report: its key was FF FE 72.
+UTF16_SECRET=real-github-secret-saved-as-utf16-4b2e
+run_utf16_secret() {
+	d=$tmp/utf16
+	lt_setup fastcgi "$d"
+	f=$d/conf/github.secret
+	python3 -c 'import sys
+text = "\ufeff" + sys.argv[2] + "\r\n"
+open(sys.argv[1], "wb").write(text.encode("utf-16-le"))' \
+	    "$f" "$UTF16_SECRET" || bail "writing $f"
+	python3 -c 'import sys
+p, old, new = sys.argv[1:]
+text = open(p, encoding="utf-8").read()
+if text.count(old) != 1:
+    sys.exit("%s: no %s" % (p, old))
+open(p, "w", encoding="utf-8").write(text.replace(old, new))' \
+	    "$d/conf/oncehook.conf" \
+	    "\"ONCEHOOK_GITHUB_SECRET\" => \"$GITHUB_SECRET\"" \
+	    "\"ONCEHOOK_GITHUB_SECRET_FILE\" => \"$f\"" ||
+	    bail "no GitHub secret to move into a file"
+	lt_env "$d"
+	if [ -n "$run_user" ]; then
+		chown "root:$run_group" "$f" || bail "chown $f"
+	fi
+	chmod 0640 "$f"
+
+	out=$(
+		while IFS= read -r kv; do
+			# shellcheck disable=SC2163 # kv is NAME=value
+			export "$kv"
+		done <"$d/conf/env"
+		as_backend "$d/bin/oncehook" check 2>&1 >/dev/null
+	)
+	rc=$?
+	case $rc:$out in
+	0:*) tap not-ok "utf16: oncehook check exits 0 with a UTF-16 secrets file" ;;
+	*"$UTF16_SECRET"*) tap not-ok "utf16: oncehook check shows the secret" ;;
+	*ONCEHOOK_GITHUB_SECRET_FILE*UTF-16*)
+		tap ok "utf16: oncehook check exits $rc naming ONCEHOOK_GITHUB_SECRET_FILE" ;;
+	*) tap not-ok "utf16: oncehook check does not name ONCEHOOK_GITHUB_SECRET_FILE and UTF-16" ;;
+	esac
+	printf '%s\n' "$out" | sed 's/^/# check: /'
+
+	lt_start "$d" fastcgi || return
+	python3 - "http://127.0.0.1:$lt_port/hooks" "$d/db/oncehook.db" \
+	    "$UTF16_SECRET" "$d/log/breakage.log" \
+	    "$top_srcdir/tests/e2e" >"$d/log/utf16.tap" 2>&1 <<'EOF'
+import hashlib, hmac, sys
+url, db, secret, log, lib = sys.argv[1:]
+sys.path.insert(0, lib)
+import hookclient
+gh = hookclient.SCHEMES["github"]
+http = hookclient.Client(url)
+for what, key in (("the 3-byte key FF FE 72", b"\xff\xfe\x72"),
+                  ("the real secret", secret.encode("utf-8"))):
+    delivery = "utf16-%s" % key.hex()
+    body = gh.body(delivery, "push")
+    headers = [(k, v) for k, v in gh.headers(secret, body, delivery, "push")
+               if k != gh.sig]
+    headers.append((gh.sig, "sha256=" +
+                    hmac.new(key, body, hashlib.sha256).hexdigest()))
+    r = http.post(http.path("github"), body, headers)
+    err = r.json.get("error") if isinstance(r.json, dict) else None
+    stored = hookclient.Db(db).scalar(
+        "SELECT count(*) FROM events WHERE key = ?", (delivery,))
+    ok = r.status == 500 and err == "misconfigured" and stored == 0
+    print("%s - utf16: a request signed with %s -> 500 misconfigured, "
+          "nothing stored" % ("ok" if ok else "not ok", what))
+    if not ok:
+        print("#   got %r, %d event(s) stored" % (r, stored))
+text = open(log, encoding="utf-8", errors="replace").read()
+ok = ("ONCEHOOK_GITHUB_SECRET_FILE" in text and "UTF-16" in text and
+      secret not in text)
+print("%s - utf16: the log names ONCEHOOK_GITHUB_SECRET_FILE and UTF-16, "
+      "not the secret" % ("ok" if ok else "not ok"))
+EOF
+	relay <"$d/log/utf16.tap"
+	lt_stop
+	lt_sanitizer "$d" utf16
+}
+
 start=$(date +%s)
 run_mode fastcgi
 run_mode cgi
+run_utf16_secret
 echo "# e2e took $(($(date +%s) - start))s"
 echo "1..$n"
 [ $failed -eq 0 ] || exit 1

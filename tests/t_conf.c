@@ -57,7 +57,7 @@ static const char *const single[] = {
 
 /* Temporary files and directories, removed at exit (also on BAIL). */
 static char	 tmpdir[256];
-static char	*made[16];
+static char	*made[48];
 static size_t	 nmade;
 
 static const char *
@@ -132,6 +132,16 @@ refuses(const char *const *base, const char *const *over, const char *var,
 }
 
 #define OVER(...)	((const char *const []){ __VA_ARGS__, NULL })
+
+/* A conf_warnings() callback: messages joined with "|" into arg. */
+static void
+collect(void *arg, const char *message)
+{
+	char	*seen = arg;
+
+	strncat(seen, message, 200);
+	strcat(seen, "|");
+}
 
 static int
 secret_is(const struct secret *s, const char *text)
@@ -242,6 +252,13 @@ test_named(void)
 	CHECK(conf_route(cf, "/hooks/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 	    NULL) == NULL, "a segment longer than any name -> NULL");
+	/* lighttpd mod_fastcgi splits POST /hooks/stripe/ so. */
+	CHECK(conf_route(cf, "/", "/hooks/stripe") == s,
+	    "PATH_INFO / with SCRIPT_NAME /hooks/stripe -> stripe");
+	CHECK(conf_route(cf, "//", "/hooks/stripe-eu/") == eu,
+	    "PATH_INFO // with SCRIPT_NAME /hooks/stripe-eu/ -> stripe-eu");
+	CHECK(conf_route(cf, "/hooks/stripe///", "/cgi-bin/x") == s,
+	    "several trailing slashes -> stripe");
 	conf_free(cf);
 
 	/* The longest name, 63 characters, and its variables. */
@@ -266,6 +283,53 @@ test_named(void)
 	    strcmp(cf->endpoints[1].name, "stripe-eu") == 0,
 	    "spaces around endpoint names are trimmed (%s)", err);
 	conf_free(cf);
+}
+
+/* The name a path asks for: the last non-empty segment of PATH_INFO,
+ * else of SCRIPT_NAME. */
+static void
+test_route_name(void)
+{
+	static const struct {
+		const char	*path_info, *script_name, *want;
+	} cases[] = {
+		{ "/hooks/shop", NULL, "shop" },
+		{ "/hooks/shop/", NULL, "shop" },
+		{ "/hooks/shop///", NULL, "shop" },
+		{ "shop", NULL, "shop" },
+		{ "/", "/hooks/shop", "shop" },
+		{ "/", "/hooks/shop/", "shop" },
+		{ "//", "/hooks/shop", "shop" },
+		{ "", "/hooks/shop", "shop" },
+		{ NULL, "/hooks/shop//", "shop" },
+		{ "/shop", "/hooks/other", "shop" },
+		{ "/", NULL, "" },
+		{ "//", "/", "" },
+		{ "", "", "" },
+		{ NULL, NULL, "" },
+		{ "///", "//", "" },
+	};
+	char	 buf[CONF_NAME_MAX], longer[200];
+	size_t	 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(buf, 'X', sizeof(buf));
+		conf_route_name(cases[i].path_info, cases[i].script_name, buf,
+		    sizeof(buf));
+		CHECK(strcmp(buf, cases[i].want) == 0, "route name of "
+		    "PATH_INFO %s, SCRIPT_NAME %s is \"%s\" (got \"%.70s\")",
+		    cases[i].path_info ? cases[i].path_info : "(unset)",
+		    cases[i].script_name ? cases[i].script_name : "(unset)",
+		    cases[i].want, buf);
+	}
+	/* A segment too long for any name names nothing, and does not
+	 * fall back to SCRIPT_NAME. */
+	memset(longer, 'a', sizeof(longer) - 1);
+	longer[0] = '/';
+	longer[sizeof(longer) - 1] = '\0';
+	conf_route_name(longer, "/hooks/shop", buf, sizeof(buf));
+	CHECK(buf[0] == '\0', "a PATH_INFO segment too long for a name "
+	    "routes nowhere (got \"%.70s\")", buf);
 }
 
 static void
@@ -479,9 +543,9 @@ test_refused(void)
 	conf_free(cf);
 }
 
-/* Write text to a new file in tmpdir; returns its path (static). */
+/* Write len bytes to a new file in tmpdir; returns its path (static). */
 static const char *
-tmpfile_with(const char *name, const char *text)
+tmpfile_bytes(const char *name, const void *data, size_t len)
 {
 	char	 path[PATH_MAX];
 	FILE	*f;
@@ -492,9 +556,16 @@ tmpfile_with(const char *name, const char *text)
 	if (nmade == sizeof(made) / sizeof(made[0]) ||
 	    (made[nmade++] = strdup(path)) == NULL)
 		BAIL("too many temporary files");
-	if (fputs(text, f) == EOF || fclose(f) == EOF)
+	if (fwrite(data, 1, len, f) != len || fclose(f) == EOF)
 		BAIL("%s: cannot write", path);
 	return made[nmade - 1];
+}
+
+/* Write text to a new file in tmpdir; returns its path (static). */
+static const char *
+tmpfile_with(const char *name, const char *text)
+{
+	return tmpfile_bytes(name, text, strlen(text));
 }
 
 static void
@@ -547,6 +618,205 @@ test_secret_file(void)
 	snprintf(var, sizeof(var), "ONCEHOOK_SECRET_FILE=%s/absent", tmpdir);
 	refuses(single, OVER("ONCEHOOK_SECRET", var), "ONCEHOOK_SECRET_FILE",
 	    NULL, "SECRET_FILE that does not exist");
+}
+
+/*
+ * Refuse a secret file (bytes data of size len) with an error naming
+ * ONCEHOOK_SECRET_FILE, holding every word of want ("|" separated) and
+ * never the secret's text.
+ */
+static void
+refuses_file(const char *name, const void *data, size_t len,
+    const char *want, const char *what)
+{
+	struct conf	*cf;
+	const char	*path;
+	char		 var[PATH_MAX + 32], err[512], words[128], *w, *save;
+	int		 ok;
+
+	path = tmpfile_bytes(name, data, len);
+	snprintf(var, sizeof(var), "ONCEHOOK_SECRET_FILE=%s", path);
+	cf = load(single, OVER("ONCEHOOK_SECRET", var), err, sizeof(err));
+	ok = cf == NULL && names(err, "ONCEHOOK_SECRET_FILE") &&
+	    strstr(err, "the-real-secret") == NULL;
+	snprintf(words, sizeof(words), "%s", want);
+	for (w = strtok_r(words, "|", &save); w != NULL;
+	    w = strtok_r(NULL, "|", &save))
+		ok = ok && strstr(err, w) != NULL;
+	CHECK(ok, "%s: refused naming ONCEHOOK_SECRET_FILE, saying %s, "
+	    "secret not shown (\"%s\")", what, want, err);
+	conf_free(cf);
+}
+
+/* Refuse ONCEHOOK_SECRET=text, saying every word of want, and never
+ * the secret's text. */
+static void
+refuses_text(const char *text, const char *want, const char *what)
+{
+	struct conf	*cf;
+	char		 var[256], err[512], words[128], *w, *save;
+	int		 ok;
+
+	snprintf(var, sizeof(var), "ONCEHOOK_SECRET=%s", text);
+	cf = load(single, OVER(var), err, sizeof(err));
+	ok = cf == NULL && names(err, "ONCEHOOK_SECRET") &&
+	    strstr(err, "the-real-secret") == NULL;
+	snprintf(words, sizeof(words), "%s", want);
+	for (w = strtok_r(words, "|", &save); w != NULL;
+	    w = strtok_r(NULL, "|", &save))
+		ok = ok && strstr(err, w) != NULL;
+	CHECK(ok, "%s: refused naming ONCEHOOK_SECRET, saying %s, secret "
+	    "not shown (\"%s\")", what, want, err);
+	conf_free(cf);
+}
+
+/*
+ * Secrets are UTF-8 text.  A NUL byte would cut the key where it is read
+ * as a C string: a UTF-16 file made the key FF FE 72, forgeable in a
+ * few hundred tries.  A byte-order mark or bytes that are not UTF-8 are
+ * refused too, in a file and in the variable alike.
+ */
+static void
+test_secret_encoding(void)
+{
+	/* "the-real-secret\r\n" as Windows Notepad saves "Unicode". */
+	static const char utf16le[] = "\xff\xfet\0h\0e\0-\0r\0e\0a\0l\0-\0"
+	    "s\0e\0c\0r\0e\0t\0\r\0\n\0";
+	static const char utf16be[] = "\xfe\xff\0t\0h\0e\0-\0r\0e\0a\0l\0-"
+	    "\0s\0e\0c\0r\0e\0t\0\r\0\n";
+	static const char utf16nobom[] = "t\0h\0e\0-\0r\0e\0a\0l\0-\0s\0e\0"
+	    "c\0r\0e\0t\0\n\0";
+	static const char nul[] = "# ok so far\nthe-real-secret-0001\n"
+	    "ab\0the-real-secret\n";
+	struct conf	*cf;
+	const char	*path;
+	char		 var[PATH_MAX + 32], err[512];
+
+	refuses_file("utf16le", utf16le, sizeof(utf16le) - 1,
+	    "line 1|UTF-16", "UTF-16 file with a BOM (FF FE)");
+	refuses_file("utf16be", utf16be, sizeof(utf16be) - 1,
+	    "line 1|UTF-16", "UTF-16 file with a BOM (FE FF)");
+	refuses_file("utf16nobom", utf16nobom, sizeof(utf16nobom) - 1,
+	    "line 1|NUL", "UTF-16 file without a BOM");
+	refuses_file("nul", nul, sizeof(nul) - 1, "line 3|NUL",
+	    "ab\\0secret on line 3");
+	refuses_file("utf8bom", "\xef\xbb\xbfthe-real-secret\n", 19,
+	    "line 1|byte-order mark", "UTF-8 BOM (EF BB BF)");
+	refuses_file("bommid", "the-real-secret-1\n\xef\xbb\xbfthe-real-secret"
+	    "\n", 37, "line 2|byte-order mark", "a BOM at a later line");
+	refuses_file("c328", "the-real-secret\xc3\x28\n", 18,
+	    "line 1|UTF-8", "invalid UTF-8 (C3 28)");
+	refuses_file("latin1", "the-real-secret\n# caf\xe9\n", 22,
+	    "line 2|UTF-8", "Latin-1 in a comment: the file is not UTF-8");
+	refuses_file("overlong2", "the-real-secret\xc0\xaf\n", 18,
+	    "line 1|UTF-8", "overlong '/' (C0 AF)");
+	refuses_file("overlong3", "the-real-secret\xe0\x80\xaf\n", 19,
+	    "line 1|UTF-8", "overlong '/' (E0 80 AF)");
+	refuses_file("overlong4", "the-real-secret\xf0\x80\x80\xaf\n", 20,
+	    "line 1|UTF-8", "overlong '/' (F0 80 80 AF)");
+	refuses_file("surrogate", "the-real-secret\xed\xa0\x80\n", 19,
+	    "line 1|UTF-8", "a UTF-16 surrogate (ED A0 80)");
+	refuses_file("past", "the-real-secret\xf4\x90\x80\x80\n", 20,
+	    "line 1|UTF-8", "past U+10FFFF (F4 90 80 80)");
+	refuses_file("cut", "the-real-secret\xe2\x82", 17,
+	    "line 1|UTF-8", "a sequence cut by the end of the file");
+	refuses_file("cr", "the-real-secret-1\rthe-real-secret-2\r", 36,
+	    "line 1|carriage return", "CR-only line endings");
+
+	refuses_text("\xef\xbb\xbfthe-real-secret", "secret 1|byte-order mark",
+	    "UTF-8 BOM in the variable");
+	refuses_text("the-real-secret-0 the-real-secret\xc3\x28",
+	    "secret 2|UTF-8", "invalid UTF-8 in the second secret");
+	refuses_text("\xff\xfethe-real-secret", "secret 1|UTF-16",
+	    "a UTF-16 BOM in the variable");
+	refuses_text("the-real-secret\xc0\xaf", "secret 1|UTF-8",
+	    "an overlong form in the variable");
+
+	/* UTF-8 text beyond ASCII is a secret like any other. */
+	path = tmpfile_with("utf8", "s\xc3\xa9\x63ret-\xe2\x82\xac-"
+	    "\xf0\x9d\x84\x9e-0123456789\r\n");
+	snprintf(var, sizeof(var), "ONCEHOOK_SECRET_FILE=%s", path);
+	cf = load(single, OVER("ONCEHOOK_SECRET", var), err, sizeof(err));
+	CHECK(cf != NULL && cf->endpoints[0].nsecrets == 1 &&
+	    secret_is(&cf->endpoints[0].secrets[0], "s\xc3\xa9\x63ret-"
+	    "\xe2\x82\xac-\xf0\x9d\x84\x9e-0123456789"),
+	    "SECRET_FILE: UTF-8 beyond ASCII kept as its bytes, CRLF "
+	    "stripped (%s)", err);
+	conf_free(cf);
+	cf = load(single, OVER("ONCEHOOK_SECRET=s\xc3\xa9\x63ret-\xe2\x82\xac"
+	    "-0123456789"), err, sizeof(err));
+	CHECK(cf != NULL && cf->endpoints[0].nsecrets == 1,
+	    "SECRET: UTF-8 beyond ASCII accepted (%s)", err);
+	conf_free(cf);
+
+	/* CR and LF separate secrets in the variable (a value pasted from
+	 * a CRLF file keeps no CR in its key). */
+	cf = load(single, OVER("ONCEHOOK_SECRET=first-secret-0123456\r\n"
+	    "second-secret-012345\r\n"), err, sizeof(err));
+	CHECK(cf != NULL && cf->endpoints[0].nsecrets == 2 &&
+	    secret_is(&cf->endpoints[0].secrets[0], "first-secret-0123456") &&
+	    secret_is(&cf->endpoints[0].secrets[1], "second-secret-012345"),
+	    "SECRET: CR and LF separate secrets, none kept in a key (%s)",
+	    err);
+	conf_free(cf);
+}
+
+/* A key shorter than 16 bytes is warned about, by variable and place,
+ * never shown. */
+static void
+test_short_secret(void)
+{
+	static const char *const list[] = {
+		"ONCEHOOK_SECRET=0123456789abcdef REPLACE_WITH_YOUR_SECRET "
+		"s3cr3t-short", NULL
+	};
+	/* whsec_ and the base64 of 8 bytes, then of 16 bytes. */
+	static const char *const standard[] = {
+		"ONCEHOOK_SCHEME=standard",
+		"ONCEHOOK_SECRET=whsec_MDEyMzQ1Njc= "
+		"whsec_MDEyMzQ1Njc4OWFiY2RlZg==", NULL
+	};
+	const char	*none[] = { NULL };
+	struct conf	*cf;
+	const char	*path;
+	char		 var[PATH_MAX + 32], err[512], seen[2048];
+	int		 n;
+
+	if ((cf = load(single, list, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	seen[0] = '\0';
+	n = conf_warnings(cf, none, collect, seen);
+	CHECK(n == 2 && strstr(seen, "ONCEHOOK_SECRET: secret 3 is shorter "
+	    "than 16 bytes") != NULL && strstr(seen, "s3cr3t") == NULL &&
+	    strstr(seen, "secret 1 ") == NULL,
+	    "SECRET: the third secret (12 bytes) is short, the first (16) "
+	    "not; never shown (got \"%s\")", seen);
+	conf_free(cf);
+
+	if ((cf = load(single, standard, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	seen[0] = '\0';
+	n = conf_warnings(cf, none, collect, seen);
+	CHECK(n == 1 && strstr(seen, "ONCEHOOK_SECRET: secret 1 is shorter "
+	    "than 16 bytes once decoded") != NULL,
+	    "standard: a whsec_ secret of 8 bytes once decoded is short, "
+	    "one of 16 not (got \"%s\")", seen);
+	conf_free(cf);
+
+	path = tmpfile_with("short", "# keys\r\n0123456789abcdef\r\n\r\n"
+	    "short-one\r\n");
+	snprintf(var, sizeof(var), "ONCEHOOK_SECRET_FILE=%s", path);
+	if ((cf = load(single, OVER("ONCEHOOK_SECRET", var), err,
+	    sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	seen[0] = '\0';
+	n = conf_warnings(cf, none, collect, seen);
+	CHECK(n == 1 && strstr(seen, "ONCEHOOK_SECRET_FILE: ") != NULL &&
+	    strstr(seen, "line 4 is shorter than 16 bytes") != NULL &&
+	    strstr(seen, "short-one") == NULL,
+	    "SECRET_FILE: the short secret named by its line (got \"%s\")",
+	    seen);
+	conf_free(cf);
 }
 
 static void
@@ -756,15 +1026,6 @@ test_replay_guard(void)
 	}
 }
 
-static void
-collect(void *arg, const char *message)
-{
-	char	*seen = arg;
-
-	strncat(seen, message, 200);
-	strcat(seen, "|");
-}
-
 /* Variables the configuration does not read are reported, others not;
  * a placeholder and STATUS_TOKEN are reported too. */
 static void
@@ -773,7 +1034,7 @@ test_unknown(void)
 	static const char *const vars[] = {
 		"ONCEHOOK_DB=/tmp/x.db", "ONCEHOOK_ENDPOINTS=stripe-eu",
 		"ONCEHOOK_STRIPE_EU_SCHEME=stripe",
-		"ONCEHOOK_STRIPE_EU_SECRET=whsec_x", NULL
+		"ONCEHOOK_STRIPE_EU_SECRET=whsec_0123456789abcdef", NULL
 	};
 	static const char *const placeholder[] = {
 		"ONCEHOOK_STRIPE_EU_SECRET=whsec_REPLACE_WITH_YOUR_SECRET",
@@ -890,6 +1151,9 @@ main(void)
 	test_single();
 	test_refused();
 	test_secret_file();
+	test_secret_encoding();
+	test_short_secret();
+	test_route_name();
 	test_srclist();
 	test_duration();
 	test_path_inside();

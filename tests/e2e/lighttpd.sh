@@ -25,6 +25,7 @@
 #                      With LT_ACTIONS_EXTRA set (an actions file), the
 #                      copy of orders.sql gets that file's setup part
 #                      before it and its sections after it.
+#   lt_env DIR         write DIR/conf/env again from DIR/conf/oncehook.conf.
 #   lt_start DIR MODE  start lighttpd; 0 once the port answers (sets
 #                      server_pid), else 1 after a "not ok" line.
 #   lt_stop            stop it by its PID.
@@ -136,6 +137,13 @@ for line in sys.stdin.read().splitlines():
 sys.stdout.write(text)' "$1"
 }
 
+# The variables of the filled example, for "oncehook init" and the
+# scenarios (again after a test edits DIR/conf/oncehook.conf).
+lt_env() {	# lt_env dir
+	sed -n 's/^[[:space:]]*"\(ONCEHOOK_[A-Z0-9_]*\)" => "\(.*\)",\{0,1\}$/\1=\2/p' \
+	    "$1/conf/oncehook.conf" >"$1/conf/env"
+}
+
 lt_setup() {	# lt_setup mode dir
 	_m=$1
 	_d=$2
@@ -163,10 +171,7 @@ lt_setup() {	# lt_setup mode dir
 	    -e /usr/local/ -e /var/lib/oncehook -e /run/lighttpd; then
 		bail "lighttpd-$_m.conf: placeholders left after filling"
 	fi
-	# The variables of the filled example, for "oncehook init" and the
-	# scenarios.
-	sed -n 's/^[[:space:]]*"\(ONCEHOOK_[A-Z0-9_]*\)" => "\(.*\)",\{0,1\}$/\1=\2/p' \
-	    "$_d/conf/oncehook.conf" >"$_d/conf/env"
+	lt_env "$_d"
 	grep -q '^ONCEHOOK_DB=' "$_d/conf/env" ||
 	    bail "no ONCEHOOK_DB in the $_m example"
 

@@ -226,9 +226,9 @@ class Suite:
             return r.from_oncehook()
         return isinstance(r.json, dict)
 
-    def post_shop(self, body, secret=None, **kw):
+    def post_shop(self, body, secret=None, path=None, **kw):
         self.count(body)
-        return self.http.post_hmac(self.shop_path,
+        return self.http.post_hmac(path or self.shop_path,
                                    secret or self.a.shop_secret, body, **kw)
 
     def post_stripe(self, body, t=None, secret=None, **kw):
@@ -799,6 +799,33 @@ class Suite:
         o = self.order("120")
         t.true(o is not None and o["status"] == "paid",
                "order 120 is %r, want paid" % (o,))
+
+    def s16_trailing_slash(self, t):
+        # lighttpd's mod_fastcgi passes POST /hooks/shop/ as SCRIPT_NAME
+        # /hooks/shop and PATH_INFO /: the name is the last non-empty
+        # segment, of SCRIPT_NAME when PATH_INFO has none.
+        key = self.evid("s14")
+        body = self.generic(key, "payment.success", "140")
+        r = self.post_shop(body, path=self.shop_path + "/")
+        t.response(r, 200, "POST %s/" % self.shop_path, status="processed",
+                   key=key)
+        t.eq(len(self.events("shop", key)), 1, "events rows for the key")
+        r = self.post_shop(body, path=self.shop_path + "//")
+        t.response(r, 200, "POST %s//" % self.shop_path,
+                   status="already_processed", key=key)
+        # An unknown name: 404, and the log line says what routing saw
+        # (SCRIPT_NAME and PATH_INFO as the server split the path).
+        before = self.totals()
+        nope = self.http.path("nope-%s" % self.mode) + "/"
+        r = self.post_shop(body, path=nope)
+        t.response(r, 404, "POST %s" % nope)
+        t.true(any("status=404" in ln and
+                   ("why=\"no endpoint named nope-%s (SCRIPT_NAME="
+                    % self.mode) in ln and " PATH_INFO=" in ln
+                   for ln in self.log_lines()),
+               "no 404 log line naming nope-%s with its SCRIPT_NAME and "
+               "PATH_INFO" % self.mode)
+        self.nothing_stored(t, before, "unknown endpoint")
 
     def s13_logs(self, t):
         lines = []
@@ -1451,6 +1478,9 @@ def main():
          "400 malformed_json, nothing stored", s.s14_deep),
         ("15. member names written with \\u escapes -> the action reads "
          "them: order paid", s.s15_escaped_names),
+        ("16. POST /hooks/shop/ (trailing slash) -> 200 processed; "
+         "/hooks/nope/ -> 404, its log line names the path",
+         s.s16_trailing_slash),
     ]
     for ep in s.endpoints:
         def bind(fn, ep=ep):
