@@ -8,10 +8,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -185,6 +188,82 @@ front_cgi(struct pipeline *p)
 	return rc;
 }
 
+/*
+ * The time limit (front_fcgi_limit()): a connection has limit seconds
+ * from its accept() to deliver the whole request (parameters and body),
+ * and limit seconds more to take the answer; the work in between is not
+ * timed.  libfcgi accepts and reads the parameters inside
+ * FCGX_Accept_r(), so no socket option can be set in between (a unix
+ * socket does not inherit SO_RCVTIMEO from the listening one): the clock
+ * is alarm(), started when poll() finds a connection waiting on the
+ * non-blocking listening socket, so just before libfcgi's accept().  When
+ * it runs out while the request is read or the answer written, on_alarm()
+ * shuts the connection down: a read blocked in libfcgi returns end of
+ * file (its error path closes the connection and, in FCGX_Accept_r(),
+ * takes the next one), a blocked write fails.  The body is read before
+ * anything is claimed, so a request cut short is never recorded.
+ */
+enum clock_phase {
+	PHASE_IDLE,		/* waiting for a connection: no clock */
+	PHASE_RECEIVING,	/* parameters and body are read */
+	PHASE_WORKING,		/* the pipeline decides: not timed */
+	PHASE_ANSWERING		/* the answer is written */
+};
+
+static unsigned int		 limit;		/* seconds, 0 none */
+static FCGX_Request		*watched;	/* the request in flight */
+static volatile sig_atomic_t	 phase = PHASE_IDLE;
+static volatile sig_atomic_t	 expired;	/* the phase on_alarm() cut */
+static sigset_t			 alrm;		/* { SIGALRM } */
+
+void
+front_fcgi_limit(unsigned int seconds)
+{
+	limit = seconds;
+}
+
+static void
+on_alarm(int sig)
+{
+	int	 save = errno, fd;
+
+	if (phase != PHASE_RECEIVING && phase != PHASE_ANSWERING)
+		return;
+	/*
+	 * FCGX_Request.ipcFd is past the fields libfcgi calls public, but
+	 * the struct is the caller's (its layout is the library's ABI) and
+	 * this is the only way to the connection it accepted: read only.
+	 */
+	if ((fd = watched->ipcFd) >= 0)
+		(void)shutdown(fd, SHUT_RDWR);
+	expired = phase;
+	/* FCGX_Accept_r() may take the next connection: a clock for it. */
+	if (phase == PHASE_RECEIVING)
+		alarm(limit);
+	errno = save;
+}
+
+/* Stop the clock (the phase first: a SIGALRM in between is ignored). */
+static void
+clock_stop(enum clock_phase next)
+{
+	phase = next;
+	alarm(0);
+}
+
+/* The operator's line for a connection on_alarm() cut. */
+static void
+clock_report(void)
+{
+	if (expired == PHASE_RECEIVING)
+		log_warnx("fastcgi: no whole request within %u s of the "
+		    "connection; closed it", limit);
+	else if (expired == PHASE_ANSWERING)
+		log_warnx("fastcgi: the answer was not taken within %u s; "
+		    "closed the connection", limit);
+	expired = PHASE_IDLE;
+}
+
 static ssize_t
 fcgi_read(void *arg, char *buf, size_t n)
 {
@@ -193,7 +272,12 @@ fcgi_read(void *arg, char *buf, size_t n)
 
 	if (n > (1U << 30))
 		n = 1U << 30;
+	/* SIGALRM is let in while libfcgi waits for the peer only. */
+	if (limit > 0)
+		sigprocmask(SIG_UNBLOCK, &alrm, NULL);
 	r = FCGX_GetStr(buf, (int)n, in);
+	if (limit > 0)
+		sigprocmask(SIG_BLOCK, &alrm, NULL);
 	if (r < 0 || FCGX_GetError(in) != 0)
 		return -1;
 	return r;
@@ -210,6 +294,33 @@ on_stop(int sig)
 	_exit(0);
 }
 
+/*
+ * With a limit: wait until a connection is there (unless the web server
+ * kept the last one open for its next request), start the clock, and
+ * let libfcgi take it from the non-blocking socket.  Returns what
+ * FCGX_Accept_r() returns: -EAGAIN if another worker took it first.
+ */
+static int
+accept_timed(FCGX_Request *r, int listenfd)
+{
+	struct pollfd	 pfd;
+	int		 rc;
+
+	if (limit == 0)
+		return FCGX_Accept_r(r);
+	FCGX_Finish_r(r);
+	pfd.fd = listenfd;
+	pfd.events = POLLIN;
+	if (r->ipcFd < 0 && poll(&pfd, 1, -1) == -1)
+		return errno == EINTR ? -EAGAIN : -errno;
+	phase = PHASE_RECEIVING;
+	alarm(limit);
+	if ((rc = FCGX_Accept_r(r)) != 0)
+		clock_stop(PHASE_IDLE);
+	clock_report();
+	return rc;
+}
+
 int
 front_fcgi(struct pipeline *p, int listenfd)
 {
@@ -221,7 +332,7 @@ front_fcgi(struct pipeline *p, int listenfd)
 	char			 head[512];
 	const char		*body;
 	size_t			 bodysz;
-	int			 n;
+	int			 n, fl, rc;
 
 	if (FCGX_Init() != 0) {
 		log_error("fastcgi: FCGX_Init failed");
@@ -239,14 +350,44 @@ front_fcgi(struct pipeline *p, int listenfd)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	if (limit > 0) {
+		/* Workers race for a connection poll() saw: losers go on. */
+		if ((fl = fcntl(listenfd, F_GETFL)) == -1 ||
+		    fcntl(listenfd, F_SETFL, fl | O_NONBLOCK) == -1) {
+			log_error("fastcgi: listening socket: %s",
+			    strerror(errno));
+			return 1;
+		}
+		watched = &r;
+		sa.sa_handler = on_alarm;
+		sa.sa_flags = SA_RESTART;
+		sigaction(SIGALRM, &sa, NULL);
+		sigaddset(&stops, SIGALRM);
+	}
 	sigprocmask(SIG_UNBLOCK, &stops, NULL);
-	while (FCGX_Accept_r(&r) == 0) {
+	for (;;) {
+		if ((rc = accept_timed(&r, listenfd)) == -EAGAIN ||
+		    rc == -EWOULDBLOCK)
+			continue;
+		if (rc != 0)
+			break;
 		sigprocmask(SIG_BLOCK, &stops, NULL);
 		if (from_env(&ce, r.envp, fcgi_read, r.in) == -1) {
 			log_error("fastcgi: out of memory");
 			resp_make(&resp, &(struct resp_in){ .err = HOOK_ESYSTEM });
 		} else
 			pipeline_run(p, &ce.rq, time(NULL), &resp);
+		if (limit > 0) {
+			/* A clock that ran out while the pipeline worked
+			 * is stale: its SIGALRM arrives in PHASE_WORKING. */
+			clock_stop(PHASE_WORKING);
+			clock_report();
+			sigprocmask(SIG_UNBLOCK, &alrm, NULL);
+			phase = PHASE_ANSWERING;
+			alarm(limit);
+		}
 		body = resp_body(&resp, &bodysz);
 		if ((n = resp_head(&resp, head, sizeof(head))) < 0 ||
 		    FCGX_PutStr(head, n, r.out) != n ||
@@ -254,6 +395,10 @@ front_fcgi(struct pipeline *p, int listenfd)
 			log_warnx("fastcgi: writing the response failed");
 		resp_clear(&resp);
 		FCGX_Finish_r(&r);
+		if (limit > 0) {
+			clock_stop(PHASE_IDLE);
+			clock_report();
+		}
 		sigprocmask(SIG_UNBLOCK, &stops, NULL);
 	}
 	FCGX_Free(&r, 1);

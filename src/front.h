@@ -22,4 +22,13 @@ int	front_cgi(struct pipeline *);
  */
 int	front_fcgi(struct pipeline *, int listenfd);
 
+/*
+ * Set before front_fcgi(): a connection then has seconds from its
+ * accept() to deliver its whole request, and seconds more to take the
+ * answer, or it is shut down (a request cut short is never claimed).
+ * front_fcgi() makes listenfd non-blocking and uses SIGALRM.  0, the
+ * default, sets no limit.
+ */
+void	front_fcgi_limit(unsigned int seconds);
+
 #endif

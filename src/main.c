@@ -40,7 +40,8 @@ static const struct command commands[] = {
 	{ "show", admin_show, "[--endpoint NAME] KEY", NULL },
 	{ "prune", admin_prune, "[--dry-run]",
 	    "delete events past their retention" },
-	{ "serve", serve_main, "--listen ADDR [--workers N]",
+	{ "serve", serve_main,
+	    "--listen ADDR [--workers N] [--timeout SECONDS]",
 	    "serve FastCGI on a socket of its own" },
 	{ "sign", admin_sign, "[--endpoint NAME] [--curl URL] [--id ID] "
 	    "[--event TYPE] [--time UNIX] FILE",

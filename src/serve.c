@@ -32,15 +32,21 @@
 
 #define WORKERS_MAX	64
 #define BACKLOG		128
+#define TIMEOUT_DEFAULT	30	/* seconds; nginx's fastcgi timeouts are 60 */
+#define TIMEOUT_MAX	3600
 
 static const char usage[] =
-"usage: oncehook serve --listen ADDR [--workers N]\n"
+"usage: oncehook serve --listen ADDR [--workers N] [--timeout SECONDS]\n"
 "\n"
 "Serve FastCGI on ADDR for Apache mod_proxy_fcgi or nginx fastcgi_pass:\n"
 "127.0.0.1:9000 (loopback only), or a unix socket path such as\n"
 "/run/oncehook/oncehook.sock (created mode 0660; a stale one is\n"
 "replaced).  N worker processes (default 2, at most 64) share the\n"
-"database.  SIGTERM or SIGINT: finish the requests in flight, exit.\n"
+"database.  A connection that has not sent its whole request SECONDS\n"
+"(default 30, 1 to 3600) after it was accepted, or has not taken the\n"
+"answer SECONDS after it was ready, is closed; nothing is recorded for\n"
+"a request cut short.  SIGTERM or SIGINT: finish the requests in\n"
+"flight, exit.\n"
 "Configured by the same ONCEHOOK_* variables as the handler.\n";
 
 static volatile sig_atomic_t	 stopping;	/* SIGTERM/SIGINT seen */
@@ -221,7 +227,8 @@ extern char	**environ;
 
 /*
  * A worker: its own pipeline and database connection; front_fcgi()
- * handles SIGTERM (the request in flight first).
+ * handles SIGTERM (the request in flight first) and, with the limit
+ * serve_main() set, SIGALRM (a connection's clock).
  */
 static int
 worker(const struct conf *cf, int fd)
@@ -268,7 +275,7 @@ serve_main(int argc, char **argv)
 	pid_t		 pids[WORKERS_MAX], pid;
 	time_t		 started[WORKERS_MAX], now;
 	char		 err[512], *end;
-	long		 nworkers = 2;
+	long		 nworkers = 2, timeout = TIMEOUT_DEFAULT;
 	sigset_t	 blocked;
 	int		 i, fd, status, alive, quick = 0;
 
@@ -286,6 +293,15 @@ serve_main(int argc, char **argv)
 			    nworkers > WORKERS_MAX) {
 				fprintf(stderr, "oncehook serve: --workers: "
 				    "want 1 to %d\n", WORKERS_MAX);
+				return 2;
+			}
+		} else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
+			errno = 0;
+			timeout = strtol(argv[++i], &end, 10);
+			if (errno != 0 || *end != '\0' || timeout < 1 ||
+			    timeout > TIMEOUT_MAX) {
+				fprintf(stderr, "oncehook serve: --timeout: "
+				    "want 1 to %d seconds\n", TIMEOUT_MAX);
 				return 2;
 			}
 		} else {
@@ -324,8 +340,9 @@ serve_main(int argc, char **argv)
 	catch(SIGCHLD, on_child);
 	catch(SIGALRM, on_child);
 	signal(SIGPIPE, SIG_IGN);
-	log_info("serve: listening on %s with %ld workers", listen_addr,
-	    nworkers);
+	front_fcgi_limit((unsigned int)timeout);
+	log_info("serve: listening on %s with %ld workers, timeout %ld s",
+	    listen_addr, nworkers, timeout);
 
 	for (i = 0; i < nworkers; i++) {
 		pids[i] = spawn(cf, fd);

@@ -13,6 +13,8 @@
 # (tests/e2e/lighttpd.sh).  The examples name one endpoint per provider:
 # the suite runs its delivery and hostile-header scenarios on each, and
 # in the CGI run also sends the hostile headers straight to the binary.
+# Then, with oncehook down, lighttpd's own error answer must be JSON with
+# a 5xx and Retry-After (the examples' server.error-handler).
 #
 # Run by "make check" with top_srcdir, top_builddir and ONCEHOOK_BIN set.
 # Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no
@@ -96,6 +98,48 @@ relay() {
 	done
 }
 
+# oncehook down: the program replaced by one that fails at once (and, for
+# FastCGI, the running processes killed, so lighttpd's respawns fail).
+# lighttpd's own error answer must be the example's JSON with a 5xx the
+# provider retries and Retry-After, never its HTML page.
+down_check() {	# down_check mode dir
+	mv "$2/bin/oncehook" "$2/bin/oncehook.real" || bail "mv oncehook"
+	printf '#!/bin/sh\nexit 1\n' >"$2/bin/oncehook"
+	chmod 0755 "$2/bin/oncehook"
+	if [ "$1" = fastcgi ]; then
+		# shellcheck disable=SC2046 # the PIDs, one a word
+		kill -9 $(ps -o pid= --ppid "$server_pid") 2>/dev/null
+		sleep 0.5
+	fi
+	python3 - "http://127.0.0.1:$lt_port/hooks/shop" \
+	    >"$2/log/down.log" 2>&1 <<'PY'
+import json, sys, urllib.error, urllib.request
+req = urllib.request.Request(sys.argv[1], data=b'{"id":"x"}', headers={
+    "Content-Type": "application/json"})
+try:
+    r = urllib.request.urlopen(req, timeout=20)
+    st, hd, body = r.status, r.headers, r.read()
+except urllib.error.HTTPError as e:
+    st, hd, body = e.code, e.headers, e.read()
+print("# %d %r %r %r" % (st, hd.get("Content-Type"), hd.get("Retry-After"),
+                         body[:200]))
+try:
+    err = json.loads(body).get("error")
+except ValueError:
+    err = None
+sys.exit(0 if 500 <= st <= 599 and hd.get("Retry-After") == "5" and
+         (hd.get("Content-Type") or "").startswith("application/json") and
+         err == "unavailable" else 1)
+PY
+	if [ $? -eq 0 ]; then
+		tap ok "$1: oncehook down: lighttpd answers 5xx, JSON, Retry-After"
+	else
+		tap not-ok "$1: oncehook down: lighttpd answers 5xx, JSON, Retry-After"
+	fi
+	cat "$2/log/down.log"
+	mv "$2/bin/oncehook.real" "$2/bin/oncehook" || bail "mv oncehook back"
+}
+
 # One run of the suite behind lighttpd in mode fastcgi or cgi.
 run_mode() {
 	mode=$1
@@ -124,6 +168,7 @@ run_mode() {
 		tap not-ok "$mode: the scenarios ran to their end (exit $rc)"
 		sed 's/^/# /' "$d/log/scenarios.err"
 	fi
+	down_check "$mode" "$d"
 	lt_stop
 	lt_sanitizer "$d" "$mode"
 }

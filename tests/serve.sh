@@ -10,6 +10,10 @@
 #   - TCP, 127.0.0.1 and a free port, --workers 4: the duplicate load;
 #     SIGKILL to a worker holding a request and to another one mid-load;
 #     SIGTERM with a request in flight: exit status 0
+#   - --timeout 2, two workers, on TCP and on a unix socket: two idle
+#     connections, one stopped mid-parameters, one mid-body; each is
+#     closed, a delivery behind them is answered, nothing is stored for
+#     the body cut short
 #   - the unit's ExecStart= (a unix socket, --workers 4) with the
 #     environment file its comments show: a stale socket file is
 #     replaced, the socket is mode 0660, a second serve on it is refused,
@@ -113,6 +117,39 @@ else
 fi
 dp_stop
 
+# Connections that stall (--timeout 2, two workers): on TCP, and on a
+# unix socket (which inherits no socket option from the listening one).
+for fam in tcp unix; do
+	label="serve $fam --timeout 2"
+	if [ $fam = tcp ]; then
+		port=$(free_port) || bail "no free port"
+		addr=127.0.0.1:$port
+	else
+		addr=$d/run/stall.sock
+	fi
+	dp_backend "$d" "$d/log/serve-stall-$fam.log" "$d/bin/oncehook" serve \
+	    --listen "$addr" --workers 2 --timeout 2
+	spid=$bg_pid
+	dp_track "$spid"
+	if if [ $fam = tcp ]; then dp_wait_port "$port" "$spid"
+	    else dp_wait_socket "$addr" "$spid"; fi; then
+		dp_py "$label" serveload.py workers stall --addr "$addr" \
+		    --serve-pid "$spid" --env "$d/conf/env" --workers 2 \
+		    --timeout 2
+		if grep -q 'no whole request within 2 s' \
+		    "$d/log/serve-stall-$fam.log"; then
+			tap ok "$label: the log names the connections closed"
+		else
+			tap not-ok "$label: the log names the connections closed"
+			sed 's/^/# /' "$d/log/serve-stall-$fam.log"
+		fi
+	else
+		tap not-ok "$label: serve starts"
+		sed 's/^/# /' "$d/log/serve-stall-$fam.log"
+	fi
+	dp_stop
+done
+
 # The unit's command line: a unix socket.
 label="serve unix (oncehook.service)"
 sock=$d/run/oncehook.sock
@@ -154,5 +191,6 @@ else
 	sed 's/^/# /' "$d/log/serve-unix.log"
 fi
 dp_stop
-dp_sanitizer "serve" "$d/log/serve-tcp.log" "$d/log/serve-unix.log"
+dp_sanitizer "serve" "$d/log/serve-tcp.log" "$d/log/serve-unix.log" \
+    "$d/log/serve-stall-tcp.log" "$d/log/serve-stall-unix.log"
 dp_done

@@ -19,6 +19,14 @@ ONCEHOOK_DB.  The steps, in the order given:
            already_processed, or processed for an event that no answer
            had acknowledged; in the end one "processed" at most and
            exactly one row and one order per event
+  stall    (serve --timeout T, 2 workers) two connections that send
+           nothing, one that stops in the middle of its parameters and
+           one in the middle of its body hold more than every worker:
+           each is closed about T seconds after it was accepted, a signed
+           delivery sent behind them is answered 200 processed within
+           2T + 3 seconds, the workers are the same processes, nothing
+           is stored for the body cut short, and sent again in whole it
+           is processed
   term     a request in flight (its body half sent) when serve gets
            SIGTERM: serve waits for it, it gets 200 processed, then serve
            exits (the caller checks the exit status and the socket)
@@ -37,6 +45,7 @@ import queue
 import random
 import signal
 import sqlite3
+import struct
 import sys
 import threading
 import time
@@ -370,6 +379,78 @@ class Run:
                        "times: %r" % (k, got.count("processed"), got))
         self.check_effects(events, "after the kills and the retries")
 
+    def s_stall(self):
+        t = self.a.timeout
+        before = self.workers()
+        key = "stall-%s" % self.tag
+        body = self.body(key, key)
+        params = fcgiclient.cgi_params("POST", "/hooks/shop", body,
+                                       self.headers(body))
+        held = []
+        for _ in range(2):      # connected, nothing sent
+            held.append(fcgiclient.connect(self.a.addr, timeout=4 * t + 10))
+        s = fcgiclient.connect(self.a.addr, timeout=4 * t + 10)
+        whole = fcgiclient.record(fcgiclient.BEGIN_REQUEST, struct.pack(
+            "!HB5x", fcgiclient.RESPONDER, 0)) + fcgiclient.stream(
+            fcgiclient.PARAMS, fcgiclient.encode_params(params))
+        s.sendall(whole[:len(whole) // 2])      # half the parameters
+        held.append(s)
+        r = fcgiclient.Request(self.a.addr, params, body,
+                               timeout=4 * t + 10)
+        r.begin(len(body) // 2)                 # half the body
+        held.append(r.sock)
+        time.sleep(0.2)
+        # A real delivery behind them.
+        ok = "stall-%s-ok" % self.tag
+        t0 = time.time()
+        try:
+            resp = fcgiclient.request(self.a.addr, "POST", "/hooks/shop",
+                                      self.body(ok, ok),
+                                      self.headers(self.body(ok, ok)),
+                                      timeout=2 * t + 3)
+            took = time.time() - t0
+            print("#   the delivery behind the stalled connections was "
+                  "answered after %.1fs (timeout %ds)" % (took, t))
+            self.check(resp.status == 200 and isinstance(resp.json, dict)
+                       and resp.json.get("status") == "processed",
+                       "the delivery behind them: %r, want 200 processed"
+                       % resp)
+            self.check(took < 2 * t + 3, "answered after %.1fs, want "
+                       "under %ds" % (took, 2 * t + 3))
+        except (fcgiclient.Incomplete, OSError) as e:
+            self.check(False, "the delivery behind %d stalled connections "
+                       "got no answer within %ds (2 x --timeout %d + 3): %s"
+                       % (len(held), 2 * t + 3, t, e))
+        # Each stalled connection was closed by serve: end of file (or a
+        # reset), not a timeout of ours.
+        for i, c in enumerate(held):
+            c.settimeout(2 * t + 3)
+            try:
+                got = c.recv(65536)
+                while got and len(got) < 1 << 20:
+                    more = c.recv(65536)
+                    if not more:
+                        break
+                    got += more
+                closed = True
+            except ConnectionResetError:
+                closed = True
+            except OSError:
+                closed = False
+            self.check(closed, "stalled connection %d still open after "
+                       "%ds" % (i, 4 * t + 3))
+            c.close()
+        after = self.workers()
+        self.check(after == before, "workers %r, after the stalls %r: the "
+                   "same processes go back to accept()" % (before, after))
+        self.check(self.rows([key]).get(key) is None, "the body cut short "
+                   "was stored: %r" % self.rows([key]).get(key))
+        self.deliver(key, key)
+        self.check(self.answers.get(key) == ["processed"], "the event cut "
+                   "short, sent again in whole: %r, want processed"
+                   % self.answers.get(key))
+        self.check_effects({key: key, ok: ok}, "after the stalls")
+
     def s_term(self):
         key = "term-%s" % self.tag
         slow, holder = self.slow_begin(key, key)
@@ -409,6 +490,10 @@ TITLES = {
             "mid-request under load: both replaced; no acknowledged event "
             "lost; a retry of every event processes it at most once in "
             "all; one row and one order each",
+    "stall": "--timeout T, 2 workers: 2 idle connections, one stopped "
+             "mid-parameters, one mid-body: each closed after T s; a "
+             "delivery behind them answered within 2T + 3 s; same workers; "
+             "nothing stored for the body cut short",
     "term": "SIGTERM with a request in flight (body half sent): serve "
             "waits, the request gets 200 processed, then serve exits",
 }
@@ -422,6 +507,7 @@ def main():
     ap.add_argument("--env", required=True)
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--label", default="")
+    ap.add_argument("--timeout", type=int, default=30)
     a = ap.parse_args()
     try:
         run = Run(a)

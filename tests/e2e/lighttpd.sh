@@ -108,6 +108,7 @@ lt_values() {	# lt_values dir
 ?"/run/lighttpd/oncehook.sock"|"$1/run/oncehook.sock"
 "/var/lib/oncehook/oncehook.db"|"$1/db/oncehook.db"
 "/usr/local/share/oncehook/sql/actions/orders.sql"|"$1/sql/orders.sql"
+?"/usr/local/share/oncehook/unavailable.json"|"$1/sql/unavailable.json"
 "ONCEHOOK_BUSY_TIMEOUT_MS" => "5000"|"ONCEHOOK_BUSY_TIMEOUT_MS" => "$BUSY_MS"
 "ONCEHOOK_ENDPOINTS" => "stripe,shop,github,standard,svix,shopify,slack,paddle,gitlab"|"ONCEHOOK_ENDPOINTS" => "stripe,shop,github,standard,svix,shopify,slack,paddle,gitlab"
 "whsec_REPLACE_WITH_YOUR_SIGNING_SECRET"|"$STRIPE_SECRET"
@@ -162,6 +163,8 @@ lt_setup() {	# lt_setup mode dir
 		cp "$top_srcdir/sql/actions/orders.sql" "$_d/sql/orders.sql" ||
 		    bail "copying orders.sql"
 	fi
+	cp "$top_srcdir/conf-examples/unavailable.json" "$_d/sql/" ||
+	    bail "copying unavailable.json"
 	echo '<!doctype html><title>e2e</title>' >"$_d/htdocs/index.html"
 	lt_port=$(free_port) || bail "no free port"
 
