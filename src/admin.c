@@ -18,6 +18,7 @@
 #include "conf.h"
 #include "crypto.h"
 #include "log.h"
+#include "route.h"
 #include "sig.h"
 #include "store.h"
 
@@ -61,7 +62,7 @@ docroot_ok(const char *cmd, const struct conf *cf)
 
 	for (i = 0; i < 2; i++) {
 		if ((dr = getenv(vars[i])) == NULL || *dr == '\0' ||
-		    (file = conf_exposed(cf, dr, &ep)) == NULL)
+		    (file = route_exposed(cf, dr, &ep)) == NULL)
 			continue;
 		fprintf(stderr, "oncehook %s: %s%s: %s lies inside %s %s, "
 		    "where the web server could serve it\n", cmd,

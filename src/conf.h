@@ -152,25 +152,6 @@ void		 conf_show(const struct conf *cf,
 		    char *buf, size_t bufsz);
 
 /*
- * The endpoint name a request asks for (SPEC section 2), into buf: the
- * last non-empty segment of path_info, or of script_name when path_info
- * has none (NULL, "", "/", "//").  Trailing slashes never count, so
- * lighttpd's split of /hooks/shop/ (SCRIPT_NAME /hooks/shop, PATH_INFO
- * /) names shop.  buf is "" when neither has a segment, or when the
- * segment does not fit in bufsz (no name is that long).
- */
-void		 conf_route_name(const char *path_info,
-		    const char *script_name, char *buf, size_t bufsz);
-
-/*
- * The endpoint a request routes to: the one conf_route_name() names.
- * With a single unnamed endpoint every path routes to it.  NULL if none.
- */
-const struct conf_endpoint *
-		 conf_route(const struct conf *, const char *path_info,
-		    const char *script_name);
-
-/*
  * Parse a source list such as "header:X-Id json:/id hash".  allowhash
  * says whether "hash" is accepted.  Returns 0, or -1 with a message in
  * err.  The caller frees with srclist_clear().
@@ -196,17 +177,5 @@ int		 conf_duration(const char *, long long *);
  */
 int		 conf_warnings(const struct conf *cf, const char *const *envp,
 		    void (*say)(void *arg, const char *message), void *arg);
-
-/*
- * The first file the web server must never serve (the database, a
- * secrets file) that lies inside root, or NULL.  *ep is NULL for the
- * database (ONCEHOOK_DB), else the endpoint whose SECRET_FILE it is.
- * A root that cannot be resolved is compared as written.
- */
-const char	*conf_exposed(const struct conf *cf, const char *root,
-		    const struct conf_endpoint **ep);
-
-/* 1 if path (resolved) lies inside dir (resolved); 0 if not; -1 error */
-int		 conf_path_inside(const char *path, const char *dir);
 
 #endif

@@ -22,6 +22,7 @@
 #include "pipeline.h"
 #include "req.h"
 #include "resp.h"
+#include "route.h"
 #include "sig.h"
 #include "store.h"
 
@@ -150,7 +151,7 @@ check_roots(struct pipeline *p, const struct req *rq, struct trace *t)
 		p->exposed = NULL;
 		for (i = 0; i < 2 && p->exposed == NULL; i++)
 			if (roots[i] != NULL && *roots[i] != '\0')
-				p->exposed = conf_exposed(p->cf, roots[i],
+				p->exposed = route_exposed(p->cf, roots[i],
 				    &p->exposed_ep);
 		snprintf(p->roots, sizeof(p->roots), "%s", key);
 	}
@@ -231,9 +232,9 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 		snprintf(t->why, sizeof(t->why), "%s", p->conferr);
 		return HOOK_ECONF;
 	}
-	if ((ep = conf_route(p->cf, rq->path_info, rq->script_name)) == NULL) {
+	if ((ep = route_endpoint(p->cf, rq->path_info, rq->script_name)) == NULL) {
 		/* What routing saw; escaped when the line is logged. */
-		conf_route_name(rq->path_info, rq->script_name, name,
+		route_name(rq->path_info, rq->script_name, name,
 		    sizeof(name));
 		snprintf(t->why, sizeof(t->why), "no endpoint %s%s%.64s "
 		    "(SCRIPT_NAME=%.100s PATH_INFO=%.100s)", name[0] ? "named" :

@@ -20,6 +20,7 @@
 
 #include "conf.h"
 #include "log.h"
+#include "route.h"
 #include "sig.h"
 #include "tap.h"
 
@@ -228,36 +229,36 @@ test_named(void)
 	    "ONCEHOOK_STRIPE_EU_ACTIONS kept");
 
 	/* Routing: the last segment of PATH_INFO, else of SCRIPT_NAME. */
-	CHECK(conf_route(cf, "/hooks/stripe", NULL) == s,
+	CHECK(route_endpoint(cf, "/hooks/stripe", NULL) == s,
 	    "route /hooks/stripe -> stripe");
-	CHECK(conf_route(cf, "/stripe-eu", "/cgi-bin/oncehook.cgi") == eu,
+	CHECK(route_endpoint(cf, "/stripe-eu", "/cgi-bin/oncehook.cgi") == eu,
 	    "route PATH_INFO /stripe-eu -> stripe-eu, script name ignored");
-	CHECK(conf_route(cf, "/hooks/stripe/", NULL) == s,
+	CHECK(route_endpoint(cf, "/hooks/stripe/", NULL) == s,
 	    "route with a trailing slash -> stripe");
-	CHECK(conf_route(cf, "", "/cgi-bin/stripe-eu") == eu,
+	CHECK(route_endpoint(cf, "", "/cgi-bin/stripe-eu") == eu,
 	    "empty PATH_INFO falls back to SCRIPT_NAME");
-	CHECK(conf_route(cf, NULL, "/hooks/stripe") == s,
+	CHECK(route_endpoint(cf, NULL, "/hooks/stripe") == s,
 	    "NULL PATH_INFO falls back to SCRIPT_NAME");
-	CHECK(conf_route(cf, "/hooks/github", NULL) == NULL,
+	CHECK(route_endpoint(cf, "/hooks/github", NULL) == NULL,
 	    "unknown endpoint name -> NULL");
-	CHECK(conf_route(cf, "/stripe/extra", NULL) == NULL,
+	CHECK(route_endpoint(cf, "/stripe/extra", NULL) == NULL,
 	    "only the last segment counts");
-	CHECK(conf_route(cf, "/hooks/strip", NULL) == NULL &&
-	    conf_route(cf, "/hooks/stripe-e", NULL) == NULL,
+	CHECK(route_endpoint(cf, "/hooks/strip", NULL) == NULL &&
+	    route_endpoint(cf, "/hooks/stripe-e", NULL) == NULL,
 	    "a prefix of a name does not route");
-	CHECK(conf_route(cf, "/", NULL) == NULL &&
-	    conf_route(cf, NULL, NULL) == NULL &&
-	    conf_route(cf, "", "") == NULL,
+	CHECK(route_endpoint(cf, "/", NULL) == NULL &&
+	    route_endpoint(cf, NULL, NULL) == NULL &&
+	    route_endpoint(cf, "", "") == NULL,
 	    "no segment -> NULL");
-	CHECK(conf_route(cf, "/hooks/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	CHECK(route_endpoint(cf, "/hooks/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 	    NULL) == NULL, "a segment longer than any name -> NULL");
 	/* lighttpd mod_fastcgi splits POST /hooks/stripe/ so. */
-	CHECK(conf_route(cf, "/", "/hooks/stripe") == s,
+	CHECK(route_endpoint(cf, "/", "/hooks/stripe") == s,
 	    "PATH_INFO / with SCRIPT_NAME /hooks/stripe -> stripe");
-	CHECK(conf_route(cf, "//", "/hooks/stripe-eu/") == eu,
+	CHECK(route_endpoint(cf, "//", "/hooks/stripe-eu/") == eu,
 	    "PATH_INFO // with SCRIPT_NAME /hooks/stripe-eu/ -> stripe-eu");
-	CHECK(conf_route(cf, "/hooks/stripe///", "/cgi-bin/x") == s,
+	CHECK(route_endpoint(cf, "/hooks/stripe///", "/cgi-bin/x") == s,
 	    "several trailing slashes -> stripe");
 	conf_free(cf);
 
@@ -272,7 +273,7 @@ test_named(void)
 	snprintf(path, sizeof(path), "/hooks/%s", name);
 	cf = load(named, OVER(list, scheme, secret), err, sizeof(err));
 	CHECK(cf != NULL && cf->nendpoints == 1 &&
-	    conf_route(cf, path, NULL) == &cf->endpoints[0],
+	    route_endpoint(cf, path, NULL) == &cf->endpoints[0],
 	    "an endpoint name of 63 characters loads and routes (%s)", err);
 	conf_free(cf);
 
@@ -314,7 +315,7 @@ test_route_name(void)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memset(buf, 'X', sizeof(buf));
-		conf_route_name(cases[i].path_info, cases[i].script_name, buf,
+		route_name(cases[i].path_info, cases[i].script_name, buf,
 		    sizeof(buf));
 		CHECK(strcmp(buf, cases[i].want) == 0, "route name of "
 		    "PATH_INFO %s, SCRIPT_NAME %s is \"%s\" (got \"%.70s\")",
@@ -327,7 +328,7 @@ test_route_name(void)
 	memset(longer, 'a', sizeof(longer) - 1);
 	longer[0] = '/';
 	longer[sizeof(longer) - 1] = '\0';
-	conf_route_name(longer, "/hooks/shop", buf, sizeof(buf));
+	route_name(longer, "/hooks/shop", buf, sizeof(buf));
 	CHECK(buf[0] == '\0', "a PATH_INFO segment too long for a name "
 	    "routes nowhere (got \"%.70s\")", buf);
 }
@@ -361,9 +362,9 @@ test_single(void)
 	    "hmac-sha256 key: X-Idempotency-Key, /id, /eventId, hash");
 	CHECK(ep->tolerance == 300 && ep->retention == 30 * 86400,
 	    "unnamed endpoint gets the same defaults");
-	CHECK(conf_route(cf, "/hooks/anything", NULL) == ep &&
-	    conf_route(cf, NULL, NULL) == ep &&
-	    conf_route(cf, "", "/cgi-bin/oncehook.cgi") == ep,
+	CHECK(route_endpoint(cf, "/hooks/anything", NULL) == ep &&
+	    route_endpoint(cf, NULL, NULL) == ep &&
+	    route_endpoint(cf, "", "/cgi-bin/oncehook.cgi") == ep,
 	    "every path routes to the single endpoint");
 	conf_free(cf);
 
@@ -601,11 +602,11 @@ test_secret_file(void)
 		const char			*f;
 
 		/* The secrets file inside a served directory is exposed. */
-		f = conf_exposed(cf, tmpdir, &ep);
+		f = route_exposed(cf, tmpdir, &ep);
 		CHECK(f != NULL && strcmp(f, path) == 0 &&
 		    ep == &cf->endpoints[0],
 		    "SECRET_FILE inside the document root is exposed");
-		f = conf_exposed(cf, "/nonexistent-root", &ep);
+		f = route_exposed(cf, "/nonexistent-root", &ep);
 		CHECK(f == NULL, "nothing exposed under another root");
 	}
 	conf_free(cf);
@@ -903,36 +904,36 @@ test_path_inside(void)
 		BAIL("symlink %s failed", link);
 
 	snprintf(p, sizeof(p), "%s/hooks.db", a);
-	CHECK(conf_path_inside(p, a) == 1, "file inside the directory");
+	CHECK(route_path_inside(p, a) == 1, "file inside the directory");
 	snprintf(p, sizeof(p), "%s/hooks.db", ab);
-	CHECK(conf_path_inside(p, a) == 0,
+	CHECK(route_path_inside(p, a) == 0,
 	    "prefix trap: %s/ab/hooks.db is not inside %s/a", tmpdir, tmpdir);
-	CHECK(conf_path_inside(p, tmpdir) == 1,
+	CHECK(route_path_inside(p, tmpdir) == 1,
 	    "file inside a parent directory");
 	snprintf(p, sizeof(p), "%s/new.db", a);
-	CHECK(conf_path_inside(p, a) == 1,
+	CHECK(route_path_inside(p, a) == 1,
 	    "non-existent file in the directory is inside");
 	snprintf(p, sizeof(p), "%s/new.db", ab);
-	CHECK(conf_path_inside(p, a) == 0,
+	CHECK(route_path_inside(p, a) == 0,
 	    "non-existent file in a sibling is not inside");
 	snprintf(p, sizeof(p), "%s/hooks.db", link);
-	CHECK(conf_path_inside(p, a) == 1,
+	CHECK(route_path_inside(p, a) == 1,
 	    "path through a symlink into the directory is inside");
 	snprintf(p, sizeof(p), "%s/new.db", link);
-	CHECK(conf_path_inside(p, a) == 1,
+	CHECK(route_path_inside(p, a) == 1,
 	    "non-existent file through a symlink is inside");
 	snprintf(p, sizeof(p), "%s/hooks.db", a);
-	CHECK(conf_path_inside(p, link) == 1,
+	CHECK(route_path_inside(p, link) == 1,
 	    "directory given through a symlink");
 	snprintf(p, sizeof(p), "%s/../ab/hooks.db", a);
-	CHECK(conf_path_inside(p, a) == 0, "dot-dot out of the directory");
-	CHECK(conf_path_inside(a, a) == 1, "the directory itself is inside");
-	CHECK(conf_path_inside(p, "/") == 1, "everything is inside /");
+	CHECK(route_path_inside(p, a) == 0, "dot-dot out of the directory");
+	CHECK(route_path_inside(a, a) == 1, "the directory itself is inside");
+	CHECK(route_path_inside(p, "/") == 1, "everything is inside /");
 	snprintf(p, sizeof(p), "%s/hooks.db", a);
-	CHECK(conf_path_inside(p, "/nonexistent-oncehook-dir") == -1,
+	CHECK(route_path_inside(p, "/nonexistent-oncehook-dir") == -1,
 	    "missing directory is an error");
 	snprintf(p, sizeof(p), "%s/nodir/new.db", a);
-	CHECK(conf_path_inside(p, a) == 1,
+	CHECK(route_path_inside(p, a) == 1,
 	    "file in a missing directory is inside as written");
 
 	/* A link in the document root to a database elsewhere: the web
@@ -941,9 +942,9 @@ test_path_inside(void)
 	snprintf(target, sizeof(target), "%s/hooks.db", ab);
 	if (symlink(target, p) == -1)
 		BAIL("symlink %s failed", p);
-	CHECK(conf_path_inside(p, a) == 1,
+	CHECK(route_path_inside(p, a) == 1,
 	    "symlink inside to a file outside is inside");
-	CHECK(conf_path_inside(target, a) == 0,
+	CHECK(route_path_inside(target, a) == 0,
 	    "its target, named directly, is not");
 
 	if (unlink(link) == -1)
