@@ -267,68 +267,74 @@ spawn(const struct conf *cf, int fd)
 	return pid;
 }
 
-int
-serve_main(int argc, char **argv)
-{
-	struct conf	*cf;
-	const char	*listen_addr = NULL;
-	pid_t		 pids[WORKERS_MAX], pid;
-	time_t		 started[WORKERS_MAX], now;
-	char		 err[512], *end;
-	long		 nworkers = 2, timeout = TIMEOUT_DEFAULT;
-	sigset_t	 blocked;
-	int		 i, fd, status, alive, quick = 0;
+/* What serve was asked for. */
+struct serve_args {
+	const char	*listen;	/* --listen */
+	long		 workers;	/* --workers */
+	long		 timeout;	/* --timeout, seconds */
+};
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i],
-		    "-h") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (strcmp(argv[i], "--listen") == 0 && i + 1 < argc)
-			listen_addr = argv[++i];
-		else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
-			errno = 0;
-			nworkers = strtol(argv[++i], &end, 10);
-			if (errno != 0 || *end != '\0' || nworkers < 1 ||
-			    nworkers > WORKERS_MAX) {
-				fprintf(stderr, "oncehook serve: --workers: "
-				    "want 1 to %d\n", WORKERS_MAX);
-				return 2;
-			}
-		} else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
-			errno = 0;
-			timeout = strtol(argv[++i], &end, 10);
-			if (errno != 0 || *end != '\0' || timeout < 1 ||
-			    timeout > TIMEOUT_MAX) {
-				fprintf(stderr, "oncehook serve: --timeout: "
-				    "want 1 to %d seconds\n", TIMEOUT_MAX);
-				return 2;
-			}
-		} else {
-			fputs(usage, stderr);
-			return 2;
-		}
+/* A whole number from 1 to max for option opt; -1 after a message. */
+static long
+serve_number(const char *opt, const char *v, long max, const char *unit)
+{
+	char	*end;
+	long	 n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno != 0 || *end != '\0' || n < 1 || n > max) {
+		fprintf(stderr, "oncehook serve: %s: want 1 to %ld%s\n", opt,
+		    max, unit);
+		return -1;
 	}
-	if (listen_addr == NULL) {
+	return n;
+}
+
+/* Parse serve's command line: 0, or an exit code (help 0 is -1). */
+static int
+serve_parse(int argc, char **argv, struct serve_args *a)
+{
+	int	 i;
+
+	a->listen = NULL;
+	a->workers = 2;
+	a->timeout = TIMEOUT_DEFAULT;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "-h") == 0) {
+			fputs(usage, stdout);
+			return -1;
+		} else if (strcmp(argv[i], "--listen") == 0 && i + 1 < argc)
+			a->listen = argv[++i];
+		else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
+			if ((a->workers = serve_number("--workers", argv[++i],
+			    WORKERS_MAX, "")) == -1)
+				return 2;
+		} else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
+			if ((a->timeout = serve_number("--timeout", argv[++i],
+			    TIMEOUT_MAX, " seconds")) == -1)
+				return 2;
+		} else
+			break;
+	}
+	if (i < argc || a->listen == NULL) {
 		fputs(usage, stderr);
 		return 2;
 	}
-	if ((cf = conf_load_env(err, sizeof(err))) == NULL) {
-		fprintf(stderr, "oncehook serve: %s\n", err);
-		return 1;
-	}
-	log_setlevel(cf->loglevel);
-	(void)conf_warnings(cf, (const char *const *)environ, log_warn_cb,
-	    (void *)"serve: ");
-	if ((fd = serve_listen(listen_addr, err, sizeof(err))) == -1) {
-		fprintf(stderr, "oncehook serve: %s\n", err);
-		conf_free(cf);
-		return 1;
-	}
-	/*
-	 * The signals are blocked but in sigsuspend(), so none is lost
-	 * between a check of the flags and the wait.
-	 */
+	return 0;
+}
+
+/*
+ * Block the signals the parent waits for; they are let in only inside
+ * sigsuspend(), so none is lost between a check of the flags and the
+ * wait.
+ */
+static void
+serve_signals(void)
+{
+	sigset_t	 blocked;
+
 	sigemptyset(&blocked);
 	sigaddset(&blocked, SIGTERM);
 	sigaddset(&blocked, SIGINT);
@@ -340,14 +346,33 @@ serve_main(int argc, char **argv)
 	catch(SIGCHLD, on_child);
 	catch(SIGALRM, on_child);
 	signal(SIGPIPE, SIG_IGN);
-	front_fcgi_limit((unsigned int)timeout);
-	log_info("serve: listening on %s with %ld workers, timeout %ld s",
-	    listen_addr, nworkers, timeout);
+}
 
-	for (i = 0; i < nworkers; i++) {
-		pids[i] = spawn(cf, fd);
-		started[i] = time(NULL);
-	}
+/* The workers: their PIDs (-1: to start) and when each started. */
+struct pool {
+	const struct conf	*cf;
+	int			 fd;		/* the listening socket */
+	long			 n;
+	pid_t			 pids[WORKERS_MAX];
+	time_t			 started[WORKERS_MAX];
+	int			 quick;		/* deaths soon after a start */
+};
+
+static void
+pool_start(struct pool *p, long i)
+{
+	p->pids[i] = spawn(p->cf, p->fd);
+	p->started[i] = time(NULL);
+}
+
+/* Reap dead workers and start new ones, until told to stop. */
+static void
+pool_supervise(struct pool *p)
+{
+	pid_t	 pid;
+	long	 i;
+	int	 status;
+
 	while (!stopping) {
 		if (!children)
 			sigsuspend(&waitmask);
@@ -355,54 +380,97 @@ serve_main(int argc, char **argv)
 			continue;
 		children = 0;
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-			for (i = 0; i < nworkers && pids[i] != pid; i++)
+			for (i = 0; i < p->n && p->pids[i] != pid; i++)
 				;
-			if (i == nworkers)
+			if (i == p->n)
 				continue;
-			pids[i] = -1;
+			p->pids[i] = -1;
 			if (stopping)
 				continue;
-			now = time(NULL);
 			log_warnx("serve: worker %ld %s %d; replacing it",
 			    (long)pid, WIFSIGNALED(status) ? "killed by signal" :
 			    "exited with", WIFSIGNALED(status) ?
 			    WTERMSIG(status) : WEXITSTATUS(status));
 			/* Workers dying at once: do not spin. */
-			quick = now - started[i] < 1 ? quick + 1 : 0;
-			if (quick > 3)
+			p->quick = time(NULL) - p->started[i] < 1 ?
+			    p->quick + 1 : 0;
+			if (p->quick > 3)
 				sleep(1);
-			pids[i] = spawn(cf, fd);
-			started[i] = time(NULL);
+			pool_start(p, i);
 		}
 		/* A fork that failed is tried again (SIGALRM wakes us). */
-		for (i = 0; i < nworkers && !stopping; i++)
-			if (pids[i] == -1) {
-				pids[i] = spawn(cf, fd);
-				started[i] = time(NULL);
-			}
+		for (i = 0; i < p->n && !stopping; i++)
+			if (p->pids[i] == -1)
+				pool_start(p, i);
 	}
+}
 
-	log_info("serve: stopping; waiting for the requests in flight");
-	for (i = 0; i < nworkers; i++)
-		if (pids[i] > 0)
-			kill(pids[i], SIGTERM);
+/* SIGTERM to every worker; wait until each has finished its request. */
+static void
+pool_stop(struct pool *p)
+{
+	long	 i;
+	int	 alive, status;
+
+	for (i = 0; i < p->n; i++)
+		if (p->pids[i] > 0)
+			kill(p->pids[i], SIGTERM);
 	for (alive = 1; alive; ) {
 		alive = 0;
-		for (i = 0; i < nworkers; i++) {
-			if (pids[i] <= 0)
+		for (i = 0; i < p->n; i++) {
+			if (p->pids[i] <= 0)
 				continue;
-			if (waitpid(pids[i], &status, 0) == pids[i] ||
+			if (waitpid(p->pids[i], &status, 0) == p->pids[i] ||
 			    errno == ECHILD)
-				pids[i] = -1;
+				p->pids[i] = -1;
 			else
 				alive = 1;
 		}
 	}
-	close(fd);
-	if (strncmp(listen_addr, "unix:", 5) == 0)
-		listen_addr += 5;
-	if (listen_addr[0] == '/')
-		unlink(listen_addr);
+}
+
+int
+serve_main(int argc, char **argv)
+{
+	struct serve_args	 a;
+	struct pool		 pool;
+	struct conf		*cf;
+	const char		*path;
+	char			 err[512];
+	long			 i;
+	int			 rc;
+
+	if ((rc = serve_parse(argc, argv, &a)) != 0)
+		return rc == -1 ? 0 : rc;
+	if ((cf = conf_load_env(err, sizeof(err))) == NULL) {
+		fprintf(stderr, "oncehook serve: %s\n", err);
+		return 1;
+	}
+	log_setlevel(cf->loglevel);
+	(void)conf_warnings(cf, (const char *const *)environ, log_warn_cb,
+	    (void *)"serve: ");
+	memset(&pool, 0, sizeof(pool));
+	pool.cf = cf;
+	pool.n = a.workers;
+	if ((pool.fd = serve_listen(a.listen, err, sizeof(err))) == -1) {
+		fprintf(stderr, "oncehook serve: %s\n", err);
+		conf_free(cf);
+		return 1;
+	}
+	serve_signals();
+	front_fcgi_limit((unsigned int)a.timeout);
+	log_info("serve: listening on %s with %ld workers, timeout %ld s",
+	    a.listen, a.workers, a.timeout);
+	for (i = 0; i < pool.n; i++)
+		pool_start(&pool, i);
+	pool_supervise(&pool);
+
+	log_info("serve: stopping; waiting for the requests in flight");
+	pool_stop(&pool);
+	close(pool.fd);
+	path = strncmp(a.listen, "unix:", 5) == 0 ? a.listen + 5 : a.listen;
+	if (path[0] == '/')
+		unlink(path);
 	conf_free(cf);
 	log_info("serve: stopped");
 	return 0;
