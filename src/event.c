@@ -464,8 +464,26 @@ normalize_strings(struct event *ev, const char *body, size_t bodysz)
 	return 0;
 }
 
+static enum hook_err	extract(const struct conf_endpoint *,
+			    const struct req *, const char *, size_t,
+			    struct event *, const char **);
+
 enum hook_err
 event_extract(const struct conf_endpoint *ep, const struct req *rq,
+    const char *body, size_t bodysz, struct event *ev, struct why *trace)
+{
+	const char	*msg = NULL, **why = &msg;
+	enum hook_err	 er;
+
+	er = extract(ep, rq, body, bodysz, ev, why);
+	if (er != HOOK_OK && er != HOOK_CHALLENGE && msg != NULL)
+		why_client(trace, msg);
+	return er;
+}
+
+/* event_extract(), with the sender's reason as static text in *why. */
+static enum hook_err
+extract(const struct conf_endpoint *ep, const struct req *rq,
     const char *body, size_t bodysz, struct event *ev, const char **why)
 {
 	json_error_t	 jerr;

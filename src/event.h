@@ -47,14 +47,15 @@ struct event {
 /*
  * Fill ev from the raw body of rq.  Returns HOOK_OK, HOOK_CHALLENGE (a
  * sender's URL check: ev->challenge holds the value to echo, no key),
- * HOOK_EJSON, HOOK_ENOKEY, HOOK_EBADKEY or HOOK_ESYSTEM; on failure *why says what
- * for the client (static text) and ev holds nothing to free.  ev borrows
+ * HOOK_EJSON, HOOK_ENOKEY, HOOK_EBADKEY or HOOK_ESYSTEM; on failure why says
+ * what, for the sender and the log (why_client()), and ev holds nothing
+ * to free.  ev borrows
  * body, which must outlive it.  A body nested deeper than EVENT_DEPTH_MAX
  * is HOOK_EJSON.
  */
 enum hook_err	 event_extract(const struct conf_endpoint *,
 		    const struct req *, const char *body, size_t bodysz,
-		    struct event *ev, const char **why);
+		    struct event *ev, struct why *why);
 void		 event_clear(struct event *);
 
 /*

@@ -74,6 +74,18 @@ struct req {
 	void			*readarg;
 };
 
+/*
+ * Why a request ended as it did: one trace per request, written by the
+ * stage that ended it (why_set(), why_client() in log.h), read by the
+ * request's one log line and, where the outcome's row in resp.c lets
+ * the sender see it, by the response.
+ */
+struct why {
+	char		 log[320];	/* for the operator; never a secret */
+	const char	*client;	/* static text the sender may see, or
+					   NULL for the outcome's own words */
+};
+
 /* A response: what the front writes back.  Owned by the caller. */
 struct resp {
 	enum hook_err	 err;

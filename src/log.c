@@ -140,3 +140,20 @@ trunc:
 		buf[0] = '\0';
 	return buf;
 }
+
+void
+why_set(struct why *w, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->log, sizeof(w->log), fmt, ap);
+	va_end(ap);
+}
+
+void
+why_client(struct why *w, const char *text)
+{
+	w->client = text;
+	snprintf(w->log, sizeof(w->log), "%s", text != NULL ? text : "");
+}

@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "hook.h"
+
 enum log_level {
 	LOG_LEVEL_ERROR = 0,
 	LOG_LEVEL_WARN,
@@ -31,6 +33,12 @@ void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* A message callback (conf_warnings()) that logs a warning; arg is a
  * prefix string or NULL. */
 void	log_warn_cb(void *arg, const char *message);
+
+/* Write the operator's reason into w (printf-style); w->client stays. */
+void	why_set(struct why *w, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* A reason the sender may see too: static text, for both. */
+void	why_client(struct why *w, const char *text);
 
 /*
  * Copy s into buf (size bufsz) with every byte outside printable ASCII,

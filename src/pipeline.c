@@ -28,11 +28,11 @@
 
 #define BODY_CHUNK	65536	/* first allocation without Content-Length */
 
-/* What one request leaves for its log line. */
+/* What one request leaves for its log line and its response. */
 struct trace {
 	const struct conf_endpoint	*ep;
 	const struct event		*ev;
-	char				 why[320];
+	struct why			 why;
 };
 
 void
@@ -100,7 +100,7 @@ read_body(const struct req *rq, long long cl, long long maxbody, char **body,
 		}
 		if ((n = rq->read(rq->readarg, buf + len, cap - 1 - len)) < 0) {
 			free(buf);
-			snprintf(t->why, sizeof(t->why), "reading the body "
+			why_set(&t->why, "reading the body "
 			    "failed");
 			return HOOK_EBODY;
 		}
@@ -114,7 +114,7 @@ read_body(const struct req *rq, long long cl, long long maxbody, char **body,
 	}
 	if (cl >= 0 && len != (size_t)cl) {
 		free(buf);
-		snprintf(t->why, sizeof(t->why), "body of %zu bytes, "
+		why_set(&t->why, "body of %zu bytes, "
 		    "Content-Length %lld", len, cl);
 		return HOOK_EBODY;
 	}
@@ -156,7 +156,7 @@ check_roots(struct pipeline *p, const struct req *rq, struct trace *t)
 		snprintf(p->roots, sizeof(p->roots), "%s", key);
 	}
 	if (p->exposed != NULL) {
-		snprintf(t->why, sizeof(t->why), "%s%s: %s lies inside the "
+		why_set(&t->why, "%s%s: %s lies inside the "
 		    "document root, where the web server could serve it: "
 		    "refusing it", p->exposed_ep ? p->exposed_ep->prefix :
 		    "ONCEHOOK_DB", p->exposed_ep ? "SECRET_FILE" : "",
@@ -177,7 +177,7 @@ ensure_store(struct pipeline *p, struct trace *t)
 		return HOOK_OK;
 	if ((er = store_connect(p->cf, 0, &p->st, err, sizeof(err))) !=
 	    HOOK_OK)
-		snprintf(t->why, sizeof(t->why), "%s", err);
+		why_set(&t->why, "%s", err);
 	return er;
 }
 
@@ -199,7 +199,7 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 	er = store_lookup(p->st, epi, ev);
 	if (er == HOOK_OK && ep->replay_guard &&
 	    (er = store_replayed(p->st, epi, ev)) == HOOK_DUP)
-		snprintf(t->why, sizeof(t->why), "payload already recorded "
+		why_set(&t->why, "payload already recorded "
 		    "under another key");
 	if (er == HOOK_OK) {
 		memset(&c, 0, sizeof(c));
@@ -208,16 +208,16 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 		(void)store_claim(p->st, &c, 1);
 		er = c.result;
 		if (c.why[0] != '\0')
-			snprintf(t->why, sizeof(t->why), "%s", c.why);
+			why_set(&t->why, "%s", c.why);
 	} else if (er == HOOK_ECONFLICT &&
 	    store_conflict(p->st, epi, ev) != HOOK_OK)
-		snprintf(t->why, sizeof(t->why), "conflict not recorded");
+		why_set(&t->why, "conflict not recorded");
 	return er;
 }
 
 static enum hook_err
 run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
-    struct trace *t, const char **clientwhy)
+    struct trace *t)
 {
 	const struct conf_endpoint	*ep;
 	struct sig_input		 in;
@@ -229,14 +229,14 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	size_t				 bodysz = 0;
 
 	if (p->cf == NULL) {
-		snprintf(t->why, sizeof(t->why), "%s", p->conferr);
+		why_set(&t->why, "%s", p->conferr);
 		return HOOK_ECONF;
 	}
 	if ((ep = route_endpoint(p->cf, rq->path_info, rq->script_name)) == NULL) {
 		/* What routing saw; escaped when the line is logged. */
 		route_name(rq->path_info, rq->script_name, name,
 		    sizeof(name));
-		snprintf(t->why, sizeof(t->why), "no endpoint %s%s%.64s "
+		why_set(&t->why, "no endpoint %s%s%.64s "
 		    "(SCRIPT_NAME=%.100s PATH_INFO=%.100s)", name[0] ? "named" :
 		    "name in the path", name[0] ? " " : "", name,
 		    rq->script_name != NULL ? rq->script_name : "-",
@@ -249,7 +249,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	if (!is_json(rq->content_type))
 		return HOOK_EMEDIA;
 	if ((cl = req_content_length(rq->content_length)) == -2) {
-		snprintf(t->why, sizeof(t->why), "malformed Content-Length");
+		why_set(&t->why, "malformed Content-Length");
 		return HOOK_EBODY;
 	}
 	if (cl > p->cf->maxbody)
@@ -266,21 +266,16 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	in.now = now;
 	if ((er = sig_verify(ep, &in, &v)) != HOOK_OK) {
 		if (er == HOOK_ESTALE)
-			snprintf(t->why, sizeof(t->why), "%s by %llds "
+			why_set(&t->why, "%s by %llds "
 			    "(tolerance %llds)", v.why, v.skew < 0 ? -v.skew :
 			    v.skew, ep->tolerance);
 		else if (v.why != NULL)
-			snprintf(t->why, sizeof(t->why), "%s", v.why);
+			why_set(&t->why, "%s", v.why);
 		goto out;
 	}
-	if ((er = event_extract(ep, rq, body, bodysz, ev, clientwhy)) ==
-	    HOOK_CHALLENGE)
-		goto out;		/* answered, never claimed */
-	if (er != HOOK_OK) {
-		if (*clientwhy != NULL)
-			snprintf(t->why, sizeof(t->why), "%s", *clientwhy);
-		goto out;
-	}
+	if ((er = event_extract(ep, rq, body, bodysz, ev, &t->why)) !=
+	    HOOK_OK)
+		goto out;		/* a challenge: answered, never claimed */
 	ev->received_at = (long long)now;
 	t->ev = ev;
 	if (log_enabled(LOG_LEVEL_DEBUG))
@@ -310,7 +305,6 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	struct timespec	 t0, t1;
 	struct trace	 t;
 	struct event	 ev;
-	const char	*clientwhy = NULL;
 	enum hook_err	 er;
 	char		 ekey[160], etype[96], ewhy[400];
 	double		 ms;
@@ -318,22 +312,22 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	memset(&t, 0, sizeof(t));
 	memset(&ev, 0, sizeof(ev));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	er = run(p, rq, now, &ev, &t, &clientwhy);
+	er = run(p, rq, now, &ev, &t);
 	resp_make(resp, &(struct resp_in){ .err = er, .key = ev.key,
-	    .challenge = ev.challenge, .detail = clientwhy });
+	    .challenge = ev.challenge, .detail = t.why.client });
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 
 	log_escape(ekey, sizeof(ekey), ev.key);
 	log_escape(etype, sizeof(etype), ev.type);
-	log_escape(ewhy, sizeof(ewhy), t.why);
+	log_escape(ewhy, sizeof(ewhy), t.why.log);
 	(resp->status >= 500 ? log_error : log_info)(
 	    "endpoint=%s key=\"%s\" type=\"%s\" outcome=%s status=%d "
 	    "ms=%.2f%s%s%s",
 	    t.ep != NULL ? t.ep->name : "-", ekey, etype,
 	    resp_outcome(resp->err), resp->status, ms,
-	    t.why[0] ? " why=\"" : "", t.why[0] ? ewhy : "",
-	    t.why[0] ? "\"" : "");
+	    t.why.log[0] ? " why=\"" : "", t.why.log[0] ? ewhy : "",
+	    t.why.log[0] ? "\"" : "");
 	event_clear(&ev);
 }

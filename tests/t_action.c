@@ -279,14 +279,14 @@ run_body(const struct conf *cf, struct actions *a, const char *body,
 {
 	struct event	 ev;
 	struct req	 rq;
-	const char	*why;
+	struct why	 why = { "", NULL };
 	int		 rc;
 
 	memset(&rq, 0, sizeof(rq));
 	rq.method = "POST";
 	if (event_extract(&cf->endpoints[0], &rq, body, sz, &ev, &why) !=
 	    HOOK_OK)
-		BAIL("event_extract: %s", why ? why : "?");
+		BAIL("event_extract: %s", why.log);
 	if (sqlite3_exec(db, "DELETE FROM got", NULL, NULL, NULL) !=
 	    SQLITE_OK)
 		BAIL("DELETE: %s", sqlite3_errmsg(db));

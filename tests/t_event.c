@@ -53,7 +53,7 @@ static enum hook_err
 ext(const struct conf *cf, const char *body, struct event *ev)
 {
 	struct req	 rq;
-	const char	*why;
+	struct why	 why = { "", NULL };
 
 	mkreq_h(&rq, NULL, 0);
 	return event_extract(&cf->endpoints[0], &rq, body, strlen(body), ev,
@@ -63,7 +63,7 @@ ext(const struct conf *cf, const char *body, struct event *ev)
 /* event_extract() on sz bytes of body. */
 static enum hook_err
 extn(const struct conf *cf, const char *body, size_t sz, struct event *ev,
-    const char **why)
+    struct why *why)
 {
 	struct req	 rq;
 
@@ -180,7 +180,7 @@ test_key_header(void)
 	struct conf		*cf, *cf2;
 	struct event		 ev;
 	struct req		 rq;
-	const char		*why;
+	struct why		 why = { "", NULL };
 	const char		*body = "{\"id\":\"from-json\"}";
 	enum hook_err		 er;
 
@@ -225,13 +225,13 @@ test_key_header(void)
 
 	er = event_extract(&cf2->endpoints[0], &rq, body, strlen(body), &ev,
 	    &why);
-	CHECK(er == HOOK_ENOKEY && why != NULL && empty(&ev),
+	CHECK(er == HOOK_ENOKEY && why.client != NULL && empty(&ev),
 	    "empty header as the only source: HOOK_ENOKEY");
 
 	h[1].value = "tab\there";
 	er = event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
 	    &why);
-	CHECK(er == HOOK_EBADKEY && why != NULL && empty(&ev),
+	CHECK(er == HOOK_EBADKEY && why.client != NULL && empty(&ev),
 	    "header key with a control character: HOOK_EBADKEY");
 
 	h[1].value = "\xc3\xa9t\xc3\xa9-42";
@@ -269,11 +269,11 @@ key_fails(const char *src, const char *body, enum hook_err want,
 {
 	struct conf	*cf = load(src);
 	struct event	 ev;
-	const char	*why = NULL;
+	struct why	 why = { "", NULL };
 	enum hook_err	 er;
 
 	er = extn(cf, body, strlen(body), &ev, &why);
-	CHECK(er == want && why != NULL && empty(&ev),
+	CHECK(er == want && why.client != NULL && empty(&ev),
 	    "key %s: %s (got %d)", src, what, (int)er);
 	conf_free(cf);
 }
@@ -367,7 +367,8 @@ test_key_default(void)
 	struct conf		*cf = load(NULL);
 	struct event		 ev;
 	struct req		 rq;
-	const char		*why, *body;
+	struct why		 why = { "", NULL };
+	const char		*body;
 	enum hook_err		 er;
 
 	CHECK(cf->endpoints[0].key.n == 4 &&
@@ -410,7 +411,7 @@ test_type(void)
 {
 	struct conf	*cf = load("json:/id");
 	struct event	 ev;
-	const char	*why;
+	struct why	 why = { "", NULL };
 	char		 body[EVENT_TYPE_MAX + 64];
 	char		 t[EVENT_TYPE_MAX + 2];
 	enum hook_err	 er;
@@ -463,12 +464,12 @@ bad_jsonn(const struct conf *cf, const char *body, size_t sz,
     const char *what)
 {
 	struct event	 ev;
-	const char	*why = NULL;
+	struct why	 why = { "", NULL };
 	enum hook_err	 er;
 
 	memset(&ev, 0x5a, sizeof(ev));
 	er = extn(cf, body, sz, &ev, &why);
-	CHECK(er == HOOK_EJSON && why != NULL && empty(&ev),
+	CHECK(er == HOOK_EJSON && why.client != NULL && empty(&ev),
 	    "%s: HOOK_EJSON (got %d)", what, (int)er);
 }
 
@@ -564,7 +565,7 @@ test_depth(void)
 {
 	struct conf	*cf = load("json:/id");
 	struct event	 ev;
-	const char	*why;
+	struct why	 why = { "", NULL };
 	char		*b;
 	enum hook_err	 er;
 	size_t		 sz;
@@ -580,14 +581,14 @@ test_depth(void)
 		free(b);
 
 		b = nested(EVENT_DEPTH_MAX + 1, objects, &sz);
-		why = NULL;
+		why.client = NULL;
 		memset(&ev, 0x5a, sizeof(ev));
 		er = extn(cf, b, sz, &ev, &why);
-		CHECK(er == HOOK_EJSON && empty(&ev) && why != NULL &&
-		    strstr(why, "1000 levels") != NULL,
+		CHECK(er == HOOK_EJSON && empty(&ev) && why.client != NULL &&
+		    strstr(why.client, "1000 levels") != NULL,
 		    "%s nested EVENT_DEPTH_MAX + 1 levels: HOOK_EJSON, saying "
 		    "why (got %d, %s)", objects ? "objects" : "arrays",
-		    (int)er, why ? why : "no reason");
+		    (int)er, why.client ? why.client : "no reason");
 		free(b);
 	}
 	conf_free(cf);

@@ -53,14 +53,14 @@ deliver(size_t epi, const char *body, long long *atp)
 	struct store_claim	 c;
 	struct event		 ev;
 	struct req		 rq;
-	const char		*why;
+	struct why		 why = { "", NULL };
 	enum hook_err		 er;
 
 	memset(&rq, 0, sizeof(rq));
 	rq.method = "POST";
 	if ((er = event_extract(&cf->endpoints[epi], &rq, body, strlen(body),
 	    &ev, &why)) != HOOK_OK)
-		BAIL("event_extract %s: %d %s", body, (int)er, why ? why : "");
+		BAIL("event_extract %s: %d %s", body, (int)er, why.log);
 	ev.received_at = ++clock_now;
 	if (atp != NULL)
 		*atp = ev.received_at;

@@ -68,7 +68,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct event		 ev;
 	struct resp		 r;
 	struct vars		 vars;
-	const char		*why;
+	struct why		 why = { "", NULL };
 	char			*copy, *sigv, *other, *body, err[256];
 	size_t			 i, n, bodysz;
 	enum hook_err		 er;
@@ -107,7 +107,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		er = event_extract(&confs[i]->endpoints[0], &rq, body, bodysz,
 		    &ev, &why);
 		resp_make(&r, &(struct resp_in){ .err = er, .key = ev.key,
-		    .challenge = ev.challenge, .detail = why });
+		    .challenge = ev.challenge, .detail = why.client });
 		resp_clear(&r);
 		event_clear(&ev);
 	}
