@@ -10,6 +10,7 @@ pkgs=(
 	libfcgi-dev libfcgi-bin libjansson-dev libsqlite3-dev libssl-dev
 	sqlite3 openssl curl python3 lighttpd
 	apache2 libapache2-mod-fcgid nginx-light spawn-fcgi
+	valgrind clang libclang-rt-14-dev
 )
 
 missing=()

@@ -4,7 +4,13 @@
 #   2. build with warnings as errors and run `make check`,
 #   3. build again with AddressSanitizer + UBSan and run `make check`,
 #   4. run `make distcheck` (a VPATH build from the tarball, read-only
-#      sources; counted as one test).
+#      sources; the fault and power-loss suites sampled; counted as one
+#      test),
+#   5. run every unit test program (tests/t_*) under valgrind, leaks
+#      checked (each counted as one test; the fault and power-loss
+#      suites in their quick form),
+#   6. run the libFuzzer target (tests/fuzz/run.sh) for FUZZ_SECONDS
+#      (default 60; counted as one test).
 # Ends with one line "N passed, N failed" over all suites, and exits 1 if
 # anything failed.
 set -uo pipefail
@@ -72,13 +78,43 @@ suite sanitize --enable-werror --enable-asan --enable-ubsan
 
 echo "== distcheck"
 cd "$root/_build/plain" &&
-if make -j"$jobs" distcheck \
+# The fault and power-loss suites ran in full above: a sample here.
+if ONCEHOOK_TEST_QUICK=1 make -j"$jobs" distcheck \
     DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.out 2>&1; then
 	passed=$((passed + 1))
 	grep -E 'archives ready|\.tar\.gz' distcheck.out | head -3
 else
 	failed=$((failed + 1))
 	grep -E '^(FAIL|ERROR)|rror' distcheck.out | head -30
+fi
+
+echo "== valgrind"
+cd "$root/_build/plain" &&
+for t in tests/t_*; do
+	case $t in *.*) continue ;; esac
+	[ -x "$t" ] || continue
+	if top_srcdir=$root ONCEHOOK_TEST_QUICK=1 valgrind -q \
+	    --error-exitcode=1 --leak-check=full \
+	    --errors-for-leak-kinds=definite,indirect \
+	    --log-file="$t.valgrind" "./$t" >"$t.valgrind.out" 2>&1; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL: valgrind $t"
+		head -30 "$t.valgrind"
+		grep -E '^(not ok|Bail out)' "$t.valgrind.out" | head -10
+	fi
+done
+
+echo "== fuzz (${FUZZ_SECONDS:-60}s)"
+if sh "$root/tests/fuzz/run.sh" "${FUZZ_SECONDS:-60}" \
+    >"$root/_build/fuzz.out" 2>&1; then
+	passed=$((passed + 1))
+	grep -E '^(stat::number_of_executed_units|Done)' \
+	    "$root/_build/fuzz.out" | head -2
+else
+	failed=$((failed + 1))
+	tail -30 "$root/_build/fuzz.out"
 fi
 
 echo "== took $(( $(date +%s) - start ))s; $skipped skipped"
