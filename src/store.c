@@ -61,13 +61,28 @@ static const char *const sqls[ST__MAX] = {
 	    " received_at) VALUES (?1, ?2, ?3, ?4)",
 };
 
+/* A file's identity: what a path named when we looked (ino 0: none). */
+struct fileid {
+	dev_t	 dev;
+	ino_t	 ino;
+};
+
+/* The files besides the database, by suffix. */
+enum side { SIDE_WAL, SIDE_SHM, SIDE__MAX };
+static const char *const sides[SIDE__MAX] = { "-wal", "-shm" };
+
 struct store {
 	sqlite3			*db;
 	const struct conf	*cf;
 	sqlite3_stmt		*st[ST__MAX];
 	struct actions		**acts;	/* per endpoint; shared if same file */
 	int			 broken; /* see store_broken() */
+	int			 moved;	/* the path names other files now */
+	int			 immutable; /* read-only, no -wal: see open_ro() */
 	struct action_guard	 guard;	/* the connection's authorizer */
+	char			*side[SIDE__MAX];	/* their paths */
+	struct fileid		 sideid[SIDE__MAX];	/* as opened */
+	struct fileid		 dbid;			/* as opened */
 };
 
 static enum hook_err
@@ -113,6 +128,120 @@ int
 store_broken(const struct store *s)
 {
 	return s->broken;
+}
+
+/* What path names now; ino 0 if nothing. */
+static void
+fileid_of(const char *path, struct fileid *id)
+{
+	struct stat	 sb;
+
+	if (path != NULL && stat(path, &sb) == 0) {
+		id->dev = sb.st_dev;
+		id->ino = sb.st_ino;
+	} else {
+		id->dev = 0;
+		id->ino = 0;
+	}
+}
+
+/* Remember the -wal and -shm files the connection uses; -1 if no memory. */
+static int
+sides_note(struct store *s)
+{
+	size_t	 i, len = strlen(s->cf->db);
+
+	fileid_of(s->cf->db, &s->dbid);
+	for (i = 0; i < SIDE__MAX; i++) {
+		if ((s->side[i] = malloc(len + 5)) == NULL)
+			return -1;
+		snprintf(s->side[i], len + 5, "%s%s", s->cf->db, sides[i]);
+		fileid_of(s->side[i], &s->sideid[i]);
+	}
+	return 0;
+}
+
+/*
+ * The database file moved (removed, renamed, or replaced by another
+ * file) while this connection had it open.  Its log is not the new
+ * file's: copy what it holds into the old file through our descriptor
+ * (a renamed file keeps every committed event), then remove the old
+ * -wal and -shm from the path if they are still the ones we used, so a
+ * connection to the new file does not replay the old log over it.  The
+ * connection is closed later without a checkpoint (store_close()), so
+ * it never touches the path again.
+ */
+static void
+let_go(struct store *s)
+{
+	struct fileid	 now;
+	size_t		 i;
+	int		 rc;
+
+	rc = sqlite3_wal_checkpoint_v2(s->db, "main",
+	    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	if (rc != SQLITE_OK)
+		log_warnx("store: %s: copying the old log into the moved file: "
+		    "%s", s->cf->db, sqlite3_errmsg(s->db));
+	for (i = 0; i < SIDE__MAX; i++) {
+		fileid_of(s->side[i], &now);
+		if (now.ino != 0 && now.ino == s->sideid[i].ino &&
+		    now.dev == s->sideid[i].dev && unlink(s->side[i]) == 0)
+			log_warnx("store: removed the old %s, which belonged "
+			    "to the file that was at %s", s->side[i],
+			    s->cf->db);
+	}
+}
+
+/*
+ * 0 if ONCEHOOK_DB still names the database this connection has open
+ * (and DB-wal, DB-shm the files it uses), and the shared memory can be
+ * written.  Else 1, once logged: the store is marked moved and broken,
+ * nothing may be committed through it, and the pipeline opens the path
+ * again for a later request (store.h, rule 5).
+ */
+static int
+moved(struct store *s)
+{
+	struct fileid	 now;
+	const char	*what = NULL;
+	int		 has_moved = 0;
+	size_t		 i;
+
+	if (s->moved)
+		return 1;
+	if (s->immutable)
+		return 0;
+	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED,
+	    &has_moved) == SQLITE_OK && has_moved)
+		what = "the database file was removed, renamed or replaced";
+	for (i = 0; what == NULL && i < SIDE__MAX; i++) {
+		fileid_of(s->side[i], &now);
+		if (s->sideid[i].ino == 0) {
+			s->sideid[i] = now;	/* made after we opened */
+			continue;
+		}
+		if (now.ino != s->sideid[i].ino || now.dev != s->sideid[i].dev)
+			what = i == SIDE_WAL ? "its -wal file was removed or "
+			    "replaced" : "its -shm file was removed or replaced";
+	}
+	if (what == NULL && access(s->side[SIDE_SHM], W_OK) == -1 &&
+	    errno == EPERM) {
+		/* chattr +i: writing SQLite's mapped memory would SIGBUS. */
+		log_error("store: %s-shm cannot be written (immutable? "
+		    "chattr -i it): answering 503", s->cf->db);
+		s->broken = 1;
+		return 1;
+	}
+	if (what == NULL)
+		return 0;
+	log_error("store: %s: %s while in use: nothing is committed through "
+	    "the old one (503); the path is opened again for the next "
+	    "request", s->cf->db, what);
+	s->moved = s->broken = 1;
+	if (has_moved)
+		let_go(s);
+	return 1;
 }
 
 /* Step a statement that returns no row, then reset it. */
@@ -291,6 +420,55 @@ prepare(struct store *s, char *err, size_t errsz)
 	return 0;
 }
 
+/*
+ * A WAL database on a read-only file system whose -wal and -shm files
+ * are gone (the last connection removed them on close) cannot be read
+ * the usual way: SQLite would have to create them.  Every committed
+ * transaction is then in the database file itself, so it is opened
+ * immutable and read-only: retries are still answered from a read, and
+ * a claim fails read-only (503).  Returns 0 if it did; -1 leaves s as it
+ * was.
+ */
+static int
+open_ro(struct store *s)
+{
+	static const char	 hex[] = "0123456789ABCDEF";
+	const unsigned char	*p;
+	sqlite3			*db = NULL;
+	char			*uri, *o;
+	int			 v;
+
+	if (sqlite3_db_readonly(s->db, "main") != 1 &&
+	    access(s->cf->db, W_OK) == 0)
+		return -1;
+	if ((uri = malloc(strlen(s->cf->db) * 3 + 32)) == NULL)
+		return -1;
+	o = uri + sprintf(uri, "file:");
+	for (p = (const unsigned char *)s->cf->db; *p != '\0'; p++)
+		if (*p == '%' || *p == '?' || *p == '#' || *p < 0x21 ||
+		    *p >= 0x7f) {
+			*o++ = '%';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 0xf];
+		} else
+			*o++ = (char)*p;
+	strcpy(o, "?immutable=1");
+	if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+	    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	    user_version(db, &v) != SQLITE_OK) {
+		sqlite3_close(db);
+		free(uri);
+		return -1;
+	}
+	free(uri);
+	sqlite3_close(s->db);
+	s->db = db;
+	sqlite3_extended_result_codes(s->db, 1);
+	s->immutable = 1;
+	s->broken = 1;		/* the next request tries read-write */
+	return 0;
+}
+
 enum hook_err
 store_connect(const struct conf *cf, int flags, struct store **out, char *err,
     size_t errsz)
@@ -323,6 +501,11 @@ store_connect(const struct conf *cf, int flags, struct store **out, char *err,
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, (int)cf->busy_ms);
+	if (!(flags & STORE_INIT) && (rc = user_version(s->db, &v)) !=
+	    SQLITE_OK && open_ro(s) == 0)
+		log_warnx("store: %s: read-only, with no -wal file: opened "
+		    "as immutable; retries are answered, new events get 503",
+		    cf->db);
 	if (flags & STORE_INIT) {
 		if (pragmas(s, err, errsz) == -1 ||
 		    migrate(s, err, errsz) == -1)
@@ -353,12 +536,17 @@ store_connect(const struct conf *cf, int flags, struct store **out, char *err,
 		 */
 		if (sqlite3_db_readonly(s->db, "main") == 1)
 			s->broken = 1;
-		if (pragmas(s, err, errsz) == -1)
+		if (!s->immutable && pragmas(s, err, errsz) == -1)
 			goto err;
 		actions_guard(s->db, &s->guard);
 	}
 	if (prepare(s, err, errsz) == -1)
 		goto err;
+	if (sides_note(s) == -1) {
+		snprintf(err, errsz, "out of memory");
+		er = HOOK_ESYSTEM;
+		goto err;
+	}
 	*out = s;
 	return HOOK_OK;
 err:
@@ -394,7 +582,13 @@ store_close(struct store *s)
 	}
 	for (i = 0; i < ST__MAX; i++)
 		sqlite3_finalize(s->st[i]);
+	/* A moved store's paths are another file's now: hands off. */
+	if (s->moved && s->db != NULL)
+		(void)sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+		    1, NULL);
 	sqlite3_close(s->db);
+	for (i = 0; i < SIDE__MAX; i++)
+		free(s->side[i]);
 	free(s);
 }
 
@@ -435,6 +629,8 @@ store_lookup(struct store *s, size_t endpoint, const struct event *ev)
 	enum hook_err	 er;
 	int		 rc;
 
+	if (moved(s))
+		return HOOK_EBUSY;
 	er = lookup(s, s->cf->endpoints[endpoint].name, ev, &rc);
 	if (rc != SQLITE_OK) {
 		log_warnx("store: lookup: %s", sqlite3_errmsg(s->db));
@@ -630,13 +826,56 @@ undo:
 	return rc;
 }
 
+/*
+ * One attempt at the batch: BEGIN, each claim not yet decided by its
+ * own failure, COMMIT.  Returns SQLITE_OK once committed; SQLITE_ABORT
+ * when a claim's failure ended the transaction (that claim is kept, the
+ * attempt is to be made again without it); any other code is the
+ * transaction's own failure, with the reason in *why.
+ */
+static int
+claim_batch(struct store *s, struct store_claim *claims, size_t n,
+    long long now, const char **why)
+{
+	size_t	 i;
+	int	 rc;
+
+	*why = "begin";
+	if (moved(s))
+		return SQLITE_IOERR;
+	if ((rc = run(s, ST_BEGIN)) != SQLITE_OK)
+		return rc;
+	for (i = 0; i < n; i++) {
+		if (claims[i].kept)
+			continue;
+		claims[i].result = HOOK_ESYSTEM;
+		claims[i].why[0] = '\0';
+		if ((rc = claim_one(s, &claims[i], now)) == SQLITE_OK)
+			continue;
+		*why = "claim";
+		/* Its own failure ended the transaction: retry without it. */
+		if (claims[i].kept && n > 1) {
+			if (!sqlite3_get_autocommit(s->db))
+				(void)run(s, ST_ROLLBACK);
+			return SQLITE_ABORT;
+		}
+		return rc;
+	}
+	/* Rule 5: nothing is committed into a file that moved. */
+	*why = "commit";
+	if (moved(s))
+		return SQLITE_IOERR;
+	return run(s, ST_COMMIT);
+}
+
 enum hook_err
 store_claim(struct store *s, struct store_claim *claims, size_t n)
 {
 	enum hook_err	 er;
 	long long	 now = (long long)time(NULL);
-	size_t		 i;
-	int		 rc;
+	const char	*why = "begin";
+	size_t		 i, tries;
+	int		 rc = SQLITE_OK;
 
 	if (n == 0)
 		return HOOK_OK;
@@ -645,33 +884,27 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 		claims[i].why[0] = '\0';
 		claims[i].kept = 0;
 	}
-	if ((rc = run(s, ST_BEGIN)) != SQLITE_OK) {
-		snprintf(claims[0].why, sizeof(claims[0].why), "begin: %s",
-		    sqlite3_errmsg(s->db));
-		goto fail;
-	}
-	for (i = 0; i < n; i++)
-		if ((rc = claim_one(s, &claims[i], now)) != SQLITE_OK)
-			goto fail;
-	if ((rc = run(s, ST_COMMIT)) != SQLITE_OK) {
-		snprintf(claims[0].why, sizeof(claims[0].why), "commit: %s",
-		    sqlite3_errmsg(s->db));
-		goto fail;
-	}
-	return HOOK_OK;
-fail:
-	er = classify(rc);
+	/* Each retry leaves one more claim out: at most n + 1 attempts. */
+	for (tries = 0; tries <= n; tries++)
+		if ((rc = claim_batch(s, claims, n, now, &why)) != SQLITE_ABORT)
+			break;
+	if (rc == SQLITE_OK)
+		return HOOK_OK;
+	/* Rule 4: a COMMIT that failed is the storage's: 503 for all. */
+	er = strcmp(why, "commit") == 0 ? HOOK_EBUSY : classify(rc);
 	note(s, rc);
 	if (!sqlite3_get_autocommit(s->db))
 		(void)run(s, ST_ROLLBACK);
 	for (i = 0; i < n; i++) {
 		/* A result its own failure set stays; the others failed with
 		 * the transaction. */
-		if (!claims[i].kept)
-			claims[i].result = er;
-		if (claims[i].why[0] == '\0' && i > 0)
-			snprintf(claims[i].why, sizeof(claims[i].why), "%s",
-			    claims[0].why);
+		if (claims[i].kept)
+			continue;
+		claims[i].result = er;
+		if (claims[i].why[0] == '\0')
+			snprintf(claims[i].why, sizeof(claims[i].why), "%s: %s",
+			    why, s->moved ? "the database moved" :
+			    sqlite3_errmsg(s->db));
 	}
 	return er;
 }

@@ -1,15 +1,76 @@
 /*
- * oncehook: the SQLite store (SPEC section 6).
+ * oncehook: the store (SPEC section 6), and its contract.
  *
  * store_open() opens the database once per process, checks its schema
  * version, sets the pragmas and prepares every statement it will use,
  * including each endpoint's actions.  store_lookup() answers a retry
  * from a read, without the write lock.  store_claim() inserts events and
- * runs their actions in one BEGIN IMMEDIATE transaction, each event in
- * its own savepoint, so one failing event rolls back alone.  For an
- * endpoint with a replay guard, a payload already recorded under
- * another key is a duplicate too.  The store
- * knows no HTTP.
+ * runs their actions in one transaction, each event in its own
+ * savepoint.  The store knows no HTTP.
+ *
+ * THE CONTRACT.  What follows is what the pipeline relies on; a backend
+ * other than SQLite (a server database) must keep every rule, by the
+ * means said for each.
+ *
+ * 1. One transaction per claim batch.  An event's row and its actions'
+ *    writes commit together or not at all; store_claim() returns HOOK_OK
+ *    only once the commit is durable as ONCEHOOK_SYNCHRONOUS says (with
+ *    `full`, after the fsync).  Nothing is answered 200 before that.
+ *    Elsewhere: one database transaction, COMMIT acknowledged by the
+ *    server; a connection lost during COMMIT is an unknown outcome and
+ *    answered 503 (never 200) unless the commit can be shown to have
+ *    happened.
+ *
+ * 2. The write lock serialises every claim: SQLite's BEGIN IMMEDIATE
+ *    takes the one RESERVED lock, so between the insert and the commit
+ *    no other process claims anything.  Under it, and only under it:
+ *    - the insert of (endpoint, key), UNIQUE, ON CONFLICT DO NOTHING,
+ *      whose "inserted or not" decides who runs the actions;
+ *    - the lost race: a key that the lock-free lookup saw unknown but
+ *      whose insert did nothing was claimed by another process since;
+ *      it is read again under the lock and answered as the duplicate
+ *      or the conflict it now is (a conflict row recorded);
+ *    - the replay guard (endpoints whose scheme signs no timestamp, or
+ *      whose key comes from an unsigned header): "is this payload (type
+ *      and hash) recorded under any key" is asked again inside the
+ *      transaction, so two keys carrying one captured payload at the
+ *      same moment make one effect.
+ *    Elsewhere: a UNIQUE index on (endpoint, key) checked by the insert
+ *    in the transaction (INSERT ... ON DUPLICATE KEY / ON CONFLICT, with
+ *    the affected-row count read back); and for the replay guard, either
+ *    a UNIQUE index on (endpoint, type, payload_hash) for the guarded
+ *    endpoints or a lock that orders the check and the insert (a gap or
+ *    row lock: SELECT ... FOR UPDATE on the index).  Deadlocks and lock
+ *    waits past the timeout are HOOK_EBUSY (503, Retry-After).
+ *
+ * 3. A duplicate is answered without the write lock: store_lookup() and
+ *    store_replayed() are plain reads of committed rows (WAL: a snapshot
+ *    that never blocks, nor is blocked by, the writer).  "Known" is final
+ *    (a claim is never undone, only pruned past its retention); "unknown"
+ *    is only a hint: the claim decides under the lock (rule 2).  A read
+ *    must never see an uncommitted claim, so a duplicate of an event in
+ *    a batch not yet durable is not answered 200 before that batch is.
+ *    Elsewhere: a consistent read without locks (READ COMMITTED or a
+ *    snapshot), on a connection that is not inside a write transaction.
+ *
+ * 4. A batch of several claims (store_claim() with n > 1) keeps each
+ *    claim independent: every claim has its own savepoint, and a claim
+ *    whose actions fail rolls back alone (HOOK_EACTION, or HOOK_EBUSY if
+ *    its failure was the storage's).  If a claim's failure ends the
+ *    whole transaction (SQLite's own rollback: RAISE(ROLLBACK), I/O
+ *    error, disk full), that claim keeps its failure and the
+ *    transaction is run again without it, so the others still commit.
+ *    A failure of the transaction itself (BEGIN, a savepoint, an insert,
+ *    COMMIT) fails every claim not yet decided with HOOK_EBUSY or
+ *    HOOK_ESYSTEM: nothing of the batch is answered 200 unless the COMMIT
+ *    succeeded.  Elsewhere: SAVEPOINT / ROLLBACK TO where the server has
+ *    them, and the same retry without the claim when it does not.
+ *
+ * 5. The file is the database.  A process that finds ONCEHOOK_DB no
+ *    longer names the file it has open (removed, renamed, replaced)
+ *    commits nothing and answers 503; it opens the path again for a
+ *    later request.  Elsewhere: the connection's server and database
+ *    are the configured ones.
  */
 #ifndef ONCEHOOK_STORE_H
 #define ONCEHOOK_STORE_H
@@ -56,6 +117,7 @@ enum hook_err	 store_connect(const struct conf *cf, int flags,
  * and open again for the next request.
  */
 int		 store_broken(const struct store *);
+
 void		 store_close(struct store *);
 
 /*
@@ -76,9 +138,10 @@ enum hook_err	 store_replayed(struct store *, size_t endpoint,
 
 /*
  * Claim n events in one transaction, each in its own savepoint; fills
- * each claim's result.  A new event's actions run in its savepoint.
- * Returns HOOK_OK if the transaction committed (look at each result), or
- * HOOK_EBUSY / HOOK_ESYSTEM if it did not (every result says so too).
+ * each claim's result (rules 1, 2 and 4 above).  A new event's actions
+ * run in its savepoint.  Returns HOOK_OK if the transaction committed
+ * (look at each result), or HOOK_EBUSY / HOOK_ESYSTEM if it did not
+ * (every result not decided by its own failure says so too).
  */
 enum hook_err	 store_claim(struct store *, struct store_claim *claims,
 		    size_t n);

@@ -20,7 +20,7 @@ ok() {	# ok CONDITION-STATUS TEXT
 command -v openssl >/dev/null 2>&1 || { echo "1..0 # SKIP no openssl"; exit 77; }
 command -v sqlite3 >/dev/null 2>&1 || { echo "1..0 # SKIP no sqlite3"; exit 77; }
 dir=$(mktemp -d /tmp/oncehook-admin.XXXXXX) || { echo "Bail out! mktemp"; exit 99; }
-trap 'umount "$dir/full" 2>/dev/null; rm -rf "$dir"' EXIT INT TERM
+trap 'umount "$dir/full" "$dir/ro" 2>/dev/null; rm -rf "$dir"' EXIT INT TERM
 
 ONCEHOOK_DB=$dir/hooks.db
 ONCEHOOK_ENDPOINTS=shop,keep
@@ -149,6 +149,40 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$full" &&
 else
 	n=$((n + 1)); echo "ok $n # SKIP disk full: needs root and tmpfs"
 	n=$((n + 1)); echo "ok $n # SKIP disk full: needs root and tmpfs"
+fi
+
+# A read-only file system with no -wal left (CGI removes it when its
+# connection closes): a retry of a known event is still answered 200
+# from a read, a new event is 503 with Retry-After.  Needs root to mount
+# a tmpfs and make it read-only.
+ro=$dir/ro
+if [ "$(id -u)" = 0 ] && mkdir -p "$ro" &&
+    mount -t tmpfs -o size=4m tmpfs "$ro" 2>/dev/null; then
+	ONCEHOOK_DB=$ro/hooks.db
+	"$ONCEHOOK_BIN" init >/dev/null 2>&1
+	body='{"eventId":"evt_ro","type":"webhook.ping"}'
+	deliver shop "$body" | grep -q '"status":"processed"'
+	ok $? "read-only: the event is processed before"
+	[ ! -e "$ro/hooks.db-wal" ] && mount -o remount,ro "$ro"
+	ok $? "read-only: no -wal left, file system made read-only"
+	deliver shop "$body" | grep -q '"status":"already_processed"'
+	ok $? "read-only, no -wal: a retry is answered 200 already_processed"
+	body='{"eventId":"evt_ro_new","type":"webhook.ping"}'
+	sig=$(printf '%s' "$body" | openssl dgst -sha256 \
+	    -hmac admin-test-secret -r | cut -d' ' -f1)
+	out=$(printf '%s' "$body" | env GATEWAY_INTERFACE=CGI/1.1 \
+	    REQUEST_METHOD=POST CONTENT_TYPE=application/json \
+	    CONTENT_LENGTH=${#body} PATH_INFO=/hooks/shop \
+	    HTTP_X_WEBHOOK_SIGNATURE="sha256=$sig" "$ONCEHOOK_BIN" 2>/dev/null)
+	printf '%s\n' "$out" | grep -q '^Status: 503' &&
+	    printf '%s\n' "$out" | grep -q '^Retry-After: '
+	ok $? "read-only, no -wal: a new event is 503 with Retry-After"
+	umount "$ro"
+	ONCEHOOK_DB=$dir/hooks.db
+else
+	for i in 1 2 3 4; do
+		n=$((n + 1)); echo "ok $n # SKIP read-only: needs root and tmpfs"
+	done
 fi
 
 echo "1..$n"

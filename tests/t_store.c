@@ -680,6 +680,133 @@ test_auto_rollback(void)
 	conf_free(cf);
 }
 
+/*
+ * The batch rule (store.h, rule 4): in one store_claim() of several
+ * events, a claim whose action fails -- a statement error, RAISE(ABORT)
+ * or RAISE(FAIL), or a trigger's RAISE(ROLLBACK) that ends the whole
+ * transaction -- fails alone and the others commit; a COMMIT that fails
+ * (here a deferred foreign key) fails them all with 503.
+ */
+static void
+test_batch_rule(void)
+{
+	static const struct {
+		const char	*types[4];
+		enum hook_err	 want[4];
+		enum hook_err	 txn;
+		const char	*what;
+	} cases[] = {
+		{ { "t.ok", "t.rollback", "t.ok", NULL },
+		  { HOOK_OK, HOOK_EACTION, HOOK_OK }, HOOK_OK,
+		  "RAISE(ROLLBACK) in the middle" },
+		{ { "t.rollback", "t.ok", "t.ok", NULL },
+		  { HOOK_EACTION, HOOK_OK, HOOK_OK }, HOOK_OK,
+		  "RAISE(ROLLBACK) first" },
+		{ { "t.ok", "t.ok", "t.rollback", NULL },
+		  { HOOK_OK, HOOK_OK, HOOK_EACTION }, HOOK_OK,
+		  "RAISE(ROLLBACK) last" },
+		{ { "t.ok", "t.stmt", "t.rollback", "t.ok" },
+		  { HOOK_OK, HOOK_EACTION, HOOK_EACTION, HOOK_OK }, HOOK_OK,
+		  "a statement error and RAISE(ROLLBACK)" },
+		{ { "t.abort", "t.ok", "t.fail", NULL },
+		  { HOOK_EACTION, HOOK_OK, HOOK_EACTION }, HOOK_OK,
+		  "RAISE(ABORT) and RAISE(FAIL)" },
+		{ { "t.rollback", "t.rollback", NULL, NULL },
+		  { HOOK_EACTION, HOOK_EACTION }, HOOK_OK,
+		  "every claim rolls the transaction back" },
+		{ { "t.ok", "t.defer", "t.ok", NULL },
+		  { HOOK_EBUSY, HOOK_EBUSY, HOOK_EBUSY }, HOOK_EBUSY,
+		  "a COMMIT that fails (deferred foreign key)" },
+	};
+	struct conf		*cf;
+	struct store		*st;
+	struct event		 ev[4];
+	struct store_claim	 c[4];
+	enum hook_err		 txn;
+	char			 err[512], key[32], sql[256], body[4][64];
+	sqlite3			*q;
+	size_t			 i, j, n;
+	int			 ok, rows, effects, want_rows;
+
+	write_file("batch.sql",
+	    "CREATE TABLE IF NOT EXISTS fx (k TEXT NOT NULL);\n"
+	    "CREATE TABLE IF NOT EXISTS rbt (k TEXT);\n"
+	    "CREATE TRIGGER IF NOT EXISTS rbt_no BEFORE INSERT ON rbt\n"
+	    "BEGIN SELECT RAISE(ROLLBACK, 'refused'); END;\n"
+	    "CREATE TABLE IF NOT EXISTS abt (k TEXT);\n"
+	    "CREATE TRIGGER IF NOT EXISTS abt_no BEFORE INSERT ON abt\n"
+	    "BEGIN SELECT RAISE(ABORT, 'no'); END;\n"
+	    "CREATE TABLE IF NOT EXISTS flt (k TEXT);\n"
+	    "CREATE TRIGGER IF NOT EXISTS flt_no BEFORE INSERT ON flt\n"
+	    "BEGIN SELECT RAISE(FAIL, 'no'); END;\n"
+	    "CREATE TABLE IF NOT EXISTS parent (id INTEGER PRIMARY KEY);\n"
+	    "CREATE TABLE IF NOT EXISTS child (pid INTEGER REFERENCES "
+	    "parent (id) DEFERRABLE INITIALLY DEFERRED);\n"
+	    "-- on: t.ok\n"
+	    "INSERT INTO fx (k) VALUES (:key);\n"
+	    "-- on: t.stmt\n"
+	    "INSERT INTO fx (k) VALUES (:key);\n"
+	    "INSERT INTO fx (k) VALUES (NULL);\n"
+	    "-- on: t.rollback\n"
+	    "INSERT INTO fx (k) VALUES (:key);\n"
+	    "INSERT INTO rbt (k) VALUES (:key);\n"
+	    "-- on: t.abort\n"
+	    "INSERT INTO fx (k) VALUES (:key);\n"
+	    "INSERT INTO abt (k) VALUES (:key);\n"
+	    "-- on: t.fail\n"
+	    "INSERT INTO fx (k) VALUES (:key);\n"
+	    "INSERT INTO flt (k) VALUES (:key);\n"
+	    "-- on: t.defer\n"
+	    "INSERT INTO fx (k) VALUES (:key);\n"
+	    "INSERT INTO child (pid) VALUES (999);\n");
+	cf = mkconf("batch.sqlite", "batch.sql");
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("batch.sqlite");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(c, 0, sizeof(c));
+		for (n = 0; n < 4 && cases[i].types[n] != NULL; n++) {
+			/* Distinct payloads: endpoint a has the replay guard. */
+			snprintf(key, sizeof(key), "b%zu-%zu", i, n);
+			snprintf(body[n], sizeof(body[n]), "{\"v\":\"%s\"}",
+			    key);
+			mkev(&ev[n], key, cases[i].types[n], body[n]);
+			c[n].ev = &ev[n];
+		}
+		txn = store_claim(st, c, n);
+		ok = txn == cases[i].txn;
+		want_rows = 0;
+		for (j = 0; j < n; j++) {
+			ok &= c[j].result == cases[i].want[j];
+			want_rows += cases[i].want[j] == HOOK_OK;
+		}
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM events WHERE "
+		    "key LIKE 'b%zu-%%'", i);
+		rows = (int)qint(q, sql);
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM fx WHERE "
+		    "k LIKE 'b%zu-%%'", i);
+		effects = (int)qint(q, sql);
+		CHECK(ok && rows == want_rows && effects == want_rows,
+		    "batch, %s: each claim as its own failure says, the others "
+		    "committed with their effects (txn %d, results %d %d %d "
+		    "%d, rows %d, effects %d, want %d)", cases[i].what,
+		    (int)txn, (int)c[0].result, (int)c[1].result,
+		    (int)c[2].result, (int)c[3].result, rows, effects,
+		    want_rows);
+		for (j = 0; j < n; j++)
+			event_clear(&ev[j]);
+	}
+	/* The store goes on after all that. */
+	mkev(&ev[0], "b-after", "t.ok", "{\"v\":1}");
+	CHECK(claim1(st, 0, &ev[0], &txn) == HOOK_OK && txn == HOOK_OK &&
+	    qint(q, "SELECT count(*) FROM fx WHERE k = 'b-after'") == 1,
+	    "batch: the next claim commits");
+	event_clear(&ev[0]);
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
 static void
 test_actions_errors(void)
 {
@@ -795,6 +922,7 @@ main(void)
 	test_busy();
 	test_actions_errors();
 	test_auto_rollback();
+	test_batch_rule();
 	test_guard_setup();
 
 	rmtree();

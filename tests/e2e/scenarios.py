@@ -27,6 +27,7 @@ import os
 import re
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -755,6 +756,108 @@ class Suite:
         t.true(o is not None and o["status"] == "paid",
                "order 100 is %r, want paid" % (o,))
 
+    # Scenario 17: the database removed, renamed or replaced under the
+    # running processes.  A process must notice that ONCEHOOK_DB no
+    # longer names the file it holds open and answer 503 (CGI, which
+    # opens the path each time, finds no database: 500), never 200 into
+    # a file that is no longer the database; once the database is back,
+    # deliveries are processed again, and every delivery ever answered
+    # 200 is in the database at the path with its order.
+
+    def s17_moved(self, t):
+        db = self.a.db
+        st = os.stat(db)
+        acked = []          # (key, order) answered 200 processed
+        n = [0]
+
+        def deliver(what):
+            n[0] += 1
+            key = self.evid("s17-%d" % n[0])
+            order = "17%03d" % n[0]
+            r = self.post_shop(self.generic(key, "payment.success", order))
+            if r.status == 200:
+                acked.append((key, order, what))
+            return r
+
+        def refused(what, count=8):
+            for _ in range(count):
+                r = deliver(what)
+                t.true(r.status in (500, 503), "%s: a delivery was "
+                       "answered %r, want 503 (or CGI's 500: no database)"
+                       % (what, r))
+                if r.status == 503:
+                    ra = r.header("retry-after") or ""
+                    t.true(ra.isdigit(), "%s: 503 without Retry-After"
+                           % what)
+
+        def back(what):
+            # Every process recovers by itself: 8 answers 200 in a row.
+            deadline = time.time() + 40
+            row = 0
+            while time.time() < deadline and row < 8:
+                r = deliver(what)
+                row = row + 1 if r.status == 200 else 0
+                if r.status != 200:
+                    time.sleep(0.1)
+            t.true(row >= 8, "%s: not back to 8 deliveries processed in "
+                   "a row within 40 s" % what)
+
+        def place(src):
+            os.chown(src, st.st_uid, st.st_gid)
+            os.chmod(src, 0o600)
+            os.rename(src, db)
+
+        def backup(path):
+            src = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+            dst = sqlite3.connect(path)
+            src.backup(dst)
+            dst.close()
+            src.close()
+
+        # Every process has the database open.
+        for _ in range(8):
+            t.response(deliver("before"), 200, "before anything moved",
+                       status="processed")
+        # Renamed away, then back.
+        os.rename(db, db + ".moved")
+        refused("database renamed away")
+        os.rename(db + ".moved", db)
+        back("database renamed back")
+        # Removed with its -wal and -shm, then restored from a backup.
+        backup(db + ".bak")
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(db + suffix):
+                os.unlink(db + suffix)
+        refused("database removed (rm oncehook.db*)")
+        place(db + ".bak")
+        back("database restored after rm")
+        # A backup moved over the live database, its -wal still in use.
+        backup(db + ".bak")
+        kept = list(acked)
+        for _ in range(3):
+            deliver("after the backup, before the restore")
+        later = [k for k, _, w in acked if w.startswith("after the backup")]
+        place(db + ".bak")
+        r = deliver("backup moved over the live database")
+        # CGI opens the path anew: the new file is the database.
+        t.true(self.mode == "cgi" or r.status != 200, "backup moved over "
+               "the live database: the first delivery was answered %r" % r)
+        back("backup moved over the live database")
+        # What a 200 promised is in the database at the path.
+        time.sleep(0.2)
+        for key, order, what in acked:
+            if key in later:
+                continue        # the operator replaced them with a backup
+            ev = self.events("shop", key)
+            o = self.order(order)
+            t.true(len(ev) == 1 and o is not None and o["status"] ==
+                   "paid", "%s: %s was answered 200 but its event (%d) or "
+                   "order (%r) is not in the database" % (what, key,
+                                                          len(ev), o))
+        t.true(len(kept) > 8, "deliveries answered 200: %d" % len(kept))
+        t.eq(self.db.scalar("PRAGMA integrity_check"), "ok",
+             "integrity_check after it all")
+
     def s11_busy(self, t):
         key = self.evid("s11")
         body = self.generic(key, "payment.success", "110")
@@ -1481,6 +1584,9 @@ def main():
         ("16. POST /hooks/shop/ (trailing slash) -> 200 processed; "
          "/hooks/nope/ -> 404, its log line names the path",
          s.s16_trailing_slash),
+        ("17. database renamed, removed, replaced under running processes "
+         "-> 503 (never 200 into the old file); back -> processed; every "
+         "200 is in the database", s.s17_moved),
     ]
     for ep in s.endpoints:
         def bind(fn, ep=ep):
