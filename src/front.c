@@ -160,6 +160,39 @@ write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/*
+ * SIGBUS: SQLite maps DB-shm, and writing a page of it faults when the
+ * file can no longer be written (chattr +i, a file system gone
+ * read-only under the mapping).  Nothing can be undone from inside the
+ * fault, so say why in the log, with what to do, and die as SIGBUS
+ * would: the web server answers this request 5xx and starts a new
+ * process; nothing was acknowledged.
+ */
+static void
+on_bus(int sig)
+{
+	static const char	 msg[] = "oncehook: SIGBUS in SQLite's shared "
+	    "memory: the database's -shm file cannot be written (immutable? "
+	    "chattr -i it; a read-only or full file system?); nothing was "
+	    "acknowledged; exiting\n";
+
+	(void)write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void
+front_explain_faults(void)
+{
+	struct sigaction	 sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_bus;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(SIGBUS, &sa, NULL);
+}
+
 int
 front_cgi(struct pipeline *p)
 {

@@ -8,6 +8,12 @@
 
 struct pipeline;
 
+/*
+ * Log why before dying of SIGBUS (SQLite's mapped -shm file could not be
+ * written).  Once per process, before the first request.
+ */
+void	front_explain_faults(void);
+
 /* 1 if the process was started as plain CGI (no FastCGI socket). */
 int	front_is_cgi(void);
 

@@ -103,6 +103,7 @@ handle(void)
 			    log_warn_cb, (void *)"configuration: ");
 	}
 	pipeline_init(&p, cf, err);
+	front_explain_faults();
 	/*
 	 * A FastCGI process with a bad configuration keeps answering 500
 	 * (and logging why) rather than exiting into a restart loop.

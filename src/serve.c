@@ -246,6 +246,7 @@ worker(const struct conf *cf, int fd)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	pipeline_init(&p, cf, NULL);
+	front_explain_faults();
 	rc = front_fcgi(&p, fd);
 	pipeline_clear(&p);
 	return rc;

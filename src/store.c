@@ -230,7 +230,8 @@ moved(struct store *s)
 		/* chattr +i: writing SQLite's mapped memory would SIGBUS. */
 		log_error("store: %s-shm cannot be written (immutable? "
 		    "chattr -i it): answering 503", s->cf->db);
-		s->broken = 1;
+		/* Closed without a checkpoint: that too would write it. */
+		s->moved = s->broken = 1;
 		return 1;
 	}
 	if (what == NULL)

@@ -151,6 +151,56 @@ else
 	n=$((n + 1)); echo "ok $n # SKIP disk full: needs root and tmpfs"
 fi
 
+# DB-shm made immutable (chattr +i) under a running FastCGI process:
+# SQLite's mapped shared memory would fault (SIGBUS) on its next write;
+# the process sees the file cannot be written and answers 503 with
+# Retry-After instead; chattr -i, and the next delivery is processed.
+# Needs root and a file system with chattr (not tmpfs).
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+fcgi() {	# fcgi EVENT-ID: one signed delivery through serve; prints status
+	python3 - "$port" "$1" "$top_srcdir/tests/deploy" <<'PY'
+import hashlib, hmac, json, sys
+sys.path.insert(0, sys.argv[3])
+import fcgiclient
+body = json.dumps({"eventId": sys.argv[2], "type": "webhook.ping"}).encode()
+sig = hmac.new(b"admin-test-secret", body, hashlib.sha256).hexdigest()
+try:
+    r = fcgiclient.request("127.0.0.1:" + sys.argv[1], "POST", "/hooks/shop",
+                           body, {"Content-Type": "application/json",
+                                  "X-Webhook-Signature": "sha256=" + sig})
+except Exception as e:
+    print("no-answer", type(e).__name__)
+    sys.exit(0)
+print(r.status, r.header("retry-after") or "-", (r.json or {}).get("status"))
+PY
+}
+serve_pid=
+if [ "$(id -u)" = 0 ] && command -v chattr >/dev/null 2>&1; then
+	"$ONCEHOOK_BIN" serve --listen "127.0.0.1:$port" --workers 1 \
+	    2>"$dir/serve.log" &
+	serve_pid=$!
+	i=0
+	until fcgi evt_shm_0 >/dev/null 2>&1 || [ $i -ge 50 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+fi
+if [ -n "$serve_pid" ] && chattr +i "$dir/hooks.db-shm" 2>/dev/null; then
+	out=$(fcgi evt_shm_1)
+	chattr -i "$dir/hooks.db-shm"
+	case $out in "503 "[0-9]*) true ;; *) false ;; esac
+	ok $? "-shm immutable: 503 with Retry-After, no crash (got $out)"
+	grep -q 'hooks.db-shm cannot be written' "$dir/serve.log"
+	ok $? "-shm immutable: the log says which file and what to do"
+	out=$(fcgi evt_shm_1)
+	[ "$out" = "200 - processed" ]
+	ok $? "-shm writable again: the same delivery is processed (got $out)"
+else
+	for i in 1 2 3; do
+		n=$((n + 1)); echo "ok $n # SKIP -shm immutable: needs root, chattr, not tmpfs"
+	done
+fi
+[ -n "$serve_pid" ] && kill "$serve_pid" && wait "$serve_pid" 2>/dev/null
+
 # A read-only file system with no -wal left (CGI removes it when its
 # connection closes): a retry of a known event is still answered 200
 # from a read, a new event is 503 with Retry-After.  Needs root to mount
