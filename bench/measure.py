@@ -255,8 +255,8 @@ def run_loop(a):
         "other_pct": 100 * max((b1 - b0) - ticks - (m1 - m0), 0) / HZ /
         ((t1 - t0) * NCPU),
         "busy_pct": 100 * (b1 - b0) / HZ / ((t1 - t0) * NCPU),
-        "procs": 1, "rss_app_mb": ru.ru_maxrss / 1024,
-        "rss_total_mb": ru.ru_maxrss / 1024,
+        "procs": 1, "rss_app_mb": w["rss_kb"] / 1024,
+        "rss_total_mb": w["rss_kb"] / 1024,
     }
     bad = []
     if a.db:
@@ -315,8 +315,10 @@ def main():
     ap.add_argument("--app", default="")
     ap.add_argument("--db")
     ap.add_argument("--log")
-    ap.add_argument("cmd", nargs="*")
-    a = ap.parse_args()
+    argv = sys.argv[1:]
+    cmd = argv[argv.index("--") + 1:] if "--" in argv else []
+    a = ap.parse_args(argv[:len(argv) - len(cmd) - (1 if cmd else 0)])
+    a.cmd = cmd
     if a.what == "deliver":
         deliver(a)
         return

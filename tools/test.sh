@@ -5,6 +5,7 @@
 #   3. build again with AddressSanitizer + UBSan and run `make check`,
 #   4. run `make distcheck` (a VPATH build from the tarball, read-only
 #      sources; counted as one test).
+#   5. run the benchmark's smoke mode (bench/run.sh --smoke; one test).
 # Ends with one line "N passed, N failed" over all suites, and exits 1 if
 # anything failed.
 set -uo pipefail
@@ -79,6 +80,17 @@ if make -j"$jobs" distcheck \
 else
 	failed=$((failed + 1))
 	grep -E '^(FAIL|ERROR)|rror' distcheck.out | head -30
+fi
+
+# The benchmark still runs and its rows pass their checks (one step).
+echo "== bench smoke"
+if bash "$root/bench/run.sh" --smoke --bin "$root/_build/plain/oncehook" \
+    >"$root/_build/bench-smoke.out" 2>&1; then
+	passed=$((passed + 1))
+	grep -E '^(  |bench:)' "$root/_build/bench-smoke.out"
+else
+	failed=$((failed + 1))
+	tail -n 30 "$root/_build/bench-smoke.out"
 fi
 
 echo "== took $(( $(date +%s) - start ))s; $skipped skipped"

@@ -16,8 +16,9 @@
  *	for one durable commit.
  *
  * Prints one line of JSON: iterations, seconds, the median and 99th
- * percentile of one iteration in microseconds, and the process's CPU
- * (user + system) in microseconds.  Exit 1 on any error.
+ * percentile of one iteration in microseconds, the process's CPU (user +
+ * system) in microseconds and its peak RSS (VmHWM) in kB.  Exit 1 on any
+ * error.
  *
  * cc -O2 -o commitloop commitloop.c -lsqlite3
  */
@@ -52,6 +53,23 @@ cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Peak RSS in kB (getrusage's may be the parent's, from before exec). */
+static long
+hwm(void)
+{
+	FILE	*f;
+	char	 line[128];
+	long	 kb = 0;
+
+	if ((f = fopen("/proc/self/status", "r")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmHWM: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 static void
 report(const char *what, float *lat, long n, double secs)
 {
@@ -64,8 +82,9 @@ report(const char *what, float *lat, long n, double secs)
 	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 	qsort(lat, (size_t)k, sizeof(*lat), cmp);
 	printf("{\"what\":\"%s\",\"iterations\":%ld,\"seconds\":%.3f,"
-	    "\"p50_us\":%.1f,\"p99_us\":%.1f,\"cpu_us\":%.0f}\n", what, n,
-	    secs, k ? lat[k / 2] : 0.0, k ? lat[(long)(k * 0.99)] : 0.0, cpu);
+	    "\"p50_us\":%.1f,\"p99_us\":%.1f,\"cpu_us\":%.0f,"
+	    "\"rss_kb\":%ld}\n", what, n, secs, k ? lat[k / 2] : 0.0,
+	    k ? lat[(long)(k * 0.99)] : 0.0, cpu, hwm());
 }
 
 static void
