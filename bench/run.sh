@@ -10,12 +10,16 @@
 # saves both under _build/bench/results/.
 #
 # usage: bench/run.sh [--smoke] [--seconds S] [--runs R] [--conns C]
-#                     [--only REGEX] [--no-peers] [--bin PATH] [--keep]
+#                     [--only REGEX] [--no-peers] [--all] [--bin PATH]
+#                     [--keep]
 #   --seconds S   load per row and run (default 10; smoke 2)
 #   --runs R      runs per row; the table shows their medians (default 3)
 #   --conns C     wrk's connections (default 32), over 2 threads
 #   --only REGEX  only the rows whose name matches (grep -E)
 #   --no-peers    leave out PHP-FPM and Node
+#   --all         also the rows left out to keep a run near 10 minutes:
+#                 duplicates with 2 processes and with full for 1 and 2
+#                 (the read path does not commit), the peers under full
 #   --bin PATH    the oncehook to measure (default: build _build/bench)
 #   --keep        keep the run directories (logs, databases)
 #   --smoke       CI's check that the benchmark still works: a few
@@ -29,7 +33,7 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-smoke=0 seconds= runs= conns=32 only= peers=1 bin= keep=0
+smoke=0 seconds= runs= conns=32 only= peers=1 all=0 bin= keep=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=1 ;;
@@ -38,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--conns) conns=$2; shift ;;
 	--only) only=$2; shift ;;
 	--no-peers) peers=0 ;;
+	--all) all=1 ;;
 	--bin) bin=$2; shift ;;
 	--keep) keep=1 ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -403,25 +408,32 @@ else
 			    srv_lighttpd fastcgi "$bin" "$p" "$sync"
 		done
 	done
-	for p in 1 2 4; do
-		row "oncehook fcgi x$p normal dup" dup \
-		    srv_lighttpd fastcgi "$bin" "$p" normal
+	for sync in normal full; do
+		for p in 1 2 4; do
+			[ $all -eq 1 ] || [ "$sync.$p" = normal.1 ] ||
+			    [ $p = 4 ] || continue
+			row "oncehook fcgi x$p $sync dup" dup \
+			    srv_lighttpd fastcgi "$bin" "$p" "$sync"
+		done
 	done
-	row "oncehook fcgi x4 full dup"    dup srv_lighttpd fastcgi "$bin" 4 full
 	row "oncehook serve x4 normal new" new srv_serve 4 normal
 	row "oncehook serve x4 normal dup" dup srv_serve 4 normal
 	row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
 	row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
-	loop "sqlite loop full"   sqlite full @DB@ "$seconds"
-	loop "sqlite loop normal" sqlite normal @DB@ "$seconds"
-	loop "fdatasync loop"     fdatasync @FILE@ "$seconds"
+	# One process, no load generator: 5 s are plenty.
+	ls=$(awk -v s="$seconds" 'BEGIN { print (s < 5 ? s : 5) }')
+	loop "sqlite loop full"   sqlite full @DB@ "$ls"
+	loop "sqlite loop normal" sqlite normal @DB@ "$ls"
+	loop "fdatasync loop"     fdatasync @FILE@ "$ls"
 	if [ $peers -eq 1 ]; then
-		for sync in normal full; do
-			row "php-fpm x4 $sync new" new srv_php 4 "$sync"
-			row "node x4 $sync new"    new srv_node 4 "$sync"
-		done
+		row "php-fpm x4 normal new" new srv_php 4 normal
+		row "node x4 normal new"    new srv_node 4 normal
 		row "php-fpm x4 normal dup" dup srv_php 4 normal
 		row "node x4 normal dup"    dup srv_node 4 normal
+		if [ $all -eq 1 ]; then
+			row "php-fpm x4 full new" new srv_php 4 full
+			row "node x4 full new"    new srv_node 4 full
+		fi
 	fi
 fi
 echo "== took $(($(date +%s) - start))s"
