@@ -1,7 +1,8 @@
 #!/bin/bash
 # Install, from Debian's packages, everything oncehook needs to build,
 # test and run its demo: compiler and autotools, the four libraries, and
-# the real web servers and clients the tests drive.  Does nothing when
+# the real web servers and clients the tests drive (wrk: bench/run.sh
+# --smoke; the benchmark's peers need bench/deps.sh too).  Does nothing when
 # all are there.  Run as root (or with sudo) on Debian 12.
 set -euo pipefail
 
@@ -10,7 +11,7 @@ pkgs=(
 	libfcgi-dev libfcgi-bin libjansson-dev libsqlite3-dev libssl-dev
 	sqlite3 openssl curl python3 lighttpd
 	apache2 libapache2-mod-fcgid nginx-light spawn-fcgi
-	valgrind clang libclang-rt-14-dev
+	valgrind clang libclang-rt-14-dev wrk
 )
 
 missing=()

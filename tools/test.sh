@@ -11,6 +11,7 @@
 #      suites in their quick form),
 #   6. run the libFuzzer target (tests/fuzz/run.sh) for FUZZ_SECONDS
 #      (default 60; counted as one test).
+#   7. run the benchmark's smoke mode (bench/run.sh --smoke; one test).
 # Ends with one line "N passed, N failed" over all suites, and exits 1 if
 # anything failed.
 set -uo pipefail
@@ -115,6 +116,17 @@ if sh "$root/tests/fuzz/run.sh" "${FUZZ_SECONDS:-60}" \
 else
 	failed=$((failed + 1))
 	tail -30 "$root/_build/fuzz.out"
+fi
+
+# The benchmark still runs and its rows pass their checks (one step).
+echo "== bench smoke"
+if bash "$root/bench/run.sh" --smoke --bin "$root/_build/plain/oncehook" \
+    >"$root/_build/bench-smoke.out" 2>&1; then
+	passed=$((passed + 1))
+	grep -E '^(  |bench:)' "$root/_build/bench-smoke.out"
+else
+	failed=$((failed + 1))
+	tail -n 30 "$root/_build/bench-smoke.out"
 fi
 
 echo "== took $(( $(date +%s) - start ))s; $skipped skipped"

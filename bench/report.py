@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""bench/run.sh's table and ratios from the JSON lines of bench/measure.py.
+
+usage: report.py RESULTS.jsonl [OUT.md]
+
+One line per row: the median of its runs for each figure; "checks" says
+how many runs passed and, if one failed, why.  Then the ratios the
+benchmark is for (a ratio is left out when one of its rows did not run).
+Printed, and written to OUT.md if given.
+"""
+
+import json
+import statistics
+import sys
+
+RATIOS = [
+    # (what, numerator row, denominator row, figure)
+    ("oncehook new normal x4 / PHP-FPM", "oncehook fcgi x4 normal new",
+     "php-fpm x4 normal new", "rps"),
+    ("oncehook new normal x4 / Node", "oncehook fcgi x4 normal new",
+     "node x4 normal new", "rps"),
+    ("oncehook new normal x4 / ceiling (minimal fcgi x4)",
+     "oncehook fcgi x4 normal new", "minimal fcgi x4", "rps"),
+    ("oncehook new full x4 / PHP-FPM full", "oncehook fcgi x4 full new",
+     "php-fpm x4 full new", "rps"),
+    ("oncehook new full x4 / Node full", "oncehook fcgi x4 full new",
+     "node x4 full new", "rps"),
+    ("oncehook new full x4 / raw SQLite FULL loop",
+     "oncehook fcgi x4 full new", "sqlite loop full", "rps"),
+    ("oncehook new normal x4 / raw SQLite NORMAL loop",
+     "oncehook fcgi x4 normal new", "sqlite loop normal", "rps"),
+    ("raw SQLite FULL loop / fdatasync loop", "sqlite loop full",
+     "fdatasync loop", "rps"),
+    ("oncehook dup x4 / ceiling (minimal fcgi x4)",
+     "oncehook fcgi x4 normal dup", "minimal fcgi x4", "rps"),
+    ("oncehook dup x4 / PHP-FPM dup", "oncehook fcgi x4 normal dup",
+     "php-fpm x4 normal dup", "rps"),
+    ("oncehook dup x4 / Node dup", "oncehook fcgi x4 normal dup",
+     "node x4 normal dup", "rps"),
+    ("oncehook CGI / minimal CGI", "oncehook cgi normal new", "minimal cgi",
+     "rps"),
+    ("oncehook serve x4 (nginx) / lighttpd x4, new normal",
+     "oncehook serve x4 normal new", "oncehook fcgi x4 normal new", "rps"),
+    ("oncehook new normal: x2 / x1", "oncehook fcgi x2 normal new",
+     "oncehook fcgi x1 normal new", "rps"),
+    ("oncehook new normal: x4 / x1", "oncehook fcgi x4 normal new",
+     "oncehook fcgi x1 normal new", "rps"),
+    ("oncehook new full: x4 / x1", "oncehook fcgi x4 full new",
+     "oncehook fcgi x1 full new", "rps"),
+    ("oncehook new normal / full, x4", "oncehook fcgi x4 normal new",
+     "oncehook fcgi x4 full new", "rps"),
+    ("server CPU per new event: PHP-FPM / oncehook (x4 normal)",
+     "php-fpm x4 normal new", "oncehook fcgi x4 normal new", "server_us"),
+    ("server CPU per new event: Node / oncehook (x4 normal)",
+     "node x4 normal new", "oncehook fcgi x4 normal new", "server_us"),
+    ("server CPU per new event: oncehook / ceiling (x4)",
+     "oncehook fcgi x4 normal new", "minimal fcgi x4", "server_us"),
+    ("server CPU per duplicate: oncehook / ceiling (x4)",
+     "oncehook fcgi x4 normal dup", "minimal fcgi x4", "server_us"),
+]
+
+FIGS = ("rps", "p50_ms", "p99_ms", "server_us", "app_us", "other_pct",
+        "rss_app_mb", "rss_total_mb", "procs")
+
+
+def summarise(lines):
+    rows = {}
+    for r in lines:
+        rows.setdefault(r["row"], []).append(r)
+    out = {}
+    for name, runs in rows.items():
+        m = {f: statistics.median(r[f] for r in runs) for f in FIGS}
+        ok = sum(1 for r in runs if r["ok"])
+        bad = [r["checks"] for r in runs if not r["ok"]]
+        m["checks"] = ("ok %d/%d: %s" % (ok, len(runs), runs[-1]["checks"])
+                       if not bad else "%d/%d failed: %s" %
+                       (len(bad), len(runs), bad[0]))
+        m["ok"] = not bad
+        out[name] = m
+    return out
+
+
+def table(rows):
+    t = ["| row | req/s | p50 ms | p99 ms | server CPU µs/req | of which "
+         "app | other CPU % | RSS MB per app process | RSS MB total | "
+         "checks |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for name, m in rows.items():
+        t.append("| %s | %.0f | %.2f | %.2f | %.0f | %.0f | %.0f | %s | "
+                 "%.1f | %s |" % (
+                     name, m["rps"], m["p50_ms"], m["p99_ms"],
+                     m["server_us"], m["app_us"], m["other_pct"],
+                     "%d × %.1f" % (m["procs"], m["rss_app_mb"])
+                     if m["procs"] else "-", m["rss_total_mb"],
+                     m["checks"].replace("|", "/")))
+    return t
+
+
+def ratios(rows):
+    t = []
+    for what, a, b, fig in RATIOS:
+        if a in rows and b in rows and rows[b][fig]:
+            t.append("- %s: %.2f" % (what, rows[a][fig] / rows[b][fig]))
+    return t
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        lines = [json.loads(x) for x in f if x.strip()]
+    if not lines:
+        print("report.py: no results in %s" % sys.argv[1])
+        sys.exit(1)
+    rows = summarise(lines)
+    nruns = max(r["run"] for r in lines)
+    text = ["Medians of %d run(s) per row. server CPU: the web server's "
+            "and the application's processes (utime+stime); other CPU: "
+            "the rest of the machine during the row, in %% of all its "
+            "CPUs (high: a contaminated row)." % nruns, ""]
+    text += table(rows)
+    r = ratios(rows)
+    if r:
+        text += ["", "Ratios (req/s unless said):", ""] + r
+    print("\n".join(text))
+    if len(sys.argv) > 2:
+        with open(sys.argv[2], "w") as f:
+            f.write("\n".join(text) + "\n")
+
+
+if __name__ == "__main__":
+    main()

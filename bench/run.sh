@@ -1,0 +1,446 @@
+#!/bin/bash
+# oncehook's benchmark (issue 9): in one run, with the same events and
+# settings, the minimal FastCGI responder (the ceiling), oncehook under
+# lighttpd mod_fastcgi with 1, 2 and 4 processes, synchronous normal and
+# full, new and duplicate events; "oncehook serve" behind nginx; CGI
+# against the minimal responder as CGI; SQLite's raw commit loop (full,
+# normal) and an fdatasync loop; and the two peers of bench/peers/
+# (PHP-FPM with a persistent PDO, Node with better-sqlite3) doing the
+# same work.  Prints a table (medians of the runs) and the ratios, and
+# saves both under _build/bench/results/.
+#
+# usage: bench/run.sh [--smoke] [--seconds S] [--runs R] [--conns C]
+#                     [--only REGEX] [--no-peers] [--all] [--bin PATH]
+#                     [--keep]
+#   --seconds S   load per row and run (default 10; smoke 2)
+#   --runs R      runs per row; the table shows their medians (default 3)
+#   --conns C     wrk's connections (default 32), over 2 threads
+#   --only REGEX  only the rows whose name matches (grep -E)
+#   --no-peers    leave out PHP-FPM and Node
+#   --all         also the rows left out to keep a run near 10 minutes:
+#                 duplicates with 2 processes and with full for 1 and 2
+#                 (the read path does not commit), the peers under full
+#   --bin PATH    the oncehook to measure (default: build _build/bench)
+#   --keep        keep the run directories (logs, databases)
+#   --smoke       CI's check that the benchmark still works: a few
+#                 seconds per oncehook row, one run, no peers, no loops;
+#                 every row's checks must pass
+# Exit status 0 if every row's checks passed, 1 if not, 2 on a harness
+# error.  Needs wrk, lighttpd, nginx (tools/deps.sh); the peers need
+# bench/deps.sh.  Load and servers stay on 127.0.0.1, on free ports;
+# servers are stopped by PID.  The machine should be otherwise idle: the
+# "other CPU" column shows what else ran.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+smoke=0 seconds='' runs='' conns=32 only='' peers=1 all=0 bin='' keep=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--smoke) smoke=1 ;;
+	--seconds) seconds=$2; shift ;;
+	--runs) runs=$2; shift ;;
+	--conns) conns=$2; shift ;;
+	--only) only=$2; shift ;;
+	--no-peers) peers=0 ;;
+	--all) all=1 ;;
+	--bin) bin=$2; shift ;;
+	--keep) keep=1 ;;
+	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "bench/run.sh: unknown option $1 (--help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+if [ $smoke -eq 1 ]; then
+	: "${seconds:=2}" "${runs:=1}"
+	peers=0
+else
+	: "${seconds:=10}" "${runs:=3}"
+fi
+out=$root/_build/bench
+mkdir -p "$out/results" "$out/bin" || exit 2
+
+# What is measured: oncehook (built here unless --bin), the minimal
+# responder and the commit loops (cc, a few seconds).
+if [ -z "$bin" ]; then
+	bin=$out/oncehook
+	if [ ! -x "$bin" ]; then
+		if [ -f "$root/config.status" ]; then
+			echo "bench/run.sh: the source tree was configured in" \
+			    "place; run 'make distclean' there first" >&2
+			exit 2
+		fi
+		echo "== building oncehook in $out"
+		(cd "$root" && ./autogen.sh >/dev/null 2>&1) &&
+		(cd "$out" && "$root/configure" >configure.out 2>&1 &&
+		    make -j2 >make.out 2>&1) ||
+		    { echo "bench/run.sh: the build failed ($out)" >&2; exit 2; }
+	fi
+fi
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+[ -x "$bin" ] || { echo "bench/run.sh: no oncehook at $bin" >&2; exit 2; }
+cc -O2 -o "$out/bin/minimal" "$root/bench/minimal/minimal.c" -lfcgi &&
+cc -O2 -o "$out/bin/commitloop" "$root/bench/minimal/commitloop.c" \
+    -lsqlite3 || { echo "bench/run.sh: cc failed" >&2; exit 2; }
+for c in wrk lighttpd nginx python3 curl; do
+	command -v "$c" >/dev/null 2>&1 || [ -x "/usr/sbin/$c" ] || {
+		echo "bench/run.sh: $c is not installed (tools/deps.sh)" >&2
+		exit 2
+	}
+done
+nginx=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
+phpfpm=$(command -v php-fpm8.2 2>/dev/null || true)
+for f in /usr/sbin/php-fpm*; do
+	[ -n "$phpfpm" ] || [ ! -x "$f" ] || phpfpm=$f
+done
+if [ $peers -eq 1 ] && { [ -z "$phpfpm" ] ||
+    [ ! -d "$root/bench/peers/node/node_modules/better-sqlite3" ]; }; then
+	echo "bench/run.sh: the peers need bench/deps.sh (PHP-FPM, npm ci);" \
+	    "or --no-peers" >&2
+	exit 2
+fi
+
+# The helpers of the tests and the demo: tests/deploy/lib.sh (run
+# directories, "oncehook init" and "serve" as the backends' user, PIDs
+# tracked and stopped at exit) and tools/lighttpd.sh (lighttpd from the
+# shipped examples).  The busy timeout stays the shipped 5000 ms.
+top_srcdir=$root
+ONCEHOOK_BIN=$bin
+ONCEHOOK_E2E_BUSY_MS=5000
+LH_ROOT=$root
+# shellcheck source=tests/deploy/lib.sh
+. "$root/tests/deploy/lib.sh"
+# shellcheck source=tools/lighttpd.sh
+. "$root/tools/lighttpd.sh"
+dp_init bench
+if [ $keep -eq 1 ]; then
+	ONCEHOOK_E2E_KEEP=1
+fi
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE
+# Signatures carry one timestamp per pool; a tolerance of an hour lets
+# one pool serve the whole run (the check's cost does not depend on it).
+tolerance=3600
+secret=$STRIPE_SECRET
+stamp=$(date +%Y%m%d-%H%M%S)
+[ $smoke -eq 1 ] && stamp=smoke-$stamp
+results=$out/results/$stamp.jsonl
+: >"$results"
+measure="python3 $root/bench/measure.py"
+ndup=100
+
+# The pool of signed events (bench/pool.py): enough for 20,000 new
+# events a second (a row that runs out says so and fails), made again
+# when it is 50 minutes old.
+pool=$tmp/pool
+pool_n=$(awk -v s="$seconds" 'BEGIN { n = int(s * 20000);
+    print (n < 20000 ? 20000 : n) }')
+pool_fresh() {
+	local ts
+	ts=$(cat "$pool/pool.ts" 2>/dev/null || echo 0)
+	[ $(($(date +%s) - ts)) -lt 3000 ] && return 0
+	echo "== signing $pool_n events (bench/pool.py)"
+	python3 "$root/bench/pool.py" "$secret" "$pool_n" "$pool" ||
+	    { echo "bench/run.sh: pool.py failed" >&2; exit 2; }
+}
+
+seq=0
+# Each server setup leaves: srv_url, srv_pids (comma list, tracked),
+# srv_app (process names that are the application), srv_db ("" if none).
+
+# lighttpd from conf-examples/lighttpd-MODE.conf running PROG, PROCS
+# processes (fastcgi), synchronous SYNC.
+srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC
+	local run=$tmp/run$((seq += 1)) prog=$2
+	lh_setup "$1" "$run" "$prog" "$root"
+	sed -i -e "s|$LH_STRIPE_SECRET|$secret|" \
+	    -e "s|\"max-procs\" => 2,|\"max-procs\" => $3,|" \
+	    -e "s|\"ONCEHOOK_LOG\" => \"info\",|&\n\"ONCEHOOK_SYNCHRONOUS\" => \"$4\",\n\"ONCEHOOK_STRIPE_TOLERANCE\" => \"$tolerance\",|" \
+	    "$run/oncehook.conf"
+	grep -q "\"max-procs\" => $3," "$run/oncehook.conf" ||
+	    [ "$1" = cgi ] || bail "lighttpd-fastcgi.conf: no max-procs to set"
+	grep -q ONCEHOOK_SYNCHRONOUS "$run/oncehook.conf" ||
+	    bail "lighttpd-$1.conf: no ONCEHOOK_LOG line to follow"
+	# As nginx below: keep-alive connections are not cut every 1000
+	# requests (either server's default).
+	echo 'server.max-keep-alive-requests = 100000' >>"$run/lighttpd.conf"
+	srv_db=
+	if [ "$(basename "$prog")" = oncehook ]; then
+		"$bin" init >"$run/init.log" 2>&1 ||
+		    { cat "$run/init.log"; bail "oncehook init failed"; }
+		srv_db=$run/db/oncehook.db
+	fi
+	lh_start "$run" || bail "lighttpd did not start ($run/error.log)"
+	dp_track "$LH_PID"
+	srv_url=http://127.0.0.1:$LH_PORT/hooks/stripe
+	srv_pids=$LH_PID
+	srv_app=$(basename "$prog")
+}
+
+# nginx around a location block, listening on 127.0.0.1:PORT, as
+# tests/e2e-nginx.sh's; no access log (lighttpd's examples have none).
+bench_nginx() {	# bench_nginx DIR PORT LOCATION-FILE
+	local d=$1 t
+	cp "${NGINX_FASTCGI_PARAMS:-/etc/nginx/fastcgi_params}" \
+	    "$d/conf/fastcgi_params" || bail "no fastcgi_params"
+	{
+		echo "daemon off;"
+		echo "worker_processes 2;"
+		echo "pid $d/run/nginx.pid;"
+		echo "error_log $d/log/error.log warn;"
+		[ -n "$run_user" ] && echo "user $run_user $run_group;"
+		echo "events { worker_connections 1024; }"
+		echo "http {"
+		echo "	access_log off;"
+		echo "	keepalive_requests 100000;"
+		echo "	default_type application/octet-stream;"
+		for t in client_body fastcgi proxy uwsgi scgi; do
+			echo "	${t}_temp_path $d/tmp/$t;"
+		done
+		echo "	server {"
+		echo "		listen 127.0.0.1:$2;"
+		echo "		root $d/htdocs;"
+		echo "		include $3;"
+		echo "	}"
+		echo "}"
+	} >"$d/conf/nginx.conf"
+	"$nginx" -p "$d" -c "$d/conf/nginx.conf" -e "$d/log/error.log" \
+	    >"$d/log/nginx.out" 2>&1 &
+	nginx_pid=$!
+	dp_track "$nginx_pid"
+	dp_wait_port "$2" "$nginx_pid" ||
+	    { cat "$d/log/nginx.out" "$d/log/error.log"; bail "nginx"; }
+}
+
+# "oncehook serve" as conf-examples/oncehook.service starts it, behind
+# nginx with conf-examples/nginx.conf.
+srv_serve() {	# srv_serve WORKERS SYNC
+	local d=$tmp/run$((seq += 1)) port pid
+	dp_dir "$d"
+	dp_fill_service "$d"
+	printf 'ONCEHOOK_SYNCHRONOUS=%s\nONCEHOOK_STRIPE_TOLERANCE=%s\n' \
+	    "$2" "$tolerance" >>"$d/conf/env"
+	sed -i "s/--workers 4/--workers $1/" "$d/conf/serve.cmd"
+	grep -q -- "--workers $1" "$d/conf/serve.cmd" ||
+	    bail "oncehook.service: no --workers 4 to change"
+	dp_init_db "$d"
+	# shellcheck disable=SC2046 # the command line, split into words
+	dp_backend "$d" "$d/log/serve.log" $(cat "$d/conf/serve.cmd")
+	pid=$bg_pid
+	dp_track "$pid"
+	dp_wait_socket "$d/run/oncehook.sock" "$pid" ||
+	    { cat "$d/log/serve.log"; bail "oncehook serve did not start"; }
+	sed "s|unix:/run/oncehook/oncehook.sock|unix:$d/run/oncehook.sock|" \
+	    "$root/conf-examples/nginx.conf" >"$d/conf/oncehook.conf"
+	port=$(free_port)
+	bench_nginx "$d" "$port" "$d/conf/oncehook.conf"
+	srv_url=http://127.0.0.1:$port/hooks/stripe
+	srv_pids=$pid,$nginx_pid
+	srv_app=oncehook
+	srv_db=$d/db/oncehook.db
+}
+
+# A peer's run directory: a database made by "oncehook init" (the same
+# tables, indexes and trigger), and conf/env with the variables the peers
+# read (the same names as oncehook's).
+peer_dir() {	# peer_dir DIR SYNC
+	dp_dir "$1"
+	cat >"$1/conf/env" <<ENV
+ONCEHOOK_DB=$1/db/oncehook.db
+ONCEHOOK_ENDPOINTS=stripe
+ONCEHOOK_STRIPE_SCHEME=stripe
+ONCEHOOK_STRIPE_SECRET=$secret
+ONCEHOOK_STRIPE_ACTIONS=$1/sql/orders.sql
+ONCEHOOK_STRIPE_TOLERANCE=$tolerance
+ONCEHOOK_SYNCHRONOUS=$2
+ONCEHOOK_BUSY_TIMEOUT_MS=5000
+ENV
+	chmod 0600 "$1/conf/env"
+	dp_init_db "$1"
+}
+
+# PHP-FPM (pm static, PROCS children) behind nginx.
+srv_php() {	# srv_php PROCS SYNC
+	local d=$tmp/run$((seq += 1)) port pid kv
+	peer_dir "$d" "$2"
+	cp "$root/bench/peers/php/hook.php" "$d/htdocs/hook.php"
+	chmod 0644 "$d/htdocs/hook.php"
+	{
+		echo "[global]"
+		echo "pid = $d/run/php-fpm.pid"
+		echo "error_log = $d/log/php-fpm.log"
+		echo "daemonize = no"
+		echo "[bench]"
+		if [ -n "$run_user" ]; then
+			echo "user = $run_user"
+			echo "group = $run_group"
+		fi
+		echo "listen = $d/run/php.sock"
+		echo "listen.mode = 0666"
+		echo "pm = static"
+		echo "pm.max_children = $1"
+		echo "pm.max_requests = 0"
+		echo "clear_env = yes"
+		while IFS= read -r kv; do
+			echo "env[${kv%%=*}] = \"${kv#*=}\""
+		done <"$d/conf/env"
+	} >"$d/conf/php-fpm.conf"
+	"$phpfpm" -F -y "$d/conf/php-fpm.conf" >"$d/log/php-fpm.out" 2>&1 &
+	pid=$!
+	dp_track "$pid"
+	dp_wait_socket "$d/run/php.sock" "$pid" ||
+	    { cat "$d/log/php-fpm.out" "$d/log/php-fpm.log"; bail "php-fpm"; }
+	cat >"$d/conf/php.conf" <<CONF
+location /hooks/ {
+	client_max_body_size 1m;
+	include fastcgi_params;
+	fastcgi_param SCRIPT_FILENAME $d/htdocs/hook.php;
+	fastcgi_pass unix:$d/run/php.sock;
+}
+CONF
+	port=$(free_port)
+	bench_nginx "$d" "$port" "$d/conf/php.conf"
+	srv_url=http://127.0.0.1:$port/hooks/stripe
+	srv_pids=$pid,$nginx_pid
+	srv_app=$(basename "$phpfpm")
+	srv_db=$d/db/oncehook.db
+}
+
+# Node (express + better-sqlite3), PROCS cluster workers, serving HTTP
+# itself.
+srv_node() {	# srv_node PROCS SYNC
+	local d=$tmp/run$((seq += 1)) port
+	peer_dir "$d" "$2"
+	port=$(free_port)
+	dp_backend "$d" "$d/log/node.log" "$(command -v node)" \
+	    "$root/bench/peers/node/server.js" --listen "127.0.0.1:$port" \
+	    --workers "$1"
+	dp_track "$bg_pid"
+	dp_wait_port "$port" "$bg_pid" ||
+	    { cat "$d/log/node.log"; bail "node did not start"; }
+	srv_url=http://127.0.0.1:$port/hooks/stripe
+	srv_pids=$bg_pid
+	srv_app=node
+	srv_db=$d/db/oncehook.db
+}
+
+rows_ok=0 rows_bad=0
+note_result() {	# note_result STATUS
+	case $1 in
+	0) rows_ok=$((rows_ok + 1)) ;;
+	1) rows_bad=$((rows_bad + 1)) ;;
+	*) echo "bench/run.sh: measure.py failed (exit $1)" >&2
+	   rows_bad=$((rows_bad + 1)) ;;
+	esac
+}
+
+wanted() {
+	[ -z "$only" ] || printf '%s\n' "$1" | grep -Eq -- "$only"
+}
+
+# A row under load: NAME, the events (new, dup, any), then the server
+# setup and its arguments.  A fresh server and database for each run.
+row() {	# row NAME EVENTS SETUP ARGS...
+	local name=$1 mode=$2 r rc
+	shift 2
+	wanted "$name" || return 0
+	for r in $(seq "$runs"); do
+		pool_fresh
+		"$@"
+		if [ "$mode" = dup ]; then
+			python3 "$root/bench/measure.py" deliver --url "$srv_url" \
+			    --pool "$pool" --ndup "$ndup" || {
+				rows_bad=$((rows_bad + 1))
+				dp_stop
+				continue
+			}
+		fi
+		$measure load --row "$name" --run "$r" --out "$results" \
+		    --url "$srv_url" --mode "$mode" --pool "$pool" \
+		    --ndup "$ndup" --seconds "$seconds" --conns "$conns" \
+		    --threads 2 --pids "$srv_pids" --app "$srv_app" \
+		    ${srv_db:+--db "$srv_db"} --log "$tmp/wrk-$seq.log"
+		rc=$?
+		note_result $rc
+		[ $rc -le 1 ] || sed 's/^/# /' "$tmp/wrk-$seq.log"
+		dp_stop
+	done
+}
+
+# A commit loop: NAME, then commitloop's arguments (with @DB@ for a
+# fresh database made by "oncehook init", @FILE@ for a file).
+loop() {	# loop NAME ARGS...
+	local name=$1 r d a args dbarg
+	shift
+	wanted "$name" || return 0
+	for r in $(seq "$runs"); do
+		d=$tmp/run$((seq += 1))
+		peer_dir "$d" full
+		args=()
+		for a in "$@"; do
+			case $a in
+			@DB@) args+=("$d/db/oncehook.db") ;;
+			@FILE@) args+=("$d/db/fdatasync.dat") ;;
+			*) args+=("$a") ;;
+			esac
+		done
+		dbarg=()
+		[ "$1" = sqlite ] && dbarg=(--db "$d/db/oncehook.db")
+		$measure loop --row "$name" --run "$r" --out "$results" \
+		    "${dbarg[@]}" -- "$out/bin/commitloop" "${args[@]}"
+		note_result $?
+	done
+}
+
+echo "== bench/run.sh: ${seconds}s x $runs run(s) per row, $conns" \
+    "connections (wrk -t2), oncehook $bin"
+echo "== $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+minimal=$out/bin/minimal
+start=$(date +%s)
+if [ $smoke -eq 1 ]; then
+	row "minimal fcgi x1"              any srv_lighttpd fastcgi "$minimal" 1 normal
+	row "oncehook fcgi x1 normal new"  new srv_lighttpd fastcgi "$bin" 1 normal
+	row "oncehook fcgi x1 normal dup"  dup srv_lighttpd fastcgi "$bin" 1 normal
+	row "oncehook serve x2 normal new" new srv_serve 2 normal
+	row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
+	row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
+else
+	row "minimal fcgi x4"              any srv_lighttpd fastcgi "$minimal" 4 normal
+	for sync in normal full; do
+		for p in 1 2 4; do
+			row "oncehook fcgi x$p $sync new" new \
+			    srv_lighttpd fastcgi "$bin" "$p" "$sync"
+		done
+	done
+	for sync in normal full; do
+		for p in 1 2 4; do
+			[ $all -eq 1 ] || [ "$sync.$p" = normal.1 ] ||
+			    [ $p = 4 ] || continue
+			row "oncehook fcgi x$p $sync dup" dup \
+			    srv_lighttpd fastcgi "$bin" "$p" "$sync"
+		done
+	done
+	row "oncehook serve x4 normal new" new srv_serve 4 normal
+	row "oncehook serve x4 normal dup" dup srv_serve 4 normal
+	row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
+	row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
+	# One process, no load generator: 5 s are plenty.
+	ls=$(awk -v s="$seconds" 'BEGIN { print (s < 5 ? s : 5) }')
+	loop "sqlite loop full"   sqlite full @DB@ "$ls"
+	loop "sqlite loop normal" sqlite normal @DB@ "$ls"
+	loop "fdatasync loop"     fdatasync @FILE@ "$ls"
+	if [ $peers -eq 1 ]; then
+		row "php-fpm x4 normal new" new srv_php 4 normal
+		row "node x4 normal new"    new srv_node 4 normal
+		row "php-fpm x4 normal dup" dup srv_php 4 normal
+		row "node x4 normal dup"    dup srv_node 4 normal
+		if [ $all -eq 1 ]; then
+			row "php-fpm x4 full new" new srv_php 4 full
+			row "node x4 full new"    new srv_node 4 full
+		fi
+	fi
+fi
+echo "== took $(($(date +%s) - start))s"
+python3 "$root/bench/report.py" "$results" "$out/results/$stamp.md"
+echo "== saved $out/results/$stamp.md and $(basename "$results")"
+echo "bench: $rows_ok row runs passed their checks, $rows_bad failed"
+[ $rows_bad -eq 0 ]
