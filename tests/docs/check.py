@@ -78,6 +78,22 @@ def help_synopsis(text):
     return out
 
 
+def layout(top):
+    """README's source layout names every file in src/, and no other."""
+    import glob
+    import os
+    readme = open(f"{top}/README.md", encoding="utf-8").read()
+    sec = readme.split("\n## Source code layout\n", 1)[1].split("\n## ")[0]
+    named = set(re.findall(r"`(src/[A-Za-z0-9_.]+)`", sec))
+    files = {"src/" + os.path.basename(f)
+             for f in glob.glob(f"{top}/src/*.[ch]")}
+    check(not files - named, "README's source layout names every file in "
+          "src/", "missing: %s" % sorted(files - named))
+    extra = {f for f in named - files if f != "src/migrations.c"}
+    check(not extra, "README's source layout names no file that is not in "
+          "src/", "not there: %s" % sorted(extra))
+
+
 def main():
     binary, top = sys.argv[1], sys.argv[2]
     helptext = subprocess.run([binary, "--help"], capture_output=True,
@@ -92,6 +108,7 @@ def main():
     for name in sorted(set(h) & set(m)):
         check(h[name] == m[name], f"{name}: same arguments in --help "
               "and the man page", f"--help: {h[name]!r}\nman:    {m[name]!r}")
+    layout(top)
     print(f"1..{n}")
     return 1 if failed else 0
 
