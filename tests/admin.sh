@@ -65,13 +65,16 @@ out=$(env ONCEHOOK_ENDPOINTS=shop,keep,gl ONCEHOOK_GL_SCHEME=gitlab \
 ok $? "check: an unterminated quote is file:line, exit 1"
 
 # deliver ENDPOINT BODY: one CGI request; prints the body of the answer.
-deliver() {
+cgi() {	# cgi ENDPOINT BODY: the whole CGI answer, head and body
 	sig=$(printf '%s' "$2" | openssl dgst -sha256 -hmac admin-test-secret -r |
 	    cut -d' ' -f1)
 	printf '%s' "$2" | env GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=POST \
 	    CONTENT_TYPE=application/json CONTENT_LENGTH=${#2} \
 	    PATH_INFO="/hooks/$1" HTTP_X_WEBHOOK_SIGNATURE="sha256=$sig" \
-	    "$ONCEHOOK_BIN" 2>/dev/null | tail -n 1
+	    "$ONCEHOOK_BIN" 2>/dev/null
+}
+deliver() {	# deliver ENDPOINT BODY: the body of the answer
+	cgi "$1" "$2" | tail -n 1
 }
 deliver shop '{"eventId":"evt_a","type":"webhook.ping"}' | grep -q '"processed"'
 ok $? "first delivery on shop processed"
@@ -131,12 +134,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$full" &&
 	"$ONCEHOOK_BIN" init >/dev/null 2>&1
 	dd if=/dev/zero of="$full/filler" bs=4k 2>/dev/null
 	body='{"eventId":"evt_full","type":"webhook.ping"}'
-	sig=$(printf '%s' "$body" | openssl dgst -sha256 \
-	    -hmac admin-test-secret -r | cut -d' ' -f1)
-	out=$(printf '%s' "$body" | env GATEWAY_INTERFACE=CGI/1.1 \
-	    REQUEST_METHOD=POST CONTENT_TYPE=application/json \
-	    CONTENT_LENGTH=${#body} PATH_INFO=/hooks/shop \
-	    HTTP_X_WEBHOOK_SIGNATURE="sha256=$sig" "$ONCEHOOK_BIN" 2>/dev/null)
+	out=$(cgi shop "$body")
 	printf '%s\n' "$out" | grep -q '^Status: 503' &&
 	    printf '%s\n' "$out" | grep -q '^Retry-After: '
 	ok $? "disk full: 503 with Retry-After"
@@ -218,12 +216,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$ro" &&
 	deliver shop "$body" | grep -q '"status":"already_processed"'
 	ok $? "read-only, no -wal: a retry is answered 200 already_processed"
 	body='{"eventId":"evt_ro_new","type":"webhook.ping"}'
-	sig=$(printf '%s' "$body" | openssl dgst -sha256 \
-	    -hmac admin-test-secret -r | cut -d' ' -f1)
-	out=$(printf '%s' "$body" | env GATEWAY_INTERFACE=CGI/1.1 \
-	    REQUEST_METHOD=POST CONTENT_TYPE=application/json \
-	    CONTENT_LENGTH=${#body} PATH_INFO=/hooks/shop \
-	    HTTP_X_WEBHOOK_SIGNATURE="sha256=$sig" "$ONCEHOOK_BIN" 2>/dev/null)
+	out=$(cgi shop "$body")
 	printf '%s\n' "$out" | grep -q '^Status: 503' &&
 	    printf '%s\n' "$out" | grep -q '^Retry-After: '
 	ok $? "read-only, no -wal: a new event is 503 with Retry-After"

@@ -17,13 +17,9 @@
 #include "deliver.h"
 #include "hook.h"
 #include "pipeline.h"
+#include "testlib.h"
 
 #define SECRET	"generic-fault-test-secret"
-
-struct var {
-	const char	*name;
-	const char	*value;
-};
 
 struct body {
 	const char	*p;
@@ -35,17 +31,6 @@ harness(const char *what, const char *detail)
 {
 	printf("Bail out! %s: %s\n", what, detail);
 	exit(99);
-}
-
-static const char *
-get(const char *name, void *arg)
-{
-	const struct var	*v;
-
-	for (v = arg; v->name != NULL; v++)
-		if (strcmp(v->name, name) == 0)
-			return v->value;
-	return NULL;
 }
 
 struct conf *
@@ -69,7 +54,7 @@ dl_conf(const char *db, const char *sync)
 
 	snprintf(actions, sizeof(actions), "%s/sql/actions/orders.sql",
 	    top != NULL ? top : ".");
-	if ((cf = conf_load(get, vars, err, sizeof(err))) == NULL)
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
 		harness("conf_load", err);
 	return cf;
 }
