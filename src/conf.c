@@ -531,15 +531,25 @@ set_token(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	return 0;
 }
 
+/* One of cv->choices; its index lands at dst (an int). */
 static int
-set_sync(struct conf_loader *l, const struct conf_var *cv, const char *var,
+set_choice(struct conf_loader *l, const struct conf_var *cv, const char *var,
     const char *v, void *dst)
 {
-	(void)cv;
-	if (strcmp(v, "full") != 0 && strcmp(v, "normal") != 0)
-		return fail(l, var, "want full or normal (got \"%.64s\")", v);
-	*(int *)dst = strcmp(v, "full") == 0;
-	return 0;
+	char	 want[128];
+	size_t	 i, n = 0;
+
+	for (i = 0; cv->choices[i] != NULL; i++)
+		if (strcmp(v, cv->choices[i]) == 0) {
+			*(int *)dst = (int)i;
+			return 0;
+		}
+	want[0] = '\0';
+	for (i = 0; cv->choices[i] != NULL && n < sizeof(want); i++)
+		n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%s",
+		    i == 0 ? "" : cv->choices[i + 1] == NULL ? " or " : ", ",
+		    cv->choices[i]);
+	return fail(l, var, "want %s (got \"%.64s\")", want, v);
 }
 
 static int
@@ -706,14 +716,16 @@ set_endpoints(struct conf_loader *l, const struct conf_var *cv, const char *var,
  */
 
 static void
-show_int(const void *src, char *buf, size_t sz)
+show_int(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 {
+	(void)cv;
 	snprintf(buf, sz, "%lld", *(const long long *)src);
 }
 
 static void
-show_duration(const void *src, char *buf, size_t sz)
+show_duration(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 {
+	(void)cv;
 	long long	 v = *(const long long *)src;
 
 	if (v < 0)
@@ -727,28 +739,35 @@ show_duration(const void *src, char *buf, size_t sz)
 }
 
 static void
-show_text(const void *src, char *buf, size_t sz)
+show_text(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 {
+	(void)cv;
 	const char	*v = *(char *const *)src;
 
 	snprintf(buf, sz, "%s", v != NULL ? v : "-");
 }
 
 static void
-show_set(const void *src, char *buf, size_t sz)
+show_set(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 {
+	(void)cv;
 	snprintf(buf, sz, "%s", *(char *const *)src != NULL ? "set" : "-");
 }
 
 static void
-show_sync(const void *src, char *buf, size_t sz)
+show_choice(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 {
-	snprintf(buf, sz, "%s", *(const int *)src ? "full" : "normal");
+	int	 i = *(const int *)src, n;
+
+	for (n = 0; cv->choices[n] != NULL; n++)
+		;
+	snprintf(buf, sz, "%s", i >= 0 && i < n ? cv->choices[i] : "?");
 }
 
 static void
-show_level(const void *src, char *buf, size_t sz)
+show_level(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 {
+	(void)cv;
 	static const char *const names[] = { "error", "warn", "info",
 	    "debug" };
 	int	 lv = *(const int *)src;
@@ -757,8 +776,9 @@ show_level(const void *src, char *buf, size_t sz)
 }
 
 static void
-show_scheme(const void *src, char *buf, size_t sz)
+show_scheme(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 {
+	(void)cv;
 	const struct scheme	*sc = *(const struct scheme *const *)src;
 
 	snprintf(buf, sz, "%s", sc != NULL ? sc->name : "-");
@@ -766,8 +786,9 @@ show_scheme(const void *src, char *buf, size_t sz)
 
 /* src is ep->secrets; nsecrets follows it in struct conf_endpoint. */
 static void
-show_secrets(const void *src, char *buf, size_t sz)
+show_secrets(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 {
+	(void)cv;
 	const struct conf_endpoint *ep = (const struct conf_endpoint *)
 	    ((const char *)src - offsetof(struct conf_endpoint, secrets));
 
@@ -777,8 +798,9 @@ show_secrets(const void *src, char *buf, size_t sz)
 }
 
 static void
-show_sources(const void *src, char *buf, size_t sz)
+show_sources(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 {
+	(void)cv;
 	const struct srclist	*sl = src;
 	size_t			 i, n = 0;
 	int			 k;
@@ -797,8 +819,9 @@ show_sources(const void *src, char *buf, size_t sz)
 
 /* src is cf->endpoints. */
 static void
-show_endpoints(const void *src, char *buf, size_t sz)
+show_endpoints(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 {
+	(void)cv;
 	const struct conf	*cf = (const struct conf *)
 	    ((const char *)src - offsetof(struct conf, endpoints));
 	size_t			 i, n = 0;
@@ -824,13 +847,16 @@ static const struct conf_kind
 	kind_duration = { set_duration, show_duration },
 	kind_path = { set_path, show_text },
 	kind_token = { set_token, show_set },
-	kind_sync = { set_sync, show_sync },
 	kind_level = { set_level, show_level },
 	kind_scheme = { set_scheme, show_scheme },
 	kind_secret = { set_secret, show_secrets },
 	kind_secret_file = { set_secret_file, show_text },
 	kind_key = { set_key, show_sources },
 	kind_endpoints = { set_endpoints, show_endpoints };
+
+const struct conf_kind	conf_kind_choice = { set_choice, show_choice };
+
+static const char *const synchronous[] = { "normal", "full", NULL };
 
 #define G(f)	offsetof(struct conf, f)
 #define E(f)	offsetof(struct conf_endpoint, f)
@@ -845,59 +871,59 @@ static const struct conf_kind
 const struct conf_var conf_vars[] = {
 	{ "MAX_BODY", CONF_GLOBAL, 0, 1, 64LL << 20, "1048576", "1048576",
 	    G(maxbody), &kind_int,
-	    "largest body, bytes (1 to 64 MiB)" },
+	    "largest body, bytes (1 to 64 MiB)", NULL },
 	{ "SYNCHRONOUS", CONF_GLOBAL, 0, 0, 0, "full", "`full`",
-	    G(synchronous_full), &kind_sync,
+	    G(synchronous_full), &conf_kind_choice,
 	    "`full` (an acknowledged event survives power loss) or "
-	    "`normal`" },
+	    "`normal`", synchronous },
 	{ "BUSY_TIMEOUT_MS", CONF_GLOBAL, 0, 0, 600000, "5000", "5000",
 	    G(busy_ms), &kind_int,
-	    "wait for the write lock before answering 503" },
+	    "wait for the write lock before answering 503", NULL },
 	{ "LOG", CONF_GLOBAL, 0, 0, 0, "info", "`info`",
 	    G(loglevel), &kind_level,
-	    "`error`, `warn`, `info`, `debug`" },
+	    "`error`, `warn`, `info`, `debug`", NULL },
 	{ "DB", CONF_GLOBAL, CONF_REQUIRED, 0, 0, NULL, "required",
 	    G(db), &kind_path,
 	    "absolute path of the SQLite database; refused inside "
-	    "`DOCUMENT_ROOT`" },
+	    "`DOCUMENT_ROOT`", NULL },
 	{ "STATUS_TOKEN", CONF_GLOBAL, CONF_HIDDEN, 16, 0, NULL, "off",
 	    G(status_token), &kind_token,
 	    "reserved for the status endpoint (not built yet): at least 16 "
-	    "characters, otherwise ignored" },
+	    "characters, otherwise ignored", NULL },
 	{ "ENDPOINTS", CONF_GLOBAL, CONF_UNSET_TOO, 0, 0, NULL,
 	    "one unnamed endpoint", G(endpoints), &kind_endpoints,
-	    "comma list of endpoint names, e.g. `stripe,shop`" },
+	    "comma list of endpoint names, e.g. `stripe,shop`", NULL },
 
 	{ "SCHEME", CONF_ENDPOINT, CONF_REQUIRED, 0, 0, NULL, "required",
 	    E(scheme), &kind_scheme,
 	    "`stripe`, `github`, `standard`, `svix`, `shopify`, `slack`, "
-	    "`paddle`, `gitlab`, `hmac-sha256`" },
+	    "`paddle`, `gitlab`, `hmac-sha256`", NULL },
 	{ "SECRET", CONF_ENDPOINT, CONF_HIDDEN, 0, 0, NULL,
 	    "required unless `_SECRET_FILE`", E(secrets), &kind_secret,
 	    "one or more secrets, separated by white space (space, tab, CR, "
 	    "LF) (rotation: each is tried); a secret with a space in it goes "
-	    "in `_SECRET_FILE`" },
+	    "in `_SECRET_FILE`", NULL },
 	{ "SECRET_FILE", CONF_ENDPOINT, CONF_UNSET_TOO, 0, 0, NULL, "—",
 	    E(secret_file), &kind_secret_file,
 	    "UTF-8 text file with one secret a line (blank lines and `#` "
-	    "comments skipped; see **Secret files** below)" },
+	    "comments skipped; see **Secret files** below)", NULL },
 	{ "TOLERANCE", CONF_ENDPOINT, CONF_SECONDS, 1, 7 * 86400, "300", "300",
 	    E(tolerance), &kind_int,
 	    "seconds of clock skew accepted, both ways, for timestamped "
-	    "schemes" },
+	    "schemes", NULL },
 	{ "KEY", CONF_ENDPOINT, CONF_UNSET_TOO, 0, 0, NULL, "per scheme",
 	    E(key), &kind_key,
 	    "key sources, tried in order: `header:Name`, `json:/pointer`, "
-	    "`hash`" },
+	    "`hash`", NULL },
 	/* 30 days: beyond every supported provider's retry horizon. */
 	{ "RETENTION", CONF_ENDPOINT, 0, 0, 0, "30d", "`30d`",
 	    E(retention), &kind_duration,
-	    "how long a key is kept: `72h`, `30d`, `forever`" },
+	    "how long a key is kept: `72h`, `30d`, `forever`", NULL },
 	{ "ACTIONS", CONF_ENDPOINT, 0, 0, 0,
 	    ONCEHOOK_SQLDIR "/actions/orders.sql",
 	    "the installed `sql/actions/orders.sql`", E(actions), &kind_path,
-	    "absolute path of the SQL actions file" },
-	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL }
+	    "absolute path of the SQL actions file", NULL },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL, NULL }
 };
 
 #undef G
@@ -1027,7 +1053,7 @@ conf_show(const struct conf *cf, const struct conf_endpoint *ep,
 	const void	*base = cv->scope == CONF_GLOBAL ? (const void *)cf :
 			    (const void *)ep;
 
-	cv->kind->show((const char *)base + cv->off, buf, bufsz);
+	cv->kind->show(cv, (const char *)base + cv->off, buf, bufsz);
 }
 
 /*

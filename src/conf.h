@@ -103,7 +103,8 @@ struct conf_kind {
 	int	(*set)(struct conf_loader *, const struct conf_var *,
 		    const char *var, const char *v, void *dst);
 	/* Write the stored value at src for `check`; never a secret. */
-	void	(*show)(const void *src, char *buf, size_t bufsz);
+	void	(*show)(const struct conf_var *, const void *src, char *buf,
+		    size_t bufsz);
 };
 
 struct conf_var {
@@ -116,7 +117,13 @@ struct conf_var {
 	size_t			 off;		/* where the value lands */
 	const struct conf_kind	*kind;
 	const char		*doc;		/* what it means (documented) */
+	const char *const	*choices;	/* conf_kind_choice: the words,
+						   NULL-terminated; the value
+						   is the index (an int) */
 };
+
+/* A value that is one of the row's choices, stored as its index. */
+extern const struct conf_kind	conf_kind_choice;
 
 /* Every variable, in the order they are read; ends with a NULL name. */
 extern const struct conf_var	conf_vars[];
