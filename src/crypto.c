@@ -1,7 +1,13 @@
 /*
  * oncehook: the OpenSSL room (see crypto.h).  HMAC goes through the
- * OpenSSL 3 EVP_MAC interface; the fetched algorithm is cached for the
- * life of the process, the only state this file keeps.
+ * OpenSSL 3 EVP_MAC interface.  What does not change between requests
+ * is made once and kept for the life of the process, the only state
+ * this file keeps: the HMAC context with its digest set (each MAC only
+ * sets the key: no fetch by name, no new context per request) and the
+ * fetched SHA-256.  A forked worker inherits them, which is fine: no
+ * thread shares them.  The last MAC's keyed state stays in the context
+ * until the next one, in memory that already holds the secrets (the
+ * configuration).
  */
 #include "config.h"
 
@@ -16,7 +22,35 @@
 #include "crypto.h"
 #include "log.h"
 
-static EVP_MAC	*hmac;		/* fetched once, kept for the process */
+static EVP_MAC_CTX	*hmac;		/* digest set; keyed per MAC */
+static EVP_MD_CTX	*mdctx;		/* for crypto_sha256() */
+static EVP_MD		*sha256;	/* fetched once */
+
+/* The HMAC context, made on first use.  NULL if OpenSSL failed (logged). */
+static EVP_MAC_CTX *
+hmac_ctx(void)
+{
+	EVP_MAC		*mac;
+	OSSL_PARAM	 params[2];
+
+	if (hmac != NULL)
+		return hmac;
+	if ((mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL) {
+		log_error("crypto: EVP_MAC_fetch(HMAC) failed");
+		return NULL;
+	}
+	hmac = EVP_MAC_CTX_new(mac);
+	EVP_MAC_free(mac);		/* the context keeps its reference */
+	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
+	    (char *)"SHA256", 0);
+	params[1] = OSSL_PARAM_construct_end();
+	if (hmac == NULL || !EVP_MAC_CTX_set_params(hmac, params)) {
+		log_error("crypto: HMAC-SHA256 context failed");
+		EVP_MAC_CTX_free(hmac);
+		hmac = NULL;
+	}
+	return hmac;
+}
 
 int
 crypto_hmac_sha256(const void *key, size_t keysz,
@@ -24,23 +58,16 @@ crypto_hmac_sha256(const void *key, size_t keysz,
     unsigned char out[CRYPTO_SHA256_LEN])
 {
 	static const unsigned char	 empty[1];
-	EVP_MAC_CTX			*ctx = NULL;
-	OSSL_PARAM			 params[2];
+	EVP_MAC_CTX			*ctx;
 	size_t				 outsz = 0, i;
 	int				 rc = -1;
 
-	if (hmac == NULL &&
-	    (hmac = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL) {
-		log_error("crypto: EVP_MAC_fetch(HMAC) failed");
+	if ((ctx = hmac_ctx()) == NULL)
 		return -1;
-	}
-	if ((ctx = EVP_MAC_CTX_new(hmac)) == NULL)
-		goto out;
-	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
-	    (char *)"SHA256", 0);
-	params[1] = OSSL_PARAM_construct_end();
-	/* An empty key is legal HMAC; OpenSSL wants a non-NULL pointer. */
-	if (!EVP_MAC_init(ctx, keysz ? key : empty, keysz, params))
+	/* An empty key is legal HMAC; OpenSSL wants a non-NULL pointer.
+	 * A key given to init starts a new MAC: nothing of the last one
+	 * is left. */
+	if (!EVP_MAC_init(ctx, keysz ? key : empty, keysz, NULL))
 		goto out;
 	for (i = 0; i < n; i++)
 		if (pieces[i].sz > 0 &&
@@ -53,7 +80,6 @@ crypto_hmac_sha256(const void *key, size_t keysz,
 out:
 	if (rc == -1)
 		log_error("crypto: HMAC-SHA256 failed");
-	EVP_MAC_CTX_free(ctx);
 	return rc;
 }
 
@@ -62,7 +88,18 @@ crypto_sha256(const void *p, size_t sz, unsigned char out[CRYPTO_SHA256_LEN])
 {
 	unsigned int	 outsz = 0;
 
-	if (!EVP_Digest(p, sz, out, &outsz, EVP_sha256(), NULL) ||
+	if (sha256 == NULL && (sha256 = EVP_MD_fetch(NULL, "SHA256",
+	    NULL)) == NULL) {
+		log_error("crypto: EVP_MD_fetch(SHA256) failed");
+		return -1;
+	}
+	if (mdctx == NULL && (mdctx = EVP_MD_CTX_new()) == NULL) {
+		log_error("crypto: SHA-256 failed");
+		return -1;
+	}
+	if (!EVP_DigestInit_ex2(mdctx, sha256, NULL) ||
+	    !EVP_DigestUpdate(mdctx, p, sz) ||
+	    !EVP_DigestFinal_ex(mdctx, out, &outsz) ||
 	    outsz != CRYPTO_SHA256_LEN) {
 		log_error("crypto: SHA-256 failed");
 		return -1;

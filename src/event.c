@@ -243,7 +243,7 @@ forget_volatile(const struct conf_endpoint *ep, json_t *root)
 		(void)json_object_del(root, *m);
 }
 
-/* SHA-256 hex of the canonical form of root into hash. */
+/* SHA-256 hex of the canonical form of root (normalized) into hash. */
 static int
 canonical_hash(json_t *root, char hash[CRYPTO_SHA256_HEXLEN + 1])
 {
@@ -251,8 +251,7 @@ canonical_hash(json_t *root, char hash[CRYPTO_SHA256_HEXLEN + 1])
 	char		*text;
 	int		 rc;
 
-	if (normalize(root) == -1 ||
-	    (text = json_dumps(root, CANON_FLAGS)) == NULL)
+	if ((text = json_dumps(root, CANON_FLAGS)) == NULL)
 		return -1;
 	rc = crypto_sha256(text, strlen(text), md);
 	free(text);
@@ -467,9 +466,10 @@ normalize_strings(struct event *ev, const char *body, size_t bodysz)
 static enum hook_err	extract(const struct conf_endpoint *,
 			    const struct req *, const char *, size_t,
 			    struct event *, const char **);
+static enum hook_err	finish(struct event *);
 
 enum hook_err
-event_extract(const struct conf_endpoint *ep, const struct req *rq,
+event_parse(const struct conf_endpoint *ep, const struct req *rq,
     const char *body, size_t bodysz, struct event *ev, struct why *trace)
 {
 	const char	*msg = NULL, **why = &msg;
@@ -481,7 +481,50 @@ event_extract(const struct conf_endpoint *ep, const struct req *rq,
 	return er;
 }
 
-/* event_extract(), with the sender's reason as static text in *why. */
+enum hook_err
+event_finish(struct event *ev)
+{
+	enum hook_err	 er;
+
+	if ((er = finish(ev)) != HOOK_OK)
+		event_clear(ev);
+	return er;
+}
+
+enum hook_err
+event_extract(const struct conf_endpoint *ep, const struct req *rq,
+    const char *body, size_t bodysz, struct event *ev, struct why *trace)
+{
+	enum hook_err	 er;
+
+	if ((er = event_parse(ep, rq, body, bodysz, ev, trace)) != HOOK_OK)
+		return er;
+	return event_finish(ev);
+}
+
+/*
+ * The canonical hash (unless a key source needed it already) and the
+ * normalised body, then the parsed document is let go.
+ */
+static enum hook_err
+finish(struct event *ev)
+{
+	json_t	*root = ev->doc;
+
+	if (root == NULL)
+		return HOOK_OK;
+	if ((ev->hash[0] == '\0' && canonical_hash(root, ev->hash) == -1) ||
+	    normalize_strings(ev, ev->payload, ev->payloadsz) == -1)
+		return HOOK_ESYSTEM;
+	json_decref(root);
+	ev->doc = NULL;
+	return HOOK_OK;
+}
+
+/*
+ * event_parse(), with the sender's reason as static text in *why.  The
+ * canonical hash is computed here only if a key source is the hash.
+ */
 static enum hook_err
 extract(const struct conf_endpoint *ep, const struct req *rq,
     const char *body, size_t bodysz, struct event *ev, const char **why)
@@ -516,7 +559,7 @@ extract(const struct conf_endpoint *ep, const struct req *rq,
 		goto out;
 	}
 	forget_volatile(ep, root);
-	if (canonical_hash(root, ev->hash) == -1) {
+	if (normalize(root) == -1) {
 		er = HOOK_ESYSTEM;
 		goto out;
 	}
@@ -524,22 +567,25 @@ extract(const struct conf_endpoint *ep, const struct req *rq,
 		goto out;
 	if ((er = challenge(ep, root, ev, why)) != HOOK_OK)
 		goto out;
-	for (i = 0; i < ep->key.n && ev->key == NULL; i++)
+	for (i = 0; i < ep->key.n && ev->key == NULL; i++) {
+		if (ep->key.v[i].kind == SRC_HASH && ev->hash[0] == '\0' &&
+		    canonical_hash(root, ev->hash) == -1) {
+			er = HOOK_ESYSTEM;
+			goto out;
+		}
 		if ((er = key_from(&ep->key.v[i], rq, root, ev->hash,
 		    &ev->key, why)) != HOOK_OK)
 			goto out;
+	}
 	if (ev->key == NULL) {
 		*why = "idempotency key missing";
 		er = HOOK_ENOKEY;
 		goto out;
 	}
-	if (normalize_strings(ev, body, bodysz) == -1) {
-		er = HOOK_ESYSTEM;
-		goto out;
-	}
 	ev->payload = body;
 	ev->payloadsz = bodysz;
-	er = HOOK_OK;
+	ev->doc = root;
+	return HOOK_OK;
 out:
 	json_decref(root);
 	if (er != HOOK_OK && er != HOOK_CHALLENGE)
@@ -558,6 +604,7 @@ event_clear(struct event *ev)
 	free(ev->type);
 	free(ev->challenge);
 	free(ev->norm);
+	json_decref(ev->doc);
 	memset(ev, 0, sizeof(*ev));
 }
 

@@ -3,8 +3,10 @@
  *
  * event_extract() parses the body with jansson, hashes its canonical
  * form (keys sorted, no insignificant white space), and copies out the
- * event type and the idempotency key from the endpoint's sources.  No
- * json_t leaves event.c.
+ * event type and the idempotency key from the endpoint's sources.  It is
+ * event_parse() then event_finish(): the pipeline looks a retry up
+ * between the two, so that a byte-identical retry is answered without
+ * the canonical form.  No json_t leaves event.c (ev->doc is opaque).
  */
 #ifndef ONCEHOOK_EVENT_H
 #define ONCEHOOK_EVENT_H
@@ -41,6 +43,7 @@ struct event {
 	char		*norm;
 	size_t		 normsz;
 	long long	 received_at;	/* Unix seconds */
+	void		*doc;		/* event.c's: the parse, until finished */
 	char		*challenge;	/* owned; set for HOOK_CHALLENGE */
 };
 
@@ -56,6 +59,17 @@ struct event {
 enum hook_err	 event_extract(const struct conf_endpoint *,
 		    const struct req *, const char *body, size_t bodysz,
 		    struct event *ev, struct why *why);
+/*
+ * event_extract() in two steps.  event_parse() validates the body (the
+ * same refusals) and fills the key, the type, the challenge and the
+ * payload; ev->hash stays empty unless a key source is the hash.
+ * event_finish() then fills ev->hash and ev->norm: HOOK_OK, or
+ * HOOK_ESYSTEM (ev cleared).  Finishing a finished event does nothing.
+ */
+enum hook_err	 event_parse(const struct conf_endpoint *,
+		    const struct req *, const char *body, size_t bodysz,
+		    struct event *ev, struct why *why);
+enum hook_err	 event_finish(struct event *ev);
 void		 event_clear(struct event *);
 
 /*

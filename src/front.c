@@ -316,15 +316,23 @@ fcgi_read(void *arg, char *buf, size_t n)
 	return r;
 }
 
+static volatile sig_atomic_t	 busy;		/* a request is in flight */
+static volatile sig_atomic_t	 stopping;	/* SIGTERM/SIGINT came then */
+
 /*
- * SIGTERM and SIGINT are blocked while a request is handled, so this
- * runs only between requests: nothing is in flight, no transaction is
- * open, and the process may end at once.
+ * SIGTERM and SIGINT: between requests nothing is in flight, no
+ * transaction is open, and the process may end at once.  While a
+ * request is handled (busy) the loop ends once it is answered.  With a
+ * time limit they are also blocked then, with SIGALRM; without one the
+ * flag is enough, and a request costs no sigprocmask(2).  SA_RESTART:
+ * a read of the body is not cut by the signal.
  */
 static void
 on_stop(int sig)
 {
-	_exit(0);
+	if (!busy)
+		_exit(0);
+	stopping = 1;
 }
 
 /*
@@ -380,6 +388,7 @@ front_fcgi(struct pipeline *p, int listenfd)
 	sigaddset(&stops, SIGINT);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -406,7 +415,9 @@ front_fcgi(struct pipeline *p, int listenfd)
 			continue;
 		if (rc != 0)
 			break;
-		sigprocmask(SIG_BLOCK, &stops, NULL);
+		busy = 1;
+		if (limit > 0)
+			sigprocmask(SIG_BLOCK, &stops, NULL);
 		if (from_env(&ce, r.envp, fcgi_read, r.in) == -1) {
 			log_error("fastcgi: out of memory");
 			resp_make(&resp, &(struct resp_in){ .err = HOOK_ESYSTEM });
@@ -428,11 +439,14 @@ front_fcgi(struct pipeline *p, int listenfd)
 			log_warnx("fastcgi: writing the response failed");
 		resp_clear(&resp);
 		FCGX_Finish_r(&r);
+		busy = 0;
+		if (stopping)
+			_exit(0);
 		if (limit > 0) {
 			clock_stop(PHASE_IDLE);
 			clock_report();
+			sigprocmask(SIG_UNBLOCK, &stops, NULL);
 		}
-		sigprocmask(SIG_UNBLOCK, &stops, NULL);
 	}
 	FCGX_Free(&r, 1);
 	return 0;

@@ -15,6 +15,7 @@
 #include "log.h"
 
 static enum log_level	 threshold = LOG_LEVEL_INFO;
+static pid_t		 pid;	/* ours, once asked; 0: ask (log_forked()) */
 
 static const char *const names[LOG_LEVEL__MAX] = {
 	[LOG_LEVEL_ERROR] = "error",
@@ -22,6 +23,12 @@ static const char *const names[LOG_LEVEL__MAX] = {
 	[LOG_LEVEL_INFO] = "info",
 	[LOG_LEVEL_DEBUG] = "debug",
 };
+
+void
+log_forked(void)
+{
+	pid = 0;
+}
 
 void
 log_setlevel(enum log_level l)
@@ -57,11 +64,13 @@ vlog(enum log_level l, int errnum, const char *fmt, va_list ap)
 
 	if (!log_enabled(l))
 		return;
+	if (pid == 0)
+		pid = getpid();
 	now = time(NULL);
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	n = snprintf(line, sizeof(line), "oncehook[%ld]: %s %s: ",
-	    (long)getpid(), stamp, names[l]);
+	    (long)pid, stamp, names[l]);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
 	m = vsnprintf(line + n, sizeof(line) - n, fmt, ap);

@@ -21,6 +21,8 @@ enum log_level {
 /* Set the threshold; messages above it are dropped.  Default: info. */
 void	log_setlevel(enum log_level);
 int	log_enabled(enum log_level);
+/* The pid in each line is asked once: a forked child calls this first. */
+void	log_forked(void);
 /* Parse "error", "warn", "info", "debug"; -1 if none of them. */
 int	log_level_parse(const char *);
 

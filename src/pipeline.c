@@ -191,12 +191,25 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
     struct trace *t)
 {
 	struct store_claim	 c;
-	enum hook_err		 er;
+	enum hook_err		 er, fe;
 	size_t			 epi = (size_t)(ep - p->cf->endpoints);
+	int			 rehash;
 
 	if ((er = ensure_store(p, t)) != HOOK_OK)
 		return er;
+	/*
+	 * A retry of the stored bytes is a duplicate before any canonical
+	 * JSON (their hash would be the stored one).  Other bytes, or none
+	 * stored: the canonical hash decides, as for every new event.
+	 */
 	er = store_lookup(p->st, epi, ev);
+	if (er == HOOK_OK || er == HOOK_ECONFLICT) {
+		rehash = er == HOOK_ECONFLICT && ev->hash[0] == '\0';
+		if ((fe = event_finish(ev)) != HOOK_OK)
+			return fe;
+		if (rehash)
+			er = store_lookup(p->st, epi, ev);
+	}
 	if (er == HOOK_OK && ep->replay_guard &&
 	    (er = store_replayed(p->st, epi, ev)) == HOOK_DUP)
 		why_set(&t->why, "payload already recorded "
@@ -273,7 +286,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 			why_set(&t->why, "%s", v.why);
 		goto out;
 	}
-	if ((er = event_extract(ep, rq, body, bodysz, ev, &t->why)) !=
+	if ((er = event_parse(ep, rq, body, bodysz, ev, &t->why)) !=
 	    HOOK_OK)
 		goto out;		/* a challenge: answered, never claimed */
 	ev->received_at = (long long)now;

@@ -263,8 +263,10 @@ spawn(const struct conf *cf, int fd)
 		alarm(1);	/* wake up to try again */
 		return -1;
 	}
-	if (pid == 0)
+	if (pid == 0) {
+		log_forked();
 		_exit(worker(cf, fd));
+	}
 	return pid;
 }
 

@@ -52,7 +52,7 @@ static const char *const sqls[ST__MAX] = {
 	    " payload, received_at, processed_at, expires_at)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
 	    " ON CONFLICT (endpoint, key) DO NOTHING",
-	[ST_LOOKUP] = "SELECT payload_hash FROM events"
+	[ST_LOOKUP] = "SELECT payload_hash, payload = ?3 FROM events"
 	    " WHERE endpoint = ?1 AND key = ?2",
 	[ST_PAYLOAD] = "SELECT 1 FROM events"
 	    " WHERE endpoint = ?1 AND payload_hash = ?2 AND type IS ?3"
@@ -595,7 +595,10 @@ store_close(struct store *s)
 
 /*
  * The stored payload hash for (endpoint, key) compared with ev's:
- * HOOK_OK if none is stored, HOOK_DUP or HOOK_ECONFLICT.
+ * HOOK_OK if none is stored, HOOK_DUP or HOOK_ECONFLICT.  The same bytes
+ * as the stored payload are HOOK_DUP whatever the hash (they hash the
+ * same); without a hash (ev->hash empty), other bytes are HOOK_ECONFLICT
+ * until asked again with it (see event_parse()).
  */
 static enum hook_err
 lookup(struct store *s, const char *endpoint, const struct event *ev, int *rcp)
@@ -607,11 +610,14 @@ lookup(struct store *s, const char *endpoint, const struct event *ev, int *rcp)
 
 	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+	if (ev->payload != NULL)
+		sqlite3_bind_text(st, 3, ev->payload, (int)ev->payloadsz,
+		    SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		hash = (const char *)sqlite3_column_text(st, 0);
-		er = hash != NULL && strcmp(hash, ev->hash) == 0 ? HOOK_DUP :
-		    HOOK_ECONFLICT;
+		er = sqlite3_column_int(st, 1) == 1 || (hash != NULL &&
+		    strcmp(hash, ev->hash) == 0) ? HOOK_DUP : HOOK_ECONFLICT;
 		rc = SQLITE_OK;
 	} else if (rc == SQLITE_DONE) {
 		er = HOOK_OK;

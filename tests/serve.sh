@@ -111,6 +111,19 @@ if dp_wait_port "$port" "$spid"; then
 	else
 		tap not-ok "$label: the log says a killed worker was replaced"
 	fi
+	# Each line names its process: the pid is asked once per process,
+	# again in each forked worker, never the parent's.
+	ppid_=$(sed -n 's/^oncehook\[\([0-9]*\)\]: .* serve: listening .*/\1/p' \
+	    "$d/log/serve-tcp.log" | head -n 1)
+	wpids=$(sed -n 's/^oncehook\[\([0-9]*\)\]: .* outcome=.*/\1/p' \
+	    "$d/log/serve-tcp.log" | sort -u)
+	if [ -n "$ppid_" ] && [ -n "$wpids" ] &&
+	    ! printf '%s\n' "$wpids" | grep -qx "$ppid_"; then
+		tap ok "$label: request lines carry the workers' pids ($(
+		    printf '%s\n' "$wpids" | grep -c .) of them), not the parent's"
+	else
+		tap not-ok "$label: request lines carry the workers' pids, not the parent's ($ppid_: $(echo $wpids))"
+	fi
 else
 	tap not-ok "$label: serve --listen 127.0.0.1:PORT --workers 4 starts"
 	sed 's/^/# /' "$d/log/serve-tcp.log"

@@ -319,6 +319,44 @@ test_delivery(struct pipeline *p, sqlite3 *q)
 	    1, "the collision is never processed");
 }
 
+/*
+ * A retry of the stored bytes is answered from the bytes, before any
+ * canonical JSON; other bytes are still decided by the payload hash.
+ * The stored hash is made wrong on purpose: only the byte comparison
+ * can still call the first retry a duplicate.
+ */
+static void
+test_same_bytes(struct pipeline *p)
+{
+	static const char	 body[] = "{\"id\":\"evt-b\",\"type\":"
+	    "\"payment.success\",\"metadata\":{\"orderId\":\"pb1\"}}";
+	static const char	 again[] = "{\"type\": \"payment.success\", "
+	    "\"metadata\": {\"orderId\": \"pb1\"}, \"id\": \"evt-b\"}";
+	struct resp		 r;
+	sqlite3			*w;
+
+	post_generic(p, body, &r);
+	CHECK(r.status == 200 && r.err == HOOK_OK,
+	    "same bytes: first delivery processed (%d)", r.status);
+	resp_clear(&r);
+	if (sqlite3_open_v2(dbpath, &w, SQLITE_OPEN_READWRITE, NULL) !=
+	    SQLITE_OK || sqlite3_exec(w, "UPDATE events SET payload_hash = "
+	    "'not-its-hash' WHERE key = 'evt-b'", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		BAIL("update: %s", sqlite3_errmsg(w));
+	sqlite3_close(w);
+	post_generic(p, body, &r);
+	CHECK(r.status == 200 && r.err == HOOK_DUP && r.replayed,
+	    "same bytes: the retry is a duplicate by its bytes (%d %s)",
+	    r.status, text(&r));
+	resp_clear(&r);
+	post_generic(p, again, &r);
+	CHECK(r.status == 422 && r.err == HOOK_ECONFLICT,
+	    "other bytes: the payload hash decides (%d %s)", r.status,
+	    text(&r));
+	resp_clear(&r);
+}
+
 static void
 test_refusals(struct pipeline *p, sqlite3 *q)
 {
@@ -867,6 +905,7 @@ main(void)
 
 	pipeline_init(&p, cf, NULL);
 	test_delivery(&p, q);
+	test_same_bytes(&p);
 	test_refusals(&p, q);
 	test_media(&p, q);
 	test_sizes(&p, q);
