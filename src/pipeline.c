@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "event.h"
@@ -175,8 +176,16 @@ ensure_store(struct pipeline *p, struct trace *t)
 
 	if (p->st != NULL)
 		return HOOK_OK;
-	if ((er = store_connect(p->cf, 0, &p->st, err, sizeof(err))) !=
-	    HOOK_OK)
+	er = store_connect(p->cf, 0, &p->st, err, sizeof(err));
+	if (er == HOOK_OK)
+		p->opened = 1;
+	else if (er == HOOK_ECONF && p->opened && access(p->cf->db, F_OK) == -1
+	    && errno == ENOENT) {
+		/* It was there: removed under us, and may come back. */
+		why_set(&t->why, "%s is gone (removed under this process): "
+		    "put it back, or run oncehook init", p->cf->db);
+		er = HOOK_EBUSY;
+	} else
 		why_set(&t->why, "%s", err);
 	return er;
 }

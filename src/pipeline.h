@@ -28,6 +28,7 @@ struct pipeline {
 	char			 roots[2048];	/* the roots last checked */
 	const char		*exposed;	/* a file inside them, or NULL */
 	const struct conf_endpoint *exposed_ep;	/* whose SECRET_FILE, or NULL */
+	int			 opened;	/* the store was open once */
 };
 
 /* Start a pipeline over cf (may be NULL; then conferr says why). */
