@@ -28,22 +28,7 @@ export PYTHONDONTWRITEBYTECODE
 
 n=0
 failed=0
-bail() {
-	echo "Bail out! $*"
-	exit 99
-}
-tap() {	# tap ok|not-ok description
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		printf 'ok %d - %s\n' "$n" "$2"
-	else
-		failed=$((failed + 1))
-		printf 'not ok %d - %s\n' "$n" "$2"
-	fi
-}
-check() {	# check STATUS TEXT
-	if [ "$1" -eq 0 ]; then tap ok "$2"; else tap not-ok "$2"; fi
-}
+. "$top_srcdir/tests/tap.sh"
 
 for t in openssl sqlite3 curl; do
 	command -v $t >/dev/null 2>&1 ||

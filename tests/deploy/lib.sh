@@ -52,20 +52,7 @@ run_user=
 run_group=
 watchdog=
 
-tap() {	# tap ok|not-ok description
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		printf 'ok %d - %s\n' "$n" "$2"
-	else
-		failed=$((failed + 1))
-		printf 'not ok %d - %s\n' "$n" "$2"
-	fi
-}
-
-bail() {
-	echo "Bail out! $*"
-	exit 99
-}
+. "$top_srcdir/tests/tap.sh"
 
 skip_all() {
 	echo "1..0 # SKIP $*"
