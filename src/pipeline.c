@@ -166,7 +166,12 @@ check_roots(struct pipeline *p, const struct req *rq, struct trace *t)
 	return HOOK_OK;
 }
 
-/* Open the store on first use; kept for the life of the process. */
+/*
+ * Open the store on first use; kept for the life of the process.  An
+ * endpoint's actions are prepared on its first new event (STORE_LAZY):
+ * a CGI process, one request long, prepares only what it needs, and a
+ * duplicate none.
+ */
 static enum hook_err
 ensure_store(struct pipeline *p, struct trace *t)
 {
@@ -175,7 +180,8 @@ ensure_store(struct pipeline *p, struct trace *t)
 
 	if (p->st != NULL)
 		return HOOK_OK;
-	if ((er = store_connect(p->cf, 0, &p->st, err, sizeof(err))) !=
+	if ((er = store_connect(p->cf, STORE_LAZY, &p->st, err,
+	    sizeof(err))) !=
 	    HOOK_OK)
 		why_set(&t->why, "%s", err);
 	return er;
