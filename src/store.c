@@ -906,11 +906,15 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 		claims[i].why[0] = '\0';
 		claims[i].kept = 0;
 		/* STORE_LAZY: an endpoint's actions on its first claim; a
-		 * file that does not prepare fails its claims alone. */
+		 * file that does not prepare fails its claims alone, and
+		 * a database that could not be read asks a retry (503). */
 		if (load_actions(s, claims[i].endpoint, claims[i].why,
 		    sizeof(claims[i].why)) == -1) {
-			claims[i].result = HOOK_ECONF;
+			rc = sqlite3_errcode(s->db);
+			claims[i].result = classify(rc) == HOOK_EBUSY ?
+			    HOOK_EBUSY : HOOK_ECONF;
 			claims[i].kept = 1;
+			note(s, rc);
 		}
 	}
 	/* Each retry leaves one more claim out: at most n + 1 attempts. */
