@@ -125,8 +125,10 @@ void		 store_close(struct store *);
 
 /*
  * Look (endpoint, key) up without taking the write lock.  HOOK_OK if
- * unknown, HOOK_DUP if known with the same payload hash, HOOK_ECONFLICT
- * if known with another, HOOK_EBUSY or HOOK_ESYSTEM on failure.
+ * unknown, HOOK_DUP if known with the same payload hash or the same raw
+ * bytes, HOOK_ECONFLICT if known with another (with ev->hash still
+ * empty: other bytes, to be asked again with the hash), HOOK_EBUSY or
+ * HOOK_ESYSTEM on failure.
  */
 enum hook_err	 store_lookup(struct store *, size_t endpoint,
 		    const struct event *ev);
