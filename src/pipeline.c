@@ -167,7 +167,12 @@ check_roots(struct pipeline *p, const struct req *rq, struct trace *t)
 	return HOOK_OK;
 }
 
-/* Open the store on first use; kept for the life of the process. */
+/*
+ * Open the store on first use; kept for the life of the process.  An
+ * endpoint's actions are prepared on its first new event (STORE_LAZY):
+ * a CGI process, one request long, prepares only what it needs, and a
+ * duplicate none.
+ */
 static enum hook_err
 ensure_store(struct pipeline *p, struct trace *t)
 {
@@ -176,7 +181,7 @@ ensure_store(struct pipeline *p, struct trace *t)
 
 	if (p->st != NULL)
 		return HOOK_OK;
-	er = store_connect(p->cf, 0, &p->st, err, sizeof(err));
+	er = store_connect(p->cf, STORE_LAZY, &p->st, err, sizeof(err));
 	if (er == HOOK_OK)
 		p->opened = 1;
 	else if (er == HOOK_ECONF && p->opened && access(p->cf->db, F_OK) == -1

@@ -79,6 +79,7 @@ struct store {
 	int			 broken; /* see store_broken() */
 	int			 moved;	/* the path names other files now */
 	int			 immutable; /* read-only, no -wal: see open_ro() */
+	int			 lazy;	/* STORE_LAZY: actions on first claim */
 	struct action_guard	 guard;	/* the connection's authorizer */
 	char			*side[SIDE__MAX];	/* their paths */
 	struct fileid		 sideid[SIDE__MAX];	/* as opened */
@@ -388,11 +389,34 @@ pragmas(struct store *s, char *err, size_t errsz)
 	return 0;
 }
 
-/* Prepare our statements and every endpoint's actions. */
+/*
+ * Endpoint i's actions, prepared unless they are already (shared with
+ * an endpoint that names the same file).  0, or -1 with err.
+ */
+static int
+load_actions(struct store *s, size_t i, char *err, size_t errsz)
+{
+	size_t	 j;
+
+	if (s->acts[i] != NULL)
+		return 0;
+	for (j = 0; j < s->cf->nendpoints; j++)
+		if (j != i && s->acts[j] != NULL &&
+		    strcmp(s->cf->endpoints[j].actions,
+		    s->cf->endpoints[i].actions) == 0) {
+			s->acts[i] = s->acts[j];
+			return 0;
+		}
+	s->acts[i] = actions_load(s->db, &s->guard,
+	    s->cf->endpoints[i].actions, err, errsz);
+	return s->acts[i] != NULL ? 0 : -1;
+}
+
+/* Prepare our statements and every endpoint's actions (unless lazy). */
 static int
 prepare(struct store *s, char *err, size_t errsz)
 {
-	size_t	 i, j;
+	size_t	 i;
 
 	for (i = 0; i < ST__MAX; i++)
 		if (sqlite3_prepare_v3(s->db, sqls[i], -1,
@@ -405,19 +429,9 @@ prepare(struct store *s, char *err, size_t errsz)
 		snprintf(err, errsz, "out of memory");
 		return -1;
 	}
-	for (i = 0; i < s->cf->nendpoints; i++) {
-		for (j = 0; j < i; j++)
-			if (strcmp(s->cf->endpoints[j].actions,
-			    s->cf->endpoints[i].actions) == 0)
-				break;
-		if (j < i) {
-			s->acts[i] = s->acts[j];
-			continue;
-		}
-		if ((s->acts[i] = actions_load(s->db, &s->guard,
-		    s->cf->endpoints[i].actions, err, errsz)) == NULL)
+	for (i = 0; i < s->cf->nendpoints && !s->lazy; i++)
+		if (load_actions(s, i, err, errsz) == -1)
 			return -1;
-	}
 	return 0;
 }
 
@@ -484,6 +498,7 @@ store_connect(const struct conf *cf, int flags, struct store **out, char *err,
 		return HOOK_ESYSTEM;
 	}
 	s->cf = cf;
+	s->lazy = (flags & STORE_LAZY) && !(flags & STORE_INIT);
 	if (flags & STORE_INIT) {
 		if (create_file(cf->db, err, errsz) == -1)
 			goto err;
@@ -890,6 +905,17 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 		claims[i].result = HOOK_ESYSTEM;
 		claims[i].why[0] = '\0';
 		claims[i].kept = 0;
+		/* STORE_LAZY: an endpoint's actions on its first claim; a
+		 * file that does not prepare fails its claims alone, and
+		 * a database that could not be read asks a retry (503). */
+		if (load_actions(s, claims[i].endpoint, claims[i].why,
+		    sizeof(claims[i].why)) == -1) {
+			rc = sqlite3_errcode(s->db);
+			claims[i].result = classify(rc) == HOOK_EBUSY ?
+			    HOOK_EBUSY : HOOK_ECONF;
+			claims[i].kept = 1;
+			note(s, rc);
+		}
 	}
 	/* Each retry leaves one more claim out: at most n + 1 attempts. */
 	for (tries = 0; tries <= n; tries++)

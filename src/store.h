@@ -3,7 +3,8 @@
  *
  * store_open() opens the database once per process, checks its schema
  * version, sets the pragmas and prepares every statement it will use,
- * including each endpoint's actions.  store_lookup() answers a retry
+ * including each endpoint's actions (with STORE_LAZY, an endpoint's
+ * actions on its first claim: once per process still).  store_lookup() answers a retry
  * from a read, without the write lock.  store_claim() inserts events and
  * runs their actions in one transaction, each event in its own
  * savepoint.  The store knows no HTTP.
@@ -85,6 +86,8 @@ struct store;
 
 /* What store_open() may do. */
 #define STORE_INIT	0x01	/* create or migrate, run action setup */
+#define STORE_LAZY	0x02	/* prepare an endpoint's actions on its
+				   first claim, not at open (not with INIT) */
 
 /* One event to claim, and what became of it. */
 struct store_claim {
@@ -122,8 +125,10 @@ void		 store_close(struct store *);
 
 /*
  * Look (endpoint, key) up without taking the write lock.  HOOK_OK if
- * unknown, HOOK_DUP if known with the same payload hash, HOOK_ECONFLICT
- * if known with another, HOOK_EBUSY or HOOK_ESYSTEM on failure.
+ * unknown, HOOK_DUP if known with the same payload hash or the same raw
+ * bytes, HOOK_ECONFLICT if known with another (with ev->hash still
+ * empty: other bytes, to be asked again with the hash), HOOK_EBUSY or
+ * HOOK_ESYSTEM on failure.
  */
 enum hook_err	 store_lookup(struct store *, size_t endpoint,
 		    const struct event *ev);

@@ -83,6 +83,24 @@ ok $? "second delivery on shop processed"
 deliver keep '{"eventId":"evt_k","type":"webhook.ping"}' | grep -q '"processed"'
 ok $? "delivery on keep processed"
 
+# An actions file that no longer prepares fails its endpoint's new
+# events only: actions are prepared on an endpoint's first claim, so a
+# duplicate, and the other endpoints, are still answered.
+printf '%s\n' '-- on: *' 'INSERT INTO no_such_table VALUES (1);' >"$dir/broken.sql"
+out=$(ONCEHOOK_KEEP_ACTIONS=$dir/broken.sql; cgi keep '{"eventId":"evt_kb","type":"webhook.ping"}')
+printf '%s\n' "$out" | grep -q '^Status: 500' &&
+    printf '%s\n' "$out" | grep -q '"misconfigured"'
+ok $? "broken actions file: a new event on its endpoint is 500 misconfigured"
+out=$(ONCEHOOK_KEEP_ACTIONS=$dir/broken.sql; deliver keep '{"eventId":"evt_k","type":"webhook.ping"}')
+printf '%s\n' "$out" | grep -q '"already_processed"'
+ok $? "broken actions file: a retry on its endpoint is still answered (got $out)"
+out=$(ONCEHOOK_KEEP_ACTIONS=$dir/broken.sql; deliver shop '{"eventId":"evt_a","type":"webhook.ping"}')
+printf '%s\n' "$out" | grep -q '"already_processed"'
+ok $? "broken actions file: another endpoint is still answered (got $out)"
+(ONCEHOOK_KEEP_ACTIONS=$dir/broken.sql; "$ONCEHOOK_BIN" check >/dev/null 2>&1)
+[ $? -ne 0 ]
+ok $? "broken actions file: check still prepares every endpoint's actions and fails"
+
 out=$("$ONCEHOOK_BIN" list 2>&1)
 [ "$(printf '%s\n' "$out" | grep -c .)" -eq 3 ] &&
     printf '%s\n' "$out" | head -n 1 | grep -q 'keep .*processed.*evt_k'
