@@ -259,40 +259,6 @@ placeholder(const char *text, size_t len)
 }
 
 /*
- * Length of the UTF-8 sequence at s (n bytes left), or 0 if the bytes
- * there are not one: a stray continuation byte, a cut sequence, an
- * overlong form, a surrogate or a value past U+10FFFF.
- */
-static size_t
-utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned long	 cp;
-	size_t		 len, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
-
-/*
  * Why text (len bytes) cannot hold a secret, or NULL if it can; *at is
  * then the offset of the first offending byte.  Secrets are UTF-8 text.
  * A NUL byte would cut the key short wherever it is read as a C string

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "resp.h"
 
 #define RETRY_AFTER	5	/* seconds, with a 503 */
@@ -109,38 +110,6 @@ resp_status(enum hook_err er)
 }
 
 /*
- * Length of the valid UTF-8 sequence at s (1 to 4), or 0 if the bytes
- * there are not one (overlong forms, surrogates and values past U+10FFFF
- * included).
- */
-static size_t
-utf8_len(const unsigned char *s)
-{
-	unsigned long	 cp;
-	size_t		 n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
-}
-
-/*
  * Append s as a JSON string (with quotes) to buf at *o; -1 if full.
  * Bytes that are not UTF-8 become U+FFFD, so the body is always JSON.
  */
@@ -166,7 +135,7 @@ put_string(char *buf, size_t bufsz, size_t *o, const char *s)
 			buf[n + 5] = hex[*p & 0xf];
 			n += 6;
 			p++;
-		} else if ((len = utf8_len(p)) == 0) {
+		} else if ((len = utf8_len(p, (size_t)-1)) == 0) {
 			memcpy(buf + n, "\\ufffd", 6);
 			n += 6;
 			p++;

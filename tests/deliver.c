@@ -15,6 +15,7 @@
 #include "conf.h"
 #include "crypto.h"
 #include "deliver.h"
+#include "faultvfs.h"
 #include "hook.h"
 #include "pipeline.h"
 #include "testlib.h"
@@ -31,6 +32,25 @@ harness(const char *what, const char *detail)
 {
 	printf("Bail out! %s: %s\n", what, detail);
 	exit(99);
+}
+
+void
+dl_workdir(const char *name, char *dir, size_t dirsz, char *tmpl, char *db,
+    size_t pathsz)
+{
+	char	 logpath[512];
+
+	snprintf(dir, dirsz, "/tmp/oncehook-%s-XXXXXX", name);
+	if (mkdtemp(dir) == NULL)
+		harness("mkdtemp", strerror(errno));
+	snprintf(tmpl, pathsz, "%s/template.sqlite", dir);
+	snprintf(db, pathsz, "%s/hooks.sqlite", dir);
+	if (faultvfs_install() != SQLITE_OK)
+		harness("faultvfs_install", "failed");
+	/* The product's log lines (one per request) are not the test's. */
+	snprintf(logpath, sizeof(logpath), "%s/stderr.log", dir);
+	if (freopen(logpath, "w", stderr) == NULL)
+		harness("freopen", strerror(errno));
 }
 
 struct conf *

@@ -18,6 +18,14 @@ struct pipeline;
 struct resp;
 
 /* The configuration over db; sync is "full" or "normal". */
+/*
+ * The suite's working directory, made from name: dir (size dirsz) gets
+ * /tmp/oncehook-NAME-XXXXXX, tmpl and db (size pathsz each) the template
+ * and database paths in it; the fault VFS becomes SQLite's default and
+ * the product's log lines go to dir/stderr.log.  Bails on failure.
+ */
+void		 dl_workdir(const char *name, char *dir, size_t dirsz,
+		    char *tmpl, char *db, size_t pathsz);
 struct conf	*dl_conf(const char *db, const char *sync);
 /* POST body, signed, to /hooks/generic at time now; r as answered. */
 void		 dl_post(struct pipeline *, const char *body, time_t now,

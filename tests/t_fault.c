@@ -372,23 +372,12 @@ main(int argc, char **argv)
 {
 	enum scenario	 sc;
 	enum fault_kind	 k;
-	char		 logpath[sizeof(dir) + 32];
 	long		 total = 0;
 	int		 persistent, warm, quick;
 
 	(void)argc;
 	(void)argv;
-	snprintf(dir, sizeof(dir), "/tmp/oncehook-t_fault-XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		BAIL("mkdtemp: %s", strerror(errno));
-	snprintf(tmpl, sizeof(tmpl), "%s/template.sqlite", dir);
-	snprintf(dbpath, sizeof(dbpath), "%s/hooks.sqlite", dir);
-	if (faultvfs_install() != SQLITE_OK)
-		BAIL("faultvfs_install");
-	/* The product's log lines (one per request) are not the test's. */
-	snprintf(logpath, sizeof(logpath), "%s/stderr.log", dir);
-	if (freopen(logpath, "w", stderr) == NULL)
-		BAIL("freopen: %s", strerror(errno));
+	dl_workdir("t_fault", dir, sizeof(dir), tmpl, dbpath, sizeof(tmpl));
 	mktemplate();
 	cf = dl_conf(dbpath, "full");
 

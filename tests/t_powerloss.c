@@ -298,19 +298,9 @@ suite(const char *sync, long *cuts)
 int
 main(void)
 {
-	char	 logpath[sizeof(dir) + 32];
 	long	 cuts = 0;
 
-	snprintf(dir, sizeof(dir), "/tmp/oncehook-t_powerloss-XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		BAIL("mkdtemp: %s", strerror(errno));
-	snprintf(tmpl, sizeof(tmpl), "%s/template.sqlite", dir);
-	snprintf(dbpath, sizeof(dbpath), "%s/hooks.sqlite", dir);
-	if (faultvfs_install() != SQLITE_OK)
-		BAIL("faultvfs_install");
-	snprintf(logpath, sizeof(logpath), "%s/stderr.log", dir);
-	if (freopen(logpath, "w", stderr) == NULL)
-		BAIL("freopen: %s", strerror(errno));
+	dl_workdir("t_powerloss", dir, sizeof(dir), tmpl, dbpath, sizeof(tmpl));
 	mktemplate();
 
 	suite("full", &cuts);
