@@ -336,27 +336,34 @@ on_stop(int sig)
 }
 
 /*
- * With a limit: wait until a connection is there (unless the web server
- * kept the last one open for its next request), start the clock, and
- * let libfcgi take it from the non-blocking socket.  Returns what
+ * Wait until a connection is there (unless the web server kept the last
+ * one open for its next request), looking at the store once a second
+ * meanwhile (pipeline_idle(): the users of a replaced database file let
+ * go of its log), start the clock if there is a limit, and let libfcgi
+ * take the connection from the non-blocking socket.  Returns what
  * FCGX_Accept_r() returns: -EAGAIN if another worker took it first.
  */
+#define IDLE_TICK_MS	1000
+
 static int
-accept_timed(FCGX_Request *r, int listenfd)
+accept_timed(struct pipeline *p, FCGX_Request *r, int listenfd)
 {
 	struct pollfd	 pfd;
-	int		 rc;
+	int		 rc, n;
 
-	if (limit == 0)
-		return FCGX_Accept_r(r);
 	FCGX_Finish_r(r);
 	pfd.fd = listenfd;
 	pfd.events = POLLIN;
-	if (r->ipcFd < 0 && poll(&pfd, 1, -1) == -1)
-		return errno == EINTR ? -EAGAIN : -errno;
-	phase = PHASE_RECEIVING;
-	alarm(limit);
-	if ((rc = FCGX_Accept_r(r)) != 0)
+	while (r->ipcFd < 0 && (n = poll(&pfd, 1, IDLE_TICK_MS)) <= 0) {
+		if (n == -1)
+			return errno == EINTR ? -EAGAIN : -errno;
+		pipeline_idle(p);
+	}
+	if (limit > 0) {
+		phase = PHASE_RECEIVING;
+		alarm(limit);
+	}
+	if ((rc = FCGX_Accept_r(r)) != 0 && limit > 0)
 		clock_stop(PHASE_IDLE);
 	clock_report();
 	return rc;
@@ -394,14 +401,13 @@ front_fcgi(struct pipeline *p, int listenfd)
 	sigaction(SIGINT, &sa, NULL);
 	sigemptyset(&alrm);
 	sigaddset(&alrm, SIGALRM);
+	/* Workers race for a connection poll() saw: losers go on. */
+	if ((fl = fcntl(listenfd, F_GETFL)) == -1 ||
+	    fcntl(listenfd, F_SETFL, fl | O_NONBLOCK) == -1) {
+		log_error("fastcgi: listening socket: %s", strerror(errno));
+		return 1;
+	}
 	if (limit > 0) {
-		/* Workers race for a connection poll() saw: losers go on. */
-		if ((fl = fcntl(listenfd, F_GETFL)) == -1 ||
-		    fcntl(listenfd, F_SETFL, fl | O_NONBLOCK) == -1) {
-			log_error("fastcgi: listening socket: %s",
-			    strerror(errno));
-			return 1;
-		}
 		watched = &r;
 		sa.sa_handler = on_alarm;
 		sa.sa_flags = SA_RESTART;
@@ -410,7 +416,7 @@ front_fcgi(struct pipeline *p, int listenfd)
 	}
 	sigprocmask(SIG_UNBLOCK, &stops, NULL);
 	for (;;) {
-		if ((rc = accept_timed(&r, listenfd)) == -EAGAIN ||
+		if ((rc = accept_timed(p, &r, listenfd)) == -EAGAIN ||
 		    rc == -EWOULDBLOCK)
 			continue;
 		if (rc != 0)

@@ -51,6 +51,13 @@ pipeline_clear(struct pipeline *p)
 	p->st = NULL;
 }
 
+void
+pipeline_idle(struct pipeline *p)
+{
+	if (p->st != NULL && store_idle(p->st))
+		pipeline_clear(p);
+}
+
 /* JSON, or any media type with a +json suffix; parameters ignored. */
 static int
 is_json(const char *ct)

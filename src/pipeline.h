@@ -37,6 +37,9 @@ void	pipeline_init(struct pipeline *, const struct conf *cf,
 /* Close the store; the configuration stays the caller's. */
 void	pipeline_clear(struct pipeline *);
 
+/* Between requests (a second idle): close a store whose file moved. */
+void	pipeline_idle(struct pipeline *);
+
 /* Run one request; fills resp (release with resp_clear()). */
 void	pipeline_run(struct pipeline *, const struct req *rq, time_t now,
 	    struct resp *resp);

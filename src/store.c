@@ -26,6 +26,7 @@
 #include "log.h"
 #include "migrations.h"
 #include "store.h"
+#include "walguard.h"
 
 enum st {
 	ST_BEGIN,
@@ -84,6 +85,7 @@ struct store {
 	char			*side[SIDE__MAX];	/* their paths */
 	struct fileid		 sideid[SIDE__MAX];	/* as opened */
 	struct fileid		 dbid;			/* as opened */
+	int			 guard_fd;	/* walguard.h */
 };
 
 static enum hook_err
@@ -152,7 +154,8 @@ sides_note(struct store *s)
 {
 	size_t	 i, len = strlen(s->cf->db);
 
-	fileid_of(s->cf->db, &s->dbid);
+	if (s->dbid.ino == 0)
+		fileid_of(s->cf->db, &s->dbid);
 	for (i = 0; i < SIDE__MAX; i++) {
 		if ((s->side[i] = malloc(len + 5)) == NULL)
 			return -1;
@@ -244,6 +247,12 @@ moved(struct store *s)
 	if (has_moved)
 		let_go(s);
 	return 1;
+}
+
+int
+store_idle(struct store *s)
+{
+	return moved(s);
 }
 
 /* Step a statement that returns no row, then reset it. */
@@ -484,11 +493,27 @@ open_ro(struct store *s)
 	return 0;
 }
 
+/*
+ * Take the database file's byte before SQLite reads the -wal at its path
+ * (walguard.h): HOOK_EBUSY while another file's users still hold it.
+ * s->dbid is the file guarded.
+ */
+static enum hook_err
+guard(struct store *s, char *err, size_t errsz)
+{
+	fileid_of(s->cf->db, &s->dbid);
+	if (s->dbid.ino == 0)
+		return HOOK_OK;		/* SQLite says why */
+	s->guard_fd = walguard_take(s->cf->db, s->dbid.ino, err, errsz);
+	return s->guard_fd == WALGUARD_FOREIGN ? HOOK_EBUSY : HOOK_OK;
+}
+
 enum hook_err
 store_connect(const struct conf *cf, int flags, struct store **out, char *err,
     size_t errsz)
 {
 	struct store	*s;
+	struct fileid	 now;
 	enum hook_err	 er = HOOK_ECONF;
 	int		 v = 0, rc;
 
@@ -498,6 +523,7 @@ store_connect(const struct conf *cf, int flags, struct store **out, char *err,
 		return HOOK_ESYSTEM;
 	}
 	s->cf = cf;
+	s->guard_fd = WALGUARD_NONE;
 	s->lazy = (flags & STORE_LAZY) && !(flags & STORE_INIT);
 	if (flags & STORE_INIT) {
 		if (create_file(cf->db, err, errsz) == -1)
@@ -507,12 +533,24 @@ store_connect(const struct conf *cf, int flags, struct store **out, char *err,
 		    "init)", cf->db);
 		goto err;
 	}
+	if ((er = guard(s, err, errsz)) != HOOK_OK)
+		goto err;
+	er = HOOK_ECONF;
 	rc = sqlite3_open_v2(cf->db, &s->db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errsz, "%s: %s", cf->db, s->db ?
 		    sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 		er = classify(rc);
+		goto err;
+	}
+	/* The file SQLite opened is the one guarded, before the log is read. */
+	fileid_of(cf->db, &now);
+	if (s->guard_fd >= 0 && (now.ino != s->dbid.ino ||
+	    now.dev != s->dbid.dev)) {
+		snprintf(err, errsz, "%s: replaced while it was being opened",
+		    cf->db);
+		er = HOOK_EBUSY;
 		goto err;
 	}
 	sqlite3_extended_result_codes(s->db, 1);
@@ -603,6 +641,7 @@ store_close(struct store *s)
 		(void)sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
 		    1, NULL);
 	sqlite3_close(s->db);
+	walguard_release(s->guard_fd);	/* after the log is let go */
 	for (i = 0; i < SIDE__MAX; i++)
 		free(s->side[i]);
 	free(s);

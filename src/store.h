@@ -70,7 +70,9 @@
  * 5. The file is the database.  A process that finds ONCEHOOK_DB no
  *    longer names the file it has open (removed, renamed, replaced)
  *    commits nothing and answers 503; it opens the path again for a
- *    later request.  Elsewhere: the connection's server and database
+ *    later request, and not before the old file's users have let go
+ *    of the log at the path (walguard.h); an idle process looks
+ *    (store_idle()).  Elsewhere: the connection's server and database
  *    are the configured ones.
  */
 #ifndef ONCEHOOK_STORE_H
@@ -120,6 +122,13 @@ enum hook_err	 store_connect(const struct conf *cf, int flags,
  * and open again for the next request.
  */
 int		 store_broken(const struct store *);
+/*
+ * Between requests: 1 if the connection must be closed now (the file at
+ * ONCEHOOK_DB is not the one it has open: logged, and its log let go),
+ * else 0.  Cheap (a few stat(2)s): a long-lived process calls it when
+ * idle, so that the users of a replaced file let go of its log.
+ */
+int		 store_idle(struct store *);
 
 void		 store_close(struct store *);
 

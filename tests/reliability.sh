@@ -103,16 +103,19 @@ refused() {
 	[ -z "$_bad" ] || echo "# not 503:$_bad"
 	[ -z "$_bad" ]
 }
-# settle KEY...: each 200 within five tries, 503 meanwhile (a process
-# that still held the old file refuses once, then opens the new one).
+# settle KEY...: each 200 within five seconds, 503 meanwhile (a process
+# that still held the old file refuses once, then opens the new one; a
+# new file is not opened while another process holds the old one, which
+# an idle process lets go of within a second).
 settle() {
 	_bad=
 	for k in "$@"; do
 		i=0
 		while :; do
 			s=$(post "$k")
-			[ "$s" = 503 ] && [ $i -lt 5 ] || break
+			[ "$s" = 503 ] && [ $i -lt 25 ] || break
 			i=$((i + 1))
+			sleep 0.2
 		done
 		[ "$s" = 200 ] && acked="$acked $k" || _bad="$_bad $k:$s"
 	done
@@ -148,9 +151,12 @@ check $? "replaced by a restored backup: 503 until reopened, then processed"
 deliver c7 c8 c9 c10
 check $? "replaced by a restored backup: processed in the new file"
 
-# Again, but one process opens the restored file while the other still
-# holds the old one: closing that one must not checkpoint and delete the
-# -wal and -shm at the path, which are now the new file's.
+# Again, with both processes holding the old file.  Neither opens the
+# restored file while the other still holds the old one (walguard.h);
+# each lets go on its next request or within a second when idle, and
+# closes without a checkpoint, leaving the -wal and -shm at the path,
+# which are now the new file's, alone.  Every answer is 200 or 503, and
+# both processes are processing again within five seconds.
 # (lighttpd gives sequential requests to one process: each is sent to
 # its own here, first so that both hold the file open.)
 s0=$(fpost 0 x0) s1=$(fpost 1 x1)
@@ -160,16 +166,23 @@ as_backend sqlite3 "$db" ".backup '$d/db/backup.db'" || bail "backup"
 as_backend cp "$d/db/backup.db" "$d/db/restore.tmp" || bail "cp backup"
 mv "$d/db/restore.tmp" "$db"
 rm -f "$db-wal" "$db-shm"
-s0=$(fpost 0 e1) s1=$(fpost 0 e1) s2=$(fpost 0 e2) s3=$(fpost 1 e3)
-s4=$(fpost 0 e4) s5=$(fpost 1 e3) s6=$(fpost 1 e5) s7=$(fpost 0 e6)
-echo "# process 0: e1 $s0 then $s1, e2 $s2; process 1: e3 $s3;" \
-    "process 0: e4 $s4; process 1: e3 $s5, e5 $s6; process 0: e6 $s7"
-for k in e1:$s1 e2:$s2 e4:$s4 e3:$s5 e5:$s6 e6:$s7; do
-	[ "${k#*:}" = 200 ] && acked="$acked ${k%:*}"
+seen= ok0= ok1= e=0 bad=
+while [ $e -lt 50 ] && { [ -z "$ok0" ] || [ -z "$ok1" ]; }; do
+	for p in 0 1; do
+		e=$((e + 1))
+		s=$(fpost $p "e$e")
+		seen="$seen $p:e$e:$s"
+		case $s in
+		200)	acked="$acked e$e"; eval "ok$p=1" ;;
+		503)	;;
+		*)	bad=1 ;;
+		esac
+	done
+	[ -n "$ok0" ] && [ -n "$ok1" ] || sleep 0.2
 done
-[ "$s0" = 503 ] && [ "$s1" = 200 ] && [ "$s2" = 200 ] && [ "$s3" = 503 ] &&
-    [ "$s4" = 200 ] && [ "$s5" = 200 ] && [ "$s6" = 200 ] && [ "$s7" = 200 ]
-check $? "replaced, the processes reopen one after the other: 503 once each, then processed"
+echo "# replaced under both processes:$seen"
+[ -z "$bad" ] && [ -n "$ok0" ] && [ -n "$ok1" ]
+check $? "replaced, both processes let go of the old file and process again (every answer 200 or 503)"
 
 as_backend sqlite3 "$db" ".backup '$d/db/backup2.db'" || bail "backup"
 rm -f "$db" "$db-wal" "$db-shm"

@@ -903,6 +903,76 @@ test_actions_errors(void)
 	conf_free(cf);
 }
 
+/*
+ * A backup moved over the database while a connection holds the old
+ * file: a new connection must not read the old file's -wal at the path
+ * (walguard.h); it is refused (HOOK_EBUSY) until the old one lets go,
+ * which an idle check does.  Two connections to the same file are not
+ * in each other's way.
+ */
+static void
+test_replaced(void)
+{
+	struct conf	*cf = mkconf("r.sqlite", "a.sql");
+	struct store	*old, *same, *st;
+	struct event	 ev;
+	enum hook_err	 er;
+	char		 err[512], p[sizeof(dir) + 64], bak[sizeof(dir) + 64];
+	char		 sql[sizeof(dir) + 96], buf[64];
+	sqlite3		*q;
+
+	if ((old = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	er = store_connect(cf, 0, &same, err, sizeof(err));
+	CHECK(er == HOOK_OK, "a second connection to the same file: %d (%s)",
+	    er, er == HOOK_OK ? "" : err);
+	store_close(same);
+	mkev(&ev, "r1", "t.ok", "{\"n\":1}");
+	CHECK(claim1(old, 0, &ev, NULL) == HOOK_OK, "r1 claimed");
+	event_clear(&ev);
+	q = peer("r.sqlite");
+	snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", path(bak, "r.bak"));
+	exec(q, sql);
+	sqlite3_close(q);
+	mkev(&ev, "r2", "t.ok", "{\"n\":2}");
+	CHECK(claim1(old, 0, &ev, NULL) == HOOK_OK, "r2 claimed after the "
+	    "backup");
+	event_clear(&ev);
+	if (rename(bak, path(p, "r.sqlite")) == -1)
+		BAIL("rename: %s", strerror(errno));
+
+	st = NULL;
+	err[0] = '\0';
+	er = store_connect(cf, 0, &st, err, sizeof(err));
+	CHECK(er == HOOK_EBUSY && st == NULL && strstr(err, "replaced") !=
+	    NULL, "backup moved over a database in use: a new connection is "
+	    "refused, busy (%d: %s)", er, err);
+	store_close(st);
+	CHECK(store_idle(old) == 1, "the old connection notices when idle");
+	store_close(old);
+	er = store_connect(cf, 0, &st, err, sizeof(err));
+	CHECK(er == HOOK_OK, "once it let go, the new file opens (%d: %s)", er,
+	    er == HOOK_OK ? "" : err);
+	if (st != NULL) {
+		mkev(&ev, "r3", "t.ok", "{\"n\":3}");
+		CHECK(claim1(st, 0, &ev, NULL) == HOOK_OK, "r3 claimed in the "
+		    "restored file");
+		event_clear(&ev);
+		CHECK(store_idle(st) == 0, "an idle check of a file in place");
+		store_close(st);
+	}
+	q = peer("r.sqlite");
+	CHECK(strcmp(qtext(q, "PRAGMA integrity_check", buf, sizeof(buf)),
+	    "ok") == 0, "integrity_check of the restored file: %s", buf);
+	CHECK(qint(q, "SELECT group_concat(key) FROM events") != -1 &&
+	    strcmp(qtext(q, "SELECT group_concat(key, ',') FROM (SELECT key "
+	    "FROM events ORDER BY key)", buf, sizeof(buf)), "r1,r3") == 0,
+	    "the restored file has the backup's events and the new one: %s",
+	    buf);
+	sqlite3_close(q);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -924,6 +994,7 @@ main(void)
 	test_auto_rollback();
 	test_batch_rule();
 	test_guard_setup();
+	test_replaced();
 
 	rmtree();
 	umask(old);
