@@ -39,6 +39,7 @@ import resource
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 
 HZ = os.sysconf("SC_CLK_TCK")
@@ -149,6 +150,28 @@ def settle(db, roots, apps):
         last = now
 
 
+class WalWatch(threading.Thread):
+    """The largest size DB-wal reached, sampled every 100 ms."""
+
+    def __init__(self, db):
+        super().__init__(daemon=True)
+        self.path, self.peak, self.done = (db + "-wal") if db else None, \
+            0, threading.Event()
+        if self.path:
+            self.start()
+
+    def run(self):
+        while not self.done.wait(0.1):
+            try:
+                self.peak = max(self.peak, os.stat(self.path).st_size)
+            except OSError:
+                pass
+
+    def stop(self):
+        self.done.set()
+        return self.peak / (1 << 20)
+
+
 def run_load(a):
     roots = [int(p) for p in a.pids.split(",") if p]
     apps = set(a.app.split(","))
@@ -160,11 +183,13 @@ def run_load(a):
     s0, b0, m0, t0 = cpu_sample(roots, apps), machine_busy(), self_ticks(), \
         time.monotonic()
     log = open(a.log, "w") if a.log else subprocess.DEVNULL
+    wal = WalWatch(a.db)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True)
     out = p.stdout.read()
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
     wrk_ticks = (ru.ru_utime + ru.ru_stime) * HZ
+    wal_mb = wal.stop()
     settle(a.db, roots, apps)
     s1, b1, m1, t1 = cpu_sample(roots, apps), machine_busy(), self_ticks(), \
         time.monotonic()
@@ -192,6 +217,7 @@ def run_load(a):
         "other_pct": 100 * max(other, 0) / HZ / ((t1 - t0) * NCPU),
         "busy_pct": 100 * (b1 - b0) / HZ / ((t1 - t0) * NCPU),
         "procs": n_app, "rss_app_mb": rss_app, "rss_total_mb": rss_total,
+        "wal_mb": wal_mb,
         "answers": {k: w[k] for k in ("processed", "replayed", "other200",
                                       "non200")},
         "errors": {k: w[k] for k in ("connect_errors", "read_errors",
@@ -326,9 +352,9 @@ def main():
     with open(a.out, "a") as f:
         f.write(json.dumps(r) + "\n")
     print("  %-28s run %d: %8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  "
-          "server %6.0f us/req  other %4.0f%%  %s" %
+          "server %6.0f us/req  other %4.0f%%  wal %5.1f MB  %s" %
           (a.row, a.run, r["rps"], r["p50_ms"], r["p99_ms"], r["server_us"],
-           r["other_pct"], r["checks"]))
+           r["other_pct"], r.get("wal_mb", 0), r["checks"]))
     sys.exit(0 if r["ok"] else 1)
 
 

@@ -218,6 +218,7 @@ front_cgi(struct pipeline *p)
 	}
 	resp_clear(&resp);
 	cgi_drain(ce.rq.content_length, consumed);
+	pipeline_after(p);
 	return rc;
 }
 
@@ -445,6 +446,9 @@ front_fcgi(struct pipeline *p, int listenfd)
 			log_warnx("fastcgi: writing the response failed");
 		resp_clear(&resp);
 		FCGX_Finish_r(&r);
+		if (limit > 0)
+			clock_stop(PHASE_WORKING);
+		pipeline_after(p);
 		busy = 0;
 		if (stopping)
 			_exit(0);

@@ -58,6 +58,16 @@ pipeline_idle(struct pipeline *p)
 		pipeline_clear(p);
 }
 
+void
+pipeline_after(struct pipeline *p)
+{
+	if (p->st == NULL)
+		return;
+	store_maintain(p->st);
+	if (store_broken(p->st))
+		pipeline_clear(p);
+}
+
 /* JSON, or any media type with a +json suffix; parameters ignored. */
 static int
 is_json(const char *ct)

@@ -40,6 +40,9 @@ void	pipeline_clear(struct pipeline *);
 /* Between requests (a second idle): close a store whose file moved. */
 void	pipeline_idle(struct pipeline *);
 
+/* After a request is answered: the store's upkeep (store_maintain()). */
+void	pipeline_after(struct pipeline *);
+
 /* Run one request; fills resp (release with resp_clear()). */
 void	pipeline_run(struct pipeline *, const struct req *rq, time_t now,
 	    struct resp *resp);

@@ -85,7 +85,9 @@ struct store {
 	char			*side[SIDE__MAX];	/* their paths */
 	struct fileid		 sideid[SIDE__MAX];	/* as opened */
 	struct fileid		 dbid;			/* as opened */
-	int			 guard_fd;	/* walguard.h */
+	struct walguard		 wg;	/* the log's users; the write lock */
+	int			 wal_frames; /* the log's size at our last commit */
+	long			 lock_timeout; /* ms waited in vain, or 0 */
 };
 
 static enum hook_err
@@ -255,6 +257,59 @@ store_idle(struct store *s)
 	return moved(s);
 }
 
+/*
+ * The log's size after each commit of this connection.  Setting it
+ * turns SQLite's automatic checkpoint off: store_maintain() does it.
+ */
+static int
+on_wal(void *arg, sqlite3 *db, const char *name, int frames)
+{
+	struct store	*s = arg;
+
+	(void)db;
+	(void)name;
+	s->wal_frames = frames;
+	return SQLITE_OK;
+}
+
+/*
+ * SQLite's own checkpoint, after a commit past 1,000 pages, is PASSIVE:
+ * it copies what no reader still needs, and the log starts over only
+ * when a writer finds it all copied and no reader in it.  With several
+ * processes looking up events all the time that is never, and the log
+ * grows without end (tens of MB a minute).  Here, between requests (the
+ * answer is out), past CKPT_FRAMES: take the write lock, so oncehook's
+ * writers queue in the kernel rather than extend the log meanwhile, and
+ * RESTART: copy everything, waiting a moment (CKPT_WAIT_MS) for readers,
+ * so the next commit writes the log from its start.  Busy: next time.
+ */
+#define CKPT_FRAMES	1000
+#define CKPT_WAIT_MS	20
+
+void
+store_maintain(struct store *s)
+{
+	long	 waited;
+	int	 rc;
+
+	if (s->wal_frames < CKPT_FRAMES || s->immutable || moved(s))
+		return;
+	if (walguard_lock(&s->wg, (long)s->cf->busy_ms, &waited) == 1)
+		return;
+	sqlite3_busy_timeout(s->db, CKPT_WAIT_MS);
+	rc = sqlite3_wal_checkpoint_v2(s->db, "main",
+	    SQLITE_CHECKPOINT_RESTART, NULL, NULL);
+	sqlite3_busy_timeout(s->db, (int)s->cf->busy_ms);
+	walguard_unlock(&s->wg);
+	if (rc == SQLITE_OK)
+		s->wal_frames = 0;
+	else if ((rc & 0xff) != SQLITE_BUSY) {
+		log_warnx("store: %s: checkpoint: %s", s->cf->db,
+		    sqlite3_errmsg(s->db));
+		note(s, rc);
+	}
+}
+
 /* Step a statement that returns no row, then reset it. */
 static int
 run(struct store *s, enum st which)
@@ -265,6 +320,52 @@ run(struct store *s, enum st which)
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+/*
+ * BEGIN IMMEDIATE, after waiting in the kernel for oncehook's write lock
+ * (walguard.h); SQLite's busy handler has what is left of the timeout
+ * for other writers.  An SQLite code; SQLITE_BUSY with s->lock_timeout
+ * set if the wait ran out.  txn_end() lets go after COMMIT or ROLLBACK.
+ */
+static int
+txn_begin(struct store *s)
+{
+	long	 waited, busy = (long)s->cf->busy_ms;
+	int	 rc;
+
+	s->lock_timeout = 0;
+	if (walguard_lock(&s->wg, busy, &waited) == 1) {
+		s->lock_timeout = waited;
+		return SQLITE_BUSY;
+	}
+	if (waited > 0)
+		sqlite3_busy_timeout(s->db, waited < busy ? (int)(busy -
+		    waited) : 1);
+	rc = run(s, ST_BEGIN);
+	if (waited > 0)
+		sqlite3_busy_timeout(s->db, (int)busy);
+	return rc;
+}
+
+static void
+txn_end(struct store *s)
+{
+	walguard_unlock(&s->wg);
+}
+
+/* The reason for a failed transaction, for a claim's why. */
+static void
+txn_why(struct store *s, const char *step, char *buf, size_t bufsz)
+{
+	if (s->moved)
+		snprintf(buf, bufsz, "%s: the database moved", step);
+	else if (s->lock_timeout > 0)
+		snprintf(buf, bufsz, "%s: other oncehook processes held the "
+		    "write lock for %ld ms (ONCEHOOK_BUSY_TIMEOUT_MS)", step,
+		    s->lock_timeout);
+	else
+		snprintf(buf, bufsz, "%s: %s", step, sqlite3_errmsg(s->db));
 }
 
 int
@@ -504,8 +605,8 @@ guard(struct store *s, char *err, size_t errsz)
 	fileid_of(s->cf->db, &s->dbid);
 	if (s->dbid.ino == 0)
 		return HOOK_OK;		/* SQLite says why */
-	s->guard_fd = walguard_take(s->cf->db, s->dbid.ino, err, errsz);
-	return s->guard_fd == WALGUARD_FOREIGN ? HOOK_EBUSY : HOOK_OK;
+	return walguard_take(&s->wg, s->cf->db, s->dbid.ino, err, errsz) ==
+	    WALGUARD_FOREIGN ? HOOK_EBUSY : HOOK_OK;
 }
 
 enum hook_err
@@ -523,7 +624,7 @@ store_connect(const struct conf *cf, int flags, struct store **out, char *err,
 		return HOOK_ESYSTEM;
 	}
 	s->cf = cf;
-	s->guard_fd = WALGUARD_NONE;
+	s->wg.fd = -1;
 	s->lazy = (flags & STORE_LAZY) && !(flags & STORE_INIT);
 	if (flags & STORE_INIT) {
 		if (create_file(cf->db, err, errsz) == -1)
@@ -546,7 +647,7 @@ store_connect(const struct conf *cf, int flags, struct store **out, char *err,
 	}
 	/* The file SQLite opened is the one guarded, before the log is read. */
 	fileid_of(cf->db, &now);
-	if (s->guard_fd >= 0 && (now.ino != s->dbid.ino ||
+	if (s->wg.fd >= 0 && (now.ino != s->dbid.ino ||
 	    now.dev != s->dbid.dev)) {
 		snprintf(err, errsz, "%s: replaced while it was being opened",
 		    cf->db);
@@ -596,6 +697,8 @@ store_connect(const struct conf *cf, int flags, struct store **out, char *err,
 	}
 	if (prepare(s, err, errsz) == -1)
 		goto err;
+	if (!s->immutable)
+		sqlite3_wal_hook(s->db, on_wal, s);
 	if (sides_note(s) == -1) {
 		snprintf(err, errsz, "out of memory");
 		er = HOOK_ESYSTEM;
@@ -641,7 +744,7 @@ store_close(struct store *s)
 		(void)sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
 		    1, NULL);
 	sqlite3_close(s->db);
-	walguard_release(s->guard_fd);	/* after the log is let go */
+	walguard_release(&s->wg);	/* after the log is let go */
 	for (i = 0; i < SIDE__MAX; i++)
 		free(s->side[i]);
 	free(s);
@@ -761,16 +864,21 @@ store_conflict(struct store *s, size_t endpoint, const struct event *ev)
 {
 	int	 rc;
 
-	if ((rc = run(s, ST_BEGIN)) == SQLITE_OK &&
+	char	 why[160];
+
+	if ((rc = txn_begin(s)) == SQLITE_OK &&
 	    (rc = conflict_row(s, s->cf->endpoints[endpoint].name, ev)) ==
 	    SQLITE_OK &&
-	    (rc = run(s, ST_COMMIT)) == SQLITE_OK)
+	    (rc = run(s, ST_COMMIT)) == SQLITE_OK) {
+		txn_end(s);
 		return HOOK_OK;
-	log_warnx("store: recording a key conflict: %s",
-	    sqlite3_errmsg(s->db));
+	}
+	txn_why(s, "recording a key conflict", why, sizeof(why));
+	log_warnx("store: %s", why);
 	note(s, rc);
 	if (!sqlite3_get_autocommit(s->db))
 		(void)run(s, ST_ROLLBACK);
+	txn_end(s);
 	return classify(rc);
 }
 
@@ -904,7 +1012,7 @@ claim_batch(struct store *s, struct store_claim *claims, size_t n,
 	*why = "begin";
 	if (moved(s))
 		return SQLITE_IOERR;
-	if ((rc = run(s, ST_BEGIN)) != SQLITE_OK)
+	if ((rc = txn_begin(s)) != SQLITE_OK)
 		return rc;
 	for (i = 0; i < n; i++) {
 		if (claims[i].kept)
@@ -960,13 +1068,16 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 	for (tries = 0; tries <= n; tries++)
 		if ((rc = claim_batch(s, claims, n, now, &why)) != SQLITE_ABORT)
 			break;
-	if (rc == SQLITE_OK)
+	if (rc == SQLITE_OK) {
+		txn_end(s);
 		return HOOK_OK;
+	}
 	/* Rule 4: a COMMIT that failed is the storage's: 503 for all. */
 	er = strcmp(why, "commit") == 0 ? HOOK_EBUSY : classify(rc);
 	note(s, rc);
 	if (!sqlite3_get_autocommit(s->db))
 		(void)run(s, ST_ROLLBACK);
+	txn_end(s);
 	for (i = 0; i < n; i++) {
 		/* A result its own failure set stays; the others failed with
 		 * the transaction. */
@@ -974,9 +1085,7 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 			continue;
 		claims[i].result = er;
 		if (claims[i].why[0] == '\0')
-			snprintf(claims[i].why, sizeof(claims[i].why), "%s: %s",
-			    why, s->moved ? "the database moved" :
-			    sqlite3_errmsg(s->db));
+			txn_why(s, why, claims[i].why, sizeof(claims[i].why));
 	}
 	return er;
 }

@@ -129,6 +129,13 @@ int		 store_broken(const struct store *);
  * idle, so that the users of a replaced file let go of its log.
  */
 int		 store_idle(struct store *);
+/*
+ * Between requests, once the answer is out: keep the log bounded (a
+ * checkpoint that starts it over past 1,000 pages, under the write
+ * lock).  Failures are logged; store_broken() says if the connection
+ * should go.
+ */
+void		 store_maintain(struct store *);
 
 void		 store_close(struct store *);
 

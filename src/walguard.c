@@ -7,9 +7,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "walguard.h"
@@ -53,7 +56,8 @@ held(int fd, off_t start, off_t len)
 }
 
 int
-walguard_take(const char *dbpath, ino_t ino, char *err, size_t errsz)
+walguard_take(struct walguard *g, const char *dbpath, ino_t ino, char *err,
+    size_t errsz)
 {
 	struct flock	 fl;
 	char		 dir[4096];
@@ -61,6 +65,8 @@ walguard_take(const char *dbpath, ino_t ino, char *err, size_t errsz)
 	off_t		 region, byte;
 	int		 fd;
 
+	g->fd = -1;
+	g->locked = 0;
 	if ((slash = strrchr(dbpath, '/')) == NULL) {
 		snprintf(dir, sizeof(dir), ".");
 		name = dbpath;
@@ -96,12 +102,130 @@ walguard_take(const char *dbpath, ino_t ino, char *err, size_t errsz)
 		close(fd);
 		return WALGUARD_FOREIGN;
 	}
-	return fd;
+	g->fd = fd;
+	return 0;
 }
 
 void
-walguard_release(int fd)
+walguard_release(struct walguard *g)
 {
-	if (fd >= 0)
-		close(fd);
+	if (g->fd >= 0)
+		close(g->fd);	/* every lock of the description goes */
+	g->fd = -1;
+	g->locked = 0;
+}
+
+/*
+ * The timer that ends a wait: made on first use, and kept (per-process
+ * state, like the configuration).  It fires first at the deadline and
+ * then every TICK_NS, so a signal that came just before the wait began
+ * is followed by another.
+ */
+#define TICK_NS		5000000L	/* 5 ms */
+
+static timer_t	 timer;
+static int	 timer_state;		/* 0 not made, 1 made, -1 failed */
+
+static void
+on_timer(int sig)
+{
+	(void)sig;
+}
+
+static int
+timer_ready(void)
+{
+	struct sigaction	 sa;
+	struct sigevent		 sev;
+	sigset_t		 set;
+
+	if (timer_state != 0)
+		return timer_state;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_timer;	/* no SA_RESTART: the wait ends */
+	sigemptyset(&sa.sa_mask);
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_SIGNAL;
+	sev.sigev_signo = WALGUARD_SIGNAL;
+	if (sigaction(WALGUARD_SIGNAL, &sa, NULL) == -1 ||
+	    timer_create(CLOCK_MONOTONIC, &sev, &timer) == -1) {
+		timer_state = -1;
+		return -1;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, WALGUARD_SIGNAL);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	timer_state = 1;
+	return 1;
+}
+
+static long
+ms_since(const struct timespec *t0)
+{
+	struct timespec	 t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)(t.tv_sec - t0->tv_sec) * 1000 +
+	    (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static void
+timer_arm(long ms)
+{
+	struct itimerspec	 it;
+
+	memset(&it, 0, sizeof(it));
+	if (ms > 0) {
+		it.it_value.tv_sec = ms / 1000;
+		it.it_value.tv_nsec = (ms % 1000) * 1000000L;
+		it.it_interval.tv_nsec = TICK_NS;
+	}
+	(void)timer_settime(timer, 0, &it, NULL);
+}
+
+int
+walguard_lock(struct walguard *g, long timeout_ms, long *waited_ms)
+{
+	struct timespec	 t0;
+	long		 left;
+	int		 rc, err;
+
+	*waited_ms = 0;
+	if (g->fd < 0 || g->locked)
+		return 0;
+	if (flock(g->fd, LOCK_EX | LOCK_NB) == 0) {
+		g->locked = 1;
+		return 0;
+	}
+	if (errno != EWOULDBLOCK || timer_ready() != 1)
+		return 0;	/* no kernel wait: SQLite's handler waits */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if ((left = timeout_ms - ms_since(&t0)) <= 0) {
+			*waited_ms = ms_since(&t0);
+			return 1;
+		}
+		timer_arm(left);
+		rc = flock(g->fd, LOCK_EX);
+		err = errno;
+		timer_arm(0);
+		if (rc == 0) {
+			g->locked = 1;
+			*waited_ms = ms_since(&t0);
+			return 0;
+		}
+		if (err != EINTR) {
+			*waited_ms = ms_since(&t0);
+			return 0;
+		}
+	}
+}
+
+void
+walguard_unlock(struct walguard *g)
+{
+	if (g->fd < 0 || !g->locked)
+		return;
+	(void)flock(g->fd, LOCK_UN);
+	g->locked = 0;
 }

@@ -31,21 +31,53 @@
 #define ONCEHOOK_WALGUARD_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <sys/types.h>
+
+/* The signal that ends a wait for the write lock (a realtime one). */
+#define WALGUARD_SIGNAL	(SIGRTMIN + 2)
 
 #define WALGUARD_NONE	  (-1)	/* none taken: the directory cannot be
 				 * opened or locked (the guard is off) */
 #define WALGUARD_FOREIGN  (-2)	/* another file's users hold the log */
 
 /*
- * Take the byte for the file (ino) at dbpath, then look for others.
- * Returns the descriptor that holds it (>= 0; walguard_release() it),
- * WALGUARD_NONE, or WALGUARD_FOREIGN with err set (nothing held).
+ * The write lock: flock(2) on the same descriptor of the directory (a
+ * directory cannot be opened for writing, which an fcntl(2) write lock
+ * would need; flock and fcntl locks do not meet).  A process takes it
+ * before BEGIN IMMEDIATE and lets go after COMMIT, so oncehook's
+ * writers wait in the kernel and the next one wakes as the lock frees,
+ * where SQLite's busy handler would sleep whole milliseconds.  SQLite's
+ * lock stays the one that counts: other writers (the site's code, the
+ * sqlite3 shell) are still met by its busy handler, for what is left of
+ * the timeout.  Databases in one directory share the lock.
  */
-int	walguard_take(const char *dbpath, ino_t ino, char *err,
-	    size_t errsz);
+struct walguard {
+	int	 fd;		/* the directory; < 0 if none */
+	int	 locked;	/* this process holds the write lock */
+};
 
-/* Let go of what walguard_take() returned (any value). */
-void	walguard_release(int fd);
+/*
+ * Take the byte for the file (ino) at dbpath, then look for others.
+ * Returns 0 with g held (walguard_release() it), WALGUARD_NONE (g off:
+ * every call below does nothing), or WALGUARD_FOREIGN with err set
+ * (nothing held).
+ */
+int	walguard_take(struct walguard *g, const char *dbpath, ino_t ino,
+	    char *err, size_t errsz);
+
+/* Let go of everything g holds; g is off afterwards. */
+void	walguard_release(struct walguard *g);
+
+/*
+ * Wait up to timeout_ms for the write lock; *waited_ms is how long it
+ * took.  0: held (or g is off); 1: not within the timeout.  A timer
+ * signal (WALGUARD_SIGNAL, unblocked here) ends a wait that the lock
+ * does not.
+ */
+int	walguard_lock(struct walguard *g, long timeout_ms, long *waited_ms);
+
+/* Let go of the write lock, if held. */
+void	walguard_unlock(struct walguard *g);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include "store.h"
 #include "tap.h"
 #include "testlib.h"
+#include "walguard.h"
 
 #define RECEIVED	1700000000LL	/* received_at of the test events */
 
@@ -973,6 +975,146 @@ test_replaced(void)
 	conf_free(cf);
 }
 
+/*
+ * Another process holds oncehook's write lock for hold_ms (walguard.h):
+ * fork it, and return once it holds the lock.
+ */
+static pid_t
+hold_write_lock(const char *dbname, long hold_ms)
+{
+	struct walguard	 g;
+	struct stat	 sb;
+	char		 p[sizeof(dir) + 64], err[256], c = 'x';
+	long		 waited;
+	int		 fds[2];
+	pid_t		 pid;
+
+	if (pipe(fds) == -1 || stat(path(p, dbname), &sb) == -1)
+		BAIL("pipe/stat: %s", strerror(errno));
+	if ((pid = fork()) == -1)
+		BAIL("fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(fds[0]);
+		if (walguard_take(&g, p, sb.st_ino, err, sizeof(err)) != 0 ||
+		    walguard_lock(&g, 1000, &waited) != 0 || !g.locked)
+			_exit(1);
+		(void)write(fds[1], &c, 1);
+		usleep((useconds_t)hold_ms * 1000);
+		walguard_unlock(&g);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &c, 1) != 1)
+		BAIL("the lock holder did not start");
+	close(fds[0]);
+	return pid;
+}
+
+/*
+ * oncehook's writers wait for each other in the kernel: a claim waits
+ * while another process holds the write lock, goes on as it frees, and
+ * is busy (503) if it is held past the busy timeout (100 ms here).
+ */
+static void
+test_write_lock(void)
+{
+	struct conf	*cf = mkconf("w.sqlite", "a.sql");
+	struct store	*st;
+	struct store_claim c;
+	struct event	 ev;
+	enum hook_err	 er;
+	long long	 t0, took;
+	char		 err[512];
+	int		 status;
+	pid_t		 pid;
+
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	pid = hold_write_lock("w.sqlite", 60);
+	mkev(&ev, "w1", "t.ok", "{\"n\":1}");
+	t0 = now_ms();
+	er = claim1(st, 0, &ev, NULL);
+	took = now_ms() - t0;
+	event_clear(&ev);
+	waitpid(pid, &status, 0);
+	CHECK(er == HOOK_OK && took >= 50 && took < 100, "write lock held "
+	    "60 ms elsewhere: the claim waited for it and went on when it "
+	    "freed (%d after %lld ms)", er, took);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the holder held the lock");
+
+	pid = hold_write_lock("w.sqlite", 400);
+	mkev(&ev, "w2", "t.ok", "{\"n\":2}");
+	memset(&c, 0, sizeof(c));
+	c.endpoint = 0;
+	c.ev = &ev;
+	t0 = now_ms();
+	er = store_claim(st, &c, 1);
+	took = now_ms() - t0;
+	event_clear(&ev);
+	waitpid(pid, &status, 0);
+	CHECK(er == HOOK_EBUSY && c.result == HOOK_EBUSY && took >= 90 &&
+	    took < 300 && strstr(c.why, "write lock") != NULL,
+	    "write lock held past the busy timeout: busy after it (%d, %d "
+	    "after %lld ms: %s)", er, c.result, took, c.why);
+	mkev(&ev, "w2", "t.ok", "{\"n\":2}");
+	CHECK(claim1(st, 0, &ev, NULL) == HOOK_OK, "once it is free the "
+	    "claim goes through");
+	event_clear(&ev);
+	store_close(st);
+	conf_free(cf);
+}
+
+/* The largest size DB-wal reaches over n claims; maintain after each? */
+static long long
+wal_peak(const char *dbname, int n, int maintain)
+{
+	struct conf	*cf = mkconf(dbname, "a.sql");
+	struct store	*st;
+	struct event	 ev;
+	struct stat	 sb;
+	char		 err[512], key[32], body[96], p[sizeof(dir) + 64];
+	long long	 peak = 0;
+	int		 i;
+
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	snprintf(p, sizeof(p), "%s/%s-wal", dir, dbname);
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		snprintf(body, sizeof(body), "{\"v\":\"%d, a value of some "
+		    "length, to fill pages a little\"}", i);
+		mkev(&ev, key, "t.ok", body);
+		if (claim1(st, 0, &ev, NULL) != HOOK_OK)
+			BAIL("claim %d", i);
+		event_clear(&ev);
+		if (maintain)
+			store_maintain(st);
+		if (stat(p, &sb) == 0 && sb.st_size > peak)
+			peak = sb.st_size;
+	}
+	store_close(st);
+	conf_free(cf);
+	return peak;
+}
+
+/*
+ * The log stays bounded: store_maintain() starts it over past 1,000
+ * pages (about 4 MB), where without it the log only grows.
+ */
+static void
+test_checkpoint(void)
+{
+	long long	 with, without;
+
+	with = wal_peak("c1.sqlite", 700, 1);
+	without = wal_peak("c2.sqlite", 700, 0);
+	CHECK(with > 0 && with < 4700000, "700 claims, store_maintain() "
+	    "after each: the log peaks at %lld bytes (under 4.5 MB)", with);
+	CHECK(without > 2 * with, "without it the log grows (%lld bytes)",
+	    without);
+}
+
 int
 main(void)
 {
@@ -995,6 +1137,8 @@ main(void)
 	test_batch_rule();
 	test_guard_setup();
 	test_replaced();
+	test_write_lock();
+	test_checkpoint();
 
 	rmtree();
 	umask(old);
