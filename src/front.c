@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -337,12 +338,15 @@ on_stop(int sig)
 }
 
 /*
- * Wait until a connection is there (unless the web server kept the last
- * one open for its next request), looking at the store once a second
- * meanwhile (pipeline_idle(): the users of a replaced database file let
- * go of its log), start the clock if there is a limit, and let libfcgi
- * take the connection from the non-blocking socket.  Returns what
- * FCGX_Accept_r() returns: -EAGAIN if another worker took it first.
+ * Take the next request, looking at the store once a second while none
+ * comes (pipeline_idle(): the users of a replaced database file let go
+ * of its log).  Without a limit, the listening socket stays blocking
+ * and SO_RCVTIMEO ends the wait (the kernel wakes one waiting process
+ * per connection; poll() would wake them all).  With one: wait until a
+ * connection is there (unless the web server kept the last one open for
+ * its next request), start the clock, and let libfcgi take it from the
+ * non-blocking socket.  Returns what FCGX_Accept_r() returns: -EAGAIN
+ * if another worker took it first, or the second passed.
  */
 #define IDLE_TICK_MS	1000
 
@@ -352,6 +356,11 @@ accept_timed(struct pipeline *p, FCGX_Request *r, int listenfd)
 	struct pollfd	 pfd;
 	int		 rc, n;
 
+	if (limit == 0) {
+		if ((rc = FCGX_Accept_r(r)) == -EAGAIN || rc == -EWOULDBLOCK)
+			pipeline_idle(p);
+		return rc;
+	}
 	FCGX_Finish_r(r);
 	pfd.fd = listenfd;
 	pfd.events = POLLIN;
@@ -360,11 +369,9 @@ accept_timed(struct pipeline *p, FCGX_Request *r, int listenfd)
 			return errno == EINTR ? -EAGAIN : -errno;
 		pipeline_idle(p);
 	}
-	if (limit > 0) {
-		phase = PHASE_RECEIVING;
-		alarm(limit);
-	}
-	if ((rc = FCGX_Accept_r(r)) != 0 && limit > 0)
+	phase = PHASE_RECEIVING;
+	alarm(limit);
+	if ((rc = FCGX_Accept_r(r)) != 0)
 		clock_stop(PHASE_IDLE);
 	clock_report();
 	return rc;
@@ -376,6 +383,7 @@ front_fcgi(struct pipeline *p, int listenfd)
 	struct sigaction	 sa;
 	sigset_t		 stops;
 	static struct cgienv	 ce;
+	struct timeval		 tick;
 	FCGX_Request		 r;
 	struct resp		 resp;
 	char			 head[512];
@@ -402,13 +410,22 @@ front_fcgi(struct pipeline *p, int listenfd)
 	sigaction(SIGINT, &sa, NULL);
 	sigemptyset(&alrm);
 	sigaddset(&alrm, SIGALRM);
-	/* Workers race for a connection poll() saw: losers go on. */
-	if ((fl = fcntl(listenfd, F_GETFL)) == -1 ||
-	    fcntl(listenfd, F_SETFL, fl | O_NONBLOCK) == -1) {
-		log_error("fastcgi: listening socket: %s", strerror(errno));
-		return 1;
-	}
-	if (limit > 0) {
+	if (limit == 0) {
+		tick.tv_sec = IDLE_TICK_MS / 1000;
+		tick.tv_usec = 0;
+		if (setsockopt(listenfd, SOL_SOCKET, SO_RCVTIMEO, &tick,
+		    sizeof(tick)) == -1)
+			log_warnx("fastcgi: listening socket: SO_RCVTIMEO: %s "
+			    "(an idle process does not look at the store)",
+			    strerror(errno));
+	} else {
+		/* Workers race for a connection poll() saw: losers go on. */
+		if ((fl = fcntl(listenfd, F_GETFL)) == -1 ||
+		    fcntl(listenfd, F_SETFL, fl | O_NONBLOCK) == -1) {
+			log_error("fastcgi: listening socket: %s",
+			    strerror(errno));
+			return 1;
+		}
 		watched = &r;
 		sa.sa_handler = on_alarm;
 		sa.sa_flags = SA_RESTART;
