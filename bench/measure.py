@@ -111,9 +111,22 @@ def self_ticks():
     return (r.ru_utime + r.ru_stime) * HZ
 
 
+def private_kb(pid):
+    """Private_Clean + Private_Dirty of a process (smaps_rollup), in KB:
+    what it alone costs, where RSS also counts the shared libraries."""
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            return sum(int(line.split()[1]) for line in f
+                       if line.startswith(("Private_Clean:",
+                                           "Private_Dirty:")))
+    except OSError:
+        return 0
+
+
 def rss(roots, apps):
-    """(app processes, mean app RSS MB, total RSS MB of the tree)."""
-    app, total = [], 0.0
+    """(app processes, mean app RSS MB, total RSS MB of the tree, mean app
+    private MB)."""
+    app, priv, total = [], [], 0.0
     for pid, st in tree(roots).items():
         try:
             with open("/proc/%d/status" % pid) as f:
@@ -124,7 +137,9 @@ def rss(roots, apps):
         total += kb / 1024
         if st[0] in apps:
             app.append(kb / 1024)
-    return len(app), (sum(app) / len(app) if app else 0.0), total
+            priv.append(private_kb(pid) / 1024)
+    return len(app), (sum(app) / len(app) if app else 0.0), total, \
+        (sum(priv) / len(priv) if priv else 0.0)
 
 
 def counts(db):
@@ -193,7 +208,7 @@ def run_load(a):
     settle(a.db, roots, apps)
     s1, b1, m1, t1 = cpu_sample(roots, apps), machine_busy(), self_ticks(), \
         time.monotonic()
-    n_app, rss_app, rss_total = rss(roots, apps)
+    n_app, rss_app, rss_total, priv_app = rss(roots, apps)
     c1 = counts(a.db)
     if a.log:
         log.write(out)
@@ -217,7 +232,7 @@ def run_load(a):
         "other_pct": 100 * max(other, 0) / HZ / ((t1 - t0) * NCPU),
         "busy_pct": 100 * (b1 - b0) / HZ / ((t1 - t0) * NCPU),
         "procs": n_app, "rss_app_mb": rss_app, "rss_total_mb": rss_total,
-        "wal_mb": wal_mb,
+        "wal_mb": wal_mb, "private_app_mb": priv_app,
         "answers": {k: w[k] for k in ("processed", "replayed", "other200",
                                       "non200")},
         "errors": {k: w[k] for k in ("connect_errors", "read_errors",
