@@ -213,7 +213,7 @@ bench_nginx() {	# bench_nginx DIR PORT LOCATION-FILE
 
 # "oncehook serve" as conf-examples/oncehook.service starts it, behind
 # nginx with conf-examples/nginx.conf.
-srv_serve() {	# srv_serve WORKERS SYNC
+srv_serve() {	# srv_serve WORKERS SYNC [nogroup]
 	local d=$tmp/run$((seq += 1)) port pid
 	dp_dir "$d"
 	dp_fill_service "$d"
@@ -222,6 +222,8 @@ srv_serve() {	# srv_serve WORKERS SYNC
 	sed -i "s/--workers 4/--workers $1/" "$d/conf/serve.cmd"
 	grep -q -- "--workers $1" "$d/conf/serve.cmd" ||
 	    bail "oncehook.service: no --workers 4 to change"
+	[ "${3:-}" = nogroup ] &&
+	    sed -i 's/$/ --no-group-commit/' "$d/conf/serve.cmd"
 	dp_init_db "$d"
 	# shellcheck disable=SC2046 # the command line, split into words
 	dp_backend "$d" "$d/log/serve.log" $(cat "$d/conf/serve.cmd")
@@ -421,6 +423,14 @@ else
 	done
 	row "oncehook serve x4 normal new" new srv_serve 4 normal
 	row "oncehook serve x4 normal dup" dup srv_serve 4 normal
+	# Group commit (the default): the largest batch is the workers'
+	# number; without it, each worker commits its own.
+	row "oncehook serve x4 full new"   new srv_serve 4 full
+	row "oncehook serve x16 full new"  new srv_serve 16 full
+	row "oncehook serve x4 full new, no group commit" new \
+	    srv_serve 4 full nogroup
+	row "oncehook serve x16 full new, no group commit" new \
+	    srv_serve 16 full nogroup
 	row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
 	row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
 	# One process, no load generator: 5 s are plenty.

@@ -41,7 +41,8 @@ static const struct command commands[] = {
 	{ "prune", admin_prune, "[--dry-run]",
 	    "delete events past their retention" },
 	{ "serve", serve_main,
-	    "--listen ADDR [--workers N] [--timeout SECONDS]",
+	    "--listen ADDR [--workers N] [--timeout SECONDS] "
+	    "[--no-group-commit]",
 	    "serve FastCGI on a socket of its own" },
 	{ "sign", admin_sign, "[--endpoint NAME] [--curl URL] [--id ID] "
 	    "[--event TYPE] [--time UNIX] FILE",

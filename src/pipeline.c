@@ -45,6 +45,13 @@ pipeline_init(struct pipeline *p, const struct conf *cf, const char *conferr)
 }
 
 void
+pipeline_claim_through(struct pipeline *p, pipeline_claim_fn fn, void *arg)
+{
+	p->claim = fn;
+	p->claim_arg = arg;
+}
+
+void
 pipeline_clear(struct pipeline *p)
 {
 	store_close(p->st);
@@ -249,7 +256,10 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 		memset(&c, 0, sizeof(c));
 		c.endpoint = epi;
 		c.ev = ev;
-		(void)store_claim(p->st, &c, 1);
+		if (p->claim != NULL)
+			p->claim(p->claim_arg, &c);
+		else
+			(void)store_claim(p->st, &c, 1);
 		er = c.result;
 		if (c.why[0] != '\0')
 			why_set(&t->why, "%s", c.why);

@@ -21,10 +21,18 @@ struct store;
  * did not load, with the reason in conferr), the store once opened, and
  * the document roots last checked.
  */
+struct store_claim;
+
+/* How a new event is claimed: store_claim() on the pipeline's own store,
+ * or through serve's writer (writer.h).  Sets c->result and c->why. */
+typedef void	(*pipeline_claim_fn)(void *arg, struct store_claim *c);
+
 struct pipeline {
 	const struct conf	*cf;
 	const char		*conferr;
 	struct store		*st;
+	pipeline_claim_fn	 claim;		/* NULL: store_claim() here */
+	void			*claim_arg;
 	char			 roots[2048];	/* the roots last checked */
 	const char		*exposed;	/* a file inside them, or NULL */
 	const struct conf_endpoint *exposed_ep;	/* whose SECRET_FILE, or NULL */
@@ -34,6 +42,9 @@ struct pipeline {
 /* Start a pipeline over cf (may be NULL; then conferr says why). */
 void	pipeline_init(struct pipeline *, const struct conf *cf,
 	    const char *conferr);
+/* Claim new events through fn(arg, claim) instead of the own store. */
+void	pipeline_claim_through(struct pipeline *, pipeline_claim_fn fn,
+	    void *arg);
 /* Close the store; the configuration stays the caller's. */
 void	pipeline_clear(struct pipeline *);
 

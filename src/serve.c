@@ -29,6 +29,7 @@
 #include "log.h"
 #include "pipeline.h"
 #include "serve.h"
+#include "writer.h"
 
 #define WORKERS_MAX	64
 #define BACKLOG		128
@@ -37,6 +38,7 @@
 
 static const char usage[] =
 "usage: oncehook serve --listen ADDR [--workers N] [--timeout SECONDS]\n"
+"                      [--no-group-commit]\n"
 "\n"
 "Serve FastCGI on ADDR for Apache mod_proxy_fcgi or nginx fastcgi_pass:\n"
 "127.0.0.1:9000 (loopback only), or a unix socket path such as\n"
@@ -46,7 +48,10 @@ static const char usage[] =
 "(default 30, 1 to 3600) after it was accepted, or has not taken the\n"
 "answer SECONDS after it was ready, is closed; nothing is recorded for\n"
 "a request cut short.  SIGTERM or SIGINT: finish the requests in\n"
-"flight, exit.\n"
+"flight, exit.  New events are claimed by one writer process, several\n"
+"to a transaction and one fsync (group commit); each is answered after\n"
+"the COMMIT that covers it.  --no-group-commit: each worker claims its\n"
+"own, one to a transaction.\n"
 "Configured by the same ONCEHOOK_* variables as the handler.\n";
 
 static volatile sig_atomic_t	 stopping;	/* SIGTERM/SIGINT seen */
@@ -231,7 +236,7 @@ extern char	**environ;
  * serve_main() set, SIGALRM (a connection's clock).
  */
 static int
-worker(const struct conf *cf, int fd)
+worker(const struct conf *cf, int fd, struct writer_link *link)
 {
 	struct pipeline	 p;
 	int		 rc;
@@ -246,28 +251,12 @@ worker(const struct conf *cf, int fd)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	pipeline_init(&p, cf, NULL);
+	if (link != NULL)
+		pipeline_claim_through(&p, writer_claim, link);
 	front_explain_faults();
 	rc = front_fcgi(&p, fd);
 	pipeline_clear(&p);
 	return rc;
-}
-
-/* Fork one worker; its pid, or -1. */
-static pid_t
-spawn(const struct conf *cf, int fd)
-{
-	pid_t	 pid;
-
-	if ((pid = fork()) == -1) {
-		log_warn("serve: fork");
-		alarm(1);	/* wake up to try again */
-		return -1;
-	}
-	if (pid == 0) {
-		log_forked();
-		_exit(worker(cf, fd));
-	}
-	return pid;
 }
 
 /* What serve was asked for. */
@@ -275,6 +264,7 @@ struct serve_args {
 	const char	*listen;	/* --listen */
 	long		 workers;	/* --workers */
 	long		 timeout;	/* --timeout, seconds */
+	int		 group;		/* group commit (not --no-group-commit) */
 };
 
 /* A whole number from 1 to max for option opt; -1 after a message. */
@@ -303,6 +293,7 @@ serve_parse(int argc, char **argv, struct serve_args *a)
 	a->listen = NULL;
 	a->workers = 2;
 	a->timeout = TIMEOUT_DEFAULT;
+	a->group = 1;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 ||
 		    strcmp(argv[i], "-h") == 0) {
@@ -318,7 +309,9 @@ serve_parse(int argc, char **argv, struct serve_args *a)
 			if ((a->timeout = serve_number("--timeout", argv[++i],
 			    TIMEOUT_MAX, " seconds")) == -1)
 				return 2;
-		} else
+		} else if (strcmp(argv[i], "--no-group-commit") == 0)
+			a->group = 0;
+		else
 			break;
 	}
 	if (i < argc || a->listen == NULL) {
@@ -359,13 +352,165 @@ struct pool {
 	pid_t			 pids[WORKERS_MAX];
 	time_t			 started[WORKERS_MAX];
 	int			 quick;		/* deaths soon after a start */
+	/* Group commit (writer.h): the writer, and a socketpair per
+	 * worker: its end in kfd, the writer's in wfd (closed here once
+	 * the writer has it, so that its death is the workers' EOF). */
+	int			 group;
+	long			 timeout_ms;	/* a worker waits this long */
+	pid_t			 writer;
+	int			 kfd[WORKERS_MAX];
+	int			 wfd[WORKERS_MAX];
 };
 
+/* Close the ends in fds[0..n) that are open; mark them closed. */
+static void
+close_all(int *fds, long n)
+{
+	long	 i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0) {
+			close(fds[i]);
+			fds[i] = -1;
+		}
+}
+
+/* Fork worker i; its pid in the pool, or -1 (a retry on SIGALRM). */
 static void
 pool_start(struct pool *p, long i)
 {
-	p->pids[i] = spawn(p->cf, p->fd);
+	struct writer_link	 link;
+	pid_t			 pid;
+	long			 j;
+
+	if ((pid = fork()) == -1) {
+		log_warn("serve: fork");
+		alarm(1);	/* wake up to try again */
+	} else if (pid == 0) {
+		log_forked();
+		if (!p->group)
+			_exit(worker(p->cf, p->fd, NULL));
+		for (j = 0; j < p->n; j++)
+			if (j != i && p->kfd[j] >= 0)
+				close(p->kfd[j]);
+		link.fd = p->kfd[i];
+		link.next = 1;
+		link.timeout_ms = p->timeout_ms;
+		_exit(worker(p->cf, p->fd, &link));
+	}
+	p->pids[i] = pid;
 	p->started[i] = time(NULL);
+}
+
+/* New socketpairs and the writer on them: 0, or -1 (logged). */
+static int
+writer_start(struct pool *p)
+{
+	int	 sv[2];
+	long	 i;
+
+	for (i = 0; i < p->n; i++) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+		    sv) == -1) {
+			log_warn("serve: socketpair");
+			close_all(p->kfd, i);
+			close_all(p->wfd, i);
+			return -1;
+		}
+		p->kfd[i] = sv[0];
+		p->wfd[i] = sv[1];
+	}
+	if ((p->writer = fork()) == -1) {
+		log_warn("serve: fork");
+		close_all(p->kfd, p->n);
+		close_all(p->wfd, p->n);
+		return -1;
+	}
+	if (p->writer == 0) {
+		log_forked();
+		signal(SIGCHLD, SIG_DFL);
+		signal(SIGALRM, SIG_DFL);
+		close(p->fd);
+		close_all(p->kfd, p->n);
+		_exit(writer_main(p->cf, p->wfd, (size_t)p->n));
+	}
+	close_all(p->wfd, p->n);
+	return 0;
+}
+
+/* SIGTERM to each pid and wait for it; each is -1 afterwards. */
+static void
+stop_pids(pid_t *pids, long n)
+{
+	long	 i;
+	int	 alive, status;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGTERM);
+	for (alive = 1; alive; ) {
+		alive = 0;
+		for (i = 0; i < n; i++) {
+			if (pids[i] <= 0)
+				continue;
+			if (waitpid(pids[i], &status, 0) == pids[i] ||
+			    errno == ECHILD)
+				pids[i] = -1;
+			else
+				alive = 1;
+		}
+	}
+}
+
+/*
+ * Start the writer (with group commit) and every worker.  A worker that
+ * cannot be started now is tried again; a writer that cannot is the
+ * pool without group commit until the next start.
+ */
+static void
+pool_begin(struct pool *p)
+{
+	long	 i;
+
+	if (p->group && writer_start(p) == -1) {
+		log_warnx("serve: no writer process: each worker claims its "
+		    "own events until the next restart of the pool");
+		p->group = 0;
+	}
+	for (i = 0; i < p->n; i++)
+		pool_start(p, i);
+}
+
+/* The workers first (their claims in flight are answered), then the
+ * writer; the pairs are closed. */
+static void
+pool_end(struct pool *p)
+{
+	stop_pids(p->pids, p->n);
+	if (p->group) {
+		stop_pids(&p->writer, 1);
+		close_all(p->kfd, p->n);
+	}
+}
+
+/* 1 + the index of worker pid, or 0. */
+static long
+pool_member(const struct pool *p, pid_t pid)
+{
+	long	 i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->pids[i] == pid)
+			return i + 1;
+	return 0;
+}
+
+/* Count a death age seconds after its start; 1 if it is time to pause. */
+static int
+quick_death(struct pool *p, time_t age)
+{
+	p->quick = age < 1 ? p->quick + 1 : 0;
+	return p->quick > 3;
 }
 
 /* Reap dead workers and start new ones, until told to stop. */
@@ -374,7 +519,7 @@ pool_supervise(struct pool *p)
 {
 	pid_t	 pid;
 	long	 i;
-	int	 status;
+	int	 status, was_writer;
 
 	while (!stopping) {
 		if (!children)
@@ -383,6 +528,29 @@ pool_supervise(struct pool *p)
 			continue;
 		children = 0;
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (p->group && (pid == p->writer ||
+			    pool_member(p, pid))) {
+				/* A pair may hold half a claim: all anew. */
+				was_writer = pid == p->writer;
+				if (was_writer)
+					p->writer = -1;
+				else
+					p->pids[pool_member(p, pid) - 1] = -1;
+				if (stopping)
+					continue;
+				log_warnx("serve: %s %ld %s %d; starting the "
+				    "writer and the workers again", was_writer ?
+				    "the writer" : "worker", (long)pid,
+				    WIFSIGNALED(status) ?
+				    "killed by signal" : "exited with",
+				    WIFSIGNALED(status) ? WTERMSIG(status) :
+				    WEXITSTATUS(status));
+				pool_end(p);
+				if (quick_death(p, time(NULL) - p->started[0]))
+					sleep(1);
+				pool_begin(p);
+				continue;
+			}
 			for (i = 0; i < p->n && p->pids[i] != pid; i++)
 				;
 			if (i == p->n)
@@ -395,9 +563,7 @@ pool_supervise(struct pool *p)
 			    "exited with", WIFSIGNALED(status) ?
 			    WTERMSIG(status) : WEXITSTATUS(status));
 			/* Workers dying at once: do not spin. */
-			p->quick = time(NULL) - p->started[i] < 1 ?
-			    p->quick + 1 : 0;
-			if (p->quick > 3)
+			if (quick_death(p, time(NULL) - p->started[i]))
 				sleep(1);
 			pool_start(p, i);
 		}
@@ -405,30 +571,6 @@ pool_supervise(struct pool *p)
 		for (i = 0; i < p->n && !stopping; i++)
 			if (p->pids[i] == -1)
 				pool_start(p, i);
-	}
-}
-
-/* SIGTERM to every worker; wait until each has finished its request. */
-static void
-pool_stop(struct pool *p)
-{
-	long	 i;
-	int	 alive, status;
-
-	for (i = 0; i < p->n; i++)
-		if (p->pids[i] > 0)
-			kill(p->pids[i], SIGTERM);
-	for (alive = 1; alive; ) {
-		alive = 0;
-		for (i = 0; i < p->n; i++) {
-			if (p->pids[i] <= 0)
-				continue;
-			if (waitpid(p->pids[i], &status, 0) == p->pids[i] ||
-			    errno == ECHILD)
-				p->pids[i] = -1;
-			else
-				alive = 1;
-		}
 	}
 }
 
@@ -455,6 +597,11 @@ serve_main(int argc, char **argv)
 	memset(&pool, 0, sizeof(pool));
 	pool.cf = cf;
 	pool.n = a.workers;
+	pool.group = a.group;
+	pool.timeout_ms = a.timeout * 1000;
+	pool.writer = -1;
+	for (i = 0; i < WORKERS_MAX; i++)
+		pool.kfd[i] = pool.wfd[i] = -1;
 	if ((pool.fd = serve_listen(a.listen, err, sizeof(err))) == -1) {
 		fprintf(stderr, "oncehook serve: %s\n", err);
 		conf_free(cf);
@@ -462,14 +609,13 @@ serve_main(int argc, char **argv)
 	}
 	serve_signals();
 	front_fcgi_limit((unsigned int)a.timeout);
-	log_info("serve: listening on %s with %ld workers, timeout %ld s",
-	    a.listen, a.workers, a.timeout);
-	for (i = 0; i < pool.n; i++)
-		pool_start(&pool, i);
+	log_info("serve: listening on %s with %ld workers, timeout %ld s%s",
+	    a.listen, a.workers, a.timeout, a.group ? ", group commit" : "");
+	pool_begin(&pool);
 	pool_supervise(&pool);
 
 	log_info("serve: stopping; waiting for the requests in flight");
-	pool_stop(&pool);
+	pool_end(&pool);
 	close(pool.fd);
 	path = strncmp(a.listen, "unix:", 5) == 0 ? a.listen + 5 : a.listen;
 	if (path[0] == '/')

@@ -101,15 +101,25 @@ spid=$bg_pid
 dp_track "$spid"
 if dp_wait_port "$port" "$spid"; then
 	tap ok "$label: serve --listen 127.0.0.1:PORT --workers 4 starts"
-	dp_py "$label" serveload.py workers load kill term \
+	dp_py "$label" serveload.py workers load kill killwriter term \
 	    --addr "127.0.0.1:$port" --serve-pid "$spid" \
 	    --env "$d/conf/env" --workers 4
 	wait_serve "$spid" "$label"
-	if grep -q 'killed by signal 9; replacing it' "$d/log/serve-tcp.log"
+	if grep -q 'worker [0-9]* killed by signal 9; starting the writer and the workers again' "$d/log/serve-tcp.log" &&
+	    grep -q 'the writer [0-9]* killed by signal 9; starting the writer and the workers again' "$d/log/serve-tcp.log"
 	then
-		tap ok "$label: the log says a killed worker was replaced"
+		tap ok "$label: the log says a killed worker, and the killed writer, were replaced"
 	else
-		tap not-ok "$label: the log says a killed worker was replaced"
+		tap not-ok "$label: the log says a killed worker, and the killed writer, were replaced"
+	fi
+	# Group commit: under the load, transactions of several claims.
+	big=$(sed -n 's/.* writer: [0-9]* claims in [0-9]* transactions (.* largest \([0-9]*\))$/\1/p' \
+	    "$d/log/serve-tcp.log" | sort -n | tail -n 1)
+	if [ "${big:-0}" -gt 1 ]; then
+		tap ok "$label: group commit: the writer committed up to $big claims in one transaction"
+	else
+		tap not-ok "$label: group commit: no transaction of more than one claim (${big:-none})"
+		grep 'writer:' "$d/log/serve-tcp.log" | sed 's/^/# /'
 	fi
 	# Each line names its process: the pid is asked once per process,
 	# again in each forked worker, never the parent's.

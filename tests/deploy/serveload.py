@@ -240,7 +240,13 @@ class Run:
         return bad == 0
 
     def workers(self):
-        return children_of(self.a.serve_pid)
+        return [p for p in children_of(self.a.serve_pid)
+                if comm(p) != "oncehook-writer"]
+
+    def writer(self):
+        """serve's writer process (group commit), or None."""
+        return next((p for p in children_of(self.a.serve_pid)
+                     if comm(p) == "oncehook-writer"), None)
 
     def wait_workers(self, n, gone=(), timeout=10):
         deadline = time.time() + timeout
@@ -296,6 +302,61 @@ class Run:
                        "answers, want 1: %r" % (k, got.count("processed"),
                                                 got))
         self.check_effects(events, "after the load")
+
+    def s_killwriter(self):
+        """SIGKILL to the writer while claims are in flight: the workers
+        answer 503 for what it held, never 200; serve starts it again."""
+        victim = self.writer()
+        if not self.check(victim is not None, "no writer process (group "
+                          "commit) among serve's children"):
+            return
+        events, threads = self.load("killw", hot=20, copies=10, new=600)
+        time.sleep(0.15)
+        os.kill(victim, signal.SIGKILL)
+        done = sum(len(v) for v in self.answers.values())
+        for t in threads:
+            t.join(120)
+        deadline = time.time() + 10
+        while time.time() < deadline and (self.writer() in (None, victim)
+                                          or len(self.workers()) !=
+                                          self.a.workers):
+            time.sleep(0.05)
+        self.check(self.writer() not in (None, victim) and
+                   len(self.workers()) == self.a.workers,
+                   "a new writer (%r, the killed one %d) and %d workers "
+                   "(%r)" % (self.writer(), victim, self.a.workers,
+                             self.workers()))
+        busy = sum(x.startswith("HTTP 503 ") for v in self.answers.values()
+                   for x in v)
+        print("#   killed the writer %d after %d answers; 503 answers: %d"
+              % (victim, done, busy))
+        ev = self.rows(list(events))
+        for k in sorted(events):
+            if "processed" in self.answers.get(k, []):
+                self.check(ev.get(k) == ["processed"], "%s was answered "
+                           "processed, events rows %r" % (k, ev.get(k)))
+            for x in self.answers.get(k, []):
+                self.check(x in ("processed", "already_processed") or
+                           x.startswith("failed") or
+                           x.startswith("HTTP 503 "), "%s: answer %r"
+                           % (k, x))
+        acked = {k for k in events if "processed" in self.answers.get(k, [])}
+        for k, oid in sorted(events.items()):
+            self.deliver(k, oid)
+        for k in sorted(events):
+            got = self.answers.get(k, [])
+            last = got[-1] if got else None
+            if k in acked:
+                self.check(last == "already_processed", "%s: retry after "
+                           "an acknowledged delivery answered %r" % (k, last))
+            else:
+                self.check(last in ("processed", "already_processed"),
+                           "%s: retry of an unacknowledged event answered "
+                           "%r" % (k, last))
+            self.check(got.count("processed") <= 1, "%s: processed %d "
+                       "times: %r" % (k, got.count("processed"), got))
+        self.check_effects(events, "after the writer was killed and the "
+                           "retries")
 
     def s_kill(self):
         before = self.workers()
@@ -490,6 +551,10 @@ TITLES = {
             "mid-request under load: both replaced; no acknowledged event "
             "lost; a retry of every event processes it at most once in "
             "all; one row and one order each",
+    "killwriter": "group commit: SIGKILL to the writer under load: no "
+                  "answer 200 for an event not stored, the writer and the "
+                  "workers started again; a retry of every event processes "
+                  "it at most once in all; one row and one order each",
     "stall": "--timeout T, 2 workers: 2 idle connections, one stopped "
              "mid-parameters, one mid-body: each closed after T s; a "
              "delivery behind them answered within 2T + 3 s; same workers; "
@@ -497,6 +562,14 @@ TITLES = {
     "term": "SIGTERM with a request in flight (body half sent): serve "
             "waits, the request gets 200 processed, then serve exits",
 }
+
+
+def comm(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return None
 
 
 def main():

@@ -1,0 +1,562 @@
+/*
+ * oncehook: group commit under `oncehook serve` (see writer.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "crypto.h"
+#include "event.h"
+#include "hook.h"
+#include "log.h"
+#include "store.h"
+#include "writer.h"
+
+/* No claim frame is larger: two copies of the largest body, and change. */
+#define FRAME_MAX(cf)	(2 * (size_t)(cf)->maxbody + 4096)
+#define RESULT_MAX	(sizeof(((struct store_claim *)0)->why) + 64)
+
+/* A growable byte buffer. */
+struct buf {
+	char	*p;
+	size_t	 len, cap;
+};
+
+static int
+buf_room(struct buf *b, size_t more)
+{
+	char	*np;
+	size_t	 cap;
+
+	if (b->len + more <= b->cap)
+		return 0;
+	for (cap = b->cap ? b->cap : 4096; cap < b->len + more; cap *= 2)
+		;
+	if ((np = realloc(b->p, cap)) == NULL)
+		return -1;
+	b->p = np;
+	b->cap = cap;
+	return 0;
+}
+
+static int
+put(struct buf *b, const void *p, size_t n)
+{
+	if (buf_room(b, n) == -1)
+		return -1;
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+static int
+put_u32(struct buf *b, uint32_t v)
+{
+	return put(b, &v, sizeof(v));
+}
+
+/* A string, or WRITER_NONE for NULL. */
+static int
+put_str(struct buf *b, const char *s, size_t n)
+{
+	if (s == NULL)
+		return put_u32(b, WRITER_NONE);
+	if (n >= WRITER_NONE)
+		return -1;
+	return put_u32(b, (uint32_t)n) == -1 ? -1 : put(b, s, n);
+}
+
+/* Reading a frame: where, and what is left; NULL p once it ran short. */
+struct rd {
+	const char	*p;
+	size_t		 left;
+};
+
+static int
+get(struct rd *r, void *out, size_t n)
+{
+	if (r->p == NULL || r->left < n) {
+		r->p = NULL;
+		return -1;
+	}
+	memcpy(out, r->p, n);
+	r->p += n;
+	r->left -= n;
+	return 0;
+}
+
+/* A string in place: *s (NULL for WRITER_NONE) and *n. */
+static int
+get_str(struct rd *r, const char **s, size_t *n)
+{
+	uint32_t	 len;
+
+	if (get(r, &len, sizeof(len)) == -1)
+		return -1;
+	if (len == WRITER_NONE) {
+		*s = NULL;
+		*n = 0;
+		return 0;
+	}
+	if (r->left < len) {
+		r->p = NULL;
+		return -1;
+	}
+	*s = r->p;
+	*n = len;
+	r->p += len;
+	r->left -= len;
+	return 0;
+}
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	ssize_t	 w;
+
+	while (n > 0) {
+		if ((w = write(fd, p, n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static long
+ms_since(const struct timespec *t0)
+{
+	struct timespec	 t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)(t.tv_sec - t0->tv_sec) * 1000 +
+	    (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* --- The worker's side ------------------------------------------------ */
+
+/* Read exactly n bytes within the deadline: 0, or -1 (why in *what). */
+static int
+read_full(int fd, char *p, size_t n, const struct timespec *t0,
+    long timeout_ms, const char **what)
+{
+	struct pollfd	 pfd;
+	ssize_t		 r;
+	long		 left;
+
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (n > 0) {
+		if ((left = timeout_ms - ms_since(t0)) <= 0) {
+			*what = "did not answer in time";
+			return -1;
+		}
+		if (poll(&pfd, 1, (int)left) == -1) {
+			if (errno == EINTR)
+				continue;
+			*what = "cannot be waited for";
+			return -1;
+		}
+		if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		if ((r = read(fd, p, n)) == -1) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			*what = "is gone";
+			return -1;
+		}
+		if (r == 0) {
+			*what = "is gone";
+			return -1;
+		}
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static void
+claim_failed(struct store_claim *c, const char *what)
+{
+	c->result = HOOK_EBUSY;
+	snprintf(c->why, sizeof(c->why), "the writer process %s; nothing is "
+	    "acknowledged (503)", what);
+}
+
+void
+writer_claim(void *arg, struct store_claim *c)
+{
+	struct writer_link	*l = arg;
+	const struct event	*ev = c->ev;
+	struct buf		 b = { NULL, 0, 0 };
+	struct timespec		 t0;
+	struct rd		 r;
+	const char		*what = "cannot be reached", *why;
+	char			 reply[RESULT_MAX];
+	uint64_t		 id, got;
+	uint32_t		 len, u;
+	int32_t			 result;
+	int64_t			 at = ev->received_at;
+	size_t			 whysz;
+
+	c->result = HOOK_EBUSY;
+	c->why[0] = '\0';
+	id = ((uint64_t)getpid() << 32) | (l->next++ & 0xffffffffu);
+	u = (uint32_t)c->endpoint;
+	if (put_u32(&b, 0) == -1 || put(&b, &id, sizeof(id)) == -1 ||
+	    put_u32(&b, u) == -1 || put(&b, &at, sizeof(at)) == -1 ||
+	    put(&b, ev->hash, CRYPTO_SHA256_HEXLEN) == -1 ||
+	    put_str(&b, ev->key, strlen(ev->key)) == -1 ||
+	    put_str(&b, ev->type, ev->type ? strlen(ev->type) : 0) == -1 ||
+	    put_str(&b, ev->payload, ev->payloadsz) == -1 ||
+	    put_str(&b, ev->norm, ev->normsz) == -1) {
+		free(b.p);
+		claim_failed(c, "cannot be asked (out of memory)");
+		return;
+	}
+	len = (uint32_t)(b.len - sizeof(len));
+	memcpy(b.p, &len, sizeof(len));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (write_all(l->fd, b.p, b.len) == -1) {
+		free(b.p);
+		claim_failed(c, "is gone");
+		return;
+	}
+	free(b.p);
+	/* Replies to a predecessor's claims on this pair are dropped. */
+	for (;;) {
+		if (read_full(l->fd, (char *)&len, sizeof(len), &t0,
+		    l->timeout_ms, &what) == -1)
+			break;
+		if (len < sizeof(id) + sizeof(result) + sizeof(u) ||
+		    len > sizeof(reply)) {
+			what = "answered nonsense";
+			break;
+		}
+		if (read_full(l->fd, reply, len, &t0, l->timeout_ms,
+		    &what) == -1)
+			break;
+		r.p = reply;
+		r.left = len;
+		if (get(&r, &got, sizeof(got)) == -1 ||
+		    get(&r, &result, sizeof(result)) == -1 ||
+		    get_str(&r, &why, &whysz) == -1) {
+			what = "answered nonsense";
+			break;
+		}
+		if (got != id)
+			continue;
+		c->result = (enum hook_err)result;
+		snprintf(c->why, sizeof(c->why), "%.*s", (int)whysz,
+		    why ? why : "");
+		return;
+	}
+	claim_failed(c, what);
+}
+
+/* --- The writer ------------------------------------------------------- */
+
+/* One worker's socket, and what it sent that is not yet a whole claim. */
+struct peer {
+	int		 fd;
+	struct buf	 in;
+	int		 dead;		/* broken: no longer read */
+};
+
+/* A claim in the batch: its frame (the event points into it). */
+struct pending {
+	struct peer		*from;
+	uint64_t		 id;
+	char			*frame;
+	char			*key;
+	char			*type;
+	struct event		 ev;
+};
+
+static volatile sig_atomic_t	 stop;
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* Parse one claim frame (owned by p afterwards): 0, or -1 if malformed. */
+static int
+pending_parse(struct pending *p, char *frame, size_t len,
+    const struct conf *cf)
+{
+	struct rd	 r = { frame, len };
+	const char	*key, *type, *payload, *norm;
+	size_t		 keysz, typesz, payloadsz, normsz;
+	uint32_t	 ep;
+	int64_t		 at;
+
+	memset(p, 0, sizeof(*p));
+	p->frame = frame;
+	if (get(&r, &p->id, sizeof(p->id)) == -1 ||
+	    get(&r, &ep, sizeof(ep)) == -1 || get(&r, &at, sizeof(at)) == -1 ||
+	    get(&r, p->ev.hash, CRYPTO_SHA256_HEXLEN) == -1 ||
+	    get_str(&r, &key, &keysz) == -1 ||
+	    get_str(&r, &type, &typesz) == -1 ||
+	    get_str(&r, &payload, &payloadsz) == -1 ||
+	    get_str(&r, &norm, &normsz) == -1 || r.left != 0 ||
+	    key == NULL || payload == NULL || ep >= cf->nendpoints)
+		return -1;
+	p->ev.hash[CRYPTO_SHA256_HEXLEN] = '\0';
+	if ((p->key = strndup(key, keysz)) == NULL ||
+	    (type != NULL && (p->type = strndup(type, typesz)) == NULL))
+		return -1;
+	p->ev.key = p->key;
+	p->ev.type = p->type;
+	p->ev.payload = payload;
+	p->ev.payloadsz = payloadsz;
+	p->ev.norm = (char *)norm;	/* borrowed: never event_clear()ed */
+	p->ev.normsz = normsz;
+	p->ev.received_at = at;
+	p->ev.doc = (void *)(uintptr_t)ep;	/* the endpoint, until claimed */
+	return 0;
+}
+
+static void
+pending_free(struct pending *p)
+{
+	free(p->frame);
+	free(p->key);
+	free(p->type);
+}
+
+/* Read what peer q has for us (non-blocking): 0, or -1 if it broke. */
+static int
+peer_read(struct peer *q)
+{
+	ssize_t	 r;
+
+	for (;;) {
+		if (buf_room(&q->in, 65536) == -1)
+			return -1;
+		r = read(q->fd, q->in.p + q->in.len, q->in.cap - q->in.len);
+		if (r > 0) {
+			q->in.len += (size_t)r;
+			continue;
+		}
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		return -1;		/* end of file, or an error */
+	}
+}
+
+/*
+ * Take the whole claims waiting in q's buffer into the batch, up to max:
+ * how many were taken; a malformed frame breaks the peer.
+ */
+static size_t
+peer_take(struct peer *q, struct pending *batch, size_t max,
+    const struct conf *cf)
+{
+	uint32_t	 len;
+	size_t		 n = 0, off = 0;
+	char		*frame;
+
+	while (n < max && q->in.len - off >= sizeof(len)) {
+		memcpy(&len, q->in.p + off, sizeof(len));
+		if (len > FRAME_MAX(cf)) {
+			log_error("writer: a claim of %u bytes from a worker: "
+			    "not from oncehook; its socket is no longer read",
+			    len);
+			q->dead = 1;
+			break;
+		}
+		if (q->in.len - off - sizeof(len) < len)
+			break;
+		if ((frame = malloc(len ? len : 1)) == NULL)
+			break;
+		memcpy(frame, q->in.p + off + sizeof(len), len);
+		off += sizeof(len) + len;
+		if (pending_parse(&batch[n], frame, len, cf) == -1) {
+			log_error("writer: a malformed claim from a worker: "
+			    "dropped");
+			pending_free(&batch[n]);
+			continue;
+		}
+		batch[n].from = q;
+		n++;
+	}
+	memmove(q->in.p, q->in.p + off, q->in.len - off);
+	q->in.len -= off;
+	return n;
+}
+
+/* Send each claim of the batch its result, then free the batch. */
+static void
+batch_answer(struct pending *batch, const struct store_claim *claims,
+    size_t n)
+{
+	struct buf	 b = { NULL, 0, 0 };
+	uint32_t	 len;
+	int32_t		 result;
+	size_t		 i;
+
+	for (i = 0; i < n; i++) {
+		b.len = 0;
+		result = (int32_t)claims[i].result;
+		if (put_u32(&b, 0) == 0 &&
+		    put(&b, &batch[i].id, sizeof(batch[i].id)) == 0 &&
+		    put(&b, &result, sizeof(result)) == 0 &&
+		    put_str(&b, claims[i].why, strlen(claims[i].why)) == 0) {
+			len = (uint32_t)(b.len - sizeof(len));
+			memcpy(b.p, &len, sizeof(len));
+			/* A worker that died meanwhile: nobody to tell. */
+			(void)write_all(batch[i].from->fd, b.p, b.len);
+		}
+		pending_free(&batch[i]);
+	}
+	free(b.p);
+}
+
+/* The writer's store, opened on first use; NULL with *why if it cannot. */
+static struct store *
+writer_store(const struct conf *cf, struct store **st, enum hook_err *er,
+    char *why, size_t whysz)
+{
+	if (*st == NULL)
+		*er = store_connect(cf, STORE_LAZY, st, why, whysz);
+	return *st;
+}
+
+/* Claim the batch in one transaction, or fail it as the store does. */
+static void
+batch_run(const struct conf *cf, struct store **st, struct pending *batch,
+    struct store_claim *claims, size_t n, unsigned long *stats)
+{
+	enum hook_err	 er = HOOK_OK;
+	char		 why[256];
+	size_t		 i;
+
+	for (i = 0; i < n; i++) {
+		memset(&claims[i], 0, sizeof(claims[i]));
+		claims[i].endpoint = (size_t)(uintptr_t)batch[i].ev.doc;
+		batch[i].ev.doc = NULL;
+		claims[i].ev = &batch[i].ev;
+	}
+	if (writer_store(cf, st, &er, why, sizeof(why)) == NULL) {
+		log_warnx("writer: %s", why);
+		for (i = 0; i < n; i++) {
+			claims[i].result = er == HOOK_ESYSTEM ? HOOK_ESYSTEM :
+			    HOOK_EBUSY;
+			snprintf(claims[i].why, sizeof(claims[i].why), "%s",
+			    why);
+		}
+		return;
+	}
+	(void)store_claim(*st, claims, n);
+	stats[0]++;
+	stats[1] += n;
+	if (n > stats[2])
+		stats[2] = n;
+	log_debug("writer: a batch of %zu claims", n);
+}
+
+int
+writer_main(const struct conf *cf, const int *fds, size_t n)
+{
+	static struct pending		 batch[WRITER_BATCH_MAX];
+	static struct store_claim	 claims[WRITER_BATCH_MAX];
+	struct sigaction		 sa;
+	struct store			*st = NULL;
+	struct pollfd			*pfd;
+	struct peer			*peers;
+	sigset_t			 set;
+	unsigned long			 stats[3] = { 0, 0, 0 };
+	size_t				 i, nb, start = 0;
+	int				 fl, rc;
+
+	/* ps and the tests tell it from the workers. */
+	(void)prctl(PR_SET_NAME, "oncehook-writer", 0, 0, 0);
+	if ((pfd = calloc(n, sizeof(*pfd))) == NULL ||
+	    (peers = calloc(n, sizeof(*peers))) == NULL) {
+		log_error("writer: out of memory");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		peers[i].fd = fds[i];
+		if ((fl = fcntl(fds[i], F_GETFL)) != -1)
+			(void)fcntl(fds[i], F_SETFL, fl | O_NONBLOCK);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;	/* no SA_RESTART: poll() ends */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+
+	while (!stop) {
+		for (i = 0; i < n; i++) {
+			pfd[i].fd = peers[i].dead ? -1 : peers[i].fd;
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		if ((rc = poll(pfd, n, 1000)) == -1 && errno != EINTR)
+			break;
+		if (rc <= 0) {
+			/* Idle: the moved-file check, and the log's upkeep. */
+			if (st != NULL && (store_idle(st) ||
+			    store_broken(st))) {
+				store_close(st);
+				st = NULL;
+			}
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR) &&
+			    peer_read(&peers[i]) == -1)
+				peers[i].dead = 1;
+		/* Every whole claim waiting, fairly from worker to worker. */
+		do {
+			nb = 0;
+			for (i = 0; i < n && nb < WRITER_BATCH_MAX; i++)
+				nb += peer_take(&peers[(start + i) % n],
+				    batch + nb, WRITER_BATCH_MAX - nb, cf);
+			start = (start + 1) % n;
+			if (nb == 0)
+				break;
+			batch_run(cf, &st, batch, claims, nb, stats);
+			batch_answer(batch, claims, nb);
+			if (st != NULL) {
+				store_maintain(st);
+				if (store_broken(st)) {
+					store_close(st);
+					st = NULL;
+				}
+			}
+		} while (nb == WRITER_BATCH_MAX);
+	}
+	log_info("writer: %lu claims in %lu transactions (%.1f a "
+	    "transaction, largest %lu)", stats[1], stats[0], stats[0] ?
+	    (double)stats[1] / (double)stats[0] : 0.0, stats[2]);
+	store_close(st);
+	for (i = 0; i < n; i++)
+		free(peers[i].in.p);
+	free(peers);
+	free(pfd);
+	return 0;
+}

@@ -1,0 +1,73 @@
+/*
+ * oncehook: group commit under `oncehook serve` -- one writer process
+ * claims the new events of every worker, several to a transaction.
+ *
+ * Why a process and socketpairs.  With synchronous=FULL every COMMIT
+ * costs an fsync, and one event per transaction makes the disk's sync
+ * rate the ceiling however many workers there are.  serve's workers
+ * are processes (a crash in one cannot take the others with it), so
+ * the writer is one too: the supervisor makes a socketpair per worker
+ * before it forks anyone, the writer keeps one end of each and every
+ * worker the other end of its own.  Nothing listens anywhere: no other
+ * process can hand the writer a claim (only a worker, after it checked
+ * the signature).  Workers still answer duplicates themselves, from
+ * their own read connection, without the writer or the write lock.
+ *
+ * The batch forms by itself (no timer): while one COMMIT's fsync runs,
+ * the claims that arrive wait in their sockets; the writer then takes
+ * every whole claim waiting (at most WRITER_BATCH_MAX), runs them in
+ * one store_claim() (one savepoint each; the batch rule of store.h: one
+ * failing claim fails alone), and only after that returns sends each
+ * worker its result.  So no claim is answered before the COMMIT that
+ * covers it, and a retry of an event still in a batch is not visible to
+ * a worker's read: it goes to the writer too and is answered, after the
+ * commit, as the duplicate it is.
+ *
+ * When the writer dies, its ends close: a worker waiting on it reads
+ * end of file and answers 503 (the provider retries), and the
+ * supervisor starts the writer and the workers again with new pairs.
+ * A worker that dies is replaced on the same pair; each claim carries
+ * an id (the worker's pid and a counter), so a reply meant for the dead
+ * one is dropped by its successor.
+ *
+ * The wire (native byte order: both ends are this binary, on this
+ * machine): a frame is a u32 length of what follows, then
+ *   claim:  u64 id, u32 endpoint, i64 received_at, the hash
+ *           (CRYPTO_SHA256_HEXLEN bytes), then key, type, payload and
+ *           norm, each a u32 length and its bytes (type and norm:
+ *           WRITER_NONE for NULL);
+ *   result: u64 id, i32 result (enum hook_err), u32 length and the why.
+ */
+#ifndef ONCEHOOK_WRITER_H
+#define ONCEHOOK_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct conf;
+struct store_claim;
+
+#define WRITER_BATCH_MAX	64
+#define WRITER_NONE		0xffffffffu	/* a NULL string */
+
+/* A worker's end: its socket, and the claims it sent so far. */
+struct writer_link {
+	int		 fd;
+	uint64_t	 next;		/* the next claim's id */
+	long		 timeout_ms;	/* for the writer's answer */
+};
+
+/*
+ * Claim c through the writer (the pipeline's claim function): c->result
+ * and c->why as store_claim() would set them, or HOOK_EBUSY (503) when
+ * the writer is gone or did not answer within the link's timeout.
+ */
+void	writer_claim(void *link, struct store_claim *c);
+
+/*
+ * The writer process: serve the claims of n workers on fds until
+ * SIGTERM, then finish the batch in hand.  Returns an exit code.
+ */
+int	writer_main(const struct conf *cf, const int *fds, size_t n);
+
+#endif
