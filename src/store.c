@@ -915,17 +915,31 @@ insert(struct store *s, const struct conf_endpoint *ep,
 }
 
 /*
- * Claim one event inside the open transaction and its savepoint.
- * Returns an SQLite code that must abort the whole transaction, or
- * SQLITE_OK with c->result set.
+ * The savepoint around one claim of a batch; a claim alone in its
+ * transaction (single) needs none: the transaction is the unit, and a
+ * savepoint would copy every page it changes into a sub-journal.
+ * step is ST_SAVEPOINT, ST_RELEASE or ST_ROLLBACK_TO.
  */
 static int
-claim_one(struct store *s, struct store_claim *c, long long now)
+sp(struct store *s, enum st step, int single)
+{
+	return single ? SQLITE_OK : run(s, step);
+}
+
+/*
+ * Claim one event inside the open transaction (and its savepoint, when
+ * it shares the transaction with others).  Returns an SQLite code that
+ * must abort the whole transaction, or SQLITE_OK with c->result set.  A
+ * single claim whose action failed rolls the transaction back itself:
+ * c->kept, SQLITE_ABORT.
+ */
+static int
+claim_one(struct store *s, struct store_claim *c, long long now, int single)
 {
 	const struct conf_endpoint	*ep = &s->cf->endpoints[c->endpoint];
 	int				 rc, isnew = 0;
 
-	if ((rc = run(s, ST_SAVEPOINT)) != SQLITE_OK)
+	if ((rc = sp(s, ST_SAVEPOINT, single)) != SQLITE_OK)
 		return rc;
 	if (ep->replay_guard) {
 		/* Serialised by the write lock: no replay slips between. */
@@ -939,7 +953,7 @@ claim_one(struct store *s, struct store_claim *c, long long now)
 			c->result = HOOK_DUP;
 			snprintf(c->why, sizeof(c->why), "payload already "
 			    "recorded under another key");
-			return run(s, ST_RELEASE);
+			return sp(s, ST_RELEASE, single);
 		}
 	}
 	if ((rc = insert(s, ep, c->ev, now, &isnew)) != SQLITE_OK) {
@@ -955,9 +969,9 @@ claim_one(struct store *s, struct store_claim *c, long long now)
 			snprintf(c->why, sizeof(c->why), "the claim was not "
 			    "recorded");
 			c->result = HOOK_ESYSTEM;
-			if ((rc = run(s, ST_ROLLBACK_TO)) != SQLITE_OK)
+			if ((rc = sp(s, ST_ROLLBACK_TO, single)) != SQLITE_OK)
 				return rc;
-			return run(s, ST_RELEASE);
+			return sp(s, ST_RELEASE, single);
 		}
 		if (rc == SQLITE_OK && c->result == HOOK_ECONFLICT)
 			rc = conflict_row(s, ep->name, c->ev);
@@ -966,7 +980,7 @@ claim_one(struct store *s, struct store_claim *c, long long now)
 			    sqlite3_errmsg(s->db));
 			goto undo;
 		}
-		return run(s, ST_RELEASE);
+		return sp(s, ST_RELEASE, single);
 	}
 	if ((rc = actions_run(s->acts[c->endpoint], ep->name, c->ev, c->why,
 	    sizeof(c->why))) != SQLITE_OK) {
@@ -984,12 +998,19 @@ claim_one(struct store *s, struct store_claim *c, long long now)
 			c->kept = 1;
 			return rc;
 		}
+		if (single) {
+			/* The transaction holds this claim alone. */
+			c->kept = 1;
+			if ((rc = run(s, ST_ROLLBACK)) != SQLITE_OK)
+				return rc;
+			return SQLITE_ABORT;
+		}
 		if ((rc = run(s, ST_ROLLBACK_TO)) != SQLITE_OK)
 			return rc;
 		return run(s, ST_RELEASE);
 	}
 	c->result = HOOK_OK;
-	return run(s, ST_RELEASE);
+	return sp(s, ST_RELEASE, single);
 undo:
 	c->result = classify(rc);
 	return rc;
@@ -997,10 +1018,12 @@ undo:
 
 /*
  * One attempt at the batch: BEGIN, each claim not yet decided by its
- * own failure, COMMIT.  Returns SQLITE_OK once committed; SQLITE_ABORT
- * when a claim's failure ended the transaction (that claim is kept, the
- * attempt is to be made again without it); any other code is the
- * transaction's own failure, with the reason in *why.
+ * own failure, COMMIT.  Returns SQLITE_OK once committed; SQLITE_DONE
+ * when a single claim failed alone and its transaction was rolled back
+ * (nothing to commit); SQLITE_ABORT when a claim's failure ended the
+ * transaction of several (that claim is kept, the attempt is to be made
+ * again without it); any other code is the transaction's own failure,
+ * with the reason in *why.
  */
 static int
 claim_batch(struct store *s, struct store_claim *claims, size_t n,
@@ -1019,9 +1042,13 @@ claim_batch(struct store *s, struct store_claim *claims, size_t n,
 			continue;
 		claims[i].result = HOOK_ESYSTEM;
 		claims[i].why[0] = '\0';
-		if ((rc = claim_one(s, &claims[i], now)) == SQLITE_OK)
+		if ((rc = claim_one(s, &claims[i], now, n == 1)) ==
+		    SQLITE_OK)
 			continue;
 		*why = "claim";
+		/* A single claim's own failure: nothing left to commit. */
+		if (claims[i].kept && n == 1 && rc == SQLITE_ABORT)
+			return SQLITE_DONE;
 		/* Its own failure ended the transaction: retry without it. */
 		if (claims[i].kept && n > 1) {
 			if (!sqlite3_get_autocommit(s->db))
@@ -1068,7 +1095,7 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 	for (tries = 0; tries <= n; tries++)
 		if ((rc = claim_batch(s, claims, n, now, &why)) != SQLITE_ABORT)
 			break;
-	if (rc == SQLITE_OK) {
+	if (rc == SQLITE_OK || rc == SQLITE_DONE) {
 		txn_end(s);
 		return HOOK_OK;
 	}

@@ -158,9 +158,10 @@ enum hook_err	 store_replayed(struct store *, size_t endpoint,
 		    const struct event *ev);
 
 /*
- * Claim n events in one transaction, each in its own savepoint; fills
- * each claim's result (rules 1, 2 and 4 above).  A new event's actions
- * run in its savepoint.  Returns HOOK_OK if the transaction committed
+ * Claim n events in one transaction, each in its own savepoint when n
+ * > 1 (a single claim is its transaction: no savepoint, and a failing
+ * action rolls the transaction back); fills each claim's result (rules
+ * 1, 2 and 4 above).  Returns HOOK_OK if the transaction committed
  * (look at each result), or HOOK_EBUSY / HOOK_ESYSTEM if it did not
  * (every result not decided by its own failure says so too).
  */
