@@ -1127,7 +1127,7 @@ store_list(struct store *s, const char *endpoint, const char *key,
 	    " received_at, processed_at, coalesce(expires_at, -1)"
 	    " FROM events WHERE (?1 IS NULL OR endpoint = ?1)"
 	    " AND (?2 IS NULL OR key = ?2)"
-	    " ORDER BY received_at DESC, id DESC LIMIT ?3";
+	    " ORDER BY id DESC LIMIT ?3";
 	sqlite3_stmt		*st;
 	struct store_row	 r;
 	long long		 n = 0;

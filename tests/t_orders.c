@@ -592,8 +592,13 @@ main(void)
 		BAIL("sqlite3_open: %s", sqlite3_errmsg(q));
 
 	CHECK(count("SELECT count(*) FROM sqlite_master WHERE type = "
-	    "'trigger' AND tbl_name = 'orders'") == 2,
-	    "orders.sql setup made the table and its two triggers");
+	    "'table' AND name = 'orders' AND sql LIKE '%WITHOUT ROWID'") == 1 &&
+	    count("SELECT count(*) FROM pragma_table_xinfo('orders') WHERE "
+	    "name = 'status' AND hidden = 2") == 1 &&
+	    count("SELECT count(*) FROM sqlite_master WHERE type = "
+	    "'trigger' AND tbl_name = 'orders'") == 0,
+	    "orders.sql setup made the table: WITHOUT ROWID, the status a "
+	    "generated column, no trigger");
 	test_generic();
 	test_stripe();
 	test_permutations();

@@ -1115,6 +1115,51 @@ test_checkpoint(void)
 	    without);
 }
 
+/*
+ * Migration 3 on a database of version 2 with events in it: the rows
+ * stay, the index only "list" used is gone, and claims go on.
+ */
+static void
+test_migrate_v2(void)
+{
+	struct conf	*cf = mkconf("m2.sqlite", "a.sql");
+	struct store	*st;
+	struct event	 ev;
+	char		 err[512];
+	sqlite3		*q;
+
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	mkev(&ev, "m2a", "t.ok", "{\"v\":\"m2a\"}");
+	CHECK(claim1(st, 0, &ev, NULL) == HOOK_OK, "v2: an event claimed");
+	event_clear(&ev);
+	store_close(st);
+	/* Back to what version 2 had. */
+	q = peer("m2.sqlite");
+	exec(q, "CREATE INDEX events_received_at ON events (received_at); "
+	    "PRAGMA user_version = 2");
+	sqlite3_close(q);
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("m2.sqlite");
+	CHECK(qint(q, "PRAGMA user_version") == store_version() &&
+	    store_version() >= 3 && qint(q, "SELECT count(*) FROM "
+	    "sqlite_master WHERE name = 'events_received_at'") == 0 &&
+	    qint(q, "SELECT count(*) FROM events WHERE key = 'm2a'") == 1,
+	    "v2 -> current: the event stays, events_received_at is gone");
+	sqlite3_close(q);
+	mkev(&ev, "m2b", "t.ok", "{\"v\":\"m2b\"}");
+	CHECK(claim1(st, 0, &ev, NULL) == HOOK_OK, "after the migration a "
+	    "claim goes on");
+	event_clear(&ev);
+	mkev(&ev, "m2a", "t.ok", "{\"v\":\"m2a\"}");
+	CHECK(claim1(st, 0, &ev, NULL) == HOOK_DUP, "and the old event is a "
+	    "duplicate");
+	event_clear(&ev);
+	store_close(st);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -1139,6 +1184,7 @@ main(void)
 	test_replaced();
 	test_write_lock();
 	test_checkpoint();
+	test_migrate_v2();
 
 	rmtree();
 	umask(old);

@@ -4,10 +4,10 @@
  * else in the way (no HTTP, no signature, no JSON).
  *
  *   commitloop sqlite full|normal DB SECONDS
- *	DB is a database made by "oncehook init" (the same tables, indexes
- *	and trigger).  Each iteration is one transaction as oncehook's
- *	claim is: BEGIN IMMEDIATE; an events row with a 1 KB payload; an
- *	orders row (the orders_status_insert trigger runs); COMMIT.  WAL,
+ *	DB is a database made by "oncehook init" (the same tables and
+ *	indexes).  Each iteration is one transaction as oncehook's claim
+ *	is: BEGIN IMMEDIATE; an events row with a 1 KB payload; an orders
+ *	row; COMMIT.  WAL,
  *	synchronous as asked.
  *   commitloop fdatasync FILE SECONDS
  *	Each iteration writes 4 KB (one WAL frame: a page and its header,

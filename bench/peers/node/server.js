@@ -7,7 +7,7 @@
 // N processes (node:cluster; the primary hands out connections and
 // serves none), each with its own connection and prepared statements.
 // Configured by the same variables as oncehook: ONCEHOOK_DB (a database
-// made by "oncehook init": the same tables, indexes and trigger),
+// made by "oncehook init": the same tables and indexes),
 // ONCEHOOK_STRIPE_SECRET, ONCEHOOK_STRIPE_TOLERANCE,
 // ONCEHOOK_SYNCHRONOUS, ONCEHOOK_BUSY_TIMEOUT_MS.
 //

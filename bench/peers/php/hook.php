@@ -3,7 +3,7 @@
 // as a PHP site would write it, under PHP-FPM with a persistent PDO
 // connection.  Configured by the same variables as oncehook (passed by
 // the pool's env[...]): ONCEHOOK_DB (a database made by "oncehook init":
-// the same events and orders tables, indexes and trigger),
+// the same events and orders tables and indexes),
 // ONCEHOOK_STRIPE_SECRET, ONCEHOOK_STRIPE_TOLERANCE,
 // ONCEHOOK_SYNCHRONOUS, ONCEHOOK_BUSY_TIMEOUT_MS.
 //
