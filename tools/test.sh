@@ -11,7 +11,8 @@
 #      suites in their quick form),
 #   6. run the libFuzzer target (tests/fuzz/run.sh) for FUZZ_SECONDS
 #      (default 60; counted as one test).
-#   7. run the benchmark's smoke mode (bench/run.sh --smoke; one test).
+#   7. run the benchmark's smoke mode (bench/run.sh --smoke; one test)
+#      and bench/pages.sh over 20 deliveries (one test).
 # Ends with one line "N passed, N failed" over all suites, and exits 1 if
 # anything failed.
 set -uo pipefail
@@ -127,6 +128,17 @@ if bash "$root/bench/run.sh" --smoke --bin "$root/_build/plain/oncehook" \
 else
 	failed=$((failed + 1))
 	tail -n 30 "$root/_build/bench-smoke.out"
+fi
+
+# WAL pages per new event (bench/pages.sh) still measures (one step).
+echo "== bench pages"
+if bash "$root/bench/pages.sh" --bin "$root/_build/plain/oncehook" 20 \
+    >"$root/_build/bench-pages.out" 2>&1; then
+	passed=$((passed + 1))
+	cat "$root/_build/bench-pages.out"
+else
+	failed=$((failed + 1))
+	tail -n 30 "$root/_build/bench-pages.out"
 fi
 
 echo "== took $(( $(date +%s) - start ))s; $skipped skipped"
