@@ -398,8 +398,10 @@ peer_take(struct peer *q, struct pending *batch, size_t max,
 		batch[n].from = q;
 		n++;
 	}
-	memmove(q->in.p, q->in.p + off, q->in.len - off);
-	q->in.len -= off;
+	if (off > 0) {
+		memmove(q->in.p, q->in.p + off, q->in.len - off);
+		q->in.len -= off;
+	}
 	return n;
 }
 
