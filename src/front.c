@@ -23,6 +23,7 @@
 
 #include "front.h"
 #include "hook.h"
+#include "io.h"
 #include "log.h"
 #include "pipeline.h"
 #include "req.h"
@@ -144,23 +145,6 @@ cgi_drain(const char *content_length, long long consumed)
 			break;
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t	 w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * SIGBUS: SQLite maps DB-shm, and writing a page of it faults when the
  * file can no longer be written (chattr +i, a file system gone
@@ -212,8 +196,8 @@ front_cgi(struct pipeline *p)
 		pipeline_run(p, &ce.rq, time(NULL), &resp);
 	body = resp_body(&resp, &bodysz);
 	if ((n = resp_head(&resp, head, sizeof(head))) < 0 ||
-	    write_all(STDOUT_FILENO, head, (size_t)n) == -1 ||
-	    write_all(STDOUT_FILENO, body, bodysz) == -1) {
+	    io_write_all(STDOUT_FILENO, head, (size_t)n) == -1 ||
+	    io_write_all(STDOUT_FILENO, body, bodysz) == -1) {
 		log_warn("cgi: writing the response");
 		rc = 1;
 	}

@@ -382,6 +382,7 @@ pool_start(struct pool *p, long i)
 	struct writer_link	 link;
 	pid_t			 pid;
 	long			 j;
+	int			 rc;
 
 	if ((pid = fork()) == -1) {
 		log_warn("serve: fork");
@@ -393,10 +394,13 @@ pool_start(struct pool *p, long i)
 		for (j = 0; j < p->n; j++)
 			if (j != i && p->kfd[j] >= 0)
 				close(p->kfd[j]);
+		memset(&link, 0, sizeof(link));
 		link.fd = p->kfd[i];
 		link.next = 1;
 		link.timeout_ms = p->timeout_ms;
-		_exit(worker(p->cf, p->fd, &link));
+		rc = worker(p->cf, p->fd, &link);
+		free(link.out);
+		_exit(rc);
 	}
 	p->pids[i] = pid;
 	p->started[i] = time(NULL);

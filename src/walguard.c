@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "walguard.h"
 
 /*
@@ -159,16 +160,6 @@ timer_ready(void)
 	return 1;
 }
 
-static long
-ms_since(const struct timespec *t0)
-{
-	struct timespec	 t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long)(t.tv_sec - t0->tv_sec) * 1000 +
-	    (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 static void
 timer_arm(long ms)
 {
@@ -199,10 +190,10 @@ walguard_lock(struct walguard *g, long timeout_ms, long *waited_ms)
 	}
 	if (errno != EWOULDBLOCK || timer_ready() != 1)
 		return 0;	/* no kernel wait: SQLite's handler waits */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	io_clock(&t0);
 	for (;;) {
-		if ((left = timeout_ms - ms_since(&t0)) <= 0) {
-			*waited_ms = ms_since(&t0);
+		if ((left = timeout_ms - io_ms_since(&t0)) <= 0) {
+			*waited_ms = io_ms_since(&t0);
 			return 1;
 		}
 		timer_arm(left);
@@ -211,11 +202,11 @@ walguard_lock(struct walguard *g, long timeout_ms, long *waited_ms)
 		timer_arm(0);
 		if (rc == 0) {
 			g->locked = 1;
-			*waited_ms = ms_since(&t0);
+			*waited_ms = io_ms_since(&t0);
 			return 0;
 		}
 		if (err != EINTR) {
-			*waited_ms = ms_since(&t0);
+			*waited_ms = io_ms_since(&t0);
 			return 0;
 		}
 	}

@@ -18,6 +18,7 @@
 #include "crypto.h"
 #include "event.h"
 #include "hook.h"
+#include "io.h"
 #include "log.h"
 #include "store.h"
 #include "writer.h"
@@ -119,33 +120,6 @@ get_str(struct rd *r, const char **s, size_t *n)
 	return 0;
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t	 w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static long
-ms_since(const struct timespec *t0)
-{
-	struct timespec	 t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long)(t.tv_sec - t0->tv_sec) * 1000 +
-	    (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 /* --- The worker's side ------------------------------------------------ */
 
 /* Read exactly n bytes within the deadline: 0, or -1 (why in *what). */
@@ -160,7 +134,7 @@ read_full(int fd, char *p, size_t n, const struct timespec *t0,
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	while (n > 0) {
-		if ((left = timeout_ms - ms_since(t0)) <= 0) {
+		if ((left = timeout_ms - io_ms_since(t0)) <= 0) {
 			*what = "did not answer in time";
 			return -1;
 		}
@@ -201,7 +175,7 @@ writer_claim(void *arg, struct store_claim *c)
 {
 	struct writer_link	*l = arg;
 	const struct event	*ev = c->ev;
-	struct buf		 b = { NULL, 0, 0 };
+	struct buf		 b = { l->out, 0, l->outcap };
 	struct timespec		 t0;
 	struct rd		 r;
 	const char		*what = "cannot be reached", *why;
@@ -223,19 +197,21 @@ writer_claim(void *arg, struct store_claim *c)
 	    put_str(&b, ev->type, ev->type ? strlen(ev->type) : 0) == -1 ||
 	    put_str(&b, ev->payload, ev->payloadsz) == -1 ||
 	    put_str(&b, ev->norm, ev->normsz) == -1) {
-		free(b.p);
+		l->out = b.p;
+		l->outcap = b.cap;
 		claim_failed(c, "cannot be asked (out of memory)");
 		return;
 	}
+	/* The buffer is kept for the next claim. */
+	l->out = b.p;
+	l->outcap = b.cap;
 	len = (uint32_t)(b.len - sizeof(len));
 	memcpy(b.p, &len, sizeof(len));
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (write_all(l->fd, b.p, b.len) == -1) {
-		free(b.p);
+	io_clock(&t0);
+	if (io_write_all(l->fd, b.p, b.len) == -1) {
 		claim_failed(c, "is gone");
 		return;
 	}
-	free(b.p);
 	/* Replies to a predecessor's claims on this pair are dropped. */
 	for (;;) {
 		if (read_full(l->fd, (char *)&len, sizeof(len), &t0,
@@ -280,6 +256,7 @@ struct peer {
 struct pending {
 	struct peer		*from;
 	uint64_t		 id;
+	size_t			 endpoint;	/* index in cf->endpoints */
 	char			*frame;
 	char			*key;
 	char			*type;
@@ -328,7 +305,7 @@ pending_parse(struct pending *p, char *frame, size_t len,
 	p->ev.norm = (char *)norm;	/* borrowed: never event_clear()ed */
 	p->ev.normsz = normsz;
 	p->ev.received_at = at;
-	p->ev.doc = (void *)(uintptr_t)ep;	/* the endpoint, until claimed */
+	p->endpoint = ep;
 	return 0;
 }
 
@@ -425,7 +402,7 @@ batch_answer(struct pending *batch, const struct store_claim *claims,
 			len = (uint32_t)(b.len - sizeof(len));
 			memcpy(b.p, &len, sizeof(len));
 			/* A worker that died meanwhile: nobody to tell. */
-			(void)write_all(batch[i].from->fd, b.p, b.len);
+			(void)io_write_all(batch[i].from->fd, b.p, b.len);
 		}
 		pending_free(&batch[i]);
 	}
@@ -453,8 +430,7 @@ batch_run(const struct conf *cf, struct store **st, struct pending *batch,
 
 	for (i = 0; i < n; i++) {
 		memset(&claims[i], 0, sizeof(claims[i]));
-		claims[i].endpoint = (size_t)(uintptr_t)batch[i].ev.doc;
-		batch[i].ev.doc = NULL;
+		claims[i].endpoint = batch[i].endpoint;
 		claims[i].ev = &batch[i].ev;
 	}
 	if (writer_store(cf, st, &er, why, sizeof(why)) == NULL) {

@@ -55,6 +55,8 @@ struct writer_link {
 	int		 fd;
 	uint64_t	 next;		/* the next claim's id */
 	long		 timeout_ms;	/* for the writer's answer */
+	char		*out;		/* the claim frame, kept between */
+	size_t		 outcap;	/* claims (NULL, 0 to start) */
 };
 
 /*

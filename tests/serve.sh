@@ -101,7 +101,7 @@ spid=$bg_pid
 dp_track "$spid"
 if dp_wait_port "$port" "$spid"; then
 	tap ok "$label: serve --listen 127.0.0.1:PORT --workers 4 starts"
-	dp_py "$label" serveload.py workers load kill killwriter term \
+	dp_py "$label" serveload.py workers load kill killwriter batchdup term \
 	    --addr "127.0.0.1:$port" --serve-pid "$spid" \
 	    --env "$d/conf/env" --workers 4
 	wait_serve "$spid" "$label"

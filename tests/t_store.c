@@ -151,6 +151,20 @@ claim1(struct store *st, size_t epi, const struct event *ev,
 	return c.result;
 }
 
+/* Claim a hand-made event (mkev()) on endpoint epi; its result. */
+static enum hook_err
+claim_new(struct store *st, size_t epi, const char *key, const char *type,
+    const char *payload)
+{
+	struct event	 ev;
+	enum hook_err	 er;
+
+	mkev(&ev, key, type, payload);
+	er = claim1(st, epi, &ev, NULL);
+	event_clear(&ev);
+	return er;
+}
+
 /* A second connection onto dbname. */
 static sqlite3 *
 peer(const char *dbname)
@@ -917,7 +931,6 @@ test_replaced(void)
 {
 	struct conf	*cf = mkconf("r.sqlite", "a.sql");
 	struct store	*old, *same, *st;
-	struct event	 ev;
 	enum hook_err	 er;
 	char		 err[512], p[sizeof(dir) + 64], bak[sizeof(dir) + 64];
 	char		 sql[sizeof(dir) + 96], buf[64];
@@ -929,17 +942,15 @@ test_replaced(void)
 	CHECK(er == HOOK_OK, "a second connection to the same file: %d (%s)",
 	    er, er == HOOK_OK ? "" : err);
 	store_close(same);
-	mkev(&ev, "r1", "t.ok", "{\"n\":1}");
-	CHECK(claim1(old, 0, &ev, NULL) == HOOK_OK, "r1 claimed");
-	event_clear(&ev);
+	CHECK(claim_new(old, 0, "r1", "t.ok", "{\"n\":1}") ==
+	    HOOK_OK, "r1 claimed");
 	q = peer("r.sqlite");
 	snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", path(bak, "r.bak"));
 	exec(q, sql);
 	sqlite3_close(q);
-	mkev(&ev, "r2", "t.ok", "{\"n\":2}");
-	CHECK(claim1(old, 0, &ev, NULL) == HOOK_OK, "r2 claimed after the "
+	CHECK(claim_new(old, 0, "r2", "t.ok", "{\"n\":2}") ==
+	    HOOK_OK, "r2 claimed after the "
 	    "backup");
-	event_clear(&ev);
 	if (rename(bak, path(p, "r.sqlite")) == -1)
 		BAIL("rename: %s", strerror(errno));
 
@@ -956,10 +967,9 @@ test_replaced(void)
 	CHECK(er == HOOK_OK, "once it let go, the new file opens (%d: %s)", er,
 	    er == HOOK_OK ? "" : err);
 	if (st != NULL) {
-		mkev(&ev, "r3", "t.ok", "{\"n\":3}");
-		CHECK(claim1(st, 0, &ev, NULL) == HOOK_OK, "r3 claimed in the "
+		CHECK(claim_new(st, 0, "r3", "t.ok", "{\"n\":3}") ==
+		    HOOK_OK, "r3 claimed in the "
 		    "restored file");
-		event_clear(&ev);
 		CHECK(store_idle(st) == 0, "an idle check of a file in place");
 		store_close(st);
 	}
@@ -1057,10 +1067,9 @@ test_write_lock(void)
 	    took < 300 && strstr(c.why, "write lock") != NULL,
 	    "write lock held past the busy timeout: busy after it (%d, %d "
 	    "after %lld ms: %s)", er, c.result, took, c.why);
-	mkev(&ev, "w2", "t.ok", "{\"n\":2}");
-	CHECK(claim1(st, 0, &ev, NULL) == HOOK_OK, "once it is free the "
+	CHECK(claim_new(st, 0, "w2", "t.ok", "{\"n\":2}") ==
+	    HOOK_OK, "once it is free the "
 	    "claim goes through");
-	event_clear(&ev);
 	store_close(st);
 	conf_free(cf);
 }
@@ -1124,15 +1133,13 @@ test_migrate_v2(void)
 {
 	struct conf	*cf = mkconf("m2.sqlite", "a.sql");
 	struct store	*st;
-	struct event	 ev;
 	char		 err[512];
 	sqlite3		*q;
 
 	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
 		BAIL("store_open: %s", err);
-	mkev(&ev, "m2a", "t.ok", "{\"v\":\"m2a\"}");
-	CHECK(claim1(st, 0, &ev, NULL) == HOOK_OK, "v2: an event claimed");
-	event_clear(&ev);
+	CHECK(claim_new(st, 0, "m2a", "t.ok", "{\"v\":\"m2a\"}") ==
+	    HOOK_OK, "v2: an event claimed");
 	store_close(st);
 	/* Back to what version 2 had. */
 	q = peer("m2.sqlite");
@@ -1148,14 +1155,12 @@ test_migrate_v2(void)
 	    qint(q, "SELECT count(*) FROM events WHERE key = 'm2a'") == 1,
 	    "v2 -> current: the event stays, events_received_at is gone");
 	sqlite3_close(q);
-	mkev(&ev, "m2b", "t.ok", "{\"v\":\"m2b\"}");
-	CHECK(claim1(st, 0, &ev, NULL) == HOOK_OK, "after the migration a "
+	CHECK(claim_new(st, 0, "m2b", "t.ok", "{\"v\":\"m2b\"}") ==
+	    HOOK_OK, "after the migration a "
 	    "claim goes on");
-	event_clear(&ev);
-	mkev(&ev, "m2a", "t.ok", "{\"v\":\"m2a\"}");
-	CHECK(claim1(st, 0, &ev, NULL) == HOOK_DUP, "and the old event is a "
+	CHECK(claim_new(st, 0, "m2a", "t.ok", "{\"v\":\"m2a\"}") ==
+	    HOOK_DUP, "and the old event is a "
 	    "duplicate");
-	event_clear(&ev);
 	store_close(st);
 	conf_free(cf);
 }

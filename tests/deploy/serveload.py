@@ -303,6 +303,39 @@ class Run:
                                                 got))
         self.check_effects(events, "after the load")
 
+    def check_after_kill(self, events, what):
+        """After processes were killed under load: every event answered
+        processed is stored; every answer is 200, 503 (busy, nothing
+        processed, retry later) or a failed connection; a retry of every
+        event processes it at most once in all; one row and one order
+        each."""
+        ev = self.rows(list(events))
+        for k in sorted(events):
+            if "processed" in self.answers.get(k, []):
+                self.check(ev.get(k) == ["processed"], "%s was answered "
+                           "processed, events rows %r" % (k, ev.get(k)))
+            for x in self.answers.get(k, []):
+                self.check(x in ("processed", "already_processed") or
+                           x.startswith("failed") or
+                           x.startswith("HTTP 503 "), "%s: answer %r"
+                           % (k, x))
+        acked = {k for k in events if "processed" in self.answers.get(k, [])}
+        for k, oid in sorted(events.items()):
+            self.deliver(k, oid)
+        for k in sorted(events):
+            got = self.answers.get(k, [])
+            last = got[-1] if got else None
+            if k in acked:
+                self.check(last == "already_processed", "%s: retry after "
+                           "an acknowledged delivery answered %r" % (k, last))
+            else:
+                self.check(last in ("processed", "already_processed"),
+                           "%s: retry of an unacknowledged event answered "
+                           "%r" % (k, last))
+            self.check(got.count("processed") <= 1, "%s: processed %d "
+                       "times: %r" % (k, got.count("processed"), got))
+        self.check_effects(events, what)
+
     def s_killwriter(self):
         """SIGKILL to the writer while claims are in flight: the workers
         answer 503 for what it held, never 200; serve starts it again."""
@@ -330,33 +363,35 @@ class Run:
                    for x in v)
         print("#   killed the writer %d after %d answers; 503 answers: %d"
               % (victim, done, busy))
-        ev = self.rows(list(events))
-        for k in sorted(events):
-            if "processed" in self.answers.get(k, []):
-                self.check(ev.get(k) == ["processed"], "%s was answered "
-                           "processed, events rows %r" % (k, ev.get(k)))
-            for x in self.answers.get(k, []):
-                self.check(x in ("processed", "already_processed") or
-                           x.startswith("failed") or
-                           x.startswith("HTTP 503 "), "%s: answer %r"
-                           % (k, x))
-        acked = {k for k in events if "processed" in self.answers.get(k, [])}
-        for k, oid in sorted(events.items()):
-            self.deliver(k, oid)
-        for k in sorted(events):
-            got = self.answers.get(k, [])
-            last = got[-1] if got else None
-            if k in acked:
-                self.check(last == "already_processed", "%s: retry after "
-                           "an acknowledged delivery answered %r" % (k, last))
-            else:
-                self.check(last in ("processed", "already_processed"),
-                           "%s: retry of an unacknowledged event answered "
-                           "%r" % (k, last))
-            self.check(got.count("processed") <= 1, "%s: processed %d "
-                       "times: %r" % (k, got.count("processed"), got))
-        self.check_effects(events, "after the writer was killed and the "
-                           "retries")
+        self.check_after_kill(events, "after the writer was killed and "
+                              "the retries")
+
+    def s_batchdup(self):
+        """Group commit: while the writer's batch cannot commit (another
+        connection holds SQLite's write lock), neither a delivery nor a
+        retry of the same event, which went to the writer behind it, is
+        answered; once the lock is let go, one is processed and the other
+        is the duplicate."""
+        key = "bdup-%s" % self.tag
+        conn = sqlite3.connect(self.db, timeout=10, isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        threads = [threading.Thread(target=self.deliver, args=(key, key))
+                   for _ in range(2)]
+        threads[0].start()
+        time.sleep(0.1)
+        threads[1].start()
+        time.sleep(0.6)
+        early = list(self.answers.get(key, []))
+        conn.execute("ROLLBACK")
+        conn.close()
+        for t in threads:
+            t.join(30)
+        got = self.answers.get(key, [])
+        self.check(early == [], "answered while the batch could not "
+                   "commit: %r" % early)
+        self.check(sorted(got) == ["already_processed", "processed"],
+                   "two deliveries of one event: %r" % got)
+        self.check_effects({key: key}, "after the held batch")
 
     def s_kill(self):
         before = self.workers()
@@ -409,36 +444,7 @@ class Run:
                   for v in failed.values()), sorted(failed)[:5]))
         self.check(skey in failed, "the request held by the killed worker "
                    "did not fail")
-        # No acknowledged event lost.
-        ev = self.rows(list(events))
-        for k in sorted(events):
-            if "processed" in self.answers.get(k, []):
-                self.check(ev.get(k) == ["processed"], "%s was answered "
-                           "processed, events rows %r" % (k, ev.get(k)))
-            for x in self.answers.get(k, []):
-                # 503: busy, nothing processed, retry later (a worker
-                # killed mid-transaction held the write lock).
-                self.check(x in ("processed", "already_processed") or
-                           x.startswith("failed") or
-                           x.startswith("HTTP 503 "), "%s: answer %r"
-                           % (k, x))
-        # A retry of every event: once each.
-        acked = {k for k in events if "processed" in self.answers.get(k, [])}
-        for k, oid in sorted(events.items()):
-            self.deliver(k, oid)
-        for k in sorted(events):
-            got = self.answers.get(k, [])
-            last = got[-1] if got else None
-            if k in acked:
-                self.check(last == "already_processed", "%s: retry after "
-                           "an acknowledged delivery answered %r" % (k, last))
-            else:
-                self.check(last in ("processed", "already_processed"),
-                           "%s: retry of an unacknowledged event answered "
-                           "%r" % (k, last))
-            self.check(got.count("processed") <= 1, "%s: processed %d "
-                       "times: %r" % (k, got.count("processed"), got))
-        self.check_effects(events, "after the kills and the retries")
+        self.check_after_kill(events, "after the kills and the retries")
 
     def s_stall(self):
         t = self.a.timeout
@@ -555,6 +561,9 @@ TITLES = {
                   "answer 200 for an event not stored, the writer and the "
                   "workers started again; a retry of every event processes "
                   "it at most once in all; one row and one order each",
+    "batchdup": "a delivery and its retry while the writer's batch "
+                "cannot commit: neither answered before the commit, then "
+                "one processed and one already_processed, one row",
     "stall": "--timeout T, 2 workers: 2 idle connections, one stopped "
              "mid-parameters, one mid-body: each closed after T s; a "
              "delivery behind them answered within 2T + 3 s; same workers; "

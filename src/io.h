@@ -1,0 +1,20 @@
+/*
+ * oncehook: the two system helpers several rooms share -- writing a
+ * whole buffer to a descriptor, and elapsed time on the monotonic clock.
+ */
+#ifndef ONCEHOOK_IO_H
+#define ONCEHOOK_IO_H
+
+#include <stddef.h>
+#include <time.h>
+
+/* Write all n bytes of p to fd, again after EINTR: 0, or -1 (errno). */
+int	io_write_all(int fd, const void *p, size_t n);
+
+/* Now on the monotonic clock, to measure from with io_ms_since(). */
+void	io_clock(struct timespec *t0);
+
+/* Milliseconds since t0 (io_clock()). */
+long	io_ms_since(const struct timespec *t0);
+
+#endif
