@@ -489,9 +489,15 @@ static int
 set_token(struct conf_loader *l, const struct conf_var *cv, const char *var,
     const char *v, void *dst)
 {
+	const char	*c;
+
 	if ((long long)strlen(v) < cv->min)
 		return fail(l, var, "too short: use at least %lld characters",
 		    cv->min);
+	for (c = v; *c != '\0'; c++)
+		if (*c <= ' ' || *c > '~')
+			return fail(l, var, "printable ASCII without spaces "
+			    "only (it is sent in an Authorization header)");
 	if ((*(char **)dst = strdup(v)) == NULL)
 		return fail(l, var, "out of memory");
 	return 0;
@@ -651,6 +657,11 @@ set_endpoints(struct conf_loader *l, const struct conf_var *cv, const char *var,
 			return fail(l, var, "bad endpoint name \"%.*s\" "
 			    "(letters, digits, - and _; at most %d)",
 			    (int)(len > 64 ? 64 : len), p, CONF_NAME_MAX - 1);
+		if (cf->status_token != NULL && len == 6 &&
+		    strncmp(p, "status", 6) == 0)
+			return fail(l, var, "an endpoint may not be named "
+			    "status while ONCEHOOK_STATUS_TOKEN is set (the "
+			    "status endpoint answers that path)");
 		ep = &cf->endpoints[cf->nendpoints++];
 		memcpy(ep->name, p, len);
 		ep->name[len] = '\0';
@@ -823,6 +834,7 @@ static const struct conf_kind
 const struct conf_kind	conf_kind_choice = { set_choice, show_choice };
 
 static const char *const synchronous[] = { "normal", "full", NULL };
+static const char *const onoff[] = { "off", "on", NULL };
 
 #define G(f)	offsetof(struct conf, f)
 #define E(f)	offsetof(struct conf_endpoint, f)
@@ -854,8 +866,13 @@ const struct conf_var conf_vars[] = {
 	    "`DOCUMENT_ROOT`", NULL },
 	{ "STATUS_TOKEN", CONF_GLOBAL, CONF_HIDDEN, 16, 0, NULL, "off",
 	    G(status_token), &kind_token,
-	    "reserved for the status endpoint (not built yet): at least 16 "
-	    "characters, otherwise ignored", NULL },
+	    "turns the status endpoint on (`GET .../status`, see "
+	    "**Monitoring**): its token, at least 16 printable characters",
+	    NULL },
+	{ "COUNTERS", CONF_GLOBAL, 0, 0, 0, "on", "`on`",
+	    G(counters), &conf_kind_choice,
+	    "`on`: count every request in `ONCEHOOK_DB`-counters "
+	    "(see **Monitoring**); `off`: count nothing", onoff },
 	{ "ENDPOINTS", CONF_GLOBAL, CONF_UNSET_TOO, 0, 0, NULL,
 	    "one unnamed endpoint", G(endpoints), &kind_endpoints,
 	    "comma list of endpoint names, e.g. `stripe,shop`", NULL },
@@ -1087,10 +1104,5 @@ conf_warnings(const struct conf *cf, const char *const *envp,
 		}
 	for (i = 0; i < cf->nendpoints; i++)
 		n += short_secrets(&cf->endpoints[i], say, arg);
-	if (cf->status_token != NULL) {
-		say(arg, "ONCEHOOK_STATUS_TOKEN: the status endpoint is not "
-		    "built yet; the token is ignored");
-		n++;
-	}
 	return n;
 }

@@ -21,6 +21,7 @@
 
 #include <fcgiapp.h>
 
+#include "counters.h"
 #include "front.h"
 #include "hook.h"
 #include "io.h"
@@ -161,6 +162,7 @@ on_bus(int sig)
 	    "chattr -i it; a read-only or full file system?); nothing was "
 	    "acknowledged; exiting\n";
 
+	counters_on_bus();	/* returns unless a count is in flight */
 	(void)write(STDERR_FILENO, msg, sizeof(msg) - 1);
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -174,7 +176,9 @@ front_explain_faults(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_bus;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESETHAND;
+	/* Not reset, not deferred: a count left by siglongjmp() keeps the
+	 * handler (on_bus() restores the default itself to die). */
+	sa.sa_flags = SA_NODEFER;
 	sigaction(SIGBUS, &sa, NULL);
 }
 

@@ -22,8 +22,11 @@ enum hook_err {
 	HOOK_OK = 0,		/* new event claimed and committed */
 	HOOK_DUP,		/* known event, same payload: replay */
 	HOOK_CHALLENGE,		/* a sender's URL check (Slack), answered */
+	HOOK_STATUS,		/* the status endpoint's document */
 	HOOK_ENOTFOUND,		/* no endpoint of that name */
 	HOOK_EMETHOD,		/* not POST */
+	HOOK_EAUTH,		/* status endpoint: no or wrong token */
+	HOOK_EGETONLY,		/* status endpoint: not GET or HEAD */
 	HOOK_ETOOBIG,		/* body over the limit */
 	HOOK_EMEDIA,		/* content type is not JSON */
 	HOOK_EBODY,		/* body shorter than Content-Length */
@@ -93,6 +96,8 @@ struct resp {
 	int		 replayed;	/* add Idempotent-Replayed: true */
 	int		 retry_after;	/* seconds; 0 for no header */
 	const char	*allow;		/* Allow header value, or NULL */
+	const char	*ctype;		/* Content-Type; static */
+	int		 authenticate;	/* add WWW-Authenticate */
 	char		*body;		/* JSON text, NUL-terminated, owned */
 	size_t		 bodysz;
 };

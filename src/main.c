@@ -38,6 +38,8 @@ static const struct command commands[] = {
 	{ "check", admin_check, "", "validate the configuration" },
 	{ "list", admin_list, "[--endpoint NAME] [--limit N]", NULL },
 	{ "show", admin_show, "[--endpoint NAME] KEY", NULL },
+	{ "stats", admin_stats, "[--endpoint NAME] [--json] [--prometheus] "
+	    "[--check]", "counts, health, and a check for cron" },
 	{ "prune", admin_prune, "[--dry-run]",
 	    "delete events past their retention" },
 	{ "serve", serve_main,
@@ -110,7 +112,7 @@ handle(void)
 	 * (and logging why) rather than exiting into a restart loop.
 	 */
 	rc = cgi ? front_cgi(&p) : front_fcgi(&p, 0);
-	pipeline_clear(&p);
+	pipeline_end(&p);
 	conf_free(cf);
 	return rc;
 }

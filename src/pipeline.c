@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "counters.h"
 #include "event.h"
 #include "log.h"
 #include "pipeline.h"
@@ -25,6 +26,7 @@
 #include "resp.h"
 #include "route.h"
 #include "sig.h"
+#include "status.h"
 #include "store.h"
 
 #define BODY_CHUNK	65536	/* first allocation without Content-Length */
@@ -34,6 +36,9 @@ struct trace {
 	const struct conf_endpoint	*ep;
 	const struct event		*ev;
 	struct why			 why;
+	char				*doc;	/* HOOK_STATUS: the document */
+	size_t				 docsz;
+	const char			*ctype;
 };
 
 void
@@ -56,6 +61,14 @@ pipeline_clear(struct pipeline *p)
 {
 	store_close(p->st);
 	p->st = NULL;
+}
+
+void
+pipeline_end(struct pipeline *p)
+{
+	pipeline_clear(p);
+	counters_close(p->ctr);
+	p->ctr = NULL;
 }
 
 void
@@ -286,6 +299,14 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 		why_set(&t->why, "%s", p->conferr);
 		return HOOK_ECONF;
 	}
+	if (status_wanted(p->cf, rq)) {
+		if ((er = check_roots(p, rq, t)) != HOOK_OK)
+			return er;
+		if (ensure_store(p, t) != HOOK_OK)
+			why_set(&t->why, "status: rows not counted");
+		return status_answer(p->cf, p->st, rq, now, &t->doc,
+		    &t->docsz, &t->ctype, &t->why);
+	}
 	if ((ep = route_endpoint(p->cf, rq->path_info, rq->script_name)) == NULL) {
 		/* What routing saw; escaped when the line is logged. */
 		route_name(rq->path_info, rq->script_name, name,
@@ -360,6 +381,7 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	struct trace	 t;
 	struct event	 ev;
 	enum hook_err	 er;
+	struct trace	 seen;
 	char		 ekey[160], etype[96], ewhy[400];
 	double		 ms;
 
@@ -368,7 +390,9 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	er = run(p, rq, now, &ev, &t);
 	resp_make(resp, &(struct resp_in){ .err = er, .key = ev.key,
-	    .challenge = ev.challenge, .detail = t.why.client });
+	    .challenge = ev.challenge, .detail = t.why.client,
+	    .raw = t.doc, .rawsz = t.docsz, .ctype = t.ctype });
+	free(t.doc);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
@@ -383,5 +407,16 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	    resp_outcome(resp->err), resp->status, ms,
 	    t.why.log[0] ? " why=\"" : "", t.why.log[0] ? ewhy : "",
 	    t.why.log[0] ? "\"" : "");
+
+	/* Counted where the database may lie (never in a served root). */
+	memset(&seen, 0, sizeof(seen));
+	if (p->cf != NULL && p->cf->counters && resp_counted(resp->err) &&
+	    check_roots(p, rq, &seen) == HOOK_OK) {
+		if (p->ctr == NULL)
+			p->ctr = counters_open(p->cf->db);
+		counters_count(p->ctr, t.ep != NULL ? t.ep->name : "",
+		    resp->err, (uint64_t)(ms * 1000), (int64_t)now,
+		    t.why.log[0] ? ewhy : resp_outcome(resp->err));
+	}
 	event_clear(&ev);
 }

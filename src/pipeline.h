@@ -14,6 +14,7 @@
 #include "hook.h"
 
 struct conf;
+struct counters;
 struct store;
 
 /*
@@ -31,6 +32,7 @@ struct pipeline {
 	const struct conf	*cf;
 	const char		*conferr;
 	struct store		*st;
+	struct counters		*ctr;		/* opened on first count */
 	pipeline_claim_fn	 claim;		/* NULL: store_claim() here */
 	void			*claim_arg;
 	char			 roots[2048];	/* the roots last checked */
@@ -47,6 +49,8 @@ void	pipeline_claim_through(struct pipeline *, pipeline_claim_fn fn,
 	    void *arg);
 /* Close the store; the configuration stays the caller's. */
 void	pipeline_clear(struct pipeline *);
+/* pipeline_clear(), and unmap the counters: the process is done. */
+void	pipeline_end(struct pipeline *);
 
 /* Between requests (a second idle): close a store whose file moved. */
 void	pipeline_idle(struct pipeline *);

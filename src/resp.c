@@ -20,6 +20,7 @@ enum shape {
 	SHAPE_ERROR,		/* {"error":name,"message":...} */
 	SHAPE_STATUS,		/* {"status":name,"key":key} */
 	SHAPE_CHALLENGE,	/* {"challenge":challenge} (Slack) */
+	SHAPE_RAW,		/* the caller's document and media type */
 };
 
 /* What a row adds besides its status and body. */
@@ -27,6 +28,8 @@ enum shape {
 #define F_KEY		0x02	/* an error body echoes the key */
 #define F_DETAIL	0x04	/* the request's detail replaces the
 				   message: the sender can fix it */
+#define F_AUTH		0x08	/* WWW-Authenticate: Basic */
+#define F_UNCOUNTED	0x10	/* not a delivery: left out of counters */
 
 /*
  * One row per outcome: everything resp_make() writes for it.  A new
@@ -48,11 +51,19 @@ static const struct outcome {
 	    F_REPLAYED, NULL, 0 },
 	[HOOK_CHALLENGE] = { 200, "OK", SHAPE_CHALLENGE, "challenge", NULL,
 	    0, NULL, 0 },
+	[HOOK_STATUS] = { 200, "OK", SHAPE_RAW, "status", NULL, F_UNCOUNTED,
+	    NULL, 0 },
 	[HOOK_ENOTFOUND] = { 404, "Not Found", SHAPE_ERROR, "unknown_endpoint",
 	    "no webhook endpoint of that name", 0, NULL, 0 },
 	[HOOK_EMETHOD] = { 405, "Method Not Allowed", SHAPE_ERROR,
 	    "method_not_allowed", "webhooks are delivered with POST", 0,
 	    "POST", 0 },
+	[HOOK_EAUTH] = { 401, "Unauthorized", SHAPE_ERROR, "unauthorized",
+	    "the status endpoint needs its token (Bearer, or the password "
+	    "of Basic)", F_AUTH | F_UNCOUNTED, NULL, 0 },
+	[HOOK_EGETONLY] = { 405, "Method Not Allowed", SHAPE_ERROR,
+	    "method_not_allowed", "the status endpoint answers GET",
+	    F_UNCOUNTED, "GET, HEAD", 0 },
 	[HOOK_ETOOBIG] = { 413, "Payload Too Large", SHAPE_ERROR,
 	    "payload_too_large",
 	    "the body is larger than this endpoint accepts", 0, NULL, 0 },
@@ -107,6 +118,12 @@ int
 resp_status(enum hook_err er)
 {
 	return er < HOOK__MAX ? table[er].status : 500;
+}
+
+int
+resp_counted(enum hook_err er)
+{
+	return er < HOOK__MAX && !(table[er].flags & F_UNCOUNTED);
 }
 
 /*
@@ -182,6 +199,18 @@ resp_make(struct resp *r, const struct resp_in *in)
 	r->replayed = (t->flags & F_REPLAYED) != 0;
 	r->retry_after = t->retry_after;
 	r->allow = t->allow;
+	r->authenticate = (t->flags & F_AUTH) != 0;
+	if (t->shape == SHAPE_RAW) {
+		if ((buf = malloc(in->rawsz + 1)) == NULL)
+			goto oom;
+		if (in->rawsz > 0)
+			memcpy(buf, in->raw, in->rawsz);
+		buf[in->rawsz] = '\0';
+		r->body = buf;
+		r->bodysz = in->rawsz;
+		r->ctype = in->ctype;
+		return 0;
+	}
 	msg = in->detail != NULL && (t->flags & F_DETAIL) ? in->detail :
 	    t->message;
 
@@ -202,6 +231,8 @@ resp_make(struct resp *r, const struct resp_in *in)
 		rc |= put(buf, bufsz, &o, t->name);
 		rc |= put(buf, bufsz, &o, "\",\"key\":");
 		rc |= put_string(buf, bufsz, &o, key ? key : "");
+		break;
+	case SHAPE_RAW:
 		break;
 	case SHAPE_ERROR:
 		rc |= put(buf, bufsz, &o, "{\"error\":\"");
@@ -229,6 +260,8 @@ oom:
 	r->replayed = 0;
 	r->retry_after = 0;
 	r->allow = NULL;
+	r->ctype = NULL;
+	r->authenticate = 0;
 	r->body = NULL;
 	r->bodysz = 0;
 	return -1;
@@ -253,15 +286,19 @@ resp_head(const struct resp *r, char *buf, size_t bufsz)
 
 	n = snprintf(buf, bufsz,
 	    "Status: %d %s\r\n"
-	    "Content-Type: application/json\r\n"
+	    "Content-Type: %s\r\n"
 	    "Content-Length: %zu\r\n"
 	    "Cache-Control: no-store\r\n"
+	    "%s"
 	    "%s%s%s"
 	    "%s"
 	    "%s%.0d%s"
 	    "\r\n",
 	    r->status, r->status == t->status ? t->reason : "Error",
+	    r->body && r->ctype ? r->ctype : "application/json",
 	    r->body ? r->bodysz : sizeof(oom_body) - 1,
+	    r->authenticate ? "WWW-Authenticate: Basic realm=\"oncehook\", "
+	    "charset=\"UTF-8\"\r\n" : "",
 	    r->allow ? "Allow: " : "", r->allow ? r->allow : "",
 	    r->allow ? "\r\n" : "",
 	    r->replayed ? "Idempotent-Replayed: true\r\n" : "",

@@ -19,6 +19,9 @@ struct resp_in {
 	const char	*detail;	/* what the sender can fix, for the
 					   outcomes whose row allows it (400s);
 					   never internal, never a secret */
+	const char	*raw;		/* HOOK_STATUS: the document (copied) */
+	size_t		 rawsz;
+	const char	*ctype;		/* HOOK_STATUS: its media type */
 };
 
 /*
@@ -43,5 +46,7 @@ const char	*resp_body(const struct resp *r, size_t *sz);
 const char	*resp_outcome(enum hook_err);
 /* The HTTP status of an outcome. */
 int		 resp_status(enum hook_err);
+/* 0 for an outcome the counters leave out (the status endpoint's). */
+int		 resp_counted(enum hook_err);
 
 #endif

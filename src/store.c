@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1254,4 +1255,64 @@ store_prune(struct store *s, long long now, int dry_run, long long *nconflicts,
 		return -1;
 	}
 	return events;
+}
+
+/* Add column 2 of each (endpoint, n) row of sql to rows at off. */
+static int
+rows_by_endpoint(struct store *s, const char *sql, long long now,
+    struct store_counts *rows, size_t off)
+{
+	sqlite3_stmt	*st;
+	const char	*name;
+	size_t		 i;
+	int		 rc;
+
+	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, now);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((name = (const char *)sqlite3_column_text(st, 0)) == NULL)
+			continue;
+		for (i = 0; i < s->cf->nendpoints; i++)
+			if (strcmp(s->cf->endpoints[i].name, name) == 0)
+				*(long long *)((char *)&rows[i] + off) +=
+				    sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int
+store_rows(struct store *s, long long now, struct store_counts *rows,
+    char *err, size_t errsz)
+{
+	static const struct {
+		const char	*sql;
+		size_t		 off;
+	} q[] = {
+		{ "SELECT endpoint, count(*) FROM events WHERE ?1 = ?1"
+		    " GROUP BY endpoint", offsetof(struct store_counts, events) },
+		{ "SELECT endpoint, count(*) FROM events WHERE ?1 = ?1"
+		    " AND status = 'processed' GROUP BY endpoint",
+		    offsetof(struct store_counts, processed) },
+		{ "SELECT endpoint, count(*) FROM conflicts WHERE ?1 = ?1"
+		    " GROUP BY endpoint",
+		    offsetof(struct store_counts, conflicts) },
+		{ "SELECT endpoint, count(*) FROM events WHERE expires_at < ?1"
+		    " GROUP BY endpoint", offsetof(struct store_counts, expired) },
+	};
+	size_t	 i;
+	int	 rc;
+
+	memset(rows, 0, s->cf->nendpoints * sizeof(*rows));
+	rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);
+	for (i = 0; rc == SQLITE_OK && i < sizeof(q) / sizeof(q[0]); i++)
+		rc = rows_by_endpoint(s, q[i].sql, now, rows, q[i].off);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errsz, "counting rows: %s",
+		    sqlite3_errmsg(s->db));
+		note(s, rc);
+	}
+	(void)sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : -1;
 }

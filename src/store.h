@@ -209,6 +209,21 @@ long long	 store_list(struct store *, const char *endpoint,
 long long	 store_prune(struct store *, long long now, int dry_run,
 		    long long *nconflicts, char *err, size_t errsz);
 
+/*
+ * Count, for each endpoint of the configuration (rows[i] for
+ * cf->endpoints[i]), its events, those processed, its conflicts rows
+ * and its events past retention at time now.  Reads only: one read
+ * transaction.  Returns 0, or -1 with the reason in err.
+ */
+struct store_counts {
+	long long	 events;
+	long long	 processed;
+	long long	 conflicts;
+	long long	 expired;	/* past retention: prune deletes them */
+};
+int		 store_rows(struct store *, long long now,
+		    struct store_counts *rows, char *err, size_t errsz);
+
 /* The schema version the binary writes (number of migrations). */
 int		 store_version(void);
 

@@ -27,8 +27,11 @@ static const struct {
 	{ HOOK_OK,		200, "processed" },
 	{ HOOK_DUP,		200, "already_processed" },
 	{ HOOK_CHALLENGE,	200, NULL },
+	{ HOOK_STATUS,		200, NULL },
 	{ HOOK_ENOTFOUND,	404, NULL },
 	{ HOOK_EMETHOD,		405, NULL },
+	{ HOOK_EAUTH,		401, "unauthorized" },
+	{ HOOK_EGETONLY,	405, NULL },
 	{ HOOK_ETOOBIG,		413, NULL },
 	{ HOOK_EMEDIA,		415, NULL },
 	{ HOOK_EBODY,		400, NULL },
@@ -153,6 +156,8 @@ test_table(void)
 		}
 		if (resp_status(er) == 410)
 			no410 = 0;
+		if (er == HOOK_STATUS)
+			continue;	/* the caller's document: below */
 		if (mkresp(&r, er, "k", NULL) == -1 ||
 		    r.status != resp_status(er) || r.status == 410 ||
 		    (o = body_json(&r)) == NULL) {
@@ -449,6 +454,37 @@ test_head(void)
 	}
 	CHECK(ok, "Allow only on 405, Retry-After only on 503, "
 	    "Idempotent-Replayed only on DUP");
+
+	rc = resp_make(&r, &(struct resp_in){ .err = HOOK_STATUS,
+	    .raw = "# HELP x\n", .rawsz = 9,
+	    .ctype = "text/plain; version=0.0.4" });
+	n = rc == 0 ? resp_head(&r, head, sizeof(head)) : -1;
+	b = resp_body(&r, &sz);
+	CHECK(n > 0 && strncmp(head, "Status: 200 ", 12) == 0 &&
+	    head_value(head, "Content-Type", v, sizeof(v)) &&
+	    strcmp(v, "text/plain; version=0.0.4") == 0 && sz == 9 &&
+	    memcmp(b, "# HELP x\n", 9) == 0,
+	    "the status document: its own Content-Type, its bytes copied");
+	resp_clear(&r);
+
+	rc = mkresp(&r, HOOK_EAUTH, NULL, NULL);
+	n = rc == 0 ? resp_head(&r, head, sizeof(head)) : -1;
+	CHECK(n > 0 && strncmp(head, "Status: 401 ", 12) == 0 &&
+	    head_value(head, "WWW-Authenticate", v, sizeof(v)) &&
+	    strncmp(v, "Basic realm=\"oncehook\"", 22) == 0,
+	    "the status endpoint's 401 asks for Basic (a browser prompts)");
+	resp_clear(&r);
+	rc = mkresp(&r, HOOK_ESIG, NULL, NULL);
+	n = rc == 0 ? resp_head(&r, head, sizeof(head)) : -1;
+	CHECK(n > 0 && strstr(head, "WWW-Authenticate") == NULL,
+	    "a webhook's 401 does not");
+	resp_clear(&r);
+	rc = mkresp(&r, HOOK_EGETONLY, NULL, NULL);
+	n = rc == 0 ? resp_head(&r, head, sizeof(head)) : -1;
+	CHECK(n > 0 && head_value(head, "Allow", v, sizeof(v)) &&
+	    strcmp(v, "GET, HEAD") == 0, "the status endpoint's 405 allows "
+	    "GET, HEAD");
+	resp_clear(&r);
 
 	rc = mkresp(&r, HOOK_OK, "evt_1", NULL);
 	n = rc == 0 ? resp_head(&r, head, 20) : 0;

@@ -2,7 +2,8 @@
 # Install, from Debian's packages, everything oncehook needs to build,
 # test and run its demo: compiler and autotools, the four libraries, and
 # the real web servers and clients the tests drive (wrk: bench/run.sh
-# --smoke; the benchmark's peers need bench/deps.sh too).  Does nothing when
+# --smoke; promtool, from prometheus, checks the metrics; chromium opens
+# the status page; the benchmark's peers need bench/deps.sh too).  Does nothing when
 # all are there.  Run as root (or with sudo) on Debian 12.
 set -euo pipefail
 
@@ -12,6 +13,7 @@ pkgs=(
 	sqlite3 openssl curl python3 lighttpd
 	apache2 libapache2-mod-fcgid nginx-light spawn-fcgi
 	valgrind clang libclang-rt-14-dev wrk
+	prometheus chromium
 )
 
 missing=()

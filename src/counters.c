@@ -1,0 +1,497 @@
+/*
+ * oncehook: the counters (see counters.h).
+ *
+ * Every field a request writes is a naturally aligned 64-bit word
+ * updated with an atomic operation (relaxed: the counts are statistics,
+ * not synchronisation).  The two multi-word records have their own
+ * small protocols: a minute's or an hour's mark is taken by the one
+ * process whose compare-and-swap set its tick (flagged CTR_BUSY while
+ * the totals are copied), and a failure record is written inside a
+ * sequence count (odd while written; a writer that finds it odd skips,
+ * a reader retries).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "log.h"
+#include "resp.h"
+
+#define CTR_MAGIC	"oncehook-ctr"
+#define CTR_VERSION	1
+#define CTR_SUFFIX	"-counters"
+#define CTR_RECHECK	60	/* seconds between looks at the path */
+#define CTR_CACHE	16	/* names remembered per process */
+
+const uint64_t	ctr_lat_us[CTR_LAT] = {
+	500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
+	1000000, 2500000, 5000000, 10000000, UINT64_MAX
+};
+
+struct counters {
+	struct ctr_file	*f;		/* NULL: counting nothing */
+	char		 path[PATH_MAX];
+	dev_t		 dev;
+	ino_t		 ino;
+	int64_t		 checked;	/* when the path was last looked at */
+	struct {
+		char	 name[CTR_NAME];
+		int	 slot;
+	}		 cache[CTR_CACHE];
+	size_t		 ncache;
+};
+
+/*
+ * A file truncated under the mapping faults on the next access: the
+ * fault handler (front.c) asks counters_on_bus() first, which jumps
+ * back out of the count in flight.  One process counts one request at
+ * a time, so one jump buffer per process.
+ */
+static sigjmp_buf		 bus_jmp;
+static volatile sig_atomic_t	 bus_armed;
+
+void
+counters_on_bus(void)
+{
+	if (bus_armed) {
+		bus_armed = 0;
+		siglongjmp(bus_jmp, 1);
+	}
+}
+
+#define LOAD(p)		__atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define ADD(p, v)	((void)__atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
+#define CAS(p, e, v)	__atomic_compare_exchange_n((p), (e), (v), 0, \
+			    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)
+
+int
+counters_path(const char *db, char *buf, size_t bufsz)
+{
+	int	 n = snprintf(buf, bufsz, "%s" CTR_SUFFIX, db);
+
+	return n < 0 || (size_t)n >= bufsz ? -1 : 0;
+}
+
+/* FNV-1a over the outcome names: a release that changes them starts
+ * the counts again rather than misreading them. */
+static uint32_t
+outcome_sum(void)
+{
+	uint32_t	 h = 2166136261u;
+	const char	*s;
+	int		 i;
+
+	for (i = 0; i < HOOK__MAX; i++)
+		for (s = resp_outcome((enum hook_err)i); ; s++) {
+			h = (h ^ (unsigned char)*s) * 16777619u;
+			if (*s == '\0')
+				break;
+		}
+	return h;
+}
+
+static int
+header_ok(const struct ctr_file *f)
+{
+	return memcmp(f->magic, CTR_MAGIC, sizeof(CTR_MAGIC)) == 0 &&
+	    f->version == CTR_VERSION && f->size == sizeof(*f) &&
+	    f->outsum == outcome_sum();
+}
+
+int
+counters_cat(enum hook_err er)
+{
+	int	 st;
+
+	if (!resp_counted(er))
+		return -1;
+	if (er == HOOK_OK)
+		return CAT_PROCESSED;
+	if (er == HOOK_DUP)
+		return CAT_DUPLICATE;
+	if (er == HOOK_ECONFLICT)
+		return CAT_CONFLICT;
+	st = resp_status(er);
+	if (st >= 500)
+		return CAT_FAILED;
+	if (st >= 400)
+		return CAT_REFUSED;
+	return -1;
+}
+
+/*
+ * A new, empty counters file published at c->path: written whole under
+ * a temporary name, then linked (missing: another process may have won,
+ * and its file is as good) or renamed over a bad one.
+ */
+static int
+rebuild(const char *path, int replace, char *err, size_t errsz)
+{
+	struct ctr_file	*h;
+	char		 tmp[PATH_MAX];
+	int		 fd, rc = -1;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >=
+	    sizeof(tmp)) {
+		snprintf(err, errsz, "path too long");
+		return -1;
+	}
+	if ((h = calloc(1, sizeof(*h))) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	memcpy(h->magic, CTR_MAGIC, sizeof(CTR_MAGIC));
+	h->version = CTR_VERSION;
+	h->size = sizeof(*h);
+	h->outsum = outcome_sum();
+	h->created = (int64_t)time(NULL);
+	h->slots[0].state = 2;		/* requests naming no endpoint */
+	if ((fd = mkstemp(tmp)) == -1) {
+		snprintf(err, errsz, "cannot create %s: %s", tmp,
+		    strerror(errno));
+		free(h);
+		return -1;
+	}
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	if (fchmod(fd, 0600) == -1 || pwrite(fd, h, sizeof(*h), 0) !=
+	    (ssize_t)sizeof(*h))
+		snprintf(err, errsz, "cannot write %s: %s", tmp,
+		    strerror(errno));
+	else if (replace && rename(tmp, path) == -1)
+		snprintf(err, errsz, "cannot rename %s: %s", tmp,
+		    strerror(errno));
+	else if (!replace && link(tmp, path) == -1 && errno != EEXIST)
+		snprintf(err, errsz, "cannot create %s: %s", path,
+		    strerror(errno));
+	else
+		rc = 0;
+	if (rc == -1 || !replace)
+		(void)unlink(tmp);
+	close(fd);
+	free(h);
+	return rc;
+}
+
+/* Map the file at c->path, rebuilding it once if it is not one. */
+static void
+map(struct counters *c, int64_t now)
+{
+	struct stat	 sb;
+	char		 err[PATH_MAX + 64];
+	void		*m;
+	int		 fd, tries;
+
+	c->f = NULL;
+	c->ncache = 0;
+	c->checked = now;
+	err[0] = '\0';
+	for (tries = 0; tries < 2; tries++) {
+		fd = open(c->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+		if (fd == -1 && errno == ENOENT) {
+			if (rebuild(c->path, 0, err, sizeof(err)) == -1)
+				break;
+			continue;
+		}
+		if (fd == -1) {
+			snprintf(err, sizeof(err), "cannot open %s: %s",
+			    c->path, strerror(errno));
+			break;
+		}
+		if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+		    sb.st_size != (off_t)sizeof(struct ctr_file))
+			m = MAP_FAILED;
+		else
+			m = mmap(NULL, sizeof(struct ctr_file),
+			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		if (m != MAP_FAILED && header_ok(m)) {
+			c->f = m;
+			c->dev = sb.st_dev;
+			c->ino = sb.st_ino;
+			return;
+		}
+		if (m != MAP_FAILED)
+			munmap(m, sizeof(struct ctr_file));
+		log_warnx("counters: %s is not a counters file of this "
+		    "release (truncated, corrupt or older): starting it "
+		    "again", c->path);
+		if (rebuild(c->path, 1, err, sizeof(err)) == -1)
+			break;
+	}
+	log_warnx("counters: %s; counting nothing (deliveries are "
+	    "answered as usual)", err[0] ? err : "cannot map the file");
+}
+
+struct counters *
+counters_open(const char *db)
+{
+	struct counters	*c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	if (counters_path(db, c->path, sizeof(c->path)) == -1) {
+		log_warnx("counters: path too long; counting nothing");
+		return c;
+	}
+	map(c, (int64_t)time(NULL));
+	return c;
+}
+
+void
+counters_close(struct counters *c)
+{
+	if (c == NULL)
+		return;
+	if (c->f != NULL)
+		munmap(c->f, sizeof(struct ctr_file));
+	free(c);
+}
+
+/* A slot named name: found, or the first free one named now. */
+static int
+slot_of(struct counters *c, const char *name)
+{
+	struct ctr_slot_data	*s;
+	uint64_t		 st;
+	size_t			 i;
+	int			 spins;
+
+	if (name == NULL || *name == '\0')
+		return 0;
+	for (i = 0; i < c->ncache; i++)
+		if (strcmp(c->cache[i].name, name) == 0)
+			return c->cache[i].slot;
+	for (i = 1; i < CTR_SLOTS; i++) {
+		s = &c->f->slots[i];
+		st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+		if (st == 0) {
+			if (CAS(&s->state, &st, 1)) {
+				snprintf(s->name, sizeof(s->name), "%s", name);
+				__atomic_store_n(&s->state, 2,
+				    __ATOMIC_RELEASE);
+				break;
+			}
+		}
+		/* Being named by another process: wait for the name. */
+		for (spins = 0; st == 1 && spins < 1000; spins++) {
+			sched_yield();
+			st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+		}
+		if (st == 2 && strncmp(s->name, name, sizeof(s->name)) == 0)
+			break;
+	}
+	if (i == CTR_SLOTS)
+		return -1;
+	if (c->ncache < CTR_CACHE) {
+		snprintf(c->cache[c->ncache].name, CTR_NAME, "%s", name);
+		c->cache[c->ncache++].slot = (int)i;
+	}
+	return (int)i;
+}
+
+uint64_t
+counters_total(const struct ctr_slot_data *s, enum ctr_cat cat)
+{
+	uint64_t	 n = 0;
+	int		 i;
+
+	for (i = 0; i < HOOK__MAX; i++)
+		if (counters_cat((enum hook_err)i) == (int)cat)
+			n += LOAD(&s->out[i]);
+	return n;
+}
+
+/* The first request of a tick copies the totals into its mark. */
+static void
+mark(struct ctr_slot_data *s, struct ctr_mark *m, uint64_t tick)
+{
+	uint64_t	 t = LOAD(&m->tick);
+	int		 k;
+
+	if (t == tick || (t & ~CTR_BUSY) >= tick)
+		return;
+	if (!CAS(&m->tick, &t, tick | CTR_BUSY))
+		return;
+	for (k = 0; k < CAT__MAX; k++)
+		STORE(&m->base[k], counters_total(s, (enum ctr_cat)k));
+	__atomic_store_n(&m->tick, tick, __ATOMIC_RELEASE);
+}
+
+/* Write a failure record under its sequence count; skipped if busy. */
+static void
+put_failure(uint64_t *seq, struct ctr_failure *f, int64_t now,
+    enum hook_err er, int slot, const char *why)
+{
+	uint64_t	 q = LOAD(seq);
+
+	if ((q & 1) || !CAS(seq, &q, q + 1))
+		return;
+	f->at = now;
+	f->outcome = (uint32_t)er;
+	f->slot = (uint32_t)slot;
+	snprintf(f->why, sizeof(f->why), "%s", why != NULL ? why : "");
+	__atomic_store_n(seq, q + 2, __ATOMIC_RELEASE);
+}
+
+void
+counters_count(struct counters *c, const char *name, enum hook_err er,
+    uint64_t us, int64_t now, const char *why)
+{
+	struct ctr_slot_data	*s;
+	struct stat		 sb;
+	uint64_t		 n;
+	int			 slot, cat, i;
+
+	if (c == NULL || er >= HOOK__MAX)
+		return;
+	if (now - c->checked >= CTR_RECHECK || now < c->checked) {
+		c->checked = now;
+		if (c->f == NULL || stat(c->path, &sb) == -1 ||
+		    sb.st_ino != c->ino || sb.st_dev != c->dev) {
+			if (c->f != NULL)
+				munmap(c->f, sizeof(struct ctr_file));
+			map(c, now);
+		}
+	}
+	if (c->f == NULL || !resp_counted(er))
+		return;
+	cat = counters_cat(er);
+	if (sigsetjmp(bus_jmp, 0) != 0) {
+		/* The file shrank under the mapping: look again next time. */
+		log_warnx("counters: %s was truncated under this process; "
+		    "this request is not counted", c->path);
+		munmap(c->f, sizeof(struct ctr_file));
+		c->f = NULL;
+		c->checked = now - CTR_RECHECK;
+		return;
+	}
+	bus_armed = 1;
+	if ((slot = slot_of(c, name)) == -1) {
+		bus_armed = 0;
+		return;
+	}
+	s = &c->f->slots[slot];
+	mark(s, &s->minutes[(uint64_t)now / 60 % CTR_MINUTES],
+	    (uint64_t)now / 60);
+	mark(s, &s->hours[(uint64_t)now / 3600 % CTR_HOURS],
+	    (uint64_t)now / 3600);
+	ADD(&s->out[er], 1);
+	for (i = 0; i < CTR_LAT - 1 && us > ctr_lat_us[i]; i++)
+		;
+	ADD(&s->lat[i], 1);
+	ADD(&s->lat_sum_us, us);
+	if (cat == -1 || cat == CAT_PROCESSED || cat == CAT_DUPLICATE)
+		STORE(&s->last_ok, now);
+	else {
+		if (cat == CAT_FAILED) {
+			STORE(&s->last_error, now);
+			STORE(&s->last_error_outcome, (uint64_t)er);
+		}
+		put_failure(&s->fail_seq, &s->last_fail, now, er, slot, why);
+		n = __atomic_fetch_add(&c->f->fail_next, 1, __ATOMIC_RELAXED);
+		put_failure(&c->f->fails[n % CTR_FAILS].seq,
+		    &c->f->fails[n % CTR_FAILS].f, now, er, slot, why);
+	}
+	bus_armed = 0;
+}
+
+int
+counters_read(const char *db, struct ctr_file *f, char *err, size_t errsz)
+{
+	char		 path[PATH_MAX];
+	ssize_t		 n;
+	int		 fd;
+
+	memset(f, 0, sizeof(*f));
+	if (counters_path(db, path, sizeof(path)) == -1) {
+		snprintf(err, errsz, "path too long");
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = read(fd, f, sizeof(*f));
+	close(fd);
+	if (n != (ssize_t)sizeof(*f) || !header_ok(f)) {
+		memset(f, 0, sizeof(*f));
+		snprintf(err, errsz, "%s is not a counters file of this "
+		    "release", path);
+		return -1;
+	}
+	return 0;
+}
+
+void
+counters_last_fail(const struct ctr_file *f, size_t s, struct ctr_failure *out)
+{
+	/* A copy: a record written during the copy is odd or moved on. */
+	if (f->slots[s].fail_seq & 1)
+		memset(out, 0, sizeof(*out));
+	else
+		*out = f->slots[s].last_fail;
+	out->why[sizeof(out->why) - 1] = '\0';
+}
+
+uint64_t
+counters_window(const struct ctr_slot_data *s, const struct ctr_mark *marks,
+    size_t nmarks, uint64_t now, uint64_t n, enum ctr_cat cat)
+{
+	const struct ctr_mark	*m, *first = NULL;
+	uint64_t		 t, total;
+	size_t			 i;
+
+	/* The oldest mark inside the window: totals then. */
+	for (i = 0; i < nmarks; i++) {
+		m = &marks[i];
+		t = m->tick;
+		if ((t & CTR_BUSY) || t + n <= now || t > now)
+			continue;
+		if (first == NULL || t < first->tick)
+			first = m;
+	}
+	if (first == NULL)
+		return 0;
+	total = counters_total(s, cat);
+	return total > first->base[cat] ? total - first->base[cat] : 0;
+}
+
+void
+counters_series(const struct ctr_slot_data *s, const struct ctr_mark *marks,
+    size_t nmarks, uint64_t now, enum ctr_cat cat, uint64_t *out)
+{
+	const struct ctr_mark	*m, *next;
+	uint64_t		 tick, end;
+	size_t			 i, j;
+
+	for (i = 0; i < nmarks; i++) {
+		out[i] = 0;
+		tick = now - (nmarks - 1) + i;
+		if (now + 1 < nmarks - i)
+			continue;		/* before the epoch */
+		m = &marks[tick % nmarks];
+		if (m->tick != tick)
+			continue;
+		/* Up to the next tick marked after it, or up to now. */
+		next = NULL;
+		for (j = 1; tick + j <= now && next == NULL; j++)
+			if (marks[(tick + j) % nmarks].tick == tick + j)
+				next = &marks[(tick + j) % nmarks];
+		end = next != NULL ? next->base[cat] : counters_total(s, cat);
+		out[i] = end > m->base[cat] ? end - m->base[cat] : 0;
+	}
+}

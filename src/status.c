@@ -1,0 +1,156 @@
+/*
+ * oncehook: the status endpoint (see status.h).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "conf.h"
+#include "crypto.h"
+#include "log.h"
+#include "req.h"
+#include "route.h"
+#include "stats.h"
+#include "status.h"
+
+#define AUTH_MAX	1024	/* bytes of a decoded Basic credential */
+
+int
+status_wanted(const struct conf *cf, const struct req *rq)
+{
+	char	 name[16];
+
+	if (cf == NULL || cf->status_token == NULL)
+		return 0;
+	route_name(rq->path_info, rq->script_name, name, sizeof(name));
+	return strcmp(name, "status") == 0;
+}
+
+/* 1 if the n bytes at p are the token; the time depends on neither. */
+static int
+is_token(const char *token, const void *p, size_t n)
+{
+	unsigned char	 a[CRYPTO_SHA256_LEN], b[CRYPTO_SHA256_LEN];
+	int		 ok;
+
+	if (crypto_sha256(token, strlen(token), a) == -1 ||
+	    crypto_sha256(p, n, b) == -1)
+		return 0;
+	ok = crypto_equal(a, b, sizeof(a));
+	crypto_wipe(a, sizeof(a));
+	crypto_wipe(b, sizeof(b));
+	return ok;
+}
+
+/* 1 if Authorization carries the token as Bearer or Basic's password. */
+static int
+authorized(const char *token, const char *auth)
+{
+	unsigned char	 cred[AUTH_MAX];
+	unsigned char	*colon;
+	long		 n;
+	int		 ok;
+
+	if (auth == NULL)
+		return 0;
+	while (*auth == ' ')
+		auth++;
+	if (strncasecmp(auth, "Bearer ", 7) == 0) {
+		for (auth += 7; *auth == ' '; auth++)
+			;
+		return is_token(token, auth, strcspn(auth, " \t"));
+	}
+	if (strncasecmp(auth, "Basic ", 6) != 0)
+		return 0;
+	for (auth += 6; *auth == ' '; auth++)
+		;
+	if ((n = crypto_unbase64(auth, strcspn(auth, " \t"), cred,
+	    sizeof(cred))) < 0)
+		return 0;
+	if ((colon = memchr(cred, ':', (size_t)n)) == NULL)
+		ok = 0;
+	else
+		ok = is_token(token, colon + 1,
+		    (size_t)(cred + n - (colon + 1)));
+	crypto_wipe(cred, sizeof(cred));
+	return ok;
+}
+
+/* What the Accept header prefers among JSON, text/plain and HTML. */
+static int
+wants(const char *accept, const char *type)
+{
+	const char	*p;
+	size_t		 len = strlen(type);
+
+	for (p = accept; p != NULL && *p != '\0'; ) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (strncasecmp(p, type, len) == 0 &&
+		    (p[len] == '\0' || p[len] == ',' || p[len] == ';' ||
+		    p[len] == ' '))
+			return 1;
+		p = strchr(p, ',');
+	}
+	return 0;
+}
+
+enum hook_err
+status_answer(const struct conf *cf, struct store *st, const struct req *rq,
+    time_t now, char **body, size_t *bodysz, const char **ctype,
+    struct why *why)
+{
+	const char	*accept = req_header(rq, "Accept");
+	struct stats	 s;
+	FILE		*o;
+	int		 fmt;
+
+	*body = NULL;
+	*bodysz = 0;
+	*ctype = NULL;
+	if (!authorized(cf->status_token, req_header(rq, "Authorization"))) {
+		why_set(why, "status: %s", req_header(rq, "Authorization") ?
+		    "wrong token" : "no Authorization header (does the web "
+		    "server pass it? see the README)");
+		return HOOK_EAUTH;
+	}
+	if (rq->method == NULL || (strcmp(rq->method, "GET") != 0 &&
+	    strcmp(rq->method, "HEAD") != 0))
+		return HOOK_EGETONLY;
+	/* JSON unless HTML or plain text is asked for (a browser sends
+	 * text/html first; Prometheus sends text/plain). */
+	fmt = wants(accept, "text/html") ? 2 : wants(accept, "text/plain") ?
+	    1 : 0;
+	if (stats_gather(cf, st, st == NULL ?
+	    "the database could not be opened" : NULL, (int64_t)now,
+	    &stats_limits_default, NULL, &s) == -1)
+		return HOOK_ESYSTEM;
+	if ((o = open_memstream(body, bodysz)) == NULL) {
+		stats_clear(&s);
+		return HOOK_ESYSTEM;
+	}
+	switch (fmt) {
+	case 2:
+		stats_write_html(o, &s);
+		*ctype = "text/html; charset=utf-8";
+		break;
+	case 1:
+		stats_write_prom(o, &s);
+		*ctype = "text/plain; version=0.0.4; charset=utf-8";
+		break;
+	default:
+		(void)stats_write_json(o, &s);
+		*ctype = "application/json";
+		break;
+	}
+	stats_clear(&s);
+	if (fclose(o) != 0 || *body == NULL) {
+		free(*body);
+		*body = NULL;
+		return HOOK_ESYSTEM;
+	}
+	return HOOK_STATUS;
+}

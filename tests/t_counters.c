@@ -1,0 +1,437 @@
+/*
+ * t_counters: the counters file (counters.h) and the health it feeds
+ * (stats.h).  Many processes at once, windows of minutes and hours, a
+ * missing, corrupt, truncated or unwritable file, and the health rules
+ * with their thresholds.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "counters.h"
+#include "front.h"
+#include "log.h"
+#include "stats.h"
+#include "tap.h"
+#include "testlib.h"
+
+static char	 dir[256], db[300], path[320];
+static struct ctr_file	 f;
+
+#define T0	((int64_t)1764028800)	/* 2025-11-25 00:00:00 UTC */
+
+static const struct ctr_slot_data *
+slot(const char *name)
+{
+	char	 err[256];
+	size_t	 i;
+
+	if (counters_read(db, &f, err, sizeof(err)) == -1)
+		return NULL;
+	if (*name == '\0')
+		return &f.slots[0];
+	for (i = 1; i < CTR_SLOTS; i++)
+		if (f.slots[i].state == 2 && strcmp(f.slots[i].name, name) == 0)
+			return &f.slots[i];
+	return NULL;
+}
+
+static void
+fresh(void)
+{
+	(void)unlink(path);
+}
+
+static void
+test_basic(void)
+{
+	const struct ctr_slot_data	*s;
+	struct counters			*c;
+	struct stat			 sb;
+	struct ctr_failure		 lf;
+
+	fresh();
+	c = counters_open(db);
+	CHECK(c != NULL && stat(path, &sb) == 0, "the file is created beside "
+	    "the database");
+	CHECK((sb.st_mode & 0777) == 0600, "mode 0600 (%o)",
+	    (unsigned)(sb.st_mode & 0777));
+	CHECK(sb.st_size == (off_t)sizeof(struct ctr_file), "fixed size %lld",
+	    (long long)sb.st_size);
+	counters_count(c, "shop", HOOK_OK, 700, T0, NULL);
+	counters_count(c, "shop", HOOK_OK, 30000, T0 + 1, NULL);
+	counters_count(c, "shop", HOOK_DUP, 200, T0 + 2, NULL);
+	counters_count(c, "shop", HOOK_ESIG, 100, T0 + 3, "no signature "
+	    "matched");
+	counters_count(c, "", HOOK_ENOTFOUND, 100, T0 + 4, "no endpoint x");
+	counters_count(c, "shop", HOOK_STATUS, 100, T0 + 5, NULL);
+	counters_count(c, "shop", HOOK_EAUTH, 100, T0 + 5, NULL);
+	s = slot("shop");
+	CHECK(s != NULL, "the endpoint has a slot");
+	if (s == NULL)
+		return;
+	CHECK(s->out[HOOK_OK] == 2 && s->out[HOOK_DUP] == 1 &&
+	    s->out[HOOK_ESIG] == 1, "counted by outcome");
+	CHECK(s->out[HOOK_STATUS] == 0 && s->out[HOOK_EAUTH] == 0,
+	    "the status endpoint's answers are not counted");
+	CHECK(counters_total(s, CAT_PROCESSED) == 2 &&
+	    counters_total(s, CAT_DUPLICATE) == 1 &&
+	    counters_total(s, CAT_REFUSED) == 1, "totals by category");
+	CHECK(s->lat[1] == 1 && s->lat[6] == 1 && s->lat[0] == 2,
+	    "latency buckets (0.5 ms, 1 ms, 50 ms)");
+	CHECK(s->lat_sum_us == 31000, "latency sum %llu",
+	    (unsigned long long)s->lat_sum_us);
+	CHECK(s->last_ok == T0 + 2, "last success");
+	counters_last_fail(&f, (size_t)(s - f.slots), &lf);
+	CHECK(lf.at == T0 + 3 && lf.outcome == HOOK_ESIG &&
+	    strcmp(lf.why, "no signature matched") == 0,
+	    "last failure with its reason");
+	CHECK(f.slots[0].out[HOOK_ENOTFOUND] == 1, "an unknown endpoint "
+	    "counts in slot 0");
+	CHECK(f.fail_next == 2 && f.fails[1].f.outcome == HOOK_ENOTFOUND,
+	    "the ring of last failures");
+	counters_close(c);
+}
+
+static void
+test_windows(void)
+{
+	const struct ctr_slot_data	*s;
+	struct counters			*c;
+	uint64_t			 series[CTR_HOURS];
+	int				 i;
+
+	fresh();
+	c = counters_open(db);
+	/* 3 in hour 0, 5 in hour 2 (one per minute), 1 two days later. */
+	for (i = 0; i < 3; i++)
+		counters_count(c, "w", HOOK_OK, 1, T0 + 60 * i, NULL);
+	for (i = 0; i < 5; i++)
+		counters_count(c, "w", HOOK_OK, 1, T0 + 7200 + 60 * i, NULL);
+	counters_count(c, "w", HOOK_DUP, 1, T0 + 7200 + 600, NULL);
+	s = slot("w");
+	if (s == NULL) {
+		CHECK(0, "slot w");
+		return;
+	}
+	counters_series(s, s->hours, CTR_HOURS, (uint64_t)(T0 + 7200 + 700) /
+	    3600, CAT_PROCESSED, series);
+	CHECK(series[CTR_HOURS - 1] == 5 && series[CTR_HOURS - 2] == 0 &&
+	    series[CTR_HOURS - 3] == 3, "per hour: 3, 0, 5 (%llu %llu %llu)",
+	    (unsigned long long)series[CTR_HOURS - 3],
+	    (unsigned long long)series[CTR_HOURS - 2],
+	    (unsigned long long)series[CTR_HOURS - 1]);
+	CHECK(counters_window(s, s->minutes, CTR_MINUTES,
+	    (uint64_t)(T0 + 7200 + 700) / 60, 60, CAT_PROCESSED) == 5,
+	    "last 60 minutes: 5");
+	CHECK(counters_window(s, s->minutes, CTR_MINUTES,
+	    (uint64_t)(T0 + 7200 + 700) / 60, 60, CAT_DUPLICATE) == 1,
+	    "last 60 minutes: 1 duplicate");
+	CHECK(counters_window(s, s->hours, CTR_HOURS,
+	    (uint64_t)(T0 + 7200 + 700) / 3600, 24, CAT_PROCESSED) == 8,
+	    "last 24 hours: 8");
+	CHECK(counters_window(s, s->minutes, CTR_MINUTES,
+	    (uint64_t)(T0 + 7200 + 3 * 3600) / 60, 60, CAT_PROCESSED) == 0,
+	    "three hours later, the last 60 minutes: 0");
+	counters_count(c, "w", HOOK_OK, 1, T0 + 2 * 86400 + 7200, NULL);
+	s = slot("w");
+	CHECK(counters_window(s, s->hours, CTR_HOURS,
+	    (uint64_t)(T0 + 2 * 86400 + 7200) / 3600, 24, CAT_PROCESSED) == 1,
+	    "two days later, the last 24 hours: 1");
+	counters_series(s, s->hours, CTR_HOURS,
+	    (uint64_t)(T0 + 2 * 86400 + 7200) / 3600, CAT_PROCESSED, series);
+	CHECK(series[CTR_HOURS - 1] == 1 && series[0] == 0,
+	    "the 48-hour series forgot what is older (%llu)",
+	    (unsigned long long)series[0]);
+	counters_close(c);
+}
+
+/* Children count at once on two endpoints; nothing is lost. */
+static void
+test_processes(void)
+{
+	const struct ctr_slot_data	*a, *b;
+	struct counters			*c;
+	pid_t				 pid[4];
+	int				 i, k, st, ok = 1, named = 0;
+	size_t				 j;
+
+	fresh();
+	for (i = 0; i < 4; i++) {
+		if ((pid[i] = fork()) == 0) {
+			c = counters_open(db);
+			for (k = 0; k < 5000; k++)
+				counters_count(c, k % 2 ? "alpha" : "beta",
+				    k % 3 ? HOOK_OK : HOOK_DUP, 100,
+				    T0 + k / 50, NULL);
+			counters_close(c);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < 4; i++)
+		if (waitpid(pid[i], &st, 0) == -1 || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0)
+			ok = 0;
+	CHECK(ok, "four processes counted");
+	a = slot("alpha");
+	b = slot("beta");
+	CHECK(a != NULL && b != NULL && a->out[HOOK_OK] + a->out[HOOK_DUP] +
+	    b->out[HOOK_OK] + b->out[HOOK_DUP] == 20000,
+	    "20000 counts, none lost");
+	for (j = 1; j < CTR_SLOTS; j++)
+		named += f.slots[j].state == 2;
+	CHECK(named == 2, "each name has one slot (%d named)", named);
+	CHECK(a != NULL && counters_window(a, a->hours, CTR_HOURS,
+	    (uint64_t)(T0 + 100) / 3600, 24, CAT_PROCESSED) +
+	    counters_window(a, a->hours, CTR_HOURS, (uint64_t)(T0 + 100) /
+	    3600, 24, CAT_DUPLICATE) == 10000, "the window counts them all");
+}
+
+static void
+write_file(const char *p, const void *buf, size_t n)
+{
+	int	 fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd == -1 || write(fd, buf, n) != (ssize_t)n)
+		BAIL("write %s", p);
+	close(fd);
+}
+
+static void
+test_damage(void)
+{
+	const struct ctr_slot_data	*s;
+	struct counters			*c;
+	char				 junk[4096], err[256];
+	struct stat			 sb;
+	int				 fd, st;
+	pid_t				 pid;
+
+	/* Corrupt: the right size, the wrong bytes. */
+	memset(junk, 'x', sizeof(junk));
+	write_file(path, junk, sizeof(junk));
+	CHECK(counters_read(db, &f, err, sizeof(err)) == -1,
+	    "a foreign file is not read as counters (%s)", err);
+	fresh();
+	c = counters_open(db);
+	counters_count(c, "d", HOOK_OK, 1, T0, NULL);
+	counters_close(c);
+	fd = open(path, O_RDWR);
+	if (fd == -1 || pwrite(fd, "garbage!", 8, 0) != 8)
+		BAIL("corrupt");
+	close(fd);
+	c = counters_open(db);
+	counters_count(c, "d", HOOK_OK, 1, T0, NULL);
+	s = slot("d");
+	CHECK(s != NULL && s->out[HOOK_OK] == 1, "a corrupt header: rebuilt, "
+	    "counting again from zero");
+	counters_close(c);
+
+	/* Truncated at open. */
+	if (truncate(path, 100) == -1)
+		BAIL("truncate");
+	c = counters_open(db);
+	counters_count(c, "d", HOOK_OK, 1, T0, NULL);
+	CHECK(stat(path, &sb) == 0 && sb.st_size ==
+	    (off_t)sizeof(struct ctr_file) && (s = slot("d")) != NULL &&
+	    s->out[HOOK_OK] == 1, "a truncated file: rebuilt");
+
+	/* Truncated under the mapping: the count in flight is lost, the
+	 * process lives, and a minute later it maps the file again. */
+	if ((pid = fork()) == 0) {
+		front_explain_faults();
+		if (truncate(path, 0) == -1)
+			_exit(3);
+		counters_count(c, "d", HOOK_OK, 1, T0 + 1, NULL);
+		counters_count(c, "d", HOOK_OK, 1, T0 + 200, NULL);
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0, "truncated under the mapping: no SIGBUS "
+	    "death (status %d)", st);
+	s = slot("d");
+	CHECK(s != NULL && s->out[HOOK_OK] == 1, "and the file was rebuilt "
+	    "by the next count (%llu)", s ? (unsigned long long)
+	    s->out[HOOK_OK] : 0ULL);
+	counters_close(c);
+
+	/* Removed under a long-lived process: mapped again later. */
+	c = counters_open(db);
+	fresh();
+	counters_count(c, "d", HOOK_OK, 1, T0 + 1000, NULL);
+	CHECK(slot("d") != NULL, "removed: the next look (a minute on) "
+	    "makes a new file");
+	counters_close(c);
+
+	/* Nowhere to write: counting nothing, never failing. */
+	c = counters_open("/nonexistent-dir/x.db");
+	counters_count(c, "d", HOOK_OK, 1, T0, NULL);
+	CHECK(c != NULL, "an unwritable place counts nothing, quietly");
+	counters_close(c);
+}
+
+static const struct var conf_vars_test[] = {
+	{ "ONCEHOOK_ENDPOINTS", "shop" },
+	{ "ONCEHOOK_SHOP_SCHEME", "hmac-sha256" },
+	{ "ONCEHOOK_SHOP_SECRET", "0123456789abcdef0123" },
+	{ NULL, NULL },
+};
+
+/* The health of shop after fn counted into a fresh file. */
+static enum stats_health
+health_later(void (*fn)(struct counters *, int64_t), int64_t at,
+    int64_t now, const struct stats_limits *lim, int *code)
+{
+	struct var	 v[8];
+	struct conf	*cf;
+	struct counters	*c;
+	struct stats	 s;
+	char		 err[256];
+	enum stats_health h;
+
+	memcpy(v, conf_vars_test, sizeof(conf_vars_test));
+	v[3].name = "ONCEHOOK_DB";
+	v[3].value = db;
+	v[4].name = NULL;
+	if ((cf = conf_load(var_get, v, err, sizeof(err))) == NULL)
+		BAIL("conf: %s", err);
+	fresh();
+	c = counters_open(db);
+	fn(c, at);
+	counters_close(c);
+	if (stats_gather(cf, NULL, NULL, now, lim, NULL, &s) == -1)
+		BAIL("gather");
+	h = s.ep[0].health;
+	if (getenv("T_COUNTERS_DEBUG"))
+		printf("# %s: %s\n", stats_health_name(h), s.ep[0].why);
+	*code = s.code;
+	stats_clear(&s);
+	conf_free(cf);
+	return h;
+}
+
+/* The health of shop at now after fn counted at now. */
+static enum stats_health
+health_after(void (*fn)(struct counters *, int64_t), int64_t now,
+    const struct stats_limits *lim, int *code)
+{
+	return health_later(fn, now, now, lim, code);
+}
+
+static void
+none(struct counters *c, int64_t now)
+{
+	(void)c;
+	(void)now;
+}
+
+static void
+good(struct counters *c, int64_t now)
+{
+	int	 i;
+
+	for (i = 0; i < 20; i++)
+		counters_count(c, "shop", i % 4 ? HOOK_OK : HOOK_DUP, 1,
+		    now - 1200 + i, NULL);
+	counters_count(c, "shop", HOOK_ESIG, 1, now - 10, "one forged");
+}
+
+static void
+failing(struct counters *c, int64_t now)
+{
+	counters_count(c, "shop", HOOK_OK, 1, now - 600, NULL);
+	counters_count(c, "shop", HOOK_EACTION, 1, now - 300, "boom");
+}
+
+static void
+recovered(struct counters *c, int64_t now)
+{
+	failing(c, now);
+	counters_count(c, "shop", HOOK_OK, 1, now - 100, NULL);
+}
+
+static void
+wrong_secret(struct counters *c, int64_t now)
+{
+	int	 i;
+
+	for (i = 0; i < 12; i++)
+		counters_count(c, "shop", HOOK_ESIG, 1, now - 500 + i, "no "
+		    "signature matched");
+}
+
+static void
+storm(struct counters *c, int64_t now)
+{
+	int	 i;
+
+	for (i = 0; i < 200; i++)
+		counters_count(c, "shop", i < 5 ? HOOK_OK : HOOK_DUP, 1,
+		    now - 1000 + i, NULL);
+}
+
+static void
+test_health(void)
+{
+	struct stats_limits	 lim = stats_limits_default;
+	int64_t			 now = T0 + 86400 * 3;
+	int			 code;
+
+	CHECK(health_after(none, now, &lim, &code) == HEALTH_IDLE &&
+	    code == 0, "nothing counted: idle, ok");
+	CHECK(health_after(good, now, &lim, &code) == HEALTH_HEALTHY &&
+	    code == 0, "deliveries, duplicates and a lone forged request: "
+	    "healthy, ok");
+	CHECK(health_after(failing, now, &lim, &code) == HEALTH_FAILING &&
+	    code == 2, "a failure with no success since: failing, critical");
+	CHECK(health_after(recovered, now, &lim, &code) == HEALTH_DEGRADED &&
+	    code == 1, "a failure then a success: degraded, warning");
+	CHECK(health_after(wrong_secret, now, &lim, &code) ==
+	    HEALTH_DEGRADED && code == 1, "12 refusals, all of the hour's "
+	    "deliveries: degraded, warning");
+	lim.refused = 20;
+	CHECK(health_after(wrong_secret, now, &lim, &code) == HEALTH_HEALTHY,
+	    "... not with the limit raised to 20");
+	lim = stats_limits_default;
+	CHECK(health_after(storm, now, &lim, &code) == HEALTH_DEGRADED,
+	    "195 duplicates of 200: a retry storm, degraded");
+	lim.dup_pct = 99;
+	CHECK(health_after(storm, now, &lim, &code) == HEALTH_HEALTHY,
+	    "... not at 99%%");
+	lim = stats_limits_default;
+	CHECK(health_later(failing, now, now + 7200, &lim, &code) ==
+	    HEALTH_HEALTHY,
+	    "a failure over an hour old no longer counts");
+	lim.idle_hours = 1;
+	CHECK(health_later(failing, now, now + 7200, &lim, &code) ==
+	    HEALTH_DEGRADED && code == 1, "no success in 1 hour, with --idle "
+	    "1: warning");
+}
+
+int
+main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/t_counters.%d", (int)getpid());
+	if (mkdir(dir, 0700) == -1)
+		BAIL("mkdir %s", dir);
+	snprintf(db, sizeof(db), "%s/hooks.db", dir);
+	if (counters_path(db, path, sizeof(path)) == -1)
+		BAIL("path");
+	log_setlevel(LOG_LEVEL_ERROR);
+	test_basic();
+	test_windows();
+	test_processes();
+	test_damage();
+	test_health();
+	tap_rmdir(dir);
+	return tap_done();
+}
