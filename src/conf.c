@@ -498,6 +498,11 @@ set_token(struct conf_loader *l, const struct conf_var *cv, const char *var,
 		if (*c <= ' ' || *c > '~')
 			return fail(l, var, "printable ASCII without spaces "
 			    "only (it is sent in an Authorization header)");
+	/* An example's placeholder is public: the endpoint stays off. */
+	if (strstr(v, "REPLACE_WITH") != NULL) {
+		l->cf->status_placeholder = 1;
+		return 0;
+	}
 	if ((*(char **)dst = strdup(v)) == NULL)
 		return fail(l, var, "out of memory");
 	return 0;
@@ -1104,5 +1109,10 @@ conf_warnings(const struct conf *cf, const char *const *envp,
 		}
 	for (i = 0; i < cf->nendpoints; i++)
 		n += short_secrets(&cf->endpoints[i], say, arg);
+	if (cf->status_placeholder) {
+		say(arg, "ONCEHOOK_STATUS_TOKEN holds the example's "
+		    "placeholder: the status endpoint stays off");
+		n++;
+	}
 	return n;
 }

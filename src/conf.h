@@ -72,6 +72,7 @@ struct conf {
 	int			 synchronous_full;
 	long long		 busy_ms;
 	char			*status_token;	/* NULL if off */
+	int			 status_placeholder; /* the example's, ignored */
 	int			 counters;	/* count requests (counters.h) */
 	int			 loglevel;	/* enum log_level */
 };
@@ -180,7 +181,8 @@ int		 conf_duration(const char *, long long *);
  * variable in envp that cf does not read (a typo, or an endpoint not
  * listed in ONCEHOOK_ENDPOINTS), an example's placeholder secret, a
  * secret whose key is shorter than CONF_SECRET_MIN bytes (named by its
- * variable and place, never shown).  Returns the count.
+ * variable and place, never shown), an example's placeholder status
+ * token (the endpoint stays off).  Returns the count.
  */
 int		 conf_warnings(const struct conf *cf, const char *const *envp,
 		    void (*say)(void *arg, const char *message), void *arg);

@@ -91,17 +91,20 @@ counters_path(const char *db, char *buf, size_t bufsz)
 static uint32_t
 outcome_sum(void)
 {
+	static uint32_t	 sum;		/* per process: the table is fixed */
 	uint32_t	 h = 2166136261u;
 	const char	*s;
 	int		 i;
 
+	if (sum != 0)
+		return sum;
 	for (i = 0; i < HOOK__MAX; i++)
 		for (s = resp_outcome((enum hook_err)i); ; s++) {
 			h = (h ^ (unsigned char)*s) * 16777619u;
 			if (*s == '\0')
 				break;
 		}
-	return h;
+	return sum = h;
 }
 
 static int
@@ -380,6 +383,15 @@ counters_count(struct counters *c, const char *name, enum hook_err er,
 		return;
 	}
 	bus_armed = 1;
+	if (!header_ok(c->f)) {
+		/* Overwritten under us: rebuilt by mapping it again. */
+		bus_armed = 0;
+		munmap(c->f, sizeof(struct ctr_file));
+		map(c, now);
+		if (c->f == NULL)
+			return;
+		bus_armed = 1;
+	}
 	if ((slot = slot_of(c, name)) == -1) {
 		bus_armed = 0;
 		return;

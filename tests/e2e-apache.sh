@@ -72,7 +72,8 @@ fill_common() {	# fill_common DIR < example > filled
 	    -e "s|/run/oncehook/oncehook.sock|$1/run/oncehook.sock|g" \
 	    -e "s|\"whsec_REPLACE_WITH_YOUR_SIGNING_SECRET\"|\"$STRIPE_SECRET\"|" \
 	    -e "s|\"REPLACE_WITH_YOUR_SHARED_SECRET\"|\"$SHOP_SECRET $SHOP_SECRET_OLD\"|" \
-	    -e "s|ONCEHOOK_BUSY_TIMEOUT_MS 5000\$|ONCEHOOK_BUSY_TIMEOUT_MS $BUSY_MS|"
+	    -e "s|ONCEHOOK_BUSY_TIMEOUT_MS 5000\$|ONCEHOOK_BUSY_TIMEOUT_MS $BUSY_MS|" \
+	    -e "s|^#\([A-Za-z]*\) ONCEHOOK_STATUS_TOKEN REPLACE_WITH_A_LONG_RANDOM_TOKEN\$|\1 ONCEHOOK_STATUS_TOKEN $STATUS_TOKEN|"
 }
 
 # No placeholder may be left outside comments.
@@ -209,6 +210,7 @@ EOF
 	    --reload-command "$apache -k graceful -f $d/conf/httpd.conf"
 	dp_py "$label" checks.py routing early limits \
 	    --url "http://127.0.0.1:$port/hooks" --env "$d/conf/env"
+	dp_status "$label" mix "$d" "http://127.0.0.1:$port/hooks"
 	dp_stop
 	dp_sanitizer "$label" "$d/log/error.log" "$d/log/stdout.log"
 }
@@ -243,6 +245,7 @@ EOF
 	    "$serve_sup" --log "$d/log/serve.log" --reload-signal USR1
 	dp_py "$label" checks.py routing early limits \
 	    --url "http://127.0.0.1:$port/hooks" --env "$d/conf/env"
+	dp_status "$label" mix "$d" "http://127.0.0.1:$port/hooks"
 	# oncehook serve stopped, Apache still up.
 	kill "$serve_sup"
 	wait "$serve_sup"
@@ -337,6 +340,10 @@ EOF
 	    checks.py auth-present \
 	    --url "http://127.0.0.1:$port/hooks" --env "$d/conf/env" \
 	    --probe "http://127.0.0.1:$port/auth-rewrite/status"
+	# The status endpoint, as the example's comments say: the token set,
+	# CGIPassAuth On uncommented.
+	sed -i 's|^#CGIPassAuth On|CGIPassAuth On|' "$h/.htaccess"
+	dp_status "$label" mix "$d" "http://127.0.0.1:$port/hooks"
 	dp_stop
 	dp_sanitizer "$label" "$d/log/error.log" "$d/log/stdout.log"
 	# What the example says of a stock Apache: .ht* files are refused.

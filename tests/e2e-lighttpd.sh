@@ -140,6 +140,27 @@ PY
 	mv "$2/bin/oncehook.real" "$2/bin/oncehook" || bail "mv oncehook back"
 }
 
+# The counters and the status endpoint (tests/e2e/statuscheck.py CMD).
+st_run() {	# st_run MODE CMD DIR [ARGS...]
+	_sm=$1
+	_sc=$2
+	_sd=$3
+	shift 3
+	set -- --url "http://127.0.0.1:$lt_port/hooks" --env "$_sd/conf/env" \
+	    --bin "$_sd/bin/oncehook" --label "$_sm" "$@"
+	if [ -n "$run_user" ]; then
+		set -- "$@" --as "$run_user" --group "$run_group"
+	fi
+	$watchdog python3 "$top_srcdir/tests/e2e/statuscheck.py" "$_sc" "$@" \
+	    >"$_sd/log/status.tap" 2>"$_sd/log/status.err"
+	_rc=$?
+	relay <"$_sd/log/status.tap"
+	if [ $_rc -gt 1 ]; then
+		tap not-ok "$_sm: statuscheck.py $_sc ran to its end (exit $_rc)"
+		sed 's/^/# /' "$_sd/log/status.err"
+	fi
+}
+
 # One run of the suite behind lighttpd in mode fastcgi or cgi.
 run_mode() {
 	mode=$1
@@ -167,6 +188,17 @@ run_mode() {
 	if [ $rc -gt 1 ]; then
 		tap not-ok "$mode: the scenarios ran to their end (exit $rc)"
 		sed 's/^/# /' "$d/log/scenarios.err"
+	fi
+	# The counters and the status endpoint; under FastCGI also across a
+	# restart of lighttpd and its processes, and the page in Chromium.
+	st_run "$mode" mix "$d"
+	if [ "$mode" = fastcgi ]; then
+		lt_stop
+		if lt_start "$d" "$mode"; then
+			st_run "$mode" restart "$d"
+			st_run "$mode" page "$d" \
+			    --shot "$shots/status-lighttpd-$mode.png"
+		fi
 	fi
 	down_check "$mode" "$d"
 	lt_stop
@@ -262,6 +294,9 @@ EOF
 }
 
 start=$(date +%s)
+# Screenshots of the status page, kept with the test's output.
+shots=${ONCEHOOK_SHOTS:-$(pwd)/tests/screenshots}
+mkdir -p "$shots" || bail "mkdir $shots"
 run_mode fastcgi
 run_mode cgi
 run_utf16_secret

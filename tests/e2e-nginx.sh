@@ -146,6 +146,17 @@ run_serve() {
 	start_nginx "$d" "$port" "$label" || { dp_stop; return; }
 	dp_scenarios "$label" fastcgi "$d" "http://127.0.0.1:$port/hooks" \
 	    "$serve_sup" --log "$d/log/serve.log" --reload-signal USR1
+	# The counters and the status endpoint; again after a restart of
+	# oncehook serve (SIGUSR1: the supervisor restarts it, as systemctl
+	# restart would); the page in Chromium.
+	dp_status "$label" mix "$d" "http://127.0.0.1:$port/hooks"
+	rm -f "$d/run/oncehook.sock"
+	kill -USR1 "$serve_sup"
+	dp_wait_socket "$d/run/oncehook.sock" "$serve_sup" ||
+	    tap not-ok "$label: oncehook serve restarts"
+	dp_status "$label" restart "$d" "http://127.0.0.1:$port/hooks"
+	dp_status "$label" page "$d" "http://127.0.0.1:$port/hooks" \
+	    --shot "$shots/status-nginx-serve.png"
 	after_run "$d" "$label" "$serve_sup"
 	dp_stop
 	dp_sanitizer "$label" "$d/log/serve.log" "$d/log/error.log"
@@ -160,6 +171,9 @@ run_spawn() {
 	fi
 	dp_dir "$d"
 	dp_fill_service "$d"
+	# Here the status endpoint stays off (no token): /status is 404.
+	sed -i '/^ONCEHOOK_STATUS_TOKEN=/d' "$d/conf/oncehook.env" \
+	    "$d/conf/env"
 	dp_init_db "$d"
 	port=$(free_port) || bail "no free port"
 	nginx_conf "$d" "$port"
@@ -223,6 +237,7 @@ run_spawn() {
 	    "$sup" --log "$d/log/oncehook.log" --reload-signal USR1
 	dp_py "$label" checks.py routing early limits \
 	    --url "http://127.0.0.1:$port/hooks" --env "$d/conf/env"
+	dp_status "$label" off "$d" "http://127.0.0.1:$port/hooks"
 	# The script's own stop: by the PIDs of its PID file.
 	pids=$(cat "$SPAWN_PIDFILE" 2>/dev/null)
 	if sh "$script" stop >>"$d/log/spawn.log" 2>&1 &&
@@ -249,6 +264,9 @@ run_spawn() {
 	dp_sanitizer "$label" "$d/log/oncehook.log" "$d/log/error.log"
 }
 
+# Screenshots of the status page, kept with the test's output.
+shots=${ONCEHOOK_SHOTS:-$(pwd)/tests/screenshots}
+mkdir -p "$shots" || bail "mkdir $shots"
 run_serve
 run_spawn
 dp_done

@@ -469,6 +469,12 @@ test_refused(void)
 		    cf ? "" : err);
 		CHECK(cf != NULL && cf->counters == 1, "COUNTERS defaults to on");
 		conf_free(cf);
+		cf = load(single, OVER("ONCEHOOK_STATUS_TOKEN="
+		    "REPLACE_WITH_A_LONG_RANDOM_TOKEN"), err, sizeof(err));
+		CHECK(cf != NULL && cf->status_token == NULL &&
+		    cf->status_placeholder, "the example's placeholder token "
+		    "leaves the status endpoint off");
+		conf_free(cf);
 		cf = load(single, OVER("ONCEHOOK_COUNTERS=off"), err,
 		    sizeof(err));
 		CHECK(cf != NULL && cf->counters == 0, "COUNTERS=off");

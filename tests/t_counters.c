@@ -236,6 +236,19 @@ test_damage(void)
 	    "counting again from zero");
 	counters_close(c);
 
+	/* Overwritten under a process that has it mapped. */
+	c = counters_open(db);
+	counters_count(c, "d", HOOK_OK, 1, T0, NULL);
+	fd = open(path, O_RDWR);
+	if (fd == -1 || pwrite(fd, "garbage!", 8, 0) != 8)
+		BAIL("corrupt");
+	close(fd);
+	counters_count(c, "d", HOOK_DUP, 1, T0, NULL);
+	s = slot("d");
+	CHECK(s != NULL && s->out[HOOK_OK] == 0 && s->out[HOOK_DUP] == 1,
+	    "overwritten under the mapping: the next count rebuilds it");
+	counters_close(c);
+
 	/* Truncated at open. */
 	if (truncate(path, 100) == -1)
 		BAIL("truncate");

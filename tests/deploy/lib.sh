@@ -43,6 +43,8 @@ STRIPE_SECRET=whsec_deployStripeSigningSecret0123456789ab
 SHOP_SECRET_OLD=deploy-shop-old-secret-71c2
 SHOP_SECRET=deploy-shop-secret-a0d93e
 BUSY_MS=${ONCEHOOK_E2E_BUSY_MS:-300}
+# The status endpoint's token (the examples' placeholder filled in).
+STATUS_TOKEN=deploy-status-token-5c1e9a07b3
 
 n=0
 failed=0
@@ -320,6 +322,29 @@ dp_py() {	# dp_py LABEL SCRIPT ARGS...
 	fi
 }
 
+# The counters and the status endpoint (tests/e2e/statuscheck.py CMD)
+# through the server at URL, with DIR/conf/env's variables.
+dp_status() {	# dp_status LABEL CMD DIR URL [ARGS...]
+	dp_l=$1
+	dp_c=$2
+	dp_d=$3
+	dp_u=$4
+	shift 4
+	set -- --url "$dp_u" --env "$dp_d/conf/env" \
+	    --bin "$dp_d/bin/oncehook" --label "$dp_l" "$@"
+	if [ -n "$run_user" ]; then
+		set -- "$@" --as "$run_user" --group "$run_group"
+	fi
+	$watchdog python3 "$top_srcdir/tests/e2e/statuscheck.py" "$dp_c" \
+	    "$@" >"$tmp/st.tap" 2>"$tmp/st.err"
+	dp_rc=$?
+	dp_relay "$dp_l" <"$tmp/st.tap"
+	if [ $dp_rc -gt 1 ]; then
+		tap not-ok "$dp_l: statuscheck.py $dp_c ran to its end (exit $dp_rc)"
+		sed 's/^/# /' "$tmp/st.err"
+	fi
+}
+
 dp_sanitizer() {	# dp_sanitizer LABEL FILE...
 	dp_l=$1
 	shift
@@ -354,6 +379,7 @@ dp_fill_service() {	# dp_fill_service DIR
 	    -e "s|=\"REPLACE_WITH_YOUR_SHARED_SECRET\"\$|=\"$SHOP_SECRET $SHOP_SECRET_OLD\"|" \
 	    -e "s|=/usr/local/share/oncehook/sql/actions/orders.sql\$|=$1/sql/orders.sql|" \
 	    -e "s|^ONCEHOOK_BUSY_TIMEOUT_MS=5000\$|ONCEHOOK_BUSY_TIMEOUT_MS=$BUSY_MS|" \
+	    -e "s|=REPLACE_WITH_A_LONG_RANDOM_TOKEN\$|=$STATUS_TOKEN|" \
 	    >"$1/conf/oncehook.env"
 	grep -q '^ONCEHOOK_ENDPOINTS=' "$1/conf/oncehook.env" ||
 	    bail "$unit: no ONCEHOOK_* lines in its comments"
