@@ -217,6 +217,77 @@ else
 fi
 [ -n "$serve_pid" ] && kill "$serve_pid" && wait "$serve_pid" 2>/dev/null
 
+# oncehook stats: the counters beside a fresh database, and --check's
+# exit codes for cron and monitoring plugins.
+ONCEHOOK_DB=$dir/stats.db
+printf '%s\n' 'CREATE TABLE IF NOT EXISTS picky (x INTEGER CHECK (x > 0));' \
+    '-- on: *' 'INSERT INTO picky VALUES (-1);' >"$dir/failing.sql"
+ONCEHOOK_KEEP_ACTIONS=$dir/failing.sql "$ONCEHOOK_BIN" init >/dev/null 2>&1
+out=$("$ONCEHOOK_BIN" stats --check)
+rc=$?
+[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^OK: 2 endpoints'
+ok $? "stats --check before any delivery: exit 0, OK ($out)"
+deliver shop '{"eventId":"evt_s1","type":"webhook.ping"}' >/dev/null
+deliver shop '{"eventId":"evt_s1","type":"webhook.ping"}' >/dev/null
+deliver shop '{"eventId":"evt_s2","type":"webhook.ping"}' >/dev/null
+[ "$(stat -c %a "$dir/stats.db-counters")" = 600 ]
+ok $? "the counters file is created beside the database, mode 0600"
+out=$("$ONCEHOOK_BIN" stats --json)
+printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+e = {x["name"]: x for x in d["endpoints"]}["shop"]
+sys.exit(0 if e["total"]["processed"] == 2 and
+         e["total"]["duplicates"] == 1 and abs(e["dedup_rate"] - 1/3) < 1e-9
+         and e["stored"]["events"] == 2 and d["status"] == "ok" else 1)'
+ok $? "stats --json: 2 processed, 1 duplicate, dedup rate 1/3, 2 stored"
+out=$("$ONCEHOOK_BIN" stats)
+printf '%s\n' "$out" | grep -q '^shop  *healthy  *3  *3  *2  *1  *33.3%  *0  *0  *0$'
+ok $? "stats: the table a person reads"
+deliver shop '{"eventId":"evt_s1","type":"webhook.ping","n":2}' >/dev/null
+out=$("$ONCEHOOK_BIN" stats --check)
+rc=$?
+[ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q '^WARNING: shop degraded: 1 key conflict'
+ok $? "stats --check after a key conflict: exit 1, WARNING ($out)"
+out=$(ONCEHOOK_KEEP_ACTIONS=$dir/failing.sql cgi keep \
+    '{"eventId":"evt_k2","type":"webhook.ping"}')
+printf '%s\n' "$out" | grep -q '"action_failed"'
+ok $? "an action that fails: 500 action_failed"
+out=$(ONCEHOOK_KEEP_ACTIONS=$dir/failing.sql "$ONCEHOOK_BIN" stats --check)
+rc=$?
+[ $rc -eq 2 ] && printf '%s\n' "$out" | grep -q '^CRITICAL: keep failing: action_failed .* no success since'
+ok $? "stats --check after a failure with no success since: exit 2, CRITICAL ($out)"
+out=$("$ONCEHOOK_BIN" stats --endpoint shop --check)
+[ $? -eq 1 ]
+ok $? "stats --check --endpoint shop judges shop alone: exit 1"
+"$ONCEHOOK_BIN" stats --endpoint nope >/dev/null 2>&1
+[ $? -eq 2 ]
+ok $? "stats --endpoint with an unknown name: exit 2"
+"$ONCEHOOK_BIN" stats --bogus >/dev/null 2>&1
+[ $? -eq 2 ]
+ok $? "stats with an unknown option: usage, exit 2"
+ONCEHOOK_COUNTERS=off deliver shop '{"eventId":"evt_s3","type":"webhook.ping"}' >/dev/null
+"$ONCEHOOK_BIN" stats --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+e = {x["name"]: x for x in d["endpoints"]}["shop"]
+sys.exit(0 if e["total"]["processed"] == 2 and e["stored"]["events"] == 3
+         else 1)'
+ok $? "ONCEHOOK_COUNTERS=off: the event stored, nothing counted"
+chmod 000 "$dir/stats.db" 2>/dev/null
+if [ "$(id -u)" = 0 ]; then
+	# root reads any file: make it no database instead.
+	chmod 600 "$dir/stats.db"
+	mv "$dir/stats.db" "$dir/stats.db.away"
+fi
+out=$("$ONCEHOOK_BIN" stats --check 2>/dev/null)
+rc=$?
+[ $rc -eq 2 ] && printf '%s\n' "$out" | grep -q '^CRITICAL: the database'
+ok $? "stats --check with the database unreadable: exit 2, CRITICAL ($out)"
+[ -e "$dir/stats.db.away" ] && mv "$dir/stats.db.away" "$dir/stats.db"
+chmod 600 "$dir/stats.db"
+ONCEHOOK_DB=$dir/hooks.db
+
 # A read-only file system with no -wal left (CGI removes it when its
 # connection closes): a retry of a known event is still answered 200
 # from a read, a new event is 503 with Retry-After.  Needs root to mount
