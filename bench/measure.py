@@ -9,7 +9,8 @@ usage:
   measure.py loop --row NAME --run N --out FILE [--db PATH] -- CMD ARGS...
   measure.py deliver --url URL --pool DIR --ndup K
 
-load runs wrk with bench/wrk.lua (MODE new, dup or any: see there).
+load runs wrk with bench/wrk.lua (MODE new, dup, any or forged: see
+there).
 Server CPU is utime+stime from /proc/PID/stat of every PID given and all
 its descendants, plus what they reaped (cutime+cstime: CGI children),
 before and after; "app" is the part of processes whose name is one of
@@ -264,6 +265,15 @@ def run_load(a):
             if c1 != c0:
                 bad.append("duplicates added rows: %s -> %s" % (c0, c1))
         r["checks"] = "+0 rows, %d replays" % ans["replayed"]
+    elif a.mode == "forged":
+        if ans["processed"] or ans["other200"] or ans["replayed"]:
+            bad.append("forged requests answered 200: %s" % ans)
+        if c0 is not None:
+            r["db"] = {"events": c1[0] - c0[0], "orders": c1[1] - c0[1]}
+            if c1 != c0:
+                bad.append("forged requests added rows: %s -> %s" %
+                           (c0, c1))
+        r["checks"] = "+0 rows, %d refused" % ans["non200"]
     else:
         if ans["non200"] or ans["other200"] + ans["processed"] + \
                 ans["replayed"] != w["requests"]:
@@ -346,7 +356,7 @@ def main():
     ap.add_argument("--run", type=int, default=1)
     ap.add_argument("--out")
     ap.add_argument("--url")
-    ap.add_argument("--mode", choices=("new", "dup", "any"))
+    ap.add_argument("--mode", choices=("new", "dup", "any", "forged"))
     ap.add_argument("--pool")
     ap.add_argument("--ndup", type=int, default=0)
     ap.add_argument("--seconds", type=float, default=10)

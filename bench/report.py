@@ -14,6 +14,10 @@ import statistics
 import sys
 
 RATIOS = [
+    ("counters: duplicates x4, on / off", "oncehook fcgi x4 normal dup",
+     "oncehook fcgi x4 normal dup, counters off", "rps"),
+    ("counters: forged flood x4, on / off", "oncehook fcgi x4 normal forged",
+     "oncehook fcgi x4 normal forged, counters off", "rps"),
     # (what, numerator row, denominator row, figure)
     ("oncehook new normal x4 / PHP-FPM", "oncehook fcgi x4 normal new",
      "php-fpm x4 normal new", "rps"),

@@ -148,13 +148,13 @@ seq=0
 # srv_app (process names that are the application), srv_db ("" if none).
 
 # lighttpd from conf-examples/lighttpd-MODE.conf running PROG, PROCS
-# processes (fastcgi), synchronous SYNC.
-srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC
-	local run=$tmp/run$((seq += 1)) prog=$2
+# processes (fastcgi), synchronous SYNC, ONCEHOOK_COUNTERS COUNTERS.
+srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS]
+	local run=$tmp/run$((seq += 1)) prog=$2 ctr=${5:-on}
 	lh_setup "$1" "$run" "$prog" "$root"
 	sed -i -e "s|$LH_STRIPE_SECRET|$secret|" \
 	    -e "s|\"max-procs\" => 2,|\"max-procs\" => $3,|" \
-	    -e "s|\"ONCEHOOK_LOG\" => \"info\",|&\n\"ONCEHOOK_SYNCHRONOUS\" => \"$4\",\n\"ONCEHOOK_STRIPE_TOLERANCE\" => \"$tolerance\",|" \
+	    -e "s|\"ONCEHOOK_LOG\" => \"info\",|&\n\"ONCEHOOK_SYNCHRONOUS\" => \"$4\",\n\"ONCEHOOK_STRIPE_TOLERANCE\" => \"$tolerance\",\n\"ONCEHOOK_COUNTERS\" => \"$ctr\",|" \
 	    "$run/oncehook.conf"
 	grep -q "\"max-procs\" => $3," "$run/oncehook.conf" ||
 	    [ "$1" = cgi ] || bail "lighttpd-fastcgi.conf: no max-procs to set"
@@ -348,7 +348,7 @@ row() {	# row NAME EVENTS SETUP ARGS...
 	for r in $(seq "$runs"); do
 		pool_fresh
 		"$@"
-		if [ "$mode" = dup ]; then
+		if [ "$mode" = dup ] || [ "$mode" = forged ]; then
 			python3 "$root/bench/measure.py" deliver --url "$srv_url" \
 			    --pool "$pool" --ndup "$ndup" || {
 				rows_bad=$((rows_bad + 1))
@@ -402,6 +402,8 @@ if [ $smoke -eq 1 ]; then
 	row "minimal fcgi x1"              any srv_lighttpd fastcgi "$minimal" 1 normal
 	row "oncehook fcgi x1 normal new"  new srv_lighttpd fastcgi "$bin" 1 normal
 	row "oncehook fcgi x1 normal dup"  dup srv_lighttpd fastcgi "$bin" 1 normal
+	row "oncehook fcgi x1 normal forged" forged \
+	    srv_lighttpd fastcgi "$bin" 1 normal
 	row "oncehook serve x2 normal new" new srv_serve 2 normal
 	row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
 	row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
@@ -421,6 +423,14 @@ else
 			    srv_lighttpd fastcgi "$bin" "$p" "$sync"
 		done
 	done
+	# The counters' cost on the paths that must stay cheap: the same
+	# duplicates, and a forged flood, with ONCEHOOK_COUNTERS off.
+	row "oncehook fcgi x4 normal dup, counters off" dup \
+	    srv_lighttpd fastcgi "$bin" 4 normal off
+	row "oncehook fcgi x4 normal forged" forged \
+	    srv_lighttpd fastcgi "$bin" 4 normal
+	row "oncehook fcgi x4 normal forged, counters off" forged \
+	    srv_lighttpd fastcgi "$bin" 4 normal off
 	row "oncehook serve x4 normal new" new srv_serve 4 normal
 	row "oncehook serve x4 normal dup" dup srv_serve 4 normal
 	# Group commit (the default): the largest batch is the workers'

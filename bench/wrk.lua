@@ -10,6 +10,8 @@
 -- MODE dup: the first NDUP entries, already delivered, sent in turn (a
 --   retry answered from a read).
 -- MODE any: the whole pool in turn, for a responder that keeps nothing.
+-- MODE forged: the first NDUP entries in turn with a wrong signature
+--   (a flood of forged requests: each refused 401, nothing stored).
 --
 -- At the end one line "BENCH {json}": requests, duration, socket errors,
 -- latency percentiles (microseconds, wrk's), and the answers counted by
@@ -50,8 +52,13 @@ function init(args)
 			sigs[#sigs + 1] = string.sub(line, 18)
 		end
 		i = i + 1
-		if mode == "dup" and i >= ndup then
+		if (mode == "dup" or mode == "forged") and i >= ndup then
 			break
+		end
+	end
+	if mode == "forged" then
+		for k = 1, #sigs do
+			sigs[k] = string.rep("0", 64)
 		end
 	end
 	next_i = 1

@@ -110,8 +110,9 @@ judge(struct stats_endpoint *e, const struct stats_limits *lim, int64_t now)
 		    "24 hours");
 	} else {
 		e->health = HEALTH_HEALTHY;
-		snprintf(e->why, sizeof(e->why), "%llu deliveries in the last "
-		    "hour, no failure", (unsigned long long)hour);
+		snprintf(e->why, sizeof(e->why), "%llu deliver%s in the last "
+		    "hour, no failure", (unsigned long long)hour,
+		    hour == 1 ? "y" : "ies");
 	}
 }
 
