@@ -52,6 +52,7 @@ struct counters {
 		int	 slot;
 	}		 cache[CTR_CACHE];
 	size_t		 ncache;
+	int		 full;		/* said once: no slot left */
 };
 
 /*
@@ -394,6 +395,11 @@ counters_count(struct counters *c, const char *name, enum hook_err er,
 	}
 	if ((slot = slot_of(c, name)) == -1) {
 		bus_armed = 0;
+		if (!c->full)
+			log_warnx("counters: no room for endpoint %s (%d "
+			    "names counted already; remove %s to start "
+			    "again)", name, CTR_SLOTS - 1, c->path);
+		c->full = 1;
 		return;
 	}
 	s = &c->f->slots[slot];

@@ -152,7 +152,9 @@ cgi_drain(const char *content_length, long long consumed)
  * read-only under the mapping).  Nothing can be undone from inside the
  * fault, so say why in the log, with what to do, and die as SIGBUS
  * would: the web server answers this request 5xx and starts a new
- * process; nothing was acknowledged.
+ * process; nothing was acknowledged.  The counters file is mapped too:
+ * a fault while counting (the file truncated under the mapping) is
+ * left by counters_on_bus(), and the request goes on uncounted.
  */
 static void
 on_bus(int sig)

@@ -63,17 +63,11 @@ esc(FILE *o, const char *s)
 		}
 }
 
+/* Unix seconds as a UTC time a person reads, or "never". */
 static const char *
 when(int64_t t, char *buf, size_t sz)
 {
-	struct tm	 tm;
-	time_t		 tt = (time_t)t;
-
-	if (t <= 0 || gmtime_r(&tt, &tm) == NULL)
-		snprintf(buf, sz, "never");
-	else
-		strftime(buf, sz, "%Y-%m-%d %H:%M:%S UTC", &tm);
-	return buf;
+	return stats_when(t, 0, buf, sz);
 }
 
 /* The four series of an hour: processed, duplicates, refused, failed. */

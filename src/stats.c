@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "conf.h"
 #include "counters.h"
@@ -24,6 +25,21 @@ static const char *const health_names[HEALTH__MAX] = {
 	[HEALTH_DEGRADED] = "degraded",
 	[HEALTH_FAILING] = "failing",
 };
+
+const char *
+stats_when(int64_t t, int iso, char *buf, size_t sz)
+{
+	struct tm	 tm;
+	time_t		 tt = (time_t)t;
+
+	if (t <= 0 || gmtime_r(&tt, &tm) == NULL)
+		snprintf(buf, sz, "never");
+	else if (iso)
+		strftime(buf, sz, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	else
+		strftime(buf, sz, "%Y-%m-%d %H:%M:%S UTC", &tm);
+	return buf;
+}
 
 const char *
 stats_health_name(enum stats_health h)

@@ -110,6 +110,12 @@ int	stats_gather(const struct conf *cf, struct store *st,
 	    struct stats *s);
 void	stats_clear(struct stats *);
 
+/*
+ * Unix seconds t as UTC into buf: ISO 8601 (iso), else as a person
+ * reads it ("2026-11-25 09:21:22 UTC"); "never" for 0.  Returns buf.
+ */
+const char	*stats_when(int64_t t, int iso, char *buf, size_t sz);
+
 /* The word for a health ("healthy", ...). */
 const char	*stats_health_name(enum stats_health);
 

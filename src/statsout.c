@@ -21,17 +21,11 @@ static const char *const cat_names[CAT__MAX] = {
 };
 
 /* Unix seconds as UTC ISO 8601, or "never". */
+/* Unix seconds as UTC ISO 8601, or "never". */
 static const char *
 when(int64_t t, char *buf, size_t sz)
 {
-	struct tm	 tm;
-	time_t		 tt = (time_t)t;
-
-	if (t <= 0 || gmtime_r(&tt, &tm) == NULL)
-		snprintf(buf, sz, "never");
-	else
-		strftime(buf, sz, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return buf;
+	return stats_when(t, 1, buf, sz);
 }
 
 static uint64_t
@@ -104,13 +98,30 @@ row_text(FILE *o, const struct stats_endpoint *e)
 	    (unsigned long long)e->total[CAT_FAILED]);
 }
 
+/* One line: the outcomes of category cat counted for e, or none. */
+static void
+by_reason(FILE *o, const struct stats_endpoint *e, const char *what,
+    enum ctr_cat cat)
+{
+	const char	*sep = "";
+	int		 i;
+
+	fprintf(o, "  %-13s", what);
+	for (i = 0; i < HOOK__MAX; i++)
+		if (counters_cat((enum hook_err)i) == (int)cat && e->out[i] > 0) {
+			fprintf(o, "%s %s %llu", sep,
+			    resp_outcome((enum hook_err)i),
+			    (unsigned long long)e->out[i]);
+			sep = ",";
+		}
+	fprintf(o, "%s\n", *sep ? "" : " none");
+}
+
 static void
 detail_text(FILE *o, const struct stats_endpoint *e, int64_t now)
 {
 	char		 t[32], w[400];
-	const char	*sep = "";
 	uint64_t	 us;
-	int		 i;
 
 	if (e->scheme != NULL)
 		fprintf(o, "\n%s (%s): %s (%s)\n", e->name, e->scheme,
@@ -124,27 +135,8 @@ detail_text(FILE *o, const struct stats_endpoint *e, int64_t now)
 		    e->last_fail.outcome), e->last_fail.why[0] ? ": " : "",
 		    log_escape(w, sizeof(w), e->last_fail.why));
 	fputc('\n', o);
-	fprintf(o, "  refused      ");
-	for (i = 0; i < HOOK__MAX; i++)
-		if (counters_cat((enum hook_err)i) == CAT_REFUSED &&
-		    e->out[i] > 0) {
-			fprintf(o, "%s %s %llu", sep,
-			    resp_outcome((enum hook_err)i),
-			    (unsigned long long)e->out[i]);
-			sep = ",";
-		}
-	fprintf(o, "%s\n", *sep ? "" : " none");
-	fprintf(o, "  failed       ");
-	sep = "";
-	for (i = 0; i < HOOK__MAX; i++)
-		if (counters_cat((enum hook_err)i) == CAT_FAILED &&
-		    e->out[i] > 0) {
-			fprintf(o, "%s %s %llu", sep,
-			    resp_outcome((enum hook_err)i),
-			    (unsigned long long)e->out[i]);
-			sep = ",";
-		}
-	fprintf(o, "%s\n", *sep ? "" : " none");
+	by_reason(o, e, "refused", CAT_REFUSED);
+	by_reason(o, e, "failed", CAT_FAILED);
 	if (e->rows.events >= 0)
 		fprintf(o, "  stored        %lld events (%lld processed), %lld "
 		    "conflicts; %lld past retention\n", e->rows.events,
