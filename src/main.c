@@ -112,7 +112,7 @@ handle(void)
 	 * (and logging why) rather than exiting into a restart loop.
 	 */
 	rc = cgi ? front_cgi(&p) : front_fcgi(&p, 0);
-	pipeline_end(&p);
+	pipeline_clear(&p);
 	conf_free(cf);
 	return rc;
 }

@@ -61,12 +61,6 @@ pipeline_clear(struct pipeline *p)
 {
 	store_close(p->st);
 	p->st = NULL;
-}
-
-void
-pipeline_end(struct pipeline *p)
-{
-	pipeline_clear(p);
 	counters_close(p->ctr);
 	p->ctr = NULL;
 }

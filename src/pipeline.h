@@ -47,10 +47,9 @@ void	pipeline_init(struct pipeline *, const struct conf *cf,
 /* Claim new events through fn(arg, claim) instead of the own store. */
 void	pipeline_claim_through(struct pipeline *, pipeline_claim_fn fn,
 	    void *arg);
-/* Close the store; the configuration stays the caller's. */
+/* Close the store and unmap the counters (each opened again when next
+ * needed); the configuration stays the caller's. */
 void	pipeline_clear(struct pipeline *);
-/* pipeline_clear(), and unmap the counters: the process is done. */
-void	pipeline_end(struct pipeline *);
 
 /* Between requests (a second idle): close a store whose file moved. */
 void	pipeline_idle(struct pipeline *);

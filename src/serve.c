@@ -255,7 +255,7 @@ worker(const struct conf *cf, int fd, struct writer_link *link)
 		pipeline_claim_through(&p, writer_claim, link);
 	front_explain_faults();
 	rc = front_fcgi(&p, fd);
-	pipeline_end(&p);
+	pipeline_clear(&p);
 	return rc;
 }
 

@@ -295,6 +295,7 @@ stats_gather(const struct conf *cf, struct store *st, const char *store_err,
 		    "%s", only);
 		free(f);
 		free(rows);
+		stats_clear(s);
 		return -1;
 	}
 	recent(s, f);
