@@ -810,6 +810,8 @@ admin_stats(int argc, char **argv)
 		fprintf(stderr, "oncehook stats: %s\n", err);
 	if (stats_gather(cf, st, st == NULL ? err : NULL,
 	    (int64_t)time(NULL), &lim, only, &s) == -1) {
+		if (check)
+			printf("CRITICAL: %s\n", s.verdict);
 		fprintf(stderr, "oncehook stats: %s\n", s.verdict);
 		store_close(st);
 		conf_free(cf);

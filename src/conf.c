@@ -494,6 +494,9 @@ set_token(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	if ((long long)strlen(v) < cv->min)
 		return fail(l, var, "too short: use at least %lld characters",
 		    cv->min);
+	if (cv->max > 0 && (long long)strlen(v) > cv->max)
+		return fail(l, var, "too long: use at most %lld characters",
+		    cv->max);
 	for (c = v; *c != '\0'; c++)
 		if (*c <= ' ' || *c > '~')
 			return fail(l, var, "printable ASCII without spaces "
@@ -663,7 +666,7 @@ set_endpoints(struct conf_loader *l, const struct conf_var *cv, const char *var,
 			    "(letters, digits, - and _; at most %d)",
 			    (int)(len > 64 ? 64 : len), p, CONF_NAME_MAX - 1);
 		if (cf->status_token != NULL && len == 6 &&
-		    strncmp(p, "status", 6) == 0)
+		    strncasecmp(p, "status", 6) == 0)
 			return fail(l, var, "an endpoint may not be named "
 			    "status while ONCEHOOK_STATUS_TOKEN is set (the "
 			    "status endpoint answers that path)");
@@ -869,10 +872,10 @@ const struct conf_var conf_vars[] = {
 	    G(db), &kind_path,
 	    "absolute path of the SQLite database; refused inside "
 	    "`DOCUMENT_ROOT`", NULL },
-	{ "STATUS_TOKEN", CONF_GLOBAL, CONF_HIDDEN, 16, 0, NULL, "off",
+	{ "STATUS_TOKEN", CONF_GLOBAL, CONF_HIDDEN, 16, 256, NULL, "off",
 	    G(status_token), &kind_token,
 	    "turns the status endpoint on (`GET .../status`, see "
-	    "**Monitoring**): its token, at least 16 printable characters",
+	    "**Monitoring**): its token, 16 to 256 printable characters",
 	    NULL },
 	{ "COUNTERS", CONF_GLOBAL, 0, 0, 0, "on", "`on`",
 	    G(counters), &conf_kind_choice,
@@ -1109,6 +1112,13 @@ conf_warnings(const struct conf *cf, const char *const *envp,
 		}
 	for (i = 0; i < cf->nendpoints; i++)
 		n += short_secrets(&cf->endpoints[i], say, arg);
+	if (cf->nendpoints > CONF_COUNTED_MAX) {
+		snprintf(msg, sizeof(msg), "ONCEHOOK_ENDPOINTS: %zu endpoints; "
+		    "the counters have room for %d, the others are shown as "
+		    "not counted", cf->nendpoints, CONF_COUNTED_MAX);
+		say(arg, msg);
+		n++;
+	}
 	if (cf->status_placeholder) {
 		say(arg, "ONCEHOOK_STATUS_TOKEN holds the example's "
 		    "placeholder: the status endpoint stays off");

@@ -16,6 +16,8 @@ struct scheme;
 #define CONF_NAME_MAX	64	/* endpoint name, bytes */
 #define CONF_SRC_MAX	8	/* alternatives in a key or type source */
 #define CONF_SECRETS_MAX 16	/* secrets per endpoint (rotation) */
+#define CONF_COUNTED_MAX 64	/* endpoints the counters have room for
+				   (CTR_SLOTS - 1 in counters.h) */
 #define CONF_SECRET_MIN	16	/* bytes of key below which check warns */
 
 /* Where a value (the idempotency key, the event type) comes from. */

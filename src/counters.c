@@ -47,6 +47,7 @@ struct counters {
 	dev_t		 dev;
 	ino_t		 ino;
 	int64_t		 checked;	/* when the path was last looked at */
+	int		 due;		/* look at the path on the next count */
 	struct {
 		char	 name[CTR_NAME];
 		int	 slot;
@@ -222,14 +223,17 @@ map(struct counters *c, int64_t now)
 			m = mmap(NULL, sizeof(struct ctr_file),
 			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		close(fd);
-		if (m != MAP_FAILED && header_ok(m)) {
-			c->f = m;
+		/* Published before its header is read: a file truncated
+		 * meanwhile faults there, and the count's guard unmaps it. */
+		c->f = m != MAP_FAILED ? m : NULL;
+		if (c->f != NULL && header_ok(c->f)) {
 			c->dev = sb.st_dev;
 			c->ino = sb.st_ino;
 			return;
 		}
-		if (m != MAP_FAILED)
-			munmap(m, sizeof(struct ctr_file));
+		if (c->f != NULL)
+			munmap(c->f, sizeof(struct ctr_file));
+		c->f = NULL;
 		log_warnx("counters: %s is not a counters file of this "
 		    "release (truncated, corrupt or older): starting it "
 		    "again", c->path);
@@ -249,9 +253,10 @@ counters_open(const char *db)
 		return NULL;
 	if (counters_path(db, c->path, sizeof(c->path)) == -1) {
 		log_warnx("counters: path too long; counting nothing");
+		c->path[0] = '\0';
 		return c;
 	}
-	map(c, (int64_t)time(NULL));
+	c->due = 1;			/* mapped by the first count */
 	return c;
 }
 
@@ -335,20 +340,26 @@ mark(struct ctr_slot_data *s, struct ctr_mark *m, uint64_t tick)
 	__atomic_store_n(&m->tick, tick, __ATOMIC_RELEASE);
 }
 
-/* Write a failure record under its sequence count; skipped if busy. */
+/*
+ * Write a failure record under its sequence count (odd while written).
+ * An odd count met here is another writer's, or one that died writing
+ * (killed between the two stores): it is taken over, so a record is
+ * never blocked for good; two writers at the same instant may leave a
+ * mixed record, which is statistics, not state.
+ */
 static void
 put_failure(uint64_t *seq, struct ctr_failure *f, int64_t now,
     enum hook_err er, int slot, const char *why)
 {
-	uint64_t	 q = LOAD(seq);
+	uint64_t	 q = LOAD(seq), odd = q | 1;
 
-	if ((q & 1) || !CAS(seq, &q, q + 1))
+	if (!CAS(seq, &q, odd + (q & 1 ? 2 : 0)))
 		return;
 	f->at = now;
 	f->outcome = (uint32_t)er;
 	f->slot = (uint32_t)slot;
 	snprintf(f->why, sizeof(f->why), "%s", why != NULL ? why : "");
-	__atomic_store_n(seq, q + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(seq, odd + (q & 1 ? 3 : 1), __ATOMIC_RELEASE);
 }
 
 void
@@ -360,9 +371,23 @@ counters_count(struct counters *c, const char *name, enum hook_err er,
 	uint64_t		 n;
 	int			 slot, cat, i;
 
-	if (c == NULL || er >= HOOK__MAX)
+	if (c == NULL || c->path[0] == '\0' || er >= HOOK__MAX ||
+	    !resp_counted(er))
 		return;
-	if (now - c->checked >= CTR_RECHECK || now < c->checked) {
+	cat = counters_cat(er);
+	if (sigsetjmp(bus_jmp, 0) != 0) {
+		/* The file shrank under the mapping: look again next time. */
+		log_warnx("counters: %s was truncated under this process; "
+		    "this request is not counted", c->path);
+		if (c->f != NULL)
+			munmap(c->f, sizeof(struct ctr_file));
+		c->f = NULL;
+		c->due = 1;
+		return;
+	}
+	bus_armed = 1;
+	if (c->due || now - c->checked >= CTR_RECHECK || now < c->checked) {
+		c->due = 0;
 		c->checked = now;
 		if (c->f == NULL || stat(c->path, &sb) == -1 ||
 		    sb.st_ino != c->ino || sb.st_dev != c->dev) {
@@ -371,27 +396,14 @@ counters_count(struct counters *c, const char *name, enum hook_err er,
 			map(c, now);
 		}
 	}
-	if (c->f == NULL || !resp_counted(er))
-		return;
-	cat = counters_cat(er);
-	if (sigsetjmp(bus_jmp, 0) != 0) {
-		/* The file shrank under the mapping: look again next time. */
-		log_warnx("counters: %s was truncated under this process; "
-		    "this request is not counted", c->path);
-		munmap(c->f, sizeof(struct ctr_file));
-		c->f = NULL;
-		c->checked = now - CTR_RECHECK;
-		return;
-	}
-	bus_armed = 1;
-	if (!header_ok(c->f)) {
+	if (c->f != NULL && !header_ok(c->f)) {
 		/* Overwritten under us: rebuilt by mapping it again. */
-		bus_armed = 0;
 		munmap(c->f, sizeof(struct ctr_file));
 		map(c, now);
-		if (c->f == NULL)
-			return;
-		bus_armed = 1;
+	}
+	if (c->f == NULL) {
+		bus_armed = 0;
+		return;
 	}
 	if ((slot = slot_of(c, name)) == -1) {
 		bus_armed = 0;
@@ -430,6 +442,7 @@ counters_count(struct counters *c, const char *name, enum hook_err er,
 int
 counters_read(const char *db, struct ctr_file *f, char *err, size_t errsz)
 {
+	struct stat	 sb;
 	char		 path[PATH_MAX];
 	ssize_t		 n;
 	int		 fd;
@@ -439,8 +452,18 @@ counters_read(const char *db, struct ctr_file *f, char *err, size_t errsz)
 		snprintf(err, errsz, "path too long");
 		return -1;
 	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
-		snprintf(err, errsz, "%s: %s", path, strerror(errno));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK)) == -1) {
+		if (errno == ENOENT)
+			snprintf(err, errsz, "nothing counted yet (no %s)",
+			    path);
+		else
+			snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		snprintf(err, errsz, "%s is not a regular file", path);
 		return -1;
 	}
 	n = read(fd, f, sizeof(*f));

@@ -34,7 +34,7 @@
 
 #include "hook.h"
 
-#define CTR_SLOTS	65	/* slot 0 + 64 endpoints */
+#define CTR_SLOTS	65	/* slot 0 + 64 endpoints (CONF_COUNTED_MAX) */
 #define CTR_OUTCOMES	32	/* room for enum hook_err */
 #define CTR_LAT		15	/* latency buckets (the last is +Inf) */
 #define CTR_MINUTES	60

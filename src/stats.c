@@ -74,7 +74,8 @@ top_refusal(const struct stats_endpoint *e)
 }
 
 static void
-judge(struct stats_endpoint *e, const struct stats_limits *lim, int64_t now)
+judge(struct stats_endpoint *e, const struct stats_limits *lim, int64_t now,
+    int64_t since)
 {
 	uint64_t	 hour = 0, day = 0, seen;
 	int		 k;
@@ -84,7 +85,12 @@ judge(struct stats_endpoint *e, const struct stats_limits *lim, int64_t now)
 		day += e->day[k];
 	}
 	seen = e->hour[CAT_PROCESSED] + e->hour[CAT_DUPLICATE];
-	if (e->last_error > 0 && e->last_error >= now - 3600 &&
+	if (e->uncounted) {
+		e->health = HEALTH_DEGRADED;
+		snprintf(e->why, sizeof(e->why), "not counted: the counters "
+		    "file has no room for another endpoint (remove it to "
+		    "start again)");
+	} else if (e->last_error > 0 && e->last_error >= now - 3600 &&
 	    e->last_error > e->last_ok) {
 		e->health = HEALTH_FAILING;
 		snprintf(e->why, sizeof(e->why), "%s %llds ago, no success "
@@ -96,7 +102,8 @@ judge(struct stats_endpoint *e, const struct stats_limits *lim, int64_t now)
 		    "hour (last: %s), succeeding since",
 		    (unsigned long long)e->hour[CAT_FAILED],
 		    resp_outcome(e->last_error_outcome));
-	} else if (e->hour[CAT_REFUSED] >= lim->refused &&
+	} else if (e->hour[CAT_REFUSED] > 0 &&
+	    e->hour[CAT_REFUSED] >= lim->refused &&
 	    e->hour[CAT_REFUSED] * 100 >= (uint64_t)lim->refused_pct * hour) {
 		e->health = HEALTH_DEGRADED;
 		snprintf(e->why, sizeof(e->why), "%llu of %llu deliveries "
@@ -108,7 +115,8 @@ judge(struct stats_endpoint *e, const struct stats_limits *lim, int64_t now)
 		snprintf(e->why, sizeof(e->why), "%llu key conflict%s in the "
 		    "last hour", (unsigned long long)e->hour[CAT_CONFLICT],
 		    e->hour[CAT_CONFLICT] == 1 ? "" : "s");
-	} else if (seen >= lim->dup_min && e->hour[CAT_DUPLICATE] * 100 >=
+	} else if (seen > 0 && seen >= lim->dup_min &&
+	    e->hour[CAT_DUPLICATE] * 100 >=
 	    (uint64_t)lim->dup_pct * seen) {
 		e->health = HEALTH_DEGRADED;
 		snprintf(e->why, sizeof(e->why), "%llu of %llu deliveries in "
@@ -116,7 +124,8 @@ judge(struct stats_endpoint *e, const struct stats_limits *lim, int64_t now)
 		    (unsigned long long)e->hour[CAT_DUPLICATE],
 		    (unsigned long long)seen);
 	} else if (lim->idle_hours > 0 &&
-	    e->last_ok < now - 3600LL * lim->idle_hours) {
+	    e->last_ok < now - 3600LL * lim->idle_hours &&
+	    since > 0 && since < now - 3600LL * lim->idle_hours) {
 		e->health = HEALTH_DEGRADED;
 		snprintf(e->why, sizeof(e->why), "no success in %u hours",
 		    lim->idle_hours);
@@ -127,8 +136,10 @@ judge(struct stats_endpoint *e, const struct stats_limits *lim, int64_t now)
 	} else {
 		e->health = HEALTH_HEALTHY;
 		snprintf(e->why, sizeof(e->why), "%llu deliver%s in the last "
-		    "hour, no failure", (unsigned long long)hour,
-		    hour == 1 ? "y" : "ies");
+		    "hour (%llu refused), none failed", (unsigned long long)hour,
+		    hour == 1 ? "y" : "ies",
+		    (unsigned long long)(e->hour[CAT_REFUSED] +
+		    e->hour[CAT_CONFLICT]));
 	}
 }
 
@@ -232,8 +243,9 @@ verdict(struct stats *s)
 	} else {
 		s->code = 0;
 		snprintf(s->verdict, sizeof(s->verdict), "OK: %zu endpoint%s, "
-		    "none failing or degraded", s->nep,
-		    s->nep == 1 ? "" : "s");
+		    "none failing or degraded%s", s->nep,
+		    s->nep == 1 ? "" : "s", s->counting_off ?
+		    " (counting is off: ONCEHOOK_COUNTERS=off)" : "");
 	}
 }
 
@@ -246,7 +258,8 @@ stats_gather(const struct conf *cf, struct store *st, const char *store_err,
 	struct store_counts	*rows = NULL;
 	struct stats_endpoint	*e;
 	const struct store_counts none = { -1, -1, -1, -1 };
-	size_t			 i, n = 0;
+	size_t			 i, slot, n = 0;
+	int			 full;
 
 	memset(s, 0, sizeof(*s));
 	s->now = now;
@@ -262,9 +275,16 @@ stats_gather(const struct conf *cf, struct store *st, const char *store_err,
 		snprintf(s->verdict, sizeof(s->verdict), "out of memory");
 		return -1;
 	}
-	if (counters_read(cf->db, f, s->counters_err,
+	if (!cf->counters) {
+		memset(f, 0, sizeof(*f));
+		s->counting_off = 1;
+		snprintf(s->counters_err, sizeof(s->counters_err), "counting "
+		    "is off (ONCEHOOK_COUNTERS=off): nothing below is counted");
+	} else if (counters_read(cf->db, f, s->counters_err,
 	    sizeof(s->counters_err)) == 0)
 		s->since = f->created;
+	for (i = 1, full = 1; i < CTR_SLOTS; i++)
+		full &= f->slots[i].state == 2;
 	if (st == NULL && store_err != NULL)
 		snprintf(s->store_err, sizeof(s->store_err), "%s", store_err);
 	else if (st != NULL)
@@ -280,8 +300,10 @@ stats_gather(const struct conf *cf, struct store *st, const char *store_err,
 		e->rows = rows[i];
 		if (st == NULL || s->store_err[0] != '\0')
 			e->rows = none;
-		from_slot(e, f, find_slot(f, e->name), now);
-		judge(e, lim, now);
+		slot = find_slot(f, e->name);
+		e->uncounted = slot == CTR_SLOTS && full;
+		from_slot(e, f, slot, now);
+		judge(e, lim, now, s->since);
 	}
 	s->nep = n;
 	e = &s->unrouted;

@@ -70,6 +70,7 @@ struct stats_endpoint {
 	enum hook_err		 last_error_outcome;
 	struct ctr_failure	 last_fail;
 	struct store_counts	 rows;	/* all -1: not counted */
+	int			 uncounted;	/* no room in the counters */
 };
 
 struct stats_failure {
@@ -81,6 +82,7 @@ struct stats {
 	int64_t			 now;
 	int64_t			 since;		/* counting since; 0: never */
 	char			 counters_err[300]; /* "" if read */
+	int			 counting_off;	/* ONCEHOOK_COUNTERS=off */
 	char			 store_err[300];    /* "" if counted */
 	const char		*db;
 	long long		 db_bytes;	/* -1 if unknown */

@@ -78,7 +78,7 @@ size_text(long long b, char *buf, size_t sz)
 }
 
 static void
-row_text(FILE *o, const struct stats_endpoint *e)
+row_text(FILE *o, const struct stats_endpoint *e, int w)
 {
 	char	 rate[16];
 	double	 r = dedup_rate(e);
@@ -87,8 +87,8 @@ row_text(FILE *o, const struct stats_endpoint *e)
 		snprintf(rate, sizeof(rate), "-");
 	else
 		snprintf(rate, sizeof(rate), "%.1f%%", r);
-	fprintf(o, "%-16.16s %-9s %6llu %7llu %10llu %10llu %6s %9llu %8llu "
-	    "%7llu\n", e->name, e->scheme != NULL ?
+	fprintf(o, "%-*s %-9s %6llu %7llu %10llu %10llu %6s %9llu %8llu "
+	    "%7llu\n", w, e->name, e->scheme != NULL ?
 	    stats_health_name(e->health) : "-",
 	    (unsigned long long)sum(e->hour), (unsigned long long)sum(e->day),
 	    (unsigned long long)e->total[CAT_PROCESSED],
@@ -120,7 +120,7 @@ by_reason(FILE *o, const struct stats_endpoint *e, const char *what,
 static void
 detail_text(FILE *o, const struct stats_endpoint *e, int64_t now)
 {
-	char		 t[32], w[400];
+	char		 t[32];
 	uint64_t	 us;
 
 	if (e->scheme != NULL)
@@ -133,7 +133,7 @@ detail_text(FILE *o, const struct stats_endpoint *e, int64_t now)
 	if (e->last_fail.at > 0)
 		fprintf(o, " %s%s%s", resp_outcome((enum hook_err)
 		    e->last_fail.outcome), e->last_fail.why[0] ? ": " : "",
-		    log_escape(w, sizeof(w), e->last_fail.why));
+		    e->last_fail.why);	/* escaped when counted */
 	fputc('\n', o);
 	by_reason(o, e, "refused", CAT_REFUSED);
 	by_reason(o, e, "failed", CAT_FAILED);
@@ -154,30 +154,45 @@ stats_write_text(FILE *o, const struct stats *s)
 {
 	char	 t[32], a[32], b[32];
 	size_t	 i;
+	int	 w;
 
 	fprintf(o, "oncehook stats at %s", when(s->now, t, sizeof(t)));
 	if (s->since > 0)
 		fprintf(o, ", counting since %s", when(s->since, t, sizeof(t)));
 	fputc('\n', o);
 	if (s->counters_err[0] != '\0')
-		fprintf(o, "counters: %s (nothing counted yet)\n",
-		    s->counters_err);
+		fprintf(o, "counters: %s\n", s->counters_err);
 	size_text(s->db_bytes, a, sizeof(a));
 	size_text(s->wal_bytes, b, sizeof(b));
 	fprintf(o, "database %s: %s, WAL %s\n", s->db, a, b);
 	if (s->store_err[0] != '\0')
 		fprintf(o, "database rows: %s\n", s->store_err);
-	fprintf(o, "\n%-16s %-9s %6s %7s %10s %10s %6s %9s %8s %7s\n",
+	for (i = 0, w = 16; i < s->nep; i++)
+		if ((int)strlen(s->ep[i].name) > w)
+			w = (int)strlen(s->ep[i].name);
+	fprintf(o, "\n%-*s %-9s %6s %7s %10s %10s %6s %9s %8s %7s\n", w,
 	    "ENDPOINT", "HEALTH", "HOUR", "DAY", "PROCESSED", "DUPLICATES",
 	    "DEDUP", "CONFLICTS", "REFUSED", "FAILED");
 	for (i = 0; i < s->nep; i++)
-		row_text(o, &s->ep[i]);
-	row_text(o, &s->unrouted);
+		row_text(o, &s->ep[i], w);
+	row_text(o, &s->unrouted, w);
 	for (i = 0; i < s->nep; i++)
 		detail_text(o, &s->ep[i], s->now);
 	if (sum(s->unrouted.total) > 0)
 		detail_text(o, &s->unrouted, s->now);
 	fprintf(o, "\n%s\n", s->verdict);
+}
+
+/* A JSON string of s; bytes that are not UTF-8 written escaped. */
+static json_t *
+jstr(const char *s)
+{
+	char	 buf[1200];
+	json_t	*j;
+
+	if ((j = json_string(s)) != NULL)
+		return j;
+	return json_string(log_escape(buf, sizeof(buf), s));
 }
 
 /* JSON: one object per endpoint. */
@@ -275,16 +290,17 @@ stats_write_json(FILE *o, const struct stats *s)
 	    json_string(when(s->since, t, sizeof(t))) : json_null());
 	json_object_set_new(j, "status", json_string(s->code == 0 ? "ok" :
 	    s->code == 1 ? "warning" : "critical"));
-	json_object_set_new(j, "verdict", json_string(s->verdict));
-	json_object_set_new(j, "database", json_pack("{s:s,s:I,s:I}",
-	    "path", s->db, "bytes", (json_int_t)s->db_bytes, "wal_bytes",
-	    (json_int_t)s->wal_bytes));
+	json_object_set_new(j, "verdict", jstr(s->verdict));
+	json_object_set_new(j, "database", json_pack("{s:o,s:I,s:I}",
+	    "path", jstr(s->db), "bytes", (json_int_t)s->db_bytes,
+	    "wal_bytes", (json_int_t)s->wal_bytes));
+	json_object_set_new(j, "counting", json_boolean(!s->counting_off));
 	if (s->counters_err[0] != '\0')
 		json_object_set_new(j, "counters_error",
-		    json_string(s->counters_err));
+		    jstr(s->counters_err));
 	if (s->store_err[0] != '\0')
 		json_object_set_new(j, "database_error",
-		    json_string(s->store_err));
+		    jstr(s->store_err));
 	eps = json_array();
 	for (i = 0; i < s->nep; i++)
 		json_array_append_new(eps, endpoint_json(&s->ep[i]));

@@ -79,23 +79,54 @@ authorized(const char *token, const char *auth)
 	return ok;
 }
 
-/* What the Accept header prefers among JSON, text/plain and HTML. */
-static int
-wants(const char *accept, const char *type)
-{
-	const char	*p;
-	size_t		 len = strlen(type);
+/* The formats, in the order a tie is settled. */
+enum fmt { FMT_JSON, FMT_HTML, FMT_PROM, FMT__MAX };
 
-	for (p = accept; p != NULL && *p != '\0'; ) {
-		while (*p == ' ' || *p == ',')
+/*
+ * The format Accept asks for: each media range with its q (default 1);
+ * application/json, text/html and text/plain name theirs, and * / * and
+ * application/ * count for JSON.  The highest q wins, JSON first on a
+ * tie; none acceptable (or no header): JSON.
+ */
+static enum fmt
+choose(const char *accept)
+{
+	static const struct {
+		const char	*type;
+		enum fmt	 fmt;
+	} types[] = {
+		{ "application/json", FMT_JSON }, { "*/*", FMT_JSON },
+		{ "application/*", FMT_JSON }, { "text/html", FMT_HTML },
+		{ "text/plain", FMT_PROM },
+	};
+	double		 q[FMT__MAX] = { -1, -1, -1 }, v;
+	const char	*p, *end, *qs;
+	size_t		 len, i;
+	int		 best = FMT_JSON, k;
+
+	for (p = accept; p != NULL && *p != '\0'; p = *end ? end + 1 : end) {
+		while (*p == ' ' || *p == '\t')
 			p++;
-		if (strncasecmp(p, type, len) == 0 &&
-		    (p[len] == '\0' || p[len] == ',' || p[len] == ';' ||
-		    p[len] == ' '))
-			return 1;
-		p = strchr(p, ',');
+		end = p + strcspn(p, ",");
+		len = strcspn(p, "; \t,");
+		v = 1;
+		for (qs = p; (qs = strchr(qs, ';')) != NULL && qs < end; qs++) {
+			qs++;
+			while (*qs == ' ' || *qs == '\t')
+				qs++;
+			if (qs[0] == 'q' && qs[1] == '=')
+				v = strtod(qs + 2, NULL);
+		}
+		for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+			if (strlen(types[i].type) == len &&
+			    strncasecmp(p, types[i].type, len) == 0 &&
+			    v > q[types[i].fmt])
+				q[types[i].fmt] = v;
 	}
-	return 0;
+	for (k = 1; k < FMT__MAX; k++)
+		if (q[k] > q[best])
+			best = k;
+	return q[best] > 0 || accept == NULL ? (enum fmt)best : FMT_JSON;
 }
 
 enum hook_err
@@ -103,27 +134,28 @@ status_answer(const struct conf *cf, struct store *st, const struct req *rq,
     time_t now, char **body, size_t *bodysz, const char **ctype,
     struct why *why)
 {
-	const char	*accept = req_header(rq, "Accept");
+	const char	*auth = req_header(rq, "Authorization");
 	struct stats	 s;
 	FILE		*o;
-	int		 fmt;
+	enum fmt	 fmt;
 
 	*body = NULL;
 	*bodysz = 0;
 	*ctype = NULL;
-	if (!authorized(cf->status_token, req_header(rq, "Authorization"))) {
-		why_set(why, "status: %s", req_header(rq, "Authorization") ?
-		    "wrong token" : "no Authorization header (does the web "
-		    "server pass it? see the README)");
+	if (auth != NULL && *auth == '\0')
+		auth = NULL;
+	if (!authorized(cf->status_token, auth)) {
+		why_set(why, "status: %s", auth != NULL ? "wrong token" :
+		    "no Authorization header (does the web server pass it? "
+		    "see the README)");
 		return HOOK_EAUTH;
 	}
 	if (rq->method == NULL || (strcmp(rq->method, "GET") != 0 &&
 	    strcmp(rq->method, "HEAD") != 0))
 		return HOOK_EGETONLY;
-	/* JSON unless HTML or plain text is asked for (a browser sends
-	 * text/html first; Prometheus sends text/plain). */
-	fmt = wants(accept, "text/html") ? 2 : wants(accept, "text/plain") ?
-	    1 : 0;
+	/* A browser asks for text/html first; Prometheus for text/plain
+	 * (after OpenMetrics, which is not served); curl for anything. */
+	fmt = choose(req_header(rq, "Accept"));
 	if (stats_gather(cf, st, st == NULL ?
 	    "the database could not be opened" : NULL, (int64_t)now,
 	    &stats_limits_default, NULL, &s) == -1)
@@ -133,15 +165,16 @@ status_answer(const struct conf *cf, struct store *st, const struct req *rq,
 		return HOOK_ESYSTEM;
 	}
 	switch (fmt) {
-	case 2:
+	case FMT_HTML:
 		stats_write_html(o, &s);
 		*ctype = "text/html; charset=utf-8";
 		break;
-	case 1:
+	case FMT_PROM:
 		stats_write_prom(o, &s);
 		*ctype = "text/plain; version=0.0.4; charset=utf-8";
 		break;
-	default:
+	case FMT_JSON:
+	case FMT__MAX:
 		(void)stats_write_json(o, &s);
 		*ctype = "application/json";
 		break;

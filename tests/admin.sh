@@ -217,6 +217,35 @@ else
 fi
 [ -n "$serve_pid" ] && kill "$serve_pid" && wait "$serve_pid" 2>/dev/null
 
+# The status endpoint straight through CGI: the format the Accept header
+# asks for (q-values counted), and the token's rules.
+status_ct() {	# status_ct ACCEPT: the Content-Type of the answer
+	printf '' | env ONCEHOOK_STATUS_TOKEN=admin-status-token-0123 \
+	    GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=GET \
+	    PATH_INFO=/hooks/status HTTP_ACCEPT="$1" \
+	    HTTP_AUTHORIZATION="Bearer admin-status-token-0123" \
+	    "$ONCEHOOK_BIN" 2>/dev/null | sed -n 's/^Content-Type: \([^;\r]*\).*/\1/p'
+}
+[ "$(status_ct '')" = application/json ] &&
+    [ "$(status_ct '*/*')" = application/json ] &&
+    [ "$(status_ct 'text/html,application/xhtml+xml,*/*;q=0.8')" = text/html ] &&
+    [ "$(status_ct 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1')" = text/plain ] &&
+    [ "$(status_ct 'text/html;q=0')" = application/json ] &&
+    [ "$(status_ct 'application/json, text/html;q=0.1')" = application/json ] &&
+    [ "$(status_ct 'text/plain,	text/html')" = text/html ]
+ok $? "status: Accept chooses JSON, HTML or Prometheus text, q-values counted"
+out=$(printf '' | env ONCEHOOK_STATUS_TOKEN=admin-status-token-0123 \
+    GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=GET PATH_INFO=/hooks/status \
+    HTTP_AUTHORIZATION= "$ONCEHOOK_BIN" 2>&1)
+printf '%s\n' "$out" | grep -q '^Status: 401' &&
+    printf '%s\n' "$out" | grep -q 'no Authorization header'
+ok $? "status: an empty Authorization header is no header (401, said so)"
+out=$(env ONCEHOOK_STATUS_TOKEN=admin-status-token-0123 \
+    ONCEHOOK_ENDPOINTS=shop,Status ONCEHOOK_STATUS_SCHEME=hmac-sha256 \
+    ONCEHOOK_STATUS_SECRET=admin-test-secret "$ONCEHOOK_BIN" check 2>&1)
+[ $? -eq 1 ] && printf '%s\n' "$out" | grep -q 'may not be named status'
+ok $? "check: an endpoint named Status (any case) while the token is set"
+
 # oncehook stats: the counters beside a fresh database, and --check's
 # exit codes for cron and monitoring plugins.
 ONCEHOOK_DB=$dir/stats.db
@@ -274,6 +303,10 @@ e = {x["name"]: x for x in d["endpoints"]}["shop"]
 sys.exit(0 if e["total"]["processed"] == 2 and e["stored"]["events"] == 3
          else 1)'
 ok $? "ONCEHOOK_COUNTERS=off: the event stored, nothing counted"
+out=$(ONCEHOOK_COUNTERS=off "$ONCEHOOK_BIN" stats)
+printf '%s\n' "$out" | grep -q '^counters: counting is off' &&
+    printf '%s\n' "$out" | grep -q 'counting is off: ONCEHOOK_COUNTERS=off)$'
+ok $? "stats with ONCEHOOK_COUNTERS=off says counting is off"
 chmod 000 "$dir/stats.db" 2>/dev/null
 if [ "$(id -u)" = 0 ]; then
 	# root reads any file: make it no database instead.

@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "testlib.h"
 
 static char	 dir[256], db[300], path[320];
+static const struct var conf_vars_test[];
 static struct ctr_file	 f;
 
 #define T0	((int64_t)1764028800)	/* 2025-11-25 00:00:00 UTC */
@@ -61,13 +63,14 @@ test_basic(void)
 
 	fresh();
 	c = counters_open(db);
-	CHECK(c != NULL && stat(path, &sb) == 0, "the file is created beside "
+	CHECK(c != NULL && stat(path, &sb) == -1, "opening maps nothing yet");
+	counters_count(c, "shop", HOOK_OK, 700, T0, NULL);
+	CHECK(stat(path, &sb) == 0, "the first count creates the file beside "
 	    "the database");
 	CHECK((sb.st_mode & 0777) == 0600, "mode 0600 (%o)",
 	    (unsigned)(sb.st_mode & 0777));
 	CHECK(sb.st_size == (off_t)sizeof(struct ctr_file), "fixed size %lld",
 	    (long long)sb.st_size);
-	counters_count(c, "shop", HOOK_OK, 700, T0, NULL);
 	counters_count(c, "shop", HOOK_OK, 30000, T0 + 1, NULL);
 	counters_count(c, "shop", HOOK_DUP, 200, T0 + 2, NULL);
 	counters_count(c, "shop", HOOK_ESIG, 100, T0 + 3, "no signature "
@@ -99,6 +102,26 @@ test_basic(void)
 	    "counts in slot 0");
 	CHECK(f.fail_next == 2 && f.fails[1].f.outcome == HOOK_ENOTFOUND,
 	    "the ring of last failures");
+	{
+		/* A writer killed inside a failure record left it odd. */
+		int	 fd = open(path, O_RDWR);
+		size_t	 i = (size_t)(s - f.slots);
+		uint64_t odd = 7;
+		off_t	 at = (off_t)offsetof(struct ctr_file, slots) +
+			    (off_t)(i * sizeof(struct ctr_slot_data)) +
+			    (off_t)offsetof(struct ctr_slot_data, fail_seq);
+
+		if (fd == -1 || pwrite(fd, &odd, sizeof(odd), at) !=
+		    (ssize_t)sizeof(odd))
+			BAIL("pwrite");
+		close(fd);
+		counters_count(c, "shop", HOOK_EMEDIA, 100, T0 + 6, "later");
+		s = slot("shop");
+		counters_last_fail(&f, i, &lf);
+		CHECK(s != NULL && s->fail_seq % 2 == 0 && lf.at == T0 + 6 &&
+		    lf.outcome == HOOK_EMEDIA, "a failure record left "
+		    "half-written is taken over by the next one");
+	}
 	counters_close(c);
 }
 
@@ -321,6 +344,18 @@ health_later(void (*fn)(struct counters *, int64_t), int64_t at,
 	c = counters_open(db);
 	fn(c, at);
 	counters_close(c);
+	{
+		/* Counting began two days before: the file says when. */
+		int64_t	 created = at - 2 * 86400;
+		int	 fd = open(path, O_RDWR);
+
+		if (fd != -1 && pwrite(fd, &created, sizeof(created),
+		    (off_t)offsetof(struct ctr_file, created)) !=
+		    (ssize_t)sizeof(created))
+			BAIL("pwrite created");
+		if (fd != -1)
+			close(fd);
+	}
 	if (stats_gather(cf, NULL, NULL, now, lim, NULL, &s) == -1)
 		BAIL("gather");
 	h = s.ep[0].health;
@@ -430,6 +465,51 @@ test_health(void)
 	    "1: warning");
 }
 
+/* More names than slots: the others are shown as not counted. */
+static void
+test_full(void)
+{
+	struct var	 v[8];
+	struct counters	*c;
+	struct conf	*cf;
+	struct stats	 st;
+	char		 nm[16], err[256];
+	size_t		 i;
+
+	fresh();
+	c = counters_open(db);
+	for (i = 0; i < CTR_SLOTS + 1; i++) {
+		snprintf(nm, sizeof(nm), "e%zu", i);
+		counters_count(c, nm, HOOK_OK, 1, T0 + 3 * 86400, NULL);
+	}
+	counters_close(c);
+	CHECK(slot("e63") != NULL && slot("e64") == NULL && slot("e65") ==
+	    NULL, "64 names get a slot, the 65th and 66th none");
+	memcpy(v, conf_vars_test, 4 * sizeof(v[0]));
+	v[0].value = "e1,e64";
+	v[1].name = "ONCEHOOK_E1_SCHEME";
+	v[2].name = "ONCEHOOK_E1_SECRET";
+	v[3].name = "ONCEHOOK_E64_SCHEME";
+	v[3].value = "hmac-sha256";
+	v[4].name = "ONCEHOOK_E64_SECRET";
+	v[4].value = "0123456789abcdef0123";
+	v[5].name = "ONCEHOOK_DB";
+	v[5].value = db;
+	v[6].name = NULL;
+	if ((cf = conf_load(var_get, v, err, sizeof(err))) == NULL)
+		BAIL("conf: %s", err);
+	if (stats_gather(cf, NULL, NULL, T0 + 3 * 86400, &stats_limits_default,
+	    NULL, &st) == -1)
+		BAIL("gather");
+	CHECK(st.nep == 2 && st.ep[0].health == HEALTH_HEALTHY &&
+	    st.ep[1].health == HEALTH_DEGRADED && st.ep[1].uncounted &&
+	    strstr(st.ep[1].why, "not counted") != NULL && st.code == 1,
+	    "an endpoint with no slot is degraded, \"not counted\", not "
+	    "idle (%s)", st.nep == 2 ? st.ep[1].why : "");
+	stats_clear(&st);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -444,6 +524,7 @@ main(void)
 	test_windows();
 	test_processes();
 	test_damage();
+	test_full();
 	test_health();
 	tap_rmdir(dir);
 	return tap_done();
