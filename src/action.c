@@ -108,7 +108,7 @@ static int
 own(const char *name)
 {
 	return name != NULL && (strcmp(name, "events") == 0 ||
-	    strcmp(name, "conflicts") == 0);
+	    strcmp(name, "conflicts") == 0 || strcmp(name, "failures") == 0);
 }
 
 /*
@@ -132,7 +132,7 @@ authorize(void *arg, int op, const char *a, const char *b, const char *db,
 	case SQLITE_DELETE:
 		if (own(a) && (trigger != NULL || loading)) {
 			g->why = "an action or trigger may not write "
-			    "oncehook's tables (events, conflicts)";
+			    "oncehook's tables (events, conflicts, failures)";
 			return SQLITE_DENY;
 		}
 		return SQLITE_OK;
@@ -143,7 +143,7 @@ authorize(void *arg, int op, const char *a, const char *b, const char *db,
 	case SQLITE_DROP_TEMP_INDEX:
 		if (own(b)) {
 			g->why = "no trigger on, and no change to, oncehook's "
-			    "tables (events, conflicts)";
+			    "tables (events, conflicts, failures)";
 			return SQLITE_DENY;
 		}
 		return SQLITE_OK;
@@ -154,7 +154,7 @@ authorize(void *arg, int op, const char *a, const char *b, const char *db,
 	case SQLITE_DROP_TABLE:
 	case SQLITE_DROP_TEMP_TABLE:
 		if (own(a)) {
-			g->why = "oncehook's tables (events, conflicts) may "
+			g->why = "oncehook's tables (events, conflicts, failures) may "
 			    "not be created, shadowed or dropped";
 			return SQLITE_DENY;
 		}

@@ -556,17 +556,32 @@ list_row(void *arg, const struct store_row *r)
 }
 
 static const char list_usage[] =
-"usage: oncehook list [--endpoint NAME] [--limit N]\n"
+"usage: oncehook list [--endpoint NAME] [--status STATUS] [--limit N]\n"
 "\n"
 "List recorded events, newest first (default 50): time received,\n"
-"endpoint, status, key, type.  Keys and types are printed escaped.\n";
+"endpoint, status, key, type.  Keys and types are printed escaped.\n"
+"--status received, processed, failed (parked) or dead.\n";
+
+/* A status word list --status takes, or NULL. */
+static const char *
+status_word(const char *s)
+{
+	static const char *const words[] = { "received", "processed",
+	    "failed", "dead" };
+	size_t	 i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(s, words[i]) == 0)
+			return words[i];
+	return NULL;
+}
 
 int
 admin_list(int argc, char **argv)
 {
 	struct conf	*cf = NULL;
 	struct store	*st;
-	const char	*endpoint = NULL;
+	const char	*endpoint = NULL, *status = NULL;
 	char		 err[512], *end;
 	long long	 limit = 50, n;
 	int		 i;
@@ -576,6 +591,12 @@ admin_list(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--endpoint") == 0 && i + 1 < argc)
 			endpoint = argv[++i];
+		else if (strcmp(argv[i], "--status") == 0 && i + 1 < argc) {
+			if ((status = status_word(argv[++i])) == NULL) {
+				fputs(list_usage, stderr);
+				return 2;
+			}
+		}
 		else if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc) {
 			errno = 0;
 			limit = strtoll(argv[++i], &end, 10);
@@ -590,8 +611,8 @@ admin_list(int argc, char **argv)
 	}
 	if ((st = open_store("list", &cf)) == NULL)
 		return 1;
-	n = store_list(st, endpoint, NULL, limit, 0, list_row, NULL, err,
-	    sizeof(err));
+	n = store_list(st, endpoint, NULL, status, limit, 0, list_row, NULL,
+	    err, sizeof(err));
 	if (n < 0)
 		fprintf(stderr, "oncehook list: %s\n", err);
 	store_close(st);
@@ -611,6 +632,12 @@ show_row(void *arg, const struct store_row *r)
 	printf("payload_hash  %s\n", r->payload_hash);
 	printf("received_at   %s\n", iso(r->received_at, t, sizeof(t)));
 	printf("processed_at  %s\n", iso(r->processed_at, t, sizeof(t)));
+	printf("attempts      %lld\n", r->attempts);
+	if (r->last_error != NULL)
+		printf("last_error    %s\n", log_escape(k, sizeof(k),
+		    r->last_error));
+	if (r->next_at >= 0)
+		printf("next_at       %s\n", iso(r->next_at, t, sizeof(t)));
 	printf("expires_at    %s\n", r->expires_at < 0 ? "never (forever)" :
 	    iso(r->expires_at, t, sizeof(t)));
 	printf("payload       %s\n", r->payload ? r->payload : "");
@@ -655,8 +682,8 @@ admin_show(int argc, char **argv)
 	if (endpoint == NULL) {
 		fprintf(stderr, "oncehook show: --endpoint is needed\n");
 		n = -1;
-	} else if ((n = store_list(st, endpoint, key, 1, 1, show_row, NULL,
-	    err, sizeof(err))) < 0)
+	} else if ((n = store_list(st, endpoint, key, NULL, 1, 1, show_row,
+	    NULL, err, sizeof(err))) < 0)
 		fprintf(stderr, "oncehook show: %s\n", err);
 	else if (n == 0)
 		fprintf(stderr, "oncehook show: no event %s on endpoint %s\n",
@@ -667,13 +694,15 @@ admin_show(int argc, char **argv)
 }
 
 static const char prune_usage[] =
-"usage: oncehook prune [--dry-run]\n"
+"usage: oncehook prune [--dry-run] [--dead]\n"
 "\n"
-"Delete the events whose retention (ONCEHOOK_<NAME>_RETENTION) has\n"
-"ended, and the conflicts rows older than it, in small transactions\n"
+"Delete the processed events whose retention (ONCEHOOK_<NAME>_RETENTION)\n"
+"has ended, and the conflicts rows older than it, in small transactions\n"
 "while deliveries go on.  A pruned key is no longer deduplicated: keep\n"
-"the retention beyond every sender's retry horizon.  --dry-run counts\n"
-"only.  Run it from cron, e.g. daily.\n";
+"the retention beyond every sender's retry horizon.  Events that never\n"
+"took effect (received, failed) are kept; --dead deletes dead ones past\n"
+"their retention too.  --dry-run counts only.  Run it from cron, e.g.\n"
+"daily.\n";
 
 int
 admin_prune(int argc, char **argv)
@@ -682,19 +711,23 @@ admin_prune(int argc, char **argv)
 	struct store	*st;
 	char		 err[512];
 	long long	 n, nc = 0;
-	int		 dry = 0;
+	int		 i, dry = 0, dead = 0;
 
 	if (helped(argc, argv, prune_usage))
 		return 0;
-	if (argc == 2 && strcmp(argv[1], "--dry-run") == 0)
-		dry = 1;
-	else if (argc != 1) {
-		fputs(prune_usage, stderr);
-		return 2;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--dry-run") == 0)
+			dry = 1;
+		else if (strcmp(argv[i], "--dead") == 0)
+			dead = 1;
+		else {
+			fputs(prune_usage, stderr);
+			return 2;
+		}
 	}
 	if ((st = open_store("prune", &cf)) == NULL)
 		return 1;
-	if ((n = store_prune(st, (long long)time(NULL), dry, &nc, err,
+	if ((n = store_prune(st, (long long)time(NULL), dry, dead, &nc, err,
 	    sizeof(err))) < 0)
 		fprintf(stderr, "oncehook prune: %s\n", err);
 	else
@@ -827,6 +860,184 @@ admin_stats(int argc, char **argv)
 		stats_write_text(stdout, &s);
 	rc = check ? s.code : 0;
 	stats_clear(&s);
+	store_close(st);
+	conf_free(cf);
+	return rc;
+}
+
+static const char replay_usage[] =
+"usage: oncehook replay [--endpoint NAME] [--dry-run]\n"
+"                       (KEY... | --failed | --dead)\n"
+"\n"
+"Run the endpoint's current actions for stored events that have not\n"
+"taken effect (failed: parked after ONCEHOOK_<NAME>_PARK_AFTER attempts;\n"
+"dead; received), each exactly once: the status changes in the same\n"
+"transaction as the effect, so two replays, work and live deliveries\n"
+"at the same moment cannot run one twice.  A processed event is never\n"
+"run again (said, not an error).  --failed or --dead: every such event\n"
+"(of the endpoint, or of all).  --dry-run says what would run.  Exit 0\n"
+"when nothing failed (nothing to do included), 1 when an event failed\n"
+"again or a named key was not found, 2 on a usage or configuration\n"
+"error.\n";
+
+/* The events to replay: endpoint index and key, owned. */
+struct replay_list {
+	size_t	*ep;
+	char	**keys;
+	size_t	 n, cap;
+	size_t	 cur;		/* the endpoint being listed */
+	int	 oom;
+};
+
+static void
+replay_add(void *arg, const struct store_row *r)
+{
+	struct replay_list	*l = arg;
+	size_t			*ne;
+	char			**nk;
+
+	if (l->oom)
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		ne = realloc(l->ep, l->cap * sizeof(*ne));
+		nk = realloc(l->keys, l->cap * sizeof(*nk));
+		if (ne != NULL)
+			l->ep = ne;
+		if (nk != NULL)
+			l->keys = nk;
+		if (ne == NULL || nk == NULL) {
+			l->oom = 1;
+			return;
+		}
+	}
+	if ((l->keys[l->n] = strdup(r->key)) == NULL) {
+		l->oom = 1;
+		return;
+	}
+	l->ep[l->n++] = l->cur;
+}
+
+static int
+endpoint_index(const struct conf *cf, const char *name, size_t *i)
+{
+	for (*i = 0; *i < cf->nendpoints; (*i)++)
+		if (strcmp(cf->endpoints[*i].name, name) == 0)
+			return 0;
+	return -1;
+}
+
+int
+admin_replay(int argc, char **argv)
+{
+	struct replay_list	 l;
+	struct conf		*cf = NULL;
+	struct store		*st;
+	const char		*endpoint = NULL, *status = NULL;
+	char			 why[512], k[600];
+	size_t			 e, j;
+	int			 i, dry = 0, first = 0, rc = 0;
+	long long		 n;
+
+	if (helped(argc, argv, replay_usage))
+		return 0;
+	memset(&l, 0, sizeof(l));
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--endpoint") == 0 && i + 1 < argc)
+			endpoint = argv[++i];
+		else if (strcmp(argv[i], "--dry-run") == 0)
+			dry = 1;
+		else if (strcmp(argv[i], "--failed") == 0)
+			status = "failed";
+		else if (strcmp(argv[i], "--dead") == 0)
+			status = "dead";
+		else if (argv[i][0] == '-' && argv[i][1] == '-') {
+			fputs(replay_usage, stderr);
+			return 2;
+		} else {
+			first = i;
+			break;
+		}
+	}
+	if ((first == 0) == (status == NULL)) {
+		fputs(replay_usage, stderr);
+		return 2;
+	}
+	if ((st = open_store("replay", &cf)) == NULL)
+		return 2;
+	if (endpoint != NULL && endpoint_index(cf, endpoint, &e) == -1) {
+		fprintf(stderr, "oncehook replay: no endpoint %s\n", endpoint);
+		rc = 2;
+		goto out;
+	}
+	if (endpoint == NULL && first > 0 && cf->nendpoints > 1) {
+		fprintf(stderr, "oncehook replay: --endpoint is needed\n");
+		rc = 2;
+		goto out;
+	}
+	if (endpoint == NULL)
+		e = 0;
+	if (status != NULL) {
+		for (j = 0; j < cf->nendpoints; j++) {
+			if (endpoint != NULL && j != e)
+				continue;
+			l.cur = j;
+			if ((n = store_list(st, cf->endpoints[j].name, NULL,
+			    status, 1LL << 40, 0, replay_add, &l, why,
+			    sizeof(why))) < 0) {
+				fprintf(stderr, "oncehook replay: %s\n", why);
+				rc = 2;
+				goto out;
+			}
+		}
+	} else
+		for (; first < argc && !l.oom; first++) {
+			l.cur = e;
+			replay_add(&l, &(struct store_row){ .key =
+			    argv[first] });
+		}
+	if (l.oom) {
+		fprintf(stderr, "oncehook replay: out of memory\n");
+		rc = 2;
+		goto out;
+	}
+	if (l.n == 0)
+		printf("nothing to replay\n");
+	for (j = 0; j < l.n; j++) {
+		const char	*name = cf->endpoints[l.ep[j]].name;
+
+		log_escape(k, sizeof(k), l.keys[j]);
+		switch (store_replay(st, l.ep[j], l.keys[j], dry, why,
+		    sizeof(why))) {
+		case REPLAY_DONE:
+			printf("replayed       %s %s\n", name, k);
+			break;
+		case REPLAY_WOULD:
+			printf("would replay   %s %s (%s)\n", name, k, why);
+			break;
+		case REPLAY_ALREADY:
+			printf("processed      %s %s (already; not run again)\n",
+			    name, k);
+			break;
+		case REPLAY_NONE:
+			printf("not found      %s %s\n", name, k);
+			rc = 1;
+			break;
+		case REPLAY_FAILED:
+			printf("failed again   %s %s: %s\n", name, k, why);
+			rc = 1;
+			break;
+		case REPLAY_ERROR:
+			printf("not replayed   %s %s: %s\n", name, k, why);
+			rc = 1;
+			break;
+		}
+	}
+out:
+	for (j = 0; j < l.n; j++)
+		free(l.keys[j]);
+	free(l.keys);
+	free(l.ep);
 	store_close(st);
 	conf_free(cf);
 	return rc;

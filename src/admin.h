@@ -13,5 +13,6 @@ int	admin_list(int argc, char **argv);
 int	admin_show(int argc, char **argv);
 int	admin_prune(int argc, char **argv);
 int	admin_stats(int argc, char **argv);
+int	admin_replay(int argc, char **argv);
 
 #endif

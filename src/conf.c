@@ -461,6 +461,26 @@ set_int(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	return 0;
 }
 
+/* A number of attempts, or "never" (0); unset: the scheme's default. */
+static int
+set_attempts(struct conf_loader *l, const struct conf_var *cv,
+    const char *var, const char *v, void *dst)
+{
+	if (v == NULL) {
+		*(long long *)dst = l->ep != NULL && l->ep->scheme != NULL ?
+		    l->ep->scheme->park_after : 3;
+		return 0;
+	}
+	if (strcmp(v, "never") == 0) {
+		*(long long *)dst = 0;
+		return 0;
+	}
+	if (parse_int(v, cv->min, cv->max, dst) == -1)
+		return fail(l, var, "want a number of attempts from %lld to "
+		    "%lld, or never (got \"%.64s\")", cv->min, cv->max, v);
+	return 0;
+}
+
 static int
 set_duration(struct conf_loader *l, const struct conf_var *cv, const char *var,
     const char *v, void *dst)
@@ -708,6 +728,17 @@ show_int(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 }
 
 static void
+show_attempts(const struct conf_var *cv, const void *src, char *buf,
+    size_t sz)
+{
+	(void)cv;
+	if (*(const long long *)src == 0)
+		snprintf(buf, sz, "never");
+	else
+		snprintf(buf, sz, "%lld", *(const long long *)src);
+}
+
+static void
 show_duration(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 {
 	(void)cv;
@@ -830,6 +861,7 @@ show_endpoints(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 static const struct conf_kind
 	kind_int = { set_int, show_int },
 	kind_duration = { set_duration, show_duration },
+	kind_attempts = { set_attempts, show_attempts },
 	kind_path = { set_path, show_text },
 	kind_token = { set_token, show_set },
 	kind_level = { set_level, show_level },
@@ -910,6 +942,12 @@ const struct conf_var conf_vars[] = {
 	{ "RETENTION", CONF_ENDPOINT, 0, 0, 0, "30d", "`30d`",
 	    E(retention), &kind_duration,
 	    "how long a key is kept: `72h`, `30d`, `forever`", NULL },
+	{ "PARK_AFTER", CONF_ENDPOINT, CONF_UNSET_TOO, 1, 1000, NULL,
+	    "per scheme: 1 for `github`, `gitlab`; 3 for the others",
+	    E(park_after), &kind_attempts,
+	    "the failed attempt of an event that parks it (stored as "
+	    "`failed`, answered 200 `parked`; see **Parking**), or `never`",
+	    NULL },
 	{ "ACTIONS", CONF_ENDPOINT, 0, 0, 0,
 	    ONCEHOOK_SQLDIR "/actions/orders.sql",
 	    "the installed `sql/actions/orders.sql`", E(actions), &kind_path,

@@ -58,6 +58,7 @@ struct conf_endpoint {
 	struct srclist		 key;
 	struct srclist		 type;
 	long long		 retention;	/* seconds; -1 forever */
+	long long		 park_after;	/* attempts; 0: never park */
 	int			 replay_guard;	/* a known payload is a duplicate
 						   whatever its key: the scheme
 						   signs no timestamp */

@@ -130,6 +130,8 @@ counters_cat(enum hook_err er)
 		return CAT_DUPLICATE;
 	if (er == HOOK_ECONFLICT)
 		return CAT_CONFLICT;
+	if (er == HOOK_PARKED)
+		return CAT_FAILED;	/* answered 200, yet no effect */
 	st = resp_status(er);
 	if (st >= 500)
 		return CAT_FAILED;

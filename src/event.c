@@ -621,3 +621,21 @@ event_canonical(const char *text, size_t sz)
 	json_decref(root);
 	return out;
 }
+
+enum hook_err
+event_stored(struct event *ev, const char *key, const char *type,
+    const char *hash, const char *payload, size_t sz, long long received_at)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->payload = payload;
+	ev->payloadsz = sz;
+	ev->received_at = received_at;
+	snprintf(ev->hash, sizeof(ev->hash), "%s", hash != NULL ? hash : "");
+	if ((ev->key = strdup(key)) == NULL ||
+	    (type != NULL && (ev->type = strdup(type)) == NULL) ||
+	    (ev->norm = event_unescape(payload, sz, &ev->normsz)) == NULL) {
+		event_clear(ev);
+		return HOOK_ESYSTEM;
+	}
+	return HOOK_OK;
+}

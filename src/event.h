@@ -73,6 +73,16 @@ enum hook_err	 event_finish(struct event *ev);
 void		 event_clear(struct event *);
 
 /*
+ * Fill ev from an event as stored (its key, type and hash copied, its
+ * payload borrowed and seen by actions as :payload exactly as the
+ * pipeline made it), for running its actions again (replay).  HOOK_OK
+ * or HOOK_ESYSTEM (ev cleared).
+ */
+enum hook_err	 event_stored(struct event *ev, const char *key,
+		    const char *type, const char *hash, const char *payload,
+		    size_t sz, long long received_at);
+
+/*
  * Canonical JSON of the text (keys sorted, compact), as a new string
  * the caller frees; NULL if the text is not one JSON value.
  */

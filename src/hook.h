@@ -21,6 +21,8 @@
 enum hook_err {
 	HOOK_OK = 0,		/* new event claimed and committed */
 	HOOK_DUP,		/* known event, same payload: replay */
+	HOOK_PARKED,		/* failed too often: stored as failed, or a
+				   delivery of such an event (runs nothing) */
 	HOOK_CHALLENGE,		/* a sender's URL check (Slack), answered */
 	HOOK_STATUS,		/* the status endpoint's document */
 	HOOK_ENOTFOUND,		/* no endpoint of that name */

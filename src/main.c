@@ -36,11 +36,14 @@ struct command {
 static const struct command commands[] = {
 	{ "init", admin_init, "", "create or migrate the database" },
 	{ "check", admin_check, "", "validate the configuration" },
-	{ "list", admin_list, "[--endpoint NAME] [--limit N]", NULL },
+	{ "list", admin_list, "[--endpoint NAME] [--status STATUS] [--limit N]",
+	    NULL },
 	{ "show", admin_show, "[--endpoint NAME] KEY", NULL },
 	{ "stats", admin_stats, "[--endpoint NAME] [--json] [--prometheus] "
 	    "[--check]", "counts, health, and a check for cron" },
-	{ "prune", admin_prune, "[--dry-run]",
+	{ "replay", admin_replay, "[--endpoint NAME] [--dry-run] KEY... | "
+	    "--failed | --dead", "run failed events' actions again, once" },
+	{ "prune", admin_prune, "[--dry-run] [--dead]",
 	    "delete events past their retention" },
 	{ "serve", serve_main,
 	    "--listen ADDR [--workers N] [--timeout SECONDS] "

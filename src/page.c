@@ -186,8 +186,9 @@ card(FILE *o, const struct stats_endpoint *e, int64_t now)
 	}
 	fprintf(o, "</p>\n");
 	if (e->rows.events >= 0)
-		fprintf(o, "<p>Stored: %lld events, %lld conflicts, %lld past "
-		    "retention.</p>\n", e->rows.events, e->rows.conflicts,
+		fprintf(o, "<p>Stored: %lld events (%lld failed, %lld dead), "
+		    "%lld conflicts, %lld past retention.</p>\n", e->rows.events,
+		    e->rows.failed, e->rows.dead, e->rows.conflicts,
 		    e->rows.expired);
 	fprintf(o, "</section>\n");
 }

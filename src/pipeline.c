@@ -227,6 +227,31 @@ ensure_store(struct pipeline *p, struct trace *t)
 }
 
 /*
+ * An event whose actions failed (rolled back): one more failed attempt
+ * of its key; at the endpoint's PARK_AFTER, stored as failed and
+ * answered 200 parked, so the provider stops retrying and keeps the
+ * endpoint enabled.
+ */
+static enum hook_err
+failed(struct pipeline *p, const struct conf_endpoint *ep, size_t epi,
+    const struct event *ev, const char *error, struct trace *t)
+{
+	enum hook_err	 er;
+	long long	 n;
+
+	er = store_failed(p->st, epi, ev, error, (int)ep->park_after, &n);
+	if (er == HOOK_PARKED)
+		why_set(&t->why, "attempt %lld failed, parked (replay it with "
+		    "oncehook replay): %s", n, error);
+	else if (n > 0 && ep->park_after > 0)
+		why_set(&t->why, "attempt %lld of %lld failed: %s", n,
+		    ep->park_after, error);
+	else if (n > 0)
+		why_set(&t->why, "attempt %lld failed: %s", n, error);
+	return er;
+}
+
+/*
  * The store's part, for a verified event: a retry is answered from a
  * read (by key, and by payload where the replay guard is on); a new
  * event is claimed with its actions; a collision is recorded.
@@ -256,7 +281,8 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 			er = store_lookup(p->st, epi, ev);
 	}
 	if (er == HOOK_OK && ep->replay_guard &&
-	    (er = store_replayed(p->st, epi, ev)) == HOOK_DUP)
+	    ((er = store_replayed(p->st, epi, ev)) == HOOK_DUP ||
+	    er == HOOK_PARKED))
 		why_set(&t->why, "payload already recorded "
 		    "under another key");
 	if (er == HOOK_OK) {
@@ -270,6 +296,8 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 		er = c.result;
 		if (c.why[0] != '\0')
 			why_set(&t->why, "%s", c.why);
+		if (er == HOOK_EACTION)
+			er = failed(p, ep, epi, ev, c.why, t);
 	} else if (er == HOOK_ECONFLICT &&
 	    store_conflict(p->st, epi, ev) != HOOK_OK)
 		why_set(&t->why, "conflict not recorded");

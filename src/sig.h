@@ -103,6 +103,13 @@ struct scheme {
 	 */
 	int		(*sign)(const struct secret *, const struct sig_msg *m,
 			    struct sig_out *out);
+	/*
+	 * The default of ONCEHOOK_<NAME>_PARK_AFTER: the attempt of a
+	 * failing event that parks it.  1 where the provider never retries
+	 * (GitHub) or disables a hook after a few failed events of any key
+	 * (GitLab: 4); 3 elsewhere (README: Parking).
+	 */
+	int		 park_after;
 };
 
 /* The scheme of that name, or NULL. */

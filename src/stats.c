@@ -85,7 +85,13 @@ judge(struct stats_endpoint *e, const struct stats_limits *lim, int64_t now,
 		day += e->day[k];
 	}
 	seen = e->hour[CAT_PROCESSED] + e->hour[CAT_DUPLICATE];
-	if (e->uncounted) {
+	if (e->rows.failed > 0 || e->rows.dead > 0) {
+		e->health = HEALTH_FAILING;
+		snprintf(e->why, sizeof(e->why), "%lld failed (parked) and %lld "
+		    "dead events wait: oncehook list --status failed, then "
+		    "oncehook replay --failed once the cause is fixed",
+		    e->rows.failed, e->rows.dead);
+	} else if (e->uncounted) {
 		e->health = HEALTH_DEGRADED;
 		snprintf(e->why, sizeof(e->why), "not counted: the counters "
 		    "file has no room for another endpoint (remove it to "
@@ -257,7 +263,7 @@ stats_gather(const struct conf *cf, struct store *st, const char *store_err,
 	struct ctr_file		*f;
 	struct store_counts	*rows = NULL;
 	struct stats_endpoint	*e;
-	const struct store_counts none = { -1, -1, -1, -1 };
+	const struct store_counts none = { -1, -1, -1, -1, -1, -1, -1 };
 	size_t			 i, slot, n = 0;
 	int			 full;
 

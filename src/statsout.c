@@ -138,9 +138,11 @@ detail_text(FILE *o, const struct stats_endpoint *e, int64_t now)
 	by_reason(o, e, "refused", CAT_REFUSED);
 	by_reason(o, e, "failed", CAT_FAILED);
 	if (e->rows.events >= 0)
-		fprintf(o, "  stored        %lld events (%lld processed), %lld "
-		    "conflicts; %lld past retention\n", e->rows.events,
-		    e->rows.processed, e->rows.conflicts, e->rows.expired);
+		fprintf(o, "  stored        %lld events: %lld processed, %lld "
+		    "received, %lld failed, %lld dead; %lld conflicts; %lld "
+		    "past retention\n", e->rows.events, e->rows.processed,
+		    e->rows.received, e->rows.failed, e->rows.dead,
+		    e->rows.conflicts, e->rows.expired);
 	if ((us = quantile_us(e, 0.5)) > 0)
 		fprintf(o, "  latency       median <= %.1f ms, 99%% <= %.1f ms "
 		    "(bucket bounds)\n", (double)us / 1000,
@@ -266,9 +268,12 @@ endpoint_json(const struct stats_endpoint *e)
 	json_object_set_new(j, "latency_seconds", json_pack("{s:o,s:f}",
 	    "buckets", lat, "sum", (double)e->lat_sum_us / 1e6));
 	if (e->rows.events >= 0) {
-		rows = json_pack("{s:I,s:I,s:I,s:I}", "events",
+		rows = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "events",
 		    (json_int_t)e->rows.events, "processed",
-		    (json_int_t)e->rows.processed, "conflicts",
+		    (json_int_t)e->rows.processed, "received",
+		    (json_int_t)e->rows.received, "failed",
+		    (json_int_t)e->rows.failed, "dead",
+		    (json_int_t)e->rows.dead, "conflicts",
 		    (json_int_t)e->rows.conflicts, "past_retention",
 		    (json_int_t)e->rows.expired);
 		json_object_set_new(j, "stored", rows);
@@ -391,10 +396,19 @@ stats_write_prom(FILE *o, const struct stats *s)
 			    s->ep[i].health == (enum stats_health)h);
 	if (s->store_err[0] == '\0') {
 		head(o, "oncehook_events", "gauge",
-		    "Events stored in the database, by endpoint.");
-		for (i = 0; i < s->nep; i++)
-			fprintf(o, "oncehook_events{endpoint=\"%s\"} %lld\n",
-			    s->ep[i].name, s->ep[i].rows.events);
+		    "Events stored in the database, by endpoint and status.");
+		for (i = 0; i < s->nep; i++) {
+			e = &s->ep[i];
+			fprintf(o, "oncehook_events{endpoint=\"%s\",status="
+			    "\"processed\"} %lld\n", e->name,
+			    e->rows.processed);
+			fprintf(o, "oncehook_events{endpoint=\"%s\",status="
+			    "\"received\"} %lld\n", e->name, e->rows.received);
+			fprintf(o, "oncehook_events{endpoint=\"%s\",status="
+			    "\"failed\"} %lld\n", e->name, e->rows.failed);
+			fprintf(o, "oncehook_events{endpoint=\"%s\",status="
+			    "\"dead\"} %lld\n", e->name, e->rows.dead);
+		}
 		head(o, "oncehook_events_past_retention", "gauge",
 		    "Events past their retention, left for prune.");
 		for (i = 0; i < s->nep; i++)

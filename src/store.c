@@ -54,9 +54,10 @@ static const char *const sqls[ST__MAX] = {
 	    " payload, received_at, processed_at, expires_at)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
 	    " ON CONFLICT (endpoint, key) DO NOTHING",
-	[ST_LOOKUP] = "SELECT payload_hash, payload = ?3 FROM events"
+	[ST_LOOKUP] = "SELECT payload_hash, payload = ?3,"
+	    " status IN ('failed', 'dead') FROM events"
 	    " WHERE endpoint = ?1 AND key = ?2",
-	[ST_PAYLOAD] = "SELECT 1 FROM events"
+	[ST_PAYLOAD] = "SELECT status IN ('failed', 'dead') FROM events"
 	    " WHERE endpoint = ?1 AND payload_hash = ?2 AND type IS ?3"
 	    " LIMIT 1",
 	[ST_CONFLICT] = "INSERT INTO conflicts (endpoint, key, payload_hash,"
@@ -753,7 +754,8 @@ store_close(struct store *s)
 
 /*
  * The stored payload hash for (endpoint, key) compared with ev's:
- * HOOK_OK if none is stored, HOOK_DUP or HOOK_ECONFLICT.  The same bytes
+ * HOOK_OK if none is stored, HOOK_DUP (HOOK_PARKED if the event failed
+ * or is dead: it is kept, and runs nothing) or HOOK_ECONFLICT.  The same bytes
  * as the stored payload are HOOK_DUP whatever the hash (they hash the
  * same); without a hash (ev->hash empty), other bytes are HOOK_ECONFLICT
  * until asked again with it (see event_parse()).
@@ -776,6 +778,8 @@ lookup(struct store *s, const char *endpoint, const struct event *ev, int *rcp)
 		hash = (const char *)sqlite3_column_text(st, 0);
 		er = sqlite3_column_int(st, 1) == 1 || (hash != NULL &&
 		    strcmp(hash, ev->hash) == 0) ? HOOK_DUP : HOOK_ECONFLICT;
+		if (er == HOOK_DUP && sqlite3_column_int(st, 2) == 1)
+			er = HOOK_PARKED;
 		rc = SQLITE_OK;
 	} else if (rc == SQLITE_DONE) {
 		er = HOOK_OK;
@@ -806,7 +810,7 @@ store_lookup(struct store *s, size_t endpoint, const struct event *ev)
 
 /*
  * Is ev's payload recorded for endpoint with the same type?  Sets
- * *found; SQLite code.  The type counts: Shopify sends one order body
+ * *found (2 if that event failed or is dead: parked); SQLite code.  The type counts: Shopify sends one order body
  * as orders/create, orders/paid, orders/updated, told apart by a header.
  */
 static int
@@ -823,7 +827,7 @@ payload_known(struct store *s, const char *endpoint, const struct event *ev,
 	else
 		sqlite3_bind_null(st, 3);
 	rc = sqlite3_step(st);
-	*found = rc == SQLITE_ROW;
+	*found = rc != SQLITE_ROW ? 0 : sqlite3_column_int(st, 0) ? 2 : 1;
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
@@ -840,7 +844,7 @@ store_replayed(struct store *s, size_t endpoint, const struct event *ev)
 		note(s, rc);
 		return classify(rc);
 	}
-	return found ? HOOK_DUP : HOOK_OK;
+	return found == 2 ? HOOK_PARKED : found ? HOOK_DUP : HOOK_OK;
 }
 
 /* Insert a conflicts row; an SQLite code. */
@@ -951,7 +955,7 @@ claim_one(struct store *s, struct store_claim *c, long long now, int single)
 			goto undo;
 		}
 		if (isnew) {
-			c->result = HOOK_DUP;
+			c->result = isnew == 2 ? HOOK_PARKED : HOOK_DUP;
 			snprintf(c->why, sizeof(c->why), "payload already "
 			    "recorded under another key");
 			return sp(s, ST_RELEASE, single);
@@ -1120,14 +1124,16 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 
 long long
 store_list(struct store *s, const char *endpoint, const char *key,
-    long long limit, int with_payload, store_row_fn fn, void *arg,
-    char *err, size_t errsz)
+    const char *status, long long limit, int with_payload, store_row_fn fn,
+    void *arg, char *err, size_t errsz)
 {
 	static const char	 sql[] = "SELECT endpoint, key, type,"
 	    " payload_hash, status, CASE WHEN ?4 THEN payload END,"
-	    " received_at, processed_at, coalesce(expires_at, -1)"
+	    " received_at, coalesce(processed_at, -1),"
+	    " coalesce(expires_at, -1), attempts, last_error,"
+	    " coalesce(next_at, -1)"
 	    " FROM events WHERE (?1 IS NULL OR endpoint = ?1)"
-	    " AND (?2 IS NULL OR key = ?2)"
+	    " AND (?2 IS NULL OR key = ?2) AND (?5 IS NULL OR status = ?5)"
 	    " ORDER BY id DESC LIMIT ?3";
 	sqlite3_stmt		*st;
 	struct store_row	 r;
@@ -1142,6 +1148,7 @@ store_list(struct store *s, const char *endpoint, const char *key,
 	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, limit);
 	sqlite3_bind_int(st, 4, with_payload);
+	sqlite3_bind_text(st, 5, status, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		r.endpoint = (const char *)sqlite3_column_text(st, 0);
 		r.key = (const char *)sqlite3_column_text(st, 1);
@@ -1152,6 +1159,9 @@ store_list(struct store *s, const char *endpoint, const char *key,
 		r.received_at = sqlite3_column_int64(st, 6);
 		r.processed_at = sqlite3_column_int64(st, 7);
 		r.expires_at = sqlite3_column_int64(st, 8);
+		r.attempts = sqlite3_column_int64(st, 9);
+		r.last_error = (const char *)sqlite3_column_text(st, 10);
+		r.next_at = sqlite3_column_int64(st, 11);
 		fn(arg, &r);
 		n++;
 	}
@@ -1215,24 +1225,31 @@ batches(struct store *s, const char *sql, long long a, const char *b,
 }
 
 long long
-store_prune(struct store *s, long long now, int dry_run, long long *nconflicts,
-    char *err, size_t errsz)
+store_prune(struct store *s, long long now, int dry_run, int dead,
+    long long *nconflicts, char *err, size_t errsz)
 {
 	const struct conf_endpoint	*ep;
-	long long			 events = 0, n;
+	long long			 events = 0, n = 0;
 	size_t				 i;
 	int				 rc;
 
 	*nconflicts = 0;
 	if (errsz > 0)
 		err[0] = '\0';
+	/* Only what took effect; dead events when asked (?2 = 'dead'). */
 	if (dry_run)
 		rc = once(s, "SELECT count(*) FROM events"
-		    " WHERE expires_at < ?1", now, NULL, &events);
+		    " WHERE expires_at < ?1 AND status IN ('processed', ?2)",
+		    now, dead ? "dead" : "processed", &events);
 	else
 		rc = batches(s, "DELETE FROM events WHERE id IN (SELECT id"
-		    " FROM events WHERE expires_at < ?1 LIMIT 500)", now, NULL,
-		    &events, err, errsz);
+		    " FROM events WHERE expires_at < ?1"
+		    " AND status IN ('processed', ?2) LIMIT 500)", now,
+		    dead ? "dead" : "processed", &events, err, errsz);
+	/* Failed attempts of keys that never came back. */
+	if (rc == SQLITE_OK && !dry_run)
+		rc = once(s, "DELETE FROM failures WHERE last_at < ?1 - 2592000",
+		    now, NULL, &n);
 	for (i = 0; rc == SQLITE_OK && i < s->cf->nendpoints; i++) {
 		ep = &s->cf->endpoints[i];
 		if (ep->retention < 0)
@@ -1295,11 +1312,21 @@ store_rows(struct store *s, long long now, struct store_counts *rows,
 		{ "SELECT endpoint, count(*) FROM events WHERE ?1 = ?1"
 		    " AND status = 'processed' GROUP BY endpoint",
 		    offsetof(struct store_counts, processed) },
+		{ "SELECT endpoint, count(*) FROM events WHERE ?1 = ?1"
+		    " AND status = 'received' GROUP BY endpoint",
+		    offsetof(struct store_counts, received) },
+		{ "SELECT endpoint, count(*) FROM events WHERE ?1 = ?1"
+		    " AND status = 'failed' GROUP BY endpoint",
+		    offsetof(struct store_counts, failed) },
+		{ "SELECT endpoint, count(*) FROM events WHERE ?1 = ?1"
+		    " AND status = 'dead' GROUP BY endpoint",
+		    offsetof(struct store_counts, dead) },
 		{ "SELECT endpoint, count(*) FROM conflicts WHERE ?1 = ?1"
 		    " GROUP BY endpoint",
 		    offsetof(struct store_counts, conflicts) },
 		{ "SELECT endpoint, count(*) FROM events WHERE expires_at < ?1"
-		    " GROUP BY endpoint", offsetof(struct store_counts, expired) },
+		    " AND status = 'processed' GROUP BY endpoint",
+		    offsetof(struct store_counts, expired) },
 	};
 	size_t	 i;
 	int	 rc;
@@ -1315,4 +1342,239 @@ store_rows(struct store *s, long long now, struct store_counts *rows,
 	}
 	(void)sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : -1;
+}
+
+/*
+ * Record one more failed attempt of ev's key; at park_after attempts
+ * (0: never) store the event as failed, with its payload and error, and
+ * forget the count.  One short transaction, after the claim's was
+ * rolled back: the success path never pays for it.
+ */
+enum hook_err
+store_failed(struct store *s, size_t endpoint, const struct event *ev,
+    const char *error, int park_after, long long *attempts)
+{
+	static const char	 count[] = "INSERT INTO failures (endpoint,"
+	    " key, attempts, last_error, first_at, last_at)"
+	    " VALUES (?1, ?2, 1, ?3, ?4, ?4)"
+	    " ON CONFLICT (endpoint, key) DO UPDATE SET"
+	    " attempts = attempts + 1, last_error = excluded.last_error,"
+	    " last_at = excluded.last_at RETURNING attempts";
+	static const char	 park[] = "INSERT INTO events (endpoint, key,"
+	    " type, payload_hash, payload, status, received_at, expires_at,"
+	    " attempts, last_error, next_at)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, 'failed', ?6, ?7, ?8, ?9, ?10)"
+	    " ON CONFLICT (endpoint, key) DO NOTHING";
+	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
+	sqlite3_stmt			*st = NULL;
+	long long			 now = (long long)time(NULL);
+	enum hook_err			 er = HOOK_EACTION;
+	char				 why[160];
+	int				 rc;
+
+	*attempts = 0;
+	if (moved(s))
+		return HOOK_EBUSY;
+	if ((rc = txn_begin(s)) != SQLITE_OK)
+		goto fail;
+	if ((rc = sqlite3_prepare_v2(s->db, count, -1, &st, NULL)) !=
+	    SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, now);
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW)
+		goto fail;
+	*attempts = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (park_after > 0 && *attempts >= park_after) {
+		if ((rc = sqlite3_prepare_v2(s->db, park, -1, &st, NULL)) !=
+		    SQLITE_OK)
+			goto fail;
+		sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+		if (ev->type != NULL)
+			sqlite3_bind_text(st, 3, ev->type, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, ev->hash, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, ev->payload, (int)ev->payloadsz,
+		    SQLITE_STATIC);
+		sqlite3_bind_int64(st, 6, ev->received_at);
+		if (ep->retention >= 0)
+			sqlite3_bind_int64(st, 7, ev->received_at +
+			    ep->retention);
+		sqlite3_bind_int64(st, 8, *attempts);
+		sqlite3_bind_text(st, 9, error, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 10, now);
+		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+			goto fail;
+		sqlite3_finalize(st);
+		st = NULL;
+		/* Parked only if no process recorded the key meanwhile. */
+		if (sqlite3_changes(s->db) > 0)
+			er = HOOK_PARKED;
+		if ((rc = sqlite3_prepare_v2(s->db, "DELETE FROM failures"
+		    " WHERE endpoint = ?1 AND key = ?2", -1, &st, NULL)) !=
+		    SQLITE_OK)
+			goto fail;
+		sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+			goto fail;
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (moved(s)) {
+		rc = SQLITE_IOERR;
+		goto fail;
+	}
+	if ((rc = run(s, ST_COMMIT)) != SQLITE_OK)
+		goto fail;
+	txn_end(s);
+	return er;
+fail:
+	sqlite3_finalize(st);
+	txn_why(s, "counting a failed attempt", why, sizeof(why));
+	log_warnx("store: %s", why);
+	note(s, rc);
+	if (!sqlite3_get_autocommit(s->db))
+		(void)run(s, ST_ROLLBACK);
+	txn_end(s);
+	return HOOK_EACTION;
+}
+
+/* Note a failed run of event id: attempts, last_error, next_at. */
+static void
+replay_failed(struct store *s, long long id, const char *error,
+    long long next_at)
+{
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	if ((rc = txn_begin(s)) == SQLITE_OK &&
+	    (rc = sqlite3_prepare_v2(s->db, "UPDATE events SET"
+	    " attempts = attempts + 1, last_error = ?2, next_at = ?3"
+	    " WHERE id = ?1 AND status <> 'processed'", -1, &st, NULL)) ==
+	    SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, error, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, next_at);
+		rc = sqlite3_step(st) == SQLITE_DONE ? run(s, ST_COMMIT) :
+		    sqlite3_errcode(s->db);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_OK) {
+		log_warnx("store: noting a failed replay: %s",
+		    sqlite3_errmsg(s->db));
+		note(s, rc);
+		if (!sqlite3_get_autocommit(s->db))
+			(void)run(s, ST_ROLLBACK);
+	}
+	txn_end(s);
+}
+
+enum store_replay
+store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
+    char *why, size_t whysz)
+{
+	static const char	 sel[] = "SELECT id, status, type,"
+	    " payload_hash, payload, received_at FROM events"
+	    " WHERE endpoint = ?1 AND key = ?2";
+	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
+	sqlite3_stmt			*st = NULL;
+	struct event			 ev;
+	enum store_replay		 res = REPLAY_ERROR;
+	long long			 id, now = (long long)time(NULL);
+	char				*payload = NULL;
+	const char			*status;
+	int				 rc;
+
+	memset(&ev, 0, sizeof(ev));
+	why[0] = '\0';
+	if (load_actions(s, endpoint, why, whysz) == -1) {
+		note(s, sqlite3_errcode(s->db));
+		return REPLAY_ERROR;
+	}
+	if (moved(s)) {
+		snprintf(why, whysz, "the database moved");
+		return REPLAY_ERROR;
+	}
+	/* The status is read under the write lock: two replays, work and
+	 * a live delivery of the key cannot both run its actions. */
+	if ((rc = txn_begin(s)) != SQLITE_OK ||
+	    (rc = sqlite3_prepare_v2(s->db, sel, -1, &st, NULL)) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
+		res = REPLAY_NONE;
+		goto out;
+	}
+	if (rc != SQLITE_ROW)
+		goto fail;
+	id = sqlite3_column_int64(st, 0);
+	status = (const char *)sqlite3_column_text(st, 1);
+	if (status != NULL && strcmp(status, "processed") == 0) {
+		res = REPLAY_ALREADY;
+		goto out;
+	}
+	snprintf(why, whysz, "%s", status != NULL ? status : "");
+	if (dry_run) {
+		res = REPLAY_WOULD;
+		goto out;
+	}
+	if ((payload = strdup((const char *)sqlite3_column_text(st, 4))) ==
+	    NULL || event_stored(&ev, key, (const char *)
+	    sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st,
+	    3), payload, strlen(payload), sqlite3_column_int64(st, 5)) !=
+	    HOOK_OK) {
+		snprintf(why, whysz, "out of memory");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((rc = actions_run(s->acts[endpoint], ep->name, &ev, why, whysz)) !=
+	    SQLITE_OK) {
+		note(s, rc);
+		if (!sqlite3_get_autocommit(s->db))
+			(void)run(s, ST_ROLLBACK);
+		txn_end(s);
+		replay_failed(s, id, why, now);
+		res = REPLAY_FAILED;
+		goto done;
+	}
+	if ((rc = sqlite3_prepare_v2(s->db, "UPDATE events SET status ="
+	    " 'processed', processed_at = ?2, attempts = attempts + 1,"
+	    " last_error = NULL, next_at = NULL WHERE id = ?1", -1, &st,
+	    NULL)) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (moved(s)) {
+		rc = SQLITE_IOERR;
+		goto fail;
+	}
+	if ((rc = run(s, ST_COMMIT)) != SQLITE_OK)
+		goto fail;
+	txn_end(s);
+	why[0] = '\0';
+	res = REPLAY_DONE;
+	goto done;
+fail:
+	txn_why(s, "replay", why, whysz);
+	note(s, rc);
+out:
+	sqlite3_finalize(st);
+	if (!sqlite3_get_autocommit(s->db))
+		(void)run(s, ST_ROLLBACK);
+	txn_end(s);
+done:
+	event_clear(&ev);
+	free(payload);
+	return res;
 }

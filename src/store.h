@@ -142,7 +142,9 @@ void		 store_close(struct store *);
 /*
  * Look (endpoint, key) up without taking the write lock.  HOOK_OK if
  * unknown, HOOK_DUP if known with the same payload hash or the same raw
- * bytes, HOOK_ECONFLICT if known with another (with ev->hash still
+ * bytes (HOOK_PARKED if that event failed or is dead: it is kept for
+ * replay and a delivery runs nothing), HOOK_ECONFLICT if known with
+ * another (with ev->hash still
  * empty: other bytes, to be asked again with the hash), HOOK_EBUSY or
  * HOOK_ESYSTEM on failure.
  */
@@ -151,7 +153,8 @@ enum hook_err	 store_lookup(struct store *, size_t endpoint,
 
 /*
  * For an endpoint with a replay guard: HOOK_DUP if ev's payload is
- * recorded under any key, HOOK_OK if not, HOOK_EBUSY or HOOK_ESYSTEM on
+ * recorded under any key (HOOK_PARKED if that event failed or is
+ * dead), HOOK_OK if not, HOOK_EBUSY or HOOK_ESYSTEM on
  * failure.  Without the write lock.
  */
 enum hook_err	 store_replayed(struct store *, size_t endpoint,
@@ -184,30 +187,38 @@ struct store_row {
 	const char	*status;
 	const char	*payload;	/* NULL unless asked for */
 	long long	 received_at;
-	long long	 processed_at;
+	long long	 processed_at;	/* -1: not processed */
 	long long	 expires_at;	/* -1: kept forever */
+	long long	 attempts;	/* runs of its actions */
+	const char	*last_error;	/* NULL unless the last run failed */
+	long long	 next_at;	/* -1: none */
 };
 
 typedef void	(*store_row_fn)(void *arg, const struct store_row *);
 
 /*
  * Call fn for events, newest first: all of them, or those of endpoint
- * (if not NULL), or the one event (endpoint, key) if key is not NULL;
- * at most limit rows.  with_payload adds the payload.  Returns the
- * number of rows, or -1 with the reason in err.  Reads only.
+ * (if not NULL), or the one event (endpoint, key) if key is not NULL,
+ * of status (if not NULL); at most limit rows.  with_payload adds the
+ * payload.  Returns the number of rows, or -1 with the reason in err.
+ * Reads only.
  */
 long long	 store_list(struct store *, const char *endpoint,
-		    const char *key, long long limit, int with_payload,
+		    const char *key, const char *status, long long limit,
+		    int with_payload,
 		    store_row_fn fn, void *arg, char *err, size_t errsz);
 
 /*
- * Delete the events whose retention ended before now, and the conflicts
- * rows older than their endpoint's retention, in short transactions of
- * at most 500 rows so deliveries keep flowing.  With dry_run, count
- * only.  Returns the number of events, or -1 with the reason in err.
+ * Delete the processed events whose retention ended before now (and the
+ * dead ones too with dead: an event that never took effect is kept
+ * until asked), the conflicts rows older than their endpoint's
+ * retention, and failed attempts of keys unseen for 30 days, in short
+ * transactions of at most 500 rows so deliveries keep flowing.  With
+ * dry_run, count only.  Returns the number of events, or -1 with the
+ * reason in err.
  */
 long long	 store_prune(struct store *, long long now, int dry_run,
-		    long long *nconflicts, char *err, size_t errsz);
+		    int dead, long long *nconflicts, char *err, size_t errsz);
 
 /*
  * Count, for each endpoint of the configuration (rows[i] for
@@ -218,11 +229,46 @@ long long	 store_prune(struct store *, long long now, int dry_run,
 struct store_counts {
 	long long	 events;
 	long long	 processed;
+	long long	 received;	/* claimed, actions to run */
+	long long	 failed;	/* parked or failing: replay */
+	long long	 dead;		/* given up */
 	long long	 conflicts;
 	long long	 expired;	/* past retention: prune deletes them */
 };
 int		 store_rows(struct store *, long long now,
 		    struct store_counts *rows, char *err, size_t errsz);
+
+/*
+ * Count one more failed attempt of ev's key (its actions failed and
+ * were rolled back); at park_after attempts (0: never) store the event
+ * as failed, with its payload and error, for replay.  Its own short
+ * transaction: the success path never pays for it.  Returns HOOK_PARKED
+ * if the event is now stored, else HOOK_EACTION (also when the count
+ * could not be written: logged); *attempts is the count.
+ */
+enum hook_err	 store_failed(struct store *, size_t endpoint,
+		    const struct event *ev, const char *error, int park_after,
+		    long long *attempts);
+
+/* What became of one event given to store_replay(). */
+enum store_replay {
+	REPLAY_DONE,		/* its actions ran and committed */
+	REPLAY_WOULD,		/* dry run: it would run (why: its status) */
+	REPLAY_ALREADY,		/* processed already: never run again */
+	REPLAY_NONE,		/* no event of that key */
+	REPLAY_FAILED,		/* its actions failed (why); noted */
+	REPLAY_ERROR,		/* the storage failed (why) */
+};
+
+/*
+ * Run the endpoint's current actions for the stored event key, if it
+ * has not taken effect (received, failed or dead), and mark it processed
+ * in the same transaction: exactly once, whatever else runs at the same
+ * moment (the status is read under the write lock).  A failure rolls
+ * back and counts an attempt, with its error.
+ */
+enum store_replay store_replay(struct store *, size_t endpoint,
+		    const char *key, int dry_run, char *why, size_t whysz);
 
 /* The schema version the binary writes (number of migrations). */
 int		 store_version(void);

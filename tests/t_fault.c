@@ -313,7 +313,7 @@ prune_once(enum fault_kind k, long n, int persistent, int warm)
 	if (st == NULL)
 		st = store_open(cf, 0, err, sizeof(err));
 	if (st != NULL)
-		pruned = store_prune(st, (long long)NOW, 0, &nc, err,
+		pruned = store_prune(st, (long long)NOW, 0, 0, &nc, err,
 		    sizeof(err));
 	store_close(st);
 	hits = faultvfs_hits();
@@ -328,7 +328,7 @@ prune_once(enum fault_kind k, long n, int persistent, int warm)
 	invariants(q, SC_PRUNE, n);
 	/* The next prune finishes the work; deliveries go on. */
 	if ((st = store_open(cf, 0, err, sizeof(err))) == NULL ||
-	    store_prune(st, (long long)NOW, 0, &nc, err, sizeof(err)) < 0)
+	    store_prune(st, (long long)NOW, 0, 0, &nc, err, sizeof(err)) < 0)
 		violation(SC_PRUNE, n, "the next prune: %s", err);
 	store_close(st);
 	if (dl_count(q, "SELECT count(*) FROM events WHERE expires_at < "

@@ -1165,6 +1165,206 @@ test_migrate_v2(void)
 	conf_free(cf);
 }
 
+
+/* An action that fails while a flag row exists (NOT NULL refused). */
+static const char actions_flag[] =
+"CREATE TABLE IF NOT EXISTS flag (x INTEGER);\n"
+"CREATE TABLE IF NOT EXISTS done (key TEXT NOT NULL);\n"
+"-- on: *\n"
+"INSERT INTO done (key) SELECT CASE WHEN EXISTS (SELECT 1 FROM flag)\n"
+"    THEN NULL ELSE :key END;\n";
+
+/* A claim as the pipeline makes it: an action failure is counted. */
+static enum hook_err
+claim_counted(struct store *st, const struct event *ev, int park_after,
+    long long *attempts)
+{
+	struct store_claim	 c;
+
+	memset(&c, 0, sizeof(c));
+	c.endpoint = 0;
+	c.ev = ev;
+	(void)store_claim(st, &c, 1);
+	*attempts = 0;
+	if (c.result != HOOK_EACTION)
+		return c.result;
+	return store_failed(st, 0, ev, c.why, park_after, attempts);
+}
+
+/*
+ * Parking and replay (SPEC section 12): the Nth failed attempt of a key
+ * stores it as failed and answers parked; a later delivery runs nothing;
+ * replay by four processes at once runs it once; prune keeps it until
+ * it took effect.
+ */
+static void
+test_park_replay(void)
+{
+	struct conf	*cf;
+	struct store	*st;
+	struct event	 ev;
+	enum hook_err	 er[4];
+	long long	 n[4], nc;
+	char		 err[512], why[256], buf[256];
+	sqlite3		*q;
+	pid_t		 pid[4];
+	int		 i, wst, done = 0, already = 0, other = 0;
+
+	write_file("flag.sql", actions_flag);
+	cf = mkconf("park.sqlite", "flag.sql");
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("park.sqlite");
+	exec(q, "INSERT INTO flag VALUES (1)");
+	mkev(&ev, "p1", "t.ok", "{\"v\":\"p1\"}");
+	for (i = 0; i < 3; i++)
+		er[i] = claim_counted(st, &ev, 3, &n[i]);
+	CHECK(er[0] == HOOK_EACTION && n[0] == 1 && er[1] == HOOK_EACTION &&
+	    n[1] == 2 && er[2] == HOOK_PARKED && n[2] == 3,
+	    "PARK_AFTER 3: attempts 1 and 2 fail (500), the 3rd parks (%d %d "
+	    "%d)", er[0], er[1], er[2]);
+	CHECK(qint(q, "SELECT count(*) FROM events WHERE key = 'p1' AND "
+	    "status = 'failed' AND attempts = 3 AND processed_at IS NULL AND "
+	    "last_error LIKE '%NOT NULL%'") == 1 && qint(q, "SELECT count(*) "
+	    "FROM failures") == 0 && qint(q, "SELECT count(*) FROM done") == 0,
+	    "parked: stored failed with its attempts and error, the count "
+	    "forgotten, no effect (%s)", qtext(q, "SELECT last_error FROM "
+	    "events WHERE key = 'p1'", buf, sizeof(buf)));
+	er[0] = store_lookup(st, 0, &ev);
+	er[1] = claim_counted(st, &ev, 3, &n[0]);
+	CHECK(er[0] == HOOK_PARKED && er[1] == HOOK_PARKED && qint(q,
+	    "SELECT count(*) FROM done") == 0, "a later delivery of it: "
+	    "parked, runs nothing (%d %d)", er[0], er[1]);
+	CHECK(store_replay(st, 0, "p1", 1, why, sizeof(why)) == REPLAY_WOULD &&
+	    strcmp(why, "failed") == 0 && store_replay(st, 0, "p1", 0, why,
+	    sizeof(why)) == REPLAY_FAILED && qint(q, "SELECT attempts FROM "
+	    "events WHERE key = 'p1'") == 4, "replay while the cause stays: "
+	    "fails again, one more attempt counted; --dry-run runs nothing");
+	CHECK(store_prune(st, RECEIVED + 10 * 86400, 0, 0, &nc, err,
+	    sizeof(err)) == 0 && qint(q, "SELECT count(*) FROM events WHERE "
+	    "key = 'p1'") == 1, "prune keeps a failed event past its "
+	    "retention");
+	exec(q, "DELETE FROM flag");
+	store_close(st);
+	for (i = 0; i < 4; i++) {
+		if ((pid[i] = fork()) == 0) {
+			struct store	*s2;
+			enum store_replay r;
+
+			if ((s2 = store_open(cf, 0, err, sizeof(err))) == NULL)
+				_exit(9);
+			r = store_replay(s2, 0, "p1", 0, why, sizeof(why));
+			store_close(s2);
+			_exit(r == REPLAY_DONE ? 0 : r == REPLAY_ALREADY ? 1 :
+			    8);
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		if (waitpid(pid[i], &wst, 0) != pid[i] || !WIFEXITED(wst))
+			other++;
+		else if (WEXITSTATUS(wst) == 0)
+			done++;
+		else if (WEXITSTATUS(wst) == 1)
+			already++;
+		else
+			other++;
+	}
+	CHECK(done == 1 && already == 3 && other == 0 && qint(q, "SELECT "
+	    "count(*) FROM done WHERE key = 'p1'") == 1 && qint(q, "SELECT "
+	    "count(*) FROM events WHERE key = 'p1' AND status = 'processed' "
+	    "AND processed_at IS NOT NULL AND last_error IS NULL") == 1,
+	    "four replays at once after the fix: one runs it, three find it "
+	    "processed; one effect (%d %d %d)", done, already, other);
+	if ((st = store_open(cf, 0, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	CHECK(store_lookup(st, 0, &ev) == HOOK_DUP && store_replay(st, 0, "p1",
+	    0, why, sizeof(why)) == REPLAY_ALREADY && store_replay(st, 0,
+	    "nope", 0, why, sizeof(why)) == REPLAY_NONE, "then a delivery is "
+	    "already_processed; replay says processed, or not found");
+	exec(q, "INSERT INTO flag VALUES (1)");
+	event_clear(&ev);
+	mkev(&ev, "p2", "t.ok", "{\"v\":\"p2\"}");
+	CHECK(claim_counted(st, &ev, 0, &n[0]) == HOOK_EACTION && n[0] == 1 &&
+	    claim_counted(st, &ev, 0, &n[0]) == HOOK_EACTION && n[0] == 2 &&
+	    qint(q, "SELECT count(*) FROM events WHERE key = 'p2'") == 0,
+	    "PARK_AFTER never: every failure is a 500, nothing parked");
+	event_clear(&ev);
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
+/*
+ * A database made by the previous release (schema version 3, from the
+ * migration files themselves) with real rows: init keeps every row, as
+ * processed after one attempt, and the new statuses work on it.
+ */
+static void
+test_migrate_v3(void)
+{
+	static const char *const files[] = { "001-events.sql",
+	    "002-payload-index.sql", "003-list-order.sql" };
+	struct conf	*cf = mkconf("m3.sqlite", "a.sql");
+	struct store	*st;
+	char		 p[sizeof(dir) + 64], fp[4096], err[512], *text;
+	sqlite3		*q;
+	FILE		*f;
+	long		 sz;
+	size_t		 i;
+
+	if (sqlite3_open(path(p, "m3.sqlite"), &q) != SQLITE_OK)
+		BAIL("open m3");
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(fp, sizeof(fp), "%s/sql/migrations/%s", tap_srcdir(),
+		    files[i]);
+		if ((f = fopen(fp, "r")) == NULL || fseek(f, 0, SEEK_END) ||
+		    (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+		    (text = calloc(1, (size_t)sz + 1)) == NULL ||
+		    fread(text, 1, (size_t)sz, f) != (size_t)sz)
+			BAIL("reading %s", fp);
+		fclose(f);
+		exec(q, text);
+		free(text);
+	}
+	exec(q, "PRAGMA journal_mode = WAL; PRAGMA user_version = 3;"
+	    "INSERT INTO events (endpoint, key, type, payload_hash, payload,"
+	    " received_at, processed_at, expires_at) VALUES"
+	    " ('a', 'old1', 't.ok', 'h1', '{\"v\":1}', 100, 101, 1000),"
+	    " ('a', 'old2', NULL, 'h2', '{\"v\":2}', 200, 201, NULL),"
+	    " ('b', 'old3', 't.ok', 'h3', '{\"v\":3}', 300, 301, NULL);"
+	    "INSERT INTO conflicts (endpoint, key, payload_hash, received_at)"
+	    " VALUES ('a', 'old1', 'hx', 150)");
+	sqlite3_close(q);
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("m3.sqlite");
+	CHECK(qint(q, "PRAGMA user_version") == store_version() &&
+	    qint(q, "SELECT count(*) FROM events") == 3 && qint(q, "SELECT "
+	    "count(*) FROM events WHERE status = 'processed' AND attempts = 1 "
+	    "AND last_error IS NULL AND next_at IS NULL") == 3 && qint(q,
+	    "SELECT count(*) FROM events WHERE key = 'old1' AND type = 't.ok' "
+	    "AND payload_hash = 'h1' AND received_at = 100 AND processed_at = "
+	    "101 AND expires_at = 1000") == 1 && qint(q, "SELECT count(*) FROM "
+	    "conflicts") == 1 && qint(q, "SELECT count(*) FROM failures") == 0,
+	    "v3 -> v4: every row kept, as processed after one attempt");
+	CHECK(qint(q, "PRAGMA integrity_check = 1") == -1 ||
+	    qint(q, "SELECT count(*) FROM pragma_integrity_check WHERE "
+	    "integrity_check = 'ok'") == 1, "integrity_check ok after the "
+	    "migration");
+	{
+		enum hook_err	 a = claim_new(st, 0, "old1", "t.ok",
+				    "{\"v\":1}"),
+				 b = claim_new(st, 0, "new1", "t.ok",
+				    "{\"v\":\"n\"}");
+
+		CHECK(a == HOOK_DUP && b == HOOK_OK, "the old keys stay "
+		    "claimed, new ones are claimed (%d %d)", a, b);
+	}
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -1190,6 +1390,8 @@ main(void)
 	test_write_lock();
 	test_checkpoint();
 	test_migrate_v2();
+	test_migrate_v3();
+	test_park_replay();
 
 	rmtree();
 	umask(old);
