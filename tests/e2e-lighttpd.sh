@@ -191,6 +191,7 @@ run_mode() {
 	fi
 	# The counters and the status endpoint; under FastCGI also across a
 	# restart of lighttpd and its processes, and the page in Chromium.
+	st_run "$mode" park "$d"
 	st_run "$mode" mix "$d"
 	if [ "$mode" = fastcgi ]; then
 		lt_stop

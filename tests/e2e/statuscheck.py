@@ -22,6 +22,11 @@ lines "ok - ..." / "not ok - ..." (the caller numbers them).
       sees there (endpoint names, health, counts) read from its DOM.
   statuscheck.py off     --url U --label L
       the token unset: /status is an unknown endpoint (404).
+  statuscheck.py park    --url U --env F --bin B --label L [--as USER]
+      an action failing while a flag row exists (type e2e.flagged,
+      tests/e2e/actions-e2e.sql): 500, 500, then 200 parked; list,
+      stats --check critical; the flag removed, replay applies it once;
+      the provider's retry is then already_processed.
 
 Standard library only (and promtool, chromium when there).
 """
@@ -87,7 +92,24 @@ class Ctx:
     def run_stats(self, *args):
         """oncehook stats as the backends' user, with the server's
         variables: (exit code, stdout)."""
-        cmd = [self.a.bin, "stats"] + list(args)
+        return self.run_cmd("stats", *args)
+
+    def sql(self, sql):
+        """Run sql on the database as the backends' user."""
+        cmd = [sys.executable, "-c", "import sqlite3, sys\n"
+               "c = sqlite3.connect(sys.argv[1], isolation_level=None, "
+               "timeout=10)\nprint(c.execute(sys.argv[2]).fetchall())",
+               self.env["ONCEHOOK_DB"], sql]
+        if self.a.as_user:
+            cmd = ["setpriv", "--reuid=" + self.a.as_user, "--regid=" +
+                   self.a.as_group, "--clear-groups", "--"] + cmd
+        p = subprocess.run(cmd, capture_output=True, timeout=60)
+        return p.stdout.decode().strip()
+
+    def run_cmd(self, *args):
+        """oncehook COMMAND as the backends' user, with the server's
+        variables: (exit code, stdout)."""
+        cmd = [self.a.bin] + list(args)
         if self.a.as_user:
             cmd = ["setpriv", "--reuid=" + self.a.as_user, "--regid=" +
                    self.a.as_group, "--clear-groups", "--"] + cmd
@@ -358,6 +380,53 @@ def cmd_page(c):
     shutil.rmtree(profile, ignore_errors=True)
 
 
+def cmd_park(c):
+    """A failing action parks its event after PARK_AFTER (3) attempts;
+    replay applies it once the cause is gone (SPEC section 12)."""
+    cl = c.client
+    shop = cl.path("shop")
+    sec = c.secret("shop")
+    key = "park-%d-%d" % (os.getpid(), int(time.time()))
+    body = hookclient.dumps({"eventId": key, "type": "e2e.flagged"})
+    c.sql("INSERT INTO e2e_flag VALUES ('statuscheck park')")
+    seen = []
+    for _ in range(4):
+        r = cl.post_hmac(shop, sec, body)
+        seen.append((r.status, (r.json or {}).get("status") or
+                     (r.json or {}).get("error")))
+    want = [(500, "action_failed"), (500, "action_failed"),
+            (200, "parked"), (200, "parked")]
+    tap(seen == want, "%s: a failing action: 500, 500, then 200 parked, "
+        "and parked again on the next delivery" % c.label,
+        "got %s" % seen)
+    effects = lambda: c.sql("SELECT count(*) FROM e2e_flagged WHERE "  # noqa
+                            "key = '%s'" % key)
+    tap(effects() == "[(0,)]" and "failed" in c.sql(
+        "SELECT status, attempts FROM events WHERE key = '%s'" % key),
+        "%s: ... stored as failed, no effect" % c.label,
+        c.sql("SELECT status, attempts, last_error FROM events WHERE "
+              "key = '%s'" % key))
+    rc, out = c.run_cmd("list", "--status", "failed")
+    tap(rc == 0 and key in out, "%s: list --status failed shows it" %
+        c.label, out)
+    rc, out = c.run_cmd("stats", "--check")
+    tap(rc == 2 and out.startswith("CRITICAL: ") and
+        "failed (parked)" in out, "%s: stats --check: exit 2, CRITICAL, "
+        "parked events named" % c.label, out)
+    c.sql("DELETE FROM e2e_flag")
+    rc, out = c.run_cmd("replay", "--endpoint", "shop", key)
+    tap(rc == 0 and out.startswith("replayed") and effects() == "[(1,)]",
+        "%s: the cause gone, replay applies it once (exit %d)" %
+        (c.label, rc), out)
+    r = cl.post_hmac(shop, sec, body)
+    rc, out = c.run_cmd("replay", "--endpoint", "shop", key)
+    tap(r.status == 200 and (r.json or {}).get("status") ==
+        "already_processed" and rc == 0 and out.startswith("processed")
+        and effects() == "[(1,)]", "%s: then the provider's retry is "
+        "already_processed, a second replay runs nothing: one effect" %
+        c.label, (r, out))
+
+
 def cmd_off(c):
     r = c.client.request("GET", c.client.path("status"), b"",
                          [("Authorization", "Bearer x" * 4)])
@@ -366,7 +435,8 @@ def cmd_off(c):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=["mix", "restart", "page", "off"])
+    ap.add_argument("cmd", choices=["mix", "restart", "page", "off",
+                                    "park"])
     ap.add_argument("--url", required=True)
     ap.add_argument("--env")
     ap.add_argument("--bin")
@@ -377,7 +447,7 @@ def main():
     a = ap.parse_args()
     c = Ctx(a)
     {"mix": cmd_mix, "restart": cmd_restart, "page": cmd_page,
-     "off": cmd_off}[a.cmd](c)
+     "off": cmd_off, "park": cmd_park}[a.cmd](c)
     return 1 if failed else 0
 
 
