@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "route.h"
 #include "sig.h"
 #include "stats.h"
+#include "work.h"
 #include "store.h"
 
 /* --help for a command: 1 if asked (and printed). */
@@ -1039,6 +1041,68 @@ out:
 	free(l.keys);
 	free(l.ep);
 	store_close(st);
+	conf_free(cf);
+	return rc;
+}
+
+static const char work_usage[] =
+"usage: oncehook work [--once] [--max-seconds N]\n"
+"\n"
+"Run the actions of due events that have not taken effect: received\n"
+"(deferred mode, when the process that claimed one did not run it, as\n"
+"under CGI) and failed ones whose next attempt is due (parked included),\n"
+"oldest first, each exactly once: any number of work processes, replays\n"
+"and live deliveries may run at the same time.  A failure counts an\n"
+"attempt and waits (1 minute doubling to 6 hours, with jitter); at\n"
+"ONCEHOOK_<NAME>_MAX_ATTEMPTS the event is dead.  One log line per event\n"
+"on stderr.  --once: until none is due (cron, every minute); else\n"
+"polling every second until --max-seconds have passed, or SIGTERM.  Exit\n"
+"0 when nothing failed (nothing to do included), 1 when an event failed\n"
+"or the database could not be used, 2 on a usage or configuration\n"
+"error.\n";
+
+static volatile sig_atomic_t	 work_stop;
+
+static void
+on_work_stop(int sig)
+{
+	(void)sig;
+	work_stop = 1;
+}
+
+int
+admin_work(int argc, char **argv)
+{
+	struct sigaction	 sa;
+	struct conf		*cf;
+	long long		 max = 0;
+	int			 i, once = 0, rc;
+
+	if (helped(argc, argv, work_usage))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--once") == 0)
+			once = 1;
+		else if (strcmp(argv[i], "--max-seconds") == 0 &&
+		    i + 1 < argc) {
+			if ((max = stats_number(argv[++i], 86400LL * 365)) <
+			    1) {
+				fputs(work_usage, stderr);
+				return 2;
+			}
+		} else {
+			fputs(work_usage, stderr);
+			return 2;
+		}
+	}
+	if ((cf = load("work")) == NULL)
+		return 2;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_work_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	rc = work_loop(cf, once, (long)max, &work_stop);
 	conf_free(cf);
 	return rc;
 }

@@ -875,6 +875,7 @@ const struct conf_kind	conf_kind_choice = { set_choice, show_choice };
 
 static const char *const synchronous[] = { "normal", "full", NULL };
 static const char *const onoff[] = { "off", "on", NULL };
+static const char *const modes[] = { "sync", "deferred", NULL };
 
 #define G(f)	offsetof(struct conf, f)
 #define E(f)	offsetof(struct conf_endpoint, f)
@@ -948,6 +949,15 @@ const struct conf_var conf_vars[] = {
 	    "the failed attempt of an event that parks it (stored as "
 	    "`failed`, answered 200 `parked`; see **Parking**), or `never`",
 	    NULL },
+	{ "MODE", CONF_ENDPOINT, 0, 0, 0, "sync", "`sync`",
+	    E(deferred), &conf_kind_choice,
+	    "`sync`: the actions run before the answer; `deferred`: the "
+	    "event is claimed and answered 200 `accepted`, its actions run "
+	    "after (see **Deferred mode**)", modes },
+	{ "MAX_ATTEMPTS", CONF_ENDPOINT, 0, 1, 1000, "12", "12",
+	    E(max_attempts), &kind_int,
+	    "runs of a received or failed event's actions by `work` before "
+	    "it is `dead`", NULL },
 	{ "ACTIONS", CONF_ENDPOINT, 0, 0, 0,
 	    ONCEHOOK_SQLDIR "/actions/orders.sql",
 	    "the installed `sql/actions/orders.sql`", E(actions), &kind_path,

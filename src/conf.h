@@ -59,6 +59,8 @@ struct conf_endpoint {
 	struct srclist		 type;
 	long long		 retention;	/* seconds; -1 forever */
 	long long		 park_after;	/* attempts; 0: never park */
+	int			 deferred;	/* MODE=deferred */
+	long long		 max_attempts;	/* then dead */
 	int			 replay_guard;	/* a known payload is a duplicate
 						   whatever its key: the scheme
 						   signs no timestamp */

@@ -124,8 +124,8 @@ counters_cat(enum hook_err er)
 
 	if (!resp_counted(er))
 		return -1;
-	if (er == HOOK_OK)
-		return CAT_PROCESSED;
+	if (er == HOOK_OK || er == HOOK_ACCEPTED)
+		return CAT_PROCESSED;	/* accepted: its effect to follow */
 	if (er == HOOK_DUP)
 		return CAT_DUPLICATE;
 	if (er == HOOK_ECONFLICT)

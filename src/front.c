@@ -400,6 +400,9 @@ front_fcgi(struct pipeline *p, int listenfd)
 	sigaction(SIGINT, &sa, NULL);
 	sigemptyset(&alrm);
 	sigaddset(&alrm, SIGALRM);
+	/* A persistent process runs a deferred event's actions after its
+	 * answer (CGI leaves them to oncehook work). */
+	p->run_after = 1;
 	if (limit == 0) {
 		tick.tv_sec = IDLE_TICK_MS / 1000;
 		tick.tv_usec = 0;

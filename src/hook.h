@@ -21,6 +21,7 @@
 enum hook_err {
 	HOOK_OK = 0,		/* new event claimed and committed */
 	HOOK_DUP,		/* known event, same payload: replay */
+	HOOK_ACCEPTED,		/* deferred mode: claimed, actions to run */
 	HOOK_PARKED,		/* failed too often: stored as failed, or a
 				   delivery of such an event (runs nothing) */
 	HOOK_CHALLENGE,		/* a sender's URL check (Slack), answered */

@@ -43,11 +43,13 @@ static const struct command commands[] = {
 	    "[--check]", "counts, health, and a check for cron" },
 	{ "replay", admin_replay, "[--endpoint NAME] [--dry-run] KEY... | "
 	    "--failed | --dead", "run failed events' actions again, once" },
+	{ "work", admin_work, "[--once] [--max-seconds N]",
+	    "run deferred and failed events' actions" },
 	{ "prune", admin_prune, "[--dry-run] [--dead]",
 	    "delete events past their retention" },
 	{ "serve", serve_main,
 	    "--listen ADDR [--workers N] [--timeout SECONDS] "
-	    "[--no-group-commit]",
+	    "[--no-group-commit] [--no-work]",
 	    "serve FastCGI on a socket of its own" },
 	{ "sign", admin_sign, "[--endpoint NAME] [--curl URL] [--id ID] "
 	    "[--event TYPE] [--time UNIX] FILE",

@@ -59,6 +59,8 @@ pipeline_claim_through(struct pipeline *p, pipeline_claim_fn fn, void *arg)
 void
 pipeline_clear(struct pipeline *p)
 {
+	free(p->pending_key);
+	p->pending_key = NULL;
 	store_close(p->st);
 	p->st = NULL;
 	counters_close(p->ctr);
@@ -72,9 +74,52 @@ pipeline_idle(struct pipeline *p)
 		pipeline_clear(p);
 }
 
+/* The deferred event the last request claimed: its actions, now. */
+static void
+run_pending(struct pipeline *p)
+{
+	struct store_work_item	 w;
+	enum store_work		 r;
+	const char		*name = p->cf->endpoints[p->pending_ep].name;
+	char			 k[160], why[300];
+	int			 tries;
+
+	for (tries = 0; tries < 3; tries++)
+		if ((r = store_work(p->st, name, p->pending_key,
+		    (long long)time(NULL), &w)) != WORK_BUSY)
+			break;
+	log_escape(k, sizeof(k), p->pending_key);
+	log_escape(why, sizeof(why), w.why);
+	switch (r) {
+	case WORK_DONE:
+		log_info("endpoint=%s key=\"%s\" outcome=processed "
+		    "deferred attempt=%lld", name, k, w.attempts);
+		break;
+	case WORK_IDLE:
+		break;		/* run by another already */
+	case WORK_FAILED:
+	case WORK_DEAD:
+		log_error("endpoint=%s key=\"%s\" outcome=%s deferred "
+		    "attempt=%lld why=\"%s\"", name, k, r == WORK_DEAD ?
+		    "dead" : "failed", w.attempts, why);
+		break;
+	case WORK_BUSY:
+	case WORK_ERROR:
+		log_warnx("endpoint=%s key=\"%s\" deferred: not run now "
+		    "(%s); oncehook work runs it", name, k, why);
+		break;
+	}
+}
+
 void
 pipeline_after(struct pipeline *p)
 {
+	if (p->pending_key != NULL) {
+		if (p->st != NULL)
+			run_pending(p);
+		free(p->pending_key);
+		p->pending_key = NULL;
+	}
 	if (p->st == NULL)
 		return;
 	store_maintain(p->st);
@@ -298,6 +343,11 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 			why_set(&t->why, "%s", c.why);
 		if (er == HOOK_EACTION)
 			er = failed(p, ep, epi, ev, c.why, t);
+		if (er == HOOK_ACCEPTED && p->run_after) {
+			free(p->pending_key);
+			p->pending_ep = epi;
+			p->pending_key = strdup(ev->key);
+		}
 	} else if (er == HOOK_ECONFLICT &&
 	    store_conflict(p->st, epi, ev) != HOOK_OK)
 		why_set(&t->why, "conflict not recorded");

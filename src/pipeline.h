@@ -39,6 +39,11 @@ struct pipeline {
 	const char		*exposed;	/* a file inside them, or NULL */
 	const struct conf_endpoint *exposed_ep;	/* whose SECRET_FILE, or NULL */
 	int			 opened;	/* the store was open once */
+	int			 run_after;	/* run a deferred event's
+						   actions after the answer
+						   (FastCGI, serve; not CGI) */
+	size_t			 pending_ep;	/* that event, claimed by */
+	char			*pending_key;	/* the last request */
 };
 
 /* Start a pipeline over cf (may be NULL; then conferr says why). */
@@ -54,7 +59,11 @@ void	pipeline_clear(struct pipeline *);
 /* Between requests (a second idle): close a store whose file moved. */
 void	pipeline_idle(struct pipeline *);
 
-/* After a request is answered: the store's upkeep (store_maintain()). */
+/*
+ * After a request is answered: the actions of the event it claimed in
+ * deferred mode (if run_after; else `oncehook work` runs them), then the
+ * store's upkeep (store_maintain()).
+ */
 void	pipeline_after(struct pipeline *);
 
 /* Run one request; fills resp (release with resp_clear()). */

@@ -49,6 +49,8 @@ static const struct outcome {
 	    0 },
 	[HOOK_DUP] = { 200, "OK", SHAPE_STATUS, "already_processed", NULL,
 	    F_REPLAYED, NULL, 0 },
+	[HOOK_ACCEPTED] = { 200, "OK", SHAPE_STATUS, "accepted", NULL, 0,
+	    NULL, 0 },
 	[HOOK_PARKED] = { 200, "OK", SHAPE_STATUS, "parked", NULL, 0, NULL,
 	    0 },
 	[HOOK_CHALLENGE] = { 200, "OK", SHAPE_CHALLENGE, "challenge", NULL,

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "pipeline.h"
 #include "serve.h"
+#include "work.h"
 #include "writer.h"
 
 #define WORKERS_MAX	64
@@ -38,7 +39,7 @@
 
 static const char usage[] =
 "usage: oncehook serve --listen ADDR [--workers N] [--timeout SECONDS]\n"
-"                      [--no-group-commit]\n"
+"                      [--no-group-commit] [--no-work]\n"
 "\n"
 "Serve FastCGI on ADDR for Apache mod_proxy_fcgi or nginx fastcgi_pass:\n"
 "127.0.0.1:9000 (loopback only), or a unix socket path such as\n"
@@ -51,7 +52,9 @@ static const char usage[] =
 "flight, exit.  New events are claimed by one writer process, several\n"
 "to a transaction and one fsync (group commit); each is answered after\n"
 "the COMMIT that covers it.  --no-group-commit: each worker claims its\n"
-"own, one to a transaction.\n"
+"own, one to a transaction.  A child runs oncehook work for ever (the\n"
+"deferred events a worker could not run, failed ones when due);\n"
+"--no-work: none (run oncehook work from a timer instead).\n"
 "Configured by the same ONCEHOOK_* variables as the handler.\n";
 
 static volatile sig_atomic_t	 stopping;	/* SIGTERM/SIGINT seen */
@@ -265,6 +268,7 @@ struct serve_args {
 	long		 workers;	/* --workers */
 	long		 timeout;	/* --timeout, seconds */
 	int		 group;		/* group commit (not --no-group-commit) */
+	int		 work;		/* a work child (not --no-work) */
 };
 
 /* A whole number from 1 to max for option opt; -1 after a message. */
@@ -294,6 +298,7 @@ serve_parse(int argc, char **argv, struct serve_args *a)
 	a->workers = 2;
 	a->timeout = TIMEOUT_DEFAULT;
 	a->group = 1;
+	a->work = 1;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 ||
 		    strcmp(argv[i], "-h") == 0) {
@@ -311,6 +316,8 @@ serve_parse(int argc, char **argv, struct serve_args *a)
 				return 2;
 		} else if (strcmp(argv[i], "--no-group-commit") == 0)
 			a->group = 0;
+		else if (strcmp(argv[i], "--no-work") == 0)
+			a->work = 0;
 		else
 			break;
 	}
@@ -360,6 +367,10 @@ struct pool {
 	pid_t			 writer;
 	int			 kfd[WORKERS_MAX];
 	int			 wfd[WORKERS_MAX];
+	/* The work child (work.h), -1 if none or to start. */
+	int			 with_work;
+	pid_t			 work;
+	time_t			 work_started;
 };
 
 /* Close the ends in fds[0..n) that are open; mark them closed. */
@@ -442,6 +453,28 @@ writer_start(struct pool *p)
 	return 0;
 }
 
+/* Fork the work child: it runs until SIGTERM (the stopping flag). */
+static void
+work_start(struct pool *p)
+{
+	if (!p->with_work)
+		return;
+	if ((p->work = fork()) == -1) {
+		log_warn("serve: fork");
+		alarm(1);
+		return;
+	}
+	if (p->work == 0) {
+		log_forked();
+		signal(SIGCHLD, SIG_DFL);
+		signal(SIGALRM, SIG_DFL);
+		close(p->fd);
+		close_all(p->kfd, p->n);
+		_exit(work_loop(p->cf, 0, 0, &stopping));
+	}
+	p->work_started = time(NULL);
+}
+
 /* SIGTERM to each pid and wait for it; each is -1 afterwards. */
 static void
 stop_pids(pid_t *pids, long n)
@@ -483,6 +516,8 @@ pool_begin(struct pool *p)
 	}
 	for (i = 0; i < p->n; i++)
 		pool_start(p, i);
+	if (p->work <= 0)
+		work_start(p);
 }
 
 /* The workers first (their claims in flight are answered), then the
@@ -532,6 +567,20 @@ pool_supervise(struct pool *p)
 			continue;
 		children = 0;
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (pid == p->work) {
+				p->work = -1;
+				if (stopping)
+					continue;
+				log_warnx("serve: the work child %ld %s %d; "
+				    "starting it again", (long)pid,
+				    WIFSIGNALED(status) ? "killed by signal" :
+				    "exited with", WIFSIGNALED(status) ?
+				    WTERMSIG(status) : WEXITSTATUS(status));
+				if (time(NULL) - p->work_started < 1)
+					sleep(1);
+				work_start(p);
+				continue;
+			}
 			if (p->group && (pid == p->writer ||
 			    pool_member(p, pid))) {
 				/* A pair may hold half a claim: all anew. */
@@ -575,6 +624,8 @@ pool_supervise(struct pool *p)
 		for (i = 0; i < p->n && !stopping; i++)
 			if (p->pids[i] == -1)
 				pool_start(p, i);
+		if (p->with_work && p->work == -1 && !stopping)
+			work_start(p);
 	}
 }
 
@@ -604,6 +655,8 @@ serve_main(int argc, char **argv)
 	pool.group = a.group;
 	pool.timeout_ms = a.timeout * 1000;
 	pool.writer = -1;
+	pool.with_work = a.work;
+	pool.work = -1;
 	for (i = 0; i < WORKERS_MAX; i++)
 		pool.kfd[i] = pool.wfd[i] = -1;
 	if ((pool.fd = serve_listen(a.listen, err, sizeof(err))) == -1) {
@@ -613,13 +666,15 @@ serve_main(int argc, char **argv)
 	}
 	serve_signals();
 	front_fcgi_limit((unsigned int)a.timeout);
-	log_info("serve: listening on %s with %ld workers, timeout %ld s%s",
-	    a.listen, a.workers, a.timeout, a.group ? ", group commit" : "");
+	log_info("serve: listening on %s with %ld workers, timeout %ld s%s%s",
+	    a.listen, a.workers, a.timeout, a.group ? ", group commit" : "",
+	    a.work ? ", a work child" : "");
 	pool_begin(&pool);
 	pool_supervise(&pool);
 
 	log_info("serve: stopping; waiting for the requests in flight");
 	pool_end(&pool);
+	stop_pids(&pool.work, 1);
 	close(pool.fd);
 	path = strncmp(a.listen, "unix:", 5) == 0 ? a.listen + 5 : a.listen;
 	if (path[0] == '/')

@@ -37,6 +37,7 @@ enum st {
 	ST_RELEASE,
 	ST_ROLLBACK_TO,
 	ST_INSERT,
+	ST_INSERT_RECEIVED,
 	ST_LOOKUP,
 	ST_PAYLOAD,
 	ST_CONFLICT,
@@ -53,6 +54,11 @@ static const char *const sqls[ST__MAX] = {
 	[ST_INSERT] = "INSERT INTO events (endpoint, key, type, payload_hash,"
 	    " payload, received_at, processed_at, expires_at)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+	    " ON CONFLICT (endpoint, key) DO NOTHING",
+	[ST_INSERT_RECEIVED] = "INSERT INTO events (endpoint, key, type,"
+	    " payload_hash, payload, received_at, expires_at, status,"
+	    " attempts, next_at)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?8, 'received', 0, ?7)"
 	    " ON CONFLICT (endpoint, key) DO NOTHING",
 	[ST_LOOKUP] = "SELECT payload_hash, payload = ?3,"
 	    " status IN ('failed', 'dead') FROM events"
@@ -887,12 +893,14 @@ store_conflict(struct store *s, size_t endpoint, const struct event *ev)
 	return classify(rc);
 }
 
-/* Insert the event row; sets *isnew. An SQLite code. */
+/* Insert the event row (received, for a deferred endpoint: its actions
+ * run later, next_at now); sets *isnew. An SQLite code. */
 static int
 insert(struct store *s, const struct conf_endpoint *ep,
     const struct event *ev, long long now, int *isnew)
 {
-	sqlite3_stmt	*st = s->st[ST_INSERT];
+	sqlite3_stmt	*st = s->st[ep->deferred ? ST_INSERT_RECEIVED :
+			    ST_INSERT];
 	int		 rc;
 
 	sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
@@ -985,6 +993,11 @@ claim_one(struct store *s, struct store_claim *c, long long now, int single)
 			    sqlite3_errmsg(s->db));
 			goto undo;
 		}
+		return sp(s, ST_RELEASE, single);
+	}
+	if (ep->deferred) {
+		/* Claimed durably; the actions run after the answer. */
+		c->result = HOOK_ACCEPTED;
 		return sp(s, ST_RELEASE, single);
 	}
 	if ((rc = actions_run(s->acts[c->endpoint], ep->name, c->ev, c->why,
@@ -1573,6 +1586,193 @@ out:
 	if (!sqlite3_get_autocommit(s->db))
 		(void)run(s, ST_ROLLBACK);
 	txn_end(s);
+done:
+	event_clear(&ev);
+	free(payload);
+	return res;
+}
+
+/* Seconds until a failed event's next run: 1 min doubling, at most 6
+ * h, times a random factor in [0.5, 1) so that retries spread out. */
+static long long
+backoff(long long attempts)
+{
+	unsigned int	 r = 0;
+	long long	 d = 60;
+
+	while (attempts-- > 1 && d < 21600)
+		d *= 2;
+	if (d > 21600)
+		d = 21600;
+	if (crypto_random(&r, sizeof(r)) == -1)
+		r = 0;
+	return d / 2 + (long long)((double)(d / 2) * (double)r / 4294967296.0);
+}
+
+/* Note a failed run: one more attempt, its error, the next run or dead. */
+static void
+work_failed(struct store *s, long long id, const char *error,
+    long long attempts, long long max, long long now)
+{
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	if ((rc = txn_begin(s)) == SQLITE_OK &&
+	    (rc = sqlite3_prepare_v2(s->db, "UPDATE events SET"
+	    " attempts = ?2, last_error = ?3, next_at = ?4,"
+	    " status = CASE WHEN ?2 >= ?5 THEN 'dead' ELSE 'failed' END"
+	    " WHERE id = ?1 AND status IN ('received', 'failed')", -1, &st,
+	    NULL)) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, attempts);
+		sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, now + backoff(attempts));
+		sqlite3_bind_int64(st, 5, max);
+		rc = sqlite3_step(st) == SQLITE_DONE ? run(s, ST_COMMIT) :
+		    sqlite3_errcode(s->db);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_OK) {
+		log_warnx("store: noting a failed run: %s",
+		    sqlite3_errmsg(s->db));
+		note(s, rc);
+		if (!sqlite3_get_autocommit(s->db))
+			(void)run(s, ST_ROLLBACK);
+	}
+	txn_end(s);
+}
+
+enum store_work
+store_work(struct store *s, const char *endpoint, const char *key,
+    long long now, struct store_work_item *w)
+{
+	static const char	 pick[] = "SELECT id, endpoint, key, type,"
+	    " payload_hash, payload, received_at, attempts FROM events"
+	    " WHERE status IN ('received', 'failed')"
+	    " AND (?1 IS NULL OR (endpoint = ?1 AND key = ?2))"
+	    " AND (?1 IS NOT NULL OR coalesce(next_at, 0) <= ?3)"
+	    " AND endpoint IN (SELECT value FROM json_each(?4))"
+	    " ORDER BY coalesce(next_at, 0), id LIMIT 1";
+	sqlite3_stmt		*st = NULL;
+	struct event		 ev;
+	enum store_work		 res = WORK_ERROR;
+	char			 names[4096], *payload = NULL;
+	size_t			 i, o = 0, epi = 0;
+	long long		 id = 0;
+	int			 rc;
+
+	memset(&ev, 0, sizeof(ev));
+	memset(w, 0, sizeof(*w));
+	/* The configured endpoints only: another's events are not ours. */
+	o += (size_t)snprintf(names, sizeof(names), "[");
+	for (i = 0; i < s->cf->nendpoints && o < sizeof(names); i++)
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s\"%s\"",
+		    i ? "," : "", s->cf->endpoints[i].name);
+	if (o + 2 >= sizeof(names)) {
+		snprintf(w->why, sizeof(w->why), "too many endpoints");
+		return WORK_ERROR;
+	}
+	snprintf(names + o, sizeof(names) - o, "]");
+	if (moved(s)) {
+		snprintf(w->why, sizeof(w->why), "the database moved");
+		return WORK_BUSY;
+	}
+	/*
+	 * A deferred transaction: the actions may read for long before
+	 * they write, and claims go on meanwhile.  Their first write takes
+	 * the write lock, and fails (BUSY) if another commit came between:
+	 * then nothing happened, and the event is run again later.  The
+	 * status changes in the same transaction as the effects, only from
+	 * received or failed: whoever else runs it at the same moment
+	 * (work, a replay, the process that claimed it) commits nothing.
+	 */
+	if ((rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL)) !=
+	    SQLITE_OK || (rc = sqlite3_prepare_v2(s->db, pick, -1, &st,
+	    NULL)) != SQLITE_OK)
+		goto fail;
+	if (endpoint != NULL) {
+		sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	}
+	sqlite3_bind_int64(st, 3, now);
+	sqlite3_bind_text(st, 4, names, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
+		res = WORK_IDLE;
+		goto out;
+	}
+	if (rc != SQLITE_ROW)
+		goto fail;
+	id = sqlite3_column_int64(st, 0);
+	snprintf(w->endpoint, sizeof(w->endpoint), "%s",
+	    (const char *)sqlite3_column_text(st, 1));
+	snprintf(w->key, sizeof(w->key), "%s",
+	    (const char *)sqlite3_column_text(st, 2));
+	w->attempts = sqlite3_column_int64(st, 7) + 1;
+	for (epi = 0; epi < s->cf->nendpoints; epi++)
+		if (strcmp(s->cf->endpoints[epi].name, w->endpoint) == 0)
+			break;
+	if ((payload = strdup((const char *)sqlite3_column_text(st, 5))) ==
+	    NULL || event_stored(&ev, w->key, (const char *)
+	    sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st,
+	    4), payload, strlen(payload), sqlite3_column_int64(st, 6)) !=
+	    HOOK_OK) {
+		snprintf(w->why, sizeof(w->why), "out of memory");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (epi == s->cf->nendpoints ||
+	    load_actions(s, epi, w->why, sizeof(w->why)) == -1) {
+		rc = sqlite3_errcode(s->db);
+		goto fail;
+	}
+	if ((rc = actions_run(s->acts[epi], w->endpoint, &ev, w->why,
+	    sizeof(w->why))) != SQLITE_OK) {
+		if (classify(rc) == HOOK_EBUSY)
+			goto fail;	/* the storage's, not the action's */
+		note(s, rc);
+		if (!sqlite3_get_autocommit(s->db))
+			(void)run(s, ST_ROLLBACK);
+		work_failed(s, id, w->why, w->attempts,
+		    s->cf->endpoints[epi].max_attempts, now);
+		res = w->attempts >= s->cf->endpoints[epi].max_attempts ?
+		    WORK_DEAD : WORK_FAILED;
+		goto done;
+	}
+	if ((rc = sqlite3_prepare_v2(s->db, "UPDATE events SET status ="
+	    " 'processed', processed_at = ?2, attempts = ?3,"
+	    " last_error = NULL, next_at = NULL"
+	    " WHERE id = ?1 AND status IN ('received', 'failed')", -1, &st,
+	    NULL)) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	sqlite3_bind_int64(st, 3, w->attempts);
+	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+		goto fail;
+	if (sqlite3_changes(s->db) != 1) {
+		res = WORK_IDLE;	/* run by another meanwhile */
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (moved(s)) {
+		rc = SQLITE_IOERR;
+		goto fail;
+	}
+	if ((rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL)) !=
+	    SQLITE_OK)
+		goto fail;
+	res = WORK_DONE;
+	goto done;
+fail:
+	snprintf(w->why, sizeof(w->why), "%s", sqlite3_errmsg(s->db));
+	res = classify(rc) == HOOK_EBUSY ? WORK_BUSY : WORK_ERROR;
+	note(s, rc);
+out:
+	sqlite3_finalize(st);
+	if (!sqlite3_get_autocommit(s->db))
+		(void)run(s, ST_ROLLBACK);
 done:
 	event_clear(&ev);
 	free(payload);

@@ -270,6 +270,37 @@ enum store_replay {
 enum store_replay store_replay(struct store *, size_t endpoint,
 		    const char *key, int dry_run, char *why, size_t whysz);
 
+/* What became of a store_work() call. */
+enum store_work {
+	WORK_IDLE,		/* nothing due (or run by another meanwhile) */
+	WORK_DONE,		/* one event's actions ran and committed */
+	WORK_FAILED,		/* its actions failed: failed, a later run */
+	WORK_DEAD,		/* ... for the last time: dead */
+	WORK_BUSY,		/* the database was busy: nothing happened */
+	WORK_ERROR,		/* the storage failed (why) */
+};
+
+/* The event store_work() took, and why it failed. */
+struct store_work_item {
+	char		 endpoint[64];
+	char		 key[520];
+	long long	 attempts;	/* counting this run */
+	char		 why[256];
+};
+
+/*
+ * Run one event whose actions have not taken effect: the event key of
+ * endpoint if given (the process that claimed it, after its answer),
+ * else the oldest due received or failed event of a configured endpoint
+ * (work).  Its effects and its status change to processed commit in
+ * one transaction, exactly once whoever else runs it at the same moment.
+ * A failure rolls back and counts an attempt: failed, run again after a
+ * backoff with jitter (1 min doubling to 6 h), dead at the endpoint's
+ * MAX_ATTEMPTS.
+ */
+enum store_work	 store_work(struct store *, const char *endpoint,
+		    const char *key, long long now, struct store_work_item *w);
+
 /* The schema version the binary writes (number of migrations). */
 int		 store_version(void);
 

@@ -26,6 +26,7 @@ static const struct {
 } spec[] = {
 	{ HOOK_OK,		200, "processed" },
 	{ HOOK_DUP,		200, "already_processed" },
+	{ HOOK_ACCEPTED,	200, "accepted" },
 	{ HOOK_PARKED,		200, "parked" },
 	{ HOOK_CHALLENGE,	200, NULL },
 	{ HOOK_STATUS,		200, NULL },

@@ -1,0 +1,84 @@
+/*
+ * oncehook: the work loop (see work.h).  Exactly once is the store's:
+ * each event's effects and its status commit in one transaction, so any
+ * number of loops, replays and handlers may run side by side.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "store.h"
+#include "work.h"
+
+#define WORK_POLL_MS	1000	/* idle: look again after */
+#define WORK_BUSY_MS	50	/* the database busy: try again after */
+
+static void
+nap(long ms)
+{
+	struct timespec	 ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	(void)nanosleep(&ts, NULL);
+}
+
+int
+work_loop(const struct conf *cf, int once, long max_seconds,
+    volatile sig_atomic_t *stop)
+{
+	struct store_work_item	 w;
+	struct store		*st = NULL;
+	enum store_work		 r;
+	time_t			 start = time(NULL);
+	char			 k[160], why[300], err[512];
+	int			 rc = 0;
+
+	while (stop == NULL || !*stop) {
+		if (max_seconds > 0 && time(NULL) - start >= max_seconds)
+			break;
+		if (st == NULL && (st = store_open(cf, STORE_LAZY, err,
+		    sizeof(err))) == NULL) {
+			log_error("work: %s", err);
+			rc = 1;
+			if (once)
+				break;
+			nap(WORK_POLL_MS);
+			continue;
+		}
+		r = store_work(st, NULL, NULL, (long long)time(NULL), &w);
+		if (r == WORK_DONE)
+			log_info("endpoint=%s key=\"%s\" outcome=processed "
+			    "work attempt=%lld", w.endpoint, log_escape(k,
+			    sizeof(k), w.key), w.attempts);
+		else if (r == WORK_FAILED || r == WORK_DEAD) {
+			log_error("endpoint=%s key=\"%s\" outcome=%s work "
+			    "attempt=%lld why=\"%s\"", w.endpoint,
+			    log_escape(k, sizeof(k), w.key), r == WORK_DEAD ?
+			    "dead" : "failed", w.attempts,
+			    log_escape(why, sizeof(why), w.why));
+			rc = 1;
+		} else if (r == WORK_BUSY)
+			nap(WORK_BUSY_MS);
+		else if (r == WORK_ERROR) {
+			log_error("work: %s", log_escape(why, sizeof(why),
+			    w.why));
+			rc = 1;
+			if (once)
+				break;
+			nap(WORK_POLL_MS);
+		} else if (once)
+			break;
+		else
+			nap(WORK_POLL_MS);
+		/* A connection that met a read-only file or an I/O error,
+		 * or whose file moved, is opened again. */
+		if (store_broken(st) || store_idle(st)) {
+			store_close(st);
+			st = NULL;
+		}
+	}
+	store_close(st);
+	return rc;
+}
