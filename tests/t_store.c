@@ -1365,6 +1365,199 @@ test_migrate_v3(void)
 	conf_free(cf);
 }
 
+/* Work until nothing is due at now (0: the clock's); the number of
+ * events this process ran. */
+static int
+work_all(struct store *st, long long now)
+{
+	struct store_work_item	 w;
+	enum store_work		 r;
+	int			 n = 0, idle = 0;
+
+	while (idle < 3) {
+		r = store_work(st, NULL, NULL, now > 0 ? now :
+		    (long long)time(NULL) + 1, &w);
+		if (r == WORK_DONE)
+			n++;
+		if (r == WORK_IDLE)
+			idle++;
+		else
+			idle = 0;
+		if (r == WORK_BUSY || r == WORK_IDLE)
+			usleep(2000);
+		if (r == WORK_ERROR || r == WORK_FAILED || r == WORK_DEAD)
+			return -1000;
+	}
+	return n;
+}
+
+/*
+ * Deferred mode (SPEC section 12): accepted then run once; a failing
+ * event backs off and dies at MAX_ATTEMPTS; 1,000 events accepted while
+ * four work processes, the claiming process and duplicate deliveries
+ * race: each processed exactly once; a worker killed mid-action leaves
+ * its event received, run once later.
+ */
+static void
+test_deferred(void)
+{
+	struct conf		*cf;
+	struct store		*st;
+	struct store_work_item	 w;
+	enum store_work		 r1, r2;
+	char			 err[512], key[32], pl[64];
+	sqlite3			*q;
+	pid_t			 pid[6];
+	int			 i, k, wst, ok, ran = 0;
+	long long		 now = (long long)time(NULL) + 1;
+
+	write_file("slow.sql", "CREATE TABLE IF NOT EXISTS effects (key TEXT "
+	    "NOT NULL, type TEXT, endpoint TEXT, received_at INTEGER,\n"
+	    "    payload_hash TEXT, v TEXT);\n"
+	    "-- on: t.slow\n"
+	    "SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL"
+	    " SELECT x + 1 FROM c WHERE x < 30000000) SELECT x FROM c);\n"
+	    "INSERT INTO effects (key, type) VALUES (:key, :type);\n"
+	    "-- on: t.fail\n"
+	    "INSERT INTO effects (key, type) VALUES (NULL, :type);\n"
+	    "-- on: *\n"
+	    "INSERT INTO effects (key, type) VALUES (:key, :type);\n");
+	cf = mkconf("deferred.sqlite", "slow.sql");
+	cf->endpoints[0].deferred = 1;
+	cf->endpoints[0].max_attempts = 2;
+	cf->busy_ms = 5000;
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("deferred.sqlite");
+	CHECK(claim_new(st, 0, "d1", "t.ok", "{\"v\":\"d1\"}") ==
+	    HOOK_ACCEPTED && qint(q, "SELECT count(*) FROM events WHERE key = "
+	    "'d1' AND status = 'received' AND attempts = 0 AND processed_at IS "
+	    "NULL") == 1 && qint(q, "SELECT count(*) FROM effects") == 0,
+	    "deferred: accepted, stored received, no effect yet");
+	CHECK(claim_new(st, 0, "d1", "t.ok", "{\"v\":\"d1\"}") == HOOK_DUP,
+	    "a retry of a received event: already_processed");
+	r1 = store_work(st, "a", "d1", now, &w);
+	r2 = store_work(st, "a", "d1", now, &w);
+	CHECK(r1 == WORK_DONE && r2 == WORK_IDLE && qint(q, "SELECT count(*) "
+	    "FROM effects WHERE key = 'd1'") == 1 && qint(q, "SELECT count(*) "
+	    "FROM events WHERE key = 'd1' AND status = 'processed' AND "
+	    "attempts = 1") == 1, "run after the answer: once (%d %d)", r1,
+	    r2);
+	{
+		enum hook_err	 c1 = claim_new(st, 0, "f1", "t.fail",
+				    "{\"v\":\"f1\"}");
+		enum store_work	 w1 = store_work(st, NULL, NULL, now, &w);
+		char		 sql[200];
+
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM events WHERE "
+		    "key = 'f1' AND status = 'failed' AND attempts = 1 AND "
+		    "next_at >= %lld AND last_error IS NOT NULL", now + 30);
+		CHECK(c1 == HOOK_ACCEPTED && w1 == WORK_FAILED &&
+		    qint(q, sql) == 1 && store_work(st, NULL, NULL, now, &w) ==
+		    WORK_IDLE, "a failing event: failed with its error, not "
+		    "due again for at least 30 s (%d %d)", c1, w1);
+	}
+	CHECK(store_work(st, NULL, NULL, now + 7 * 3600, &w) == WORK_DEAD &&
+	    qint(q, "SELECT count(*) FROM events WHERE key = 'f1' AND status "
+	    "= 'dead' AND attempts = 2") == 1, "... dead at MAX_ATTEMPTS (2)");
+
+	/* 1,000 events, four workers, the claimer, duplicates. */
+	for (i = 0; i < 4; i++)
+		if ((pid[i] = fork()) == 0) {
+			struct store	*s2;
+			sqlite3		*cq = peer("deferred.sqlite");
+			int		 n = 0, rounds;
+
+			if ((s2 = store_open(cf, 0, err, sizeof(err))) == NULL)
+				_exit(99);
+			for (rounds = 0; rounds < 400; rounds++) {
+				if ((k = work_all(s2, 0)) < 0)
+					_exit(98);
+				n += k;
+				if (qint(cq, "SELECT count(*) FROM events WHERE"
+				    " key LIKE 'c%' AND status = 'processed'") ==
+				    1000)
+					break;
+				usleep(5000);
+			}
+			sqlite3_close(cq);
+			store_close(s2);
+			(void)n;
+			_exit(0);
+		}
+	if ((pid[4] = fork()) == 0) {
+		struct store	*s2;
+		enum hook_err	 e;
+
+		if ((s2 = store_open(cf, 0, err, sizeof(err))) == NULL)
+			_exit(99);
+		for (i = 0; i < 3000; i++) {
+			snprintf(key, sizeof(key), "c%d", i % 1000);
+			snprintf(pl, sizeof(pl), "{\"v\":\"%s\"}", key);
+			e = claim_new(s2, 0, key, "t.ok", pl);
+			if (e != HOOK_DUP && e != HOOK_OK &&
+			    e != HOOK_ACCEPTED && e != HOOK_EBUSY)
+				_exit(97);
+		}
+		store_close(s2);
+		_exit(0);
+	}
+	for (i = 0; i < 1000; i++) {
+		enum hook_err	 e;
+
+		snprintf(key, sizeof(key), "c%d", i);
+		snprintf(pl, sizeof(pl), "{\"v\":\"%s\"}", key);
+		while ((e = claim_new(st, 0, key, "t.ok", pl)) == HOOK_EBUSY)
+			;
+		if (e == HOOK_ACCEPTED && i % 3 == 0 && store_work(st, "a",
+		    key, now, &w) == WORK_DONE)
+			ran++;
+	}
+	ok = 1;
+	for (i = 0; i < 5; i++)
+		if (waitpid(pid[i], &wst, 0) != pid[i] || !WIFEXITED(wst) ||
+		    WEXITSTATUS(wst) >= 97) {
+			printf("# child %d: status %d\n", i, wst);
+			ok = 0;
+		}
+	ran += work_all(st, 0);
+	CHECK(ok && qint(q, "SELECT count(*) FROM events WHERE key LIKE 'c%' "
+	    "AND status = 'processed' AND attempts = 1") == 1000 && qint(q,
+	    "SELECT count(*) FROM effects WHERE key LIKE 'c%'") == 1000 &&
+	    qint(q, "SELECT count(DISTINCT key) FROM effects WHERE key LIKE "
+	    "'c%'") == 1000, "1,000 events, four work processes, the claimer "
+	    "and 2,000 duplicate deliveries at once: each processed exactly "
+	    "once (%lld effects; the claimer ran %d)", qint(q, "SELECT "
+	    "count(*) FROM effects WHERE key LIKE 'c%'"), ran);
+
+	/* kill -9 of a worker in the middle of a slow action. */
+	CHECK(claim_new(st, 0, "s1", "t.slow", "{\"v\":\"s1\"}") ==
+	    HOOK_ACCEPTED, "a slow event accepted");
+	if ((pid[5] = fork()) == 0) {
+		struct store	*s2;
+
+		if ((s2 = store_open(cf, 0, err, sizeof(err))) == NULL)
+			_exit(99);
+		(void)store_work(s2, "a", "s1", now, &w);
+		_exit(0);
+	}
+	usleep(300000);
+	kill(pid[5], SIGKILL);
+	waitpid(pid[5], &wst, 0);
+	CHECK(WIFSIGNALED(wst) && qint(q, "SELECT count(*) FROM events WHERE "
+	    "key = 's1' AND status = 'received' AND attempts = 0") == 1 &&
+	    qint(q, "SELECT count(*) FROM effects WHERE key = 's1'") == 0,
+	    "kill -9 mid-action: the event stays received, no effect");
+	CHECK(store_work(st, NULL, NULL, (long long)time(NULL) + 1, &w) ==
+	    WORK_DONE && qint(q,
+	    "SELECT count(*) FROM effects WHERE key = 's1'") == 1 && qint(q,
+	    "SELECT count(*) FROM events WHERE key = 's1' AND status = "
+	    "'processed'") == 1, "... and work runs it later, once");
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -1392,6 +1585,7 @@ main(void)
 	test_migrate_v2();
 	test_migrate_v3();
 	test_park_replay();
+	test_deferred();
 
 	rmtree();
 	umask(old);
