@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -465,9 +466,17 @@ work_start(struct pool *p)
 		return;
 	}
 	if (p->work == 0) {
+		sigset_t	 none;
+
 		log_forked();
 		signal(SIGCHLD, SIG_DFL);
 		signal(SIGALRM, SIG_DFL);
+		/* The parent blocks what it waits for; SIGTERM must reach
+		 * the loop (it sets stopping, and the loop ends). */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* Told apart from the workers in ps (and by the tests). */
+		(void)prctl(PR_SET_NAME, "oncehook-work", 0, 0, 0);
 		close(p->fd);
 		close_all(p->kfd, p->n);
 		_exit(work_loop(p->cf, 0, 0, &stopping));

@@ -241,7 +241,7 @@ class Run:
 
     def workers(self):
         return [p for p in children_of(self.a.serve_pid)
-                if comm(p) != "oncehook-writer"]
+                if comm(p) not in ("oncehook-writer", "oncehook-work")]
 
     def writer(self):
         """serve's writer process (group commit), or None."""
