@@ -91,6 +91,11 @@ judge(struct stats_endpoint *e, const struct stats_limits *lim, int64_t now,
 		    "dead events wait: oncehook list --status failed, then "
 		    "oncehook replay --failed once the cause is fixed",
 		    e->rows.failed, e->rows.dead);
+	} else if (e->rows.overdue > 0) {
+		e->health = HEALTH_DEGRADED;
+		snprintf(e->why, sizeof(e->why), "%lld accepted events wait "
+		    "for more than 10 minutes: is oncehook work running (a "
+		    "timer, cron, or serve's child)?", e->rows.overdue);
 	} else if (e->uncounted) {
 		e->health = HEALTH_DEGRADED;
 		snprintf(e->why, sizeof(e->why), "not counted: the counters "
@@ -263,7 +268,7 @@ stats_gather(const struct conf *cf, struct store *st, const char *store_err,
 	struct ctr_file		*f;
 	struct store_counts	*rows = NULL;
 	struct stats_endpoint	*e;
-	const struct store_counts none = { -1, -1, -1, -1, -1, -1, -1 };
+	const struct store_counts none = { -1, -1, -1, -1, -1, -1, -1, -1 };
 	size_t			 i, slot, n = 0;
 	int			 full;
 

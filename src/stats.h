@@ -8,9 +8,11 @@
  *
  * Health, per endpoint, over the last hour (the thresholds are a struct
  * stats_limits; the defaults are documented in the README):
- * - failing: a 5xx (an action failed, storage unavailable, a
+ * - failing: failed (parked) or dead events stored; or a 5xx (an action failed, storage unavailable, a
  *   misconfiguration) in the last hour, and no success since;
- * - degraded: a 5xx in the last hour with a success after it; or at
+ * - degraded: accepted (received) events due more than 10 minutes ago
+ *   (nothing runs oncehook work); a 5xx in the last hour with a success
+ *   after it; or at
  *   least `refused` refusals making at least `refused_pct` percent of
  *   the deliveries (a wrong secret, a clock off); or a key conflict; or
  *   at least `dup_min` deliveries of which at least `dup_pct` percent

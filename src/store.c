@@ -55,10 +55,11 @@ static const char *const sqls[ST__MAX] = {
 	    " payload, received_at, processed_at, expires_at)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
 	    " ON CONFLICT (endpoint, key) DO NOTHING",
+	/* Due for work 10 s on: the claiming process runs it first. */
 	[ST_INSERT_RECEIVED] = "INSERT INTO events (endpoint, key, type,"
 	    " payload_hash, payload, received_at, expires_at, status,"
 	    " attempts, next_at)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?8, 'received', 0, ?7)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?8, 'received', 0, ?7 + 10)"
 	    " ON CONFLICT (endpoint, key) DO NOTHING",
 	[ST_LOOKUP] = "SELECT payload_hash, payload = ?3,"
 	    " status IN ('failed', 'dead') FROM events"
@@ -1334,6 +1335,10 @@ store_rows(struct store *s, long long now, struct store_counts *rows,
 		{ "SELECT endpoint, count(*) FROM events WHERE ?1 = ?1"
 		    " AND status = 'dead' GROUP BY endpoint",
 		    offsetof(struct store_counts, dead) },
+		{ "SELECT endpoint, count(*) FROM events WHERE"
+		    " status = 'received' AND coalesce(next_at, 0) < ?1 - 600"
+		    " GROUP BY endpoint",
+		    offsetof(struct store_counts, overdue) },
 		{ "SELECT endpoint, count(*) FROM conflicts WHERE ?1 = ?1"
 		    " GROUP BY endpoint",
 		    offsetof(struct store_counts, conflicts) },

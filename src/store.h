@@ -232,6 +232,8 @@ struct store_counts {
 	long long	 received;	/* claimed, actions to run */
 	long long	 failed;	/* parked or failing: replay */
 	long long	 dead;		/* given up */
+	long long	 overdue;	/* received, due 10 min ago: is
+					   oncehook work running? */
 	long long	 conflicts;
 	long long	 expired;	/* past retention: prune deletes them */
 };
