@@ -1647,9 +1647,14 @@ work_failed(struct store *s, long long id, const char *error,
 	txn_end(s);
 }
 
-enum store_work
-store_work(struct store *s, const char *endpoint, const char *key,
-    long long now, struct store_work_item *w)
+/*
+ * One attempt at store_work(): in a deferred transaction, or with the
+ * write lock taken first (immediate), which the second attempt does when
+ * the first found the database changed under its reads.
+ */
+static enum store_work
+work_once(struct store *s, const char *endpoint, const char *key,
+    long long now, struct store_work_item *w, int immediate)
 {
 	static const char	 pick[] = "SELECT id, endpoint, key, type,"
 	    " payload_hash, payload, received_at, attempts FROM events"
@@ -1664,7 +1669,7 @@ store_work(struct store *s, const char *endpoint, const char *key,
 	char			 names[4096], *payload = NULL;
 	size_t			 i, o = 0, epi = 0;
 	long long		 id = 0;
-	int			 rc;
+	int			 rc, locked = 0;
 
 	memset(&ev, 0, sizeof(ev));
 	memset(w, 0, sizeof(*w));
@@ -1683,17 +1688,29 @@ store_work(struct store *s, const char *endpoint, const char *key,
 		return WORK_BUSY;
 	}
 	/*
-	 * A deferred transaction: the actions may read for long before
-	 * they write, and claims go on meanwhile.  Their first write takes
-	 * the write lock, and fails (BUSY) if another commit came between:
-	 * then nothing happened, and the event is run again later.  The
+	 * First a deferred transaction: the actions may read for long
+	 * before they write, and claims go on meanwhile.  Their first write
+	 * takes the write lock, and fails (BUSY) if another commit came
+	 * between: then nothing happened, and store_work() tries again with
+	 * the lock taken from the start (claims wait meanwhile).  The
 	 * status changes in the same transaction as the effects, only from
 	 * received or failed: whoever else runs it at the same moment
 	 * (work, a replay, the process that claimed it) commits nothing.
 	 */
-	if ((rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL)) !=
-	    SQLITE_OK || (rc = sqlite3_prepare_v2(s->db, pick, -1, &st,
-	    NULL)) != SQLITE_OK)
+	if (immediate) {
+		if ((rc = txn_begin(s)) != SQLITE_OK) {
+			txn_end(s);
+			snprintf(w->why, sizeof(w->why), "%s", "the write lock "
+			    "was held too long by others");
+			note(s, rc);
+			return WORK_BUSY;
+		}
+		locked = 1;
+	} else if ((rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL)) !=
+	    SQLITE_OK)
+		goto fail;
+	if ((rc = sqlite3_prepare_v2(s->db, pick, -1, &st, NULL)) !=
+	    SQLITE_OK)
 		goto fail;
 	if (endpoint != NULL) {
 		sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
@@ -1738,6 +1755,10 @@ store_work(struct store *s, const char *endpoint, const char *key,
 		note(s, rc);
 		if (!sqlite3_get_autocommit(s->db))
 			(void)run(s, ST_ROLLBACK);
+		if (locked) {
+			txn_end(s);
+			locked = 0;
+		}
 		work_failed(s, id, w->why, w->attempts,
 		    s->cf->endpoints[epi].max_attempts, now);
 		res = w->attempts >= s->cf->endpoints[epi].max_attempts ?
@@ -1779,7 +1800,23 @@ out:
 	if (!sqlite3_get_autocommit(s->db))
 		(void)run(s, ST_ROLLBACK);
 done:
+	if (locked)
+		txn_end(s);
 	event_clear(&ev);
 	free(payload);
 	return res;
+}
+
+enum store_work
+store_work(struct store *s, const char *endpoint, const char *key,
+    long long now, struct store_work_item *w)
+{
+	enum store_work	 r;
+
+	/* Reads first, without the lock; if a commit came between, once
+	 * more holding it from the start (no starving under steady
+	 * claims). */
+	if ((r = work_once(s, endpoint, key, now, w, 0)) == WORK_BUSY)
+		r = work_once(s, endpoint, key, now, w, 1);
+	return r;
 }
