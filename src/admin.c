@@ -1102,7 +1102,7 @@ admin_work(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	rc = work_loop(cf, once, (long)max, &work_stop);
+	rc = work_loop(cf, once, (long)max, 0, &work_stop);
 	conf_free(cf);
 	return rc;
 }

@@ -400,9 +400,11 @@ front_fcgi(struct pipeline *p, int listenfd)
 	sigaction(SIGINT, &sa, NULL);
 	sigemptyset(&alrm);
 	sigaddset(&alrm, SIGALRM);
-	/* A persistent process runs a deferred event's actions after its
-	 * answer (CGI leaves them to oncehook work). */
-	p->run_after = 1;
+	/* A process under a web server runs a deferred event's actions
+	 * after its answer; serve's workers leave them to serve's work
+	 * child, so that a slow action never keeps a worker from the next
+	 * request (CGI leaves them to oncehook work). */
+	p->run_after = limit == 0;
 	if (limit == 0) {
 		tick.tv_sec = IDLE_TICK_MS / 1000;
 		tick.tv_usec = 0;

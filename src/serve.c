@@ -479,7 +479,7 @@ work_start(struct pool *p)
 		(void)prctl(PR_SET_NAME, "oncehook-work", 0, 0, 0);
 		close(p->fd);
 		close_all(p->kfd, p->n);
-		_exit(work_loop(p->cf, 0, 0, &stopping));
+		_exit(work_loop(p->cf, 0, 0, 1, &stopping));
 	}
 	p->work_started = time(NULL);
 }

@@ -59,7 +59,7 @@ static const char *const sqls[ST__MAX] = {
 	[ST_INSERT_RECEIVED] = "INSERT INTO events (endpoint, key, type,"
 	    " payload_hash, payload, received_at, expires_at, status,"
 	    " attempts, next_at)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?8, 'received', 0, ?7 + 10)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?8, 'received', 0, ?7 + ?9)"
 	    " ON CONFLICT (endpoint, key) DO NOTHING",
 	[ST_LOOKUP] = "SELECT payload_hash, payload = ?3,"
 	    " status IN ('failed', 'dead') FROM events"
@@ -919,6 +919,8 @@ insert(struct store *s, const struct conf_endpoint *ep,
 		sqlite3_bind_null(st, 8);
 	else
 		sqlite3_bind_int64(st, 8, ev->received_at + ep->retention);
+	if (ep->deferred)
+		sqlite3_bind_int(st, 9, STORE_CLAIMER_FIRST);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);

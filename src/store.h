@@ -272,6 +272,10 @@ enum store_replay {
 enum store_replay store_replay(struct store *, size_t endpoint,
 		    const char *key, int dry_run, char *why, size_t whysz);
 
+/* Seconds an accepted event is left to the process that claimed it
+ * before work takes it. */
+#define STORE_CLAIMER_FIRST	10
+
 /* What became of a store_work() call. */
 enum store_work {
 	WORK_IDLE,		/* nothing due (or run by another meanwhile) */

@@ -25,7 +25,7 @@ nap(long ms)
 }
 
 int
-work_loop(const struct conf *cf, int once, long max_seconds,
+work_loop(const struct conf *cf, int once, long max_seconds, int designated,
     volatile sig_atomic_t *stop)
 {
 	struct store_work_item	 w;
@@ -47,7 +47,8 @@ work_loop(const struct conf *cf, int once, long max_seconds,
 			nap(WORK_POLL_MS);
 			continue;
 		}
-		r = store_work(st, NULL, NULL, (long long)time(NULL), &w);
+		r = store_work(st, NULL, NULL, (long long)time(NULL) +
+		    (designated ? STORE_CLAIMER_FIRST : 0), &w);
 		if (r == WORK_DONE)
 			log_info("endpoint=%s key=\"%s\" outcome=processed "
 			    "work attempt=%lld", w.endpoint, log_escape(k,
