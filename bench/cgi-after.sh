@@ -52,7 +52,7 @@ echo "|---|---:|---|"
 # lighttpd mod_cgi
 if command -v lighttpd >/dev/null 2>&1; then
 	d=$tmp/lighttpd
-	script "$d/htdocs" "$d/marker"
+	script "$d/htdocs" "$d/htdocs/marker"
 	port=$(free_port)
 	cat >"$d/lighttpd.conf" <<EOF
 server.port = $port
@@ -66,7 +66,7 @@ EOF
 	lighttpd -D -f "$d/lighttpd.conf" &
 	pids="$pids $!"
 	sleep 1
-	measure "lighttpd $(lighttpd -v | sed -n 's/^lighttpd\/\([0-9.]*\).*/\1/p') mod_cgi" "http://127.0.0.1:$port/after.cgi" "$d/marker"
+	measure "lighttpd $(lighttpd -v | sed -n 's/^lighttpd\/\([0-9.]*\).*/\1/p') mod_cgi" "http://127.0.0.1:$port/after.cgi" "$d/htdocs/marker"
 fi
 
 # Apache, mod_cgid (mpm_event) and mod_cgi (mpm_prefork)
@@ -75,7 +75,7 @@ apache=$(command -v apache2 || echo /usr/sbin/apache2)
 if [ -x "$apache" ]; then
 	for m in cgid cgi; do
 		d=$tmp/apache-$m
-		script "$d/htdocs" "$d/marker"
+		script "$d/htdocs" "$d/htdocs/marker"
 		mkdir -p "$d/run" "$d/log"
 		port=$(free_port)
 		mpm=event
@@ -104,6 +104,6 @@ if [ -x "$apache" ]; then
 		"$apache" -f "$d/httpd.conf" -DFOREGROUND &
 		pids="$pids $!"
 		sleep 1.5
-		measure "Apache $("$apache" -v | sed -n 's/.*Apache\/\([0-9.]*\).*/\1/p') mod_$m" "http://127.0.0.1:$port/after.cgi" "$d/marker"
+		measure "Apache $("$apache" -v | sed -n 's/.*Apache\/\([0-9.]*\).*/\1/p') mod_$m" "http://127.0.0.1:$port/after.cgi" "$d/htdocs/marker"
 	done
 fi

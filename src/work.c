@@ -9,12 +9,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "log.h"
 #include "store.h"
 #include "work.h"
 
 #define WORK_POLL_MS	1000	/* idle: look again after */
 #define WORK_BUSY_MS	50	/* the database busy: try again after */
+#define WORK_YIELD_MS	20	/* after a long run: the claims' turn */
 
 static void
 nap(long ms)
@@ -32,6 +34,7 @@ work_loop(const struct conf *cf, int once, long max_seconds, int designated,
 	struct store		*st = NULL;
 	enum store_work		 r;
 	time_t			 start = time(NULL);
+	struct timespec		 t0;
 	char			 k[160], why[300], err[512];
 	int			 rc = 0;
 
@@ -47,8 +50,14 @@ work_loop(const struct conf *cf, int once, long max_seconds, int designated,
 			nap(WORK_POLL_MS);
 			continue;
 		}
+		io_clock(&t0);
 		r = store_work(st, NULL, NULL, (long long)time(NULL) +
 		    (designated ? STORE_CLAIMER_FIRST : 0), &w);
+		/* A long run held the write lock: let the claims waiting
+		 * for it in before taking it again (the kernel's lock is
+		 * not fair to them). */
+		if (io_ms_since(&t0) > 50)
+			nap(WORK_YIELD_MS);
 		if (r == WORK_DONE)
 			log_info("endpoint=%s key=\"%s\" outcome=processed "
 			    "work attempt=%lld", w.endpoint, log_escape(k,
