@@ -96,8 +96,6 @@ struct store {
 	struct fileid		 dbid;			/* as opened */
 	struct walguard		 wg;	/* the log's users; the write lock */
 	int			 wal_frames; /* the log's size at our last commit */
-	long long		 work_locked_until; /* store_work() takes the
-					   lock first until then */
 	long			 lock_timeout; /* ms waited in vain, or 0 */
 };
 
@@ -1816,19 +1814,15 @@ store_work(struct store *s, const char *endpoint, const char *key,
     long long now, struct store_work_item *w)
 {
 	enum store_work	 r;
-	long long	 t = (long long)time(NULL);
 
 	/*
 	 * Reads first, without the lock; if a commit came between, once
 	 * more holding it from the start (no starving under steady
-	 * claims), and so for the next minute: while claims keep coming, a
-	 * read-first run would only be run twice.
+	 * claims).  Always read-first: while a run holds the lock, claims
+	 * wait, and answering them fast is what deferred mode is for (a
+	 * run that must be made twice costs the work loop, not them).
 	 */
-	if (t < s->work_locked_until)
-		return work_once(s, endpoint, key, now, w, 1);
-	if ((r = work_once(s, endpoint, key, now, w, 0)) == WORK_BUSY) {
-		s->work_locked_until = t + 60;
+	if ((r = work_once(s, endpoint, key, now, w, 0)) == WORK_BUSY)
 		r = work_once(s, endpoint, key, now, w, 1);
-	}
 	return r;
 }
