@@ -1464,48 +1464,21 @@ fail:
 	return HOOK_EACTION;
 }
 
-/* Note a failed run of event id: attempts, last_error, next_at. */
-static void
-replay_failed(struct store *s, long long id, const char *error,
-    long long next_at)
-{
-	sqlite3_stmt	*st = NULL;
-	int		 rc;
-
-	if ((rc = txn_begin(s)) == SQLITE_OK &&
-	    (rc = sqlite3_prepare_v2(s->db, "UPDATE events SET"
-	    " attempts = attempts + 1, last_error = ?2, next_at = ?3"
-	    " WHERE id = ?1 AND status <> 'processed'", -1, &st, NULL)) ==
-	    SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_text(st, 2, error, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, next_at);
-		rc = sqlite3_step(st) == SQLITE_DONE ? run(s, ST_COMMIT) :
-		    sqlite3_errcode(s->db);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_OK) {
-		log_warnx("store: noting a failed replay: %s",
-		    sqlite3_errmsg(s->db));
-		note(s, rc);
-		if (!sqlite3_get_autocommit(s->db))
-			(void)run(s, ST_ROLLBACK);
-	}
-	txn_end(s);
-}
+static void	work_failed(struct store *, long long id, const char *error,
+		    long long attempts, long long max, long long now);
 
 enum store_replay
 store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
     char *why, size_t whysz)
 {
 	static const char	 sel[] = "SELECT id, status, type,"
-	    " payload_hash, payload, received_at FROM events"
+	    " payload_hash, payload, received_at, attempts FROM events"
 	    " WHERE endpoint = ?1 AND key = ?2";
 	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
 	sqlite3_stmt			*st = NULL;
 	struct event			 ev;
 	enum store_replay		 res = REPLAY_ERROR;
-	long long			 id, now = (long long)time(NULL);
+	long long			 id, attempts, now = (long long)time(NULL);
 	char				*payload = NULL;
 	const char			*status;
 	int				 rc;
@@ -1534,6 +1507,7 @@ store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
 	if (rc != SQLITE_ROW)
 		goto fail;
 	id = sqlite3_column_int64(st, 0);
+	attempts = sqlite3_column_int64(st, 6) + 1;
 	status = (const char *)sqlite3_column_text(st, 1);
 	if (status != NULL && strcmp(status, "processed") == 0) {
 		res = REPLAY_ALREADY;
@@ -1560,7 +1534,7 @@ store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
 		if (!sqlite3_get_autocommit(s->db))
 			(void)run(s, ST_ROLLBACK);
 		txn_end(s);
-		replay_failed(s, id, why, now);
+		work_failed(s, id, why, attempts, ep->max_attempts, now);
 		res = REPLAY_FAILED;
 		goto done;
 	}
@@ -1616,7 +1590,8 @@ backoff(long long attempts)
 	return d / 2 + (long long)((double)(d / 2) * (double)r / 4294967296.0);
 }
 
-/* Note a failed run: one more attempt, its error, the next run or dead. */
+/* Note a failed run (work, replay): its attempts, its error, the next
+ * run, or dead at max. */
 static void
 work_failed(struct store *s, long long id, const char *error,
     long long attempts, long long max, long long now)
@@ -1628,7 +1603,7 @@ work_failed(struct store *s, long long id, const char *error,
 	    (rc = sqlite3_prepare_v2(s->db, "UPDATE events SET"
 	    " attempts = ?2, last_error = ?3, next_at = ?4,"
 	    " status = CASE WHEN ?2 >= ?5 THEN 'dead' ELSE 'failed' END"
-	    " WHERE id = ?1 AND status IN ('received', 'failed')", -1, &st,
+	    " WHERE id = ?1 AND status <> 'processed'", -1, &st,
 	    NULL)) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int64(st, 2, attempts);
@@ -1640,7 +1615,7 @@ work_failed(struct store *s, long long id, const char *error,
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_OK) {
-		log_warnx("store: noting a failed run: %s",
+		log_warnx("store: noting a failed run of its actions: %s",
 		    sqlite3_errmsg(s->db));
 		note(s, rc);
 		if (!sqlite3_get_autocommit(s->db))
