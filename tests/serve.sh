@@ -45,6 +45,17 @@ done
 d=$tmp/s
 dp_dir "$d"
 dp_fill_service "$d"
+# A third endpoint in deferred mode, for serveload.py's "deferred" step.
+sed -i 's/^ONCEHOOK_ENDPOINTS=stripe,shop$/ONCEHOOK_ENDPOINTS=stripe,shop,later/' \
+    "$d/conf/oncehook.env" "$d/conf/env"
+grep -q '^ONCEHOOK_ENDPOINTS=stripe,shop,later$' "$d/conf/env" ||
+    bail "oncehook.service: its ONCEHOOK_ENDPOINTS line changed"
+for f in "$d/conf/oncehook.env" "$d/conf/env"; do
+	printf '%s\n' ONCEHOOK_LATER_SCHEME=hmac-sha256 \
+	    "ONCEHOOK_LATER_SECRET=$SHOP_SECRET" \
+	    "ONCEHOOK_LATER_ACTIONS=$d/sql/orders.sql" \
+	    ONCEHOOK_LATER_MODE=deferred >>"$f"
+done
 dp_init_db "$d"
 unit=$top_srcdir/conf-examples/oncehook.service
 
@@ -115,7 +126,8 @@ spid=$bg_pid
 dp_track "$spid"
 if dp_wait_port "$port" "$spid"; then
 	tap ok "$label: serve --listen 127.0.0.1:PORT --workers 4 starts"
-	dp_py "$label" serveload.py workers load kill killwriter batchdup term \
+	dp_py "$label" serveload.py workers load kill killwriter batchdup \
+	    deferred term \
 	    --addr "127.0.0.1:$port" --serve-pid "$spid" \
 	    --env "$d/conf/env" --workers 4
 	wait_serve "$spid" "$label"

@@ -27,6 +27,10 @@ ONCEHOOK_DB.  The steps, in the order given:
            2T + 3 seconds, the workers are the same processes, nothing
            is stored for the body cut short, and sent again in whole it
            is processed
+  deferred the load on endpoint "later" (ONCEHOOK_LATER_MODE=deferred):
+           one "accepted" per event, its duplicates already_processed;
+           then serve's work child runs every event once: one processed
+           row and one paid order each
   term     a request in flight (its body half sent) when serve gets
            SIGTERM: serve waits for it, it gets 200 processed, then serve
            exits (the caller checks the exit status and the socket)
@@ -97,6 +101,7 @@ class Run:
         self.answers = {}           # key -> ["processed", ...] or errors
         self.lock = threading.Lock()
         self.tag = "%x" % int(time.time() * 1000)
+        self.path = "/hooks/shop"
 
     # -- plumbing --------------------------------------------------------
 
@@ -137,7 +142,7 @@ class Run:
             self.secret, body, hashlib.sha256).hexdigest()}
 
     def request(self, body, slow=None):
-        return fcgiclient.request(self.a.addr, "POST", "/hooks/shop", body,
+        return fcgiclient.request(self.a.addr, "POST", self.path, body,
                                   self.headers(body), slow=slow)
 
     def record(self, key, what):
@@ -154,7 +159,8 @@ class Run:
             self.record(key, "failed: %s" % e)
             return
         s = r.json.get("status") if isinstance(r.json, dict) else None
-        if r.status == 200 and s in ("processed", "already_processed"):
+        if r.status == 200 and s in ("processed", "already_processed",
+                                     "accepted"):
             if s == "already_processed" and \
                     r.header("idempotent-replayed") != "true":
                 self.record(key, "already_processed without "
@@ -196,15 +202,15 @@ class Run:
             t.start()
         return events, threads
 
-    def rows(self, keys):
+    def rows(self, keys, endpoint="shop"):
         """events rows and orders (status) by key."""
         conn = sqlite3.connect(self.db, timeout=10)
         try:
             ev = {}
             for k, st in conn.execute(
-                    "SELECT key, status FROM events WHERE endpoint = 'shop' "
+                    "SELECT key, status FROM events WHERE endpoint = ? "
                     "AND key IN (%s)" % ",".join("?" * len(keys)),
-                    list(keys)):
+                    [endpoint] + list(keys)):
                 ev.setdefault(k, []).append(st)
             return ev
         finally:
@@ -222,10 +228,10 @@ class Run:
         finally:
             conn.close()
 
-    def check_effects(self, events, what):
+    def check_effects(self, events, what, endpoint="shop"):
         """Exactly one processed events row and one paid order per
         event."""
-        ev = self.rows(list(events))
+        ev = self.rows(list(events), endpoint)
         od = self.orders(list(events.values()))
         bad = 0
         for k, oid in sorted(events.items()):
@@ -302,6 +308,36 @@ class Run:
                        "answers, want 1: %r" % (k, got.count("processed"),
                                                 got))
         self.check_effects(events, "after the load")
+
+    def s_deferred(self):
+        self.path = "/hooks/later"
+        try:
+            t0 = time.time()
+            events, threads = self.load("deferred", hot=20, copies=10,
+                                        new=200)
+            for t in threads:
+                t.join(120)
+            answered = time.time() - t0
+            for k in sorted(events):
+                got = self.answers.get(k, [])
+                self.check(all(g in ("accepted", "already_processed")
+                               for g in got), "%s: answers %r" % (k, got))
+                self.check(got.count("accepted") == 1, "%s: %d accepted "
+                           "answers, want 1: %r" % (k, got.count("accepted"),
+                                                    got))
+            deadline = time.time() + 60
+            while time.time() < deadline:
+                ev = self.rows(list(events), "later")
+                if all(v == ["processed"] for v in ev.values()) and \
+                        len(ev) == len(events):
+                    break
+                time.sleep(0.2)
+            print("#   %d events answered in %.2fs, all processed %.2fs "
+                  "after the first delivery" % (len(events), answered,
+                                                 time.time() - t0))
+            self.check_effects(events, "after the work child", "later")
+        finally:
+            self.path = "/hooks/shop"
 
     def check_after_kill(self, events, what):
         """After processes were killed under load: every event answered
@@ -568,6 +604,10 @@ TITLES = {
              "mid-parameters, one mid-body: each closed after T s; a "
              "delivery behind them answered within 2T + 3 s; same workers; "
              "nothing stored for the body cut short",
+    "deferred": "deferred mode: 20 events sent 10 times each and 200 new "
+                "ones: one accepted per event, the rest already_processed; "
+                "serve's work child then runs each once: one processed row "
+                "and one paid order each",
     "term": "SIGTERM with a request in flight (body half sent): serve "
             "waits, the request gets 200 processed, then serve exits",
 }
