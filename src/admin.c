@@ -937,13 +937,15 @@ admin_replay(int argc, char **argv)
 	struct store		*st;
 	const char		*endpoint = NULL, *status = NULL;
 	char			 why[512], k[600];
-	size_t			 e, j;
-	int			 i, dry = 0, first = 0, rc = 0;
+	enum hook_err		 er;
+	size_t			 e = 0, j;
+	int			 i, dry = 0, nkeys = 0, rc = 0;
 	long long		 n;
 
 	if (helped(argc, argv, replay_usage))
 		return 0;
 	memset(&l, 0, sizeof(l));
+	/* Options anywhere: "replay KEY --dry-run" must not run KEY. */
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--endpoint") == 0 && i + 1 < argc)
 			endpoint = argv[++i];
@@ -953,26 +955,30 @@ admin_replay(int argc, char **argv)
 			status = "failed";
 		else if (strcmp(argv[i], "--dead") == 0)
 			status = "dead";
-		else if (argv[i][0] == '-' && argv[i][1] == '-') {
+		else if (argv[i][0] == '-') {
 			fputs(replay_usage, stderr);
 			return 2;
-		} else {
-			first = i;
-			break;
-		}
+		} else
+			nkeys++;
 	}
-	if ((first == 0) == (status == NULL)) {
+	if ((nkeys == 0) == (status == NULL)) {
 		fputs(replay_usage, stderr);
 		return 2;
 	}
-	if ((st = open_store("replay", &cf)) == NULL)
+	if ((cf = load("replay")) == NULL)
 		return 2;
+	if ((er = store_connect(cf, STORE_LAZY, &st, why, sizeof(why))) !=
+	    HOOK_OK) {
+		fprintf(stderr, "oncehook replay: %s\n", why);
+		conf_free(cf);
+		return er == HOOK_ECONF ? 2 : 1;
+	}
 	if (endpoint != NULL && endpoint_index(cf, endpoint, &e) == -1) {
 		fprintf(stderr, "oncehook replay: no endpoint %s\n", endpoint);
 		rc = 2;
 		goto out;
 	}
-	if (endpoint == NULL && first > 0 && cf->nendpoints > 1) {
+	if (endpoint == NULL && nkeys > 0 && cf->nendpoints > 1) {
 		fprintf(stderr, "oncehook replay: --endpoint is needed\n");
 		rc = 2;
 		goto out;
@@ -988,15 +994,20 @@ admin_replay(int argc, char **argv)
 			    status, 1LL << 40, 0, replay_add, &l, why,
 			    sizeof(why))) < 0) {
 				fprintf(stderr, "oncehook replay: %s\n", why);
-				rc = 2;
+				rc = 1;
 				goto out;
 			}
 		}
 	} else
-		for (; first < argc && !l.oom; first++) {
+		for (i = 1; i < argc && !l.oom; i++) {
+			if (strcmp(argv[i], "--endpoint") == 0) {
+				i++;
+				continue;
+			}
+			if (argv[i][0] == '-')
+				continue;
 			l.cur = e;
-			replay_add(&l, &(struct store_row){ .key =
-			    argv[first] });
+			replay_add(&l, &(struct store_row){ .key = argv[i] });
 		}
 	if (l.oom) {
 		fprintf(stderr, "oncehook replay: out of memory\n");
@@ -1005,6 +1016,17 @@ admin_replay(int argc, char **argv)
 	}
 	if (l.n == 0)
 		printf("nothing to replay\n");
+	/* Oldest first, as work runs them (the list came newest first). */
+	if (status != NULL)
+		for (j = 0; j < l.n / 2; j++) {
+			char	*tk = l.keys[j];
+			size_t	 te = l.ep[j];
+
+			l.keys[j] = l.keys[l.n - 1 - j];
+			l.ep[j] = l.ep[l.n - 1 - j];
+			l.keys[l.n - 1 - j] = tk;
+			l.ep[l.n - 1 - j] = te;
+		}
 	for (j = 0; j < l.n; j++) {
 		const char	*name = cf->endpoints[l.ep[j]].name;
 

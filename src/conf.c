@@ -956,8 +956,8 @@ const struct conf_var conf_vars[] = {
 	    "after (see **Deferred mode**)", modes },
 	{ "MAX_ATTEMPTS", CONF_ENDPOINT, 0, 1, 1000, "12", "12",
 	    E(max_attempts), &kind_int,
-	    "runs of a received or failed event's actions by `work` before "
-	    "it is `dead`", NULL },
+	    "runs of an event's actions in all (deliveries, `work`, "
+	    "`replay`) before it is `dead`", NULL },
 	{ "ACTIONS", CONF_ENDPOINT, 0, 0, 0,
 	    ONCEHOOK_SQLDIR "/actions/orders.sql",
 	    "the installed `sql/actions/orders.sql`", E(actions), &kind_path,

@@ -86,7 +86,7 @@ run_pending(struct pipeline *p)
 
 	for (tries = 0; tries < 3; tries++)
 		if ((r = store_work(p->st, name, p->pending_key,
-		    (long long)time(NULL), &w)) != WORK_BUSY)
+		    (long long)time(NULL), 0, &w)) != WORK_BUSY)
 			break;
 	log_escape(k, sizeof(k), p->pending_key);
 	log_escape(why, sizeof(why), w.why);
@@ -96,6 +96,7 @@ run_pending(struct pipeline *p)
 		    "deferred attempt=%lld", name, k, w.attempts);
 		break;
 	case WORK_IDLE:
+	case WORK_RACED:
 		break;		/* run by another already */
 	case WORK_FAILED:
 	case WORK_DEAD:

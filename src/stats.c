@@ -87,10 +87,10 @@ judge(struct stats_endpoint *e, const struct stats_limits *lim, int64_t now,
 	seen = e->hour[CAT_PROCESSED] + e->hour[CAT_DUPLICATE];
 	if (e->rows.failed > 0 || e->rows.dead > 0) {
 		e->health = HEALTH_FAILING;
-		snprintf(e->why, sizeof(e->why), "%lld failed (parked) and %lld "
-		    "dead events wait: oncehook list --status failed, then "
-		    "oncehook replay --failed once the cause is fixed",
-		    e->rows.failed, e->rows.dead);
+		snprintf(e->why, sizeof(e->why), "%lld failed (parked or "
+		    "failing) and %lld dead events: oncehook list --status "
+		    "failed (or dead); oncehook replay --failed (--dead) once "
+		    "the cause is fixed", e->rows.failed, e->rows.dead);
 	} else if (e->rows.overdue > 0) {
 		e->health = HEALTH_DEGRADED;
 		snprintf(e->why, sizeof(e->why), "%lld accepted events wait "

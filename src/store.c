@@ -1390,7 +1390,7 @@ store_failed(struct store *s, size_t endpoint, const struct event *ev,
 	long long			 now = (long long)time(NULL);
 	enum hook_err			 er = HOOK_EACTION;
 	char				 why[160];
-	int				 rc;
+	int				 rc, found = 0;
 
 	*attempts = 0;
 	if (moved(s))
@@ -1409,6 +1409,15 @@ store_failed(struct store *s, size_t endpoint, const struct event *ev,
 	*attempts = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	st = NULL;
+	if (park_after > 0 && *attempts >= park_after && ep->replay_guard) {
+		/* Under the lock: the payload recorded under another key
+		 * since is a duplicate, never parked to be run again. */
+		if ((rc = payload_known(s, ep->name, ev, &found)) != SQLITE_OK)
+			goto fail;
+		if (found)
+			park_after = 0, er = found == 2 ? HOOK_PARKED :
+			    HOOK_DUP;
+	}
 	if (park_after > 0 && *attempts >= park_after) {
 		if ((rc = sqlite3_prepare_v2(s->db, park, -1, &st, NULL)) !=
 		    SQLITE_OK)
@@ -1530,6 +1539,8 @@ store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
 	st = NULL;
 	if ((rc = actions_run(s->acts[endpoint], ep->name, &ev, why, whysz)) !=
 	    SQLITE_OK) {
+		if (classify(rc) == HOOK_EBUSY)
+			goto fail;	/* the storage's: not an attempt */
 		note(s, rc);
 		if (!sqlite3_get_autocommit(s->db))
 			(void)run(s, ST_ROLLBACK);
@@ -1599,14 +1610,16 @@ work_failed(struct store *s, long long id, const char *error,
 	sqlite3_stmt	*st = NULL;
 	int		 rc;
 
+	(void)attempts;
 	if ((rc = txn_begin(s)) == SQLITE_OK &&
 	    (rc = sqlite3_prepare_v2(s->db, "UPDATE events SET"
-	    " attempts = ?2, last_error = ?3, next_at = ?4,"
-	    " status = CASE WHEN ?2 >= ?5 THEN 'dead' ELSE 'failed' END"
+	    " attempts = attempts + 1, last_error = ?3,"
+	    " next_at = CASE WHEN attempts + 1 >= ?5 THEN NULL ELSE ?4 END,"
+	    " status = CASE WHEN attempts + 1 >= ?5 THEN 'dead'"
+	    " ELSE 'failed' END"
 	    " WHERE id = ?1 AND status <> 'processed'", -1, &st,
 	    NULL)) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, attempts);
 		sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 4, now + backoff(attempts));
 		sqlite3_bind_int64(st, 5, max);
@@ -1631,13 +1644,14 @@ work_failed(struct store *s, long long id, const char *error,
  */
 static enum store_work
 work_once(struct store *s, const char *endpoint, const char *key,
-    long long now, struct store_work_item *w, int immediate)
+    long long now, long long lead, struct store_work_item *w, int immediate)
 {
 	static const char	 pick[] = "SELECT id, endpoint, key, type,"
 	    " payload_hash, payload, received_at, attempts FROM events"
 	    " WHERE status IN ('received', 'failed')"
 	    " AND (?1 IS NULL OR (endpoint = ?1 AND key = ?2))"
-	    " AND (?1 IS NOT NULL OR coalesce(next_at, 0) <= ?3)"
+	    " AND (?1 IS NOT NULL OR coalesce(next_at, 0) <= ?3"
+	    " + CASE WHEN status = 'received' THEN ?5 ELSE 0 END)"
 	    " AND endpoint IN (SELECT value FROM json_each(?4))"
 	    " ORDER BY coalesce(next_at, 0), id LIMIT 1";
 	sqlite3_stmt		*st = NULL;
@@ -1676,11 +1690,11 @@ work_once(struct store *s, const char *endpoint, const char *key,
 	 */
 	if (immediate) {
 		if ((rc = txn_begin(s)) != SQLITE_OK) {
+			txn_why(s, "begin", w->why, sizeof(w->why));
 			txn_end(s);
-			snprintf(w->why, sizeof(w->why), "%s", "the write lock "
-			    "was held too long by others");
 			note(s, rc);
-			return WORK_BUSY;
+			return classify(rc) == HOOK_EBUSY ? WORK_BUSY :
+			    WORK_ERROR;
 		}
 		locked = 1;
 	} else if ((rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL)) !=
@@ -1695,6 +1709,7 @@ work_once(struct store *s, const char *endpoint, const char *key,
 	}
 	sqlite3_bind_int64(st, 3, now);
 	sqlite3_bind_text(st, 4, names, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, lead);
 	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
 		res = WORK_IDLE;
 		goto out;
@@ -1720,15 +1735,17 @@ work_once(struct store *s, const char *endpoint, const char *key,
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if (epi == s->cf->nendpoints ||
-	    load_actions(s, epi, w->why, sizeof(w->why)) == -1) {
-		rc = sqlite3_errcode(s->db);
-		goto fail;
-	}
-	if ((rc = actions_run(s->acts[epi], w->endpoint, &ev, w->why,
-	    sizeof(w->why))) != SQLITE_OK) {
+	if (epi == s->cf->nendpoints)
+		goto out;		/* the pick knows only ours */
+	rc = load_actions(s, epi, w->why, sizeof(w->why)) == -1 ?
+	    sqlite3_errcode(s->db) : actions_run(s->acts[epi], w->endpoint,
+	    &ev, w->why, sizeof(w->why));
+	if (rc != SQLITE_OK) {
+		/* An actions file that no longer prepares fails its event
+		 * like a failing action: counted, not run again at once, so
+		 * the other endpoints' events go on. */
 		if (classify(rc) == HOOK_EBUSY)
-			goto fail;	/* the storage's, not the action's */
+			goto busy;	/* the storage's, not the action's */
 		note(s, rc);
 		if (!sqlite3_get_autocommit(s->db))
 			(void)run(s, ST_ROLLBACK);
@@ -1754,7 +1771,7 @@ work_once(struct store *s, const char *endpoint, const char *key,
 	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 		goto fail;
 	if (sqlite3_changes(s->db) != 1) {
-		res = WORK_IDLE;	/* run by another meanwhile */
+		res = WORK_RACED;	/* run by another meanwhile */
 		goto out;
 	}
 	sqlite3_finalize(st);
@@ -1770,6 +1787,7 @@ work_once(struct store *s, const char *endpoint, const char *key,
 	goto done;
 fail:
 	snprintf(w->why, sizeof(w->why), "%s", sqlite3_errmsg(s->db));
+busy:
 	res = classify(rc) == HOOK_EBUSY ? WORK_BUSY : WORK_ERROR;
 	note(s, rc);
 out:
@@ -1786,7 +1804,7 @@ done:
 
 enum store_work
 store_work(struct store *s, const char *endpoint, const char *key,
-    long long now, struct store_work_item *w)
+    long long now, long long lead, struct store_work_item *w)
 {
 	enum store_work	 r;
 
@@ -1797,7 +1815,7 @@ store_work(struct store *s, const char *endpoint, const char *key,
 	 * wait, and answering them fast is what deferred mode is for (a
 	 * run that must be made twice costs the work loop, not them).
 	 */
-	if ((r = work_once(s, endpoint, key, now, w, 0)) == WORK_BUSY)
-		r = work_once(s, endpoint, key, now, w, 1);
+	if ((r = work_once(s, endpoint, key, now, lead, w, 0)) == WORK_BUSY)
+		r = work_once(s, endpoint, key, now, lead, w, 1);
 	return r;
 }

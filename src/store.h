@@ -278,7 +278,8 @@ enum store_replay store_replay(struct store *, size_t endpoint,
 
 /* What became of a store_work() call. */
 enum store_work {
-	WORK_IDLE,		/* nothing due (or run by another meanwhile) */
+	WORK_IDLE,		/* nothing due */
+	WORK_RACED,		/* the event was run by another meanwhile */
 	WORK_DONE,		/* one event's actions ran and committed */
 	WORK_FAILED,		/* its actions failed: failed, a later run */
 	WORK_DEAD,		/* ... for the last time: dead */
@@ -298,14 +299,17 @@ struct store_work_item {
  * Run one event whose actions have not taken effect: the event key of
  * endpoint if given (the process that claimed it, after its answer),
  * else the oldest due received or failed event of a configured endpoint
- * (work).  Its effects and its status change to processed commit in
+ * (work; a received one lead seconds before its next_at: the runner
+ * serve keeps takes them at once).  Its effects and its status change
+ * to processed commit in
  * one transaction, exactly once whoever else runs it at the same moment.
  * A failure rolls back and counts an attempt: failed, run again after a
  * backoff with jitter (1 min doubling to 6 h), dead at the endpoint's
  * MAX_ATTEMPTS.
  */
 enum store_work	 store_work(struct store *, const char *endpoint,
-		    const char *key, long long now, struct store_work_item *w);
+		    const char *key, long long now, long long lead,
+		    struct store_work_item *w);
 
 /* The schema version the binary writes (number of migrations). */
 int		 store_version(void);

@@ -17,6 +17,7 @@
 #define WORK_POLL_MS	1000	/* idle: look again after */
 #define WORK_BUSY_MS	50	/* the database busy: try again after */
 #define WORK_YIELD_MS	20	/* after a long run: the claims' turn */
+#define WORK_BUSY_MAX_MS 10000	/* busy this long: an error */
 
 static void
 nap(long ms)
@@ -33,26 +34,32 @@ work_loop(const struct conf *cf, int once, long max_seconds, int designated,
 	struct store_work_item	 w;
 	struct store		*st = NULL;
 	enum store_work		 r;
+	enum hook_err		 er;
 	time_t			 start = time(NULL);
 	struct timespec		 t0;
 	char			 k[160], why[300], err[512];
-	int			 rc = 0;
+	int			 rc = 0, busy = 0;
 
+	r = WORK_IDLE;
 	while (stop == NULL || !*stop) {
 		if (max_seconds > 0 && time(NULL) - start >= max_seconds)
 			break;
-		if (st == NULL && (st = store_open(cf, STORE_LAZY, err,
-		    sizeof(err))) == NULL) {
+		if (st == NULL && (er = store_connect(cf, STORE_LAZY, &st, err,
+		    sizeof(err))) != HOOK_OK) {
 			log_error("work: %s", err);
-			rc = 1;
+			/* No database at the path, a schema too new: the
+			 * configuration's; busy, read-only: the storage's. */
+			rc = er == HOOK_ECONF ? 2 : 1;
 			if (once)
 				break;
 			nap(WORK_POLL_MS);
 			continue;
 		}
 		io_clock(&t0);
-		r = store_work(st, NULL, NULL, (long long)time(NULL) +
-		    (designated ? STORE_CLAIMER_FIRST : 0), &w);
+		if (r != WORK_BUSY)
+			busy = 0;
+		r = store_work(st, NULL, NULL, (long long)time(NULL),
+		    designated ? STORE_CLAIMER_FIRST : 0, &w);
 		/* A long run held the write lock: let the claims waiting
 		 * for it in before taking it again (the kernel's lock is
 		 * not fair to them). */
@@ -69,9 +76,23 @@ work_loop(const struct conf *cf, int once, long max_seconds, int designated,
 			    "dead" : "failed", w.attempts,
 			    log_escape(why, sizeof(why), w.why));
 			rc = 1;
-		} else if (r == WORK_BUSY)
-			nap(WORK_BUSY_MS);
-		else if (r == WORK_ERROR) {
+		} else if (r == WORK_RACED)
+			busy = 0;
+		else if (r == WORK_BUSY) {
+			/* Busy that lasts (a read-only file, a full disk) is
+			 * an error: --once ends, the loop waits longer. */
+			if (++busy * WORK_BUSY_MS >= WORK_BUSY_MAX_MS) {
+				log_error("work: the database stayed busy for "
+				    "%d s: %s", WORK_BUSY_MAX_MS / 1000,
+				    log_escape(why, sizeof(why), w.why));
+				rc = 1;
+				busy = 0;
+				if (once)
+					break;
+				nap(WORK_POLL_MS);
+			} else
+				nap(WORK_BUSY_MS);
+		} else if (r == WORK_ERROR) {
 			log_error("work: %s", log_escape(why, sizeof(why),
 			    w.why));
 			rc = 1;
