@@ -363,6 +363,14 @@ txn_end(struct store *s)
 	walguard_unlock(&s->wg);
 }
 
+/* COMMIT, unless the file moved (rule 5: nothing is committed into a
+ * file that is no longer the database): SQLITE_IOERR then. */
+static int
+commit(struct store *s)
+{
+	return moved(s) ? SQLITE_IOERR : run(s, ST_COMMIT);
+}
+
 /* The reason for a failed transaction, for a claim's why. */
 static void
 txn_why(struct store *s, const char *step, char *buf, size_t bufsz)
@@ -1078,11 +1086,8 @@ claim_batch(struct store *s, struct store_claim *claims, size_t n,
 		}
 		return rc;
 	}
-	/* Rule 5: nothing is committed into a file that moved. */
 	*why = "commit";
-	if (moved(s))
-		return SQLITE_IOERR;
-	return run(s, ST_COMMIT);
+	return commit(s);
 }
 
 enum hook_err
@@ -1454,11 +1459,7 @@ store_failed(struct store *s, size_t endpoint, const struct event *ev,
 		sqlite3_finalize(st);
 		st = NULL;
 	}
-	if (moved(s)) {
-		rc = SQLITE_IOERR;
-		goto fail;
-	}
-	if ((rc = run(s, ST_COMMIT)) != SQLITE_OK)
+	if ((rc = commit(s)) != SQLITE_OK)
 		goto fail;
 	txn_end(s);
 	return er;
@@ -1560,11 +1561,7 @@ store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
 		goto fail;
 	sqlite3_finalize(st);
 	st = NULL;
-	if (moved(s)) {
-		rc = SQLITE_IOERR;
-		goto fail;
-	}
-	if ((rc = run(s, ST_COMMIT)) != SQLITE_OK)
+	if ((rc = commit(s)) != SQLITE_OK)
 		goto fail;
 	txn_end(s);
 	why[0] = '\0';
@@ -1776,12 +1773,7 @@ work_once(struct store *s, const char *endpoint, const char *key,
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if (moved(s)) {
-		rc = SQLITE_IOERR;
-		goto fail;
-	}
-	if ((rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL)) !=
-	    SQLITE_OK)
+	if ((rc = commit(s)) != SQLITE_OK)
 		goto fail;
 	res = WORK_DONE;
 	goto done;
