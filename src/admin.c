@@ -17,6 +17,7 @@
 #include "action.h"
 #include "admin.h"
 #include "conf.h"
+#include "counters.h"
 #include "crypto.h"
 #include "log.h"
 #include "route.h"
@@ -934,6 +935,7 @@ admin_replay(int argc, char **argv)
 {
 	struct replay_list	 l;
 	struct conf		*cf = NULL;
+	struct counters		*ctr = NULL;
 	struct store		*st;
 	const char		*endpoint = NULL, *status = NULL;
 	char			 why[512], k[600];
@@ -1035,6 +1037,9 @@ admin_replay(int argc, char **argv)
 		    sizeof(why))) {
 		case REPLAY_DONE:
 			printf("replayed       %s %s\n", name, k);
+			if (cf->counters && ctr == NULL)
+				ctr = counters_open(cf->db);
+			counters_succeeded(ctr, name, (int64_t)time(NULL));
 			break;
 		case REPLAY_WOULD:
 			printf("would replay   %s %s (%s)\n", name, k, why);
@@ -1062,6 +1067,7 @@ out:
 		free(l.keys[j]);
 	free(l.keys);
 	free(l.ep);
+	counters_close(ctr);
 	store_close(st);
 	conf_free(cf);
 	return rc;

@@ -364,9 +364,10 @@ put_failure(uint64_t *seq, struct ctr_failure *f, int64_t now,
 	__atomic_store_n(seq, odd + (q & 1 ? 3 : 1), __ATOMIC_RELEASE);
 }
 
-void
-counters_count(struct counters *c, const char *name, enum hook_err er,
-    uint64_t us, int64_t now, const char *why)
+/* counters_count(), or with only_ok the last success alone. */
+static void
+count(struct counters *c, const char *name, enum hook_err er,
+    uint64_t us, int64_t now, const char *why, int only_ok)
 {
 	struct ctr_slot_data	*s;
 	struct stat		 sb;
@@ -417,6 +418,11 @@ counters_count(struct counters *c, const char *name, enum hook_err er,
 		return;
 	}
 	s = &c->f->slots[slot];
+	if (only_ok) {
+		STORE(&s->last_ok, now);
+		bus_armed = 0;
+		return;
+	}
 	mark(s, &s->minutes[(uint64_t)now / 60 % CTR_MINUTES],
 	    (uint64_t)now / 60);
 	mark(s, &s->hours[(uint64_t)now / 3600 % CTR_HOURS],
@@ -439,6 +445,19 @@ counters_count(struct counters *c, const char *name, enum hook_err er,
 		    &c->f->fails[n % CTR_FAILS].f, now, er, slot, why);
 	}
 	bus_armed = 0;
+}
+
+void
+counters_count(struct counters *c, const char *name, enum hook_err er,
+    uint64_t us, int64_t now, const char *why)
+{
+	count(c, name, er, us, now, why, 0);
+}
+
+void
+counters_succeeded(struct counters *c, const char *name, int64_t now)
+{
+	count(c, name, HOOK_OK, 0, now, NULL, 1);
 }
 
 int

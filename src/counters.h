@@ -132,6 +132,12 @@ void		 counters_close(struct counters *);
 void	counters_count(struct counters *, const char *name, enum hook_err,
 	    uint64_t us, int64_t now, const char *why);
 
+/*
+ * An event of endpoint name took effect outside a request (work, replay,
+ * after a deferred answer): its last success, nothing counted.
+ */
+void	counters_succeeded(struct counters *, const char *name, int64_t now);
+
 /* From the SIGBUS handler (front.c): leave a count in flight whose file
  * shrank under the mapping; returns if no count is in flight. */
 void	counters_on_bus(void);

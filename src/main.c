@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +89,9 @@ usage(FILE *f)
 	}
 	usage_line(f, "      ", "oncehook --version", NULL);
 	fputs("\nConfigured by ONCEHOOK_* environment variables; see "
-	    "oncehook(8).\n", f);
+	    "oncehook(8).  oncehook --env-file FILE COMMAND ... reads them\n"
+	    "from FILE first (NAME=value lines, as systemd's EnvironmentFile=;\n"
+	    "the environment wins), for cron and timers.\n", f);
 }
 
 extern char	**environ;
@@ -123,6 +126,64 @@ handle(void)
 }
 
 /*
+ * --env-file FILE: the variables of FILE, as systemd's EnvironmentFile=
+ * reads them (one NAME=value a line; a value in double quotes loses
+ * them; no shell expansion: a secret may hold $, ` or \), for cron and
+ * timers.  A variable already in the environment wins.  0, or -1 after
+ * a message naming the file and line.
+ */
+static int
+env_file(const char *path)
+{
+	FILE	*f;
+	char	 line[8192], *v, *e;
+	size_t	 len, n = 0;
+
+	if ((f = fopen(path, "r")) == NULL) {
+		fprintf(stderr, "oncehook: --env-file %s: %s\n", path,
+		    strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		n++;
+		len = strcspn(line, "\r\n");
+		if (line[len] == '\0' && !feof(f)) {
+			fprintf(stderr, "oncehook: %s:%zu: line too long\n",
+			    path, n);
+			fclose(f);
+			return -1;
+		}
+		line[len] = '\0';
+		for (v = line; *v == ' ' || *v == '\t'; v++)
+			;
+		if (*v == '\0' || *v == '#')
+			continue;
+		if ((e = strchr(v, '=')) == NULL || e == v ||
+		    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		    "0123456789_") != (size_t)(e - v)) {
+			fprintf(stderr, "oncehook: %s:%zu: want NAME=value\n",
+			    path, n);
+			fclose(f);
+			return -1;
+		}
+		*e++ = '\0';
+		len = strlen(e);
+		if (len >= 2 && e[0] == '"' && e[len - 1] == '"') {
+			e[len - 1] = '\0';
+			e++;
+		}
+		if (setenv(v, e, 0) == -1) {
+			fprintf(stderr, "oncehook: %s:%zu: %s\n", path, n,
+			    strerror(errno));
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
  * The configuration holds secrets: no core file may ever carry them.
  * Both limits go to zero, so nothing later in the process can raise
  * them again.
@@ -139,6 +200,13 @@ int
 main(int argc, char **argv)
 {
 	no_core();
+	if (argc > 2 && strcmp(argv[1], "--env-file") == 0) {
+		if (env_file(argv[2]) == -1)
+			return 2;
+		argv[2] = argv[0];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc > 1) {
 		size_t	 i;
 

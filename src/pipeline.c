@@ -94,6 +94,8 @@ run_pending(struct pipeline *p)
 	case WORK_DONE:
 		log_info("endpoint=%s key=\"%s\" outcome=processed "
 		    "deferred attempt=%lld", name, k, w.attempts);
+		if (p->ctr != NULL)
+			counters_succeeded(p->ctr, name, (int64_t)time(NULL));
 		break;
 	case WORK_IDLE:
 	case WORK_RACED:

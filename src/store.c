@@ -1369,6 +1369,8 @@ store_rows(struct store *s, long long now, struct store_counts *rows,
 	return rc == SQLITE_OK ? 0 : -1;
 }
 
+static long long	backoff(long long attempts);
+
 /*
  * Record one more failed attempt of ev's key; at park_after attempts
  * (0: never) store the event as failed, with its payload and error, and
@@ -1440,7 +1442,8 @@ store_failed(struct store *s, size_t endpoint, const struct event *ev,
 			    ep->retention);
 		sqlite3_bind_int64(st, 8, *attempts);
 		sqlite3_bind_text(st, 9, error, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 10, now);
+		/* work retries it in the background, after the backoff. */
+		sqlite3_bind_int64(st, 10, now + backoff(*attempts));
 		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 			goto fail;
 		sqlite3_finalize(st);

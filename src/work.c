@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf.h"
+#include "counters.h"
 #include "io.h"
 #include "log.h"
 #include "store.h"
@@ -33,6 +35,7 @@ work_loop(const struct conf *cf, int once, long max_seconds, int designated,
 {
 	struct store_work_item	 w;
 	struct store		*st = NULL;
+	struct counters		*ctr = NULL;
 	enum store_work		 r;
 	enum hook_err		 er;
 	time_t			 start = time(NULL);
@@ -65,10 +68,15 @@ work_loop(const struct conf *cf, int once, long max_seconds, int designated,
 		 * not fair to them). */
 		if (io_ms_since(&t0) > 50)
 			nap(WORK_YIELD_MS);
-		if (r == WORK_DONE)
+		if (r == WORK_DONE) {
 			log_info("endpoint=%s key=\"%s\" outcome=processed "
 			    "work attempt=%lld", w.endpoint, log_escape(k,
 			    sizeof(k), w.key), w.attempts);
+			if (cf->counters && ctr == NULL)
+				ctr = counters_open(cf->db);
+			counters_succeeded(ctr, w.endpoint,
+			    (int64_t)time(NULL));
+		}
 		else if (r == WORK_FAILED || r == WORK_DEAD) {
 			log_error("endpoint=%s key=\"%s\" outcome=%s work "
 			    "attempt=%lld why=\"%s\"", w.endpoint,
@@ -111,5 +119,6 @@ work_loop(const struct conf *cf, int once, long max_seconds, int designated,
 		}
 	}
 	store_close(st);
+	counters_close(ctr);
 	return rc;
 }

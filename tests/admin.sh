@@ -246,6 +246,36 @@ out=$(env ONCEHOOK_STATUS_TOKEN=admin-status-token-0123 \
 [ $? -eq 1 ] && printf '%s\n' "$out" | grep -q 'may not be named status'
 ok $? "check: an endpoint named Status (any case) while the token is set"
 
+# --env-file: the variables as systemd's EnvironmentFile= reads them (no
+# shell: a secret with $ and ` stays whole), for cron; the environment
+# wins over the file.
+printf '%s\n' '# as oncehook.service shows' "ONCEHOOK_DB=$dir/envfile.db" \
+    'ONCEHOOK_ENDPOINTS=shop' 'ONCEHOOK_SHOP_SCHEME=hmac-sha256' \
+    'ONCEHOOK_SHOP_SECRET="d0llar$ign`tick-secret-0123"' \
+    "ONCEHOOK_SHOP_ACTIONS=$top_srcdir/sql/actions/orders.sql" \
+    'ONCEHOOK_LOG=info' >"$dir/envfile"
+env -i PATH="$PATH" "$ONCEHOOK_BIN" --env-file "$dir/envfile" init \
+    >/dev/null 2>&1
+body='{"eventId":"evt_envfile","type":"webhook.ping"}'
+sig=$(printf '%s' "$body" | openssl dgst -sha256 \
+    -hmac 'd0llar$ign`tick-secret-0123' -r | cut -d' ' -f1)
+out=$(printf '%s' "$body" | env -i PATH="$PATH" GATEWAY_INTERFACE=CGI/1.1 \
+    REQUEST_METHOD=POST CONTENT_TYPE=application/json \
+    CONTENT_LENGTH=${#body} PATH_INFO=/hooks/shop \
+    HTTP_X_WEBHOOK_SIGNATURE="sha256=$sig" \
+    "$ONCEHOOK_BIN" --env-file "$dir/envfile" 2>/dev/null)
+printf '%s\n' "$out" | grep -q '"processed"'
+ok $? "--env-file: a secret with \$ and \` read whole, the delivery processed"
+out=$(env -i PATH="$PATH" ONCEHOOK_LOG=warn "$ONCEHOOK_BIN" --env-file \
+    "$dir/envfile" work --once 2>&1)
+rc=$?
+[ $rc -eq 0 ] && ! printf '%s\n' "$out" | grep -q ' info: '
+ok $? "--env-file: a variable already set wins (ONCEHOOK_LOG=warn: work is quiet)"
+printf 'ONCEHOOK_DB\n' >"$dir/badenv"
+out=$(env -i PATH="$PATH" "$ONCEHOOK_BIN" --env-file "$dir/badenv" check 2>&1)
+[ $? -eq 2 ] && printf '%s\n' "$out" | grep -q 'badenv:1: want NAME=value'
+ok $? "--env-file: a malformed line is named by file:line, exit 2"
+
 # oncehook stats: the counters beside a fresh database, and --check's
 # exit codes for cron and monitoring plugins.
 ONCEHOOK_DB=$dir/stats.db

@@ -408,6 +408,14 @@ recovered(struct counters *c, int64_t now)
 }
 
 static void
+replayed(struct counters *c, int64_t now)
+{
+	failing(c, now);
+	counters_count(c, "shop", HOOK_PARKED, 1, now - 200, "parked");
+	counters_succeeded(c, "shop", now - 100);
+}
+
+static void
 wrong_secret(struct counters *c, int64_t now)
 {
 	int	 i;
@@ -443,6 +451,9 @@ test_health(void)
 	    code == 2, "a failure with no success since: failing, critical");
 	CHECK(health_after(recovered, now, &lim, &code) == HEALTH_DEGRADED &&
 	    code == 1, "a failure then a success: degraded, warning");
+	CHECK(health_after(replayed, now, &lim, &code) == HEALTH_DEGRADED &&
+	    code == 1, "parked, then replayed (a success outside a request): "
+	    "no longer failing");
 	CHECK(health_after(wrong_secret, now, &lim, &code) ==
 	    HEALTH_DEGRADED && code == 1, "12 refusals, all of the hour's "
 	    "deliveries: degraded, warning");

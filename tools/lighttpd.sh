@@ -41,7 +41,10 @@ server.breakagelog = "$run/oncehook.log"
 server.pid-file = "$run/lighttpd.pid"
 include "$run/oncehook.conf"
 CONF
-	grep -o '"ONCEHOOK_[A-Z0-9_]*" => "[^"]*"' "$run/oncehook.conf" |
+	# The variables lighttpd passes: commented lines (the status
+	# token's, say) are not among them.
+	grep -v '^[[:space:]]*#' "$run/oncehook.conf" |
+	    grep -o '"ONCEHOOK_[A-Z0-9_]*" => "[^"]*"' |
 	    sed 's/^"\([^"]*\)" => "\(.*\)"$/\1=\2/' >"$run/env"
 	chmod 600 "$run/env"
 	set -a
