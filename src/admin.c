@@ -596,7 +596,9 @@ admin_list(int argc, char **argv)
 			endpoint = argv[++i];
 		else if (strcmp(argv[i], "--status") == 0 && i + 1 < argc) {
 			if ((status = status_word(argv[++i])) == NULL) {
-				fputs(list_usage, stderr);
+				fprintf(stderr, "oncehook list: --status %s: want "
+				    "received, processed, failed or dead\n",
+				    argv[i]);
 				return 2;
 			}
 		}
@@ -649,8 +651,9 @@ show_row(void *arg, const struct store_row *r)
 static const char show_usage[] =
 "usage: oncehook show [--endpoint NAME] KEY\n"
 "\n"
-"Show one recorded event with its payload.  --endpoint is needed when\n"
-"ONCEHOOK_ENDPOINTS names several.  Exit status 1 if there is none.\n";
+"Show one recorded event with its payload, its attempts and, if its\n"
+"last run failed, why.  --endpoint is needed when ONCEHOOK_ENDPOINTS\n"
+"names several.  Exit status 1 if there is none, 2 on a usage error.\n";
 
 int
 admin_show(int argc, char **argv)
@@ -684,7 +687,7 @@ admin_show(int argc, char **argv)
 		endpoint = cf->endpoints[0].name;
 	if (endpoint == NULL) {
 		fprintf(stderr, "oncehook show: --endpoint is needed\n");
-		n = -1;
+		n = -2;			/* a usage error: 2, as replay */
 	} else if ((n = store_list(st, endpoint, key, NULL, 1, 1, show_row,
 	    NULL, err, sizeof(err))) < 0)
 		fprintf(stderr, "oncehook show: %s\n", err);
@@ -693,7 +696,7 @@ admin_show(int argc, char **argv)
 		    key, endpoint);
 	store_close(st);
 	conf_free(cf);
-	return n > 0 ? 0 : 1;
+	return n > 0 ? 0 : n == -2 ? 2 : 1;
 }
 
 static const char prune_usage[] =

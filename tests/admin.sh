@@ -117,8 +117,11 @@ ok $? "show: the event with its payload"
 [ $? -eq 1 ]
 ok $? "show: an unknown key exits 1"
 "$ONCEHOOK_BIN" show evt_a >/dev/null 2>&1
-[ $? -eq 1 ]
-ok $? "show: --endpoint needed with several endpoints"
+[ $? -eq 2 ]
+ok $? "show: --endpoint needed with several endpoints (a usage error: 2)"
+out=$("$ONCEHOOK_BIN" list --status bogus 2>&1)
+[ $? -eq 2 ] && printf '%s\n' "$out" | grep -q 'status bogus: want received'
+ok $? "list --status with an unknown word: says which, exit 2"
 
 # Age evt_a and a conflict past shop's one-hour retention.
 sqlite3 "$ONCEHOOK_DB" "UPDATE events SET received_at = received_at - 7200,
