@@ -39,6 +39,7 @@ struct trace {
 	char				*doc;	/* HOOK_STATUS: the document */
 	size_t				 docsz;
 	const char			*ctype;
+	int				 rooted; /* check_roots() passed */
 };
 
 void
@@ -243,6 +244,7 @@ check_roots(struct pipeline *p, const struct req *rq, struct trace *t)
 		    p->exposed);
 		return HOOK_ECONF;
 	}
+	t->rooted = 1;
 	return HOOK_OK;
 }
 
@@ -483,10 +485,12 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	    t.why.log[0] ? " why=\"" : "", t.why.log[0] ? ewhy : "",
 	    t.why.log[0] ? "\"" : "");
 
-	/* Counted where the database may lie (never in a served root). */
+	/* Counted where the database may lie (never in a served root):
+	 * the request checked the roots already, unless it ended first
+	 * (an unknown endpoint, a wrong method). */
 	memset(&seen, 0, sizeof(seen));
 	if (p->cf != NULL && p->cf->counters && resp_counted(resp->err) &&
-	    check_roots(p, rq, &seen) == HOOK_OK) {
+	    (t.rooted || check_roots(p, rq, &seen) == HOOK_OK)) {
 		if (p->ctr == NULL)
 			p->ctr = counters_open(p->cf->db);
 		counters_count(p->ctr, t.ep != NULL ? t.ep->name : "",

@@ -1295,14 +1295,15 @@ store_prune(struct store *s, long long now, int dry_run, int dead,
 	return events;
 }
 
-/* Add column 2 of each (endpoint, n) row of sql to rows at off. */
+/* Add columns 1..n of each (endpoint, ...) row of sql to rows at the
+ * offsets off[0..n). */
 static int
 rows_by_endpoint(struct store *s, const char *sql, long long now,
-    struct store_counts *rows, size_t off)
+    struct store_counts *rows, const size_t *off, size_t n)
 {
 	sqlite3_stmt	*st;
 	const char	*name;
-	size_t		 i;
+	size_t		 i, k;
 	int		 rc;
 
 	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
@@ -1313,8 +1314,10 @@ rows_by_endpoint(struct store *s, const char *sql, long long now,
 			continue;
 		for (i = 0; i < s->cf->nendpoints; i++)
 			if (strcmp(s->cf->endpoints[i].name, name) == 0)
-				*(long long *)((char *)&rows[i] + off) +=
-				    sqlite3_column_int64(st, 1);
+				for (k = 0; k < n; k++)
+					*(long long *)((char *)&rows[i] +
+					    off[k]) += sqlite3_column_int64(st,
+					    (int)k + 1);
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
@@ -1324,42 +1327,36 @@ int
 store_rows(struct store *s, long long now, struct store_counts *rows,
     char *err, size_t errsz)
 {
-	static const struct {
-		const char	*sql;
-		size_t		 off;
-	} q[] = {
-		{ "SELECT endpoint, count(*) FROM events WHERE ?1 = ?1"
-		    " GROUP BY endpoint", offsetof(struct store_counts, events) },
-		{ "SELECT endpoint, count(*) FROM events WHERE ?1 = ?1"
-		    " AND status = 'processed' GROUP BY endpoint",
-		    offsetof(struct store_counts, processed) },
-		{ "SELECT endpoint, count(*) FROM events WHERE ?1 = ?1"
-		    " AND status = 'received' GROUP BY endpoint",
-		    offsetof(struct store_counts, received) },
-		{ "SELECT endpoint, count(*) FROM events WHERE ?1 = ?1"
-		    " AND status = 'failed' GROUP BY endpoint",
-		    offsetof(struct store_counts, failed) },
-		{ "SELECT endpoint, count(*) FROM events WHERE ?1 = ?1"
-		    " AND status = 'dead' GROUP BY endpoint",
-		    offsetof(struct store_counts, dead) },
-		{ "SELECT endpoint, count(*) FROM events WHERE"
-		    " status = 'received' AND coalesce(next_at, 0) < ?1 - 600"
-		    " GROUP BY endpoint",
-		    offsetof(struct store_counts, overdue) },
-		{ "SELECT endpoint, count(*) FROM conflicts WHERE ?1 = ?1"
-		    " GROUP BY endpoint",
-		    offsetof(struct store_counts, conflicts) },
-		{ "SELECT endpoint, count(*) FROM events WHERE expires_at < ?1"
-		    " AND status = 'processed' GROUP BY endpoint",
-		    offsetof(struct store_counts, expired) },
+	/* One scan of events for every count, one of conflicts. */
+	static const char	 ev[] = "SELECT endpoint, count(*),"
+	    " sum(status = 'processed'), sum(status = 'received'),"
+	    " sum(status = 'failed'), sum(status = 'dead'),"
+	    " sum(status = 'received' AND coalesce(next_at, 0) < ?1 - 600),"
+	    " sum(status = 'processed' AND expires_at < ?1)"
+	    " FROM events GROUP BY endpoint";
+	static const size_t	 evoff[] = {
+		offsetof(struct store_counts, events),
+		offsetof(struct store_counts, processed),
+		offsetof(struct store_counts, received),
+		offsetof(struct store_counts, failed),
+		offsetof(struct store_counts, dead),
+		offsetof(struct store_counts, overdue),
+		offsetof(struct store_counts, expired),
 	};
-	size_t	 i;
+	static const size_t	 cfoff[] = {
+		offsetof(struct store_counts, conflicts),
+	};
 	int	 rc;
 
 	memset(rows, 0, s->cf->nendpoints * sizeof(*rows));
 	rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);
-	for (i = 0; rc == SQLITE_OK && i < sizeof(q) / sizeof(q[0]); i++)
-		rc = rows_by_endpoint(s, q[i].sql, now, rows, q[i].off);
+	if (rc == SQLITE_OK)
+		rc = rows_by_endpoint(s, ev, now, rows, evoff,
+		    sizeof(evoff) / sizeof(evoff[0]));
+	if (rc == SQLITE_OK)
+		rc = rows_by_endpoint(s, "SELECT endpoint, count(*) FROM"
+		    " conflicts WHERE ?1 = ?1 GROUP BY endpoint", now, rows,
+		    cfoff, 1);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errsz, "counting rows: %s",
 		    sqlite3_errmsg(s->db));
@@ -1421,9 +1418,10 @@ store_failed(struct store *s, size_t endpoint, const struct event *ev,
 		 * since is a duplicate, never parked to be run again. */
 		if ((rc = payload_known(s, ep->name, ev, &found)) != SQLITE_OK)
 			goto fail;
-		if (found)
-			park_after = 0, er = found == 2 ? HOOK_PARKED :
-			    HOOK_DUP;
+		if (found) {
+			er = found == 2 ? HOOK_PARKED : HOOK_DUP;
+			park_after = 0;		/* nothing to park */
+		}
 	}
 	if (park_after > 0 && *attempts >= park_after) {
 		if ((rc = sqlite3_prepare_v2(s->db, park, -1, &st, NULL)) !=
@@ -1601,8 +1599,9 @@ backoff(long long attempts)
 	return d / 2 + (long long)((double)(d / 2) * (double)r / 4294967296.0);
 }
 
-/* Note a failed run (work, replay): its attempts, its error, the next
- * run, or dead at max. */
+/* Note a failed run (work, replay): one more attempt in the row, its
+ * error, the next run after the backoff of attempts (the caller's
+ * count), or dead at max. */
 static void
 work_failed(struct store *s, long long id, const char *error,
     long long attempts, long long max, long long now)
@@ -1610,7 +1609,6 @@ work_failed(struct store *s, long long id, const char *error,
 	sqlite3_stmt	*st = NULL;
 	int		 rc;
 
-	(void)attempts;
 	if ((rc = txn_begin(s)) == SQLITE_OK &&
 	    (rc = sqlite3_prepare_v2(s->db, "UPDATE events SET"
 	    " attempts = attempts + 1, last_error = ?3,"

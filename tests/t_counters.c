@@ -311,7 +311,9 @@ test_damage(void)
 	/* Nowhere to write: counting nothing, never failing. */
 	c = counters_open("/nonexistent-dir/x.db");
 	counters_count(c, "d", HOOK_OK, 1, T0, NULL);
-	CHECK(c != NULL, "an unwritable place counts nothing, quietly");
+	CHECK(c != NULL && counters_read("/nonexistent-dir/x.db", &f, err,
+	    sizeof(err)) == -1 && access("/nonexistent-dir", F_OK) == -1,
+	    "an unwritable place counts nothing, quietly (%s)", err);
 	counters_close(c);
 }
 
