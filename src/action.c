@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <sqlite3.h>
 
@@ -57,6 +58,7 @@ struct section {
 
 struct actions {
 	char		*path;
+	struct action_guard *g;		/* its connection's */
 	struct section	*sections;
 	size_t		 nsections;
 	const struct section *catchall;
@@ -103,12 +105,17 @@ lineof(const char *text, const char *p)
 	return n;
 }
 
-/* 1 if name is one of oncehook's own tables. */
+/* 1 if name is one of oncehook's own tables (2: the outbox, which
+ * actions may insert into). */
 static int
 own(const char *name)
 {
-	return name != NULL && (strcmp(name, "events") == 0 ||
-	    strcmp(name, "conflicts") == 0 || strcmp(name, "failures") == 0);
+	if (name == NULL)
+		return 0;
+	if (strcmp(name, "outbox") == 0)
+		return 2;
+	return strcmp(name, "events") == 0 || strcmp(name, "conflicts") == 0 ||
+	    strcmp(name, "failures") == 0;
 }
 
 /*
@@ -128,8 +135,17 @@ authorize(void *arg, int op, const char *a, const char *b, const char *db,
 
 	switch (op) {
 	case SQLITE_INSERT:
+		/* What to send: oncehook's own trigger checks the row. */
+		if (own(a) == 2)
+			return SQLITE_OK;
+		/* FALLTHROUGH */
 	case SQLITE_UPDATE:
 	case SQLITE_DELETE:
+		if (own(a) == 2 && (trigger != NULL || loading)) {
+			g->why = "an action or trigger may insert into the "
+			    "outbox, never update or delete its rows";
+			return SQLITE_DENY;
+		}
 		if (own(a) && (trigger != NULL || loading)) {
 			g->why = "an action or trigger may not write "
 			    "oncehook's tables (events, conflicts, failures)";
@@ -143,7 +159,7 @@ authorize(void *arg, int op, const char *a, const char *b, const char *db,
 	case SQLITE_DROP_TEMP_INDEX:
 		if (own(b)) {
 			g->why = "no trigger on, and no change to, oncehook's "
-			    "tables (events, conflicts, failures)";
+			    "tables (events, conflicts, failures, outbox)";
 			return SQLITE_DENY;
 		}
 		return SQLITE_OK;
@@ -154,8 +170,8 @@ authorize(void *arg, int op, const char *a, const char *b, const char *db,
 	case SQLITE_DROP_TABLE:
 	case SQLITE_DROP_TEMP_TABLE:
 		if (own(a)) {
-			g->why = "oncehook's tables (events, conflicts, failures) may "
-			    "not be created, shadowed or dropped";
+			g->why = "oncehook's tables (events, conflicts, failures, "
+			    "outbox) may not be created, shadowed or dropped";
 			return SQLITE_DENY;
 		}
 		return SQLITE_OK;
@@ -182,12 +198,37 @@ authorize(void *arg, int op, const char *a, const char *b, const char *db,
 	}
 }
 
+/* oncehook_event(FIELD): see actions_guard(). */
+static void
+event_field(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct action_guard	*g = sqlite3_user_data(ctx);
+	const char			*f;
+
+	f = argc == 1 ? (const char *)sqlite3_value_text(argv[0]) : NULL;
+	if (g->ev_endpoint == NULL || f == NULL)
+		sqlite3_result_null(ctx);
+	else if (strcmp(f, "endpoint") == 0)
+		sqlite3_result_text(ctx, g->ev_endpoint, -1, SQLITE_TRANSIENT);
+	else if (strcmp(f, "key") == 0)
+		sqlite3_result_text(ctx, g->ev_key, -1, SQLITE_TRANSIENT);
+	else if (strcmp(f, "time") == 0)
+		sqlite3_result_int64(ctx, g->ev_time);
+	else
+		sqlite3_result_null(ctx);
+}
+
 void
 actions_guard(sqlite3 *db, struct action_guard *g)
 {
 	g->phase = GUARD_RUN;
 	g->why = NULL;
+	g->ev_endpoint = g->ev_key = NULL;
+	g->ev_time = 0;
 	sqlite3_set_authorizer(db, authorize, g);
+	/* Innocuous: the schema's defaults and trigger call it. */
+	(void)sqlite3_create_function(db, "oncehook_event", 1, SQLITE_UTF8 |
+	    SQLITE_INNOCUOUS, g, event_field, NULL, NULL);
 }
 
 /*
@@ -425,6 +466,7 @@ actions_load(sqlite3 *db, struct action_guard *g, const char *path, char *err,
 	if ((a = calloc(1, sizeof(*a))) == NULL ||
 	    (a->path = strdup(path)) == NULL)
 		goto oom;
+	a->g = g;
 
 	for (m = next_marker(text); m != NULL; m = next) {
 		eol = m + strcspn(m, "\n");
@@ -513,6 +555,50 @@ actions_types(const char *path, void (*fn)(void *arg, const char *type,
 	}
 	free(text);
 	return rc;
+}
+
+/* The first place needle (lower case) is in s, whatever the case. */
+static const char *
+find_ci(const char *s, const char *needle)
+{
+	size_t	 n = strlen(needle);
+
+	for (; *s != '\0'; s++)
+		if (strncasecmp(s, needle, n) == 0)
+			return s;
+	return NULL;
+}
+
+int
+actions_topics(const char *path, void (*fn)(void *arg, const char *topic,
+    int line), void *arg, char *err, size_t errsz)
+{
+	char		*text, topic[132];
+	const char	*p, *q, *kw;
+	size_t		 n;
+
+	if ((text = slurp(path, err, errsz)) == NULL)
+		return -1;
+	for (p = text; (p = find_ci(p, "into outbox")) != NULL; p += 11) {
+		/* The first value of its SELECT or VALUES, if a literal. */
+		q = p + 11;
+		kw = find_ci(q, "select");
+		if ((q = find_ci(q, "values")) == NULL || (kw != NULL &&
+		    kw < q))
+			q = kw;
+		if (q == NULL || q - p > 200)
+			continue;
+		q += 6;
+		q += strspn(q, " \t\r\n(");
+		if (*q != '\'' || (n = strcspn(q + 1, "'\n")) == 0 ||
+		    q[1 + n] != '\'' || n >= sizeof(topic))
+			continue;
+		memcpy(topic, q + 1, n);
+		topic[n] = '\0';
+		fn(arg, topic, lineof(text, p));
+	}
+	free(text);
+	return 0;
 }
 
 int
@@ -614,6 +700,10 @@ actions_run(struct actions *a, const char *endpoint, const struct event *ev,
 
 	if ((s = find(a, ev->type)) == NULL)
 		return SQLITE_OK;
+	/* The outbox rows its statements write are the event's. */
+	a->g->ev_endpoint = endpoint;
+	a->g->ev_key = ev->key;
+	a->g->ev_time = (long long)time(NULL);
 	for (i = 0; i < s->nstmts && rc == SQLITE_OK; i++) {
 		st = &s->stmts[i];
 		if ((rc = bind(st, endpoint, ev)) != SQLITE_OK) {
@@ -633,6 +723,7 @@ actions_run(struct actions *a, const char *endpoint, const struct event *ev,
 		sqlite3_reset(st->st);
 		sqlite3_clear_bindings(st->st);
 	}
+	a->g->ev_endpoint = a->g->ev_key = NULL;
 	return rc;
 }
 

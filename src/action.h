@@ -30,7 +30,9 @@ struct event;
 /*
  * The guard: SQLite's authorizer, installed on a connection for its
  * life, so that no action, no trigger and no statement re-prepared after
- * a schema change can part an effect from its claim.  phase says what is
+ * a schema change can part an effect from its claim.  The outbox is
+ * half oncehook's: an action or a trigger may insert into it (what to
+ * send), never update or delete (whether it was sent).  phase says what is
  * being prepared; why receives the reason of a refusal.
  */
 enum guard_phase {
@@ -42,9 +44,20 @@ enum guard_phase {
 struct action_guard {
 	enum guard_phase	 phase;
 	const char		*why;	/* static text, or NULL */
+	/* The event whose actions run now (actions_run()), for the
+	 * outbox rows they write; NULL otherwise. */
+	const char		*ev_endpoint;
+	const char		*ev_key;
+	long long		 ev_time;
 };
 
-/* Install g as db's authorizer; g must outlive the connection. */
+/*
+ * Install g as db's authorizer, and define oncehook_event(FIELD) on db:
+ * the endpoint, key or time ('endpoint', 'key', 'time') of the event
+ * whose actions run now, else NULL; the outbox table's defaults and its
+ * trigger use it (sql/migrations/005-outbox.sql).  g must outlive the
+ * connection.
+ */
 void		 actions_guard(sqlite3 *db, struct action_guard *g);
 
 /*
@@ -63,6 +76,16 @@ void		 actions_free(struct actions *);
  */
 int		 actions_types(const char *path, void (*fn)(void *arg,
 		    const char *type, int line), void *arg, char *err,
+		    size_t errsz);
+
+/*
+ * Call fn(arg, topic, line) for each outbox topic the file at path
+ * writes as a literal (INSERT INTO outbox ... SELECT 'topic', ... or
+ * VALUES ('topic', ...)), for "oncehook check".  A topic computed by the
+ * SQL is not seen.  Returns 0, or -1 with the reason in err.
+ */
+int		 actions_topics(const char *path, void (*fn)(void *arg,
+		    const char *topic, int line), void *arg, char *err,
 		    size_t errsz);
 
 /*

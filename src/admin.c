@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <limits.h>
@@ -19,7 +20,9 @@
 #include "conf.h"
 #include "counters.h"
 #include "crypto.h"
+#include "deliver.h"
 #include "log.h"
+#include "outbox.h"
 #include "route.h"
 #include "sig.h"
 #include "stats.h"
@@ -119,7 +122,10 @@ static const char check_usage[] =
 "\n"
 "Validate the configuration in the environment, open the database and\n"
 "prepare every action, and print the endpoints with their schemes,\n"
-"key sources and retention.  Secrets are counted, never printed.\n"
+"key sources and retention, and where each outbox topic goes (the\n"
+"topics the actions files write as literals, and those of rows waiting\n"
+"in the outbox; one without a target is a warning).  Secrets are\n"
+"counted, never printed.\n"
 "Exit status 0 if all is well, 1 if not.\n";
 
 /*
@@ -227,6 +233,132 @@ check_types(const struct conf *cf)
 	}
 }
 
+/* A topic check has seen (in an actions file or the outbox). */
+struct topicseen {
+	char	 (*t)[132];
+	size_t	 n;
+	int	 bad;		/* a topic without a target, or a bad one */
+};
+
+/* url without its user and password, if any, into buf. */
+static const char *
+url_shown(const char *url, char *buf, size_t sz)
+{
+	const char	*h = strstr(url, "://"), *at, *slash;
+
+	if (h == NULL) {
+		snprintf(buf, sz, "%s", url);
+		return buf;
+	}
+	h += 3;
+	slash = h + strcspn(h, "/?#");
+	at = memchr(h, '@', (size_t)(slash - h));
+	if (at == NULL)
+		snprintf(buf, sz, "%s", url);
+	else
+		snprintf(buf, sz, "%.*s***%s", (int)(h - url), url, at);
+	return buf;
+}
+
+/* Say what topic goes to, once per topic; where says where it was seen. */
+static void
+check_topic(struct topicseen *ts, const char *topic, const char *where)
+{
+	struct outbox_target	 t;
+	char			 err[512], (*nt)[132];
+	size_t			 i;
+
+	for (i = 0; i < ts->n; i++)
+		if (strcmp(ts->t[i], topic) == 0)
+			return;
+	if ((nt = reallocarray(ts->t, ts->n + 1, sizeof(*nt))) == NULL)
+		return;
+	ts->t = nt;
+	snprintf(ts->t[ts->n++], sizeof(*nt), "%s", topic);
+	if (conf_outbox_target(topic, NULL, NULL, &t, err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "oncehook check: outbox: %s\n", err);
+		ts->bad = 1;
+	} else if (t.kind == OUTBOX_NONE) {
+		snprintf(err, sizeof(err), "%s", topic);
+		for (i = 0; err[i] != '\0'; i++)
+			err[i] = err[i] == '.' || err[i] == '-' ? '_' :
+			    (char)toupper((unsigned char)err[i]);
+		fprintf(stderr, "oncehook check: warning: outbox topic %s "
+		    "(%s) has no target: its rows wait until "
+		    "ONCEHOOK_OUTBOX_%s_COMMAND or _URL is set\n", topic,
+		    where, err);
+	} else if (t.kind == OUTBOX_URL)
+		printf("outbox topic %-24s -> POST %s\n", topic,
+		    url_shown(t.value, err, sizeof(err)));
+	else
+		printf("outbox topic %-24s -> command %s\n", topic, t.value);
+}
+
+static void
+check_file_topic(void *arg, const char *topic, int line)
+{
+	(void)line;
+	check_topic(arg, topic, "written by an actions file");
+}
+
+static void
+check_db_topic(void *arg, const char *topic, const char *status,
+    long long rows, long long oldest)
+{
+	(void)oldest;
+	(void)rows;
+	if (topic != NULL && status != NULL && strcmp(status, "delivered") !=
+	    0)
+		check_topic(arg, topic, "rows waiting in the outbox");
+}
+
+/* The outbox: every topic the actions files or the rows name, and
+ * whether URL targets can be signed.  0, or -1 if one is unusable. */
+static int
+check_outbox(const struct conf *cf, struct store *st)
+{
+	struct topicseen	 ts = { NULL, 0, 0 };
+	struct outbox_target	 t;
+	char			 err[512], topic[132];
+	size_t			 i, j, n;
+	int			 url = 0;
+
+	for (i = 0; i < cf->nendpoints; i++) {
+		for (j = 0; j < i; j++)
+			if (strcmp(cf->endpoints[j].actions,
+			    cf->endpoints[i].actions) == 0)
+				break;
+		if (j == i && actions_topics(cf->endpoints[i].actions,
+		    check_file_topic, &ts, err, sizeof(err)) == -1)
+			fprintf(stderr, "oncehook check: %s\n", err);
+	}
+	if (st != NULL && outbox_topics(st, check_db_topic, &ts, err,
+	    sizeof(err)) == -1)
+		fprintf(stderr, "oncehook check: outbox: %s\n", err);
+	/* A variable set for a topic nothing names is still checked. */
+	for (i = 0; environ[i] != NULL; i++) {
+		n = strcspn(environ[i], "=");
+		if (!conf_outbox_var(environ[i], n))
+			continue;
+		url |= n > 4 && strncmp(environ[i] + n - 4, "_URL", 4) == 0;
+	}
+	for (i = 0; i < ts.n; i++) {
+		snprintf(topic, sizeof(topic), "%s", ts.t[i]);
+		if (conf_outbox_target(topic, NULL, NULL, &t, err,
+		    sizeof(err)) == 0 && t.kind == OUTBOX_URL)
+			url = 1;
+	}
+	if (url && cf->outbox_secret.p == NULL) {
+		fprintf(stderr, "oncehook check: outbox: a URL target is set "
+		    "but ONCEHOOK_OUTBOX_SECRET is not: its POSTs cannot be "
+		    "signed\n");
+		ts.bad = 1;
+	}
+	free(ts.t);
+	return ts.bad ? -1 : 0;
+}
+
 int
 admin_check(int argc, char **argv)
 {
@@ -275,6 +407,8 @@ admin_check(int argc, char **argv)
 		    store_version());
 		check_types(cf);
 	}
+	if (check_outbox(cf, st) == -1)
+		rc = 1;
 	store_close(st);
 	conf_free(cf);
 	return rc;
@@ -560,10 +694,59 @@ list_row(void *arg, const struct store_row *r)
 
 static const char list_usage[] =
 "usage: oncehook list [--endpoint NAME] [--status STATUS] [--limit N]\n"
+"       oncehook list --outbox [--status STATUS] [--limit N]\n"
 "\n"
 "List recorded events, newest first (default 50): time received,\n"
 "endpoint, status, key, type.  Keys and types are printed escaped.\n"
-"--status received, processed, failed (parked) or dead.\n";
+"--status received, processed, failed (parked) or dead.\n"
+"--outbox: the outbox's rows instead, newest first: time written, id,\n"
+"status, attempts, topic, endpoint, key; --status pending, delivered\n"
+"or dead.\n";
+
+static void
+outbox_line(void *arg, const struct outbox_row *r)
+{
+	char	 t[32], k[600];
+
+	(void)arg;
+	printf("%s  %s %-9s %3lld  %s  %s %s\n", iso(r->created_at, t,
+	    sizeof(t)), r->id, r->status, r->attempts, r->topic, r->endpoint,
+	    log_escape(k, sizeof(k), r->key));
+}
+
+static void
+outbox_show(void *arg, const struct outbox_row *r)
+{
+	char	 t[32], k[600];
+
+	(void)arg;
+	printf("id            %s\n", r->id);
+	printf("topic         %s\n", r->topic);
+	printf("endpoint      %s\n", r->endpoint);
+	printf("key           %s\n", log_escape(k, sizeof(k), r->key));
+	printf("status        %s\n", r->status);
+	printf("created_at    %s\n", iso(r->created_at, t, sizeof(t)));
+	printf("attempts      %lld\n", r->attempts);
+	if (r->last_error != NULL)
+		printf("last_error    %s\n", log_escape(k, sizeof(k),
+		    r->last_error));
+	if (strcmp(r->status, "pending") == 0)
+		printf("next_at       %s\n", iso(r->next_at, t, sizeof(t)));
+	printf("delivered_at  %s\n", iso(r->delivered_at, t, sizeof(t)));
+	printf("payload       %s\n", r->payload ? r->payload : "");
+}
+
+/* show KEY: the event's outbox rows, one line each. */
+static void
+event_outbox_line(void *arg, const struct outbox_row *r)
+{
+	int	*first = arg;
+
+	printf("%s%s %s %s (%lld attempt%s)\n", *first ? "outbox        " :
+	    "              ", r->id, r->topic, r->status, r->attempts,
+	    r->attempts == 1 ? "" : "s");
+	*first = 0;
+}
 
 /* A status word list --status takes, or NULL. */
 static const char *
@@ -579,27 +762,39 @@ status_word(const char *s)
 	return NULL;
 }
 
+/* A status word list --outbox --status takes, or NULL. */
+static const char *
+outbox_word(const char *s)
+{
+	static const char *const words[] = { "pending", "delivered", "dead" };
+	size_t	 i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(s, words[i]) == 0)
+			return words[i];
+	return NULL;
+}
+
 int
 admin_list(int argc, char **argv)
 {
 	struct conf	*cf = NULL;
 	struct store	*st;
-	const char	*endpoint = NULL, *status = NULL;
+	const char	*endpoint = NULL, *status = NULL, *sword = NULL;
 	char		 err[512], *end;
 	long long	 limit = 50, n;
-	int		 i;
+	int		 i, outbox = 0;
 
 	if (helped(argc, argv, list_usage))
 		return 0;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--endpoint") == 0 && i + 1 < argc)
 			endpoint = argv[++i];
+		else if (strcmp(argv[i], "--outbox") == 0)
+			outbox = 1;
 		else if (strcmp(argv[i], "--status") == 0 && i + 1 < argc) {
-			if ((status = status_word(argv[++i])) == NULL) {
-				fprintf(stderr, "oncehook list: --status %s: want "
-				    "received, processed, failed or dead\n",
-				    argv[i]);
-				return 2;
+			sword = argv[++i];
+			if (sword != NULL) {
 			}
 		}
 		else if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc) {
@@ -614,10 +809,25 @@ admin_list(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (sword != NULL && (status = (outbox ? outbox_word :
+	    status_word)(sword)) == NULL) {
+		fprintf(stderr, "oncehook list: --status %s: want %s\n", sword,
+		    outbox ? "pending, delivered or dead" :
+		    "received, processed, failed or dead");
+		return 2;
+	}
+	if (outbox && endpoint != NULL) {
+		fputs(list_usage, stderr);
+		return 2;
+	}
 	if ((st = open_store("list", &cf)) == NULL)
 		return 1;
-	n = store_list(st, endpoint, NULL, status, limit, 0, list_row, NULL,
-	    err, sizeof(err));
+	if (outbox)
+		n = outbox_list(st, NULL, NULL, NULL, status, limit, 0,
+		    outbox_line, NULL, err, sizeof(err));
+	else
+		n = store_list(st, endpoint, NULL, status, limit, 0, list_row,
+		    NULL, err, sizeof(err));
 	if (n < 0)
 		fprintf(stderr, "oncehook list: %s\n", err);
 	store_close(st);
@@ -650,10 +860,13 @@ show_row(void *arg, const struct store_row *r)
 
 static const char show_usage[] =
 "usage: oncehook show [--endpoint NAME] KEY\n"
+"       oncehook show --outbox ID\n"
 "\n"
 "Show one recorded event with its payload, its attempts and, if its\n"
-"last run failed, why.  --endpoint is needed when ONCEHOOK_ENDPOINTS\n"
-"names several.  Exit status 1 if there is none, 2 on a usage error.\n";
+"last run failed, why, and the outbox rows its actions wrote.\n"
+"--endpoint is needed when ONCEHOOK_ENDPOINTS names several.  --outbox:\n"
+"one outbox row instead, by its id (ob_...).  Exit status 1 if there is\n"
+"none, 2 on a usage error.\n";
 
 int
 admin_show(int argc, char **argv)
@@ -663,13 +876,15 @@ admin_show(int argc, char **argv)
 	const char	*endpoint = NULL, *key = NULL;
 	char		 err[512];
 	long long	 n;
-	int		 i;
+	int		 i, outbox = 0, first = 1;
 
 	if (helped(argc, argv, show_usage))
 		return 0;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--endpoint") == 0 && i + 1 < argc)
 			endpoint = argv[++i];
+		else if (strcmp(argv[i], "--outbox") == 0 && !outbox)
+			outbox = 1;
 		else if (key == NULL)
 			key = argv[i];
 		else {
@@ -681,8 +896,23 @@ admin_show(int argc, char **argv)
 		fputs(show_usage, stderr);
 		return 2;
 	}
+	if (outbox && endpoint != NULL) {
+		fputs(show_usage, stderr);
+		return 2;
+	}
 	if ((st = open_store("show", &cf)) == NULL)
 		return 1;
+	if (outbox) {
+		if ((n = outbox_list(st, key, NULL, NULL, NULL, 1, 1,
+		    outbox_show, NULL, err, sizeof(err))) < 0)
+			fprintf(stderr, "oncehook show: %s\n", err);
+		else if (n == 0)
+			fprintf(stderr, "oncehook show: no outbox row %s\n",
+			    key);
+		store_close(st);
+		conf_free(cf);
+		return n > 0 ? 0 : 1;
+	}
 	if (endpoint == NULL && cf->nendpoints == 1)
 		endpoint = cf->endpoints[0].name;
 	if (endpoint == NULL) {
@@ -694,6 +924,9 @@ admin_show(int argc, char **argv)
 	else if (n == 0)
 		fprintf(stderr, "oncehook show: no event %s on endpoint %s\n",
 		    key, endpoint);
+	else if (outbox_list(st, NULL, endpoint, key, NULL, 100, 0,
+	    event_outbox_line, &first, err, sizeof(err)) < 0)
+		fprintf(stderr, "oncehook show: outbox: %s\n", err);
 	store_close(st);
 	conf_free(cf);
 	return n > 0 ? 0 : n == -2 ? 2 : 1;
@@ -707,7 +940,9 @@ static const char prune_usage[] =
 "while deliveries go on.  A pruned key is no longer deduplicated: keep\n"
 "the retention beyond every sender's retry horizon.  Events that never\n"
 "took effect (received, failed) are kept; --dead deletes dead ones past\n"
-"their retention too.  --dry-run counts only.  Run it from cron, e.g.\n"
+"their retention too.  The outbox rows of the events deleted go with\n"
+"them once delivered (dead ones too with --dead; pending ones are kept).\n"
+"--dry-run counts only.  Run it from cron, e.g.\n"
 "daily.\n";
 
 int
@@ -716,7 +951,7 @@ admin_prune(int argc, char **argv)
 	struct conf	*cf = NULL;
 	struct store	*st;
 	char		 err[512];
-	long long	 n, nc = 0;
+	long long	 n, nc = 0, no = 0;
 	int		 i, dry = 0, dead = 0;
 
 	if (helped(argc, argv, prune_usage))
@@ -734,11 +969,14 @@ admin_prune(int argc, char **argv)
 	if ((st = open_store("prune", &cf)) == NULL)
 		return 1;
 	if ((n = store_prune(st, (long long)time(NULL), dry, dead, &nc, err,
-	    sizeof(err))) < 0)
+	    sizeof(err))) < 0 || (no = outbox_prune(st, dry, dead, err,
+	    sizeof(err))) < 0) {
 		fprintf(stderr, "oncehook prune: %s\n", err);
-	else
+		n = -1;
+	} else
 		printf("%s %lld events and %lld conflicts past their "
-		    "retention\n", dry ? "would delete" : "deleted", n, nc);
+		    "retention, and %lld outbox rows of the events gone\n",
+		    dry ? "would delete" : "deleted", n, nc, no);
 	store_close(st);
 	conf_free(cf);
 	return n < 0 ? 1 : 0;
@@ -752,16 +990,20 @@ static const char stats_usage[] =
 "endpoint its health, deliveries in the last hour and day, processed,\n"
 "duplicates and the dedup rate, key conflicts, refusals and failures by\n"
 "reason, the last success and the last failure with its reason, stored\n"
-"events; the database and WAL sizes.  --json and --prometheus print the\n"
+"events; the outbox's rows by topic; the database and WAL sizes.\n"
+"--json and --prometheus print the\n"
 "same as the status endpoint.  --check prints one line and exits 0 (ok),\n"
-"1 (warning: an endpoint degraded) or 2 (critical: an endpoint failing,\n"
-"or the database unreadable).  LIMITS (the defaults in brackets):\n"
+"1 (warning: an endpoint or the outbox degraded) or 2 (critical: one\n"
+"failing, or the database unreadable).  LIMITS (the defaults in brackets):\n"
 "  --refused N      refusals in the last hour for a warning [10]\n"
 "  --refused-pct P  ... if they are at least P% of deliveries [50]\n"
 "  --storm N        deliveries in the last hour to judge duplicates [100]\n"
 "  --storm-pct P    ... a warning if at least P% are duplicates [90]\n"
 "  --idle H         a warning if an endpoint had no success in H hours\n"
-"                   [off]\n";
+"                   [off]\n"
+"  --outbox-warn S  a warning if an outbox row is pending S seconds [600]\n"
+"  --outbox-crit S  critical if one is pending S seconds [3600]; a dead\n"
+"                   outbox row is always critical\n";
 
 /* A whole number in [0, max] for a stats option; -1 if not. */
 static long long
@@ -796,6 +1038,10 @@ admin_stats(int argc, char **argv)
 		    offsetof(struct stats_limits, dup_pct), 0 },
 		{ "--idle", 24 * 365,
 		    offsetof(struct stats_limits, idle_hours), 0 },
+		{ "--outbox-warn", 86400 * 30,
+		    offsetof(struct stats_limits, outbox_warn), 0 },
+		{ "--outbox-crit", 86400 * 30,
+		    offsetof(struct stats_limits, outbox_crit), 0 },
 	};
 	struct stats_limits	 lim = stats_limits_default;
 	struct conf		*cf;
@@ -1134,6 +1380,86 @@ admin_work(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	rc = work_loop(cf, once, (long)max, 0, &work_stop);
+	conf_free(cf);
+	return rc;
+}
+
+static const char deliver_usage[] =
+"usage: oncehook deliver [--once] [--max-seconds N] [--retry-dead]\n"
+"\n"
+"Send the outbox's due rows (what actions wrote into the outbox table)\n"
+"to their targets, oldest first: ONCEHOOK_OUTBOX_<TOPIC>_COMMAND (run,\n"
+"the payload on stdin, exit 0 = done) or ONCEHOOK_OUTBOX_<TOPIC>_URL\n"
+"(POSTed, signed as a Standard Webhooks sender with\n"
+"ONCEHOOK_OUTBOX_SECRET; a 2xx = done).  At least once, with a stable id\n"
+"(webhook-id, ONCEHOOK_OUTBOX_ID) the receiver deduplicates on.  Each\n"
+"attempt leases its row for ONCEHOOK_OUTBOX_TIMEOUT + 5 s: deliverers may\n"
+"run side by side, and a row whose deliverer died is sent again after\n"
+"that.  A failure waits ONCEHOOK_OUTBOX_BACKOFF seconds, doubling to 6\n"
+"hours, with jitter; at ONCEHOOK_OUTBOX_MAX_ATTEMPTS the row is dead.\n"
+"Rows of a topic without a target wait (oncehook check names them).  One\n"
+"log line per attempt on stderr.  --once: until none is due (cron,\n"
+"every minute); else polling every second until --max-seconds have\n"
+"passed, or SIGTERM.  --retry-dead: dead rows are made pending again,\n"
+"due now, with their attempts from 0 (then, with --once or\n"
+"--max-seconds, delivered; alone, nothing more).  Exit 0 when nothing\n"
+"failed (nothing to do included), 1 when an attempt failed or the\n"
+"database could not be used, 2 on a usage or configuration error.\n";
+
+int
+admin_deliver(int argc, char **argv)
+{
+	struct sigaction	 sa;
+	struct conf		*cf;
+	struct store		*st;
+	long long		 max = 0, n;
+	char			 err[512];
+	int			 i, once = 0, retry = 0, rc;
+
+	if (helped(argc, argv, deliver_usage))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--once") == 0)
+			once = 1;
+		else if (strcmp(argv[i], "--retry-dead") == 0)
+			retry = 1;
+		else if (strcmp(argv[i], "--max-seconds") == 0 &&
+		    i + 1 < argc) {
+			if ((max = stats_number(argv[++i], 86400LL * 365)) <
+			    1) {
+				fputs(deliver_usage, stderr);
+				return 2;
+			}
+		} else {
+			fputs(deliver_usage, stderr);
+			return 2;
+		}
+	}
+	if (retry) {
+		if ((st = open_store("deliver", &cf)) == NULL)
+			return 1;
+		n = outbox_retry_dead(st, (long long)time(NULL), err,
+		    sizeof(err));
+		store_close(st);
+		if (n < 0) {
+			fprintf(stderr, "oncehook deliver: %s\n", err);
+			conf_free(cf);
+			return 1;
+		}
+		printf("%lld dead outbox rows made pending again\n", n);
+		fflush(stdout);
+		if (!once && max == 0) {
+			conf_free(cf);
+			return 0;
+		}
+	} else if ((cf = load("deliver")) == NULL)
+		return 2;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_work_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	rc = deliver_loop(cf, once, (long)max, &work_stop);
 	conf_free(cf);
 	return rc;
 }

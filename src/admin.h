@@ -15,5 +15,6 @@ int	admin_prune(int argc, char **argv);
 int	admin_stats(int argc, char **argv);
 int	admin_replay(int argc, char **argv);
 int	admin_work(int argc, char **argv);
+int	admin_deliver(int argc, char **argv);
 
 #endif

@@ -531,6 +531,39 @@ set_token(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	return 0;
 }
 
+/*
+ * ONCEHOOK_OUTBOX_SECRET: a Standard Webhooks signing secret, whsec_
+ * and base64 (padded or not), 24 to 64 bytes of key once decoded, as the
+ * Standard Webhooks libraries make and read them.
+ */
+static int
+set_outbox_secret(struct conf_loader *l, const struct conf_var *cv,
+    const char *var, const char *v, void *dst)
+{
+	struct secret	*sec = dst;
+	unsigned char	 key[96];
+	long		 n;
+
+	(void)cv;
+	if (strncmp(v, "whsec_", 6) == 0)
+		v += 6;
+	n = crypto_unbase64(v, strlen(v), key, sizeof(key));
+	if (n < 24 || n > 64) {
+		crypto_wipe(key, sizeof(key));
+		return fail(l, var, "want whsec_ and the base64 of 24 to 64 "
+		    "random bytes (make one with: echo whsec_$(openssl rand "
+		    "-base64 32))");
+	}
+	if ((sec->p = malloc((size_t)n)) == NULL) {
+		crypto_wipe(key, sizeof(key));
+		return fail(l, var, "out of memory");
+	}
+	memcpy(sec->p, key, (size_t)n);
+	sec->sz = (size_t)n;
+	crypto_wipe(key, sizeof(key));
+	return 0;
+}
+
 /* One of cv->choices; its index lands at dst (an int). */
 static int
 set_choice(struct conf_loader *l, const struct conf_var *cv, const char *var,
@@ -685,6 +718,10 @@ set_endpoints(struct conf_loader *l, const struct conf_var *cv, const char *var,
 			return fail(l, var, "bad endpoint name \"%.*s\" "
 			    "(letters, digits, - and _; at most %d)",
 			    (int)(len > 64 ? 64 : len), p, CONF_NAME_MAX - 1);
+		if (len == 6 && strncasecmp(p, "outbox", 6) == 0)
+			return fail(l, var, "an endpoint may not be named "
+			    "outbox (its variables would be the outbox's, "
+			    "ONCEHOOK_OUTBOX_*)");
 		if (cf->status_token != NULL && len == 6 &&
 		    strncasecmp(p, "status", 6) == 0)
 			return fail(l, var, "an endpoint may not be named "
@@ -864,6 +901,7 @@ static const struct conf_kind
 	kind_attempts = { set_attempts, show_attempts },
 	kind_path = { set_path, show_text },
 	kind_token = { set_token, show_set },
+	kind_outbox_secret = { set_outbox_secret, show_set },
 	kind_level = { set_level, show_level },
 	kind_scheme = { set_scheme, show_scheme },
 	kind_secret = { set_secret, show_secrets },
@@ -914,6 +952,20 @@ const struct conf_var conf_vars[] = {
 	    G(counters), &conf_kind_choice,
 	    "`on`: count every request in `ONCEHOOK_DB`-counters "
 	    "(see **Monitoring**); `off`: count nothing", onoff },
+	{ "OUTBOX_SECRET", CONF_GLOBAL, CONF_HIDDEN, 0, 0, NULL,
+	    "— (URL targets need it)", G(outbox_secret), &kind_outbox_secret,
+	    "the outbox's Standard Webhooks signing secret (`whsec_` and "
+	    "base64; see **Outbox**)", NULL },
+	{ "OUTBOX_TIMEOUT", CONF_GLOBAL, CONF_SECONDS, 1, 3600, "30", "30",
+	    G(outbox_timeout), &kind_int,
+	    "seconds one delivery of an outbox row may take", NULL },
+	{ "OUTBOX_BACKOFF", CONF_GLOBAL, CONF_SECONDS, 1, 86400, "30", "30",
+	    G(outbox_backoff), &kind_int,
+	    "seconds before an outbox row's first retry (doubling, at most "
+	    "6 h, with jitter)", NULL },
+	{ "OUTBOX_MAX_ATTEMPTS", CONF_GLOBAL, 0, 1, 1000, "16", "16",
+	    G(outbox_max_attempts), &kind_int,
+	    "attempts at an outbox row before it is `dead`", NULL },
 	{ "ENDPOINTS", CONF_GLOBAL, CONF_UNSET_TOO, 0, 0, NULL,
 	    "one unnamed endpoint", G(endpoints), &kind_endpoints,
 	    "comma list of endpoint names, e.g. `stripe,shop`", NULL },
@@ -1043,6 +1095,10 @@ conf_free(struct conf *cf)
 		free(cf->endpoints[i].secret_file);
 	}
 	free(cf->endpoints);
+	if (cf->outbox_secret.p != NULL) {
+		crypto_wipe(cf->outbox_secret.p, cf->outbox_secret.sz);
+		free(cf->outbox_secret.p);
+	}
 	if (cf->status_token != NULL) {
 		crypto_wipe(cf->status_token, strlen(cf->status_token));
 		free(cf->status_token);
@@ -1139,7 +1195,8 @@ conf_warnings(const struct conf *cf, const char *const *envp,
 		    (eq = strchr(*envp, '=')) == NULL)
 			continue;
 		len = (size_t)(eq - *envp);
-		known = conf_var_of(cf, *envp, len, &ep) != NULL;
+		known = conf_var_of(cf, *envp, len, &ep) != NULL ||
+		    conf_outbox_var(*envp, len);
 		if (known)
 			continue;
 		snprintf(msg, sizeof(msg), "%.*s is not read (a typo, or an "
@@ -1173,4 +1230,84 @@ conf_warnings(const struct conf *cf, const char *const *envp,
 		n++;
 	}
 	return n;
+}
+
+int
+conf_outbox_var(const char *name, size_t len)
+{
+	static const char *const ends[] = { "_COMMAND", "_URL" };
+	size_t			 i, el, k;
+
+	if (len < 16 || strncmp(name, "ONCEHOOK_OUTBOX_", 16) != 0)
+		return 0;
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		el = strlen(ends[i]);
+		if (len <= 16 + el || strncmp(name + len - el, ends[i], el) != 0)
+			continue;
+		for (k = 16; k < len - el; k++)
+			if (!isupper((unsigned char)name[k]) &&
+			    !isdigit((unsigned char)name[k]) && name[k] != '_')
+				break;
+		if (k == len - el)
+			return 1;
+	}
+	return 0;
+}
+
+int
+conf_outbox_target(const char *topic, conf_getenv_fn get, void *arg,
+    struct outbox_target *t, char *err, size_t errsz)
+{
+	char		 cmd[160];
+	const char	*c, *u;
+	size_t		 i, n;
+
+	memset(t, 0, sizeof(*t));
+	n = strlen(topic);
+	if (n == 0 || n > 128 || strspn(topic, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") != n) {
+		snprintf(err, errsz, "topic \"%.64s\": no variable can name "
+		    "its target (letters, digits, ., - and _, at most 128)",
+		    topic);
+		return -1;
+	}
+	if (get == NULL)
+		get = env_get;
+	snprintf(cmd, sizeof(cmd), "ONCEHOOK_OUTBOX_");
+	for (i = 0; i < n; i++)
+		cmd[16 + i] = topic[i] == '.' || topic[i] == '-' ? '_' :
+		    (char)toupper((unsigned char)topic[i]);
+	cmd[16 + n] = '\0';
+	snprintf(t->var, sizeof(t->var), "%s_URL", cmd);
+	u = get(t->var, arg);
+	snprintf(cmd + 16 + n, sizeof(cmd) - 16 - n, "_COMMAND");
+	c = get(cmd, arg);
+	if (c != NULL && u != NULL) {
+		snprintf(err, errsz, "%s and %s are both set: one target a "
+		    "topic", cmd, t->var);
+		return -1;
+	}
+	if (u != NULL) {
+		t->kind = OUTBOX_URL;
+		t->value = u;
+		if (strncmp(u, "http://", 7) != 0 &&
+		    strncmp(u, "https://", 8) != 0) {
+			snprintf(err, errsz, "%s: want an http:// or https:// "
+			    "URL", t->var);
+			return -1;
+		}
+		return 0;
+	}
+	if (c != NULL) {
+		t->kind = OUTBOX_COMMAND;
+		t->value = c;
+		snprintf(t->var, sizeof(t->var), "%s", cmd);
+		if (c[strspn(c, " ")] == '\0') {
+			snprintf(err, errsz, "%s: empty command", t->var);
+			return -1;
+		}
+		return 0;
+	}
+	t->var[0] = '\0';
+	return 0;
 }

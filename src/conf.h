@@ -79,6 +79,10 @@ struct conf {
 	char			*status_token;	/* NULL if off */
 	int			 status_placeholder; /* the example's, ignored */
 	int			 counters;	/* count requests (counters.h) */
+	struct secret		 outbox_secret;	/* signs URL targets' POSTs */
+	long long		 outbox_timeout; /* seconds per delivery */
+	long long		 outbox_backoff; /* seconds to the 1st retry */
+	long long		 outbox_max_attempts; /* then dead */
 	int			 loglevel;	/* enum log_level */
 };
 
@@ -157,6 +161,35 @@ void		 conf_free(struct conf *);
 const struct conf_var *
 		 conf_var_of(const struct conf *cf, const char *name,
 		    size_t len, const struct conf_endpoint **ep);
+/*
+ * The outbox's targets (SPEC section 13): ONCEHOOK_OUTBOX_<TOPIC>_COMMAND
+ * or _URL, <TOPIC> the topic upper-cased with . and - written _.
+ * conf_outbox_var() is 1 if name (length len) is such a variable.
+ */
+int		 conf_outbox_var(const char *name, size_t len);
+
+enum outbox_kind {
+	OUTBOX_NONE,			/* no target: kept, warned about */
+	OUTBOX_COMMAND,			/* argv, payload on stdin */
+	OUTBOX_URL,			/* HTTP POST, Standard Webhooks */
+};
+
+struct outbox_target {
+	enum outbox_kind	 kind;
+	char			 var[192];	/* its name */
+	const char		*value;	/* the command or the URL (get's) */
+};
+
+/*
+ * Find topic's target with get (getenv by default).  Returns 0 (t->kind
+ * says which, OUTBOX_NONE for none), or -1 with the reason in err: a
+ * topic no variable can name (letters, digits, . - _ only, 1 to 128),
+ * both variables set, an empty command, a URL not http:// or https://.
+ */
+int		 conf_outbox_target(const char *topic, conf_getenv_fn get,
+		    void *arg, struct outbox_target *t, char *err,
+		    size_t errsz);
+
 /*
  * Write the value of row cv as cf holds it (for a per-endpoint row,
  * ep's), as `check` lists it; secrets are counted, never shown.

@@ -37,15 +37,17 @@ struct command {
 static const struct command commands[] = {
 	{ "init", admin_init, "", "create or migrate the database" },
 	{ "check", admin_check, "", "validate the configuration" },
-	{ "list", admin_list, "[--endpoint NAME] [--status STATUS] [--limit N]",
-	    NULL },
-	{ "show", admin_show, "[--endpoint NAME] KEY", NULL },
+	{ "list", admin_list, "[--endpoint NAME | --outbox] [--status STATUS] "
+	    "[--limit N]", NULL },
+	{ "show", admin_show, "[--endpoint NAME] KEY | --outbox ID", NULL },
 	{ "stats", admin_stats, "[--endpoint NAME] [--json] [--prometheus] "
 	    "[--check]", "counts, health, and a check for cron" },
 	{ "replay", admin_replay, "[--endpoint NAME] [--dry-run] KEY... | "
 	    "--failed | --dead", "run failed events' actions again, once" },
 	{ "work", admin_work, "[--once] [--max-seconds N]",
 	    "run deferred and failed events' actions" },
+	{ "deliver", admin_deliver, "[--once] [--max-seconds N] [--retry-dead]",
+	    "send the outbox's rows to their targets" },
 	{ "prune", admin_prune, "[--dry-run] [--dead]",
 	    "delete events past their retention" },
 	{ "serve", serve_main,

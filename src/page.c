@@ -138,6 +138,39 @@ number(FILE *o, const char *label, unsigned long long n)
 	fprintf(o, "<div><b>%llu</b><span>%s</span></div>", n, label);
 }
 
+/* The outbox: its health and its rows by topic; nothing if no row. */
+static void
+outbox_card(FILE *o, const struct stats_outbox *b, int64_t now)
+{
+	size_t	 i;
+
+	if (!b->counted || b->n == 0)
+		return;
+	fprintf(o, "<section class=\"card\">\n<h2>Outbox <span class=\""
+	    "badge\" style=\"background:%s\">%s</span></h2>\n<p class=\""
+	    "why\">", health_colour[b->health], stats_health_name(b->health));
+	esc(o, b->why);
+	fprintf(o, "</p>\n<div class=\"nums\">");
+	number(o, "pending", (unsigned long long)b->pending);
+	number(o, "delivered", (unsigned long long)b->delivered);
+	number(o, "dead", (unsigned long long)b->dead);
+	fprintf(o, "</div>\n<table><tr><th>topic</th><th>pending</th>"
+	    "<th>delivered</th><th>dead</th><th>oldest pending</th></tr>\n");
+	for (i = 0; i < b->n; i++) {
+		fprintf(o, "<tr><td>");
+		esc(o, b->t[i].topic);
+		fprintf(o, "</td><td>%lld</td><td>%lld</td><td>%lld</td><td>",
+		    b->t[i].pending, b->t[i].delivered, b->t[i].dead);
+		if (b->t[i].oldest > 0)
+			fprintf(o, "%lld min", (long long)(now -
+			    b->t[i].oldest) / 60);
+		else
+			fprintf(o, "-");
+		fprintf(o, "</td></tr>\n");
+	}
+	fprintf(o, "</table>\n</section>\n");
+}
+
 static void
 card(FILE *o, const struct stats_endpoint *e, int64_t now)
 {
@@ -235,6 +268,7 @@ stats_write_html(FILE *o, const struct stats *s)
 		card(o, &s->ep[i], s->now);
 	if (s->unrouted.total[CAT_REFUSED] + s->unrouted.total[CAT_FAILED] > 0)
 		card(o, &s->unrouted, s->now);
+	outbox_card(o, &s->outbox, s->now);
 	fprintf(o, "<section class=\"card\"><h2>Last failures</h2>\n");
 	if (s->nrecent == 0)
 		fprintf(o, "<p>None recorded.</p>\n");

@@ -31,6 +31,8 @@
 #include "pipeline.h"
 #include "serve.h"
 #include "work.h"
+#include "deliver.h"
+#include "deliver.h"
 #include "writer.h"
 
 #define WORKERS_MAX	64
@@ -40,7 +42,7 @@
 
 static const char usage[] =
 "usage: oncehook serve --listen ADDR [--workers N] [--timeout SECONDS]\n"
-"                      [--no-group-commit] [--no-work]\n"
+"                      [--no-group-commit] [--no-work] [--no-deliver]\n"
 "\n"
 "Serve FastCGI on ADDR for Apache mod_proxy_fcgi or nginx fastcgi_pass:\n"
 "127.0.0.1:9000 (loopback only), or a unix socket path such as\n"
@@ -55,7 +57,8 @@ static const char usage[] =
 "the COMMIT that covers it.  --no-group-commit: each worker claims its\n"
 "own, one to a transaction.  A child runs oncehook work for ever (the\n"
 "deferred events a worker could not run, failed ones when due);\n"
-"--no-work: none (run oncehook work from a timer instead).\n"
+"--no-work: none (run oncehook work from a timer instead).  Another runs\n"
+"oncehook deliver for ever (the outbox); --no-deliver: none.\n"
 "Configured by the same ONCEHOOK_* variables as the handler.\n";
 
 static volatile sig_atomic_t	 stopping;	/* SIGTERM/SIGINT seen */
@@ -270,6 +273,7 @@ struct serve_args {
 	long		 timeout;	/* --timeout, seconds */
 	int		 group;		/* group commit (not --no-group-commit) */
 	int		 work;		/* a work child (not --no-work) */
+	int		 deliver;	/* a deliver child (not --no-deliver) */
 };
 
 /* A whole number from 1 to max for option opt; -1 after a message. */
@@ -300,6 +304,7 @@ serve_parse(int argc, char **argv, struct serve_args *a)
 	a->timeout = TIMEOUT_DEFAULT;
 	a->group = 1;
 	a->work = 1;
+	a->deliver = 1;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 ||
 		    strcmp(argv[i], "-h") == 0) {
@@ -319,6 +324,8 @@ serve_parse(int argc, char **argv, struct serve_args *a)
 			a->group = 0;
 		else if (strcmp(argv[i], "--no-work") == 0)
 			a->work = 0;
+		else if (strcmp(argv[i], "--no-deliver") == 0)
+			a->deliver = 0;
 		else
 			break;
 	}
@@ -368,10 +375,16 @@ struct pool {
 	pid_t			 writer;
 	int			 kfd[WORKERS_MAX];
 	int			 wfd[WORKERS_MAX];
-	/* The work child (work.h), -1 if none or to start. */
-	int			 with_work;
-	pid_t			 work;
-	time_t			 work_started;
+	/* The children that run a loop of their own (work.h, deliver.h):
+	 * pid -1 if none or to start. */
+	struct aux {
+		const char	*what;		/* in the log */
+		const char	*comm;		/* in ps (and for the tests) */
+		int		(*loop)(const struct conf *);
+		int		 on;
+		pid_t		 pid;
+		time_t		 started;
+	}			 aux[2];
 };
 
 /* Close the ends in fds[0..n) that are open; mark them closed. */
@@ -454,18 +467,30 @@ writer_start(struct pool *p)
 	return 0;
 }
 
-/* Fork the work child: it runs until SIGTERM (the stopping flag). */
-static void
-work_start(struct pool *p)
+static int
+work_child(const struct conf *cf)
 {
-	if (!p->with_work)
+	return work_loop(cf, 0, 0, 1, &stopping);
+}
+
+static int
+deliver_child(const struct conf *cf)
+{
+	return deliver_loop(cf, 0, 0, &stopping);
+}
+
+/* Fork aux child a: it runs until SIGTERM (the stopping flag). */
+static void
+aux_start(struct pool *p, struct aux *a)
+{
+	if (!a->on)
 		return;
-	if ((p->work = fork()) == -1) {
+	if ((a->pid = fork()) == -1) {
 		log_warn("serve: fork");
 		alarm(1);
 		return;
 	}
-	if (p->work == 0) {
+	if (a->pid == 0) {
 		sigset_t	 none;
 
 		log_forked();
@@ -476,12 +501,12 @@ work_start(struct pool *p)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		/* Told apart from the workers in ps (and by the tests). */
-		(void)prctl(PR_SET_NAME, "oncehook-work", 0, 0, 0);
+		(void)prctl(PR_SET_NAME, a->comm, 0, 0, 0);
 		close(p->fd);
 		close_all(p->kfd, p->n);
-		_exit(work_loop(p->cf, 0, 0, 1, &stopping));
+		_exit(a->loop(p->cf));
 	}
-	p->work_started = time(NULL);
+	a->started = time(NULL);
 }
 
 /* SIGTERM to each pid and wait for it; each is -1 afterwards. */
@@ -525,8 +550,9 @@ pool_begin(struct pool *p)
 	}
 	for (i = 0; i < p->n; i++)
 		pool_start(p, i);
-	if (p->work <= 0)
-		work_start(p);
+	for (i = 0; i < 2; i++)
+		if (p->aux[i].pid <= 0)
+			aux_start(p, &p->aux[i]);
 }
 
 /* The workers first (their claims in flight are answered), then the
@@ -576,18 +602,21 @@ pool_supervise(struct pool *p)
 			continue;
 		children = 0;
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-			if (pid == p->work) {
-				p->work = -1;
+			for (i = 0; i < 2 && pid != p->aux[i].pid; i++)
+				;
+			if (i < 2) {
+				p->aux[i].pid = -1;
 				if (stopping)
 					continue;
-				log_warnx("serve: the work child %ld %s %d; "
-				    "starting it again", (long)pid,
-				    WIFSIGNALED(status) ? "killed by signal" :
-				    "exited with", WIFSIGNALED(status) ?
-				    WTERMSIG(status) : WEXITSTATUS(status));
-				if (time(NULL) - p->work_started < 1)
+				log_warnx("serve: the %s child %ld %s %d; "
+				    "starting it again", p->aux[i].what,
+				    (long)pid, WIFSIGNALED(status) ?
+				    "killed by signal" : "exited with",
+				    WIFSIGNALED(status) ? WTERMSIG(status) :
+				    WEXITSTATUS(status));
+				if (time(NULL) - p->aux[i].started < 1)
 					sleep(1);
-				work_start(p);
+				aux_start(p, &p->aux[i]);
 				continue;
 			}
 			if (p->group && (pid == p->writer ||
@@ -633,8 +662,9 @@ pool_supervise(struct pool *p)
 		for (i = 0; i < p->n && !stopping; i++)
 			if (p->pids[i] == -1)
 				pool_start(p, i);
-		if (p->with_work && p->work == -1 && !stopping)
-			work_start(p);
+		for (i = 0; i < 2 && !stopping; i++)
+			if (p->aux[i].on && p->aux[i].pid == -1)
+				aux_start(p, &p->aux[i]);
 	}
 }
 
@@ -664,8 +694,10 @@ serve_main(int argc, char **argv)
 	pool.group = a.group;
 	pool.timeout_ms = a.timeout * 1000;
 	pool.writer = -1;
-	pool.with_work = a.work;
-	pool.work = -1;
+	pool.aux[0] = (struct aux){ "work", "oncehook-work", work_child,
+	    a.work, -1, 0 };
+	pool.aux[1] = (struct aux){ "deliver", "oncehook-outbox",
+	    deliver_child, a.deliver, -1, 0 };
 	for (i = 0; i < WORKERS_MAX; i++)
 		pool.kfd[i] = pool.wfd[i] = -1;
 	if ((pool.fd = serve_listen(a.listen, err, sizeof(err))) == -1) {
@@ -675,15 +707,17 @@ serve_main(int argc, char **argv)
 	}
 	serve_signals();
 	front_fcgi_limit((unsigned int)a.timeout);
-	log_info("serve: listening on %s with %ld workers, timeout %ld s%s%s",
+	log_info("serve: listening on %s with %ld workers, timeout %ld s%s%s%s",
 	    a.listen, a.workers, a.timeout, a.group ? ", group commit" : "",
-	    a.work ? ", a work child" : "");
+	    a.work ? ", a work child" : "", a.deliver ? ", a deliver child" :
+	    "");
 	pool_begin(&pool);
 	pool_supervise(&pool);
 
 	log_info("serve: stopping; waiting for the requests in flight");
 	pool_end(&pool);
-	stop_pids(&pool.work, 1);
+	for (i = 0; i < 2; i++)
+		stop_pids(&pool.aux[i].pid, 1);
 	close(pool.fd);
 	path = strncmp(a.listen, "unix:", 5) == 0 ? a.listen + 5 : a.listen;
 	if (path[0] == '/')

@@ -12,12 +12,14 @@
 
 #include "conf.h"
 #include "counters.h"
+#include "outbox.h"
 #include "resp.h"
 #include "sig.h"
 #include "stats.h"
 #include "store.h"
 
-const struct stats_limits	stats_limits_default = { 10, 50, 100, 90, 0 };
+const struct stats_limits	stats_limits_default = { 10, 50, 100, 90, 0,
+    600, 3600 };
 
 static const char *const health_names[HEALTH__MAX] = {
 	[HEALTH_IDLE] = "idle",
@@ -225,6 +227,86 @@ recent(struct stats *s, const struct ctr_file *f)
 	}
 }
 
+/* outbox_topics()'s callback: one (topic, status) into s->outbox. */
+static void
+topic_row(void *arg, const char *topic, const char *status, long long rows,
+    long long oldest)
+{
+	struct stats_outbox	*o = arg;
+	struct stats_topic	*t, *nt;
+	struct outbox_target	 tg;
+	char			 err[256];
+
+	if (topic == NULL || status == NULL)
+		return;
+	if (o->n == 0 || strcmp(o->t[o->n - 1].topic, topic) != 0) {
+		if ((nt = reallocarray(o->t, o->n + 1, sizeof(*nt))) == NULL)
+			return;
+		o->t = nt;
+		t = &o->t[o->n++];
+		memset(t, 0, sizeof(*t));
+		snprintf(t->topic, sizeof(t->topic), "%s", topic);
+		t->target = conf_outbox_target(topic, NULL, NULL, &tg, err,
+		    sizeof(err)) == 0 ? (int)tg.kind : OUTBOX_NONE;
+	}
+	t = &o->t[o->n - 1];
+	if (strcmp(status, "pending") == 0) {
+		t->pending += rows;
+		t->oldest = oldest;
+		o->pending += rows;
+		if (o->oldest == 0 || oldest < o->oldest)
+			o->oldest = oldest;
+	} else if (strcmp(status, "delivered") == 0) {
+		t->delivered += rows;
+		o->delivered += rows;
+	} else {
+		t->dead += rows;
+		o->dead += rows;
+	}
+}
+
+/* Count the outbox's rows and judge them (stats.h). */
+static void
+outbox_judge(struct stats *s, struct store *st,
+    const struct stats_limits *lim)
+{
+	struct stats_outbox	*o = &s->outbox;
+	char			 err[300];
+	long long		 age;
+
+	if (st == NULL || s->store_err[0] != '\0')
+		return;
+	if (outbox_topics(st, topic_row, o, err, sizeof(err)) == -1) {
+		snprintf(s->store_err, sizeof(s->store_err), "outbox: %.280s",
+		    err);
+		return;
+	}
+	o->counted = 1;
+	age = o->oldest > 0 ? s->now - o->oldest : 0;
+	if (o->dead > 0) {
+		o->health = HEALTH_FAILING;
+		snprintf(o->why, sizeof(o->why), "%lld dead row%s: see oncehook "
+		    "list --outbox --status dead; oncehook deliver "
+		    "--retry-dead", o->dead, o->dead == 1 ? "" : "s");
+	} else if (o->pending > 0 && age >= (long long)lim->outbox_crit) {
+		o->health = HEALTH_FAILING;
+		snprintf(o->why, sizeof(o->why), "a row pending for %lld min: "
+		    "undeliverable (is oncehook deliver running? does its "
+		    "topic have a target? is the receiver up?)", age / 60);
+	} else if (o->pending > 0 && age >= (long long)lim->outbox_warn) {
+		o->health = HEALTH_DEGRADED;
+		snprintf(o->why, sizeof(o->why), "a row pending for %lld min "
+		    "(is oncehook deliver running?)", age / 60);
+	} else if (o->pending + o->delivered > 0) {
+		o->health = HEALTH_HEALTHY;
+		snprintf(o->why, sizeof(o->why), "%lld pending, none late",
+		    o->pending);
+	} else {
+		o->health = HEALTH_IDLE;
+		snprintf(o->why, sizeof(o->why), "no row");
+	}
+}
+
 static void
 verdict(struct stats *s)
 {
@@ -245,6 +327,14 @@ verdict(struct stats *s)
 		s->code = 2;
 		snprintf(s->verdict, sizeof(s->verdict), "CRITICAL: the "
 		    "database: %s", s->store_err);
+	} else if (s->outbox.health >= HEALTH_DEGRADED &&
+	    s->outbox.health > s->worst) {
+		s->worst = s->outbox.health;
+		s->code = s->worst == HEALTH_FAILING ? 2 : 1;
+		snprintf(s->verdict, sizeof(s->verdict), "%s: outbox %s: %s%s",
+		    s->code == 2 ? "CRITICAL" : "WARNING",
+		    stats_health_name(s->outbox.health), s->outbox.why,
+		    bad > 0 ? " (and endpoints)" : "");
 	} else if (worst != NULL && s->worst >= HEALTH_DEGRADED) {
 		s->code = s->worst == HEALTH_FAILING ? 2 : 1;
 		snprintf(s->verdict, sizeof(s->verdict), "%s: %s %s: %s%s",
@@ -332,6 +422,8 @@ stats_gather(const struct conf *cf, struct store *st, const char *store_err,
 		return -1;
 	}
 	recent(s, f);
+	if (only == NULL)
+		outbox_judge(s, st, lim);
 	verdict(s);
 	free(f);
 	free(rows);
@@ -341,6 +433,9 @@ stats_gather(const struct conf *cf, struct store *st, const char *store_err,
 void
 stats_clear(struct stats *s)
 {
+	free(s->outbox.t);
+	s->outbox.t = NULL;
+	s->outbox.n = 0;
 	free(s->ep);
 	s->ep = NULL;
 	s->nep = 0;

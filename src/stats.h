@@ -22,6 +22,13 @@
  * - healthy: none of these.
  * Requests that named no endpoint (shown as "(none)") are shown, never judged: a
  * scanner's 404s are not the site's problem.
+ *
+ * The outbox is judged beside the endpoints, from the database alone
+ * (the status endpoint's process may not have the deliverer's
+ * variables): failing if a row is dead, or a row has been pending for
+ * `outbox_crit` seconds (undeliverable: no target, a receiver down, no
+ * deliver running); degraded if for `outbox_warn` seconds; else
+ * healthy, or idle when it has no row.
  */
 #ifndef ONCEHOOK_STATS_H
 #define ONCEHOOK_STATS_H
@@ -49,9 +56,11 @@ struct stats_limits {
 	uint64_t	 dup_min;	/* deliveries in the last hour ... */
 	unsigned	 dup_pct;	/* ... and this share duplicates */
 	unsigned	 idle_hours;	/* no success for this long; 0: off */
+	unsigned	 outbox_warn;	/* seconds a row may wait: degraded */
+	unsigned	 outbox_crit;	/* ... failing */
 };
 
-/* The defaults: 10 and 50%, 100 and 90%, off. */
+/* The defaults: 10 and 50%, 100 and 90%, off, 600 s, 3600 s. */
 extern const struct stats_limits	stats_limits_default;
 
 struct stats_endpoint {
@@ -75,6 +84,25 @@ struct stats_endpoint {
 	int			 uncounted;	/* no room in the counters */
 };
 
+/* The outbox's rows of one topic. */
+struct stats_topic {
+	char			 topic[132];
+	long long		 pending, delivered, dead;
+	long long		 oldest;	/* created_at of the oldest
+						   pending; 0: none */
+	int			 target;	/* enum outbox_kind, here */
+};
+
+struct stats_outbox {
+	int			 counted;	/* 0: not read */
+	struct stats_topic	*t;
+	size_t			 n;
+	long long		 pending, delivered, dead;
+	long long		 oldest;	/* as above, over all */
+	enum stats_health	 health;
+	char			 why[256];
+};
+
 struct stats_failure {
 	struct ctr_failure	 f;
 	char			 endpoint[CTR_NAME];
@@ -94,6 +122,7 @@ struct stats {
 	struct stats_endpoint	 unrouted;	/* "(none)": named none */
 	struct stats_failure	 recent[CTR_FAILS]; /* newest first */
 	size_t			 nrecent;
+	struct stats_outbox	 outbox;
 	enum stats_health	 worst;		/* over the endpoints */
 	int			 code;		/* 0 ok, 1 warning, 2 critical */
 	char			 verdict[512];	/* one line: why code */

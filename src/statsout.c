@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "counters.h"
+#include "conf.h"
 #include "log.h"
 #include "resp.h"
 #include "stats.h"
@@ -151,6 +152,37 @@ detail_text(FILE *o, const struct stats_endpoint *e, int64_t now)
 	(void)now;
 }
 
+static const char *const target_names[] = {
+	[OUTBOX_NONE] = "none here", [OUTBOX_COMMAND] = "command",
+	[OUTBOX_URL] = "url",
+};
+
+/* The outbox, by topic; nothing if it has no row. */
+static void
+outbox_text(FILE *o, const struct stats_outbox *b, int64_t now)
+{
+	char	 tp[300];
+	size_t	 i;
+
+	if (!b->counted || b->n == 0)
+		return;
+	fprintf(o, "\noutbox: %s (%s): %lld pending, %lld delivered, %lld "
+	    "dead\n", stats_health_name(b->health), b->why, b->pending,
+	    b->delivered, b->dead);
+	fprintf(o, "  %-32s %-9s %8s %9s %5s %s\n", "TOPIC", "TARGET",
+	    "PENDING", "DELIVERED", "DEAD", "OLDEST PENDING");
+	for (i = 0; i < b->n; i++) {
+		fprintf(o, "  %-32s %-9s %8lld %9lld %5lld ", log_escape(tp,
+		    sizeof(tp), b->t[i].topic), target_names[b->t[i].target],
+		    b->t[i].pending, b->t[i].delivered, b->t[i].dead);
+		if (b->t[i].oldest > 0)
+			fprintf(o, "%lld s ago\n", (long long)(now -
+			    b->t[i].oldest));
+		else
+			fprintf(o, "-\n");
+	}
+}
+
 void
 stats_write_text(FILE *o, const struct stats *s)
 {
@@ -182,6 +214,7 @@ stats_write_text(FILE *o, const struct stats *s)
 		detail_text(o, &s->ep[i], s->now);
 	if (sum(s->unrouted.total) > 0)
 		detail_text(o, &s->unrouted, s->now);
+	outbox_text(o, &s->outbox, s->now);
 	fprintf(o, "\n%s\n", s->verdict);
 }
 
@@ -281,6 +314,29 @@ endpoint_json(const struct stats_endpoint *e)
 	return j;
 }
 
+static json_t *
+outbox_json(const struct stats_outbox *b, int64_t now)
+{
+	json_t	*t = json_array();
+	size_t	 i;
+
+	for (i = 0; i < b->n; i++)
+		json_array_append_new(t, json_pack("{s:o,s:s,s:I,s:I,s:I,s:I}",
+		    "topic", jstr(b->t[i].topic), "target",
+		    b->t[i].target == OUTBOX_NONE ? "none" :
+		    target_names[b->t[i].target], "pending",
+		    (json_int_t)b->t[i].pending, "delivered",
+		    (json_int_t)b->t[i].delivered, "dead",
+		    (json_int_t)b->t[i].dead, "oldest_pending_seconds",
+		    (json_int_t)(b->t[i].oldest > 0 ? now - b->t[i].oldest :
+		    0)));
+	return json_pack("{s:s,s:o,s:I,s:I,s:I,s:I,s:o}", "health",
+	    stats_health_name(b->health), "why", jstr(b->why), "pending",
+	    (json_int_t)b->pending, "delivered", (json_int_t)b->delivered,
+	    "dead", (json_int_t)b->dead, "oldest_pending_seconds",
+	    (json_int_t)(b->oldest > 0 ? now - b->oldest : 0), "topics", t);
+}
+
 int
 stats_write_json(FILE *o, const struct stats *s)
 {
@@ -319,6 +375,9 @@ stats_write_json(FILE *o, const struct stats *s)
 		    resp_outcome((enum hook_err)s->recent[i].f.outcome),
 		    "reason", s->recent[i].f.why));
 	json_object_set_new(j, "recent_failures", rec);
+	if (s->outbox.counted)
+		json_object_set_new(j, "outbox", outbox_json(&s->outbox,
+		    s->now));
 	rc = json_dumpf(j, o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	fputc('\n', o);
 	json_decref(j);
@@ -330,6 +389,58 @@ static void
 head(FILE *o, const char *name, const char *type, const char *help)
 {
 	fprintf(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A Prometheus label value: \\, " and newline escaped. */
+static const char *
+label(const char *v, char *buf, size_t sz)
+{
+	size_t	 o = 0;
+
+	for (; *v != '\0' && o + 3 < sz; v++) {
+		if (*v == '\\' || *v == '"') {
+			buf[o++] = '\\';
+			buf[o++] = *v;
+		} else if (*v == '\n') {
+			buf[o++] = '\\';
+			buf[o++] = 'n';
+		} else
+			buf[o++] = *v;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static void
+outbox_prom(FILE *o, const struct stats_outbox *b, int64_t now)
+{
+	static const char *const st[] = { "pending", "delivered", "dead" };
+	long long	 v[3];
+	char		 tp[300];
+	size_t		 i;
+	int		 k, h;
+
+	head(o, "oncehook_outbox_rows", "gauge",
+	    "Outbox rows, by topic and status.");
+	for (i = 0; i < b->n; i++) {
+		v[0] = b->t[i].pending;
+		v[1] = b->t[i].delivered;
+		v[2] = b->t[i].dead;
+		for (k = 0; k < 3; k++)
+			fprintf(o, "oncehook_outbox_rows{topic=\"%s\",status="
+			    "\"%s\"} %lld\n", label(b->t[i].topic, tp,
+			    sizeof(tp)), st[k], v[k]);
+	}
+	head(o, "oncehook_outbox_oldest_pending_seconds", "gauge",
+	    "Age of the oldest pending outbox row (0: none).");
+	fprintf(o, "oncehook_outbox_oldest_pending_seconds %lld\n",
+	    b->oldest > 0 ? (long long)(now - b->oldest) : 0LL);
+	head(o, "oncehook_outbox_health", "gauge",
+	    "1 for the outbox's health now, 0 for the others.");
+	for (h = 0; h < HEALTH__MAX; h++)
+		fprintf(o, "oncehook_outbox_health{health=\"%s\"} %d\n",
+		    stats_health_name((enum stats_health)h),
+		    b->health == (enum stats_health)h);
 }
 
 void
@@ -416,6 +527,8 @@ stats_write_prom(FILE *o, const struct stats *s)
 			    "\"%s\"} %lld\n", s->ep[i].name,
 			    s->ep[i].rows.expired);
 	}
+	if (s->outbox.counted)
+		outbox_prom(o, &s->outbox, s->now);
 	head(o, "oncehook_database_size_bytes", "gauge",
 	    "Size of the database file and of its write-ahead log.");
 	fprintf(o, "oncehook_database_size_bytes{file=\"db\"} %lld\n",

@@ -3,7 +3,7 @@
  * room.
  *
  * Every statement is prepared once in store_open() and reset after each
- * use.  Errors are classified once, in classify(): a database that is
+ * use.  Errors are classified once, in sq_classify(): a database that is
  * busy past the timeout, full, read-only or failing I/O is HOOK_EBUSY
  * (the provider should retry: 503); anything else is HOOK_ESYSTEM.
  */
@@ -27,22 +27,10 @@
 #include "log.h"
 #include "migrations.h"
 #include "store.h"
+#include "store_int.h"
 #include "walguard.h"
 
-enum st {
-	ST_BEGIN,
-	ST_COMMIT,
-	ST_ROLLBACK,
-	ST_SAVEPOINT,
-	ST_RELEASE,
-	ST_ROLLBACK_TO,
-	ST_INSERT,
-	ST_INSERT_RECEIVED,
-	ST_LOOKUP,
-	ST_PAYLOAD,
-	ST_CONFLICT,
-	ST__MAX
-};
+
 
 static const char *const sqls[ST__MAX] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -71,36 +59,10 @@ static const char *const sqls[ST__MAX] = {
 	    " received_at) VALUES (?1, ?2, ?3, ?4)",
 };
 
-/* A file's identity: what a path named when we looked (ino 0: none). */
-struct fileid {
-	dev_t	 dev;
-	ino_t	 ino;
-};
-
-/* The files besides the database, by suffix. */
-enum side { SIDE_WAL, SIDE_SHM, SIDE__MAX };
 static const char *const sides[SIDE__MAX] = { "-wal", "-shm" };
 
-struct store {
-	sqlite3			*db;
-	const struct conf	*cf;
-	sqlite3_stmt		*st[ST__MAX];
-	struct actions		**acts;	/* per endpoint; shared if same file */
-	int			 broken; /* see store_broken() */
-	int			 moved;	/* the path names other files now */
-	int			 immutable; /* read-only, no -wal: see open_ro() */
-	int			 lazy;	/* STORE_LAZY: actions on first claim */
-	struct action_guard	 guard;	/* the connection's authorizer */
-	char			*side[SIDE__MAX];	/* their paths */
-	struct fileid		 sideid[SIDE__MAX];	/* as opened */
-	struct fileid		 dbid;			/* as opened */
-	struct walguard		 wg;	/* the log's users; the write lock */
-	int			 wal_frames; /* the log's size at our last commit */
-	long			 lock_timeout; /* ms waited in vain, or 0 */
-};
-
-static enum hook_err
-classify(int rc)
+enum hook_err
+sq_classify(int rc)
 {
 	switch (rc & 0xff) {
 	case SQLITE_OK:
@@ -122,8 +84,8 @@ classify(int rc)
 }
 
 /* Note in s whether error rc calls for a new connection. */
-static void
-note(struct store *s, int rc)
+void
+sq_note(struct store *s, int rc)
 {
 	switch (rc & 0xff) {
 	case SQLITE_READONLY:
@@ -215,8 +177,8 @@ let_go(struct store *s)
  * nothing may be committed through it, and the pipeline opens the path
  * again for a later request (store.h, rule 5).
  */
-static int
-moved(struct store *s)
+int
+sq_moved(struct store *s)
 {
 	struct fileid	 now;
 	const char	*what = NULL;
@@ -263,7 +225,7 @@ moved(struct store *s)
 int
 store_idle(struct store *s)
 {
-	return moved(s);
+	return sq_moved(s);
 }
 
 /*
@@ -301,7 +263,7 @@ store_maintain(struct store *s)
 	long	 waited;
 	int	 rc;
 
-	if (s->wal_frames < CKPT_FRAMES || s->immutable || moved(s))
+	if (s->wal_frames < CKPT_FRAMES || s->immutable || sq_moved(s))
 		return;
 	if (walguard_lock(&s->wg, (long)s->cf->busy_ms, &waited) == 1)
 		return;
@@ -315,13 +277,13 @@ store_maintain(struct store *s)
 	else if ((rc & 0xff) != SQLITE_BUSY) {
 		log_warnx("store: %s: checkpoint: %s", s->cf->db,
 		    sqlite3_errmsg(s->db));
-		note(s, rc);
+		sq_note(s, rc);
 	}
 }
 
 /* Step a statement that returns no row, then reset it. */
-static int
-run(struct store *s, enum st which)
+int
+sq_run(struct store *s, enum st which)
 {
 	sqlite3_stmt	*st = s->st[which];
 	int		 rc;
@@ -335,10 +297,10 @@ run(struct store *s, enum st which)
  * BEGIN IMMEDIATE, after waiting in the kernel for oncehook's write lock
  * (walguard.h); SQLite's busy handler has what is left of the timeout
  * for other writers.  An SQLite code; SQLITE_BUSY with s->lock_timeout
- * set if the wait ran out.  txn_end() lets go after COMMIT or ROLLBACK.
+ * set if the wait ran out.  sq_end() lets go after COMMIT or ROLLBACK.
  */
-static int
-txn_begin(struct store *s)
+int
+sq_begin(struct store *s)
 {
 	long	 waited, busy = (long)s->cf->busy_ms;
 	int	 rc;
@@ -351,29 +313,29 @@ txn_begin(struct store *s)
 	if (waited > 0)
 		sqlite3_busy_timeout(s->db, waited < busy ? (int)(busy -
 		    waited) : 1);
-	rc = run(s, ST_BEGIN);
+	rc = sq_run(s, ST_BEGIN);
 	if (waited > 0)
 		sqlite3_busy_timeout(s->db, (int)busy);
 	return rc;
 }
 
-static void
-txn_end(struct store *s)
+void
+sq_end(struct store *s)
 {
 	walguard_unlock(&s->wg);
 }
 
 /* COMMIT, unless the file moved (rule 5: nothing is committed into a
  * file that is no longer the database): SQLITE_IOERR then. */
-static int
-commit(struct store *s)
+int
+sq_commit(struct store *s)
 {
-	return moved(s) ? SQLITE_IOERR : run(s, ST_COMMIT);
+	return sq_moved(s) ? SQLITE_IOERR : sq_run(s, ST_COMMIT);
 }
 
 /* The reason for a failed transaction, for a claim's why. */
-static void
-txn_why(struct store *s, const char *step, char *buf, size_t bufsz)
+void
+sq_why(struct store *s, const char *step, char *buf, size_t bufsz)
 {
 	if (s->moved)
 		snprintf(buf, bufsz, "%s: the database moved", step);
@@ -659,7 +621,7 @@ store_connect(const struct conf *cf, int flags, struct store **out, char *err,
 	if (rc != SQLITE_OK) {
 		snprintf(err, errsz, "%s: %s", cf->db, s->db ?
 		    sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-		er = classify(rc);
+		er = sq_classify(rc);
 		goto err;
 	}
 	/* The file SQLite opened is the one guarded, before the log is read. */
@@ -686,7 +648,7 @@ store_connect(const struct conf *cf, int flags, struct store **out, char *err,
 		if ((rc = user_version(s->db, &v)) != SQLITE_OK) {
 			snprintf(err, errsz, "%s: %s", cf->db,
 			    sqlite3_errmsg(s->db));
-			er = classify(rc);
+			er = sq_classify(rc);
 			goto err;
 		}
 		if (v > (int)nmigrations) {
@@ -800,7 +762,7 @@ lookup(struct store *s, const char *endpoint, const struct event *ev, int *rcp)
 		er = HOOK_OK;
 		rc = SQLITE_OK;
 	} else
-		er = classify(rc);
+		er = sq_classify(rc);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	*rcp = rc;
@@ -813,12 +775,12 @@ store_lookup(struct store *s, size_t endpoint, const struct event *ev)
 	enum hook_err	 er;
 	int		 rc;
 
-	if (moved(s))
+	if (sq_moved(s))
 		return HOOK_EBUSY;
 	er = lookup(s, s->cf->endpoints[endpoint].name, ev, &rc);
 	if (rc != SQLITE_OK) {
 		log_warnx("store: lookup: %s", sqlite3_errmsg(s->db));
-		note(s, rc);
+		sq_note(s, rc);
 	}
 	return er;
 }
@@ -856,8 +818,8 @@ store_replayed(struct store *s, size_t endpoint, const struct event *ev)
 	if ((rc = payload_known(s, s->cf->endpoints[endpoint].name, ev,
 	    &found)) != SQLITE_OK) {
 		log_warnx("store: payload lookup: %s", sqlite3_errmsg(s->db));
-		note(s, rc);
-		return classify(rc);
+		sq_note(s, rc);
+		return sq_classify(rc);
 	}
 	return found == 2 ? HOOK_PARKED : found ? HOOK_DUP : HOOK_OK;
 }
@@ -886,20 +848,20 @@ store_conflict(struct store *s, size_t endpoint, const struct event *ev)
 
 	char	 why[160];
 
-	if ((rc = txn_begin(s)) == SQLITE_OK &&
+	if ((rc = sq_begin(s)) == SQLITE_OK &&
 	    (rc = conflict_row(s, s->cf->endpoints[endpoint].name, ev)) ==
 	    SQLITE_OK &&
-	    (rc = run(s, ST_COMMIT)) == SQLITE_OK) {
-		txn_end(s);
+	    (rc = sq_run(s, ST_COMMIT)) == SQLITE_OK) {
+		sq_end(s);
 		return HOOK_OK;
 	}
-	txn_why(s, "recording a key conflict", why, sizeof(why));
+	sq_why(s, "recording a key conflict", why, sizeof(why));
 	log_warnx("store: %s", why);
-	note(s, rc);
+	sq_note(s, rc);
 	if (!sqlite3_get_autocommit(s->db))
-		(void)run(s, ST_ROLLBACK);
-	txn_end(s);
-	return classify(rc);
+		(void)sq_run(s, ST_ROLLBACK);
+	sq_end(s);
+	return sq_classify(rc);
 }
 
 /* Insert the event row (received, for a deferred endpoint: its actions
@@ -947,7 +909,7 @@ insert(struct store *s, const struct conf_endpoint *ep,
 static int
 sp(struct store *s, enum st step, int single)
 {
-	return single ? SQLITE_OK : run(s, step);
+	return single ? SQLITE_OK : sq_run(s, step);
 }
 
 /*
@@ -1014,7 +976,7 @@ claim_one(struct store *s, struct store_claim *c, long long now, int single)
 	if ((rc = actions_run(s->acts[c->endpoint], ep->name, c->ev, c->why,
 	    sizeof(c->why))) != SQLITE_OK) {
 		/* Only this event rolls back; the busy kinds ask a retry. */
-		c->result = classify(rc) == HOOK_EBUSY ? HOOK_EBUSY :
+		c->result = sq_classify(rc) == HOOK_EBUSY ? HOOK_EBUSY :
 		    HOOK_EACTION;
 		/*
 		 * SQLite may have rolled the whole transaction back itself
@@ -1023,25 +985,25 @@ claim_one(struct store *s, struct store_claim *c, long long now, int single)
 		 * is the action's.
 		 */
 		if (sqlite3_get_autocommit(s->db)) {
-			note(s, rc);
+			sq_note(s, rc);
 			c->kept = 1;
 			return rc;
 		}
 		if (single) {
 			/* The transaction holds this claim alone. */
 			c->kept = 1;
-			if ((rc = run(s, ST_ROLLBACK)) != SQLITE_OK)
+			if ((rc = sq_run(s, ST_ROLLBACK)) != SQLITE_OK)
 				return rc;
 			return SQLITE_ABORT;
 		}
-		if ((rc = run(s, ST_ROLLBACK_TO)) != SQLITE_OK)
+		if ((rc = sq_run(s, ST_ROLLBACK_TO)) != SQLITE_OK)
 			return rc;
-		return run(s, ST_RELEASE);
+		return sq_run(s, ST_RELEASE);
 	}
 	c->result = HOOK_OK;
 	return sp(s, ST_RELEASE, single);
 undo:
-	c->result = classify(rc);
+	c->result = sq_classify(rc);
 	return rc;
 }
 
@@ -1062,9 +1024,9 @@ claim_batch(struct store *s, struct store_claim *claims, size_t n,
 	int	 rc;
 
 	*why = "begin";
-	if (moved(s))
+	if (sq_moved(s))
 		return SQLITE_IOERR;
-	if ((rc = txn_begin(s)) != SQLITE_OK)
+	if ((rc = sq_begin(s)) != SQLITE_OK)
 		return rc;
 	for (i = 0; i < n; i++) {
 		if (claims[i].kept)
@@ -1081,13 +1043,13 @@ claim_batch(struct store *s, struct store_claim *claims, size_t n,
 		/* Its own failure ended the transaction: retry without it. */
 		if (claims[i].kept && n > 1) {
 			if (!sqlite3_get_autocommit(s->db))
-				(void)run(s, ST_ROLLBACK);
+				(void)sq_run(s, ST_ROLLBACK);
 			return SQLITE_ABORT;
 		}
 		return rc;
 	}
 	*why = "commit";
-	return commit(s);
+	return sq_commit(s);
 }
 
 enum hook_err
@@ -1111,10 +1073,10 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 		if (load_actions(s, claims[i].endpoint, claims[i].why,
 		    sizeof(claims[i].why)) == -1) {
 			rc = sqlite3_errcode(s->db);
-			claims[i].result = classify(rc) == HOOK_EBUSY ?
+			claims[i].result = sq_classify(rc) == HOOK_EBUSY ?
 			    HOOK_EBUSY : HOOK_ECONF;
 			claims[i].kept = 1;
-			note(s, rc);
+			sq_note(s, rc);
 		}
 	}
 	/* Each retry leaves one more claim out: at most n + 1 attempts. */
@@ -1122,15 +1084,15 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 		if ((rc = claim_batch(s, claims, n, now, &why)) != SQLITE_ABORT)
 			break;
 	if (rc == SQLITE_OK || rc == SQLITE_DONE) {
-		txn_end(s);
+		sq_end(s);
 		return HOOK_OK;
 	}
 	/* Rule 4: a COMMIT that failed is the storage's: 503 for all. */
-	er = strcmp(why, "commit") == 0 ? HOOK_EBUSY : classify(rc);
-	note(s, rc);
+	er = strcmp(why, "commit") == 0 ? HOOK_EBUSY : sq_classify(rc);
+	sq_note(s, rc);
 	if (!sqlite3_get_autocommit(s->db))
-		(void)run(s, ST_ROLLBACK);
-	txn_end(s);
+		(void)sq_run(s, ST_ROLLBACK);
+	sq_end(s);
 	for (i = 0; i < n; i++) {
 		/* A result its own failure set stays; the others failed with
 		 * the transaction. */
@@ -1138,7 +1100,7 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 			continue;
 		claims[i].result = er;
 		if (claims[i].why[0] == '\0')
-			txn_why(s, why, claims[i].why, sizeof(claims[i].why));
+			sq_why(s, why, claims[i].why, sizeof(claims[i].why));
 	}
 	return er;
 }
@@ -1360,13 +1322,12 @@ store_rows(struct store *s, long long now, struct store_counts *rows,
 	if (rc != SQLITE_OK) {
 		snprintf(err, errsz, "counting rows: %s",
 		    sqlite3_errmsg(s->db));
-		note(s, rc);
+		sq_note(s, rc);
 	}
 	(void)sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : -1;
 }
 
-static long long	backoff(long long attempts);
 
 /*
  * Record one more failed attempt of ev's key; at park_after attempts
@@ -1397,9 +1358,9 @@ store_failed(struct store *s, size_t endpoint, const struct event *ev,
 	int				 rc, found = 0;
 
 	*attempts = 0;
-	if (moved(s))
+	if (sq_moved(s))
 		return HOOK_EBUSY;
-	if ((rc = txn_begin(s)) != SQLITE_OK)
+	if ((rc = sq_begin(s)) != SQLITE_OK)
 		goto fail;
 	if ((rc = sqlite3_prepare_v2(s->db, count, -1, &st, NULL)) !=
 	    SQLITE_OK)
@@ -1441,7 +1402,7 @@ store_failed(struct store *s, size_t endpoint, const struct event *ev,
 		sqlite3_bind_int64(st, 8, *attempts);
 		sqlite3_bind_text(st, 9, error, -1, SQLITE_STATIC);
 		/* work retries it in the background, after the backoff. */
-		sqlite3_bind_int64(st, 10, now + backoff(*attempts));
+		sqlite3_bind_int64(st, 10, now + sq_backoff(*attempts, 60, 21600));
 		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 			goto fail;
 		sqlite3_finalize(st);
@@ -1460,18 +1421,18 @@ store_failed(struct store *s, size_t endpoint, const struct event *ev,
 		sqlite3_finalize(st);
 		st = NULL;
 	}
-	if ((rc = commit(s)) != SQLITE_OK)
+	if ((rc = sq_commit(s)) != SQLITE_OK)
 		goto fail;
-	txn_end(s);
+	sq_end(s);
 	return er;
 fail:
 	sqlite3_finalize(st);
-	txn_why(s, "counting a failed attempt", why, sizeof(why));
+	sq_why(s, "counting a failed attempt", why, sizeof(why));
 	log_warnx("store: %s", why);
-	note(s, rc);
+	sq_note(s, rc);
 	if (!sqlite3_get_autocommit(s->db))
-		(void)run(s, ST_ROLLBACK);
-	txn_end(s);
+		(void)sq_run(s, ST_ROLLBACK);
+	sq_end(s);
 	return HOOK_EACTION;
 }
 
@@ -1497,16 +1458,16 @@ store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
 	memset(&ev, 0, sizeof(ev));
 	why[0] = '\0';
 	if (load_actions(s, endpoint, why, whysz) == -1) {
-		note(s, sqlite3_errcode(s->db));
+		sq_note(s, sqlite3_errcode(s->db));
 		return REPLAY_ERROR;
 	}
-	if (moved(s)) {
+	if (sq_moved(s)) {
 		snprintf(why, whysz, "the database moved");
 		return REPLAY_ERROR;
 	}
 	/* The status is read under the write lock: two replays, work and
 	 * a live delivery of the key cannot both run its actions. */
-	if ((rc = txn_begin(s)) != SQLITE_OK ||
+	if ((rc = sq_begin(s)) != SQLITE_OK ||
 	    (rc = sqlite3_prepare_v2(s->db, sel, -1, &st, NULL)) != SQLITE_OK)
 		goto fail;
 	sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
@@ -1541,12 +1502,12 @@ store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
 	st = NULL;
 	if ((rc = actions_run(s->acts[endpoint], ep->name, &ev, why, whysz)) !=
 	    SQLITE_OK) {
-		if (classify(rc) == HOOK_EBUSY)
+		if (sq_classify(rc) == HOOK_EBUSY)
 			goto fail;	/* the storage's: not an attempt */
-		note(s, rc);
+		sq_note(s, rc);
 		if (!sqlite3_get_autocommit(s->db))
-			(void)run(s, ST_ROLLBACK);
-		txn_end(s);
+			(void)sq_run(s, ST_ROLLBACK);
+		sq_end(s);
 		work_failed(s, id, why, attempts, ep->max_attempts, now);
 		res = REPLAY_FAILED;
 		goto done;
@@ -1562,41 +1523,41 @@ store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
 		goto fail;
 	sqlite3_finalize(st);
 	st = NULL;
-	if ((rc = commit(s)) != SQLITE_OK)
+	if ((rc = sq_commit(s)) != SQLITE_OK)
 		goto fail;
-	txn_end(s);
+	sq_end(s);
 	why[0] = '\0';
 	res = REPLAY_DONE;
 	goto done;
 fail:
-	txn_why(s, "replay", why, whysz);
-	note(s, rc);
+	sq_why(s, "replay", why, whysz);
+	sq_note(s, rc);
 out:
 	sqlite3_finalize(st);
 	if (!sqlite3_get_autocommit(s->db))
-		(void)run(s, ST_ROLLBACK);
-	txn_end(s);
+		(void)sq_run(s, ST_ROLLBACK);
+	sq_end(s);
 done:
 	event_clear(&ev);
 	free(payload);
 	return res;
 }
 
-/* Seconds until a failed event's next run: 1 min doubling, at most 6
- * h, times a random factor in [0.5, 1) so that retries spread out. */
-static long long
-backoff(long long attempts)
+/* Events: sq_backoff(attempts, 60, 21600), 1 min doubling to 6 h. */
+long long
+sq_backoff(long long attempts, long long first, long long cap)
 {
 	unsigned int	 r = 0;
-	long long	 d = 60;
+	long long	 d = first > 0 ? first : 1;
 
-	while (attempts-- > 1 && d < 21600)
+	while (attempts-- > 1 && d < cap)
 		d *= 2;
-	if (d > 21600)
-		d = 21600;
+	if (d > cap)
+		d = cap;
 	if (crypto_random(&r, sizeof(r)) == -1)
 		r = 0;
-	return d / 2 + (long long)((double)(d / 2) * (double)r / 4294967296.0);
+	return d / 2 + (long long)((double)(d - d / 2) * (double)r /
+	    4294967296.0);
 }
 
 /* Note a failed run (work, replay): one more attempt in the row, its
@@ -1609,7 +1570,7 @@ work_failed(struct store *s, long long id, const char *error,
 	sqlite3_stmt	*st = NULL;
 	int		 rc;
 
-	if ((rc = txn_begin(s)) == SQLITE_OK &&
+	if ((rc = sq_begin(s)) == SQLITE_OK &&
 	    (rc = sqlite3_prepare_v2(s->db, "UPDATE events SET"
 	    " attempts = attempts + 1, last_error = ?3,"
 	    " next_at = CASE WHEN attempts + 1 >= ?5 THEN NULL ELSE ?4 END,"
@@ -1619,20 +1580,20 @@ work_failed(struct store *s, long long id, const char *error,
 	    NULL)) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, now + backoff(attempts));
+		sqlite3_bind_int64(st, 4, now + sq_backoff(attempts, 60, 21600));
 		sqlite3_bind_int64(st, 5, max);
-		rc = sqlite3_step(st) == SQLITE_DONE ? run(s, ST_COMMIT) :
+		rc = sqlite3_step(st) == SQLITE_DONE ? sq_run(s, ST_COMMIT) :
 		    sqlite3_errcode(s->db);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_OK) {
 		log_warnx("store: noting a failed run of its actions: %s",
 		    sqlite3_errmsg(s->db));
-		note(s, rc);
+		sq_note(s, rc);
 		if (!sqlite3_get_autocommit(s->db))
-			(void)run(s, ST_ROLLBACK);
+			(void)sq_run(s, ST_ROLLBACK);
 	}
-	txn_end(s);
+	sq_end(s);
 }
 
 /*
@@ -1672,7 +1633,7 @@ work_once(struct store *s, const char *endpoint, const char *key,
 		return WORK_ERROR;
 	}
 	snprintf(names + o, sizeof(names) - o, "]");
-	if (moved(s)) {
+	if (sq_moved(s)) {
 		snprintf(w->why, sizeof(w->why), "the database moved");
 		return WORK_BUSY;
 	}
@@ -1687,11 +1648,11 @@ work_once(struct store *s, const char *endpoint, const char *key,
 	 * (work, a replay, the process that claimed it) commits nothing.
 	 */
 	if (immediate) {
-		if ((rc = txn_begin(s)) != SQLITE_OK) {
-			txn_why(s, "begin", w->why, sizeof(w->why));
-			txn_end(s);
-			note(s, rc);
-			return classify(rc) == HOOK_EBUSY ? WORK_BUSY :
+		if ((rc = sq_begin(s)) != SQLITE_OK) {
+			sq_why(s, "begin", w->why, sizeof(w->why));
+			sq_end(s);
+			sq_note(s, rc);
+			return sq_classify(rc) == HOOK_EBUSY ? WORK_BUSY :
 			    WORK_ERROR;
 		}
 		locked = 1;
@@ -1742,13 +1703,13 @@ work_once(struct store *s, const char *endpoint, const char *key,
 		/* An actions file that no longer prepares fails its event
 		 * like a failing action: counted, not run again at once, so
 		 * the other endpoints' events go on. */
-		if (classify(rc) == HOOK_EBUSY)
+		if (sq_classify(rc) == HOOK_EBUSY)
 			goto busy;	/* the storage's, not the action's */
-		note(s, rc);
+		sq_note(s, rc);
 		if (!sqlite3_get_autocommit(s->db))
-			(void)run(s, ST_ROLLBACK);
+			(void)sq_run(s, ST_ROLLBACK);
 		if (locked) {
-			txn_end(s);
+			sq_end(s);
 			locked = 0;
 		}
 		work_failed(s, id, w->why, w->attempts,
@@ -1774,22 +1735,22 @@ work_once(struct store *s, const char *endpoint, const char *key,
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if ((rc = commit(s)) != SQLITE_OK)
+	if ((rc = sq_commit(s)) != SQLITE_OK)
 		goto fail;
 	res = WORK_DONE;
 	goto done;
 fail:
 	snprintf(w->why, sizeof(w->why), "%s", sqlite3_errmsg(s->db));
 busy:
-	res = classify(rc) == HOOK_EBUSY ? WORK_BUSY : WORK_ERROR;
-	note(s, rc);
+	res = sq_classify(rc) == HOOK_EBUSY ? WORK_BUSY : WORK_ERROR;
+	sq_note(s, rc);
 out:
 	sqlite3_finalize(st);
 	if (!sqlite3_get_autocommit(s->db))
-		(void)run(s, ST_ROLLBACK);
+		(void)sq_run(s, ST_ROLLBACK);
 done:
 	if (locked)
-		txn_end(s);
+		sq_end(s);
 	event_clear(&ev);
 	free(payload);
 	return res;

@@ -26,6 +26,14 @@
 -- that names no order, or names it with anything else, is recorded and
 -- acknowledged, and touches no order (a Stripe account sends payment
 -- events for payments this site did not start).
+--
+-- The outbox (README, "Outbox"): what the site's own code is told, after
+-- the commit, by "oncehook deliver".  The first event that records an
+-- order paid writes an order.paid row, the first that records it
+-- refunded an order.refunded row, in the same transaction as the order:
+-- each once, whatever the retries, and none if the event rolls back.
+-- Their payload: {"order_id", "amount", "currency", "customer_email",
+-- "payment_id" (order.paid), "event_type", "event_key"}, from the event.
 
 CREATE TABLE IF NOT EXISTS orders (
 	id		TEXT PRIMARY KEY NOT NULL,
@@ -58,6 +66,18 @@ CREATE TABLE IF NOT EXISTS orders (
 -- The generic format: {"type":"payment.success","metadata":{"orderId":..},
 -- "transaction":{"id":..,"amount":..,"currency":..},
 -- "customer":{"customerEmail":..}}
+INSERT INTO outbox (topic, payload)
+SELECT 'order.paid', json_object(
+    'order_id', CAST(json_extract(:payload, '$.metadata.orderId') AS TEXT),
+    'amount', json_extract(:payload, '$.transaction.amount'),
+    'currency', json_extract(:payload, '$.transaction.currency'),
+    'customer_email', json_extract(:payload, '$.customer.customerEmail'),
+    'payment_id', json_extract(:payload, '$.transaction.id'),
+    'event_type', :type, 'event_key', :key)
+WHERE json_type(:payload, '$.metadata.orderId') IN ('text', 'integer')
+AND NOT EXISTS (SELECT 1 FROM orders
+    WHERE id = CAST(json_extract(:payload, '$.metadata.orderId') AS TEXT)
+    AND paid_at IS NOT NULL);
 INSERT INTO orders (id, amount, currency, customer_email, payment_id,
     paid_at, created_at, updated_at)
 SELECT json_extract(:payload, '$.metadata.orderId'),
@@ -76,6 +96,14 @@ ON CONFLICT (id) DO UPDATE SET
     updated_at = excluded.updated_at;
 
 -- on: payment.refunded
+INSERT INTO outbox (topic, payload)
+SELECT 'order.refunded', json_object(
+    'order_id', CAST(json_extract(:payload, '$.metadata.orderId') AS TEXT),
+    'event_type', :type, 'event_key', :key)
+WHERE json_type(:payload, '$.metadata.orderId') IN ('text', 'integer')
+AND NOT EXISTS (SELECT 1 FROM orders
+    WHERE id = CAST(json_extract(:payload, '$.metadata.orderId') AS TEXT)
+    AND refunded_at IS NOT NULL);
 INSERT INTO orders (id, refunded_at, created_at, updated_at)
 SELECT json_extract(:payload, '$.metadata.orderId'),
     :received_at, :received_at, :received_at
@@ -89,6 +117,18 @@ ON CONFLICT (id) DO UPDATE SET
 
 -- on: payment_intent.succeeded
 -- Stripe: data.object is the PaymentIntent (amount in the smallest unit).
+INSERT INTO outbox (topic, payload)
+SELECT 'order.paid', json_object(
+    'order_id', CAST(json_extract(:payload, '$.data.object.metadata.order_id') AS TEXT),
+    'amount', json_extract(:payload, '$.data.object.amount'),
+    'currency', json_extract(:payload, '$.data.object.currency'),
+    'customer_email', json_extract(:payload, '$.data.object.receipt_email'),
+    'payment_id', json_extract(:payload, '$.data.object.id'),
+    'event_type', :type, 'event_key', :key)
+WHERE json_type(:payload, '$.data.object.metadata.order_id') IN ('text', 'integer')
+AND NOT EXISTS (SELECT 1 FROM orders
+    WHERE id = CAST(json_extract(:payload, '$.data.object.metadata.order_id') AS TEXT)
+    AND paid_at IS NOT NULL);
 INSERT INTO orders (id, amount, currency, customer_email, payment_id,
     paid_at, created_at, updated_at)
 SELECT json_extract(:payload, '$.data.object.metadata.order_id'),
@@ -108,6 +148,18 @@ ON CONFLICT (id) DO UPDATE SET
 
 -- on: checkout.session.completed
 -- Stripe: data.object is the Checkout Session.
+INSERT INTO outbox (topic, payload)
+SELECT 'order.paid', json_object(
+    'order_id', CAST(json_extract(:payload, '$.data.object.metadata.order_id') AS TEXT),
+    'amount', json_extract(:payload, '$.data.object.amount_total'),
+    'currency', json_extract(:payload, '$.data.object.currency'),
+    'customer_email', json_extract(:payload, '$.data.object.customer_details.email'),
+    'payment_id', json_extract(:payload, '$.data.object.payment_intent'),
+    'event_type', :type, 'event_key', :key)
+WHERE json_type(:payload, '$.data.object.metadata.order_id') IN ('text', 'integer')
+AND NOT EXISTS (SELECT 1 FROM orders
+    WHERE id = CAST(json_extract(:payload, '$.data.object.metadata.order_id') AS TEXT)
+    AND paid_at IS NOT NULL);
 INSERT INTO orders (id, amount, currency, customer_email, payment_id,
     paid_at, created_at, updated_at)
 SELECT json_extract(:payload, '$.data.object.metadata.order_id'),
@@ -127,6 +179,14 @@ ON CONFLICT (id) DO UPDATE SET
 
 -- on: charge.refunded
 -- Stripe: data.object is the Charge; its metadata carries the order id.
+INSERT INTO outbox (topic, payload)
+SELECT 'order.refunded', json_object(
+    'order_id', CAST(json_extract(:payload, '$.data.object.metadata.order_id') AS TEXT),
+    'event_type', :type, 'event_key', :key)
+WHERE json_type(:payload, '$.data.object.metadata.order_id') IN ('text', 'integer')
+AND NOT EXISTS (SELECT 1 FROM orders
+    WHERE id = CAST(json_extract(:payload, '$.data.object.metadata.order_id') AS TEXT)
+    AND refunded_at IS NOT NULL);
 INSERT INTO orders (id, refunded_at, created_at, updated_at)
 SELECT json_extract(:payload, '$.data.object.metadata.order_id'),
     :received_at, :received_at, :received_at

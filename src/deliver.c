@@ -1,0 +1,186 @@
+/*
+ * oncehook: the deliver loop (see deliver.h).  At least once is the
+ * store's (a row stays pending until an attempt succeeds and says so);
+ * the stable id is the row's; this file picks the target, sends, and
+ * writes down what happened.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "conf.h"
+#include "deliver.h"
+#include "io.h"
+#include "log.h"
+#include "outbox.h"
+#include "send.h"
+#include "store.h"
+
+#define DELIVER_POLL_MS		1000	/* idle: look again after */
+#define DELIVER_BUSY_MS		50	/* busy: try again after */
+#define DELIVER_BUSY_MAX_MS	10000	/* busy this long: an error */
+#define DELIVER_MARGIN		5	/* lease beyond the timeout, s */
+
+long
+deliver_lease(const struct conf *cf)
+{
+	return (long)cf->outbox_timeout + DELIVER_MARGIN;
+}
+
+/* outbox_take()'s filter: rows of topics with a (valid) target. */
+static int
+has_target(void *arg, const char *topic)
+{
+	struct outbox_target	 t;
+	char			 err[256];
+
+	(void)arg;
+	return conf_outbox_target(topic, NULL, NULL, &t, err,
+	    sizeof(err)) == 0 && t.kind != OUTBOX_NONE;
+}
+
+static void
+nap(long ms)
+{
+	struct timespec	 ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	(void)nanosleep(&ts, NULL);
+}
+
+/* One attempt at it: 0 sent, -1 not (why). */
+static int
+attempt(const struct conf *cf, const struct outbox_item *it, char *why,
+    size_t whysz)
+{
+	struct outbox_target	 t;
+	struct send_msg		 m;
+
+	if (conf_outbox_target(it->topic, NULL, NULL, &t, why, whysz) == -1)
+		return -1;
+	m.id = it->id;
+	m.topic = it->topic;
+	m.endpoint = it->endpoint;
+	m.key = it->key;
+	m.payload = it->payload;
+	m.payloadsz = strlen(it->payload);
+	switch (t.kind) {
+	case OUTBOX_COMMAND:
+		return send_command(t.value, &m, (long)cf->outbox_timeout,
+		    why, whysz);
+	case OUTBOX_URL:
+		return send_http(t.value, &cf->outbox_secret, &m,
+		    (long)cf->outbox_timeout, why, whysz);
+	default:
+		snprintf(why, whysz, "no target (its variable was unset "
+		    "meanwhile)");
+		return -1;
+	}
+}
+
+int
+deliver_loop(const struct conf *cf, int once, long max_seconds,
+    volatile sig_atomic_t *stop)
+{
+	struct outbox_item	 it;
+	struct store		*st = NULL;
+	enum outbox_take	 r;
+	enum hook_err		 er;
+	time_t			 start = time(NULL);
+	struct timespec		 t0;
+	char			 why[300], sw[300], k[160], err[512];
+	long			 ms;
+	int			 rc = 0, busy = 0, s;
+
+	memset(&it, 0, sizeof(it));
+	/* A command that exits before reading its input is its failure,
+	 * not the deliverer's death. */
+	signal(SIGPIPE, SIG_IGN);
+	while (stop == NULL || !*stop) {
+		if (max_seconds > 0 && time(NULL) - start >= max_seconds)
+			break;
+		if (st == NULL && (er = store_connect(cf, STORE_LAZY, &st, err,
+		    sizeof(err))) != HOOK_OK) {
+			log_error("deliver: %s", err);
+			rc = er == HOOK_ECONF ? 2 : 1;
+			if (once)
+				break;
+			nap(DELIVER_POLL_MS);
+			continue;
+		}
+		r = outbox_take(st, (long long)time(NULL), deliver_lease(cf),
+		    has_target, NULL, &it, why, sizeof(why));
+		if (r == TAKE_BUSY) {
+			if (++busy * DELIVER_BUSY_MS >= DELIVER_BUSY_MAX_MS) {
+				log_error("deliver: the database stayed busy "
+				    "for %d s: %s", DELIVER_BUSY_MAX_MS / 1000,
+				    log_escape(sw, sizeof(sw), why));
+				rc = 1;
+				busy = 0;
+				if (once)
+					break;
+				nap(DELIVER_POLL_MS);
+			} else
+				nap(DELIVER_BUSY_MS);
+		} else if (r == TAKE_ERROR) {
+			log_error("deliver: %s", log_escape(sw, sizeof(sw),
+			    why));
+			rc = 1;
+			if (once)
+				break;
+			nap(DELIVER_POLL_MS);
+		} else if (r == TAKE_NONE) {
+			busy = 0;
+			if (once)
+				break;
+			nap(DELIVER_POLL_MS);
+		} else {
+			busy = 0;
+			io_clock(&t0);
+			why[0] = '\0';
+			s = attempt(cf, &it, why, sizeof(why));
+			ms = io_ms_since(&t0);
+			if (s == 0)
+				s = outbox_delivered(st, &it, (long long)
+				    time(NULL), err, sizeof(err));
+			else {
+				s = outbox_failed(st, &it, why, (long long)
+				    time(NULL), (long long)cf->outbox_backoff,
+				    (long long)cf->outbox_max_attempts, err,
+				    sizeof(err));
+				rc = 1;
+			}
+			if (s == -1) {
+				log_error("deliver: id=%s: %s", it.id,
+				    log_escape(sw, sizeof(sw), err));
+				rc = 1;
+			} else if (s == 0)
+				log_warnx("deliver: id=%s topic=%s: taken "
+				    "again by another deliverer (its lease of "
+				    "%ld s ran out); outcome not recorded",
+				    it.id, it.topic, deliver_lease(cf));
+			else if (why[0] == '\0')
+				log_info("outbox id=%s topic=%s endpoint=%s "
+				    "key=\"%s\" outcome=delivered attempt=%lld "
+				    "ms=%ld", it.id, it.topic, it.endpoint,
+				    log_escape(k, sizeof(k), it.key),
+				    it.attempts, ms);
+			else
+				log_error("outbox id=%s topic=%s endpoint=%s "
+				    "key=\"%s\" outcome=%s attempt=%lld ms=%ld "
+				    "why=\"%s\"", it.id, it.topic, it.endpoint,
+				    log_escape(k, sizeof(k), it.key),
+				    s == 2 ? "dead" : "failed", it.attempts,
+				    ms, log_escape(sw, sizeof(sw), why));
+			outbox_item_clear(&it);
+		}
+		if (store_broken(st) || store_idle(st)) {
+			store_close(st);
+			st = NULL;
+		}
+	}
+	store_close(st);
+	return rc;
+}

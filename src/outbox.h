@@ -1,0 +1,123 @@
+/*
+ * oncehook: the outbox's rows in the store (SPEC section 13), for
+ * `oncehook deliver`, list, show, stats and prune.  With store.c and
+ * action.c, the SQLite room.
+ *
+ * An action inserts (topic, payload) in its event's transaction
+ * (action.h: the guard lets it insert, never update or delete, and the
+ * schema's trigger refuses a row that sets more).  From then on the row
+ * is the deliverers': pending until a delivery succeeds (delivered), or
+ * dead after the most attempts.  A deliverer takes a row by a lease: one
+ * short transaction under the write lock counts the attempt and moves
+ * the row's next_at past the attempt's end, so no other deliverer takes
+ * it meanwhile; a deliverer killed mid-attempt leaves the row to be taken
+ * again once the lease ends.  Its outcome is written only if the row is
+ * still the one it took (same attempt count): a deliverer whose lease
+ * ran out does not undo the next one's work.  Each row is therefore sent
+ * at least once, and never by two deliverers at the same time while
+ * attempts keep within their lease.
+ */
+#ifndef ONCEHOOK_OUTBOX_H
+#define ONCEHOOK_OUTBOX_H
+
+#include <stddef.h>
+
+struct store;
+
+/* A row taken for one attempt. */
+struct outbox_item {
+	long long	 seq;		/* its row */
+	char		 id[64];	/* the stable id: webhook-id */
+	char		 topic[132];
+	char		 endpoint[64];
+	char		 key[520];
+	char		*payload;	/* malloc'd; outbox_item_clear() */
+	long long	 created_at;
+	long long	 attempts;	/* counting this one */
+};
+
+void		 outbox_item_clear(struct outbox_item *);
+
+enum outbox_take {
+	TAKE_NONE,		/* nothing due (with a target) */
+	TAKE_ONE,		/* *item is leased for this attempt */
+	TAKE_BUSY,		/* the database was busy: nothing happened */
+	TAKE_ERROR,		/* the storage failed (why) */
+};
+
+/*
+ * Take the oldest due pending row whose topic has_target() says yes to
+ * (rows of topics without a target wait, untouched), counting one more
+ * attempt and leasing it for lease seconds from now.
+ */
+enum outbox_take outbox_take(struct store *, long long now, long long lease,
+		    int (*has_target)(void *arg, const char *topic),
+		    void *arg, struct outbox_item *item, char *why,
+		    size_t whysz);
+
+/*
+ * The attempt at item succeeded: delivered.  Returns 1, 0 if the row
+ * was taken again meanwhile (the lease ran out: nothing written), -1 on
+ * a storage failure (why).
+ */
+int		 outbox_delivered(struct store *, const struct outbox_item *,
+		    long long now, char *why, size_t whysz);
+/*
+ * The attempt failed with error: due again after the backoff (first
+ * seconds, doubling, at most 6 h, with jitter), or dead if it was the
+ * max_attempts-th.  Returns 1 (2: now dead), 0 and -1 as above.
+ */
+int		 outbox_failed(struct store *, const struct outbox_item *,
+		    const char *error, long long now, long long first,
+		    long long max_attempts, char *why, size_t whysz);
+
+/* Dead rows back to pending, due now, their attempts from 0.  The count,
+ * or -1 with the reason in err. */
+long long	 outbox_retry_dead(struct store *, long long now, char *err,
+		    size_t errsz);
+
+/* One outbox row, borrowed for the duration of a callback. */
+struct outbox_row {
+	const char	*id;
+	const char	*topic;
+	const char	*payload;	/* NULL unless asked for */
+	const char	*endpoint;
+	const char	*key;
+	const char	*status;
+	const char	*last_error;	/* NULL if none */
+	long long	 created_at;
+	long long	 attempts;
+	long long	 next_at;
+	long long	 delivered_at;	/* -1: not delivered */
+};
+
+typedef void	(*outbox_row_fn)(void *arg, const struct outbox_row *);
+
+/*
+ * Call fn for rows, newest first: the row id if not NULL, else those of
+ * the event (endpoint, key) if key is not NULL, of status if not NULL;
+ * at most limit.  Returns the count, or -1 with the reason in err.
+ */
+long long	 outbox_list(struct store *, const char *id,
+		    const char *endpoint, const char *key, const char *status,
+		    long long limit, int with_payload, outbox_row_fn fn,
+		    void *arg, char *err, size_t errsz);
+
+/*
+ * For stats: fn(arg, topic, status, rows, oldest created_at) for each
+ * (topic, status) present.  0, or -1 with the reason in err.  Reads
+ * only.
+ */
+int		 outbox_topics(struct store *, void (*fn)(void *arg,
+		    const char *topic, const char *status, long long rows,
+		    long long oldest), void *arg, char *err, size_t errsz);
+
+/*
+ * For prune: delete the delivered rows (and the dead ones too with
+ * dead) whose event is gone, in short transactions.  With dry_run,
+ * count only.  The count, or -1 with the reason in err.
+ */
+long long	 outbox_prune(struct store *, int dry_run, int dead,
+		    char *err, size_t errsz);
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * oncehook: the SQLite store's own header, for its modules only
+ * (store.c: events and claims; outbox.c: the outbox).  Nothing outside
+ * the SQLite room includes it: the rest of the program sees store.h.
+ */
+#ifndef ONCEHOOK_STORE_INT_H
+#define ONCEHOOK_STORE_INT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <sqlite3.h>
+
+#include "action.h"
+#include "hook.h"
+#include "walguard.h"
+
+/* The statements prepared once, in store_open(). */
+enum st {
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_SAVEPOINT,
+	ST_RELEASE,
+	ST_ROLLBACK_TO,
+	ST_INSERT,
+	ST_INSERT_RECEIVED,
+	ST_LOOKUP,
+	ST_PAYLOAD,
+	ST_CONFLICT,
+	ST__MAX
+};
+
+/* A file's identity: what a path named when we looked (ino 0: none). */
+struct fileid {
+	dev_t	 dev;
+	ino_t	 ino;
+};
+
+/* The files besides the database, by suffix. */
+enum side { SIDE_WAL, SIDE_SHM, SIDE__MAX };
+
+struct store {
+	sqlite3			*db;
+	const struct conf	*cf;
+	sqlite3_stmt		*st[ST__MAX];
+	struct actions		**acts;	/* per endpoint; shared if same file */
+	int			 broken; /* see store_broken() */
+	int			 moved;	/* the path names other files now */
+	int			 immutable; /* read-only, no -wal: see open_ro() */
+	int			 lazy;	/* STORE_LAZY: actions on first claim */
+	struct action_guard	 guard;	/* the connection's authorizer */
+	char			*side[SIDE__MAX];	/* their paths */
+	struct fileid		 sideid[SIDE__MAX];	/* as opened */
+	struct fileid		 dbid;			/* as opened */
+	struct walguard		 wg;	/* the log's users; the write lock */
+	int			 wal_frames; /* the log's size at our last commit */
+	long			 lock_timeout; /* ms waited in vain, or 0 */
+};
+
+
+/* HOOK_EBUSY for what may pass (busy, full, read-only, I/O), else
+ * HOOK_ESYSTEM (HOOK_OK for SQLITE_OK, DONE, ROW). */
+enum hook_err	 sq_classify(int rc);
+/* Note in s whether error rc calls for a new connection. */
+void		 sq_note(struct store *s, int rc);
+/* 1 if ONCEHOOK_DB no longer names the open file (logged once). */
+int		 sq_moved(struct store *s);
+/* Step a prepared statement that returns no row, then reset it. */
+int		 sq_run(struct store *s, enum st which);
+/* BEGIN IMMEDIATE after oncehook's write lock; sq_end() lets go. */
+int		 sq_begin(struct store *s);
+void		 sq_end(struct store *s);
+/* COMMIT, unless the file moved (SQLITE_IOERR then). */
+int		 sq_commit(struct store *s);
+/* The reason a transaction failed at step, into buf. */
+void		 sq_why(struct store *s, const char *step, char *buf,
+		    size_t bufsz);
+/* Seconds until the next run after attempts failed: first doubling,
+ * at most cap, times a random factor in [0.5, 1). */
+long long	 sq_backoff(long long attempts, long long first,
+		    long long cap);
+
+#endif
