@@ -7,7 +7,8 @@
 # with the payload on standard input and ONCEHOOK_OUTBOX_ID, _TOPIC,
 # _ENDPOINT and _KEY in its environment.  In DIR it keeps:
 #
-#   calls           one line per run: "<id> <n>" (n: this id's run count)
+#   calls           one line per run: "<id> <n> <time>" (n: this id's run
+#                   count; time: Unix seconds, with nanoseconds)
 #   env-<id>-<n>    the environment of run n, sorted (env)
 #   stdin-<id>-<n>  the payload of run n, as received
 #   effects         one line per effect: "<id> <n> <topic> <endpoint> <key>"
@@ -50,7 +51,7 @@ unlock() {
 
 lock
 n=$(($(awk -v id="$id" '$1 == id' "$dir/calls" 2>/dev/null | wc -l) + 1))
-echo "$id $n" >>"$dir/calls"
+echo "$id $n $(date +%s.%N)" >>"$dir/calls"
 unlock
 
 env | sort >"$dir/env-$id-$n"

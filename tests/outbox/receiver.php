@@ -24,11 +24,14 @@
 //      nofail-<id>  no deliberate failures for that id
 //      nofail       no deliberate failures at all
 //      delay        sleep 50 ms on every accepted request
+//      code-<id>    the status to answer instead of 200 (its content,
+//                   e.g. 204 or 302): a 2xx does the effect, anything
+//                   else does not (a 3xx with Location: this script)
 //    Without a nofail marker, the first two accepted requests of each
 //    webhook-id are answered 500 on purpose (counted in requests).
 // 4. Otherwise it deduplicates by webhook-id and does its effect in one
 //    transaction: the id claimed in seen (PRIMARY KEY), and only if the
-//    claim is new, a row in effects.  200 either way.
+//    claim is new, a row in effects.  200 either way (or code-<id>'s 2xx).
 
 ignore_user_abort(true);
 set_time_limit(60);
@@ -153,6 +156,17 @@ try {
 		}
 	}
 
+	$code = 200;
+	if ($safe && is_readable("$dir/code-$id"))
+		$code = (int)trim(file_get_contents("$dir/code-$id"));
+	if ($code < 200 || $code > 299) {
+		$done($code);
+		if ($code >= 300 && $code < 400)
+			header('Location: /receiver.php');
+		reply($code, ['error' => 'answering_on_purpose']);
+		exit;
+	}
+
 	// 4. Deduplicate and do the effect, in one transaction.
 	$db->exec('BEGIN IMMEDIATE');
 	$intx = true;
@@ -167,8 +181,11 @@ try {
 		    is_array($ev) ? ($ev['amount'] ?? null) : null]);
 	$db->exec('COMMIT');
 	$intx = false;
-	$done(200);
-	reply(200, ['ok' => true, 'duplicate' => !$new]);
+	$done($code);
+	if ($code === 204)
+		http_response_code(204);
+	else
+		reply($code, ['ok' => true, 'duplicate' => !$new]);
 } catch (Throwable $e) {
 	error_log('receiver.php: ' . $e->getMessage());
 	if ($intx) {
