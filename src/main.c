@@ -52,7 +52,7 @@ static const struct command commands[] = {
 	    "delete events past their retention" },
 	{ "serve", serve_main,
 	    "--listen ADDR [--workers N] [--timeout SECONDS] "
-	    "[--no-group-commit] [--no-work]",
+	    "[--no-group-commit] [--no-work] [--no-deliver]",
 	    "serve FastCGI on a socket of its own" },
 	{ "sign", admin_sign, "[--endpoint NAME] [--curl URL] [--id ID] "
 	    "[--event TYPE] [--time UNIX] FILE",

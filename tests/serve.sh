@@ -74,22 +74,26 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 	    "$d/conf/oncehook.service" >"$d/log/security.log" 2>&1; then
 		echo "# $(grep -i 'overall exposure' "$d/log/security.log")"
 	fi
-	# The work units: the timer and the service it starts.
-	for u in oncehook-work.service oncehook-work.timer; do
-		sed "s|/usr/local/bin/oncehook|$d/bin/oncehook|" \
-		    "$top_srcdir/conf-examples/$u" >"$d/conf/$u"
+	# The timers' units (work, deliver): each timer and the service it
+	# starts.
+	for w in work deliver; do
+		for u in oncehook-$w.service oncehook-$w.timer; do
+			sed "s|/usr/local/bin/oncehook|$d/bin/oncehook|" \
+			    "$top_srcdir/conf-examples/$u" >"$d/conf/$u"
+		done
+		if systemd-analyze verify --man=no "$d/conf/oncehook-$w.timer" \
+		    "$d/conf/oncehook-$w.service" >"$d/log/verify-$w.log" 2>&1
+		then
+			tap ok "oncehook-$w.timer and .service: systemd-analyze verify accepts them"
+		else
+			tap not-ok "oncehook-$w.timer and .service: systemd-analyze verify accepts them"
+			sed 's/^/# /' "$d/log/verify-$w.log"
+		fi
 	done
-	if systemd-analyze verify --man=no "$d/conf/oncehook-work.timer" \
-	    "$d/conf/oncehook-work.service" >"$d/log/verify-work.log" 2>&1
-	then
-		tap ok "oncehook-work.timer and .service: systemd-analyze verify accepts them"
-	else
-		tap not-ok "oncehook-work.timer and .service: systemd-analyze verify accepts them"
-		sed 's/^/# /' "$d/log/verify-work.log"
-	fi
 else
 	tap ok "oncehook.service: systemd-analyze verify # SKIP no systemd-analyze"
 	tap ok "oncehook-work units: systemd-analyze verify # SKIP no systemd-analyze"
+	tap ok "oncehook-deliver units: systemd-analyze verify # SKIP no systemd-analyze"
 fi
 
 # Not loopback: refused at start.

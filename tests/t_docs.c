@@ -61,6 +61,21 @@ row_of(const char *doc)
 	return NULL;
 }
 
+/* 1 if name, with its placeholder (e.g. "<TOPIC>") made a topic, is a
+ * variable of the outbox's targets (conf_outbox_var()). */
+static int
+outbox_pattern(const char *name, const char *placeholder)
+{
+	char		 v[256];
+	const char	*p;
+
+	if ((p = strstr(name, placeholder)) == NULL)
+		return 0;
+	snprintf(v, sizeof(v), "%.*sORDER_PAID%s", (int)(p - name), name,
+	    p + strlen(placeholder));
+	return conf_outbox_var(v, strlen(v));
+}
+
 static void
 trim(char *s)
 {
@@ -81,6 +96,7 @@ test_readme(void)
 	char			*doc = slurp("README.md"), *p, *end, *line;
 	char			 cell[3][512];
 	int			 seen[64] = { 0 }, rows = 0, i, k;
+	int			 outbox_rows = 0;
 
 	if ((p = strstr(doc, "\n## Configuration\n")) == NULL)
 		BAIL("README.md has no Configuration section");
@@ -108,6 +124,10 @@ test_readme(void)
 			continue;
 		rows++;
 		cell[0][strlen(cell[0]) - 1] = '\0';	/* the backquotes */
+		if (outbox_pattern(cell[0] + 1, "<TOPIC>")) {
+			outbox_rows++;
+			continue;
+		}
 		cv = row_of(cell[0] + 1);
 		CHECK(cv != NULL, "README: %s is a variable oncehook reads",
 		    cell[0] + 1);
@@ -127,6 +147,8 @@ test_readme(void)
 		    cv->name, seen[i]);
 	CHECK(rows > 0, "README: the variable table was found (%d rows)",
 	    rows);
+	CHECK(outbox_rows == 2, "README: the outbox's target variables, "
+	    "_COMMAND and _URL, are listed (%d)", outbox_rows);
 	free(doc);
 }
 
@@ -157,6 +179,16 @@ test_man(void)
 		e = strstr(p, "\n.It ");
 		snprintf(entry, sizeof(entry), "%.*s",
 		    (int)(e != NULL ? (size_t)(e - p) : strlen(p)), p);
+		/* The outbox's targets: one entry for both. */
+		if (strcmp(want, "ONCEHOOK_OUTBOX_ Ns Ar TOPIC Ns Ev _COMMAND , "
+		    "ONCEHOOK_OUTBOX_ Ns Ar TOPIC Ns Ev _URL") == 0) {
+			CHECK(outbox_pattern("ONCEHOOK_OUTBOX_<TOPIC>_COMMAND",
+			    "<TOPIC>") && outbox_pattern(
+			    "ONCEHOOK_OUTBOX_<TOPIC>_URL", "<TOPIC>"),
+			    "man: the outbox's target variables are ones "
+			    "oncehook reads");
+			continue;
+		}
 		cv = row_of(want);
 		CHECK(cv != NULL, "man: %s is a variable oncehook reads",
 		    want);

@@ -1,19 +1,22 @@
 #!/bin/bash
 # Install, from Debian's packages, everything oncehook needs to build,
-# test and run its demo: compiler and autotools, the four libraries, and
+# test and run its demo: compiler and autotools, the five libraries, and
 # the real web servers and clients the tests drive (wrk: bench/run.sh
 # --smoke; promtool, from prometheus, checks the metrics; chromium opens
-# the status page; the benchmark's peers need bench/deps.sh too).  Does nothing when
+# the status page; PHP-FPM runs the outbox's receiver in tests/outbox.sh;
+# the benchmark's peers need bench/deps.sh too).  Does nothing when
 # all are there.  Run as root (or with sudo) on Debian 12.
 set -euo pipefail
 
 pkgs=(
 	gcc make autoconf automake pkg-config
 	libfcgi-dev libfcgi-bin libjansson-dev libsqlite3-dev libssl-dev
+	libcurl4-openssl-dev
 	sqlite3 openssl curl python3 lighttpd
 	apache2 libapache2-mod-fcgid nginx-light spawn-fcgi
 	valgrind clang libclang-rt-14-dev wrk
 	prometheus chromium
+	php8.2-fpm php8.2-sqlite3 php8.2-cli jq
 )
 
 missing=()

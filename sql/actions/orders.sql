@@ -32,8 +32,9 @@
 -- order paid writes an order.paid row, the first that records it
 -- refunded an order.refunded row, in the same transaction as the order:
 -- each once, whatever the retries, and none if the event rolls back.
--- Their payload: {"order_id", "amount", "currency", "customer_email",
--- "payment_id" (order.paid), "event_type", "event_key"}, from the event.
+-- Their payload: {"type" (the topic), "order_id", "amount", "currency",
+-- "customer_email", "payment_id" (order.paid), "event_type",
+-- "event_key"}, from the event.
 
 CREATE TABLE IF NOT EXISTS orders (
 	id		TEXT PRIMARY KEY NOT NULL,
@@ -67,7 +68,7 @@ CREATE TABLE IF NOT EXISTS orders (
 -- "transaction":{"id":..,"amount":..,"currency":..},
 -- "customer":{"customerEmail":..}}
 INSERT INTO outbox (topic, payload)
-SELECT 'order.paid', json_object(
+SELECT 'order.paid', json_object('type', 'order.paid',
     'order_id', CAST(json_extract(:payload, '$.metadata.orderId') AS TEXT),
     'amount', json_extract(:payload, '$.transaction.amount'),
     'currency', json_extract(:payload, '$.transaction.currency'),
@@ -97,7 +98,7 @@ ON CONFLICT (id) DO UPDATE SET
 
 -- on: payment.refunded
 INSERT INTO outbox (topic, payload)
-SELECT 'order.refunded', json_object(
+SELECT 'order.refunded', json_object('type', 'order.refunded',
     'order_id', CAST(json_extract(:payload, '$.metadata.orderId') AS TEXT),
     'event_type', :type, 'event_key', :key)
 WHERE json_type(:payload, '$.metadata.orderId') IN ('text', 'integer')
@@ -118,7 +119,7 @@ ON CONFLICT (id) DO UPDATE SET
 -- on: payment_intent.succeeded
 -- Stripe: data.object is the PaymentIntent (amount in the smallest unit).
 INSERT INTO outbox (topic, payload)
-SELECT 'order.paid', json_object(
+SELECT 'order.paid', json_object('type', 'order.paid',
     'order_id', CAST(json_extract(:payload, '$.data.object.metadata.order_id') AS TEXT),
     'amount', json_extract(:payload, '$.data.object.amount'),
     'currency', json_extract(:payload, '$.data.object.currency'),
@@ -149,7 +150,7 @@ ON CONFLICT (id) DO UPDATE SET
 -- on: checkout.session.completed
 -- Stripe: data.object is the Checkout Session.
 INSERT INTO outbox (topic, payload)
-SELECT 'order.paid', json_object(
+SELECT 'order.paid', json_object('type', 'order.paid',
     'order_id', CAST(json_extract(:payload, '$.data.object.metadata.order_id') AS TEXT),
     'amount', json_extract(:payload, '$.data.object.amount_total'),
     'currency', json_extract(:payload, '$.data.object.currency'),
@@ -180,7 +181,7 @@ ON CONFLICT (id) DO UPDATE SET
 -- on: charge.refunded
 -- Stripe: data.object is the Charge; its metadata carries the order id.
 INSERT INTO outbox (topic, payload)
-SELECT 'order.refunded', json_object(
+SELECT 'order.refunded', json_object('type', 'order.refunded',
     'order_id', CAST(json_extract(:payload, '$.data.object.metadata.order_id') AS TEXT),
     'event_type', :type, 'event_key', :key)
 WHERE json_type(:payload, '$.data.object.metadata.order_id') IN ('text', 'integer')

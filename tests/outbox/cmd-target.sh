@@ -15,7 +15,8 @@
 #
 # and obeys the test's markers in DIR:
 #
-#   slow-<id>    sleep 3 s after reading the payload (removed: once)
+#   slow-<id>    sleep 3 s after reading the payload (removed: once),
+#                then leave woke-<id>-<n> (not if stopped meanwhile)
 #   nofail-<id>  no deliberate failures for that id
 #   nofail       no deliberate failures at all
 #
@@ -59,6 +60,7 @@ cat >"$dir/stdin-$id-$n" || exit 4
 
 if rm "$dir/slow-$id" 2>/dev/null; then
 	sleep 3
+	: >"$dir/woke-$id-$n"
 fi
 if [ ! -e "$dir/nofail" ] && [ ! -e "$dir/nofail-$id" ] && [ "$n" -le 2 ]
 then
