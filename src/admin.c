@@ -4,7 +4,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <limits.h>
@@ -280,14 +279,9 @@ check_topic(struct topicseen *ts, const char *topic, const char *where)
 		fprintf(stderr, "oncehook check: outbox: %s\n", err);
 		ts->bad = 1;
 	} else if (t.kind == OUTBOX_NONE) {
-		snprintf(err, sizeof(err), "%s", topic);
-		for (i = 0; err[i] != '\0'; i++)
-			err[i] = err[i] == '.' || err[i] == '-' ? '_' :
-			    (char)toupper((unsigned char)err[i]);
 		fprintf(stderr, "oncehook check: warning: outbox topic %s "
-		    "(%s) has no target: its rows wait until "
-		    "ONCEHOOK_OUTBOX_%s_COMMAND or _URL is set\n", topic,
-		    where, err);
+		    "(%s) has no target: its rows wait until %s_COMMAND or "
+		    "_URL is set\n", topic, where, t.var);
 	} else if (t.kind == OUTBOX_URL)
 		printf("outbox topic %-24s -> POST %s\n", topic,
 		    url_shown(t.value, err, sizeof(err)));

@@ -1308,6 +1308,8 @@ conf_outbox_target(const char *topic, conf_getenv_fn get, void *arg,
 		}
 		return 0;
 	}
-	t->var[0] = '\0';
+	/* None: its name is the stem, for the warnings. */
+	cmd[16 + n] = '\0';
+	snprintf(t->var, sizeof(t->var), "%s", cmd);
 	return 0;
 }

@@ -176,7 +176,8 @@ enum outbox_kind {
 
 struct outbox_target {
 	enum outbox_kind	 kind;
-	char			 var[192];	/* its name */
+	char			 var[192];	/* its name; with OUTBOX_NONE,
+						   ONCEHOOK_OUTBOX_<TOPIC> */
 	const char		*value;	/* the command or the URL (get's) */
 };
 

@@ -130,11 +130,11 @@ sqlite3 "$ONCEHOOK_DB" "UPDATE events SET received_at = received_at - 7200,
     VALUES ('shop', 'old', 'x', strftime('%s','now') - 7200),
            ('keep', 'old', 'x', strftime('%s','now') - 7200000)"
 out=$("$ONCEHOOK_BIN" prune --dry-run 2>&1)
-[ "$out" = "would delete 1 events and 1 conflicts past their retention" ] &&
+[ "$out" = "would delete 1 events and 1 conflicts past their retention, and 0 outbox rows of the events gone" ] &&
     [ "$(sqlite3 "$ONCEHOOK_DB" 'SELECT count(*) FROM events')" -eq 3 ]
 ok $? "prune --dry-run counts, deletes nothing ($out)"
 out=$("$ONCEHOOK_BIN" prune 2>&1)
-[ "$out" = "deleted 1 events and 1 conflicts past their retention" ] &&
+[ "$out" = "deleted 1 events and 1 conflicts past their retention, and 0 outbox rows of the events gone" ] &&
     [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT group_concat(key) FROM (SELECT key
         FROM events ORDER BY key)")" = "evt_b,evt_k" ] &&
     [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT endpoint FROM conflicts")" = keep ]
@@ -353,6 +353,93 @@ ok $? "stats --check with the database unreadable: exit 2, CRITICAL ($out)"
 [ -e "$dir/stats.db.away" ] && mv "$dir/stats.db.away" "$dir/stats.db"
 chmod 600 "$dir/stats.db"
 ONCEHOOK_DB=$dir/hooks.db
+
+# The outbox's commands (README "Outbox"): a payment writes an order.paid
+# row; check names the topics and their targets; deliver, list, show,
+# stats and --retry-dead as an operator uses them, with the shipped
+# e-mail target (conf-examples/outbox-mail.sh) and a fake sendmail.
+ob=$dir/outbox
+mkdir -p "$ob/bin"
+printf '#!/bin/sh\ncat >>"%s/mails"\nprintf "\\n--\\n" >>"%s/mails"\n' \
+    "$ob" "$ob" >"$ob/bin/sendmail"
+chmod +x "$ob/bin/sendmail"
+body='{"eventId":"evt_ob1","type":"payment.success","metadata":{"orderId":"ob-42"},"transaction":{"id":"tx_ob","amount":990,"currency":"EUR"},"customer":{"customerEmail":"buyer@example.com"}}'
+deliver shop "$body" | grep -q '"processed"'
+ok $? "outbox: a payment processed"
+deliver shop "$body" | grep -q '"already_processed"'
+[ "$(sqlite3 "$ONCEHOOK_DB" "SELECT count(*) FROM outbox WHERE key = 'evt_ob1' AND topic = 'order.paid' AND status = 'pending'")" = 1 ]
+ok $? "outbox: it wrote one order.paid row, its retry none"
+out=$("$ONCEHOOK_BIN" check 2>&1 >/dev/null)
+printf '%s\n' "$out" | grep -q 'warning: outbox topic order.paid (written by an actions file) has no target: its rows wait until ONCEHOOK_OUTBOX_ORDER_PAID_COMMAND or _URL is set' &&
+    printf '%s\n' "$out" | grep -q 'warning: outbox topic order.refunded'
+ok $? "check: warns of the shipped topics without a target"
+out=$(ONCEHOOK_OUTBOX_ORDER_PAID_URL=https://user:pw@shop.example/rx "$ONCEHOOK_BIN" check 2>&1)
+rc=$?
+[ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q 'ONCEHOOK_OUTBOX_SECRET is not' &&
+    printf '%s\n' "$out" | grep -q 'order.paid .*-> POST https://\*\*\*@shop.example/rx' &&
+    ! printf '%s\n' "$out" | grep -q 'pw@'
+ok $? "check: a URL target without ONCEHOOK_OUTBOX_SECRET fails it (1); the URL shown without its password"
+"$ONCEHOOK_BIN" deliver --once >/dev/null 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob1'")" = pending0 ]
+ok $? "deliver --once without a target: exit 0, the row waits untouched"
+export OUTBOX_MAIL_FROM=shop@example.com OUTBOX_MAIL_SENT="$ob/sent" SENDMAIL="$ob/bin/sendmail"
+ONCEHOOK_OUTBOX_ORDER_PAID_COMMAND="$top_srcdir/conf-examples/outbox-mail.sh" \
+    "$ONCEHOOK_BIN" deliver --once 2>"$ob/log"
+rc=$?
+id=$(sqlite3 "$ONCEHOOK_DB" "SELECT id FROM outbox WHERE key = 'evt_ob1'")
+[ $rc -eq 0 ] && [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob1'")" = delivered1 ] &&
+    grep -q '^To: buyer@example.com$' "$ob/mails" &&
+    grep -q "^Message-ID: <$id@oncehook.invalid>$" "$ob/mails" &&
+    grep -q 'payment of 990 EUR for order ob-42' "$ob/mails" &&
+    grep -q "outbox id=$id topic=order.paid endpoint=shop key=\"evt_ob1\" outcome=delivered attempt=1" "$ob/log"
+ok $? "deliver: the e-mail target sends the customer's mail, the row delivered (one log line)"
+printf '%s\n' "$id" | ONCEHOOK_OUTBOX_ID=$id "$top_srcdir/conf-examples/outbox-mail.sh" >/dev/null </dev/null
+[ $? -eq 0 ] && [ "$(grep -c '^To: ' "$ob/mails")" = 1 ]
+ok $? "outbox-mail.sh: the same id again sends no second mail"
+"$ONCEHOOK_BIN" list --outbox | grep -q "  $id delivered   1  order.paid  shop evt_ob1$"
+ok $? "list --outbox: the row"
+out=$("$ONCEHOOK_BIN" show --outbox "$id")
+printf '%s\n' "$out" | grep -q '^status        delivered$' &&
+    printf '%s\n' "$out" | grep -q '^payload       {"type":"order.paid","order_id":"ob-42",'
+ok $? "show --outbox ID: status and payload"
+"$ONCEHOOK_BIN" show --endpoint shop evt_ob1 | grep -q "^outbox        $id order.paid delivered (1 attempt)$"
+ok $? "show KEY: the event's outbox rows"
+"$ONCEHOOK_BIN" show --outbox ob_000000000000000000000000 >/dev/null 2>&1
+[ $? -eq 1 ]
+ok $? "show --outbox: no such row, exit 1"
+"$ONCEHOOK_BIN" list --outbox --status sent >/dev/null 2>&1
+[ $? -eq 2 ]
+ok $? "list --outbox --status sent: a usage error (2)"
+"$ONCEHOOK_BIN" deliver --bogus >/dev/null 2>&1
+[ $? -eq 2 ]
+ok $? "deliver --bogus: a usage error (2)"
+# A target that always fails: dead after ONCEHOOK_OUTBOX_MAX_ATTEMPTS,
+# critical in stats --check, back with --retry-dead.
+body='{"eventId":"evt_ob2","type":"payment.refunded","metadata":{"orderId":"ob-42"}}'
+deliver shop "$body" | grep -q '"processed"'
+ok $? "outbox: a refund processed (an order.refunded row)"
+ONCEHOOK_OUTBOX_ORDER_REFUNDED_COMMAND=/bin/false ONCEHOOK_OUTBOX_BACKOFF=1 \
+    ONCEHOOK_OUTBOX_MAX_ATTEMPTS=2 "$ONCEHOOK_BIN" deliver --once 2>"$ob/log"
+rc=$?
+[ $rc -eq 1 ] && [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts || last_error FROM outbox WHERE key = 'evt_ob2'")" = "dead2/bin/false: exit 1" ] &&
+    grep -q 'outcome=failed attempt=1 ' "$ob/log" && grep -q 'outcome=dead attempt=2 ' "$ob/log"
+ok $? "deliver: a target that fails, MAX_ATTEMPTS 2 and a 1 s backoff: failed, then dead (exit 1)"
+out=$("$ONCEHOOK_BIN" stats --check)
+[ $? -eq 2 ] && printf '%s\n' "$out" | grep -q '^CRITICAL: outbox failing: 1 dead row'
+ok $? "stats --check: a dead outbox row is critical (2): $out"
+"$ONCEHOOK_BIN" stats | grep -q '^  order.refunded  *none here  *0  *0  *1 -$'
+ok $? "stats: the outbox by topic"
+"$ONCEHOOK_BIN" stats --prometheus | grep -q '^oncehook_outbox_rows{topic="order.refunded",status="dead"} 1$'
+ok $? "stats --prometheus: oncehook_outbox_rows"
+out=$("$ONCEHOOK_BIN" deliver --retry-dead)
+[ $? -eq 0 ] && [ "$out" = "1 dead outbox rows made pending again" ] &&
+    [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob2'")" = pending0 ]
+ok $? "deliver --retry-dead: pending again, attempts from 0"
+ONCEHOOK_OUTBOX_ORDER_REFUNDED_COMMAND=/bin/true "$ONCEHOOK_BIN" deliver --once 2>/dev/null &&
+    [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status FROM outbox WHERE key = 'evt_ob2'")" = delivered ]
+ok $? "then delivered"
+unset OUTBOX_MAIL_FROM OUTBOX_MAIL_SENT SENDMAIL
 
 # A read-only file system with no -wal left (CGI removes it when its
 # connection closes): a retry of a known event is still answered 200

@@ -247,7 +247,8 @@ class Run:
 
     def workers(self):
         return [p for p in children_of(self.a.serve_pid)
-                if comm(p) not in ("oncehook-writer", "oncehook-work")]
+                if comm(p) not in ("oncehook-writer", "oncehook-work",
+                                   "oncehook-outbox")]
 
     def writer(self):
         """serve's writer process (group commit), or None."""

@@ -15,8 +15,9 @@
 #
 # and obeys the test's markers in DIR:
 #
-#   slow-<id>    sleep 3 s after reading the payload (removed: once),
-#                then leave woke-<id>-<n> (not if stopped meanwhile)
+#   slow-<id>    sleep after reading the payload, 3 s or the seconds
+#                the file holds (removed: once), then leave
+#                woke-<id>-<n> (not if stopped meanwhile)
 #   nofail-<id>  no deliberate failures for that id
 #   nofail       no deliberate failures at all
 #
@@ -58,8 +59,12 @@ unlock
 env | sort >"$dir/env-$id-$n"
 cat >"$dir/stdin-$id-$n" || exit 4
 
+secs=$(cat "$dir/slow-$id" 2>/dev/null)
 if rm "$dir/slow-$id" 2>/dev/null; then
-	sleep 3
+	case $secs in
+	'' | *[!0-9]*) secs=3 ;;
+	esac
+	sleep "$secs"
 	: >"$dir/woke-$id-$n"
 fi
 if [ ! -e "$dir/nofail" ] && [ ! -e "$dir/nofail-$id" ] && [ "$n" -le 2 ]

@@ -19,8 +19,9 @@
 //    captures/<seq>.json (the three headers, its verdict) and
 //    captures/<seq>.body (the raw body), for tests/node/verify-outbox.mjs.
 // 3. Markers the test leaves in RECEIVER_DIR:
-//      slow-<id>    sleep 3 s before answering (the file is removed, so
-//                   once); the script goes on when the client is gone
+//      slow-<id>    sleep before answering, 3 s or the seconds the file
+//                   holds (the file is removed: once); the script goes on
+//                   when the client is gone
 //      nofail-<id>  no deliberate failures for that id
 //      nofail       no deliberate failures at all
 //      delay        sleep 50 ms on every accepted request
@@ -139,8 +140,11 @@ try {
 	    $id[0] !== '.';
 
 	// 3. The test's markers.
-	if ($safe && @unlink("$dir/slow-$id"))
-		sleep(3);
+	if ($safe && is_readable("$dir/slow-$id")) {
+		$secs = (int)trim((string)@file_get_contents("$dir/slow-$id"));
+		if (@unlink("$dir/slow-$id"))
+			sleep($secs > 0 ? $secs : 3);
+	}
 	if (file_exists("$dir/delay"))
 		usleep(50000);
 	$nofail = file_exists("$dir/nofail") ||
