@@ -372,6 +372,8 @@ admin_check(int argc, char **argv)
 	}
 	if ((cf = load("check")) == NULL)
 		return 1;
+	/* Its lines and its warnings interleave as written, 2>&1 too. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	list_vars(cf, NULL);
 	for (i = 0; i < cf->nendpoints; i++) {
 		ep = &cf->endpoints[i];

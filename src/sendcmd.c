@@ -21,6 +21,8 @@
 #define ARGV_MAX	64
 #define ENV_MAX		1024
 #define TAIL_MAX	512	/* the output kept, for why */
+#define POLL_SLICE_MS	20	/* look at its exit this often */
+#define OUTPUT_GRACE_MS	100	/* read its output this long after */
 
 extern char	**environ;
 
@@ -111,8 +113,12 @@ send_command(const char *command, const struct send_msg *m, long timeout,
 	pid_t		 pid;
 	long		 left;
 	int		 inp[2] = { -1, -1 }, outp[2] = { -1, -1 };
-	int		 status, timed_out = 0, np, k;
+	struct sigaction ign, oldpipe;
+	long		 exit_ms = 0;
+	int		 status = 0, timed_out = 0, exited = 0, np, k;
 
+	if (whysz > 0)
+		why[0] = '\0';
 	if (split(command, buf, sizeof(buf), argv) <= 0) {
 		snprintf(why, whysz, "the command is empty or too long");
 		return -1;
@@ -138,15 +144,39 @@ send_command(const char *command, const struct send_msg *m, long timeout,
 		close(inp[1]);
 		inp[1] = -1;
 	}
+	/* A program that exits before reading its input is its failure
+	 * or its choice, never the deliverer's death. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	(void)sigaction(SIGPIPE, &ign, &oldpipe);
 	io_clock(&t0);
-	/* Feed its input and read its output until it closes both, or
-	 * the time is up. */
+	/*
+	 * Feed its input and read its output until it exits, or the time
+	 * is up.  Its exit decides, not its output's end: a program that
+	 * leaves a background child holding its output (sendmail ... &)
+	 * and exits 0 is done.  After its exit, what it wrote is read for
+	 * a moment (OUTPUT_GRACE_MS), then left.
+	 */
 	while (outp[0] != -1) {
+		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+			exited = 1;
+			exit_ms = io_ms_since(&t0);
+			if (inp[1] != -1) {
+				close(inp[1]);
+				inp[1] = -1;
+			}
+		}
+		if (exited && io_ms_since(&t0) - exit_ms >= OUTPUT_GRACE_MS)
+			break;
 		left = timeout * 1000 - io_ms_since(&t0);
-		if (left <= 0) {
+		if (left <= 0 && !exited) {
 			timed_out = 1;
 			break;
 		}
+		/* Wake to look at its exit: SIGCHLD is not ours to catch. */
+		if (left > POLL_SLICE_MS || left <= 0)
+			left = POLL_SLICE_MS;
 		np = 0;
 		pf[np].fd = outp[0];
 		pf[np++].events = POLLIN;
@@ -197,12 +227,13 @@ send_command(const char *command, const struct send_msg *m, long timeout,
 		}
 	}
 	/* Its output closed: wait for its exit, within the time left. */
-	while (!timed_out && waitpid(pid, &status, WNOHANG) == 0) {
+	while (!timed_out && !exited && waitpid(pid, &status, WNOHANG) == 0) {
 		if (timeout * 1000 - io_ms_since(&t0) <= 0)
 			timed_out = 1;
 		else
 			(void)poll(NULL, 0, 10);
 	}
+	(void)sigaction(SIGPIPE, &oldpipe, NULL);
 	if (timed_out) {
 		(void)kill(-pid, SIGKILL);
 		(void)kill(pid, SIGKILL);

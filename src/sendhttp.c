@@ -128,6 +128,8 @@ send_http(const char *url, const struct secret *secret,
 	char			 hdr[3][700], sig[80];
 	int			 i, res = -1;
 
+	if (whysz > 0)
+		why[0] = '\0';
 	if (secret == NULL || secret->p == NULL) {
 		snprintf(why, whysz, "ONCEHOOK_OUTBOX_SECRET is not set: a "
 		    "URL target's requests are signed with it");

@@ -1556,8 +1556,9 @@ sq_backoff(long long attempts, long long first, long long cap)
 		d = cap;
 	if (crypto_random(&r, sizeof(r)) == -1)
 		r = 0;
-	return d / 2 + (long long)((double)(d - d / 2) * (double)r /
+	d = d / 2 + (long long)((double)(d - d / 2) * (double)r /
 	    4294967296.0);
+	return d > 0 ? d : 1;		/* a retry is never at once */
 }
 
 /* Note a failed run (work, replay): one more attempt in the row, its

@@ -77,7 +77,7 @@ int		 sq_commit(struct store *s);
 void		 sq_why(struct store *s, const char *step, char *buf,
 		    size_t bufsz);
 /* Seconds until the next run after attempts failed: first doubling,
- * at most cap, times a random factor in [0.5, 1). */
+ * at most cap, times a random factor in [0.5, 1); at least 1. */
 long long	 sq_backoff(long long attempts, long long first,
 		    long long cap);
 

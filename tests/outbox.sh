@@ -166,9 +166,11 @@ ev=$d/events	# the events sent
 mkdir -p "$recv/captures" "$cmdd" "$ev" || bail "mkdir in $d"
 cp "$top_srcdir/tests/outbox/receiver.php" "$d/htdocs/receiver.php" ||
     bail "copying receiver.php"
+cp "$top_srcdir/conf-examples/outbox-receiver.php" \
+    "$d/htdocs/outbox-receiver.php" || bail "copying outbox-receiver.php"
 cp "$top_srcdir/tests/outbox/cmd-target.sh" "$d/bin/cmd-target.sh" ||
     bail "copying cmd-target.sh"
-chmod 0644 "$d/htdocs/receiver.php"
+chmod 0644 "$d/htdocs/receiver.php" "$d/htdocs/outbox-receiver.php"
 chmod 0755 "$d/bin/cmd-target.sh" "$ev"
 if [ -n "$run_user" ]; then
 	chown -R "$run_user:$run_group" "$recv" "$cmdd" ||
@@ -204,6 +206,7 @@ EOF
 	echo "catch_workers_output = yes"
 	echo "env[RECEIVER_DIR] = \"$recv\""
 	echo "env[OUTBOX_SECRET] = \"$OUTBOX_SECRET\""
+	echo "env[OUTBOX_DSN] = \"sqlite:$recv/shop.db\""
 	echo "php_admin_flag[log_errors] = on"
 	echo "php_admin_value[error_log] = \"$d/log/php-error.log\""
 } >"$d/conf/php-fpm.conf"
@@ -515,6 +518,21 @@ else
 	echo "#   answers $c, $(effects msg_direct) effect(s)"
 fi
 
+# The shipped receiver as its own script (conf-examples/outbox-receiver.php,
+# as the README shows it): a good request twice, then a forged one.
+c=$(recv_url=http://127.0.0.1:$lt_port/outbox-receiver.php direct msg_shipped "$now" good)
+c="$c $(recv_url=http://127.0.0.1:$lt_port/outbox-receiver.php direct msg_shipped "$now" good)"
+c="$c $(recv_url=http://127.0.0.1:$lt_port/outbox-receiver.php direct msg_shipped_bad "$now" bad)"
+# shellcheck disable=SC2086 # $backend: words
+shop=$($backend sqlite3 -batch -noheader "$recv/shop.db" \
+    "SELECT (SELECT count(*) FROM shop_order_events WHERE order_id = 'direct') || ' ' || (SELECT count(*) FROM outbox_seen)" 2>&1)
+if [ "$c" = "200 200 401" ] && [ "$shop" = "1 1" ]; then
+	tap ok "R: the shipped outbox-receiver.php: a good request twice: 200, 200, one effect; a forged one: 401"
+else
+	tap not-ok "R: the shipped outbox-receiver.php: a good request twice: 200, 200, one effect; a forged one: 401"
+	echo "#   answers $c; effects and ids: $shop"
+fi
+
 # -- 2. the URL target: 3 attempts, then delivered ----------------------
 
 ob deliver --max-seconds 8 >"$d/log/deliver-2.log" 2>&1 &
@@ -786,7 +804,8 @@ touch "$recv/nofail-$p5" "$recv/nofail-$p6"
 echo 204 >"$recv/code-$p5"
 echo 302 >"$recv/code-$p6"
 ob_max=2
-(ob deliver --once) >"$tmp/codes.out" 2>&1
+# A retry waits at least 1 s (BACKOFF=1): poll for 3 s.
+(ob deliver --max-seconds 3) >"$tmp/codes.out" 2>&1
 rc=$?
 check "$([ "$(q "SELECT status || ' ' || attempts FROM outbox WHERE id = '$p5'")" = "delivered 1" ] &&
     [ "$(statuses "$p5")" = 204 ] && [ "$(effects "$p5")" = 1 ]; echo $?)" \

@@ -56,6 +56,14 @@ for f in "$d/conf/oncehook.env" "$d/conf/env"; do
 	    "ONCEHOOK_LATER_ACTIONS=$d/sql/orders.sql" \
 	    ONCEHOOK_LATER_MODE=deferred >>"$f"
 done
+# The outbox: order.paid rows (orders.sql writes one per paid order) go
+# to a command that notes their ids, sent by serve's deliver child.
+printf '#!/bin/sh\ncat >/dev/null\necho "$ONCEHOOK_OUTBOX_ID" >>"%s/db/outbox-notes"\n' \
+    "$d" >"$d/bin/outbox-note.sh"
+chmod 755 "$d/bin/outbox-note.sh"
+for f in "$d/conf/oncehook.env" "$d/conf/env"; do
+	echo "ONCEHOOK_OUTBOX_ORDER_PAID_COMMAND=$d/bin/outbox-note.sh" >>"$f"
+done
 dp_init_db "$d"
 unit=$top_srcdir/conf-examples/oncehook.service
 
@@ -163,6 +171,21 @@ if dp_wait_port "$port" "$spid"; then
 		    printf '%s\n' "$wpids" | grep -c .) of them), not the parent's"
 	else
 		tap not-ok "$label: request lines carry the workers' pids, not the parent's ($ppid_: $(echo $wpids))"
+	fi
+	# The deliver child sent order.paid rows while the load ran; what
+	# was left when serve stopped, a deliver --once sends: every row
+	# delivered, each id noted (at least once).
+	sent=$(grep -c 'outcome=delivered' "$d/log/serve-tcp.log" || :)
+	(dp_env "$d" as_backend "$d/bin/oncehook" deliver --once) \
+	    2>>"$d/log/deliver.log"
+	rows=$(sqlite3 "$d/db/oncehook.db" "SELECT count(*) FROM outbox WHERE topic = 'order.paid'")
+	left=$(sqlite3 "$d/db/oncehook.db" "SELECT count(*) FROM outbox WHERE status <> 'delivered'")
+	noted=$(sort -u "$d/db/outbox-notes" 2>/dev/null | grep -c .)
+	if [ "$sent" -gt 0 ] && [ "${rows:-0}" -gt 0 ] && [ "$left" = 0 ] &&
+	    [ "$noted" = "$rows" ]; then
+		tap ok "$label: the deliver child sent $sent order.paid rows under the load; all $rows delivered, each id noted"
+	else
+		tap not-ok "$label: the deliver child: sent $sent, rows $rows, left $left, ids noted $noted"
 	fi
 else
 	tap not-ok "$label: serve --listen 127.0.0.1:PORT --workers 4 starts"

@@ -556,7 +556,8 @@ test_command(void)
 	    "exit 3: failed, with its last line of output (%s)", why);
 	unsetenv("CMD_EXIT");
 	CHECK(send_command("/nonexistent/cmd", &m, 10, why, sizeof(why)) ==
-	    -1 && strstr(why, "exit 127") != NULL, "no such program: failed "
+	    -1 && strstr(why, "No such file or directory") != NULL,
+	    "no such program: failed, and why "
 	    "(%s)", why);
 	/* A payload larger than a pipe holds, to a program that reads it
 	 * all; and to one that reads none. */
@@ -577,6 +578,15 @@ test_command(void)
 	free(big);
 	m.payload = "{}";
 	m.payloadsz = 2;
+	/* Exit 0 with a background child that keeps its output open (as
+	 * "sendmail ... &" would): delivered, at once. */
+	write_file("bg.sh", "#!/bin/sh\nsleep 5 &\necho started\nexit 0\n");
+	path(script, "bg.sh");
+	chmod(script, 0755);
+	t0 = time(NULL);
+	CHECK(send_command(script, &m, 4, why, sizeof(why)) == 0 &&
+	    time(NULL) - t0 < 3, "exit 0, a background child holding its "
+	    "output: delivered at its exit (%s)", why);
 	t0 = time(NULL);
 	CHECK(send_command("/bin/sleep 30", &m, 1, why, sizeof(why)) == -1 &&
 	    strstr(why, "timed out") != NULL && time(NULL) - t0 < 5,

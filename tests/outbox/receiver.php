@@ -10,7 +10,8 @@
 //
 // For each POST:
 //
-// 1. It verifies the Standard Webhooks signature itself: webhook-id,
+// 1. It verifies the Standard Webhooks signature (the shipped
+//    outbox_verify()): webhook-id,
 //    webhook-timestamp, webhook-signature ("v1,<base64>", several
 //    space-separated), HMAC-SHA256 keyed by the base64-decoded secret
 //    over "id.timestamp.body", compared with hash_equals; the timestamp
@@ -31,8 +32,15 @@
 //    Without a nofail marker, the first two accepted requests of each
 //    webhook-id are answered 500 on purpose (counted in requests).
 // 4. Otherwise it deduplicates by webhook-id and does its effect in one
-//    transaction: the id claimed in seen (PRIMARY KEY), and only if the
-//    claim is new, a row in effects.  200 either way (or code-<id>'s 2xx).
+//    transaction (the shipped outbox_once(): the id claimed in
+//    outbox_seen, PRIMARY KEY, and only if the claim is new, a row in
+//    effects).  200 either way (or code-<id>'s 2xx).
+
+// The shipped receiver's parts (conf-examples/outbox-receiver.php, copied
+// beside this file): its signature check and its once-per-id
+// transaction are what runs here; this file adds the test's captures and
+// markers around them.
+require __DIR__ . '/outbox-receiver.php';
 
 ignore_user_abort(true);
 set_time_limit(60);
@@ -60,33 +68,16 @@ $ts = $_SERVER['HTTP_WEBHOOK_TIMESTAMP'] ?? '';
 $sigs = $_SERVER['HTTP_WEBHOOK_SIGNATURE'] ?? '';
 $ctype = $_SERVER['CONTENT_TYPE'] ?? '';
 
-// 1. The signature, as the Standard Webhooks specification says.
+// 1. The signature: the shipped receiver's outbox_verify().
 function verify(string $secret, string $id, string $ts, string $sigs,
     string $body): ?string
 {
 	if ($id === '' || $ts === '' || $sigs === '')
 		return 'missing headers';
-	if (!ctype_digit($ts))
-		return 'bad timestamp';
-	if (abs(time() - (int)$ts) > 300)
-		return 'timestamp outside the tolerance';
-	if (strncmp($secret, 'whsec_', 6) === 0)
-		$secret = substr($secret, 6);
-	$key = base64_decode($secret, true);
-	if ($key === false || $key === '')
-		return 'bad secret';
-	$expect = base64_encode(hash_hmac('sha256', $id . '.' . $ts . '.' . $body,
-	    $key, true));
-	$ok = false;
-	foreach (explode(' ', $sigs) as $vs) {
-		$p = explode(',', $vs, 2);
-		if (count($p) === 2 && $p[0] === 'v1')
-			$ok = hash_equals($expect, $p[1]) || $ok;
-	}
-	return $ok ? null : 'no matching signature';
+	return outbox_verify($secret, $id, $ts, $sigs, $body) ? null :
+	    'refused by outbox_verify()';
 }
 $why = verify($secret, $id, $ts, $sigs, $body);
-$intx = false;
 $verdict = $why === null ? 'accepted' : 'refused';
 
 try {
@@ -99,8 +90,6 @@ try {
 	    seq INTEGER PRIMARY KEY AUTOINCREMENT,
 	    webhook_id TEXT, verdict TEXT NOT NULL, why TEXT, status INTEGER,
 	    order_id TEXT, pid INTEGER, started REAL NOT NULL, finished REAL)');
-	$db->exec('CREATE TABLE IF NOT EXISTS seen (
-	    webhook_id TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL)');
 	// No UNIQUE here: a second effect for one id must show.
 	$db->exec('CREATE TABLE IF NOT EXISTS effects (
 	    webhook_id TEXT NOT NULL, seq INTEGER NOT NULL, order_id TEXT,
@@ -171,20 +160,17 @@ try {
 		exit;
 	}
 
-	// 4. Deduplicate and do the effect, in one transaction.
-	$db->exec('BEGIN IMMEDIATE');
-	$intx = true;
-	$st = $db->prepare('INSERT INTO seen (webhook_id, seq) VALUES (?, ?)
-	    ON CONFLICT (webhook_id) DO NOTHING');
-	$st->execute([$id, $seq]);
-	$new = $st->rowCount() === 1;
-	if ($new)
+	// 4. Deduplicate and do the effect, in one transaction: the shipped
+	// receiver's outbox_once().
+	$db->exec('CREATE TABLE IF NOT EXISTS outbox_seen (
+	    id VARCHAR(64) PRIMARY KEY, type VARCHAR(128), seen_at INTEGER)');
+	$new = outbox_once($db, $id, is_array($ev) ? (string)($ev['type'] ??
+	    '') : '', function (PDO $db) use ($id, $seq, $order, $ev) {
 		$db->prepare('INSERT INTO effects (webhook_id, seq, order_id,
 		    event_key, amount) VALUES (?, ?, ?, ?, ?)')->execute([$id,
-		    $seq, $order, is_array($ev) ? ($ev['event_key'] ?? null) : null,
-		    is_array($ev) ? ($ev['amount'] ?? null) : null]);
-	$db->exec('COMMIT');
-	$intx = false;
+		    $seq, $order, is_array($ev) ? ($ev['event_key'] ?? null) :
+		    null, is_array($ev) ? ($ev['amount'] ?? null) : null]);
+	});
 	$done($code);
 	if ($code === 204)
 		http_response_code(204);
@@ -192,11 +178,5 @@ try {
 		reply($code, ['ok' => true, 'duplicate' => !$new]);
 } catch (Throwable $e) {
 	error_log('receiver.php: ' . $e->getMessage());
-	if ($intx) {
-		try {
-			$db->exec('ROLLBACK');
-		} catch (Throwable $e2) {
-		}
-	}
 	reply(500, ['error' => 'receiver_failed']);
 }
