@@ -30,6 +30,12 @@ if [ -e "$sent/$id" ]; then
 	echo "$id: sent before"
 	exit 0
 fi
+# Where the id is noted must be writable before anything is sent: a mail
+# sent whose id cannot be noted would be sent again on every retry.
+mkdir -p "$sent" && [ -w "$sent" ] && [ -d "$sent" ] || {
+	echo "$id: cannot note sent ids in $sent" >&2
+	exit 2
+}
 payload=$(cat)
 to=$(printf '%s' "$payload" | jq -r '.customer_email // empty')
 order=$(printf '%s' "$payload" | jq -r '.order_id // empty')
@@ -38,7 +44,7 @@ currency=$(printf '%s' "$payload" | jq -r '.currency // empty')
 if [ -z "$to" ]; then
 	# Nothing to send is done, not failed: no retry would change it.
 	echo "$id: order $order has no customer_email: no mail"
-	mkdir -p "$sent" && : >"$sent/$id"
+	: >"$sent/$id"
 	exit 0
 fi
 # A value from the payload goes into a header: no line breaks, no
@@ -50,8 +56,13 @@ case $to$order in
 *"$nl"*|*"$cr"*) echo "$id: a line break in the address or order id" >&2
 	exit 2 ;;
 esac
+# One plain address: letters, digits and . _ % + - around one @, not
+# starting with - (sendmail would read an option).
 case $to in
-*' '*|*'<'*|*'>'*|*,*) echo "$id: not one plain address: $to" >&2; exit 2 ;;
+-*|*@*@*|@*|*@|*[!A-Za-z0-9._%+@-]*) echo "$id: not one plain address" >&2
+	exit 2 ;;
+*@*) ;;
+*) echo "$id: not one plain address" >&2; exit 2 ;;
 esac
 {
 	printf 'From: %s\n' "$from"
@@ -62,6 +73,5 @@ esac
 	printf 'Thank you: we received your payment of %s %s for order %s.\n' \
 	    "$amount" "$currency" "$order"
 } | "$sendmail" -t -oi
-mkdir -p "$sent"
 : >"$sent/$id"
-echo "$id: mailed $to"
+echo "$id: mailed order $order"

@@ -56,7 +56,11 @@ function outbox_once(PDO $db, string $id, string $type, callable $effect): bool
 		    'VALUES (?, ?, ?)')->execute([$id, $type, time()]);
 	} catch (PDOException $e) {
 		$db->rollBack();
-		if ($e->getCode() === '23000')	// the id's row is there
+		// The id's row is there (a duplicate key): seen before.  Any
+		// other failure is one (500: retried).
+		$st = $db->prepare('SELECT 1 FROM outbox_seen WHERE id = ?');
+		$st->execute([$id]);
+		if ($st->fetchColumn() !== false)
 			return false;
 		throw $e;
 	}

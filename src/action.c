@@ -120,7 +120,8 @@ own(const char *name)
 
 /*
  * The authorizer (see struct action_guard).  Always refused: a trigger
- * writing oncehook's tables, a trigger on them, a table or view that
+ * writing oncehook's tables, a trigger on them (made or dropped: the
+ * outbox's own checks its rows), a table or view that
  * would shadow them, dropping or altering them or their indexes, and
  * attaching databases.  Refused in an actions file besides: ending or
  * splitting the claim transaction, PRAGMA, and writing oncehook's tables
@@ -154,6 +155,8 @@ authorize(void *arg, int op, const char *a, const char *b, const char *db,
 		return SQLITE_OK;
 	case SQLITE_CREATE_TRIGGER:
 	case SQLITE_CREATE_TEMP_TRIGGER:
+	case SQLITE_DROP_TRIGGER:
+	case SQLITE_DROP_TEMP_TRIGGER:
 	case SQLITE_ALTER_TABLE:
 	case SQLITE_DROP_INDEX:
 	case SQLITE_DROP_TEMP_INDEX:

@@ -239,23 +239,28 @@ struct topicseen {
 	int	 bad;		/* a topic without a target, or a bad one */
 };
 
-/* url without its user and password, if any, into buf. */
+/* url without its user and password and its query (either may hold a
+ * credential), into buf. */
 static const char *
 url_shown(const char *url, char *buf, size_t sz)
 {
 	const char	*h = strstr(url, "://"), *at, *slash;
+	int		 q;
 
 	if (h == NULL) {
-		snprintf(buf, sz, "%s", url);
+		snprintf(buf, sz, "(not a URL)");
 		return buf;
 	}
 	h += 3;
 	slash = h + strcspn(h, "/?#");
 	at = memchr(h, '@', (size_t)(slash - h));
+	q = (int)strcspn(at != NULL ? at : h, "?#");
 	if (at == NULL)
-		snprintf(buf, sz, "%s", url);
+		snprintf(buf, sz, "%.*s", (int)(h - url) + q, url);
 	else
-		snprintf(buf, sz, "%.*s***%s", (int)(h - url), url, at);
+		snprintf(buf, sz, "%.*s***%.*s", (int)(h - url), url, q, at);
+	if (strpbrk(at != NULL ? at : h, "?#") != NULL)
+		snprintf(buf + strlen(buf), sz - strlen(buf), "?...");
 	return buf;
 }
 
@@ -285,8 +290,11 @@ check_topic(struct topicseen *ts, const char *topic, const char *where)
 	} else if (t.kind == OUTBOX_URL)
 		printf("outbox topic %-24s -> POST %s\n", topic,
 		    url_shown(t.value, err, sizeof(err)));
-	else
-		printf("outbox topic %-24s -> command %s\n", topic, t.value);
+	else	/* its program; the arguments may hold a credential */
+		printf("outbox topic %-24s -> command %.*s%s\n", topic,
+		    (int)strcspn(t.value + strspn(t.value, " "), " "),
+		    t.value + strspn(t.value, " "), strchr(t.value +
+		    strspn(t.value, " "), ' ') != NULL ? " ..." : "");
 }
 
 static void
@@ -702,12 +710,13 @@ static const char list_usage[] =
 static void
 outbox_line(void *arg, const struct outbox_row *r)
 {
-	char	 t[32], k[600];
+	char	 t[32], k[600], tp[300];
 
 	(void)arg;
 	printf("%s  %s %-9s %3lld  %s  %s %s\n", iso(r->created_at, t,
-	    sizeof(t)), r->id, r->status, r->attempts, r->topic, r->endpoint,
-	    log_escape(k, sizeof(k), r->key));
+	    sizeof(t)), r->id, r->status, r->attempts, log_escape(tp,
+	    sizeof(tp), r->topic), r->endpoint, log_escape(k, sizeof(k),
+	    r->key));
 }
 
 static void
@@ -744,30 +753,19 @@ event_outbox_line(void *arg, const struct outbox_row *r)
 	*first = 0;
 }
 
-/* A status word list --status takes, or NULL. */
+/* The status words list --status takes, of events and of the outbox. */
+static const char *const event_words[] = { "received", "processed",
+    "failed", "dead", NULL };
+static const char *const outbox_words[] = { "pending", "delivered",
+    "dead", NULL };
+
+/* s if it is one of words (NULL-terminated), as the table spells it. */
 static const char *
-status_word(const char *s)
+word_in(const char *s, const char *const *words)
 {
-	static const char *const words[] = { "received", "processed",
-	    "failed", "dead" };
-	size_t	 i;
-
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strcmp(s, words[i]) == 0)
-			return words[i];
-	return NULL;
-}
-
-/* A status word list --outbox --status takes, or NULL. */
-static const char *
-outbox_word(const char *s)
-{
-	static const char *const words[] = { "pending", "delivered", "dead" };
-	size_t	 i;
-
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strcmp(s, words[i]) == 0)
-			return words[i];
+	for (; *words != NULL; words++)
+		if (strcmp(s, *words) == 0)
+			return *words;
 	return NULL;
 }
 
@@ -788,11 +786,8 @@ admin_list(int argc, char **argv)
 			endpoint = argv[++i];
 		else if (strcmp(argv[i], "--outbox") == 0)
 			outbox = 1;
-		else if (strcmp(argv[i], "--status") == 0 && i + 1 < argc) {
+		else if (strcmp(argv[i], "--status") == 0 && i + 1 < argc)
 			sword = argv[++i];
-			if (sword != NULL) {
-			}
-		}
 		else if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc) {
 			errno = 0;
 			limit = strtoll(argv[++i], &end, 10);
@@ -805,8 +800,8 @@ admin_list(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (sword != NULL && (status = (outbox ? outbox_word :
-	    status_word)(sword)) == NULL) {
+	if (sword != NULL && (status = word_in(sword, outbox ? outbox_words :
+	    event_words)) == NULL) {
 		fprintf(stderr, "oncehook list: --status %s: want %s\n", sword,
 		    outbox ? "pending, delivered or dead" :
 		    "received, processed, failed or dead");
@@ -947,7 +942,7 @@ admin_prune(int argc, char **argv)
 	struct conf	*cf = NULL;
 	struct store	*st;
 	char		 err[512];
-	long long	 n, nc = 0, no = 0;
+	long long	 n, nc = 0, no = 0, now;
 	int		 i, dry = 0, dead = 0;
 
 	if (helped(argc, argv, prune_usage))
@@ -964,9 +959,9 @@ admin_prune(int argc, char **argv)
 	}
 	if ((st = open_store("prune", &cf)) == NULL)
 		return 1;
-	if ((n = store_prune(st, (long long)time(NULL), dry, dead, &nc, err,
-	    sizeof(err))) < 0 || (no = outbox_prune(st, dry, dead, err,
-	    sizeof(err))) < 0) {
+	now = (long long)time(NULL);
+	if ((n = store_prune(st, now, dry, dead, &nc, err, sizeof(err))) < 0 ||
+	    (no = outbox_prune(st, now, dry, dead, err, sizeof(err))) < 0) {
 		fprintf(stderr, "oncehook prune: %s\n", err);
 		n = -1;
 	} else

@@ -959,7 +959,7 @@ const struct conf_var conf_vars[] = {
 	{ "OUTBOX_TIMEOUT", CONF_GLOBAL, CONF_SECONDS, 1, 3600, "30", "30",
 	    G(outbox_timeout), &kind_int,
 	    "seconds one delivery of an outbox row may take", NULL },
-	{ "OUTBOX_BACKOFF", CONF_GLOBAL, CONF_SECONDS, 1, 86400, "30", "30",
+	{ "OUTBOX_BACKOFF", CONF_GLOBAL, CONF_SECONDS, 1, 21600, "30", "30",
 	    G(outbox_backoff), &kind_int,
 	    "seconds before an outbox row's first retry (doubling, at most "
 	    "6 h, with jitter)", NULL },

@@ -30,16 +30,19 @@ deliver_lease(const struct conf *cf)
 	return (long)cf->outbox_timeout + DELIVER_MARGIN;
 }
 
-/* outbox_take()'s filter: rows of topics with a (valid) target. */
+/* outbox_take()'s filter: rows of topics with a usable target (a URL
+ * needs the secret that signs it); the others wait, counting nothing. */
 static int
 has_target(void *arg, const char *topic)
 {
+	const struct conf	*cf = arg;
 	struct outbox_target	 t;
 	char			 err[256];
 
-	(void)arg;
-	return conf_outbox_target(topic, NULL, NULL, &t, err,
-	    sizeof(err)) == 0 && t.kind != OUTBOX_NONE;
+	if (conf_outbox_target(topic, NULL, NULL, &t, err, sizeof(err)) == -1)
+		return 0;
+	return t.kind == OUTBOX_COMMAND || (t.kind == OUTBOX_URL &&
+	    cf->outbox_secret.p != NULL);
 }
 
 static void
@@ -65,7 +68,7 @@ attempt(const struct conf *cf, const struct outbox_item *it, char *why,
 	m.endpoint = it->endpoint;
 	m.key = it->key;
 	m.payload = it->payload;
-	m.payloadsz = strlen(it->payload);
+	m.payloadsz = it->payloadsz;
 	switch (t.kind) {
 	case OUTBOX_COMMAND:
 		return send_command(t.value, &m, (long)cf->outbox_timeout,
@@ -95,9 +98,6 @@ deliver_loop(const struct conf *cf, int once, long max_seconds,
 	int			 rc = 0, busy = 0, s;
 
 	memset(&it, 0, sizeof(it));
-	/* A command that exits before reading its input is its failure,
-	 * not the deliverer's death. */
-	signal(SIGPIPE, SIG_IGN);
 	while (stop == NULL || !*stop) {
 		if (max_seconds > 0 && time(NULL) - start >= max_seconds)
 			break;
@@ -111,7 +111,7 @@ deliver_loop(const struct conf *cf, int once, long max_seconds,
 			continue;
 		}
 		r = outbox_take(st, (long long)time(NULL), deliver_lease(cf),
-		    has_target, NULL, &it, why, sizeof(why));
+		    has_target, (void *)cf, &it, why, sizeof(why));
 		if (r == TAKE_BUSY) {
 			if (++busy * DELIVER_BUSY_MS >= DELIVER_BUSY_MAX_MS) {
 				log_error("deliver: the database stayed busy "
@@ -131,7 +131,9 @@ deliver_loop(const struct conf *cf, int once, long max_seconds,
 			if (once)
 				break;
 			nap(DELIVER_POLL_MS);
-		} else if (r == TAKE_NONE) {
+		} else if (r == TAKE_RACED)
+			busy = 0;	/* another took it: the next one */
+		else if (r == TAKE_NONE) {
 			busy = 0;
 			if (once)
 				break;

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sqlite3.h>
 
+#include "crypto.h"
 #include "log.h"
 #include "outbox.h"
 #include "store.h"
@@ -24,19 +26,15 @@ outbox_item_clear(struct outbox_item *it)
 }
 
 /* The has_target() of the take in progress, as an SQL function. */
-struct target_fn {
-	int	(*fn)(void *, const char *);
-	void	*arg;
-};
-
 static void
 sql_has_target(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	const struct target_fn	*t = sqlite3_user_data(ctx);
+	const struct store	*s = sqlite3_user_data(ctx);
 	const char		*topic;
 
 	topic = argc == 1 ? (const char *)sqlite3_value_text(argv[0]) : NULL;
-	sqlite3_result_int(ctx, topic != NULL && t->fn(t->arg, topic));
+	sqlite3_result_int(ctx, topic != NULL && s->has_target != NULL &&
+	    s->has_target(s->has_target_arg, topic));
 }
 
 /* Copy column i, which is text, into buf. */
@@ -46,6 +44,16 @@ col(sqlite3_stmt *st, int i, char *buf, size_t sz)
 	const unsigned char	*t = sqlite3_column_text(st, i);
 
 	snprintf(buf, sz, "%s", t != NULL ? (const char *)t : "");
+}
+
+/* The rollback of whatever transaction is open, and the write lock. */
+static void
+undo(struct store *s, int rc)
+{
+	sq_note(s, rc);
+	if (!sqlite3_get_autocommit(s->db))
+		(void)sq_run(s, ST_ROLLBACK);
+	sq_end(s);
 }
 
 enum outbox_take
@@ -58,13 +66,15 @@ outbox_take(struct store *s, long long now, long long lease,
 	    " WHERE status = 'pending' AND next_at <= ?1"
 	    " AND oncehook_has_target(topic)"
 	    " ORDER BY next_at, seq LIMIT 1";
+	/* Still due, still at the attempt read: the row is ours. */
 	static const char	 take[] = "UPDATE outbox SET"
-	    " attempts = attempts + 1, next_at = ?2"
-	    " WHERE seq = ?1 AND status = 'pending'";
-	struct target_fn	 t = { has_target, arg };
+	    " attempts = attempts + 1, next_at = ?2, lease = ?4"
+	    " WHERE seq = ?1 AND status = 'pending' AND next_at <= ?5"
+	    " AND attempts = ?3";
 	sqlite3_stmt		*st = NULL;
-	const unsigned char	*p;
-	int			 rc;
+	const void		*p;
+	long long		 t;
+	int			 rc, locked = 0, changed;
 
 	memset(it, 0, sizeof(*it));
 	why[0] = '\0';
@@ -72,37 +82,26 @@ outbox_take(struct store *s, long long now, long long lease,
 		snprintf(why, whysz, "the database moved");
 		return TAKE_BUSY;
 	}
-	if (sqlite3_create_function(s->db, "oncehook_has_target", 1,
-	    SQLITE_UTF8, &t, sql_has_target, NULL, NULL) != SQLITE_OK) {
-		snprintf(why, whysz, "%s", sqlite3_errmsg(s->db));
-		return TAKE_ERROR;
+	if (!s->has_target_defined) {
+		if ((rc = sqlite3_create_function(s->db, "oncehook_has_target",
+		    1, SQLITE_UTF8, s, sql_has_target, NULL, NULL)) !=
+		    SQLITE_OK)
+			goto fail;
+		s->has_target_defined = 1;
 	}
-	/* A look without the write lock first: an idle deliverer polls. */
-	if ((rc = sqlite3_prepare_v2(s->db, pick, -1, &st, NULL)) !=
-	    SQLITE_OK)
-		goto fail;
-	sqlite3_bind_int64(st, 1, now);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc == SQLITE_DONE)
-		return TAKE_NONE;
-	if (rc != SQLITE_ROW)
-		goto fail;
-	if ((rc = sq_begin(s)) != SQLITE_OK) {
-		sq_why(s, "taking an outbox row", why, whysz);
-		sq_end(s);
-		sq_note(s, rc);
-		return sq_classify(rc) == HOOK_EBUSY ? TAKE_BUSY : TAKE_ERROR;
+	/* The oldest due row, by a plain read: the rows waiting for a
+	 * target are passed over without the write lock. */
+	s->has_target = has_target;
+	s->has_target_arg = arg;
+	rc = sqlite3_prepare_v2(s->db, pick, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, now);
+		rc = sqlite3_step(st);
 	}
-	if ((rc = sqlite3_prepare_v2(s->db, pick, -1, &st, NULL)) !=
-	    SQLITE_OK)
-		goto fail;
-	sqlite3_bind_int64(st, 1, now);
-	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
+	s->has_target = NULL;
+	s->has_target_arg = NULL;
+	if (rc == SQLITE_DONE) {
 		sqlite3_finalize(st);
-		(void)sq_run(s, ST_ROLLBACK);
-		sq_end(s);
 		return TAKE_NONE;
 	}
 	if (rc != SQLITE_ROW)
@@ -111,47 +110,69 @@ outbox_take(struct store *s, long long now, long long lease,
 	col(st, 1, it->topic, sizeof(it->topic));
 	col(st, 2, it->endpoint, sizeof(it->endpoint));
 	col(st, 3, it->key, sizeof(it->key));
-	p = sqlite3_column_text(st, 4);
-	if ((it->payload = strdup(p != NULL ? (const char *)p : "")) ==
-	    NULL) {
+	p = sqlite3_column_blob(st, 4);
+	it->payloadsz = (size_t)sqlite3_column_bytes(st, 4);
+	if ((it->payload = malloc(it->payloadsz + 1)) == NULL) {
 		snprintf(why, whysz, "out of memory");
 		sqlite3_finalize(st);
-		(void)sq_run(s, ST_ROLLBACK);
-		sq_end(s);
 		return TAKE_ERROR;
 	}
+	if (it->payloadsz > 0)
+		memcpy(it->payload, p, it->payloadsz);
+	it->payload[it->payloadsz] = '\0';
 	it->created_at = sqlite3_column_int64(st, 5);
 	it->attempts = sqlite3_column_int64(st, 6) + 1;
 	it->seq = sqlite3_column_int64(st, 7);
 	sqlite3_finalize(st);
 	st = NULL;
+	if (crypto_random(&it->lease, sizeof(it->lease)) == -1) {
+		snprintf(why, whysz, "no random token");
+		outbox_item_clear(it);
+		return TAKE_ERROR;
+	}
+	it->lease &= 0x7fffffffffffffffLL;
+	/* The lease, counted from when the lock is ours (the wait for it
+	 * may have been long). */
+	if ((rc = sq_begin(s)) != SQLITE_OK)
+		goto fail;
+	locked = 1;
+	t = (long long)time(NULL);
+	if (t < now)
+		t = now;
 	if ((rc = sqlite3_prepare_v2(s->db, take, -1, &st, NULL)) !=
 	    SQLITE_OK)
 		goto fail;
 	sqlite3_bind_int64(st, 1, it->seq);
-	sqlite3_bind_int64(st, 2, now + lease);
+	sqlite3_bind_int64(st, 2, t + lease);
+	sqlite3_bind_int64(st, 3, it->attempts - 1);
+	sqlite3_bind_int64(st, 4, it->lease);
+	sqlite3_bind_int64(st, 5, now);
 	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 		goto fail;
+	changed = sqlite3_changes(s->db);
 	sqlite3_finalize(st);
 	st = NULL;
 	if ((rc = sq_commit(s)) != SQLITE_OK)
 		goto fail;
 	sq_end(s);
+	if (changed != 1) {
+		outbox_item_clear(it);
+		return TAKE_RACED;
+	}
 	return TAKE_ONE;
 fail:
-	sq_why(s, "taking an outbox row", why, whysz);
+	snprintf(why, whysz, "taking an outbox row: %s", sqlite3_errmsg(s->db));
+	if (locked)
+		sq_why(s, "taking an outbox row", why, whysz);
 	sqlite3_finalize(st);
-	sq_note(s, rc);
-	if (!sqlite3_get_autocommit(s->db))
-		(void)sq_run(s, ST_ROLLBACK);
-	sq_end(s);
+	undo(s, rc);
 	outbox_item_clear(it);
 	return sq_classify(rc) == HOOK_EBUSY ? TAKE_BUSY : TAKE_ERROR;
 }
 
 /* Run the one-row update sql on item's row in its own transaction:
- * ?1 seq, ?7 id, ?2 attempts, ?3 now, ?4 error, ?5 next, ?6 max.  1 if the row
- * changed, 0 if not, -1 on failure. */
+ * ?1 seq, ?2 lease, ?3 now, ?4 error, ?5 next, ?6 max.  1 if the row
+ * changed, 0 if not (another holds it now), -1 on failure. */
 static int
 settle(struct store *s, const char *sql, const struct outbox_item *it,
     long long now, const char *error, long long next, long long max,
@@ -169,8 +190,7 @@ settle(struct store *s, const char *sql, const struct outbox_item *it,
 	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
 		goto fail;
 	sqlite3_bind_int64(st, 1, it->seq);
-	sqlite3_bind_int64(st, 2, it->attempts);
-	sqlite3_bind_text(st, 7, it->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, it->lease);
 	sqlite3_bind_int64(st, 3, now);
 	sqlite3_bind_text(st, 4, error, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, next);
@@ -187,10 +207,7 @@ settle(struct store *s, const char *sql, const struct outbox_item *it,
 fail:
 	sq_why(s, "noting an outbox attempt", why, whysz);
 	sqlite3_finalize(st);
-	sq_note(s, rc);
-	if (!sqlite3_get_autocommit(s->db))
-		(void)sq_run(s, ST_ROLLBACK);
-	sq_end(s);
+	undo(s, rc);
 	return -1;
 }
 
@@ -199,8 +216,8 @@ outbox_delivered(struct store *s, const struct outbox_item *it, long long now,
     char *why, size_t whysz)
 {
 	return settle(s, "UPDATE outbox SET status = 'delivered',"
-	    " delivered_at = ?3, last_error = NULL"
-	    " WHERE seq = ?1 AND id = ?7 AND status = 'pending' AND attempts = ?2",
+	    " delivered_at = ?3, last_error = NULL, lease = NULL"
+	    " WHERE seq = ?1 AND status = 'pending' AND lease = ?2",
 	    it, now, NULL, 0, 0, why, whysz);
 }
 
@@ -211,10 +228,10 @@ outbox_failed(struct store *s, const struct outbox_item *it,
 {
 	int	 r;
 
-	r = settle(s, "UPDATE outbox SET last_error = ?4,"
+	r = settle(s, "UPDATE outbox SET last_error = ?4, lease = NULL,"
 	    " status = CASE WHEN attempts >= ?6 THEN 'dead' ELSE 'pending'"
 	    " END, next_at = CASE WHEN attempts >= ?6 THEN ?3 ELSE ?5 END"
-	    " WHERE seq = ?1 AND id = ?7 AND status = 'pending' AND attempts = ?2",
+	    " WHERE seq = ?1 AND status = 'pending' AND lease = ?2",
 	    it, now, error, now + sq_backoff(it->attempts, first,
 	    OUTBOX_CAP), max, why, whysz);
 	return r == 1 && it->attempts >= max ? 2 : r;
@@ -324,50 +341,83 @@ outbox_topics(struct store *s, void (*fn)(void *, const char *, const char *,
 }
 
 long long
-outbox_prune(struct store *s, int dry_run, int dead, char *err, size_t errsz)
+outbox_prune(struct store *s, long long now, int dry_run, int dead,
+    char *err, size_t errsz)
 {
-	static const char	 gone[] = " FROM outbox WHERE status IN"
-	    " ('delivered', ?1) AND NOT EXISTS (SELECT 1 FROM events e"
-	    " WHERE e.endpoint = outbox.endpoint AND e.key = outbox.key)";
-	char			 sql[512];
-	sqlite3_stmt		*st = NULL;
-	long long		 total = 0, n;
+	/* The rows to go: delivered (or dead, asked), their event gone. */
+	static const char	 gone[] = "SELECT seq FROM outbox"
+	    " WHERE seq > ?1 AND status IN ('delivered', ?2)"
+	    " AND NOT EXISTS (SELECT 1 FROM events e"
+	    " WHERE e.endpoint = outbox.endpoint AND e.key = outbox.key)"
+	    " ORDER BY seq LIMIT 500";
+	/* ... or going: past retention, as store_prune() takes them. */
+	static const char	 count[] = "SELECT count(*) FROM outbox"
+	    " WHERE status IN ('delivered', ?2)"
+	    " AND NOT EXISTS (SELECT 1 FROM events e"
+	    " WHERE e.endpoint = outbox.endpoint AND e.key = outbox.key"
+	    " AND (e.expires_at IS NULL OR e.expires_at >= ?1"
+	    " OR e.status NOT IN ('processed', ?2)))";
+	sqlite3_stmt		*st = NULL, *del = NULL;
+	long long		 seqs[500], cursor = 0, total = 0;
+	size_t			 n, i;
 	int			 rc;
 
-	do {
-		if (dry_run)
-			snprintf(sql, sizeof(sql), "SELECT count(*)%s", gone);
-		else
-			snprintf(sql, sizeof(sql), "DELETE FROM outbox WHERE"
-			    " seq IN (SELECT seq%s LIMIT 500)", gone);
-		if (!dry_run && (rc = sq_begin(s)) != SQLITE_OK)
-			goto fail;
-		if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) !=
+	if (dry_run) {
+		if ((rc = sqlite3_prepare_v2(s->db, count, -1, &st, NULL)) !=
 		    SQLITE_OK)
 			goto fail;
-		sqlite3_bind_text(st, 1, dead ? "dead" : "delivered", -1,
+		sqlite3_bind_int64(st, 1, now);
+		sqlite3_bind_text(st, 2, dead ? "dead" : "delivered", -1,
 		    SQLITE_STATIC);
-		rc = sqlite3_step(st);
+		if ((rc = sqlite3_step(st)) != SQLITE_ROW)
+			goto fail;
+		total = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		return total;
+	}
+	/* A batch found by a read past the last one (no rescan from the
+	 * start), then deleted in a short transaction. */
+	for (;;) {
+		if ((rc = sqlite3_prepare_v2(s->db, gone, -1, &st, NULL)) !=
+		    SQLITE_OK)
+			goto fail;
+		sqlite3_bind_int64(st, 1, cursor);
+		sqlite3_bind_text(st, 2, dead ? "dead" : "delivered", -1,
+		    SQLITE_STATIC);
+		for (n = 0; n < 500 && (rc = sqlite3_step(st)) == SQLITE_ROW; )
+			seqs[n++] = sqlite3_column_int64(st, 0);
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 			goto fail;
-		n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) :
-		    sqlite3_changes(s->db);
 		sqlite3_finalize(st);
 		st = NULL;
-		if (!dry_run) {
-			if ((rc = sq_commit(s)) != SQLITE_OK)
+		if (n == 0)
+			break;
+		if ((rc = sq_begin(s)) != SQLITE_OK ||
+		    (rc = sqlite3_prepare_v2(s->db, "DELETE FROM outbox"
+		    " WHERE seq = ?1 AND status IN ('delivered', ?2)", -1,
+		    &del, NULL)) != SQLITE_OK)
+			goto fail;
+		for (i = 0; i < n; i++) {
+			sqlite3_bind_int64(del, 1, seqs[i]);
+			sqlite3_bind_text(del, 2, dead ? "dead" : "delivered",
+			    -1, SQLITE_STATIC);
+			if ((rc = sqlite3_step(del)) != SQLITE_DONE)
 				goto fail;
-			sq_end(s);
+			total += sqlite3_changes(s->db);
+			sqlite3_reset(del);
 		}
-		total += n;
-	} while (!dry_run && n > 0);
+		sqlite3_finalize(del);
+		del = NULL;
+		if ((rc = sq_commit(s)) != SQLITE_OK)
+			goto fail;
+		sq_end(s);
+		cursor = seqs[n - 1];
+	}
 	return total;
 fail:
 	sq_why(s, "pruning the outbox", err, errsz);
 	sqlite3_finalize(st);
-	sq_note(s, rc);
-	if (!sqlite3_get_autocommit(s->db))
-		(void)sq_run(s, ST_ROLLBACK);
-	sq_end(s);
+	sqlite3_finalize(del);
+	undo(s, rc);
 	return -1;
 }

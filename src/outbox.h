@@ -7,15 +7,19 @@
  * (action.h: the guard lets it insert, never update or delete, and the
  * schema's trigger refuses a row that sets more).  From then on the row
  * is the deliverers': pending until a delivery succeeds (delivered), or
- * dead after the most attempts.  A deliverer takes a row by a lease: one
- * short transaction under the write lock counts the attempt and moves
- * the row's next_at past the attempt's end, so no other deliverer takes
- * it meanwhile; a deliverer killed mid-attempt leaves the row to be taken
- * again once the lease ends.  Its outcome is written only if the row is
- * still the one it took (same attempt count): a deliverer whose lease
- * ran out does not undo the next one's work.  Each row is therefore sent
- * at least once, and never by two deliverers at the same time while
- * attempts keep within their lease.
+ * dead after the most attempts.  A deliverer takes a row by a lease: the
+ * due row is found by a plain read, then one short transaction under the
+ * write lock counts the attempt, gives it a random token and moves its
+ * next_at past the attempt's end (counted from after the lock was
+ * taken), if it is still due; no other deliverer takes it meanwhile, and
+ * a deliverer killed mid-attempt leaves the row to be taken again once
+ * the lease ends.  Its outcome is written only if the row still holds
+ * its token: a deliverer whose lease ran out does not undo the next
+ * one's work.  Each row is therefore sent at least once, and never by
+ * two deliverers at the same time while an attempt ends within its lease
+ * (the deliverer kills a command, and libcurl stops, at the timeout; the
+ * lease is the timeout and a margin, in wall-clock seconds: a clock set
+ * forward by more than the margin shortens it).
  */
 #ifndef ONCEHOOK_OUTBOX_H
 #define ONCEHOOK_OUTBOX_H
@@ -32,8 +36,10 @@ struct outbox_item {
 	char		 endpoint[64];
 	char		 key[520];
 	char		*payload;	/* malloc'd; outbox_item_clear() */
+	size_t		 payloadsz;
 	long long	 created_at;
 	long long	 attempts;	/* counting this one */
+	long long	 lease;		/* this attempt's token */
 };
 
 void		 outbox_item_clear(struct outbox_item *);
@@ -41,6 +47,7 @@ void		 outbox_item_clear(struct outbox_item *);
 enum outbox_take {
 	TAKE_NONE,		/* nothing due (with a target) */
 	TAKE_ONE,		/* *item is leased for this attempt */
+	TAKE_RACED,		/* another took it first: look again */
 	TAKE_BUSY,		/* the database was busy: nothing happened */
 	TAKE_ERROR,		/* the storage failed (why) */
 };
@@ -71,8 +78,9 @@ int		 outbox_failed(struct store *, const struct outbox_item *,
 		    const char *error, long long now, long long first,
 		    long long max_attempts, char *why, size_t whysz);
 
-/* Dead rows back to pending, due now, their attempts from 0.  The count,
- * or -1 with the reason in err. */
+/* Dead rows back to pending, due now, their attempts from 0 (each
+ * attempt has its own token: a count used again confuses nothing).  The
+ * count, or -1 with the reason in err. */
 long long	 outbox_retry_dead(struct store *, long long now, char *err,
 		    size_t errsz);
 
@@ -113,11 +121,13 @@ int		 outbox_topics(struct store *, void (*fn)(void *arg,
 		    long long oldest), void *arg, char *err, size_t errsz);
 
 /*
- * For prune: delete the delivered rows (and the dead ones too with
- * dead) whose event is gone, in short transactions.  With dry_run,
- * count only.  The count, or -1 with the reason in err.
+ * For prune, after the events went: delete the delivered rows (and the
+ * dead ones too with dead) whose event is gone, 500 a transaction.  With
+ * dry_run, count those whose event is gone or would go (past its
+ * retention at now, processed, or dead with dead).  The count, or -1
+ * with the reason in err.
  */
-long long	 outbox_prune(struct store *, int dry_run, int dead,
-		    char *err, size_t errsz);
+long long	 outbox_prune(struct store *, long long now, int dry_run,
+		    int dead, char *err, size_t errsz);
 
 #endif

@@ -47,14 +47,18 @@ split(const char *command, char *buf, size_t bufsz, char **argv)
 /* In the child: its environment, without oncehook's variables, with the
  * row's four.  Then exec; never returns. */
 static void
-child(char **argv, const struct send_msg *m, int in, int out)
+child(char **argv, const struct send_msg *m, int in, int out, pid_t parent)
 {
 	static char	 vars[4][1024];
 	char		*env[ENV_MAX + 5];
 	sigset_t	 none;
 	size_t		 i, n = 0;
 
+	/* Killed if the deliverer dies (it was already, if its parent is
+	 * no longer the deliverer). */
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != parent)
+		_exit(125);
 	(void)setpgid(0, 0);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -113,9 +117,11 @@ send_command(const char *command, const struct send_msg *m, long timeout,
 	pid_t		 pid;
 	long		 left;
 	int		 inp[2] = { -1, -1 }, outp[2] = { -1, -1 };
-	struct sigaction ign, oldpipe;
+	struct sigaction ign, oldpipe, dfl, oldchld;
 	long		 exit_ms = 0;
-	int		 status = 0, timed_out = 0, exited = 0, np, k;
+	pid_t		 self, w;
+	int		 status = -1, timed_out = 0, exited = 0, np, k;
+	int		 waited = 0;
 
 	if (whysz > 0)
 		why[0] = '\0';
@@ -130,12 +136,21 @@ send_command(const char *command, const struct send_msg *m, long timeout,
 	/* Not inherited by the child's own children (dup2 clears it). */
 	(void)fcntl(inp[1], F_SETFD, FD_CLOEXEC);
 	(void)fcntl(outp[0], F_SETFD, FD_CLOEXEC);
+	self = getpid();
+	/* waitpid() must see its exit: not if SIGCHLD is ignored (a parent
+	 * may have left it so across exec). */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	(void)sigaction(SIGCHLD, &dfl, &oldchld);
 	if ((pid = fork()) == -1) {
 		snprintf(why, whysz, "fork: %s", strerror(errno));
+		(void)sigaction(SIGCHLD, &oldchld, NULL);
 		goto fail;
 	}
 	if (pid == 0)
-		child(argv, m, inp[0], outp[1]);
+		child(argv, m, inp[0], outp[1], self);
+	(void)setpgid(pid, pid);	/* its group, whichever runs first */
 	close(inp[0]);
 	close(outp[1]);
 	inp[0] = outp[1] = -1;
@@ -159,7 +174,10 @@ send_command(const char *command, const struct send_msg *m, long timeout,
 	 * a moment (OUTPUT_GRACE_MS), then left.
 	 */
 	while (outp[0] != -1) {
-		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+		if (!exited && (w = waitpid(pid, &status, WNOHANG)) != 0 &&
+		    (w == pid || errno != EINTR)) {
+			if (w == -1)
+				waited = errno;
 			exited = 1;
 			exit_ms = io_ms_since(&t0);
 			if (inp[1] != -1) {
@@ -227,7 +245,13 @@ send_command(const char *command, const struct send_msg *m, long timeout,
 		}
 	}
 	/* Its output closed: wait for its exit, within the time left. */
-	while (!timed_out && !exited && waitpid(pid, &status, WNOHANG) == 0) {
+	while (!timed_out && !exited) {
+		if ((w = waitpid(pid, &status, WNOHANG)) == pid)
+			break;
+		if (w == -1 && errno != EINTR) {
+			waited = errno;
+			break;
+		}
 		if (timeout * 1000 - io_ms_since(&t0) <= 0)
 			timed_out = 1;
 		else
@@ -239,14 +263,22 @@ send_command(const char *command, const struct send_msg *m, long timeout,
 		(void)kill(pid, SIGKILL);
 		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 			;
+		(void)sigaction(SIGCHLD, &oldchld, NULL);
 		snprintf(why, whysz, "%s: timed out after %ld s, killed",
 		    argv[0], timeout);
 		goto fail;
 	}
+	(void)sigaction(SIGCHLD, &oldchld, NULL);
 	if (inp[1] != -1)
 		close(inp[1]);
 	if (outp[0] != -1)
 		close(outp[0]);
+	/* Its exit unknown is no success. */
+	if (waited != 0) {
+		snprintf(why, whysz, "%s: its exit is unknown: waitpid: %s",
+		    argv[0], strerror(waited));
+		return -1;
+	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	snprintf(line, sizeof(line), "%.199s", last_line(tail, kept));

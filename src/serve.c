@@ -32,13 +32,13 @@
 #include "serve.h"
 #include "work.h"
 #include "deliver.h"
-#include "deliver.h"
 #include "writer.h"
 
 #define WORKERS_MAX	64
 #define BACKLOG		128
 #define TIMEOUT_DEFAULT	30	/* seconds; nginx's fastcgi timeouts are 60 */
 #define TIMEOUT_MAX	3600
+#define NAUX		2	/* work and deliver children */
 
 static const char usage[] =
 "usage: oncehook serve --listen ADDR [--workers N] [--timeout SECONDS]\n"
@@ -376,7 +376,7 @@ struct pool {
 	int			 kfd[WORKERS_MAX];
 	int			 wfd[WORKERS_MAX];
 	/* The children that run a loop of their own (work.h, deliver.h):
-	 * pid -1 if none or to start. */
+	 * pid -1 if none or to start; NAUX of them. */
 	struct aux {
 		const char	*what;		/* in the log */
 		const char	*comm;		/* in ps (and for the tests) */
@@ -384,7 +384,7 @@ struct pool {
 		int		 on;
 		pid_t		 pid;
 		time_t		 started;
-	}			 aux[2];
+	}			 aux[NAUX];
 };
 
 /* Close the ends in fds[0..n) that are open; mark them closed. */
@@ -550,7 +550,7 @@ pool_begin(struct pool *p)
 	}
 	for (i = 0; i < p->n; i++)
 		pool_start(p, i);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < NAUX; i++)
 		if (p->aux[i].pid <= 0)
 			aux_start(p, &p->aux[i]);
 }
@@ -602,9 +602,9 @@ pool_supervise(struct pool *p)
 			continue;
 		children = 0;
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-			for (i = 0; i < 2 && pid != p->aux[i].pid; i++)
+			for (i = 0; i < NAUX && pid != p->aux[i].pid; i++)
 				;
-			if (i < 2) {
+			if (i < NAUX) {
 				p->aux[i].pid = -1;
 				if (stopping)
 					continue;
@@ -662,7 +662,7 @@ pool_supervise(struct pool *p)
 		for (i = 0; i < p->n && !stopping; i++)
 			if (p->pids[i] == -1)
 				pool_start(p, i);
-		for (i = 0; i < 2 && !stopping; i++)
+		for (i = 0; i < NAUX && !stopping; i++)
 			if (p->aux[i].on && p->aux[i].pid == -1)
 				aux_start(p, &p->aux[i]);
 	}
@@ -716,7 +716,7 @@ serve_main(int argc, char **argv)
 
 	log_info("serve: stopping; waiting for the requests in flight");
 	pool_end(&pool);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < NAUX; i++)
 		stop_pids(&pool.aux[i].pid, 1);
 	close(pool.fd);
 	path = strncmp(a.listen, "unix:", 5) == 0 ? a.listen + 5 : a.listen;

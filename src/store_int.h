@@ -56,6 +56,11 @@ struct store {
 	struct walguard		 wg;	/* the log's users; the write lock */
 	int			 wal_frames; /* the log's size at our last commit */
 	long			 lock_timeout; /* ms waited in vain, or 0 */
+	/* outbox_take()'s filter, as SQL's oncehook_has_target(): defined
+	 * on the connection once, pointing here. */
+	int			 has_target_defined;
+	int			(*has_target)(void *, const char *);
+	void			*has_target_arg;
 };
 
 

@@ -420,11 +420,11 @@ body='{"eventId":"evt_ob2","type":"payment.refunded","metadata":{"orderId":"ob-4
 deliver shop "$body" | grep -q '"processed"'
 ok $? "outbox: a refund processed (an order.refunded row)"
 ONCEHOOK_OUTBOX_ORDER_REFUNDED_COMMAND=/bin/false ONCEHOOK_OUTBOX_BACKOFF=1 \
-    ONCEHOOK_OUTBOX_MAX_ATTEMPTS=2 "$ONCEHOOK_BIN" deliver --once 2>"$ob/log"
+    ONCEHOOK_OUTBOX_MAX_ATTEMPTS=2 "$ONCEHOOK_BIN" deliver --max-seconds 4 2>"$ob/log"
 rc=$?
 [ $rc -eq 1 ] && [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts || last_error FROM outbox WHERE key = 'evt_ob2'")" = "dead2/bin/false: exit 1" ] &&
     grep -q 'outcome=failed attempt=1 ' "$ob/log" && grep -q 'outcome=dead attempt=2 ' "$ob/log"
-ok $? "deliver: a target that fails, MAX_ATTEMPTS 2 and a 1 s backoff: failed, then dead (exit 1)"
+ok $? "deliver: a target that fails, MAX_ATTEMPTS 2 and a 1 s backoff: failed, then dead (exit 1, after 4 s)"
 out=$("$ONCEHOOK_BIN" stats --check)
 [ $? -eq 2 ] && printf '%s\n' "$out" | grep -q '^CRITICAL: outbox failing: 1 dead row'
 ok $? "stats --check: a dead outbox row is critical (2): $out"

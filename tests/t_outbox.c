@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include "hook.h"
 #include "outbox.h"
 #include "send.h"
+#include "stats.h"
 #include "store.h"
 #include "tap.h"
 #include "testlib.h"
@@ -55,6 +57,19 @@ static const char actions[] =
 "    VALUES ('t.done', '{}', 'delivered');\n"
 "-- on: t.other\n"
 "INSERT INTO outbox (topic, payload, key) VALUES ('t.done', '{}', 'x');\n"
+"-- on: t.replace\n"
+"INSERT OR REPLACE INTO outbox (seq, topic, payload)\n"
+"    SELECT seq, 'a', 'x' FROM outbox WHERE key = 'k1';\n"
+"-- on: t.copyid\n"
+"INSERT INTO outbox (id, topic, payload)\n"
+"    SELECT id, 'a', 'x' FROM outbox WHERE key = 'k1';\n"
+"-- on: t.crlf\n"
+"INSERT INTO outbox (id, topic, payload)\n"
+"    VALUES ('OB_' || char(13, 10) || 'X-Evil: 1234567890123', 'a', 'x');\n"
+"-- on: t.badtopic\n"
+"INSERT INTO outbox (topic, payload) VALUES ('a b', 'x');\n"
+"-- on: t.blob\n"
+"INSERT INTO outbox (topic, payload) VALUES ('a', x'00ff');\n"
 "-- on: t.flag\n"
 "INSERT INTO outbox (topic, payload) VALUES ('t.flag', '{}');\n"
 "INSERT INTO effects (key) SELECT CASE WHEN EXISTS (SELECT 1 FROM flag)\n"
@@ -205,6 +220,11 @@ test_guard(void)
 		    "an action whose trigger deletes outbox rows" },
 		{ "DROP TABLE IF EXISTS outbox;\n-- on: *\nSELECT 1;\n",
 		    "a setup that drops the outbox" },
+		{ "DROP TRIGGER IF EXISTS outbox_insert;\n-- on: *\n"
+		    "SELECT 1;\n", "a setup that drops the outbox's trigger" },
+		{ "-- on: *\nINSERT INTO outbox (topic, payload) VALUES "
+		    "('a', '1') ON CONFLICT (id) DO UPDATE SET status = "
+		    "'delivered';\n", "an upsert that would update a row" },
 	};
 	struct conf	*cf;
 	struct store	*st;
@@ -279,6 +299,29 @@ test_rows(void)
 	CHECK(claim(st, "k5", "t.other", why, sizeof(why)) == HOOK_EACTION &&
 	    strstr(why, "topic and payload only") != NULL,
 	    "an action that names another event's key: refused (%s)", why);
+	{
+		static const char *const attacks[][2] = {
+			{ "t.replace", "INSERT OR REPLACE over another "
+			    "event's row (its seq)" },
+			{ "t.copyid", "a row with another row's id" },
+			{ "t.crlf", "a made-up id with a line break" },
+			{ "t.badtopic", "a topic no variable can name" },
+			{ "t.blob", "a payload that is not text" },
+		};
+		size_t	 i;
+		char	 key[16];
+
+		for (i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
+			snprintf(key, sizeof(key), "x%zu", i);
+			CHECK(claim(st, key, attacks[i][0], why, sizeof(why)) ==
+			    HOOK_EACTION && qint(q, "SELECT count(*) FROM "
+			    "outbox WHERE key = 'k1' AND payload = "
+			    "'{\"key\":\"k1\"}'") == 1 && qint(q, "SELECT "
+			    "count(*) FROM outbox") == 3, "refused, rolled "
+			    "back, k1's row untouched: %s (%s)", attacks[i][1],
+			    why);
+		}
+	}
 	CHECK(sqlite3_exec(q, "INSERT INTO outbox (topic, payload) VALUES "
 	    "('t.done', '{}')", NULL, NULL, &msg) != SQLITE_OK && qint(q,
 	    "SELECT count(*) FROM outbox") == 3,
@@ -416,13 +459,13 @@ test_lease(void)
 	    "key = 'l2' AND status = 'delivered' AND delivered_at IS NOT "
 	    "NULL") == 1, "then delivered");
 	outbox_item_clear(&a);
-	CHECK(outbox_prune(st, 0, 0, err, sizeof(err)) == 0,
+	CHECK(outbox_prune(st, now, 0, 0, err, sizeof(err)) == 0,
 	    "prune: a delivered row whose event is kept stays");
 	if (sqlite3_exec(q, "DELETE FROM events", NULL, NULL, NULL) !=
 	    SQLITE_OK)
 		BAIL("delete events");
-	CHECK(outbox_prune(st, 1, 0, err, sizeof(err)) == 1 &&
-	    outbox_prune(st, 0, 0, err, sizeof(err)) == 1 && qint(q,
+	CHECK(outbox_prune(st, now, 1, 0, err, sizeof(err)) == 1 &&
+	    outbox_prune(st, now, 0, 0, err, sizeof(err)) == 1 && qint(q,
 	    "SELECT count(*) FROM outbox") == 2, "prune: the delivered row of "
 	    "an event gone goes (dry run counts it); the pending ones stay");
 	sqlite3_close(q);
@@ -555,6 +598,11 @@ test_command(void)
 	    strstr(why, "exit 3: why it failed") != NULL,
 	    "exit 3: failed, with its last line of output (%s)", why);
 	unsetenv("CMD_EXIT");
+	signal(SIGCHLD, SIG_IGN);
+	CHECK(send_command("/bin/false", &m, 10, why, sizeof(why)) == -1 &&
+	    strstr(why, "exit 1") != NULL, "SIGCHLD ignored by whoever "
+	    "started the deliverer: exit 1 is still a failure (%s)", why);
+	signal(SIGCHLD, SIG_DFL);
 	CHECK(send_command("/nonexistent/cmd", &m, 10, why, sizeof(why)) ==
 	    -1 && strstr(why, "No such file or directory") != NULL,
 	    "no such program: failed, and why "
@@ -593,6 +641,80 @@ test_command(void)
 	    "a program past the timeout: killed, failed (%s)", why);
 }
 
+/* The outbox in stats, --check, the metrics and the page. */
+static void
+test_stats(void)
+{
+	struct conf	*cf;
+	struct store	*st;
+	struct stats	 s;
+	sqlite3		*q;
+	char		*buf = NULL;
+	size_t		 sz = 0;
+	FILE		*f;
+	long long	 now = (long long)time(NULL);
+
+	cf = mkconf("stats.sqlite", "a.sql", "sync");
+	st = open_init(cf);
+	q = peer("stats.sqlite");
+	if (stats_gather(cf, st, NULL, now, &stats_limits_default, NULL,
+	    &s) == -1)
+		BAIL("stats_gather");
+	CHECK(s.outbox.counted && s.outbox.health == HEALTH_IDLE &&
+	    s.code == 0, "no row: the outbox idle, all ok (%s)", s.verdict);
+	stats_clear(&s);
+	(void)claim(st, "s1", "t.ok", NULL, 0);
+	(void)claim(st, "s2", "t.two", NULL, 0);
+	stats_gather(cf, st, NULL, now, &stats_limits_default, NULL, &s);
+	CHECK(s.outbox.health == HEALTH_HEALTHY && s.outbox.pending == 3 &&
+	    s.outbox.n == 3 && s.code == 0, "three fresh pending rows, three "
+	    "topics: healthy (%s)", s.outbox.why);
+	stats_clear(&s);
+	stats_gather(cf, st, NULL, now + 700, &stats_limits_default, NULL, &s);
+	CHECK(s.outbox.health == HEALTH_DEGRADED && s.code == 1 &&
+	    strstr(s.verdict, "WARNING: outbox degraded") != NULL,
+	    "a row pending 11 min: degraded, a warning (%s)", s.verdict);
+	stats_clear(&s);
+	stats_gather(cf, st, NULL, now + 3700, &stats_limits_default, NULL,
+	    &s);
+	CHECK(s.outbox.health == HEALTH_FAILING && s.code == 2 &&
+	    strstr(s.verdict, "undeliverable") != NULL,
+	    "a row pending 61 min: failing, critical (%s)", s.verdict);
+	stats_clear(&s);
+	if (sqlite3_exec(q, "UPDATE outbox SET status = 'delivered' WHERE "
+	    "topic IN ('a', 'b'); UPDATE outbox SET status = 'dead' WHERE "
+	    "topic = 't.done'", NULL, NULL, NULL) != SQLITE_OK)
+		BAIL("update");
+	stats_gather(cf, st, NULL, now, &stats_limits_default, NULL, &s);
+	CHECK(s.outbox.health == HEALTH_FAILING && s.outbox.dead == 1 &&
+	    s.outbox.delivered == 2 && s.code == 2 && strstr(s.verdict,
+	    "1 dead row") != NULL, "a dead row: failing, critical (%s)",
+	    s.verdict);
+	if ((f = open_memstream(&buf, &sz)) == NULL)
+		BAIL("open_memstream");
+	stats_write_html(f, &s);
+	stats_write_prom(f, &s);
+	(void)stats_write_json(f, &s);
+	stats_write_text(f, &s);
+	fclose(f);
+	CHECK(strstr(buf, "<h2>Outbox <span class=\"badge\"") != NULL &&
+	    strstr(buf, "<td>t.done</td><td>0</td><td>0</td><td>1</td>") !=
+	    NULL, "the page: an Outbox card, its topics");
+	CHECK(strstr(buf, "oncehook_outbox_rows{topic=\"t.done\",status="
+	    "\"dead\"} 1\n") != NULL && strstr(buf,
+	    "oncehook_outbox_health{health=\"failing\"} 1\n") != NULL,
+	    "the metrics: rows by topic and status, the health");
+	CHECK(strstr(buf, "\"outbox\": {") != NULL && strstr(buf,
+	    "\"dead\": 1") != NULL, "the JSON: an outbox object");
+	CHECK(strstr(buf, "\noutbox: failing (1 dead row") != NULL,
+	    "the table: an outbox line");
+	free(buf);
+	stats_clear(&s);
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
 /* The signature, against the Standard Webhooks specification's example. */
 static void
 test_sign(void)
@@ -626,6 +748,7 @@ main(void)
 	test_lease();
 	test_concurrent();
 	test_command();
+	test_stats();
 	test_sign();
 	tap_rmdir(dir);
 	return tap_done();

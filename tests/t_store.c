@@ -1144,7 +1144,7 @@ test_migrate_v2(void)
 	/* Back to what version 2 had. */
 	q = peer("m2.sqlite");
 	exec(q, "CREATE INDEX events_received_at ON events (received_at); "
-	    "PRAGMA user_version = 2");
+	    "DROP TABLE outbox; PRAGMA user_version = 2");
 	sqlite3_close(q);
 	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
 		BAIL("store_open: %s", err);

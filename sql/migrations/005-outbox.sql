@@ -14,9 +14,10 @@ CREATE TABLE outbox (
 	seq		INTEGER PRIMARY KEY,	-- the order they were written
 	id		TEXT NOT NULL
 			DEFAULT ('ob_' || lower(hex(randomblob(12)))),
-	topic		TEXT NOT NULL
-			CHECK (length(topic) BETWEEN 1 AND 128),
-	payload		TEXT NOT NULL,
+	-- what a variable can name (ONCEHOOK_OUTBOX_<TOPIC>_URL)
+	topic		TEXT NOT NULL CHECK (length(topic) BETWEEN 1 AND 128)
+			CHECK (topic NOT GLOB '*[^A-Za-z0-9._-]*'),
+	payload		TEXT NOT NULL CHECK (typeof(payload) = 'text'),
 	endpoint	TEXT NOT NULL DEFAULT (oncehook_event('endpoint')),
 	key		TEXT NOT NULL DEFAULT (oncehook_event('key')),
 	created_at	INTEGER NOT NULL DEFAULT (oncehook_event('time')),
@@ -26,16 +27,22 @@ CREATE TABLE outbox (
 	-- due at; while an attempt is under way, the end of its lease
 	next_at		INTEGER NOT NULL DEFAULT (oncehook_event('time')),
 	delivered_at	INTEGER,
-	last_error	TEXT
+	last_error	TEXT,
+	lease		INTEGER		-- the attempt under way: a random token
 );
--- What is due, oldest first.  (No other index: each row an action writes
--- costs its table page and this index's; list and show by id or event
--- read the table through, as prune does.)
+-- What is due, oldest first; a row by its id (no two alike: show, and
+-- the trigger below).  (No other index: each row an action writes costs
+-- its table page and these two; list and show by event read the table
+-- through, as prune does.)
 CREATE INDEX outbox_due ON outbox (next_at) WHERE status = 'pending';
+CREATE UNIQUE INDEX outbox_id ON outbox (id);
 
 -- An action writes the topic and the payload, nothing else: a row that
--- names another event, or that says it was delivered, is refused (and
--- with it the event's whole transaction).
+-- names another event, says it was delivered, takes another row's place
+-- (INSERT OR REPLACE on its seq or id) or makes up its own id is
+-- refused, and with it the event's whole transaction.  (The guard keeps
+-- actions from dropping this trigger, and from updating or deleting
+-- rows: action.c.)
 CREATE TRIGGER outbox_insert BEFORE INSERT ON outbox
 WHEN oncehook_event('endpoint') IS NULL
     OR NEW.endpoint IS NOT oncehook_event('endpoint')
@@ -44,7 +51,9 @@ WHEN oncehook_event('endpoint') IS NULL
     OR NEW.next_at IS NOT NEW.created_at
     OR NEW.status IS NOT 'pending' OR NEW.attempts IS NOT 0
     OR NEW.delivered_at IS NOT NULL OR NEW.last_error IS NOT NULL
-    OR NEW.id NOT LIKE 'ob\_%' ESCAPE '\' OR length(NEW.id) <> 27
+    OR NEW.lease IS NOT NULL
+    OR NEW.id NOT GLOB 'ob_[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]'
+    OR EXISTS (SELECT 1 FROM outbox WHERE seq = NEW.seq OR id = NEW.id)
 BEGIN
 	SELECT RAISE(ABORT, 'outbox: an action writes topic and payload only, from an event''s actions');
 END;
