@@ -54,11 +54,15 @@ struct section {
 	char		**types;	/* NULL-terminated; {"*"} catch-all */
 	struct stmt	*stmts;
 	size_t		 nstmts;
+	size_t		 sql, end;	/* its statements in the file's text */
+	int		 prepared;	/* stmts hold them all */
 };
 
 struct actions {
 	char		*path;
 	struct action_guard *g;		/* its connection's */
+	sqlite3		*db;
+	char		*text;		/* ACTIONS_LAZY: the file, kept */
 	struct section	*sections;
 	size_t		 nsections;
 	const struct section *catchall;
@@ -318,6 +322,7 @@ actions_free(struct actions *a)
 		section_clear(&a->sections[i]);
 	free(a->sections);
 	free(a->path);
+	free(a->text);
 	free(a);
 }
 
@@ -454,9 +459,46 @@ prepare_section(sqlite3 *db, struct action_guard *g, const char *path,
 	return 0;
 }
 
+/* The section events of type run: its own, else the catch-all, else
+ * NULL. */
+static struct section *
+find(struct actions *a, const char *type)
+{
+	size_t	 i, j;
+
+	if (type != NULL)
+		for (i = 0; i < a->nsections; i++)
+			for (j = 0; a->sections[i].types[j] != NULL; j++)
+				if (strcmp(a->sections[i].types[j], type) == 0)
+					return &a->sections[i];
+	return (struct section *)a->catchall;
+}
+
+/* Prepare section s of a if it is not yet: 0, or -1 with the reason. */
+static int
+ready(struct actions *a, struct section *s, char *err, size_t errsz)
+{
+	size_t	 i;
+
+	if (s->prepared)
+		return 0;
+	if (prepare_section(a->db, a->g, a->path, a->text, s,
+	    a->text + s->sql, a->text + s->end, err, errsz) == -1) {
+		/* None kept: the next event of its types tries again. */
+		for (i = 0; i < s->nstmts; i++)
+			sqlite3_finalize(s->stmts[i].st);
+		free(s->stmts);
+		s->stmts = NULL;
+		s->nstmts = 0;
+		return -1;
+	}
+	s->prepared = 1;
+	return 0;
+}
+
 struct actions *
-actions_load(sqlite3 *db, struct action_guard *g, const char *path, char *err,
-    size_t errsz)
+actions_load(sqlite3 *db, struct action_guard *g, const char *path,
+    int flags, char *err, size_t errsz)
 {
 	struct actions	*a;
 	struct section	*s;
@@ -470,6 +512,8 @@ actions_load(sqlite3 *db, struct action_guard *g, const char *path, char *err,
 	    (a->path = strdup(path)) == NULL)
 		goto oom;
 	a->g = g;
+	a->db = db;
+	a->text = text;
 
 	for (m = next_marker(text); m != NULL; m = next) {
 		eol = m + strcspn(m, "\n");
@@ -489,9 +533,10 @@ actions_load(sqlite3 *db, struct action_guard *g, const char *path, char *err,
 			    s->line, why);
 			goto err;
 		}
-		if (prepare_section(db, g, path, text, s, eol,
-		    next != NULL ? next : eol + strlen(eol), err,
-		    errsz) == -1)
+		s->sql = (size_t)(eol - text);
+		s->end = next != NULL ? (size_t)(next - text) :
+		    (size_t)(eol - text) + strlen(eol);
+		if (!(flags & ACTIONS_LAZY) && ready(a, s, err, errsz) == -1)
 			goto err;
 	}
 
@@ -518,14 +563,28 @@ twice:
 			    a->sections[i].types[j]);
 			goto err;
 		}
-	free(text);
+	if (!(flags & ACTIONS_LAZY)) {
+		free(text);
+		a->text = NULL;
+	}
 	return a;
 oom:
 	snprintf(err, errsz, "%s: out of memory", path);
 err:
-	free(text);
+	if (a == NULL || a->text == NULL)
+		free(text);
 	actions_free(a);
 	return NULL;
+}
+
+int
+actions_ready(struct actions *a, const char *type, char *err, size_t errsz)
+{
+	struct section	*s;
+
+	if ((s = find(a, type)) == NULL)
+		return 0;
+	return ready(a, s, err, errsz);
 }
 
 int
@@ -643,18 +702,6 @@ actions_setup(sqlite3 *db, struct action_guard *g, const char *path,
 }
 
 /* The section for type: its own, else the catch-all, else NULL. */
-static const struct section *
-find(const struct actions *a, const char *type)
-{
-	size_t	 i, j;
-
-	if (type != NULL)
-		for (i = 0; i < a->nsections; i++)
-			for (j = 0; a->sections[i].types[j] != NULL; j++)
-				if (strcmp(a->sections[i].types[j], type) == 0)
-					return &a->sections[i];
-	return a->catchall;
-}
 
 /*
  * Bind the event to st.  Texts are bound SQLITE_STATIC: the event and
@@ -696,13 +743,15 @@ int
 actions_run(struct actions *a, const char *endpoint, const struct event *ev,
     char *err, size_t errsz)
 {
-	const struct section	*s;
+	struct section		*s;
 	const struct stmt	*st;
 	size_t			 i;
 	int			 rc = SQLITE_OK;
 
 	if ((s = find(a, ev->type)) == NULL)
 		return SQLITE_OK;
+	if (!s->prepared && ready(a, s, err, errsz) == -1)
+		return SQLITE_ERROR;
 	/* The outbox rows its statements write are the event's. */
 	a->g->ev_endpoint = endpoint;
 	a->g->ev_key = ev->key;

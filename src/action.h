@@ -61,11 +61,22 @@ struct action_guard {
 void		 actions_guard(sqlite3 *db, struct action_guard *g);
 
 /*
- * Load the file at path and prepare its statements on db.  Returns the
- * actions, or NULL with "path:line: reason" in err.
+ * Load the file at path and prepare its statements on db; with
+ * ACTIONS_LAZY, each section's on the first event of its types
+ * (actions_ready(), or actions_run()): a CGI run prepares the one section
+ * its event needs.  Returns the actions, or NULL with "path:line:
+ * reason" in err (with ACTIONS_LAZY, only for what the markers say).
  */
+#define ACTIONS_LAZY	0x01
 struct actions	*actions_load(sqlite3 *db, struct action_guard *g,
-		    const char *path, char *err, size_t errsz);
+		    const char *path, int flags, char *err, size_t errsz);
+/*
+ * Prepare the section that events of type run, if it is not yet (none
+ * for a type no section takes).  Returns 0, or -1 with "path:line:
+ * reason" in err; a section that failed is tried again next time.
+ */
+int		 actions_ready(struct actions *, const char *type, char *err,
+		    size_t errsz);
 void		 actions_free(struct actions *);
 
 /*

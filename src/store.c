@@ -497,7 +497,8 @@ load_actions(struct store *s, size_t i, char *err, size_t errsz)
 			return 0;
 		}
 	s->acts[i] = actions_load(s->db, &s->guard,
-	    s->cf->endpoints[i].actions, err, errsz);
+	    s->cf->endpoints[i].actions, s->lazy ? ACTIONS_LAZY : 0, err,
+	    errsz);
 	return s->acts[i] != NULL ? 0 : -1;
 }
 
@@ -1067,10 +1068,16 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 		claims[i].result = HOOK_ESYSTEM;
 		claims[i].why[0] = '\0';
 		claims[i].kept = 0;
-		/* STORE_LAZY: an endpoint's actions on its first claim; a
-		 * file that does not prepare fails its claims alone, and
-		 * a database that could not be read asks a retry (503). */
+		/* STORE_LAZY: an endpoint's actions on its first claim,
+		 * each section on the first event of its types (before
+		 * the transaction, which its preparing would hold up); a
+		 * file or section that does not prepare fails its claims
+		 * alone, and a database that could not be read asks a
+		 * retry (503). */
 		if (load_actions(s, claims[i].endpoint, claims[i].why,
+		    sizeof(claims[i].why)) == -1 ||
+		    actions_ready(s->acts[claims[i].endpoint],
+		    claims[i].ev->type, claims[i].why,
 		    sizeof(claims[i].why)) == -1) {
 			rc = sqlite3_errcode(s->db);
 			claims[i].result = sq_classify(rc) == HOOK_EBUSY ?

@@ -51,7 +51,7 @@ load(const char *text, char *err, size_t errsz)
 {
 	put(text);
 	err[0] = '\0';
-	return actions_load(db, &guard, path, err, errsz);
+	return actions_load(db, &guard, path, 0, err, errsz);
 }
 
 /* The section (its "section" text) that ran for type, or "(none)". */
@@ -397,6 +397,56 @@ test_payload(void)
 	conf_free(cf);
 }
 
+/*
+ * ACTIONS_LAZY: each section prepared on the first event of its types;
+ * a section that does not prepare fails its types alone, says where,
+ * and is tried again; loaded whole (check, init), the file fails.
+ */
+static void
+test_lazy(void)
+{
+	static const char	 text[] =
+	    "-- on: a.ok\n"
+	    "INSERT INTO ran VALUES (:type, 'ok');\n"
+	    "-- on: b.bad\n"
+	    "INSERT INTO no_such_table VALUES (1);\n";
+	struct actions		*a;
+	struct event		 ev;
+	char			 err[512];
+
+	CHECK(load(text, err, sizeof(err)) == NULL && strstr(err, ":4: "
+	    "no such table") != NULL, "loaded whole, a bad section fails "
+	    "the file (%s)", err);
+	put(text);
+	a = actions_load(db, &guard, path, ACTIONS_LAZY, err, sizeof(err));
+	CHECK(a != NULL, "lazily: the file loads (%s)", a ? "" : err);
+	if (a == NULL)
+		return;
+	CHECK(actions_ready(a, "a.ok", err, sizeof(err)) == 0 &&
+	    strcmp(ran_for(a, "a.ok"), "ok") == 0, "its good section "
+	    "prepares and runs");
+	CHECK(actions_ready(a, "b.bad", err, sizeof(err)) == -1 &&
+	    strstr(err, "actions.sql:4: no such table: no_such_table") !=
+	    NULL, "its bad section fails, with file and line (%s)", err);
+	memset(&ev, 0, sizeof(ev));
+	ev.key = (char *)"k";
+	ev.type = (char *)"b.bad";
+	ev.payload = "{}";
+	ev.payloadsz = 2;
+	err[0] = '\0';
+	CHECK(actions_run(a, "ep", &ev, err, sizeof(err)) == SQLITE_ERROR &&
+	    strstr(err, ":4: ") != NULL, "run anyway, it fails again: tried "
+	    "again, never half prepared (%s)", err);
+	CHECK(actions_ready(a, "nobody.sends.this", err, sizeof(err)) == 0,
+	    "a type no section takes: nothing to prepare");
+	if (sqlite3_exec(db, "CREATE TABLE no_such_table (x)", NULL, NULL,
+	    NULL) != SQLITE_OK)
+		BAIL("CREATE: %s", sqlite3_errmsg(db));
+	CHECK(actions_ready(a, "b.bad", err, sizeof(err)) == 0,
+	    "the table made: the section prepares now");
+	actions_free(a);
+}
+
 int
 main(void)
 {
@@ -414,6 +464,7 @@ main(void)
 	test_bad();
 	test_types();
 	test_payload();
+	test_lazy();
 
 	sqlite3_close(db);
 	tap_rmdir(dir);
