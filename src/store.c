@@ -388,11 +388,38 @@ create_file(const char *path, char *err, size_t errsz)
 	return 0;
 }
 
+/*
+ * A migration's text with @DATABASE_TAG@ written as 12 random hex digits,
+ * drawn once for the database (sql/migrations/005-outbox.sql); the text
+ * itself if it has none.  NULL if out of memory or randomness.
+ */
+#define DATABASE_TAG	"@DATABASE_TAG@"
+static char *
+tagged(const char *sql)
+{
+	unsigned char	 r[6];
+	char		 hex[13], *out, *p;
+	size_t		 n = strlen(DATABASE_TAG);
+
+	if (strstr(sql, DATABASE_TAG) == NULL)
+		return (char *)sql;
+	if (crypto_random(r, sizeof(r)) == -1 ||
+	    (out = strdup(sql)) == NULL)
+		return NULL;
+	crypto_hex(r, sizeof(r), hex);
+	/* The tag is as long as what replaces it, less two. */
+	while ((p = strstr(out, DATABASE_TAG)) != NULL) {
+		memcpy(p, hex, 12);
+		memmove(p + 12, p + n, strlen(p + n) + 1);
+	}
+	return out;
+}
+
 /* Apply migrations past the current version and the action setups. */
 static int
 migrate(struct store *s, char *err, size_t errsz)
 {
-	char	*msg = NULL;
+	char	*msg = NULL, *sqlp;
 	char	 sql[64];
 	int	 v = 0, rc;
 	size_t	 i, j;
@@ -412,8 +439,15 @@ migrate(struct store *s, char *err, size_t errsz)
 		goto out;
 	}
 	for (i = (size_t)v; i < nmigrations; i++) {
-		if ((rc = sqlite3_exec(s->db, migrations[i].sql, NULL, NULL,
-		    &msg)) != SQLITE_OK) {
+		if ((sqlp = tagged(migrations[i].sql)) == NULL) {
+			snprintf(err, errsz, "%s: migration %s: out of memory",
+			    s->cf->db, migrations[i].name);
+			goto out;
+		}
+		rc = sqlite3_exec(s->db, sqlp, NULL, NULL, &msg);
+		if (sqlp != migrations[i].sql)
+			free(sqlp);
+		if (rc != SQLITE_OK) {
 			snprintf(err, errsz, "%s: migration %s: %s", s->cf->db,
 			    migrations[i].name, msg ? msg : "failed");
 			goto out;

@@ -3,17 +3,21 @@
 -- An action inserts (topic, payload); the row commits with the event, so
 -- a side effect is scheduled exactly when its effect happened.  The rest
 -- is oncehook's: the row's stable id (the webhook-id a receiver
--- deduplicates on: random, so a database made again never reuses one),
--- (96 bits: none repeats), the endpoint and key of the event whose actions wrote it, the time,
--- and the delivery's state, written by "oncehook deliver" only.
+-- deduplicates on), the endpoint and key of the event whose actions
+-- wrote it, the time, and the delivery's state, written by "oncehook
+-- deliver" only.  The id is the row's number after a tag of 12 random
+-- hex digits drawn for this database when this migration ran (oncehook
+-- writes them in for @DATABASE_TAG@): ids never repeat within a
+-- database, a database made again never reuses one, and no action can
+-- write one (a generated column: nothing stored, nothing indexed).
 -- oncehook_event() is a function oncehook's own connection defines: it
 -- names the event whose actions are running, and is NULL otherwise, so
 -- a row can be written by an action only (the sqlite3 shell has no such
 -- function: it may read the outbox, not write it).
 CREATE TABLE outbox (
 	seq		INTEGER PRIMARY KEY,	-- the order they were written
-	id		TEXT NOT NULL
-			DEFAULT ('ob_' || lower(hex(randomblob(12)))),
+	id		TEXT GENERATED ALWAYS AS
+			    ('ob_@DATABASE_TAG@_' || seq) VIRTUAL,
 	-- what a variable can name (ONCEHOOK_OUTBOX_<TOPIC>_URL)
 	topic		TEXT NOT NULL CHECK (length(topic) BETWEEN 1 AND 128)
 			CHECK (topic NOT GLOB '*[^A-Za-z0-9._-]*'),
@@ -30,17 +34,15 @@ CREATE TABLE outbox (
 	last_error	TEXT,
 	lease		INTEGER		-- the attempt under way: a random token
 );
--- What is due, oldest first; a row by its id (no two alike: show, and
--- the trigger below).  (No other index: each row an action writes costs
--- its table page and these two; list and show by event read the table
--- through, as prune does.)
+-- What is due, oldest first.  (No other index: each row an action writes
+-- costs its table page and this index's; show by id or by event reads
+-- the table through, as prune does.)
 CREATE INDEX outbox_due ON outbox (next_at) WHERE status = 'pending';
-CREATE UNIQUE INDEX outbox_id ON outbox (id);
 
 -- An action writes the topic and the payload, nothing else: a row that
--- names another event, says it was delivered, takes another row's place
--- (INSERT OR REPLACE on its seq or id) or makes up its own id is
--- refused, and with it the event's whole transaction.  (The guard keeps
+-- names another event, says it was delivered, or takes another row's
+-- place (INSERT OR REPLACE on its seq) is refused, and with it the
+-- event's whole transaction.  (The guard keeps
 -- actions from dropping this trigger, and from updating or deleting
 -- rows: action.c.)
 CREATE TRIGGER outbox_insert BEFORE INSERT ON outbox
@@ -52,8 +54,7 @@ WHEN oncehook_event('endpoint') IS NULL
     OR NEW.status IS NOT 'pending' OR NEW.attempts IS NOT 0
     OR NEW.delivered_at IS NOT NULL OR NEW.last_error IS NOT NULL
     OR NEW.lease IS NOT NULL
-    OR NEW.id NOT GLOB 'ob_[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]'
-    OR EXISTS (SELECT 1 FROM outbox WHERE seq = NEW.seq OR id = NEW.id)
+    OR EXISTS (SELECT 1 FROM outbox WHERE seq = NEW.seq)
 BEGIN
 	SELECT RAISE(ABORT, 'outbox: an action writes topic and payload only, from an event''s actions');
 END;
