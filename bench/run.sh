@@ -34,6 +34,7 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 smoke=0 seconds='' runs='' conns=32 only='' peers=1 all=0 bin='' keep=0
+static_bin=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=1 ;;
@@ -78,6 +79,19 @@ if [ -z "$bin" ]; then
 	# would be measured as theirs.
 	(cd "$out" && make -j2 oncehook >make.out 2>&1) ||
 	    { echo "bench/run.sh: the build failed ($out)" >&2; exit 2; }
+	# The same with its four libraries linked in (configure
+	# --enable-static-libs), for the CGI rows.
+	if [ ! -f "$out/static/Makefile" ]; then
+		mkdir -p "$out/static" &&
+		(cd "$out/static" && "$root/configure" --enable-static-libs \
+		    >configure.out 2>&1) ||
+		    { echo "bench/run.sh: configure --enable-static-libs" \
+		    "failed ($out/static)" >&2; exit 2; }
+	fi
+	(cd "$out/static" && make -j2 oncehook >make.out 2>&1) ||
+	    { echo "bench/run.sh: the build failed ($out/static)" >&2
+	    exit 2; }
+	static_bin=$out/static/oncehook
 fi
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 [ -x "$bin" ] || { echo "bench/run.sh: no oncehook at $bin" >&2; exit 2; }
@@ -410,6 +424,9 @@ if [ $smoke -eq 1 ]; then
 	row "oncehook serve x2 normal new" new srv_serve 2 normal
 	row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
 	row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
+	[ -z "$static_bin" ] ||
+	    row "oncehook cgi normal new, static libs" new \
+	    srv_lighttpd cgi "$static_bin" 1 normal
 else
 	row "minimal fcgi x4"              any srv_lighttpd fastcgi "$minimal" 4 normal
 	for sync in normal full; do
@@ -446,6 +463,13 @@ else
 	    srv_serve 16 full nogroup
 	row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
 	row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
+	row "oncehook cgi normal dup"      dup srv_lighttpd cgi "$bin" 1 normal
+	if [ -n "$static_bin" ]; then
+		row "oncehook cgi normal new, static libs" new \
+		    srv_lighttpd cgi "$static_bin" 1 normal
+		row "oncehook cgi normal dup, static libs" dup \
+		    srv_lighttpd cgi "$static_bin" 1 normal
+	fi
 	# One process, no load generator: 5 s are plenty.
 	ls=$(awk -v s="$seconds" 'BEGIN { print (s < 5 ? s : 5) }')
 	loop "sqlite loop full"   sqlite full @DB@ "$ls"
