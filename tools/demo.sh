@@ -108,6 +108,24 @@ sqlite3 -header -column "$ONCEHOOK_DB" \
 echo; echo "== orders"
 sqlite3 -header -column "$ONCEHOOK_DB" \
     "SELECT id, status, amount, currency, payment_id FROM orders ORDER BY id"
+echo; echo "== outbox: what orders.sql wrote for the site's own code"
+"$prefix/bin/oncehook" list --outbox
+# A command target: here a script that notes each row it is given; a
+# site's would send the e-mail (conf-examples/outbox-mail.sh) or call its
+# code (a URL target: conf-examples/outbox-receiver.php).
+cat >"$run/outbox-note.sh" <<'SH'
+#!/bin/sh
+printf '%s %s %s\n' "$ONCEHOOK_OUTBOX_ID" "$ONCEHOOK_OUTBOX_TOPIC" "$(cat)" \
+    >>"$(dirname "$0")/outbox-notes"
+SH
+chmod 755 "$run/outbox-note.sh"
+echo; echo "-- 7. oncehook deliver --once, each topic to that command"
+ONCEHOOK_OUTBOX_ORDER_PAID_COMMAND=$run/outbox-note.sh \
+    ONCEHOOK_OUTBOX_ORDER_REFUNDED_COMMAND=$run/outbox-note.sh \
+    "$prefix/bin/oncehook" deliver --once 2>&1 | sed 's/^/   /'
+sed 's/^/   got: /' "$run/outbox-notes"
+"$prefix/bin/oncehook" list --outbox
+
 echo; echo "== oncehook's log ($run/oncehook.log)"
 tail -n 8 "$run/oncehook.log" 2>/dev/null || true
 if [ $keep -eq 1 ]; then
