@@ -1,0 +1,108 @@
+# shellcheck shell=sh
+# oncehook tests: a real MariaDB server of the tests' own (issue 13),
+# from Debian's packages (mariadb-server): a data directory made by
+# mariadb-install-db in a temporary directory, the server run as an
+# unprivileged user on a unix socket there (no TCP unless asked), stopped
+# by PID.  Sourced (POSIX sh).
+#
+#   md_start DIR [PORT]   make DIR/data and start the server; sets
+#                         MD_SOCK (the socket), MD_PID, MD_LOG; with PORT
+#                         it also listens on 127.0.0.1:PORT.  Returns 1
+#                         (after saying why on stderr) if it cannot.
+#   md_sql SQL...         run SQL as the server's root over the socket
+#   md_user DB USER PASSWORD   a database and a user with the privileges
+#                         oncehook needs on it (README, "Choosing a store")
+#   md_stop               SIGTERM, wait for the PID, SIGKILL after 30 s
+#   md_kill               SIGKILL (a crash), no wait for a clean stop
+
+md_bin() {
+	for b in /usr/sbin/mariadbd /usr/sbin/mysqld; do
+		[ -x "$b" ] && { echo "$b"; return 0; }
+	done
+	return 1
+}
+
+md_start() {	# md_start DIR [PORT]
+	MD_DIR=$1
+	MD_SOCK=$1/run/mysqld.sock
+	MD_LOG=$1/log/mariadb.log
+	MD_PID=
+	mkdir -p "$1/data" "$1/run" "$1/log" "$1/tmp" || return 1
+	md_user_=$(id -un)
+	if [ "$(id -u)" = 0 ]; then
+		md_user_=nobody
+		chown -R nobody "$1/data" "$1/run" "$1/log" "$1/tmp" || return 1
+		# The server must reach its directory through its parents.
+		chmod o+x "$1" "$(dirname "$1")" 2>/dev/null
+	fi
+	bin=$(md_bin) || { echo "md_start: no mariadbd (mariadb-server)" >&2; return 1; }
+	if ! mariadb-install-db --no-defaults --datadir="$1/data" \
+	    --user="$md_user_" --auth-root-authentication-method=socket \
+	    --skip-test-db >"$1/log/install.log" 2>&1; then
+		echo "md_start: mariadb-install-db failed:" >&2
+		tail -n 20 "$1/log/install.log" >&2
+		return 1
+	fi
+	if [ -n "${2:-}" ]; then
+		set -- "$1" --port="$2" --bind-address=127.0.0.1
+	else
+		set -- "$1" --skip-networking
+	fi
+	md_d=$1
+	shift
+	"$bin" --no-defaults --datadir="$md_d/data" --socket="$MD_SOCK" \
+	    --pid-file="$md_d/run/mariadb.pid" --tmpdir="$md_d/tmp" \
+	    --log-error="$MD_LOG" --user="$md_user_" \
+	    --innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
+	    --max-connections=200 "$@" >/dev/null 2>&1 &
+	MD_PID=$!
+	i=0
+	while [ $i -lt 300 ]; do
+		if ! kill -0 "$MD_PID" 2>/dev/null; then
+			echo "md_start: mariadbd exited:" >&2
+			tail -n 20 "$MD_LOG" >&2
+			MD_PID=
+			return 1
+		fi
+		[ -S "$MD_SOCK" ] && md_sql "SELECT 1" >/dev/null 2>&1 &&
+		    return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "md_start: mariadbd did not answer in 30 s" >&2
+	md_kill
+	return 1
+}
+
+md_sql() {	# md_sql SQL...
+	mariadb --no-defaults --socket="$MD_SOCK" -u root -N -B -e "$*"
+}
+
+md_user() {	# md_user DB USER PASSWORD
+	md_sql "CREATE DATABASE IF NOT EXISTS \`$1\` CHARACTER SET utf8mb4;
+	    CREATE USER IF NOT EXISTS '$2'@'localhost' IDENTIFIED BY '$3';
+	    CREATE USER IF NOT EXISTS '$2'@'127.0.0.1' IDENTIFIED BY '$3';
+	    GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, ALTER, INDEX, DROP,
+	        CREATE TEMPORARY TABLES ON \`$1\`.* TO '$2'@'localhost',
+	        '$2'@'127.0.0.1';"
+}
+
+md_stop() {
+	[ -n "${MD_PID:-}" ] || return 0
+	kill "$MD_PID" 2>/dev/null
+	i=0
+	while kill -0 "$MD_PID" 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -9 "$MD_PID" 2>/dev/null
+	wait "$MD_PID" 2>/dev/null
+	MD_PID=
+}
+
+md_kill() {
+	[ -n "${MD_PID:-}" ] || return 0
+	kill -9 "$MD_PID" 2>/dev/null
+	wait "$MD_PID" 2>/dev/null
+	MD_PID=
+}
