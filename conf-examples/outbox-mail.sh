@@ -7,7 +7,11 @@
 #   OUTBOX_MAIL_FROM=shop@example.com        (the sender)
 #   OUTBOX_MAIL_SENT=/var/lib/oncehook/mail-sent  (a directory the
 #                                             deliverer's user may write)
+#   SENDMAIL=/usr/sbin/sendmail              (the default; another
+#                                             program that takes -t -oi)
 # It needs jq (Debian package jq) and a sendmail (exim4, postfix, msmtp).
+# The mail names no amount: the payload's is the provider's (Stripe's in
+# cents, the generic format's in units), which the site knows, not this.
 #
 # oncehook deliver runs it with the row's payload on standard input and
 # ONCEHOOK_OUTBOX_ID, _TOPIC, _ENDPOINT, _KEY in its environment; exit 0
@@ -39,8 +43,6 @@ mkdir -p "$sent" && [ -w "$sent" ] && [ -d "$sent" ] || {
 payload=$(cat)
 to=$(printf '%s' "$payload" | jq -r '.customer_email // empty')
 order=$(printf '%s' "$payload" | jq -r '.order_id // empty')
-amount=$(printf '%s' "$payload" | jq -r '.amount // empty')
-currency=$(printf '%s' "$payload" | jq -r '.currency // empty')
 if [ -z "$to" ]; then
 	# Nothing to send is done, not failed: no retry would change it.
 	echo "$id: order $order has no customer_email: no mail"
@@ -70,8 +72,7 @@ esac
 	printf 'Subject: Order %s: payment received\n' "$order"
 	printf 'Message-ID: <%s@oncehook.invalid>\n' "$id"
 	printf 'Content-Type: text/plain; charset=utf-8\n\n'
-	printf 'Thank you: we received your payment of %s %s for order %s.\n' \
-	    "$amount" "$currency" "$order"
+	printf 'Thank you: we received your payment for order %s.\n' "$order"
 } | "$sendmail" -t -oi
 : >"$sent/$id"
 echo "$id: mailed order $order"

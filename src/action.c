@@ -73,7 +73,7 @@ static char *
 slurp(const char *path, char *err, size_t errsz)
 {
 	FILE	*f;
-	char	*buf;
+	char	*buf, *p;
 	size_t	 sz;
 
 	if ((f = fopen(path, "r")) == NULL) {
@@ -95,6 +95,9 @@ slurp(const char *path, char *err, size_t errsz)
 	}
 	fclose(f);
 	buf[sz] = '\0';
+	/* Kept for the process's life when lazy: its size, not 1 MiB. */
+	if ((p = realloc(buf, sz + 1)) != NULL)
+		buf = p;
 	return buf;
 }
 
@@ -145,6 +148,12 @@ authorize(void *arg, int op, const char *a, const char *b, const char *db,
 			return SQLITE_OK;
 		/* FALLTHROUGH */
 	case SQLITE_UPDATE:
+		/* The outbox's own trigger draws a new row's id (migration
+		 * 005); no other trigger can take its name (below). */
+		if (op == SQLITE_UPDATE && own(a) == 2 && trigger != NULL &&
+		    strcmp(trigger, "outbox_id") == 0)
+			return SQLITE_OK;
+		/* FALLTHROUGH */
 	case SQLITE_DELETE:
 		if (own(a) == 2 && (trigger != NULL || loading)) {
 			g->why = "an action or trigger may insert into the "
@@ -164,7 +173,11 @@ authorize(void *arg, int op, const char *a, const char *b, const char *db,
 	case SQLITE_ALTER_TABLE:
 	case SQLITE_DROP_INDEX:
 	case SQLITE_DROP_TEMP_INDEX:
-		if (own(b)) {
+		/* No trigger may take the name the outbox's own has (a temp
+		 * one could, in its own schema). */
+		if (own(b) || ((op == SQLITE_CREATE_TRIGGER ||
+		    op == SQLITE_CREATE_TEMP_TRIGGER) && a != NULL &&
+		    strcmp(a, "outbox_id") == 0)) {
 			g->why = "no trigger on, and no change to, oncehook's "
 			    "tables (events, conflicts, failures, outbox)";
 			return SQLITE_DENY;
@@ -701,8 +714,6 @@ actions_setup(sqlite3 *db, struct action_guard *g, const char *path,
 	return rc;
 }
 
-/* The section for type: its own, else the catch-all, else NULL. */
-
 /*
  * Bind the event to st.  Texts are bound SQLITE_STATIC: the event and
  * the endpoint outlive the statement's run, and actions_run() clears
@@ -751,7 +762,8 @@ actions_run(struct actions *a, const char *endpoint, const struct event *ev,
 	if ((s = find(a, ev->type)) == NULL)
 		return SQLITE_OK;
 	if (!s->prepared && ready(a, s, err, errsz) == -1)
-		return SQLITE_ERROR;
+		return sqlite3_errcode(a->db) != SQLITE_OK ?
+		    sqlite3_errcode(a->db) : SQLITE_ERROR;
 	/* The outbox rows its statements write are the event's. */
 	a->g->ev_endpoint = endpoint;
 	a->g->ev_key = ev->key;

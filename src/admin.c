@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "action.h"
 #include "admin.h"
@@ -49,6 +50,8 @@ load(const char *cmd)
 
 	if ((cf = conf_load_env(err, sizeof(err))) == NULL)
 		fprintf(stderr, "oncehook %s: %s\n", cmd, err);
+	else
+		log_setlevel(cf->loglevel);	/* ONCEHOOK_LOG, as cron asks */
 	return cf;
 }
 
@@ -239,6 +242,30 @@ struct topicseen {
 	int	 bad;		/* a topic without a target, or a bad one */
 };
 
+/* 1 if prog (a path, or a name looked up in PATH as execvp() does) is
+ * a file this user may run. */
+static int
+runnable(const char *prog)
+{
+	const char	*path, *p;
+	char		 f[PATH_MAX];
+	size_t		 n;
+
+	if (*prog == '\0')
+		return 0;
+	if (strchr(prog, '/') != NULL)
+		return access(prog, X_OK) == 0;
+	path = getenv("PATH");
+	for (p = path != NULL ? path : "/usr/bin:/bin"; ; p += n + 1) {
+		n = strcspn(p, ":");
+		if (snprintf(f, sizeof(f), "%.*s/%s", (int)n, n ? p : ".",
+		    prog) < (int)sizeof(f) && access(f, X_OK) == 0)
+			return 1;
+		if (p[n] == '\0')
+			return 0;
+	}
+}
+
 /* url without its user and password and its query (either may hold a
  * credential), into buf. */
 static const char *
@@ -290,11 +317,17 @@ check_topic(struct topicseen *ts, const char *topic, const char *where)
 	} else if (t.kind == OUTBOX_URL)
 		printf("outbox topic %-24s -> POST %s\n", topic,
 		    url_shown(t.value, err, sizeof(err)));
-	else	/* its program; the arguments may hold a credential */
-		printf("outbox topic %-24s -> command %.*s%s\n", topic,
-		    (int)strcspn(t.value + strspn(t.value, " "), " "),
-		    t.value + strspn(t.value, " "), strchr(t.value +
-		    strspn(t.value, " "), ' ') != NULL ? " ..." : "");
+	else {	/* its program; the arguments may hold a credential */
+		snprintf(err, sizeof(err), "%.*s", (int)strcspn(t.value +
+		    strspn(t.value, " "), " "), t.value + strspn(t.value, " "));
+		printf("outbox topic %-24s -> command %s%s\n", topic, err,
+		    strchr(t.value + strspn(t.value, " "), ' ') != NULL ?
+		    " ..." : "");
+		if (!runnable(err))
+			fprintf(stderr, "oncehook check: warning: outbox topic "
+			    "%s: %s is not a program this user can run (here: "
+			    "its deliveries would fail)\n", topic, err);
+	}
 }
 
 static void
@@ -410,6 +443,11 @@ admin_check(int argc, char **argv)
 		printf("database ok: schema version %d, actions prepared\n",
 		    store_version());
 		check_types(cf);
+	}
+	if (cf->outbox_err[0] != '\0') {
+		fprintf(stderr, "oncehook check: outbox: %s (webhooks are still "
+		    "answered; deliver refuses to run)\n", cf->outbox_err);
+		rc = 1;
 	}
 	if (check_outbox(cf, st) == -1)
 		rc = 1;
@@ -1429,6 +1467,13 @@ admin_deliver(int argc, char **argv)
 	if (retry) {
 		if ((st = open_store("deliver", &cf)) == NULL)
 			return 1;
+		if (cf->outbox_err[0] != '\0') {
+			fprintf(stderr, "oncehook deliver: %s\n",
+			    cf->outbox_err);
+			store_close(st);
+			conf_free(cf);
+			return 2;
+		}
 		n = outbox_retry_dead(st, (long long)time(NULL), err,
 		    sizeof(err));
 		store_close(st);
@@ -1437,7 +1482,8 @@ admin_deliver(int argc, char **argv)
 			conf_free(cf);
 			return 1;
 		}
-		printf("%lld dead outbox rows made pending again\n", n);
+		printf("%lld dead outbox row%s made pending again\n", n,
+		    n == 1 ? "" : "s");
 		fflush(stdout);
 		if (!once && max == 0) {
 			conf_free(cf);
@@ -1445,6 +1491,11 @@ admin_deliver(int argc, char **argv)
 		}
 	} else if ((cf = load("deliver")) == NULL)
 		return 2;
+	if (cf->outbox_err[0] != '\0') {
+		fprintf(stderr, "oncehook deliver: %s\n", cf->outbox_err);
+		conf_free(cf);
+		return 2;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_work_stop;
 	sigemptyset(&sa.sa_mask);

@@ -952,18 +952,20 @@ const struct conf_var conf_vars[] = {
 	    G(counters), &conf_kind_choice,
 	    "`on`: count every request in `ONCEHOOK_DB`-counters "
 	    "(see **Monitoring**); `off`: count nothing", onoff },
-	{ "OUTBOX_SECRET", CONF_GLOBAL, CONF_HIDDEN, 0, 0, NULL,
+	{ "OUTBOX_SECRET", CONF_GLOBAL, CONF_HIDDEN | CONF_OUTBOX, 0, 0, NULL,
 	    "— (URL targets need it)", G(outbox_secret), &kind_outbox_secret,
 	    "the outbox's Standard Webhooks signing secret (`whsec_` and "
-	    "base64; see **Outbox**)", NULL },
-	{ "OUTBOX_TIMEOUT", CONF_GLOBAL, CONF_SECONDS, 1, 3600, "30", "30",
+	    "the base64 of 24 to 64 bytes; see **Outbox**)", NULL },
+	{ "OUTBOX_TIMEOUT", CONF_GLOBAL, CONF_SECONDS | CONF_OUTBOX, 1, 3600,
+	    "30", "30",
 	    G(outbox_timeout), &kind_int,
 	    "seconds one delivery of an outbox row may take", NULL },
-	{ "OUTBOX_BACKOFF", CONF_GLOBAL, CONF_SECONDS, 1, 21600, "30", "30",
+	{ "OUTBOX_BACKOFF", CONF_GLOBAL, CONF_SECONDS | CONF_OUTBOX, 1, 21600,
+	    "30", "30",
 	    G(outbox_backoff), &kind_int,
 	    "seconds before an outbox row's first retry (doubling, at most "
 	    "6 h, with jitter)", NULL },
-	{ "OUTBOX_MAX_ATTEMPTS", CONF_GLOBAL, 0, 1, 1000, "16", "16",
+	{ "OUTBOX_MAX_ATTEMPTS", CONF_GLOBAL, CONF_OUTBOX, 1, 1000, "16", "16",
 	    G(outbox_max_attempts), &kind_int,
 	    "attempts at an outbox row before it is `dead`", NULL },
 	{ "ENDPOINTS", CONF_GLOBAL, CONF_UNSET_TOO, 0, 0, NULL,
@@ -1044,8 +1046,20 @@ load_scope(struct conf_loader *l, enum conf_scope scope, const char *prefix,
 		}
 		if (v == NULL && !(cv->flags & CONF_UNSET_TOO))
 			continue;
-		if (cv->kind->set(l, cv, var, v, (char *)base + cv->off) == -1)
-			return -1;
+		if (cv->kind->set(l, cv, var, v, (char *)base + cv->off) ==
+		    -1) {
+			if (!(cv->flags & CONF_OUTBOX))
+				return -1;
+			/* Webhooks keep flowing; deliver and check say it
+			 * (the first one), with the default in its place. */
+			if (l->cf->outbox_err[0] == '\0')
+				snprintf(l->cf->outbox_err,
+				    sizeof(l->cf->outbox_err), "%s", l->err);
+			l->err[0] = '\0';
+			if (cv->def != NULL && cv->kind->set(l, cv, var,
+			    cv->def, (char *)base + cv->off) == -1)
+				return -1;
+		}
 	}
 	return 0;
 }

@@ -83,6 +83,7 @@ struct conf {
 	long long		 outbox_timeout; /* seconds per delivery */
 	long long		 outbox_backoff; /* seconds to the 1st retry */
 	long long		 outbox_max_attempts; /* then dead */
+	char			 outbox_err[300]; /* a bad OUTBOX_* value, or "" */
 	int			 loglevel;	/* enum log_level */
 };
 
@@ -108,6 +109,9 @@ enum conf_scope {
 #define CONF_UNSET_TOO	0x02	/* the setter runs unset too (v NULL) */
 #define CONF_SECONDS	0x04	/* a number of seconds (in messages) */
 #define CONF_HIDDEN	0x08	/* a secret: shown as counted or "set" */
+#define CONF_OUTBOX	0x10	/* the outbox's: a bad value is kept in
+				   outbox_err (deliver and check refuse it),
+				   never the handler's failure */
 
 struct conf_kind {
 	/* Check v, store it at dst; 0, or -1 with the error written. */

@@ -30,19 +30,52 @@ deliver_lease(const struct conf *cf)
 	return (long)cf->outbox_timeout + DELIVER_MARGIN;
 }
 
+/* What has_target() knows: the configuration, and the topics whose
+ * target it has said is unusable (once each). */
+#define WARNED_MAX	32
+struct targets {
+	const struct conf	*cf;
+	char			 warned[WARNED_MAX][132];
+	size_t			 nwarned;
+};
+
+/* Say, once per topic in this process, why its rows wait. */
+static void
+unusable(struct targets *ts, const char *topic, const char *why)
+{
+	size_t	 i;
+
+	for (i = 0; i < ts->nwarned; i++)
+		if (strcmp(ts->warned[i], topic) == 0)
+			return;
+	if (ts->nwarned < WARNED_MAX)
+		snprintf(ts->warned[ts->nwarned++], sizeof(ts->warned[0]),
+		    "%s", topic);
+	log_error("deliver: outbox topic %s: %s: its rows wait (oncehook "
+	    "check)", topic, why);
+}
+
 /* outbox_take()'s filter: rows of topics with a usable target (a URL
- * needs the secret that signs it); the others wait, counting nothing. */
+ * needs the secret that signs it); the others wait, counting nothing
+ * (a topic with no target at all is check's warning, not an error). */
 static int
 has_target(void *arg, const char *topic)
 {
-	const struct conf	*cf = arg;
+	struct targets		*ts = arg;
 	struct outbox_target	 t;
 	char			 err[256];
 
-	if (conf_outbox_target(topic, NULL, NULL, &t, err, sizeof(err)) == -1)
+	if (conf_outbox_target(topic, NULL, NULL, &t, err, sizeof(err)) ==
+	    -1) {
+		unusable(ts, topic, err);
 		return 0;
-	return t.kind == OUTBOX_COMMAND || (t.kind == OUTBOX_URL &&
-	    cf->outbox_secret.p != NULL);
+	}
+	if (t.kind == OUTBOX_URL && ts->cf->outbox_secret.p == NULL) {
+		unusable(ts, topic, "a URL target, and ONCEHOOK_OUTBOX_SECRET "
+		    "is not set");
+		return 0;
+	}
+	return t.kind != OUTBOX_NONE;
 }
 
 static void
@@ -88,6 +121,7 @@ deliver_loop(const struct conf *cf, int once, long max_seconds,
     volatile sig_atomic_t *stop)
 {
 	struct outbox_item	 it;
+	struct targets		 ts;
 	struct store		*st = NULL;
 	enum outbox_take	 r;
 	enum hook_err		 er;
@@ -98,6 +132,15 @@ deliver_loop(const struct conf *cf, int once, long max_seconds,
 	int			 rc = 0, busy = 0, s;
 
 	memset(&it, 0, sizeof(it));
+	memset(&ts, 0, sizeof(ts));
+	ts.cf = cf;
+	if (cf->outbox_err[0] != '\0') {
+		/* serve's child: say it once, then wait to be stopped. */
+		log_error("deliver: %s: nothing is delivered", cf->outbox_err);
+		while (!once && (stop == NULL || !*stop))
+			nap(DELIVER_POLL_MS);
+		return 2;
+	}
 	while (stop == NULL || !*stop) {
 		if (max_seconds > 0 && time(NULL) - start >= max_seconds)
 			break;
@@ -111,7 +154,7 @@ deliver_loop(const struct conf *cf, int once, long max_seconds,
 			continue;
 		}
 		r = outbox_take(st, (long long)time(NULL), deliver_lease(cf),
-		    has_target, (void *)cf, &it, why, sizeof(why));
+		    has_target, &ts, &it, why, sizeof(why));
 		if (r == TAKE_BUSY) {
 			if (++busy * DELIVER_BUSY_MS >= DELIVER_BUSY_MAX_MS) {
 				log_error("deliver: the database stayed busy "

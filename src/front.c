@@ -195,6 +195,7 @@ front_cgi(struct pipeline *p)
 	size_t			 bodysz;
 	int			 n, rc = 0;
 
+	p->one_request = 1;	/* prepare only what it needs */
 	if (from_env(&ce, environ, cgi_read, &consumed) == -1) {
 		log_error("cgi: out of memory");
 		resp_make(&resp, &(struct resp_in){ .err = HOOK_ESYSTEM });

@@ -250,9 +250,10 @@ check_roots(struct pipeline *p, const struct req *rq, struct trace *t)
 
 /*
  * Open the store on first use; kept for the life of the process.  An
- * endpoint's actions are prepared on its first new event (STORE_LAZY):
- * a CGI process, one request long, prepares only what it needs, and a
- * duplicate none.
+ * endpoint's actions are prepared on its first new event (STORE_LAZY),
+ * the whole file, so that a long-lived process finds a broken section
+ * at once; a CGI process (one request long) prepares the
+ * one section its event runs (STORE_SECTIONS), and a duplicate none.
  */
 static enum hook_err
 ensure_store(struct pipeline *p, struct trace *t)
@@ -262,7 +263,8 @@ ensure_store(struct pipeline *p, struct trace *t)
 
 	if (p->st != NULL)
 		return HOOK_OK;
-	er = store_connect(p->cf, STORE_LAZY, &p->st, err, sizeof(err));
+	er = store_connect(p->cf, STORE_LAZY | (p->one_request ?
+	    STORE_SECTIONS : 0), &p->st, err, sizeof(err));
 	if (er == HOOK_OK)
 		p->opened = 1;
 	else if (er == HOOK_ECONF && p->opened && access(p->cf->db, F_OK) == -1

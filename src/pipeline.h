@@ -42,6 +42,8 @@ struct pipeline {
 	int			 run_after;	/* run a deferred event's
 						   actions after the answer
 						   (FastCGI, serve; not CGI) */
+	int			 one_request;	/* CGI: the process answers
+						   one request only */
 	size_t			 pending_ep;	/* that event, claimed by */
 	char			*pending_key;	/* the last request */
 };

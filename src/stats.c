@@ -290,13 +290,13 @@ outbox_judge(struct stats *s, struct store *st,
 		    "--retry-dead", o->dead, o->dead == 1 ? "" : "s");
 	} else if (o->pending > 0 && age >= (long long)lim->outbox_crit) {
 		o->health = HEALTH_FAILING;
-		snprintf(o->why, sizeof(o->why), "a row pending for %lld min: "
+		snprintf(o->why, sizeof(o->why), "a row pending for %lld s: "
 		    "undeliverable (is oncehook deliver running? does its "
-		    "topic have a target? is the receiver up?)", age / 60);
+		    "topic have a target? is the receiver up?)", age);
 	} else if (o->pending > 0 && age >= (long long)lim->outbox_warn) {
 		o->health = HEALTH_DEGRADED;
-		snprintf(o->why, sizeof(o->why), "a row pending for %lld min "
-		    "(is oncehook deliver running?)", age / 60);
+		snprintf(o->why, sizeof(o->why), "a row pending for %lld s "
+		    "(is oncehook deliver running?)", age);
 	} else if (o->pending + o->delivered > 0) {
 		o->health = HEALTH_HEALTHY;
 		snprintf(o->why, sizeof(o->why), "%lld pending, none late",

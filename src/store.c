@@ -388,38 +388,11 @@ create_file(const char *path, char *err, size_t errsz)
 	return 0;
 }
 
-/*
- * A migration's text with @DATABASE_TAG@ written as 12 random hex digits,
- * drawn once for the database (sql/migrations/005-outbox.sql); the text
- * itself if it has none.  NULL if out of memory or randomness.
- */
-#define DATABASE_TAG	"@DATABASE_TAG@"
-static char *
-tagged(const char *sql)
-{
-	unsigned char	 r[6];
-	char		 hex[13], *out, *p;
-	size_t		 n = strlen(DATABASE_TAG);
-
-	if (strstr(sql, DATABASE_TAG) == NULL)
-		return (char *)sql;
-	if (crypto_random(r, sizeof(r)) == -1 ||
-	    (out = strdup(sql)) == NULL)
-		return NULL;
-	crypto_hex(r, sizeof(r), hex);
-	/* The tag is as long as what replaces it, less two. */
-	while ((p = strstr(out, DATABASE_TAG)) != NULL) {
-		memcpy(p, hex, 12);
-		memmove(p + 12, p + n, strlen(p + n) + 1);
-	}
-	return out;
-}
-
 /* Apply migrations past the current version and the action setups. */
 static int
 migrate(struct store *s, char *err, size_t errsz)
 {
-	char	*msg = NULL, *sqlp;
+	char	*msg = NULL;
 	char	 sql[64];
 	int	 v = 0, rc;
 	size_t	 i, j;
@@ -439,15 +412,8 @@ migrate(struct store *s, char *err, size_t errsz)
 		goto out;
 	}
 	for (i = (size_t)v; i < nmigrations; i++) {
-		if ((sqlp = tagged(migrations[i].sql)) == NULL) {
-			snprintf(err, errsz, "%s: migration %s: out of memory",
-			    s->cf->db, migrations[i].name);
-			goto out;
-		}
-		rc = sqlite3_exec(s->db, sqlp, NULL, NULL, &msg);
-		if (sqlp != migrations[i].sql)
-			free(sqlp);
-		if (rc != SQLITE_OK) {
+		if ((rc = sqlite3_exec(s->db, migrations[i].sql, NULL, NULL,
+		    &msg)) != SQLITE_OK) {
 			snprintf(err, errsz, "%s: migration %s: %s", s->cf->db,
 			    migrations[i].name, msg ? msg : "failed");
 			goto out;
@@ -531,7 +497,7 @@ load_actions(struct store *s, size_t i, char *err, size_t errsz)
 			return 0;
 		}
 	s->acts[i] = actions_load(s->db, &s->guard,
-	    s->cf->endpoints[i].actions, s->lazy ? ACTIONS_LAZY : 0, err,
+	    s->cf->endpoints[i].actions, s->sections ? ACTIONS_LAZY : 0, err,
 	    errsz);
 	return s->acts[i] != NULL ? 0 : -1;
 }
@@ -640,6 +606,7 @@ store_connect(const struct conf *cf, int flags, struct store **out, char *err,
 	s->cf = cf;
 	s->wg.fd = -1;
 	s->lazy = (flags & STORE_LAZY) && !(flags & STORE_INIT);
+	s->sections = s->lazy && (flags & STORE_SECTIONS);
 	if (flags & STORE_INIT) {
 		if (create_file(cf->db, err, errsz) == -1)
 			goto err;
@@ -1102,17 +1069,19 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 		claims[i].result = HOOK_ESYSTEM;
 		claims[i].why[0] = '\0';
 		claims[i].kept = 0;
-		/* STORE_LAZY: an endpoint's actions on its first claim,
-		 * each section on the first event of its types (before
-		 * the transaction, which its preparing would hold up); a
-		 * file or section that does not prepare fails its claims
-		 * alone, and a database that could not be read asks a
-		 * retry (503). */
+		/* STORE_LAZY: an endpoint's actions on its first claim;
+		 * with STORE_SECTIONS (CGI), each section on the first
+		 * event of its types, before the transaction (its
+		 * preparing would hold the lock), none for a deferred
+		 * endpoint (work runs them); a file or section that does
+		 * not prepare fails its claims alone, and a database that
+		 * could not be read asks a retry (503). */
 		if (load_actions(s, claims[i].endpoint, claims[i].why,
 		    sizeof(claims[i].why)) == -1 ||
+		    (!s->cf->endpoints[claims[i].endpoint].deferred &&
 		    actions_ready(s->acts[claims[i].endpoint],
 		    claims[i].ev->type, claims[i].why,
-		    sizeof(claims[i].why)) == -1) {
+		    sizeof(claims[i].why)) == -1)) {
 			rc = sqlite3_errcode(s->db);
 			claims[i].result = sq_classify(rc) == HOOK_EBUSY ?
 			    HOOK_EBUSY : HOOK_ECONF;

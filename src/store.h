@@ -90,6 +90,8 @@ struct store;
 #define STORE_INIT	0x01	/* create or migrate, run action setup */
 #define STORE_LAZY	0x02	/* prepare an endpoint's actions on its
 				   first claim, not at open (not with INIT) */
+#define STORE_SECTIONS	0x04	/* with LAZY: each section on the first
+				   claim of its types (CGI: one request) */
 
 /* One event to claim, and what became of it. */
 struct store_claim {

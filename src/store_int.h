@@ -49,6 +49,7 @@ struct store {
 	int			 moved;	/* the path names other files now */
 	int			 immutable; /* read-only, no -wal: see open_ro() */
 	int			 lazy;	/* STORE_LAZY: actions on first claim */
+	int			 sections; /* STORE_SECTIONS: a section at a time */
 	struct action_guard	 guard;	/* the connection's authorizer */
 	char			*side[SIDE__MAX];	/* their paths */
 	struct fileid		 sideid[SIDE__MAX];	/* as opened */

@@ -22,6 +22,8 @@
 #include "log.h"
 #include "route.h"
 #include "sig.h"
+#include "req.h"
+#include "testlib.h"
 #include "tap.h"
 
 /*
@@ -1168,6 +1170,48 @@ test_table(void)
 	conf_free(cf);
 }
 
+/*
+ * A bad outbox variable is the deliverer's problem, never the handler's:
+ * the configuration loads, with the default in its place and the reason
+ * kept for deliver and check; a good one is read.
+ */
+static void
+test_outbox_vars(void)
+{
+	struct var	 bad[] = {
+		{ "ONCEHOOK_DB", "/tmp/x.db" },
+		{ "ONCEHOOK_SCHEME", "hmac-sha256" },
+		{ "ONCEHOOK_SECRET", "0123456789abcdef" },
+		{ "ONCEHOOK_OUTBOX_TIMEOUT", "5m" },
+		{ "ONCEHOOK_OUTBOX_SECRET", "whsec_c2hvcnQ=" },
+		{ NULL, NULL }
+	};
+	struct var	 good[] = {
+		{ "ONCEHOOK_DB", "/tmp/x.db" },
+		{ "ONCEHOOK_SCHEME", "hmac-sha256" },
+		{ "ONCEHOOK_SECRET", "0123456789abcdef" },
+		{ "ONCEHOOK_OUTBOX_TIMEOUT", "7" },
+		{ "ONCEHOOK_OUTBOX_SECRET",
+		    "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" },
+		{ NULL, NULL }
+	};
+	struct conf	*cf;
+	char		 err[256];
+
+	cf = conf_load(var_get, bad, err, sizeof(err));
+	CHECK(cf != NULL && cf->outbox_timeout == 30 &&
+	    cf->outbox_secret.p == NULL && strstr(cf->outbox_err,
+	    "ONCEHOOK_OUTBOX_SECRET: ") != NULL, "bad outbox variables: the "
+	    "configuration loads (webhooks go on), the default in place, the "
+	    "first reason kept (%s)", cf ? cf->outbox_err : err);
+	conf_free(cf);
+	cf = conf_load(var_get, good, err, sizeof(err));
+	CHECK(cf != NULL && cf->outbox_timeout == 7 && cf->outbox_secret.sz ==
+	    24 && cf->outbox_err[0] == '\0', "good ones are read (a 24-byte "
+	    "key)");
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -1194,5 +1238,6 @@ main(void)
 	test_placeholder();
 	test_replay_guard();
 	test_table();
+	test_outbox_vars();
 	return tap_done();
 }

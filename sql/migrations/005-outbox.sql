@@ -5,19 +5,18 @@
 -- is oncehook's: the row's stable id (the webhook-id a receiver
 -- deduplicates on), the endpoint and key of the event whose actions
 -- wrote it, the time, and the delivery's state, written by "oncehook
--- deliver" only.  The id is the row's number after a tag of 12 random
--- hex digits drawn for this database when this migration ran (oncehook
--- writes them in for @DATABASE_TAG@): ids never repeat within a
--- database, a database made again never reuses one, and no action can
--- write one (a generated column: nothing stored, nothing indexed).
+-- deliver" only.  The id is ob_ and 24 random hex digits (96 bits: none
+-- repeats), written by oncehook's own trigger after the insert, so no
+-- action can choose one; stored, so it stays the row's through every
+-- retry, a restore from a backup or a copy (no index: nothing looks a
+-- row up by it in a hurry).
 -- oncehook_event() is a function oncehook's own connection defines: it
 -- names the event whose actions are running, and is NULL otherwise, so
 -- a row can be written by an action only (the sqlite3 shell has no such
 -- function: it may read the outbox, not write it).
 CREATE TABLE outbox (
 	seq		INTEGER PRIMARY KEY,	-- the order they were written
-	id		TEXT GENERATED ALWAYS AS
-			    ('ob_@DATABASE_TAG@_' || seq) VIRTUAL,
+	id		TEXT,		-- set by outbox_id, below
 	-- what a variable can name (ONCEHOOK_OUTBOX_<TOPIC>_URL)
 	topic		TEXT NOT NULL CHECK (length(topic) BETWEEN 1 AND 128)
 			CHECK (topic NOT GLOB '*[^A-Za-z0-9._-]*'),
@@ -40,9 +39,10 @@ CREATE TABLE outbox (
 CREATE INDEX outbox_due ON outbox (next_at) WHERE status = 'pending';
 
 -- An action writes the topic and the payload, nothing else: a row that
--- names another event, says it was delivered, or takes another row's
--- place (INSERT OR REPLACE on its seq) is refused, and with it the
--- event's whole transaction.  (The guard keeps
+-- names another event, says it was delivered, chooses its id or its
+-- number (NEW.seq is -1 when SQLite picks it), or would take another
+-- row's place (INSERT OR REPLACE) is refused, and with it the event's
+-- whole transaction.  (The guard keeps
 -- actions from dropping this trigger, and from updating or deleting
 -- rows: action.c.)
 CREATE TRIGGER outbox_insert BEFORE INSERT ON outbox
@@ -53,8 +53,16 @@ WHEN oncehook_event('endpoint') IS NULL
     OR NEW.next_at IS NOT NEW.created_at
     OR NEW.status IS NOT 'pending' OR NEW.attempts IS NOT 0
     OR NEW.delivered_at IS NOT NULL OR NEW.last_error IS NOT NULL
-    OR NEW.lease IS NOT NULL
-    OR EXISTS (SELECT 1 FROM outbox WHERE seq = NEW.seq)
+    OR NEW.lease IS NOT NULL OR NEW.id IS NOT NULL
+    OR NEW.seq IS NOT -1
 BEGIN
 	SELECT RAISE(ABORT, 'outbox: an action writes topic and payload only, from an event''s actions');
+END;
+
+-- The row's id, drawn once.  The guard lets this trigger, and nothing
+-- else an action runs, update the outbox (action.c).
+CREATE TRIGGER outbox_id AFTER INSERT ON outbox
+BEGIN
+	UPDATE outbox SET id = 'ob_' || lower(hex(randomblob(12)))
+	    WHERE seq = NEW.seq;
 END;
