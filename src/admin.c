@@ -1415,6 +1415,7 @@ admin_work(int argc, char **argv)
 
 static const char deliver_usage[] =
 "usage: oncehook deliver [--once] [--max-seconds N] [--retry-dead]\n"
+"                        [--retry-now]\n"
 "\n"
 "Send the outbox's due rows (what actions wrote into the outbox table)\n"
 "to their targets, oldest first: ONCEHOOK_OUTBOX_<TOPIC>_COMMAND (run,\n"
@@ -1430,8 +1431,9 @@ static const char deliver_usage[] =
 "log line per attempt on stderr.  --once: until none is due (cron,\n"
 "every minute); else polling every second until --max-seconds have\n"
 "passed, or SIGTERM.  --retry-dead: dead rows are made pending again,\n"
-"due now, with their attempts from 0 (then, with --once or\n"
-"--max-seconds, delivered; alone, nothing more).  Exit 0 when nothing\n"
+"due now, with their attempts from 0; --retry-now: pending rows waiting\n"
+"out a backoff are made due now (a receiver fixed).  Then, with --once\n"
+"or --max-seconds, delivered; alone, nothing more.  Exit 0 when nothing\n"
 "failed (nothing to do included), 1 when an attempt failed or the\n"
 "database could not be used, 2 on a usage or configuration error.\n";
 
@@ -1443,7 +1445,7 @@ admin_deliver(int argc, char **argv)
 	struct store		*st;
 	long long		 max = 0, n;
 	char			 err[512];
-	int			 i, once = 0, retry = 0, rc;
+	int			 i, once = 0, dead = 0, now = 0, rc;
 
 	if (helped(argc, argv, deliver_usage))
 		return 0;
@@ -1451,7 +1453,9 @@ admin_deliver(int argc, char **argv)
 		if (strcmp(argv[i], "--once") == 0)
 			once = 1;
 		else if (strcmp(argv[i], "--retry-dead") == 0)
-			retry = 1;
+			dead = 1;
+		else if (strcmp(argv[i], "--retry-now") == 0)
+			now = 1;
 		else if (strcmp(argv[i], "--max-seconds") == 0 &&
 		    i + 1 < argc) {
 			if ((max = stats_number(argv[++i], 86400LL * 365)) <
@@ -1464,7 +1468,7 @@ admin_deliver(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (retry) {
+	if (dead || now) {
 		if ((st = open_store("deliver", &cf)) == NULL)
 			return 1;
 		if (cf->outbox_err[0] != '\0') {
@@ -1474,7 +1478,7 @@ admin_deliver(int argc, char **argv)
 			conf_free(cf);
 			return 2;
 		}
-		n = outbox_retry_dead(st, (long long)time(NULL), err,
+		n = outbox_retry(st, (long long)time(NULL), dead, now, err,
 		    sizeof(err));
 		store_close(st);
 		if (n < 0) {
@@ -1482,8 +1486,9 @@ admin_deliver(int argc, char **argv)
 			conf_free(cf);
 			return 1;
 		}
-		printf("%lld dead outbox row%s made pending again\n", n,
-		    n == 1 ? "" : "s");
+		printf("%lld %soutbox row%s made due now\n", n, dead && !now ?
+		    "dead " : now && !dead ? "waiting " : "", n == 1 ? "" :
+		    "s");
 		fflush(stdout);
 		if (!once && max == 0) {
 			conf_free(cf);

@@ -46,7 +46,8 @@ static const struct command commands[] = {
 	    "--failed | --dead", "run failed events' actions again, once" },
 	{ "work", admin_work, "[--once] [--max-seconds N]",
 	    "run deferred and failed events' actions" },
-	{ "deliver", admin_deliver, "[--once] [--max-seconds N] [--retry-dead]",
+	{ "deliver", admin_deliver, "[--once] [--max-seconds N] [--retry-dead] "
+	    "[--retry-now]",
 	    "send the outbox's rows to their targets" },
 	{ "prune", admin_prune, "[--dry-run] [--dead]",
 	    "delete events past their retention" },

@@ -238,31 +238,34 @@ outbox_failed(struct store *s, const struct outbox_item *it,
 }
 
 long long
-outbox_retry_dead(struct store *s, long long now, char *err, size_t errsz)
+outbox_retry(struct store *s, long long now, int dead, int waiting,
+    char *err, size_t errsz)
 {
 	sqlite3_stmt	*st = NULL;
 	long long	 n = -1;
 	int		 rc;
 
 	if ((rc = sq_begin(s)) == SQLITE_OK &&
-	    (rc = sqlite3_prepare_v2(s->db, "UPDATE outbox SET status ="
-	    " 'pending', attempts = 0, next_at = ?1 WHERE status = 'dead'",
-	    -1, &st, NULL)) == SQLITE_OK) {
+	    (rc = sqlite3_prepare_v2(s->db, "UPDATE outbox SET"
+	    " attempts = CASE WHEN status = 'dead' THEN 0 ELSE attempts END,"
+	    " status = 'pending', next_at = ?1"
+	    " WHERE (?2 AND status = 'dead')"
+	    " OR (?3 AND status = 'pending' AND next_at > ?1"
+	    " AND lease IS NULL)", -1, &st, NULL)) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, now);
+		sqlite3_bind_int(st, 2, dead);
+		sqlite3_bind_int(st, 3, waiting);
 		if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
 			n = sqlite3_changes(s->db);
 			rc = sq_commit(s);
 		}
 	}
 	if (rc != SQLITE_OK && rc != SQLITE_DONE) {
-		sq_why(s, "retrying dead outbox rows", err, errsz);
-		sq_note(s, rc);
+		sq_why(s, "making outbox rows due", err, errsz);
 		n = -1;
 	}
 	sqlite3_finalize(st);
-	if (!sqlite3_get_autocommit(s->db))
-		(void)sq_run(s, ST_ROLLBACK);
-	sq_end(s);
+	undo(s, rc == SQLITE_DONE ? SQLITE_OK : rc);
 	return n;
 }
 

@@ -78,11 +78,15 @@ int		 outbox_failed(struct store *, const struct outbox_item *,
 		    const char *error, long long now, long long first,
 		    long long max_attempts, char *why, size_t whysz);
 
-/* Dead rows back to pending, due now, their attempts from 0 (each
- * attempt has its own token: a count used again confuses nothing).  The
- * count, or -1 with the reason in err. */
-long long	 outbox_retry_dead(struct store *, long long now, char *err,
-		    size_t errsz);
+/*
+ * Rows back to due now: with dead, dead rows made pending, their
+ * attempts from 0 (each attempt has its own token: a count used again
+ * confuses nothing); with waiting, pending rows waiting out a backoff
+ * (not one under way: it holds a lease).  The count, or -1 with the
+ * reason in err.
+ */
+long long	 outbox_retry(struct store *, long long now, int dead,
+		    int waiting, char *err, size_t errsz);
 
 /* One outbox row, borrowed for the duration of a callback. */
 struct outbox_row {

@@ -433,12 +433,20 @@ ok $? "stats: the outbox by topic"
 "$ONCEHOOK_BIN" stats --prometheus | grep -q '^oncehook_outbox_rows{topic="order.refunded",status="dead"} 1$'
 ok $? "stats --prometheus: oncehook_outbox_rows"
 out=$("$ONCEHOOK_BIN" deliver --retry-dead)
-[ $? -eq 0 ] && [ "$out" = "1 dead outbox row made pending again" ] &&
+[ $? -eq 0 ] && [ "$out" = "1 dead outbox row made due now" ] &&
     [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob2'")" = pending0 ]
-ok $? "deliver --retry-dead: pending again, attempts from 0"
-ONCEHOOK_OUTBOX_ORDER_REFUNDED_COMMAND=/bin/true "$ONCEHOOK_BIN" deliver --once 2>/dev/null &&
-    [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status FROM outbox WHERE key = 'evt_ob2'")" = delivered ]
-ok $? "then delivered"
+ok $? "deliver --retry-dead: pending again, attempts from 0 (alone: no delivery)"
+# A receiver that failed, then was fixed: --retry-now sends at once what
+# waits out a 1 h backoff.
+ONCEHOOK_OUTBOX_ORDER_REFUNDED_COMMAND=/bin/false ONCEHOOK_OUTBOX_BACKOFF=3600 \
+    "$ONCEHOOK_BIN" deliver --once 2>/dev/null
+ONCEHOOK_OUTBOX_ORDER_REFUNDED_COMMAND=/bin/true "$ONCEHOOK_BIN" deliver --once 2>/dev/null
+[ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob2'")" = pending1 ]
+ok $? "a failure with a 1 h backoff: the fixed target waits"
+ONCEHOOK_OUTBOX_ORDER_REFUNDED_COMMAND=/bin/true "$ONCEHOOK_BIN" deliver --retry-now --once 2>/dev/null >"$ob/out" &&
+    [ "$(cat "$ob/out")" = "1 waiting outbox row made due now" ] &&
+    [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob2'")" = delivered2 ]
+ok $? "deliver --retry-now --once: due now, delivered at attempt 2"
 unset OUTBOX_MAIL_FROM OUTBOX_MAIL_SENT SENDMAIL
 
 # A read-only file system with no -wal left (CGI removes it when its

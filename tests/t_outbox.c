@@ -448,6 +448,19 @@ test_lease(void)
 	    "error kept");
 	outbox_item_clear(&a);
 	outbox_item_clear(&b);
+	/* A row under way (leased) is left alone by --retry-now. */
+	CHECK(outbox_take(st, now, 100, any_topic, NULL, &a, why,
+	    sizeof(why)) == TAKE_ONE && strcmp(a.key, "l1") == 0,
+	    "(a row of l1 taken, leased 100 s)");
+	snprintf(why, sizeof(why), "SELECT count(*) FROM outbox WHERE key = "
+	    "'l1' AND next_at = %lld", now + 100);
+	CHECK(outbox_retry(st, now + 31, 0, 1, err, sizeof(err)) == 1 &&
+	    qint(q, "SELECT next_at FROM outbox WHERE key = 'l2'") ==
+	    now + 31 && qint(q, why) == 1, "--retry-now: the row waiting out "
+	    "its backoff is due now; the one under way keeps its lease");
+	CHECK(outbox_delivered(st, &a, now, err, sizeof(err)) == 1,
+	    "(l1's row delivered)");
+	outbox_item_clear(&a);
 	CHECK(outbox_take(st, now + 200, 30, only_done, NULL, &a, why,
 	    sizeof(why)) == TAKE_ONE && a.attempts == 3 && outbox_failed(st,
 	    &a, "HTTP 503", now + 200, 60, 3, err, sizeof(err)) == 2 &&
@@ -456,7 +469,7 @@ test_lease(void)
 	outbox_item_clear(&a);
 	CHECK(outbox_take(st, now + 100000, 30, only_done, NULL, &a, why,
 	    sizeof(why)) == TAKE_NONE, "a dead row is never taken");
-	CHECK(outbox_retry_dead(st, now, err, sizeof(err)) == 1 && qint(q,
+	CHECK(outbox_retry(st, now, 1, 0, err, sizeof(err)) == 1 && qint(q,
 	    "SELECT count(*) FROM outbox WHERE key = 'l2' AND status = "
 	    "'pending' AND attempts = 0") == 1, "retry-dead: pending again, "
 	    "its attempts from 0");
@@ -471,10 +484,12 @@ test_lease(void)
 	if (sqlite3_exec(q, "DELETE FROM events", NULL, NULL, NULL) !=
 	    SQLITE_OK)
 		BAIL("delete events");
-	CHECK(outbox_prune(st, now, 1, 0, err, sizeof(err)) == 1 &&
-	    outbox_prune(st, now, 0, 0, err, sizeof(err)) == 1 && qint(q,
-	    "SELECT count(*) FROM outbox") == 2, "prune: the delivered row of "
-	    "an event gone goes (dry run counts it); the pending ones stay");
+	CHECK(outbox_prune(st, now, 1, 0, err, sizeof(err)) == 2 &&
+	    outbox_prune(st, now, 0, 0, err, sizeof(err)) == 2 && qint(q,
+	    "SELECT count(*) FROM outbox") == 1 && qint(q, "SELECT count(*) "
+	    "FROM outbox WHERE status = 'pending'") == 1, "prune: the "
+	    "delivered rows of events gone go (dry run counts them); the "
+	    "pending one stays");
 	sqlite3_close(q);
 	store_close(st);
 	conf_free(cf);
