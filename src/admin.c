@@ -1376,38 +1376,54 @@ on_work_stop(int sig)
 	work_stop = 1;
 }
 
+/*
+ * work's and deliver's shared options: 1 if argv[*i] was --once or
+ * --max-seconds N (*i moved past N), 0 if it is not one of them, -1 if
+ * N is not a number from 1 to a year of seconds.
+ */
+static int
+loop_option(int argc, char **argv, int *i, int *once, long long *max)
+{
+	if (strcmp(argv[*i], "--once") == 0) {
+		*once = 1;
+		return 1;
+	}
+	if (strcmp(argv[*i], "--max-seconds") != 0 || *i + 1 >= argc)
+		return 0;
+	*max = stats_number(argv[++*i], 86400LL * 365);
+	return *max < 1 ? -1 : 1;
+}
+
+/* SIGTERM and SIGINT end a loop (work_stop) after the item in hand. */
+static void
+catch_stop(void)
+{
+	struct sigaction	 sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_work_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+}
+
 int
 admin_work(int argc, char **argv)
 {
-	struct sigaction	 sa;
 	struct conf		*cf;
 	long long		 max = 0;
 	int			 i, once = 0, rc;
 
 	if (helped(argc, argv, work_usage))
 		return 0;
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--once") == 0)
-			once = 1;
-		else if (strcmp(argv[i], "--max-seconds") == 0 &&
-		    i + 1 < argc) {
-			if ((max = stats_number(argv[++i], 86400LL * 365)) <
-			    1) {
-				fputs(work_usage, stderr);
-				return 2;
-			}
-		} else {
+	for (i = 1; i < argc; i++)
+		if (loop_option(argc, argv, &i, &once, &max) != 1) {
 			fputs(work_usage, stderr);
 			return 2;
 		}
-	}
 	if ((cf = load("work")) == NULL)
 		return 2;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_work_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	catch_stop();
 	rc = work_loop(cf, once, (long)max, 0, &work_stop);
 	conf_free(cf);
 	return rc;
@@ -1440,52 +1456,43 @@ static const char deliver_usage[] =
 int
 admin_deliver(int argc, char **argv)
 {
-	struct sigaction	 sa;
 	struct conf		*cf;
 	struct store		*st;
 	long long		 max = 0, n;
 	char			 err[512];
-	int			 i, once = 0, dead = 0, now = 0, rc;
+	int			 i, r, once = 0, dead = 0, now = 0, rc;
 
 	if (helped(argc, argv, deliver_usage))
 		return 0;
 	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--once") == 0)
-			once = 1;
-		else if (strcmp(argv[i], "--retry-dead") == 0)
+		if ((r = loop_option(argc, argv, &i, &once, &max)) == 1)
+			continue;
+		if (r == 0 && strcmp(argv[i], "--retry-dead") == 0)
 			dead = 1;
-		else if (strcmp(argv[i], "--retry-now") == 0)
+		else if (r == 0 && strcmp(argv[i], "--retry-now") == 0)
 			now = 1;
-		else if (strcmp(argv[i], "--max-seconds") == 0 &&
-		    i + 1 < argc) {
-			if ((max = stats_number(argv[++i], 86400LL * 365)) <
-			    1) {
-				fputs(deliver_usage, stderr);
-				return 2;
-			}
-		} else {
+		else {
 			fputs(deliver_usage, stderr);
 			return 2;
 		}
 	}
+	if ((cf = load("deliver")) == NULL)
+		return 2;
+	if (cf->outbox_err[0] != '\0') {
+		fprintf(stderr, "oncehook deliver: %s\n", cf->outbox_err);
+		conf_free(cf);
+		return 2;
+	}
 	if (dead || now) {
-		if ((st = open_store("deliver", &cf)) == NULL)
-			return 1;
-		if (cf->outbox_err[0] != '\0') {
-			fprintf(stderr, "oncehook deliver: %s\n",
-			    cf->outbox_err);
+		if ((st = store_open(cf, 0, err, sizeof(err))) == NULL ||
+		    (n = outbox_retry(st, (long long)time(NULL), dead, now, err,
+		    sizeof(err))) < 0) {
+			fprintf(stderr, "oncehook deliver: %s\n", err);
 			store_close(st);
 			conf_free(cf);
-			return 2;
-		}
-		n = outbox_retry(st, (long long)time(NULL), dead, now, err,
-		    sizeof(err));
-		store_close(st);
-		if (n < 0) {
-			fprintf(stderr, "oncehook deliver: %s\n", err);
-			conf_free(cf);
 			return 1;
 		}
+		store_close(st);
 		printf("%lld %soutbox row%s made due now\n", n, dead && !now ?
 		    "dead " : now && !dead ? "waiting " : "", n == 1 ? "" :
 		    "s");
@@ -1494,18 +1501,8 @@ admin_deliver(int argc, char **argv)
 			conf_free(cf);
 			return 0;
 		}
-	} else if ((cf = load("deliver")) == NULL)
-		return 2;
-	if (cf->outbox_err[0] != '\0') {
-		fprintf(stderr, "oncehook deliver: %s\n", cf->outbox_err);
-		conf_free(cf);
-		return 2;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_work_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	catch_stop();
 	rc = deliver_loop(cf, once, (long)max, &work_stop);
 	conf_free(cf);
 	return rc;

@@ -1078,7 +1078,8 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 		 * could not be read asks a retry (503). */
 		if (load_actions(s, claims[i].endpoint, claims[i].why,
 		    sizeof(claims[i].why)) == -1 ||
-		    (!s->cf->endpoints[claims[i].endpoint].deferred &&
+		    (s->sections &&
+		    !s->cf->endpoints[claims[i].endpoint].deferred &&
 		    actions_ready(s->acts[claims[i].endpoint],
 		    claims[i].ev->type, claims[i].why,
 		    sizeof(claims[i].why)) == -1)) {

@@ -40,6 +40,8 @@
 
 static char	 dir[64];
 
+#include "testdb.h"
+
 static const char actions[] =
 "CREATE TABLE IF NOT EXISTS effects (key TEXT NOT NULL);\n"
 "CREATE TABLE IF NOT EXISTS flag (x INTEGER);\n"
@@ -73,24 +75,6 @@ static const char actions[] =
 "INSERT INTO outbox (topic, payload) VALUES ('t.flag', '{}');\n"
 "INSERT INTO effects (key) SELECT CASE WHEN EXISTS (SELECT 1 FROM flag)\n"
 "    THEN NULL ELSE :key END;\n";
-
-static char *
-path(char *buf, const char *name)
-{
-	snprintf(buf, sizeof(dir) + 64, "%s/%s", dir, name);
-	return buf;
-}
-
-static void
-write_file(const char *name, const char *text)
-{
-	char	 p[sizeof(dir) + 64];
-	FILE	*f;
-
-	if ((f = fopen(path(p, name), "w")) == NULL ||
-	    fputs(text, f) == EOF || fclose(f) == EOF)
-		BAIL("%s: %s", p, strerror(errno));
-}
 
 /* One endpoint over dbname with the actions in actname. */
 static struct conf *
@@ -169,21 +153,6 @@ peer(const char *dbname)
 		BAIL("sqlite3_open %s", p);
 	sqlite3_busy_timeout(db, 2000);
 	return db;
-}
-
-static long long
-qint(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt	*st;
-	long long	 v = -1;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		BAIL("%s: %s", sql, sqlite3_errmsg(db));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -2 :
-		    sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
 }
 
 static struct store *

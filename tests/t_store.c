@@ -36,6 +36,8 @@
 
 static char	 dir[64];	/* the temporary directory */
 
+#include "testdb.h"
+
 /*
  * Endpoint a: catch-all, 72h retention.  Line numbers matter: the
  * second statement of "t.fail" (line 18) fails on NOT NULL.
@@ -68,25 +70,6 @@ static const char actions_b[] =
 "CREATE TABLE IF NOT EXISTS effects_b (key TEXT NOT NULL);\n"
 "-- on: t.ok\n"
 "INSERT INTO effects_b (key) VALUES (:key);\n";
-
-/* dir/name into buf (size sizeof(dir) + 64). */
-static char *
-path(char *buf, const char *name)
-{
-	snprintf(buf, sizeof(dir) + 64, "%s/%s", dir, name);
-	return buf;
-}
-
-static void
-write_file(const char *name, const char *text)
-{
-	char	 p[sizeof(dir) + 64];
-	FILE	*f;
-
-	if ((f = fopen(path(p, name), "w")) == NULL ||
-	    fputs(text, f) == EOF || fclose(f) == EOF)
-		BAIL("%s: %s", p, strerror(errno));
-}
 
 /* Endpoints a and b over database dbname; a's actions from actname. */
 static struct conf *
@@ -176,22 +159,6 @@ peer(const char *dbname)
 	    NULL) != SQLITE_OK)
 		BAIL("sqlite3_open %s: %s", p, sqlite3_errmsg(db));
 	return db;
-}
-
-/* The first column of the first row of sql; -1 if none, -2 if NULL. */
-static long long
-qint(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt	*st;
-	long long	 v = -1;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		BAIL("%s: %s", sql, sqlite3_errmsg(db));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -2 :
-		    sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
 }
 
 /* The first column of the first row as text into buf; "(none)"/"(null)". */
