@@ -14,7 +14,7 @@
  * as named parameters :endpoint, :key, :type, :payload, :payload_hash and
  * :received_at.  They are prepared once, when the file is loaded, and
  * run inside the claim transaction: one failing statement rolls the
- * event back.  With action.c, store.c is the other half of the SQLite
+ * event back.  With action.c, sqstore.c is the other half of the SQLite
  * room.
  */
 #ifndef ONCEHOOK_ACTION_H

@@ -1315,8 +1315,9 @@ admin_replay(int argc, char **argv)
 		    sizeof(why))) {
 		case REPLAY_DONE:
 			printf("replayed       %s %s\n", name, k);
-			if (cf->counters && ctr == NULL)
-				ctr = counters_open(cf->db);
+			if (cf->counters && cf->counters_file != NULL &&
+			    ctr == NULL)
+				ctr = counters_open(cf->counters_file);
 			counters_succeeded(ctr, name, (int64_t)time(NULL));
 			break;
 		case REPLAY_WOULD:

@@ -22,6 +22,7 @@
 
 #include "conf.h"
 #include "crypto.h"
+#include "counters.h"
 #include "log.h"
 #include "sig.h"
 
@@ -505,6 +506,157 @@ set_path(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	return 0;
 }
 
+/* Letters, digits and those of extra, at least one, at most max. */
+static int
+word_ok(const char *p, size_t len, const char *extra, size_t max)
+{
+	size_t	 i;
+
+	if (len == 0 || len > max)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)p[i]) && strchr(extra, p[i]) ==
+		    NULL)
+			return 0;
+	return 1;
+}
+
+static void
+mysql_free(struct conf_mysql *m)
+{
+	if (m == NULL)
+		return;
+	free(m->user);
+	free(m->host);
+	free(m->database);
+	free(m->socket);
+	free(m);
+}
+
+/*
+ * mysql://user@host[:port]/database[?socket=/path]: every part checked
+ * here, so that what reaches the client library is what was meant.  A
+ * password in the URL is refused (it would be in the environment of
+ * every process and in ps): DB_PASSWORD_FILE holds it.
+ */
+static int
+set_mysql(struct conf_loader *l, const char *var, const char *v,
+    struct conf_mysql **out)
+{
+	struct conf_mysql	*m;
+	const char		*p = v + 8, *at, *slash, *q, *colon, *e;
+	char			*end;
+	unsigned long		 port;
+
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		return fail(l, var, "out of memory");
+	if ((at = strchr(p, '@')) == NULL || (slash = strchr(at, '/')) ==
+	    NULL) {
+		mysql_free(m);
+		return fail(l, var, "write mysql://user@host[:port]/database "
+		    "or mysql://user@localhost/database?socket=/path");
+	}
+	if (memchr(p, ':', (size_t)(at - p)) != NULL) {
+		mysql_free(m);
+		return fail(l, var, "no password in the URL: put it in the "
+		    "file named by ONCEHOOK_DB_PASSWORD_FILE");
+	}
+	if (!word_ok(p, (size_t)(at - p), "_.-$", 80)) {
+		mysql_free(m);
+		return fail(l, var, "user: letters, digits, _ . - $ (1 to 80)");
+	}
+	m->user = strndup(p, (size_t)(at - p));
+	colon = memchr(at + 1, ':', (size_t)(slash - at - 1));
+	e = colon != NULL ? colon : slash;
+	if (!word_ok(at + 1, (size_t)(e - at - 1), ".-", 253)) {
+		mysql_free(m);
+		return fail(l, var, "host: a name or an IPv4 address");
+	}
+	m->host = strndup(at + 1, (size_t)(e - at - 1));
+	if (colon != NULL) {
+		errno = 0;
+		port = strtoul(colon + 1, &end, 10);
+		if (end != slash || colon + 1 == slash || errno != 0 ||
+		    port == 0 || port > 65535) {
+			mysql_free(m);
+			return fail(l, var, "port: 1 to 65535");
+		}
+		m->port = (unsigned int)port;
+	}
+	q = strchr(slash + 1, '?');
+	e = q != NULL ? q : slash + strlen(slash);
+	if (!word_ok(slash + 1, (size_t)(e - slash - 1), "_$", 64)) {
+		mysql_free(m);
+		return fail(l, var, "database: letters, digits, _ and $ (1 to "
+		    "64)");
+	}
+	m->database = strndup(slash + 1, (size_t)(e - slash - 1));
+	if (q != NULL) {
+		if (strncmp(q, "?socket=/", 9) != 0 || strchr(q + 8, '?') !=
+		    NULL || strchr(q + 8, '&') != NULL) {
+			mysql_free(m);
+			return fail(l, var, "the one option is ?socket=/path");
+		}
+		if (strcmp(m->host, "localhost") != 0) {
+			mysql_free(m);
+			return fail(l, var, "a socket is reached through "
+			    "localhost: mysql://user@localhost/...?socket=...");
+		}
+		m->socket = strdup(q + 8);
+	}
+	if (m->user == NULL || m->host == NULL || m->database == NULL ||
+	    (q != NULL && m->socket == NULL)) {
+		mysql_free(m);
+		return fail(l, var, "out of memory");
+	}
+	*out = m;
+	return 0;
+}
+
+/* ONCEHOOK_DB: the SQLite file's absolute path, or a mysql:// URL. */
+static int
+set_db(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	if (strncmp(v, "mysql://", 8) != 0) {
+		if (strstr(v, "://") != NULL)
+			return fail(l, var, "an absolute path (SQLite) or "
+			    "mysql://user@host/database");
+		return set_path(l, cv, var, v, dst);
+	}
+	if (set_mysql(l, var, v, &l->cf->my) == -1)
+		return -1;
+	if ((*(char **)dst = strdup(v)) == NULL)
+		return fail(l, var, "out of memory");
+	return 0;
+}
+
+/* An endpoint's ACTIONS: a path, or the installed orders.sql for the
+ * store's engine. */
+static int
+set_actions(struct conf_loader *l, const struct conf_var *cv,
+    const char *var, const char *v, void *dst)
+{
+	if (v == NULL)
+		v = l->cf->my != NULL ? ONCEHOOK_SQLDIR
+		    "/actions/mysql/orders.sql" : ONCEHOOK_SQLDIR
+		    "/actions/orders.sql";
+	return set_path(l, cv, var, v, dst);
+}
+
+/* ONCEHOOK_DB_PREFIX: letters, digits and _, at most 32 (may be empty). */
+static int
+set_prefix(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	(void)cv;
+	if (*v != '\0' && !word_ok(v, strlen(v), "_", 32))
+		return fail(l, var, "letters, digits and _, at most 32");
+	if ((*(char **)dst = strdup(v)) == NULL)
+		return fail(l, var, "out of memory");
+	return 0;
+}
+
 static int
 set_token(struct conf_loader *l, const struct conf_var *cv, const char *var,
     const char *v, void *dst)
@@ -900,6 +1052,9 @@ static const struct conf_kind
 	kind_duration = { set_duration, show_duration },
 	kind_attempts = { set_attempts, show_attempts },
 	kind_path = { set_path, show_text },
+	kind_db = { set_db, show_text },
+	kind_prefix = { set_prefix, show_text },
+	kind_actions = { set_actions, show_text },
 	kind_token = { set_token, show_set },
 	kind_outbox_secret = { set_outbox_secret, show_set },
 	kind_level = { set_level, show_level },
@@ -940,9 +1095,18 @@ const struct conf_var conf_vars[] = {
 	    G(loglevel), &kind_level,
 	    "`error`, `warn`, `info`, `debug`", NULL },
 	{ "DB", CONF_GLOBAL, CONF_REQUIRED, 0, 0, NULL, "required",
-	    G(db), &kind_path,
-	    "absolute path of the SQLite database; refused inside "
-	    "`DOCUMENT_ROOT`", NULL },
+	    G(db), &kind_db,
+	    "absolute path of the SQLite database (refused inside "
+	    "`DOCUMENT_ROOT`), or `mysql://user@host[:port]/database` "
+	    "(`?socket=/path` with `localhost`; see **Choosing a store**)",
+	    NULL },
+	{ "DB_PASSWORD_FILE", CONF_GLOBAL, 0, 0, 0, NULL, "— (none)",
+	    G(db_password_file), &kind_path,
+	    "MariaDB/MySQL: absolute path of a file holding the password "
+	    "(its first line), read at each connection", NULL },
+	{ "DB_PREFIX", CONF_GLOBAL, 0, 0, 32, "oncehook_", "`oncehook_`",
+	    G(db_prefix), &kind_prefix,
+	    "MariaDB/MySQL: the prefix of oncehook's tables", NULL },
 	{ "STATUS_TOKEN", CONF_GLOBAL, CONF_HIDDEN, 16, 256, NULL, "off",
 	    G(status_token), &kind_token,
 	    "turns the status endpoint on (`GET .../status`, see "
@@ -950,8 +1114,13 @@ const struct conf_var conf_vars[] = {
 	    NULL },
 	{ "COUNTERS", CONF_GLOBAL, 0, 0, 0, "on", "`on`",
 	    G(counters), &conf_kind_choice,
-	    "`on`: count every request in `ONCEHOOK_DB`-counters "
+	    "`on`: count every request in the counters file "
 	    "(see **Monitoring**); `off`: count nothing", onoff },
+	{ "COUNTERS_FILE", CONF_GLOBAL, 0, 0, 0, NULL,
+	    "`ONCEHOOK_DB`-counters (SQLite); none (MariaDB/MySQL)",
+	    G(counters_file), &kind_path,
+	    "absolute path of the counters file, one per web host (a "
+	    "MariaDB/MySQL store counts nothing without it)", NULL },
 	{ "OUTBOX_SECRET", CONF_GLOBAL, CONF_HIDDEN | CONF_OUTBOX, 0, 0, NULL,
 	    "— (URL targets need it)", G(outbox_secret), &kind_outbox_secret,
 	    "the outbox's Standard Webhooks signing secret (`whsec_` and "
@@ -1012,9 +1181,9 @@ const struct conf_var conf_vars[] = {
 	    E(max_attempts), &kind_int,
 	    "runs of an event's actions in all (deliveries, `work`, "
 	    "`replay`) before it is `dead`", NULL },
-	{ "ACTIONS", CONF_ENDPOINT, 0, 0, 0,
-	    ONCEHOOK_SQLDIR "/actions/orders.sql",
-	    "the installed `sql/actions/orders.sql`", E(actions), &kind_path,
+	{ "ACTIONS", CONF_ENDPOINT, CONF_UNSET_TOO, 0, 0, NULL,
+	    "the installed `sql/actions/orders.sql` (`sql/actions/mysql/"
+	    "orders.sql` for MariaDB/MySQL)", E(actions), &kind_actions,
 	    "absolute path of the SQL actions file", NULL },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL, NULL }
 };
@@ -1079,6 +1248,14 @@ conf_load(conf_getenv_fn get, void *arg, char *err, size_t errsz)
 		conf_free(cf);
 		return NULL;
 	}
+	/* The counters live beside a SQLite file; a server's store has no
+	 * file here to be beside: counted only where one is named. */
+	if (cf->counters_file == NULL && cf->my == NULL && cf->db != NULL &&
+	    (cf->counters_file = malloc(PATH_MAX)) != NULL &&
+	    counters_path(cf->db, cf->counters_file, PATH_MAX) == -1) {
+		free(cf->counters_file);
+		cf->counters_file = NULL;
+	}
 	return cf;
 }
 
@@ -1118,6 +1295,10 @@ conf_free(struct conf *cf)
 		free(cf->status_token);
 	}
 	free(cf->db);
+	mysql_free(cf->my);
+	free(cf->db_password_file);
+	free(cf->db_prefix);
+	free(cf->counters_file);
 	free(cf);
 }
 

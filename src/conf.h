@@ -68,8 +68,23 @@ struct conf_endpoint {
 	char			*secret_file;	/* or NULL */
 };
 
+/* ONCEHOOK_DB=mysql://user@host[:port]/database[?socket=/path]: the
+ * MariaDB/MySQL store (store.h).  No password: DB_PASSWORD_FILE. */
+struct conf_mysql {
+	char			*user;
+	char			*host;		/* "localhost" with a socket */
+	unsigned int		 port;		/* 0: the client's default */
+	char			*database;
+	char			*socket;	/* or NULL */
+};
+
 struct conf {
-	char			*db;		/* ONCEHOOK_DB */
+	char			*db;		/* ONCEHOOK_DB, as given */
+	struct conf_mysql	*my;		/* parsed, if mysql://; else
+						   db is the SQLite file */
+	char			*db_password_file; /* or NULL */
+	char			*db_prefix;	/* ONCEHOOK_DB_PREFIX */
+	char			*counters_file;	/* NULL: counting off */
 	struct conf_endpoint	*endpoints;
 	size_t			 nendpoints;
 	int			 named;		/* ONCEHOOK_ENDPOINTS set */

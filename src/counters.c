@@ -247,13 +247,15 @@ map(struct counters *c, int64_t now)
 }
 
 struct counters *
-counters_open(const char *db)
+counters_open(const char *path)
 {
 	struct counters	*c;
+	int		 n;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
-	if (counters_path(db, c->path, sizeof(c->path)) == -1) {
+	n = snprintf(c->path, sizeof(c->path), "%s", path);
+	if (n < 0 || (size_t)n >= sizeof(c->path)) {
 		log_warnx("counters: path too long; counting nothing");
 		c->path[0] = '\0';
 		return c;
@@ -461,18 +463,13 @@ counters_succeeded(struct counters *c, const char *name, int64_t now)
 }
 
 int
-counters_read(const char *db, struct ctr_file *f, char *err, size_t errsz)
+counters_read(const char *path, struct ctr_file *f, char *err, size_t errsz)
 {
 	struct stat	 sb;
-	char		 path[PATH_MAX];
 	ssize_t		 n;
 	int		 fd;
 
 	memset(f, 0, sizeof(*f));
-	if (counters_path(db, path, sizeof(path)) == -1) {
-		snprintf(err, errsz, "path too long");
-		return -1;
-	}
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
 	    O_NONBLOCK)) == -1) {
 		if (errno == ENOENT)

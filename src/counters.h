@@ -107,18 +107,19 @@ struct ctr_file {
 struct counters;
 
 /*
- * The path of the counters file of database path db into buf; -1 if it
- * does not fit.
+ * The default counters file of the SQLite database at db (db and
+ * "-counters") into buf; -1 if it does not fit.  The file in use is the
+ * configuration's (conf.h: counters_file).
  */
 int	counters_path(const char *db, char *buf, size_t bufsz);
 
 /*
  * Open (creating or rebuilding it if needed) and map the counters file
- * of database db.  Never fails: a counters that could not be mapped
+ * at path.  Never fails: a counters that could not be mapped
  * counts nothing, and says why once in the log.  Release with
  * counters_close().
  */
-struct counters	*counters_open(const char *db);
+struct counters	*counters_open(const char *path);
 void		 counters_close(struct counters *);
 
 /*
@@ -143,11 +144,11 @@ void	counters_succeeded(struct counters *, const char *name, int64_t now);
 void	counters_on_bus(void);
 
 /*
- * Read the counters file of database db into *f (a read(2) copy, no
+ * Read the counters file at path into *f (a read(2) copy, no
  * mapping).  Returns 0, or -1 with the reason in err if there is none
  * or it is not a counters file (then *f is all zero: nothing counted).
  */
-int	counters_read(const char *db, struct ctr_file *f, char *err,
+int	counters_read(const char *path, struct ctr_file *f, char *err,
 	    size_t errsz);
 
 /* A consistent copy of slot s's last failure out of a read copy. */

@@ -1,7 +1,10 @@
 /*
  * oncehook: the outbox's rows in the store (SPEC section 13), for
- * `oncehook deliver`, list, show, stats and prune.  With store.c and
- * action.c, the SQLite room.
+ * `oncehook deliver`, list, show, stats and prune.  Each backend has
+ * its half (sqoutbox.c for SQLite, mystore.c for MariaDB/MySQL); what
+ * follows is said in SQLite's words, and the MariaDB store keeps it
+ * with a row lock (SELECT ... FOR UPDATE SKIP LOCKED) for the write
+ * lock.
  *
  * An action inserts (topic, payload) in its event's transaction
  * (action.h: the guard lets it insert, never update or delete, and the

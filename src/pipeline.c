@@ -491,10 +491,11 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	 * the request checked the roots already, unless it ended first
 	 * (an unknown endpoint, a wrong method). */
 	memset(&seen, 0, sizeof(seen));
-	if (p->cf != NULL && p->cf->counters && resp_counted(resp->err) &&
+	if (p->cf != NULL && p->cf->counters &&
+	    p->cf->counters_file != NULL && resp_counted(resp->err) &&
 	    (t.rooted || check_roots(p, rq, &seen) == HOOK_OK)) {
 		if (p->ctr == NULL)
-			p->ctr = counters_open(p->cf->db);
+			p->ctr = counters_open(p->cf->counters_file);
 		counters_count(p->ctr, t.ep != NULL ? t.ep->name : "",
 		    resp->err, (uint64_t)(ms * 1000), (int64_t)now,
 		    t.why.log[0] ? ewhy : resp_outcome(resp->err));

@@ -381,7 +381,13 @@ stats_gather(const struct conf *cf, struct store *st, const char *store_err,
 		s->counting_off = 1;
 		snprintf(s->counters_err, sizeof(s->counters_err), "counting "
 		    "is off (ONCEHOOK_COUNTERS=off): nothing below is counted");
-	} else if (counters_read(cf->db, f, s->counters_err,
+	} else if (cf->counters_file == NULL) {
+		memset(f, 0, sizeof(*f));
+		s->counting_off = 1;
+		snprintf(s->counters_err, sizeof(s->counters_err), "nothing "
+		    "is counted: a MariaDB/MySQL store counts in the file "
+		    "ONCEHOOK_COUNTERS_FILE names, and it is unset");
+	} else if (counters_read(cf->counters_file, f, s->counters_err,
 	    sizeof(s->counters_err)) == 0)
 		s->since = f->created;
 	for (i = 1, full = 1; i < CTR_SLOTS; i++)

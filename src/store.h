@@ -313,7 +313,12 @@ enum store_work	 store_work(struct store *, const char *endpoint,
 		    const char *key, long long now, long long lead,
 		    struct store_work_item *w);
 
-/* The schema version the binary writes (number of migrations). */
+/* The schema version the binary writes to a SQLite file (number of
+ * migrations). */
 int		 store_version(void);
+/* The schema version of the open store's engine, and its name
+ * ("SQLite", "MariaDB/MySQL"). */
+int		 store_schema(const struct store *);
+const char	*store_engine(const struct store *);
 
 #endif

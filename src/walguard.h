@@ -15,7 +15,7 @@
  * region: another database file's users are still at work at this path,
  * and it must not open the log (503: retry).  Both sides take before
  * they look, so of two that race one at least sees the other.  The old
- * file's users let go when they notice the move (store.c, moved()),
+ * file's users let go when they notice the move (sqstore.c, sq_moved()),
  * idle ones within a second (front.c), and their locks go with them; a
  * process that ends takes its lock with it.  The locks are open file
  * description locks (F_OFD_SETLK): SQLite's own open and close of the

@@ -72,8 +72,9 @@ work_loop(const struct conf *cf, int once, long max_seconds, int designated,
 			log_info("endpoint=%s key=\"%s\" outcome=processed "
 			    "work attempt=%lld", w.endpoint, log_escape(k,
 			    sizeof(k), w.key), w.attempts);
-			if (cf->counters && ctr == NULL)
-				ctr = counters_open(cf->db);
+			if (cf->counters && cf->counters_file != NULL &&
+			    ctr == NULL)
+				ctr = counters_open(cf->counters_file);
 			counters_succeeded(ctr, w.endpoint,
 			    (int64_t)time(NULL));
 		}

@@ -37,7 +37,7 @@ slot(const char *name)
 	char	 err[256];
 	size_t	 i;
 
-	if (counters_read(db, &f, err, sizeof(err)) == -1)
+	if (counters_read(path, &f, err, sizeof(err)) == -1)
 		return NULL;
 	if (*name == '\0')
 		return &f.slots[0];
@@ -62,7 +62,7 @@ test_basic(void)
 	struct ctr_failure		 lf;
 
 	fresh();
-	c = counters_open(db);
+	c = counters_open(path);
 	CHECK(c != NULL && stat(path, &sb) == -1, "opening maps nothing yet");
 	counters_count(c, "shop", HOOK_OK, 700, T0, NULL);
 	CHECK(stat(path, &sb) == 0, "the first count creates the file beside "
@@ -134,7 +134,7 @@ test_windows(void)
 	int				 i;
 
 	fresh();
-	c = counters_open(db);
+	c = counters_open(path);
 	/* 3 in hour 0, 5 in hour 2 (one per minute), 1 two days later. */
 	for (i = 0; i < 3; i++)
 		counters_count(c, "w", HOOK_OK, 1, T0 + 60 * i, NULL);
@@ -191,7 +191,7 @@ test_processes(void)
 	fresh();
 	for (i = 0; i < 4; i++) {
 		if ((pid[i] = fork()) == 0) {
-			c = counters_open(db);
+			c = counters_open(path);
 			for (k = 0; k < 5000; k++)
 				counters_count(c, k % 2 ? "alpha" : "beta",
 				    k % 3 ? HOOK_OK : HOOK_DUP, 100,
@@ -242,17 +242,17 @@ test_damage(void)
 	/* Corrupt: the right size, the wrong bytes. */
 	memset(junk, 'x', sizeof(junk));
 	write_file(path, junk, sizeof(junk));
-	CHECK(counters_read(db, &f, err, sizeof(err)) == -1,
+	CHECK(counters_read(path, &f, err, sizeof(err)) == -1,
 	    "a foreign file is not read as counters (%s)", err);
 	fresh();
-	c = counters_open(db);
+	c = counters_open(path);
 	counters_count(c, "d", HOOK_OK, 1, T0, NULL);
 	counters_close(c);
 	fd = open(path, O_RDWR);
 	if (fd == -1 || pwrite(fd, "garbage!", 8, 0) != 8)
 		BAIL("corrupt");
 	close(fd);
-	c = counters_open(db);
+	c = counters_open(path);
 	counters_count(c, "d", HOOK_OK, 1, T0, NULL);
 	s = slot("d");
 	CHECK(s != NULL && s->out[HOOK_OK] == 1, "a corrupt header: rebuilt, "
@@ -260,7 +260,7 @@ test_damage(void)
 	counters_close(c);
 
 	/* Overwritten under a process that has it mapped. */
-	c = counters_open(db);
+	c = counters_open(path);
 	counters_count(c, "d", HOOK_OK, 1, T0, NULL);
 	fd = open(path, O_RDWR);
 	if (fd == -1 || pwrite(fd, "garbage!", 8, 0) != 8)
@@ -275,7 +275,7 @@ test_damage(void)
 	/* Truncated at open. */
 	if (truncate(path, 100) == -1)
 		BAIL("truncate");
-	c = counters_open(db);
+	c = counters_open(path);
 	counters_count(c, "d", HOOK_OK, 1, T0, NULL);
 	CHECK(stat(path, &sb) == 0 && sb.st_size ==
 	    (off_t)sizeof(struct ctr_file) && (s = slot("d")) != NULL &&
@@ -301,7 +301,7 @@ test_damage(void)
 	counters_close(c);
 
 	/* Removed under a long-lived process: mapped again later. */
-	c = counters_open(db);
+	c = counters_open(path);
 	fresh();
 	counters_count(c, "d", HOOK_OK, 1, T0 + 1000, NULL);
 	CHECK(slot("d") != NULL, "removed: the next look (a minute on) "
@@ -309,9 +309,9 @@ test_damage(void)
 	counters_close(c);
 
 	/* Nowhere to write: counting nothing, never failing. */
-	c = counters_open("/nonexistent-dir/x.db");
+	c = counters_open("/nonexistent-dir/x.db-counters");
 	counters_count(c, "d", HOOK_OK, 1, T0, NULL);
-	CHECK(c != NULL && counters_read("/nonexistent-dir/x.db", &f, err,
+	CHECK(c != NULL && counters_read("/nonexistent-dir/x.db-counters", &f, err,
 	    sizeof(err)) == -1 && access("/nonexistent-dir", F_OK) == -1,
 	    "an unwritable place counts nothing, quietly (%s)", err);
 	counters_close(c);
@@ -343,7 +343,7 @@ health_later(void (*fn)(struct counters *, int64_t), int64_t at,
 	if ((cf = conf_load(var_get, v, err, sizeof(err))) == NULL)
 		BAIL("conf: %s", err);
 	fresh();
-	c = counters_open(db);
+	c = counters_open(path);
 	fn(c, at);
 	counters_close(c);
 	{
@@ -490,7 +490,7 @@ test_full(void)
 	size_t		 i;
 
 	fresh();
-	c = counters_open(db);
+	c = counters_open(path);
 	for (i = 0; i < CTR_SLOTS + 1; i++) {
 		snprintf(nm, sizeof(nm), "e%zu", i);
 		counters_count(c, nm, HOOK_OK, 1, T0 + 3 * 86400, NULL);

@@ -1,5 +1,5 @@
 /*
- * oncehook tests: the outbox (SPEC section 13; src/outbox.c, the guard in
+ * oncehook tests: the outbox (SPEC section 13; src/sqoutbox.c, the guard in
  * src/action.c, src/sendcmd.c, the signature of src/sendhttp.c).
  *
  * What an action may write and what it may not; a row commits with its

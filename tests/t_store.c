@@ -1,5 +1,5 @@
 /*
- * oncehook tests: the SQLite store and actions (src/store.c, src/action.c).
+ * oncehook tests: the SQLite store and actions (src/sqstore.c, src/action.c).
  *
  * Creation and migration, the schema version guard, claims with their
  * savepoints (one failing event rolls back alone), duplicates and

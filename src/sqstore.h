@@ -1,6 +1,6 @@
 /*
  * oncehook: the SQLite store's own header, for its modules only
- * (store.c: events and claims; outbox.c: the outbox).  Nothing outside
+ * (sqstore.c: events and claims; sqoutbox.c: the outbox).  Nothing outside
  * the SQLite room includes it: the rest of the program sees store.h.
  */
 #ifndef ONCEHOOK_STORE_INT_H
@@ -12,7 +12,9 @@
 #include <sqlite3.h>
 
 #include "action.h"
+#include "outbox.h"
 #include "hook.h"
+#include "store_be.h"
 #include "walguard.h"
 
 /* The statements prepared once, in store_open(). */
@@ -40,7 +42,8 @@ struct fileid {
 /* The files besides the database, by suffix. */
 enum side { SIDE_WAL, SIDE_SHM, SIDE__MAX };
 
-struct store {
+struct sqstore {
+	struct store		 base;	/* first: the contract's (store_be.h) */
 	sqlite3			*db;
 	const struct conf	*cf;
 	sqlite3_stmt		*st[ST__MAX];
@@ -69,22 +72,44 @@ struct store {
  * HOOK_ESYSTEM (HOOK_OK for SQLITE_OK, DONE, ROW). */
 enum hook_err	 sq_classify(int rc);
 /* Note in s whether error rc calls for a new connection. */
-void		 sq_note(struct store *s, int rc);
+void		 sq_note(struct sqstore *s, int rc);
 /* 1 if ONCEHOOK_DB no longer names the open file (logged once). */
-int		 sq_moved(struct store *s);
+int		 sq_moved(struct sqstore *s);
 /* Step a prepared statement that returns no row, then reset it. */
-int		 sq_run(struct store *s, enum st which);
+int		 sq_run(struct sqstore *s, enum st which);
 /* BEGIN IMMEDIATE after oncehook's write lock; sq_end() lets go. */
-int		 sq_begin(struct store *s);
-void		 sq_end(struct store *s);
+int		 sq_begin(struct sqstore *s);
+void		 sq_end(struct sqstore *s);
 /* COMMIT, unless the file moved (SQLITE_IOERR then). */
-int		 sq_commit(struct store *s);
+int		 sq_commit(struct sqstore *s);
 /* The reason a transaction failed at step, into buf. */
-void		 sq_why(struct store *s, const char *step, char *buf,
+void		 sq_why(struct sqstore *s, const char *step, char *buf,
 		    size_t bufsz);
 /* Seconds until the next run after attempts failed: first doubling,
  * at most cap, times a random factor in [0.5, 1); at least 1. */
 long long	 sq_backoff(long long attempts, long long first,
 		    long long cap);
+
+
+/* The outbox's operations, in sqoutbox.c (outbox.h says what each does;
+ * sqstore.c's table names them). */
+enum outbox_take sqo_take(struct store *, long long, long long,
+		    int (*)(void *, const char *), void *,
+		    struct outbox_item *, char *, size_t);
+int		 sqo_delivered(struct store *, const struct outbox_item *,
+		    long long, char *, size_t);
+int		 sqo_failed(struct store *, const struct outbox_item *,
+		    const char *, long long, long long, long long, char *,
+		    size_t);
+long long	 sqo_retry(struct store *, long long, int, int, char *,
+		    size_t);
+long long	 sqo_list(struct store *, const char *, const char *,
+		    const char *, const char *, long long, int, outbox_row_fn,
+		    void *, char *, size_t);
+int		 sqo_topics(struct store *, void (*)(void *, const char *,
+		    const char *, long long, long long), void *, char *,
+		    size_t);
+long long	 sqo_prune(struct store *, long long, int, int, char *,
+		    size_t);
 
 #endif

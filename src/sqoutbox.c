@@ -14,22 +14,15 @@
 #include "log.h"
 #include "outbox.h"
 #include "store.h"
-#include "store_int.h"
+#include "sqstore.h"
 
 #define OUTBOX_CAP	21600	/* the longest wait between attempts, s */
-
-void
-outbox_item_clear(struct outbox_item *it)
-{
-	free(it->payload);
-	memset(it, 0, sizeof(*it));
-}
 
 /* The has_target() of the take in progress, as an SQL function. */
 static void
 sql_has_target(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	const struct store	*s = sqlite3_user_data(ctx);
+	const struct sqstore	*s = sqlite3_user_data(ctx);
 	const char		*topic;
 
 	topic = argc == 1 ? (const char *)sqlite3_value_text(argv[0]) : NULL;
@@ -48,7 +41,7 @@ col(sqlite3_stmt *st, int i, char *buf, size_t sz)
 
 /* The rollback of whatever transaction is open, and the write lock. */
 static void
-undo(struct store *s, int rc)
+undo(struct sqstore *s, int rc)
 {
 	sq_note(s, rc);
 	if (!sqlite3_get_autocommit(s->db))
@@ -57,10 +50,11 @@ undo(struct store *s, int rc)
 }
 
 enum outbox_take
-outbox_take(struct store *s, long long now, long long lease,
+sqo_take(struct store *b, long long now, long long lease,
     int (*has_target)(void *, const char *), void *arg,
     struct outbox_item *it, char *why, size_t whysz)
 {
+	struct sqstore	*s = (struct sqstore *)b;
 	static const char	 pick[] = "SELECT id, topic, endpoint, key,"
 	    " payload, created_at, attempts, seq FROM outbox"
 	    " WHERE status = 'pending' AND next_at <= ?1"
@@ -174,7 +168,7 @@ fail:
  * ?1 seq, ?2 lease, ?3 now, ?4 error, ?5 next, ?6 max.  1 if the row
  * changed, 0 if not (another holds it now), -1 on failure. */
 static int
-settle(struct store *s, const char *sql, const struct outbox_item *it,
+settle(struct sqstore *s, const char *sql, const struct outbox_item *it,
     long long now, const char *error, long long next, long long max,
     char *why, size_t whysz)
 {
@@ -212,9 +206,10 @@ fail:
 }
 
 int
-outbox_delivered(struct store *s, const struct outbox_item *it, long long now,
+sqo_delivered(struct store *b, const struct outbox_item *it, long long now,
     char *why, size_t whysz)
 {
+	struct sqstore	*s = (struct sqstore *)b;
 	return settle(s, "UPDATE outbox SET status = 'delivered',"
 	    " delivered_at = ?3, last_error = NULL, lease = NULL"
 	    " WHERE seq = ?1 AND status = 'pending' AND lease = ?2",
@@ -222,10 +217,11 @@ outbox_delivered(struct store *s, const struct outbox_item *it, long long now,
 }
 
 int
-outbox_failed(struct store *s, const struct outbox_item *it,
+sqo_failed(struct store *b, const struct outbox_item *it,
     const char *error, long long now, long long first, long long max,
     char *why, size_t whysz)
 {
+	struct sqstore	*s = (struct sqstore *)b;
 	int	 r;
 
 	r = settle(s, "UPDATE outbox SET last_error = ?4, lease = NULL,"
@@ -238,9 +234,10 @@ outbox_failed(struct store *s, const struct outbox_item *it,
 }
 
 long long
-outbox_retry(struct store *s, long long now, int dead, int waiting,
+sqo_retry(struct store *b, long long now, int dead, int waiting,
     char *err, size_t errsz)
 {
+	struct sqstore	*s = (struct sqstore *)b;
 	sqlite3_stmt	*st = NULL;
 	long long	 n = -1;
 	int		 rc;
@@ -270,10 +267,11 @@ outbox_retry(struct store *s, long long now, int dead, int waiting,
 }
 
 long long
-outbox_list(struct store *s, const char *id, const char *endpoint,
+sqo_list(struct store *b, const char *id, const char *endpoint,
     const char *key, const char *status, long long limit, int with_payload,
     outbox_row_fn fn, void *arg, char *err, size_t errsz)
 {
+	struct sqstore	*s = (struct sqstore *)b;
 	static const char	 sql[] = "SELECT id, topic,"
 	    " CASE WHEN ?6 THEN payload END, endpoint, key, status,"
 	    " last_error, created_at, attempts, next_at,"
@@ -321,9 +319,10 @@ outbox_list(struct store *s, const char *id, const char *endpoint,
 }
 
 int
-outbox_topics(struct store *s, void (*fn)(void *, const char *, const char *,
+sqo_topics(struct store *b, void (*fn)(void *, const char *, const char *,
     long long, long long), void *arg, char *err, size_t errsz)
 {
+	struct sqstore	*s = (struct sqstore *)b;
 	sqlite3_stmt	*st;
 	int		 rc;
 
@@ -344,9 +343,10 @@ outbox_topics(struct store *s, void (*fn)(void *, const char *, const char *,
 }
 
 long long
-outbox_prune(struct store *s, long long now, int dry_run, int dead,
+sqo_prune(struct store *b, long long now, int dry_run, int dead,
     char *err, size_t errsz)
 {
+	struct sqstore	*s = (struct sqstore *)b;
 	/* The rows to go: delivered (or dead, asked), their event gone. */
 	static const char	 gone[] = "SELECT seq FROM outbox"
 	    " WHERE seq > ?1 AND status IN ('delivered', ?2)"
