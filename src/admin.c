@@ -113,7 +113,7 @@ admin_init(int argc, char **argv)
 		conf_free(cf);
 		return 1;
 	}
-	printf("%s: schema version %d, ready\n", cf->db, store_version());
+	printf("%s: schema version %d, ready\n", cf->db, store_schema(st));
 	store_close(st);
 	conf_free(cf);
 	return 0;
@@ -401,7 +401,8 @@ admin_check(int argc, char **argv)
 	const struct conf_endpoint	*ep;
 	struct store			*st;
 	struct stat			 sb;
-	char				 err[512];
+	const char			*path;
+	char				 err[512], about[512];
 	size_t				 i;
 	int				 rc = 0;
 
@@ -432,16 +433,21 @@ admin_check(int argc, char **argv)
 	    NULL);
 	if (docroot_ok("check", cf) == -1)
 		rc = 1;
-	if (stat(cf->db, &sb) == 0 && (sb.st_mode & 077) != 0)
+	/* The database file, or the file with the server's password. */
+	path = cf->my != NULL ? cf->db_password_file : cf->db;
+	if (path != NULL && stat(path, &sb) == 0 && (sb.st_mode & 077) != 0)
 		fprintf(stderr, "oncehook check: warning: %s is readable by "
-		    "others (mode %03o); chmod 600 it\n", cf->db,
+		    "others (mode %03o); chmod 600 it\n", path,
 		    (unsigned)(sb.st_mode & 0777));
 	if ((st = store_open(cf, 0, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "oncehook check: %s\n", err);
 		rc = 1;
+	} else if (store_about(st, about, sizeof(about)) == -1) {
+		fprintf(stderr, "oncehook check: %s\n", about);
+		rc = 1;
 	} else {
-		printf("database ok: schema version %d, actions prepared\n",
-		    store_version());
+		printf("database ok: %s, schema version %d, actions "
+		    "prepared\n", about, store_schema(st));
 		check_types(cf);
 	}
 	if (cf->outbox_err[0] != '\0') {

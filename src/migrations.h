@@ -1,7 +1,7 @@
 /*
- * oncehook: the schema migrations, compiled in from sql/migrations by
- * build-aux/sql2c.sh.  Migration i (1-based) takes a database from
- * user_version i-1 to i.
+ * oncehook: the schema migrations, compiled in from sql/migrations (and
+ * sql/mysql) by build-aux/sql2c.sh.  Migration i (1-based) takes a
+ * database from version i-1 to i.
  */
 #ifndef ONCEHOOK_MIGRATIONS_H
 #define ONCEHOOK_MIGRATIONS_H
@@ -16,5 +16,9 @@ struct migration {
 
 extern const struct migration	migrations[];
 extern const size_t		nmigrations;
+/* The MariaDB/MySQL store's, from sql/mysql (mystore.c): each file's
+ * {prefix} is ONCEHOOK_DB_PREFIX. */
+extern const struct migration	my_migrations[];
+extern const size_t		nmy_migrations;
 
 #endif

@@ -267,7 +267,8 @@ ensure_store(struct pipeline *p, struct trace *t)
 	    STORE_SECTIONS : 0), &p->st, err, sizeof(err));
 	if (er == HOOK_OK)
 		p->opened = 1;
-	else if (er == HOOK_ECONF && p->opened && access(p->cf->db, F_OK) == -1
+	else if (er == HOOK_ECONF && p->opened && p->cf->my == NULL &&
+	    access(p->cf->db, F_OK) == -1
 	    && errno == ENOENT) {
 		/* It was there: removed under us, and may come back. */
 		why_set(&t->why, "%s is gone (removed under this process): "

@@ -148,8 +148,14 @@ route_exposed(const struct conf *cf, const char *root,
 	size_t	 i;
 
 	*ep = NULL;
-	if (route_path_inside(cf->db, root) == 1)
+	if (cf->my == NULL && route_path_inside(cf->db, root) == 1)
 		return cf->db;
+	if (cf->db_password_file != NULL &&
+	    route_path_inside(cf->db_password_file, root) == 1)
+		return cf->db_password_file;
+	if (cf->counters_file != NULL &&
+	    route_path_inside(cf->counters_file, root) == 1)
+		return cf->counters_file;
 	for (i = 0; i < cf->nendpoints; i++)
 		if (cf->endpoints[i].secret_file != NULL &&
 		    route_path_inside(cf->endpoints[i].secret_file, root) == 1) {

@@ -1802,9 +1802,18 @@ sqs_version(const struct store *b)
 	return (int)nmigrations;
 }
 
+static int
+sqs_about(struct store *b, char *buf, size_t bufsz)
+{
+	(void)b;
+	snprintf(buf, bufsz, "SQLite %s", sqlite3_libversion());
+	return 0;
+}
+
 static const struct store_ops sqs_ops = {
 	"SQLite",
 	sqs_version,
+	sqs_about,
 	sqs_broken,
 	sqs_idle,
 	sqs_maintain,

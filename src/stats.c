@@ -365,8 +365,8 @@ stats_gather(const struct conf *cf, struct store *st, const char *store_err,
 	memset(s, 0, sizeof(*s));
 	s->now = now;
 	s->db = cf->db;
-	s->db_bytes = file_size(cf->db, "");
-	s->wal_bytes = file_size(cf->db, "-wal");
+	s->db_bytes = cf->my == NULL ? file_size(cf->db, "") : -1;
+	s->wal_bytes = cf->my == NULL ? file_size(cf->db, "-wal") : -1;
 	if ((f = malloc(sizeof(*f))) == NULL ||
 	    (s->ep = calloc(cf->nendpoints + 1, sizeof(*s->ep))) == NULL ||
 	    (rows = calloc(cf->nendpoints + 1, sizeof(*rows))) == NULL) {

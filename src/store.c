@@ -44,6 +44,12 @@ store_schema(const struct store *s)
 }
 
 int
+store_about(struct store *s, char *buf, size_t bufsz)
+{
+	return s->ops->about(s, buf, bufsz);
+}
+
+int
 store_broken(const struct store *s)
 {
 	return s->ops->broken(s);

@@ -320,5 +320,12 @@ int		 store_version(void);
  * ("SQLite", "MariaDB/MySQL"). */
 int		 store_schema(const struct store *);
 const char	*store_engine(const struct store *);
+/*
+ * For "oncehook check": what the store is (the server's name and
+ * version), after checking what only a server can say: the privileges
+ * it needs, every section of the actions prepared.  0, or -1 with the
+ * problem in buf.
+ */
+int		 store_about(struct store *, char *buf, size_t bufsz);
 
 #endif

@@ -19,6 +19,7 @@
 struct store_ops {
 	const char	*engine;	/* "SQLite", "MariaDB/MySQL" */
 	int		(*version)(const struct store *);
+	int		(*about)(struct store *, char *, size_t);
 	int		(*broken)(const struct store *);
 	int		(*idle)(struct store *);
 	void		(*maintain)(struct store *);
