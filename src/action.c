@@ -1,15 +1,14 @@
 /*
  * oncehook: actions (see action.h).
  *
- * The file is read once, cut into sections at the marker lines, and each
- * section's statements are prepared with SQLITE_PREPARE_PERSISTENT.  The
+ * The file is read once and cut into sections at the marker lines
+ * (actfile.c), and each section's statements are prepared with SQLITE_PREPARE_PERSISTENT.  The
  * index of every named parameter is looked up at load time, and a
  * parameter we do not provide is an error then, not at the first event.
  */
 #include "config.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +17,9 @@
 
 #include <sqlite3.h>
 
+#include "actfile.h"
 #include "action.h"
 #include "event.h"
-
-#define ACTIONS_FILE_MAX	(1 << 20)	/* bytes */
-#define MARKER			"-- on:"
 
 enum param {
 	PARAM_ENDPOINT,
@@ -49,68 +46,19 @@ struct stmt {
 	int		 idx[PARAM__MAX]; /* bind index; 0 if unused */
 };
 
+/* The statements of the file's section of the same index. */
 struct section {
-	int		 line;		/* of its marker */
-	char		**types;	/* NULL-terminated; {"*"} catch-all */
 	struct stmt	*stmts;
 	size_t		 nstmts;
-	size_t		 sql, end;	/* its statements in the file's text */
 	int		 prepared;	/* stmts hold them all */
 };
 
 struct actions {
-	char		*path;
 	struct action_guard *g;		/* its connection's */
 	sqlite3		*db;
-	char		*text;		/* ACTIONS_LAZY: the file, kept */
-	struct section	*sections;
-	size_t		 nsections;
-	const struct section *catchall;
+	struct actfile	 f;		/* its text kept with ACTIONS_LAZY */
+	struct section	*sections;	/* f.n */
 };
-
-/* Read the whole file into a new NUL-terminated buffer. */
-static char *
-slurp(const char *path, char *err, size_t errsz)
-{
-	FILE	*f;
-	char	*buf, *p;
-	size_t	 sz;
-
-	if ((f = fopen(path, "r")) == NULL) {
-		snprintf(err, errsz, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if ((buf = malloc(ACTIONS_FILE_MAX + 1)) == NULL) {
-		fclose(f);
-		snprintf(err, errsz, "%s: out of memory", path);
-		return NULL;
-	}
-	sz = fread(buf, 1, ACTIONS_FILE_MAX + 1, f);
-	if (ferror(f) || sz > ACTIONS_FILE_MAX) {
-		snprintf(err, errsz, "%s: %s", path, ferror(f) ?
-		    "read error" : "larger than 1 MiB");
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	buf[sz] = '\0';
-	/* Kept for the process's life when lazy: its size, not 1 MiB. */
-	if ((p = realloc(buf, sz + 1)) != NULL)
-		buf = p;
-	return buf;
-}
-
-/* Line number of p within text. */
-static int
-lineof(const char *text, const char *p)
-{
-	int	 n = 1;
-
-	for (; text < p; text++)
-		n += *text == '\n';
-	return n;
-}
 
 /* 1 if name is one of oncehook's own tables (2: the outbox, which
  * actions may insert into). */
@@ -298,27 +246,11 @@ skip_blank(const char *p, const char *end)
 	return p;
 }
 
-/* The start of the next marker line at or after p, or NULL. */
-static const char *
-next_marker(const char *p)
-{
-	for (;;) {
-		if (strncmp(p, MARKER, sizeof(MARKER) - 1) == 0)
-			return p;
-		if ((p = strchr(p, '\n')) == NULL)
-			return NULL;
-		p++;
-	}
-}
-
 static void
 section_clear(struct section *s)
 {
 	size_t	 i;
 
-	for (i = 0; s->types != NULL && s->types[i] != NULL; i++)
-		free(s->types[i]);
-	free(s->types);
 	for (i = 0; i < s->nstmts; i++)
 		sqlite3_finalize(s->stmts[i].st);
 	free(s->stmts);
@@ -331,102 +263,37 @@ actions_free(struct actions *a)
 
 	if (a == NULL)
 		return;
-	for (i = 0; i < a->nsections; i++)
+	for (i = 0; a->sections != NULL && i < a->f.n; i++)
 		section_clear(&a->sections[i]);
 	free(a->sections);
-	free(a->path);
-	free(a->text);
+	actfile_free(&a->f);
 	free(a);
 }
 
-/* 1 if c separates the types of a marker line. */
+/* Prepare every statement of file section fs into s. */
 static int
-sep(char c)
+prepare_section(sqlite3 *db, struct action_guard *g, const struct actfile *f,
+    const struct actfile_section *fs, struct section *s, char *err,
+    size_t errsz)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == ',';
-}
-
-/*
- * Split the marker line's types (the len bytes at p, after "-- on:")
- * into s->types: separated by white space or commas, each written bare
- * or in double quotes, which may hold spaces and commas ("Push Hook").
- * Returns 0, or -1 with *why static text (NULL if out of memory).
- */
-static int
-parse_types(struct section *s, const char *p, size_t len, const char **why)
-{
-	const char	*end = p + len, *q;
-	size_t		 n = 0;
-	char		**v;
-
-	*why = NULL;
-	if ((v = calloc(len / 2 + 2, sizeof(*v))) == NULL)
-		return -1;
-	s->types = v;
-	for (;;) {
-		while (p < end && sep(*p))
-			p++;
-		if (p == end)
-			break;
-		if (*p == '"') {
-			if ((q = memchr(p + 1, '"', (size_t)(end - p - 1))) ==
-			    NULL) {
-				*why = "unterminated quote";
-				return -1;
-			}
-			if (q == p + 1) {
-				*why = "an empty quoted type";
-				return -1;
-			}
-			if (q + 1 < end && !sep(q[1])) {
-				*why = "text right after a closing quote";
-				return -1;
-			}
-			if ((v[n++] = strndup(p + 1, (size_t)(q - p - 1))) ==
-			    NULL)
-				return -1;
-			p = q + 1;
-			continue;
-		}
-		for (q = p; q < end && !sep(*q); q++)
-			if (*q == '"') {
-				*why = "a quote inside a type (quote the whole "
-				    "type: \"Push Hook\")";
-				return -1;
-			}
-		if ((v[n++] = strndup(p, (size_t)(q - p))) == NULL)
-			return -1;
-		p = q;
-	}
-	if (n == 0) {
-		*why = "wants one or more event types, or *";
-		return -1;
-	}
-	return 0;
-}
-
-/* Prepare every statement of sql (the text up to end) into s. */
-static int
-prepare_section(sqlite3 *db, struct action_guard *g, const char *path,
-    const char *text, struct section *s, const char *sql, const char *end,
-    char *err, size_t errsz)
-{
+	const char	*path = f->path, *text = f->text;
+	const char	*sql = text + fs->sql, *end = text + fs->end;
 	const char	*tail;
 	sqlite3_stmt	*st;
 	struct stmt	*ns;
 	const char	*name;
-	int		 i, j, rc;
+	int		 i, j, rc, line;
 
 	while ((sql = skip_blank(sql, end)) < end) {
+		line = actfile_line(f, (size_t)(sql - text));
 		g->phase = GUARD_SECTION;
 		g->why = NULL;
 		rc = sqlite3_prepare_v3(db, sql, (int)(end - sql),
 		    SQLITE_PREPARE_PERSISTENT, &st, &tail);
 		g->phase = GUARD_RUN;
 		if (rc != SQLITE_OK) {
-			snprintf(err, errsz, "%s:%d: %s", path,
-			    lineof(text, sql), g->why != NULL ? g->why :
-			    sqlite3_errmsg(db));
+			snprintf(err, errsz, "%s:%d: %s", path, line,
+			    g->why != NULL ? g->why : sqlite3_errmsg(db));
 			return -1;
 		}
 		if (st == NULL) {	/* only white space or comments */
@@ -437,8 +304,7 @@ prepare_section(sqlite3 *db, struct action_guard *g, const char *path,
 			sqlite3_finalize(st);
 			snprintf(err, errsz, "%s:%d: an action is INSERT, "
 			    "UPDATE, DELETE, REPLACE, SELECT or WITH; schema "
-			    "changes belong in the setup part", path,
-			    lineof(text, sql));
+			    "changes belong in the setup part", path, line);
 			return -1;
 		}
 		if ((ns = reallocarray(s->stmts, s->nstmts + 1,
@@ -451,7 +317,7 @@ prepare_section(sqlite3 *db, struct action_guard *g, const char *path,
 		ns = &s->stmts[s->nstmts++];
 		memset(ns, 0, sizeof(*ns));
 		ns->st = st;
-		ns->line = lineof(text, sql);
+		ns->line = line;
 		for (i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
 			name = sqlite3_bind_parameter_name(st, i);
 			for (j = 0; j < PARAM__MAX; j++)
@@ -477,14 +343,11 @@ prepare_section(sqlite3 *db, struct action_guard *g, const char *path,
 static struct section *
 find(struct actions *a, const char *type)
 {
-	size_t	 i, j;
+	const struct actfile_section	*fs;
 
-	if (type != NULL)
-		for (i = 0; i < a->nsections; i++)
-			for (j = 0; a->sections[i].types[j] != NULL; j++)
-				if (strcmp(a->sections[i].types[j], type) == 0)
-					return &a->sections[i];
-	return (struct section *)a->catchall;
+	if ((fs = actfile_find(&a->f, type)) == NULL)
+		return NULL;
+	return &a->sections[fs - a->f.v];
 }
 
 /* Prepare section s of a if it is not yet: 0, or -1 with the reason. */
@@ -495,8 +358,8 @@ ready(struct actions *a, struct section *s, char *err, size_t errsz)
 
 	if (s->prepared)
 		return 0;
-	if (prepare_section(a->db, a->g, a->path, a->text, s,
-	    a->text + s->sql, a->text + s->end, err, errsz) == -1) {
+	if (prepare_section(a->db, a->g, &a->f, &a->f.v[s - a->sections], s,
+	    err, errsz) == -1) {
 		/* None kept: the next event of its types tries again. */
 		for (i = 0; i < s->nstmts; i++)
 			sqlite3_finalize(s->stmts[i].st);
@@ -514,78 +377,30 @@ actions_load(sqlite3 *db, struct action_guard *g, const char *path,
     int flags, char *err, size_t errsz)
 {
 	struct actions	*a;
-	struct section	*s;
-	char		*text;
-	const char	*m, *eol, *next, *why;
-	size_t		 i, j, k, l;
+	size_t		 i;
 
-	if ((text = slurp(path, err, errsz)) == NULL)
+	if ((a = calloc(1, sizeof(*a))) == NULL) {
+		snprintf(err, errsz, "%s: out of memory", path);
 		return NULL;
-	if ((a = calloc(1, sizeof(*a))) == NULL ||
-	    (a->path = strdup(path)) == NULL)
-		goto oom;
+	}
 	a->g = g;
 	a->db = db;
-	a->text = text;
-
-	for (m = next_marker(text); m != NULL; m = next) {
-		eol = m + strcspn(m, "\n");
-		next = *eol != '\0' ? next_marker(eol + 1) : NULL;
-		if ((s = reallocarray(a->sections, a->nsections + 1,
-		    sizeof(*s))) == NULL)
-			goto oom;
-		a->sections = s;
-		s = &a->sections[a->nsections++];
-		memset(s, 0, sizeof(*s));
-		s->line = lineof(text, m);
-		if (parse_types(s, m + sizeof(MARKER) - 1,
-		    (size_t)(eol - m) - (sizeof(MARKER) - 1), &why) == -1) {
-			if (why == NULL)
-				goto oom;
-			snprintf(err, errsz, "%s:%d: \"-- on:\" %s", path,
-			    s->line, why);
-			goto err;
-		}
-		s->sql = (size_t)(eol - text);
-		s->end = next != NULL ? (size_t)(next - text) :
-		    (size_t)(eol - text) + strlen(eol);
-		if (!(flags & ACTIONS_LAZY) && ready(a, s, err, errsz) == -1)
-			goto err;
+	if (actfile_read(path, 0, &a->f, err, errsz) == -1)
+		goto err;
+	if (a->f.n > 0 && (a->sections = calloc(a->f.n,
+	    sizeof(*a->sections))) == NULL) {
+		snprintf(err, errsz, "%s: out of memory", path);
+		goto err;
 	}
-
-	/* Each type in one section only; find the catch-all. */
-	for (i = 0; i < a->nsections; i++)
-		for (j = 0; a->sections[i].types[j] != NULL; j++) {
-			if (strcmp(a->sections[i].types[j], "*") == 0) {
-				if (a->catchall != NULL) {
-					k = i;
-					goto twice;
-				}
-				a->catchall = &a->sections[i];
-			}
-			for (k = i; k < a->nsections; k++)
-				for (l = k == i ? j + 1 : 0;
-				    a->sections[k].types[l] != NULL; l++)
-					if (strcmp(a->sections[i].types[j],
-					    a->sections[k].types[l]) == 0)
-						goto twice;
-			continue;
-twice:
-			snprintf(err, errsz, "%s:%d: event type \"%s\" has "
-			    "more than one section", path, a->sections[k].line,
-			    a->sections[i].types[j]);
-			goto err;
-		}
 	if (!(flags & ACTIONS_LAZY)) {
-		free(text);
-		a->text = NULL;
+		for (i = 0; i < a->f.n; i++)
+			if (ready(a, &a->sections[i], err, errsz) == -1)
+				goto err;
+		free(a->f.text);
+		a->f.text = NULL;
 	}
 	return a;
-oom:
-	snprintf(err, errsz, "%s: out of memory", path);
 err:
-	if (a == NULL || a->text == NULL)
-		free(text);
 	actions_free(a);
 	return NULL;
 }
@@ -601,96 +416,18 @@ actions_ready(struct actions *a, const char *type, char *err, size_t errsz)
 }
 
 int
-actions_types(const char *path, void (*fn)(void *arg, const char *type,
-    int line), void *arg, char *err, size_t errsz)
-{
-	struct section	 s;
-	char		*text;
-	const char	*m, *eol, *why;
-	size_t		 j;
-	int		 rc = 0;
-
-	if ((text = slurp(path, err, errsz)) == NULL)
-		return -1;
-	for (m = next_marker(text); m != NULL && rc == 0;
-	    m = *eol != '\0' ? next_marker(eol + 1) : NULL) {
-		eol = m + strcspn(m, "\n");
-		memset(&s, 0, sizeof(s));
-		if (parse_types(&s, m + sizeof(MARKER) - 1,
-		    (size_t)(eol - m) - (sizeof(MARKER) - 1), &why) == -1) {
-			snprintf(err, errsz, "%s:%d: %s%s", path,
-			    lineof(text, m), why != NULL ? "\"-- on:\" " : "",
-			    why != NULL ? why : "out of memory");
-			rc = -1;
-		} else
-			for (j = 0; s.types[j] != NULL; j++)
-				if (strcmp(s.types[j], "*") != 0)
-					fn(arg, s.types[j], lineof(text, m));
-		section_clear(&s);
-	}
-	free(text);
-	return rc;
-}
-
-/* The first place needle (lower case) is in s, whatever the case. */
-static const char *
-find_ci(const char *s, const char *needle)
-{
-	size_t	 n = strlen(needle);
-
-	for (; *s != '\0'; s++)
-		if (strncasecmp(s, needle, n) == 0)
-			return s;
-	return NULL;
-}
-
-int
-actions_topics(const char *path, void (*fn)(void *arg, const char *topic,
-    int line), void *arg, char *err, size_t errsz)
-{
-	char		*text, topic[132];
-	const char	*p, *q, *kw;
-	size_t		 n;
-
-	if ((text = slurp(path, err, errsz)) == NULL)
-		return -1;
-	for (p = text; (p = find_ci(p, "into outbox")) != NULL; p += 11) {
-		/* The first value of its SELECT or VALUES, if a literal. */
-		q = p + 11;
-		kw = find_ci(q, "select");
-		if ((q = find_ci(q, "values")) == NULL || (kw != NULL &&
-		    kw < q))
-			q = kw;
-		if (q == NULL || q - p > 200)
-			continue;
-		q += 6;
-		q += strspn(q, " \t\r\n(");
-		if (*q != '\'' || (n = strcspn(q + 1, "'\n")) == 0 ||
-		    q[1 + n] != '\'' || n >= sizeof(topic))
-			continue;
-		memcpy(topic, q + 1, n);
-		topic[n] = '\0';
-		fn(arg, topic, lineof(text, p));
-	}
-	free(text);
-	return 0;
-}
-
-int
 actions_setup(sqlite3 *db, struct action_guard *g, const char *path,
     char *err, size_t errsz)
 {
+	struct actfile	 f;
 	sqlite3_stmt	*st;
-	char		*text, *m;
 	const char	*sql, *end, *tail;
 	int		 rc = SQLITE_OK;
 
-	if ((text = slurp(path, err, errsz)) == NULL)
+	if (actfile_read(path, ACTFILE_SETUP, &f, err, errsz) == -1)
 		return SQLITE_CANTOPEN;
-	if ((m = (char *)next_marker(text)) != NULL)
-		*m = '\0';
-	end = text + strlen(text);
-	for (sql = text; rc == SQLITE_OK &&
+	end = f.text + f.setup_end;
+	for (sql = f.text; rc == SQLITE_OK &&
 	    (sql = skip_blank(sql, end)) < end; sql = tail) {
 		g->phase = GUARD_SETUP;
 		g->why = NULL;
@@ -704,13 +441,13 @@ actions_setup(sqlite3 *db, struct action_guard *g, const char *path,
 		}
 		if (rc != SQLITE_OK)
 			snprintf(err, errsz, "%s:%d: setup: %s", path,
-			    lineof(text, sql), g->why != NULL ? g->why :
-			    sqlite3_errmsg(db));
+			    actfile_line(&f, (size_t)(sql - f.text)),
+			    g->why != NULL ? g->why : sqlite3_errmsg(db));
 		sqlite3_finalize(st);
 		if (st == NULL && rc == SQLITE_OK)
 			break;		/* nothing but a trailing comment */
 	}
-	free(text);
+	actfile_free(&f);
 	return rc;
 }
 
@@ -771,7 +508,7 @@ actions_run(struct actions *a, const char *endpoint, const struct event *ev,
 	for (i = 0; i < s->nstmts && rc == SQLITE_OK; i++) {
 		st = &s->stmts[i];
 		if ((rc = bind(st, endpoint, ev)) != SQLITE_OK) {
-			snprintf(err, errsz, "%s:%d: bind failed", a->path,
+			snprintf(err, errsz, "%s:%d: bind failed", a->f.path,
 			    st->line);
 			rc = SQLITE_ERROR;
 		} else {
@@ -780,7 +517,7 @@ actions_run(struct actions *a, const char *endpoint, const struct event *ev,
 			if (rc == SQLITE_DONE)
 				rc = SQLITE_OK;
 			else
-				snprintf(err, errsz, "%s:%d: %s", a->path,
+				snprintf(err, errsz, "%s:%d: %s", a->f.path,
 				    st->line, sqlite3_errmsg(
 				    sqlite3_db_handle(st->st)));
 		}
@@ -794,5 +531,5 @@ actions_run(struct actions *a, const char *endpoint, const struct event *ev,
 const char *
 actions_path(const struct actions *a)
 {
-	return a->path;
+	return a->f.path;
 }

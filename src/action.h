@@ -1,16 +1,9 @@
 /*
  * oncehook: actions, the business write (SPEC section 7).
  *
- * An actions file is plain SQL in sections.  Everything before the first
- * marker line is the setup (tables, triggers), run by "oncehook init".
- * Each marker line
- *
- *	-- on: TYPE [TYPE ...]
- *
- * starts the statements run for events of those types; "-- on: *" is the
- * catch-all, run for a type no section names.  Types are separated by
- * white space or commas; a type holding either is written in double
- * quotes (-- on: "Push Hook", "Merge Request Hook").  Statements see the event
+ * An actions file is plain SQL in sections (its format: actfile.h): a
+ * setup part run by "oncehook init", then the statements run for events
+ * of the types each "-- on:" marker names.  Statements see the event
  * as named parameters :endpoint, :key, :type, :payload, :payload_hash and
  * :received_at.  They are prepared once, when the file is loaded, and
  * run inside the claim transaction: one failing statement rolls the
@@ -23,6 +16,8 @@
 #include <stddef.h>
 
 #include <sqlite3.h>
+
+#include "actfile.h"	/* the file's format; actions_types(), _topics() */
 
 struct actions;
 struct event;
@@ -78,26 +73,6 @@ struct actions	*actions_load(sqlite3 *db, struct action_guard *g,
 int		 actions_ready(struct actions *, const char *type, char *err,
 		    size_t errsz);
 void		 actions_free(struct actions *);
-
-/*
- * Read only the marker lines of the actions file at path and call
- * fn(arg, type, line) for each event type a section names (not "*"),
- * for "oncehook check".  Returns 0, or -1 with "path:line: reason" in
- * err.
- */
-int		 actions_types(const char *path, void (*fn)(void *arg,
-		    const char *type, int line), void *arg, char *err,
-		    size_t errsz);
-
-/*
- * Call fn(arg, topic, line) for each outbox topic the file at path
- * writes as a literal (INSERT INTO outbox ... SELECT 'topic', ... or
- * VALUES ('topic', ...)), for "oncehook check".  A topic computed by the
- * SQL is not seen.  Returns 0, or -1 with the reason in err.
- */
-int		 actions_topics(const char *path, void (*fn)(void *arg,
-		    const char *topic, int line), void *arg, char *err,
-		    size_t errsz);
 
 /*
  * Run the setup part of the file at path on db (inside the caller's

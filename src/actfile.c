@@ -1,0 +1,333 @@
+/*
+ * oncehook: the actions file's format (see actfile.h).
+ *
+ * The file is read whole, once; the sections are found at the marker
+ * lines, which are recognised wherever a line starts with "-- on:" (in
+ * a comment or not: the format is line-based, before it is SQL).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "actfile.h"
+
+#define MARKER			"-- on:"
+
+/* Read the whole file into a new NUL-terminated buffer of *len bytes. */
+static char *
+slurp(const char *path, size_t *len, char *err, size_t errsz)
+{
+	FILE	*f;
+	char	*buf, *p;
+	size_t	 sz;
+
+	if ((f = fopen(path, "r")) == NULL) {
+		snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if ((buf = malloc(ACTIONS_FILE_MAX + 1)) == NULL) {
+		fclose(f);
+		snprintf(err, errsz, "%s: out of memory", path);
+		return NULL;
+	}
+	sz = fread(buf, 1, ACTIONS_FILE_MAX + 1, f);
+	if (ferror(f) || sz > ACTIONS_FILE_MAX) {
+		snprintf(err, errsz, "%s: %s", path, ferror(f) ?
+		    "read error" : "larger than 1 MiB");
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	buf[sz] = '\0';
+	/* Kept for the process's life when lazy: its size, not 1 MiB. */
+	if ((p = realloc(buf, sz + 1)) != NULL)
+		buf = p;
+	*len = sz;
+	return buf;
+}
+
+/* Line number of p within text. */
+static int
+lineof(const char *text, const char *p)
+{
+	int	 n = 1;
+
+	for (; text < p; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/* The start of the next marker line at or after p (a line's start), or
+ * NULL. */
+static const char *
+next_marker(const char *p)
+{
+	for (;;) {
+		if (strncmp(p, MARKER, sizeof(MARKER) - 1) == 0)
+			return p;
+		if ((p = strchr(p, '\n')) == NULL)
+			return NULL;
+		p++;
+	}
+}
+
+static void
+types_free(char **v)
+{
+	size_t	 i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* 1 if c separates the types of a marker line. */
+static int
+sep(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == ',';
+}
+
+/*
+ * Split the marker line's types (the len bytes at p, after "-- on:")
+ * into *types (set even on error, for the caller to free): separated by
+ * white space or commas, each written bare or in double quotes, which
+ * may hold spaces and commas ("Push Hook").  Returns 0, or -1 with *why
+ * static text (NULL if out of memory).
+ */
+static int
+parse_types(char ***types, const char *p, size_t len, const char **why)
+{
+	const char	*end = p + len, *q;
+	size_t		 n = 0;
+	char		**v;
+
+	*why = NULL;
+	if ((v = calloc(len / 2 + 2, sizeof(*v))) == NULL)
+		return -1;
+	*types = v;
+	for (;;) {
+		while (p < end && sep(*p))
+			p++;
+		if (p == end)
+			break;
+		if (*p == '"') {
+			if ((q = memchr(p + 1, '"', (size_t)(end - p - 1))) ==
+			    NULL) {
+				*why = "unterminated quote";
+				return -1;
+			}
+			if (q == p + 1) {
+				*why = "an empty quoted type";
+				return -1;
+			}
+			if (q + 1 < end && !sep(q[1])) {
+				*why = "text right after a closing quote";
+				return -1;
+			}
+			if ((v[n++] = strndup(p + 1, (size_t)(q - p - 1))) ==
+			    NULL)
+				return -1;
+			p = q + 1;
+			continue;
+		}
+		for (q = p; q < end && !sep(*q); q++)
+			if (*q == '"') {
+				*why = "a quote inside a type (quote the whole "
+				    "type: \"Push Hook\")";
+				return -1;
+			}
+		if ((v[n++] = strndup(p, (size_t)(q - p))) == NULL)
+			return -1;
+		p = q;
+	}
+	if (n == 0) {
+		*why = "wants one or more event types, or *";
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Each type in one section only; find the catch-all.  Returns 0, or -1
+ * with "path:line: reason" in err.
+ */
+static int
+check_types(struct actfile *af, char *err, size_t errsz)
+{
+	const struct actfile_section	*v = af->v;
+	size_t				 i, j, k, l;
+
+	for (i = 0; i < af->n; i++)
+		for (j = 0; v[i].types[j] != NULL; j++) {
+			if (strcmp(v[i].types[j], "*") == 0) {
+				if (af->catchall != NULL) {
+					k = i;
+					goto twice;
+				}
+				af->catchall = &v[i];
+			}
+			for (k = i; k < af->n; k++)
+				for (l = k == i ? j + 1 : 0;
+				    v[k].types[l] != NULL; l++)
+					if (strcmp(v[i].types[j],
+					    v[k].types[l]) == 0)
+						goto twice;
+			continue;
+twice:
+			snprintf(err, errsz, "%s:%d: event type \"%s\" has "
+			    "more than one section", af->path, v[k].line,
+			    v[i].types[j]);
+			return -1;
+		}
+	return 0;
+}
+
+int
+actfile_read(const char *path, int flags, struct actfile *af, char *err,
+    size_t errsz)
+{
+	struct actfile_section	*s;
+	const char		*m, *eol, *next, *why;
+
+	memset(af, 0, sizeof(*af));
+	if ((af->text = slurp(path, &af->len, err, errsz)) == NULL)
+		return -1;
+	/* The text ends at a NUL byte, as SQLite reads it. */
+	af->len = strlen(af->text);
+	if ((af->path = strdup(path)) == NULL)
+		goto oom;
+	m = next_marker(af->text);
+	af->setup_end = m != NULL ? (size_t)(m - af->text) : af->len;
+	if (flags & ACTFILE_SETUP)
+		return 0;
+
+	for (; m != NULL; m = next) {
+		eol = m + strcspn(m, "\n");
+		next = *eol != '\0' ? next_marker(eol + 1) : NULL;
+		if ((s = reallocarray(af->v, af->n + 1, sizeof(*s))) == NULL)
+			goto oom;
+		af->v = s;
+		s = &af->v[af->n++];
+		memset(s, 0, sizeof(*s));
+		s->line = lineof(af->text, m);
+		if (parse_types(&s->types, m + sizeof(MARKER) - 1,
+		    (size_t)(eol - m) - (sizeof(MARKER) - 1), &why) == -1) {
+			if (why == NULL)
+				goto oom;
+			snprintf(err, errsz, "%s:%d: \"-- on:\" %s", path,
+			    s->line, why);
+			goto err;
+		}
+		s->sql = (size_t)(eol - af->text);
+		s->end = next != NULL ? (size_t)(next - af->text) : af->len;
+	}
+	if (check_types(af, err, errsz) == -1)
+		goto err;
+	return 0;
+oom:
+	snprintf(err, errsz, "%s: out of memory", path);
+err:
+	actfile_free(af);
+	return -1;
+}
+
+const struct actfile_section *
+actfile_find(const struct actfile *af, const char *type)
+{
+	size_t	 i, j;
+
+	if (type != NULL)
+		for (i = 0; i < af->n; i++)
+			for (j = 0; af->v[i].types[j] != NULL; j++)
+				if (strcmp(af->v[i].types[j], type) == 0)
+					return &af->v[i];
+	return af->catchall;
+}
+
+int
+actfile_line(const struct actfile *af, size_t off)
+{
+	return lineof(af->text, af->text + off);
+}
+
+void
+actfile_free(struct actfile *af)
+{
+	size_t	 i;
+
+	if (af == NULL)
+		return;
+	for (i = 0; i < af->n; i++)
+		types_free(af->v[i].types);
+	free(af->v);
+	free(af->path);
+	free(af->text);
+	memset(af, 0, sizeof(*af));
+}
+
+int
+actions_types(const char *path, void (*fn)(void *arg, const char *type,
+    int line), void *arg, char *err, size_t errsz)
+{
+	struct actfile	 af;
+	size_t		 i, j;
+
+	if (actfile_read(path, 0, &af, err, errsz) == -1)
+		return -1;
+	for (i = 0; i < af.n; i++)
+		for (j = 0; af.v[i].types[j] != NULL; j++)
+			if (strcmp(af.v[i].types[j], "*") != 0)
+				fn(arg, af.v[i].types[j], af.v[i].line);
+	actfile_free(&af);
+	return 0;
+}
+
+/* The first place needle (lower case) is in s, whatever the case. */
+static const char *
+find_ci(const char *s, const char *needle)
+{
+	size_t	 n = strlen(needle);
+
+	for (; *s != '\0'; s++)
+		if (strncasecmp(s, needle, n) == 0)
+			return s;
+	return NULL;
+}
+
+int
+actions_topics(const char *path, void (*fn)(void *arg, const char *topic,
+    int line), void *arg, char *err, size_t errsz)
+{
+	char		*text, topic[132];
+	const char	*p, *q, *kw;
+	size_t		 n, len;
+
+	if ((text = slurp(path, &len, err, errsz)) == NULL)
+		return -1;
+	for (p = text; (p = find_ci(p, "into outbox")) != NULL; p += 11) {
+		/* The first value of its SELECT or VALUES, if a literal. */
+		q = p + 11;
+		kw = find_ci(q, "select");
+		if ((q = find_ci(q, "values")) == NULL || (kw != NULL &&
+		    kw < q))
+			q = kw;
+		if (q == NULL || q - p > 200)
+			continue;
+		q += 6;
+		q += strspn(q, " \t\r\n(");
+		if (*q != '\'' || (n = strcspn(q + 1, "'\n")) == 0 ||
+		    q[1 + n] != '\'' || n >= sizeof(topic))
+			continue;
+		memcpy(topic, q + 1, n);
+		topic[n] = '\0';
+		fn(arg, topic, lineof(text, p));
+	}
+	free(text);
+	return 0;
+}
