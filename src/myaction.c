@@ -59,7 +59,7 @@ myactions_load(struct mydb *db, const char *path, const char *prefix,
 		return NULL;
 	}
 	a->db = db;
-	if (actfile_read(path, &a->file, err, errsz) == -1) {
+	if (actfile_read(path, 0, &a->file, err, errsz) == -1) {
 		free(a);
 		return NULL;
 	}
@@ -133,7 +133,7 @@ myactions_setup(struct mydb *db, const char *path, const char *prefix,
 	long long		 n;
 	int			 rc = 0;
 
-	if (actfile_read(path, &f, err, errsz) == -1)
+	if (actfile_read(path, ACTFILE_SETUP, &f, err, errsz) == -1)
 		return -1;
 	if (myp_split(f.text, f.setup_end, 1, prefix, MYP_SETUP, &st, why,
 	    sizeof(why)) == -1) {

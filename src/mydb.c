@@ -190,6 +190,7 @@ struct my_api {
 	__typeof__(mysql_fetch_row)		*fetch_row;
 	__typeof__(mysql_fetch_lengths)		*fetch_lengths;
 	__typeof__(mysql_num_fields)		*num_fields;
+	__typeof__(mysql_field_count)		*field_count;
 	__typeof__(mysql_affected_rows)		*affected_rows;
 	__typeof__(mysql_real_escape_string)	*escape;
 	__typeof__(mysql_get_server_info)	*server_info;
@@ -260,6 +261,7 @@ load(char *why, size_t whysz)
 	SYM(fetch_row, "mysql_fetch_row");
 	SYM(fetch_lengths, "mysql_fetch_lengths");
 	SYM(num_fields, "mysql_num_fields");
+	SYM(field_count, "mysql_field_count");
 	SYM(affected_rows, "mysql_affected_rows");
 	SYM(escape, "mysql_real_escape_string");
 	SYM(server_info, "mysql_get_server_info");
@@ -383,7 +385,7 @@ mydb_connect(const struct conf *cf, struct mydb **out, char *err,
 {
 	const struct conf_mysql	*c = cf->my;
 	struct mydb		*db;
-	char			 pw[512], init[160];
+	char			 pw[512], init[256];
 	unsigned int		 timeout = 5, rw, e;
 	my_bool			 no = 0;
 	long long		 wait;
@@ -621,7 +623,7 @@ mydb_run(struct mydb *db, char *sql, struct myres **res, long long *affected)
 	}
 	free(sql);
 	r = api.store_result(db->m);
-	if (r == NULL && api.num_fields(db->m) > 0)
+	if (r == NULL && api.field_count(db->m) > 0)
 		return note(db);
 	if (affected != NULL && r == NULL)
 		*affected = (long long)api.affected_rows(db->m);
@@ -633,7 +635,7 @@ mydb_run(struct mydb *db, char *sql, struct myres **res, long long *affected)
 			return e;
 		}
 		(*res)->r = r;
-		(*res)->nf = api.num_fields(db->m);
+		(*res)->nf = api.num_fields(r);
 	} else if (r != NULL)
 		api.free_result(r);
 	return 0;
