@@ -146,6 +146,16 @@ def rss(roots, apps):
 def counts(db):
     if not db:
         return None
+    if db.startswith("mysql:"):
+        # mysql:SOCKET:DATABASE, read as the server's root (the bench's
+        # own server): events and orders, as for SQLite.
+        _, sock, name = db.split(":", 2)
+        out = subprocess.run(
+            ["mariadb", "-S", sock, "-u", "root", "-N", "-B", name, "-e",
+             "SELECT (SELECT count(*) FROM oncehook_events),"
+             " (SELECT count(*) FROM orders)"],
+            check=True, capture_output=True, text=True).stdout.split()
+        return int(out[0]), int(out[1])
     c = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=10)
     try:
         return tuple(c.execute("SELECT count(*) FROM %s" % t).fetchone()[0]

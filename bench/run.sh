@@ -129,6 +129,32 @@ LH_ROOT=$root
 # shellcheck source=tools/lighttpd.sh
 . "$root/tools/lighttpd.sh"
 dp_init bench
+# The MariaDB rows: one server of the bench's own (tests/deploy/
+# mariadb.sh), a database made again for each run; left out, with a
+# word, where mariadb-server is not installed or oncehook was built
+# without the MariaDB store.
+md_url=
+md_bench_start() {
+	[ -n "$md_url" ] && return 0
+	# shellcheck source=tests/deploy/mariadb.sh
+	. "$root/tests/deploy/mariadb.sh"
+	if ! md_bin >/dev/null || ! md_start "$tmp/mariadb" >/dev/null 2>&1
+	then
+		echo "== no MariaDB server (mariadb-server): its rows left out"
+		md_url=none
+		return 1
+	fi
+	md_pw=$tmp/mariadb/password
+	echo benchpw >"$md_pw"
+	chmod 644 "$md_pw"
+	md_url="mysql://bench@localhost/bench?socket=$MD_SOCK"
+	trap 'md_stop >/dev/null 2>&1; dp_cleanup' EXIT
+}
+md_fresh() {	# a fresh bench database: 0, or 1 (no server)
+	md_bench_start || return 1
+	[ "$md_url" != none ] || return 1
+	md_sql "DROP DATABASE IF EXISTS bench" && md_user bench bench benchpw
+}
 if [ $keep -eq 1 ]; then
 	ONCEHOOK_E2E_KEEP=1
 fi
@@ -166,9 +192,22 @@ seq=0
 
 # lighttpd from conf-examples/lighttpd-MODE.conf running PROG, PROCS
 # processes (fastcgi), synchronous SYNC, ONCEHOOK_COUNTERS COUNTERS.
-srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS]
+# With STORE mariadb, the bench's MariaDB database for ONCEHOOK_DB.
+srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	local run=$tmp/run$((seq += 1)) prog=$2 ctr=${5:-on}
 	lh_setup "$1" "$run" "$prog" "$root"
+	if [ "${6:-}" = mariadb ]; then
+		md_fresh || bail "no MariaDB for a mariadb row"
+		sed -i -e "s|\"ONCEHOOK_DB\" => \"[^\"]*\",|\"ONCEHOOK_DB\" => \"$md_url\",\n\"ONCEHOOK_DB_PASSWORD_FILE\" => \"$md_pw\",|" \
+		    -e "s|/sql/actions/orders.sql|/sql/actions/mysql/orders.sql|g" \
+		    "$run/oncehook.conf"
+		grep -v '^[[:space:]]*#' "$run/oncehook.conf" |
+		    grep -o '"ONCEHOOK_[A-Z0-9_]*" => "[^"]*"' |
+		    sed 's/^"\([^"]*\)" => "\(.*\)"$/\1=\2/' >"$run/env"
+		set -a
+		. "$run/env"
+		set +a
+	fi
 	sed -i -e "s|$LH_STRIPE_SECRET|$secret|" \
 	    -e "s|\"max-procs\" => 2,|\"max-procs\" => $3,|" \
 	    -e "s|\"ONCEHOOK_LOG\" => \"info\",|&\n\"ONCEHOOK_SYNCHRONOUS\" => \"$4\",\n\"ONCEHOOK_STRIPE_TOLERANCE\" => \"$tolerance\",\n\"ONCEHOOK_COUNTERS\" => \"$ctr\",|" \
@@ -185,6 +224,7 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS]
 		"$bin" init >"$run/init.log" 2>&1 ||
 		    { cat "$run/init.log"; bail "oncehook init failed"; }
 		srv_db=$run/db/oncehook.db
+		[ "${6:-}" != mariadb ] || srv_db=mysql:$MD_SOCK:bench
 	fi
 	lh_start "$run" || bail "lighttpd did not start ($run/error.log)"
 	dp_track "$LH_PID"
@@ -427,6 +467,9 @@ if [ $smoke -eq 1 ]; then
 	[ -z "$static_bin" ] ||
 	    row "oncehook cgi normal new, static libs" new \
 	    srv_lighttpd cgi "$static_bin" 1 normal
+	! md_bench_start ||
+	    row "oncehook fcgi x1 normal new, mariadb" new \
+	    srv_lighttpd fastcgi "$bin" 1 normal on mariadb
 else
 	row "minimal fcgi x4"              any srv_lighttpd fastcgi "$minimal" 4 normal
 	for sync in normal full; do
@@ -469,6 +512,19 @@ else
 		    srv_lighttpd cgi "$static_bin" 1 normal
 		row "oncehook cgi normal dup, static libs" dup \
 		    srv_lighttpd cgi "$static_bin" 1 normal
+	fi
+	# The site's own database (MariaDB, a unix socket, the same
+	# machine): new events and duplicates, FastCGI and CGI (one
+	# connection per request there).
+	if md_bench_start; then
+		row "oncehook fcgi x4 normal new, mariadb" new \
+		    srv_lighttpd fastcgi "$bin" 4 normal on mariadb
+		row "oncehook fcgi x4 normal dup, mariadb" dup \
+		    srv_lighttpd fastcgi "$bin" 4 normal on mariadb
+		row "oncehook cgi normal new, mariadb" new \
+		    srv_lighttpd cgi "$bin" 1 normal on mariadb
+		row "oncehook cgi normal dup, mariadb" dup \
+		    srv_lighttpd cgi "$bin" 1 normal on mariadb
 	fi
 	# One process, no load generator: 5 s are plenty.
 	ls=$(awk -v s="$seconds" 'BEGIN { print (s < 5 ? s : 5) }')

@@ -11,7 +11,7 @@ set -euo pipefail
 pkgs=(
 	gcc make autoconf automake pkg-config
 	libfcgi-dev libfcgi-bin libjansson-dev libsqlite3-dev libssl-dev
-	libcurl4-openssl-dev
+	libcurl4-openssl-dev libmariadb-dev mariadb-server
 	sqlite3 openssl curl python3 lighttpd
 	apache2 libapache2-mod-fcgid nginx-light spawn-fcgi
 	valgrind clang libclang-rt-14-dev wrk

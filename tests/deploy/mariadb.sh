@@ -35,7 +35,7 @@ md_start() {	# md_start DIR [PORT]
 		# The server must reach its directory through its parents.
 		chmod o+x "$1" "$(dirname "$1")" 2>/dev/null
 	fi
-	bin=$(md_bin) || { echo "md_start: no mariadbd (mariadb-server)" >&2; return 1; }
+	md_exe=$(md_bin) || { echo "md_start: no mariadbd (mariadb-server)" >&2; return 1; }
 	if ! mariadb-install-db --no-defaults --datadir="$1/data" \
 	    --user="$md_user_" --auth-root-authentication-method=socket \
 	    --skip-test-db >"$1/log/install.log" 2>&1; then
@@ -50,7 +50,7 @@ md_start() {	# md_start DIR [PORT]
 	fi
 	md_d=$1
 	shift
-	"$bin" --no-defaults --datadir="$md_d/data" --socket="$MD_SOCK" \
+	"$md_exe" --no-defaults --datadir="$md_d/data" --socket="$MD_SOCK" \
 	    --pid-file="$md_d/run/mariadb.pid" --tmpdir="$md_d/tmp" \
 	    --log-error="$MD_LOG" --user="$md_user_" \
 	    --innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
