@@ -75,6 +75,13 @@ mydb_deadlock(unsigned int err)
 	return 0;
 }
 
+unsigned int
+mydb_ping(struct mydb *db)
+{
+	(void)db;
+	return 2006;
+}
+
 const char *
 mydb_server(const struct mydb *db)
 {
@@ -194,6 +201,7 @@ struct my_api {
 	__typeof__(mysql_affected_rows)		*affected_rows;
 	__typeof__(mysql_real_escape_string)	*escape;
 	__typeof__(mysql_get_server_info)	*server_info;
+	__typeof__(mysql_ping)			*ping;
 	__typeof__(mysql_get_server_version)	*server_version;
 	__typeof__(mysql_next_result)		*next_result;
 	__typeof__(mysql_set_server_option)	*set_server_option;
@@ -265,6 +273,7 @@ load(char *why, size_t whysz)
 	SYM(affected_rows, "mysql_affected_rows");
 	SYM(escape, "mysql_real_escape_string");
 	SYM(server_info, "mysql_get_server_info");
+	SYM(ping, "mysql_ping");
 	SYM(server_version, "mysql_get_server_version");
 	SYM(next_result, "mysql_next_result");
 	SYM(set_server_option, "mysql_set_server_option");
@@ -473,6 +482,17 @@ int
 mydb_lost(const struct mydb *db)
 {
 	return db->lost;
+}
+
+unsigned int
+mydb_ping(struct mydb *db)
+{
+	db->err = 0;
+	if (api.ping(db->m) != 0) {
+		(void)note(db);
+		db->lost = 1;
+	}
+	return db->err;
 }
 
 const char *

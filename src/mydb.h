@@ -49,6 +49,9 @@ int		 mydb_lost(const struct mydb *);
 enum hook_err	 mydb_classify(unsigned int err);
 /* 1 for a deadlock (the server rolled the whole transaction back). */
 int		 mydb_deadlock(unsigned int err);
+/* Ask the server whether the connection is alive: 0, or the error
+ * number (the connection is then lost). */
+unsigned int	 mydb_ping(struct mydb *);
 /* "MariaDB 10.11.19" or the like. */
 const char	*mydb_server(const struct mydb *);
 /* The server's version as 100000 * major + 100 * minor + patch, and

@@ -54,6 +54,7 @@ struct mystore {
 	struct mydb		*db;
 	struct myactions	**acts;	/* per endpoint; shared if same file */
 	int			 broken;
+	long long		 used;	/* when the connection last spoke */
 	int			 skip_locked;	/* the server has SKIP LOCKED */
 	const char		*p;	/* ONCEHOOK_DB_PREFIX */
 	char			*names;	/* 'a','b': the configured endpoints */
@@ -74,7 +75,34 @@ run(struct mystore *s, char *sql, struct myres **res, long long *affected)
 	if ((e = mydb_run(s->db, sql, res, affected)) != 0 &&
 	    mydb_lost(s->db))
 		s->broken = 1;
+	s->used = (long long)time(NULL);
 	return e;
+}
+
+static void	free_actions(struct mystore *);
+
+/*
+ * A new connection in place of a lost one, before a request has done
+ * anything on it (its first read): the server restarted, or closed an
+ * idle connection (wait_timeout).  The actions are prepared again on
+ * the new one.  0, or -1 (the store stays broken).
+ */
+static int
+reconnect(struct mystore *s)
+{
+	struct mydb	*db;
+	char		 err[256];
+
+	if (mydb_connect(s->cf, &db, err, sizeof(err)) != HOOK_OK) {
+		log_warnx("store: connecting again: %s", err);
+		return -1;
+	}
+	free_actions(s);
+	mydb_close(s->db);
+	s->db = db;
+	s->broken = 0;
+	s->used = (long long)time(NULL);
+	return 0;
 }
 
 #define SQL(s, ...)	mydb_sql((s)->db, __VA_ARGS__)
@@ -106,11 +134,19 @@ mys_broken(const struct store *b)
 	return s->broken || mydb_lost(s->db);
 }
 
+/* Idle for 30 s: is the server still there?  A connection it closed
+ * (wait_timeout, a restart) is let go now, not found dead by the next
+ * delivery. */
 static int
 mys_idle(struct store *b)
 {
-	(void)b;
-	return 0;
+	struct mystore	*s = MY(b);
+	long long	 now = (long long)time(NULL);
+
+	if (now - s->used < 30)
+		return 0;
+	s->used = now;
+	return mydb_ping(s->db) != 0;
 }
 
 static void
@@ -119,24 +155,34 @@ mys_maintain(struct store *b)
 	(void)b;
 }
 
+/* Let go of every endpoint's actions (their statements are the
+ * connection's); they load again on the next claim. */
+static void
+free_actions(struct mystore *s)
+{
+	size_t	 i, j;
+
+	if (s->acts == NULL)
+		return;
+	for (i = 0; i < s->cf->nendpoints; i++) {
+		for (j = 0; j < i; j++)
+			if (s->acts[j] == s->acts[i])
+				break;
+		if (j == i)
+			myactions_free(s->acts[i]);
+	}
+	memset(s->acts, 0, s->cf->nendpoints * sizeof(*s->acts));
+}
+
 static void
 mys_close(struct store *b)
 {
 	struct mystore	*s = MY(b);
-	size_t		 i, j;
 
 	if (s == NULL)
 		return;
-	if (s->acts != NULL) {
-		for (i = 0; i < s->cf->nendpoints; i++) {
-			for (j = 0; j < i; j++)
-				if (s->acts[j] == s->acts[i])
-					break;
-			if (j == i)
-				myactions_free(s->acts[i]);
-		}
-		free(s->acts);
-	}
+	free_actions(s);
+	free(s->acts);
 	mydb_close(s->db);
 	free(s->names);
 	free(s->gate);
@@ -313,6 +359,7 @@ mys_connect(const struct conf *cf, int flags, struct store **out, char *err,
 		mys_close(&s->base);
 		return er;
 	}
+	s->used = (long long)time(NULL);
 	ver = mydb_version(s->db, &mariadb);
 	s->skip_locked = mariadb ? ver >= 100600 : ver >= 80001;
 	if (flags & STORE_INIT) {
@@ -400,6 +447,10 @@ mys_lookup(struct store *b, size_t endpoint, const struct event *ev)
 	unsigned int	 e;
 
 	er = lookup(s, s->cf->endpoints[endpoint].name, ev, &e);
+	/* A request's first statement: on a connection found lost, once
+	 * more on a new one (a read; nothing was done). */
+	if (e != 0 && mydb_lost(s->db) && reconnect(s) == 0)
+		er = lookup(s, s->cf->endpoints[endpoint].name, ev, &e);
 	if (e != 0)
 		log_warnx("store: lookup: %s", mydb_error(s->db));
 	return er;
