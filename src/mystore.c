@@ -1491,7 +1491,8 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 	    " FROM information_schema.SCHEMA_PRIVILEGES WHERE DATABASE()"
 	    " LIKE TABLE_SCHEMA UNION SELECT PRIVILEGE_TYPE FROM"
 	    " information_schema.TABLE_PRIVILEGES WHERE TABLE_SCHEMA ="
-	    " DATABASE() AND TABLE_NAME = %s", s->p, "events"), &r, NULL) !=
+	    " DATABASE() AND TABLE_NAME = CONCAT(%s, 'events')", s->p), &r,
+	    NULL) !=
 	    0) {
 		snprintf(buf, bufsz, "%s: reading its privileges: %s",
 		    mydb_server(s->db), mydb_error(s->db));

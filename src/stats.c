@@ -345,8 +345,10 @@ verdict(struct stats *s)
 		s->code = 0;
 		snprintf(s->verdict, sizeof(s->verdict), "OK: %zu endpoint%s, "
 		    "none failing or degraded%s", s->nep,
-		    s->nep == 1 ? "" : "s", s->counting_off ?
-		    " (counting is off: ONCEHOOK_COUNTERS=off)" : "");
+		    s->nep == 1 ? "" : "s", s->counting_nofile ?
+		    " (nothing is counted: ONCEHOOK_COUNTERS_FILE is unset)" :
+		    s->counting_off ? " (counting is off: ONCEHOOK_COUNTERS=off)" :
+		    "");
 	}
 }
 
@@ -383,7 +385,7 @@ stats_gather(const struct conf *cf, struct store *st, const char *store_err,
 		    "is off (ONCEHOOK_COUNTERS=off): nothing below is counted");
 	} else if (cf->counters_file == NULL) {
 		memset(f, 0, sizeof(*f));
-		s->counting_off = 1;
+		s->counting_off = s->counting_nofile = 1;
 		snprintf(s->counters_err, sizeof(s->counters_err), "nothing "
 		    "is counted: a MariaDB/MySQL store counts in the file "
 		    "ONCEHOOK_COUNTERS_FILE names, and it is unset");

@@ -113,6 +113,7 @@ struct stats {
 	int64_t			 since;		/* counting since; 0: never */
 	char			 counters_err[300]; /* "" if read */
 	int			 counting_off;	/* ONCEHOOK_COUNTERS=off */
+	int			 counting_nofile; /* ... for want of a file */
 	char			 store_err[300];    /* "" if counted */
 	const char		*db;
 	long long		 db_bytes;	/* -1 if unknown */

@@ -198,7 +198,10 @@ stats_write_text(FILE *o, const struct stats *s)
 		fprintf(o, "counters: %s\n", s->counters_err);
 	size_text(s->db_bytes, a, sizeof(a));
 	size_text(s->wal_bytes, b, sizeof(b));
-	fprintf(o, "database %s: %s, WAL %s\n", s->db, a, b);
+	if (s->db_bytes < 0 && s->wal_bytes < 0)
+		fprintf(o, "database %s\n", s->db);	/* a server's */
+	else
+		fprintf(o, "database %s: %s, WAL %s\n", s->db, a, b);
 	if (s->store_err[0] != '\0')
 		fprintf(o, "database rows: %s\n", s->store_err);
 	for (i = 0, w = 16; i < s->nep; i++)

@@ -10,7 +10,7 @@
 -- One row per event: its claim.  UNIQUE (endpoint, event_key) decides
 -- who runs an event's actions (an INSERT ... ON DUPLICATE KEY in the
 -- claim's transaction).
-CREATE TABLE {prefix}events (
+CREATE TABLE IF NOT EXISTS {prefix}events (
 	id		BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
 	endpoint	VARCHAR(64) NOT NULL,
 	event_key	VARBINARY(512) NOT NULL,	-- the idempotency key
@@ -36,7 +36,7 @@ CREATE TABLE {prefix}events (
 -- transaction.  Its primary key makes two keys carrying one captured
 -- payload at the same moment one effect: the second insert waits for
 -- the first transaction, then finds the row.
-CREATE TABLE {prefix}payloads (
+CREATE TABLE IF NOT EXISTS {prefix}payloads (
 	endpoint	VARCHAR(64) NOT NULL,
 	payload_hash	CHAR(64) CHARACTER SET ascii NOT NULL,
 	type		VARCHAR(255) NOT NULL,		-- '' for none
@@ -46,7 +46,7 @@ CREATE TABLE {prefix}payloads (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- A known key seen with another payload (422).
-CREATE TABLE {prefix}conflicts (
+CREATE TABLE IF NOT EXISTS {prefix}conflicts (
 	id		BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
 	endpoint	VARCHAR(64) NOT NULL,
 	event_key	VARBINARY(512) NOT NULL,
@@ -57,7 +57,7 @@ CREATE TABLE {prefix}conflicts (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- Failed attempts of keys not (yet) parked.
-CREATE TABLE {prefix}failures (
+CREATE TABLE IF NOT EXISTS {prefix}failures (
 	endpoint	VARCHAR(64) NOT NULL,
 	event_key	VARBINARY(512) NOT NULL,
 	attempts	INT NOT NULL,
@@ -73,7 +73,7 @@ CREATE TABLE {prefix}failures (
 -- event's endpoint, key and time to the row (nothing else may be set:
 -- the actions file is refused).  id is drawn by the server for each
 -- row, never reused: the webhook-id of every attempt.
-CREATE TABLE {prefix}outbox (
+CREATE TABLE IF NOT EXISTS {prefix}outbox (
 	seq		BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
 	id		CHAR(27) CHARACTER SET ascii NOT NULL DEFAULT
 			(concat('ob_', left(sha2(concat(uuid(), rand()), 256),
