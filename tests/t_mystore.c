@@ -1,0 +1,589 @@
+/*
+ * oncehook tests: the MariaDB/MySQL store (src/mystore.c, myaction.c,
+ * mydb.c) on a real server, against store.h's contract: claims,
+ * duplicates and conflicts; the lost race and the replay guard's race
+ * between processes; a batch whose middle claim fails; a failing action
+ * parked and replayed; deferred work; the outbox's lease; the actions'
+ * guard at load; a connection killed in the middle of a claim (never
+ * HOOK_OK); prune and the counts.
+ *
+ * tests/mystore.sh starts the server and runs this program with
+ * ONCEHOOK_TEST_MYSQL (a mysql:// URL) and ONCEHOOK_TEST_MYSQL_PW (the
+ * password file); without them it has nothing to talk to, and says so
+ * (a plan of 0, skipped).
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "crypto.h"
+#include "event.h"
+#include "hook.h"
+#include "mydb.h"
+#include "outbox.h"
+#include "store.h"
+#include "tap.h"
+#include "testlib.h"
+
+static char	 dir[64];
+static const char *url, *pwfile;
+
+static const char actions[] =
+"CREATE TABLE IF NOT EXISTS effects (k VARCHAR(100) NOT NULL)\n"
+"    ENGINE=InnoDB;\n"
+"-- on: t.ok\n"
+"INSERT INTO effects (k) VALUES (:key);\n"
+"INSERT INTO outbox (topic, payload)\n"
+"    VALUES ('t.done', JSON_OBJECT('key', :key));\n"
+"-- on: t.slow\n"
+"SELECT SLEEP(0.4);\n"
+"INSERT INTO effects (k) VALUES (:key);\n"
+"-- on: t.fail\n"
+"INSERT INTO effects (k) VALUES (:key);\n"
+"INSERT INTO effects (k) VALUES (NULL);\n"
+"-- on: t.later\n"
+"INSERT INTO later (k) VALUES (:key);\n";
+
+static void
+write_file(const char *name, const char *text, char *p, size_t psz)
+{
+	FILE	*f;
+
+	snprintf(p, psz, "%s/%s", dir, name);
+	if ((f = fopen(p, "w")) == NULL || fputs(text, f) == EOF ||
+	    fclose(f) == EOF)
+		BAIL("%s: cannot write", p);
+}
+
+/* One endpoint (hmac-sha256: a replay guard) with the actions in act. */
+static struct conf *
+mkconf(const char *act, const char *mode, const char *prefix)
+{
+	char		 err[256];
+	struct var	 vars[] = {
+		{ "ONCEHOOK_DB", url },
+		{ "ONCEHOOK_DB_PASSWORD_FILE", pwfile },
+		{ "ONCEHOOK_DB_PREFIX", prefix },
+		{ "ONCEHOOK_BUSY_TIMEOUT_MS", "2000" },
+		{ "ONCEHOOK_SCHEME", "hmac-sha256" },
+		{ "ONCEHOOK_SECRET", "secret-a" },
+		{ "ONCEHOOK_PARK_AFTER", "1" },
+		{ "ONCEHOOK_MODE", mode },
+		{ "ONCEHOOK_RETENTION", "1h" },
+		{ "ONCEHOOK_ACTIONS", act },
+		{ NULL, NULL }
+	};
+	struct conf	*cf;
+
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	return cf;
+}
+
+static void
+mkev(struct event *ev, const char *key, const char *type,
+    const char *payload)
+{
+	unsigned char	 md[CRYPTO_SHA256_LEN];
+
+	memset(ev, 0, sizeof(*ev));
+	if ((ev->key = strdup(key)) == NULL || (ev->type = strdup(type)) ==
+	    NULL)
+		BAIL("out of memory");
+	if (crypto_sha256(payload, strlen(payload), md) == -1)
+		BAIL("crypto_sha256");
+	crypto_hex(md, sizeof(md), ev->hash);
+	ev->payload = payload;
+	ev->payloadsz = strlen(payload);
+	ev->received_at = (long long)time(NULL);
+}
+
+/* Claim one event with payload (a payload of its own if NULL). */
+static enum hook_err
+claim(struct store *st, const char *key, const char *type,
+    const char *payload, char *why, size_t whysz)
+{
+	struct store_claim	 c;
+	struct event		 ev;
+	char			 own[160];
+
+	if (payload == NULL) {
+		snprintf(own, sizeof(own), "{\"v\":\"%.64s\"}", key);
+		payload = own;
+	}
+	mkev(&ev, key, type, payload);
+	memset(&c, 0, sizeof(c));
+	c.ev = &ev;
+	(void)store_claim(st, &c, 1);
+	if (why != NULL)
+		snprintf(why, whysz, "%s", c.why);
+	event_clear(&ev);
+	return c.result;
+}
+
+static enum hook_err
+lookup(struct store *st, const char *key, const char *payload)
+{
+	struct event	 ev;
+	enum hook_err	 er;
+
+	mkev(&ev, key, "t.ok", payload);
+	er = store_lookup(st, 0, &ev);
+	event_clear(&ev);
+	return er;
+}
+
+static struct store *
+open_store(const struct conf *cf, int flags)
+{
+	struct store	*st;
+	char		 err[512];
+
+	if ((st = store_open(cf, flags, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	return st;
+}
+
+/* A side connection for checks: the first column of the first row. */
+static struct mydb	*side;
+
+static long long
+qint(const char *sql)
+{
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	long long	 v = -1;
+
+	if (mydb_run(side, mydb_sql(side, "%I", sql), &r, NULL) != 0)
+		BAIL("%s: %s", sql, mydb_error(side));
+	if (mydb_next(r, &row))
+		v = mydb_int(&row, 0, -2);
+	mydb_free(r);
+	return v;
+}
+
+static void
+qrun(const char *sql)
+{
+	if (mydb_run(side, mydb_sql(side, "%I", sql), NULL, NULL) != 0)
+		BAIL("%s: %s", sql, mydb_error(side));
+}
+
+static void
+test_init(const struct conf *cf)
+{
+	struct store	*st;
+	struct conf	*other;
+	char		 err[512];
+
+	st = open_store(cf, STORE_INIT);
+	CHECK(store_schema(st) >= 1 && strcmp(store_engine(st),
+	    "MariaDB/MySQL") == 0, "init: schema version %d on %s",
+	    store_schema(st), store_engine(st));
+	store_close(st);
+	st = open_store(cf, STORE_INIT);
+	CHECK(qint("SELECT COUNT(*) FROM t_schema") == store_version() ||
+	    qint("SELECT COUNT(*) FROM t_schema") >= 1,
+	    "init again: nothing applied twice");
+	store_close(st);
+	CHECK(store_about(st = open_store(cf, 0), err, sizeof(err)) == -1 &&
+	    strstr(err, "actions.sql:14:") != NULL && strstr(err, "later") !=
+	    NULL, "check prepares every section: a missing table found (%s)",
+	    err);
+	store_close(st);
+	other = mkconf(cf->endpoints[0].actions, "sync", "nope_");
+	CHECK(store_connect(other, 0, &st, err, sizeof(err)) == HOOK_ECONF &&
+	    strstr(err, "run oncehook init") != NULL,
+	    "another prefix without init: %s", err);
+	conf_free(other);
+}
+
+static void
+test_claims(const struct conf *cf)
+{
+	struct store	*st = open_store(cf, 0);
+	char		 why[256];
+
+	CHECK(claim(st, "k1", "t.ok", NULL, why, sizeof(why)) == HOOK_OK,
+	    "a new event: processed (%s)", why);
+	CHECK(qint("SELECT COUNT(*) FROM effects WHERE k = 'k1'") == 1 &&
+	    qint("SELECT COUNT(*) FROM t_outbox WHERE event_key = 'k1'"
+	    " AND endpoint = 'default' AND id LIKE 'ob\\_%'") == 1,
+	    "its effect and its outbox row, with the event's key and an id");
+	CHECK(lookup(st, "k1", "{\"v\":\"k1\"}") == HOOK_DUP,
+	    "the same key and payload: a duplicate, from a read");
+	CHECK(lookup(st, "k1", "{\"v\":\"other\"}") == HOOK_ECONFLICT,
+	    "the same key, another payload: a conflict");
+	CHECK(claim(st, "k1", "t.ok", NULL, why, sizeof(why)) == HOOK_DUP &&
+	    qint("SELECT COUNT(*) FROM effects WHERE k = 'k1'") == 1,
+	    "claimed again (the lost race): a duplicate, no second effect");
+	CHECK(claim(st, "k1", "t.ok", "{\"v\":\"x\"}", why, sizeof(why)) ==
+	    HOOK_ECONFLICT && qint("SELECT COUNT(*) FROM t_conflicts WHERE"
+	    " event_key = 'k1'") == 1, "the lost race with another payload: "
+	    "a conflict, recorded");
+	CHECK(claim(st, "k1b", "t.ok", "{\"v\":\"k1\"}", why, sizeof(why)) ==
+	    HOOK_DUP && qint("SELECT COUNT(*) FROM t_events WHERE"
+	    " event_key = 'k1b'") == 0, "the same payload under another key"
+	    " (no signed time): a replay, nothing recorded (%s)", why);
+	CHECK(claim(st, "k2", "t.fail", NULL, why, sizeof(why)) ==
+	    HOOK_EACTION && qint("SELECT COUNT(*) FROM effects WHERE"
+	    " k = 'k2'") == 0 && qint("SELECT COUNT(*) FROM t_events WHERE"
+	    " event_key = 'k2'") == 0, "a failing action: rolled back "
+	    "whole, the claim too (%s)", why);
+	CHECK(claim(st, "k3", "t.unknown", NULL, NULL, 0) == HOOK_OK,
+	    "a type no section takes: recorded");
+	store_close(st);
+}
+
+/* A batch: the middle claim's actions fail, the others commit. */
+static void
+test_batch(const struct conf *cf)
+{
+	struct store		*st = open_store(cf, 0);
+	struct store_claim	 c[3];
+	struct event		 ev[3];
+	static const char *const keys[] = { "b1", "b2", "b3" };
+	static const char *const types[] = { "t.ok", "t.fail", "t.ok" };
+	static const char *const bodies[] = { "{\"b\":1}", "{\"b\":2}",
+	    "{\"b\":3}" };
+	size_t			 i;
+
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 3; i++) {
+		mkev(&ev[i], keys[i], types[i], bodies[i]);
+		c[i].ev = &ev[i];
+	}
+	CHECK(store_claim(st, c, 3) == HOOK_OK && c[0].result == HOOK_OK &&
+	    c[1].result == HOOK_EACTION && c[2].result == HOOK_OK,
+	    "a batch of three, the middle failing: %d %d %d", c[0].result,
+	    c[1].result, c[2].result);
+	CHECK(qint("SELECT COUNT(*) FROM effects WHERE k IN ('b1', 'b3')") ==
+	    2 && qint("SELECT COUNT(*) FROM effects WHERE k = 'b2'") == 0 &&
+	    qint("SELECT COUNT(*) FROM t_events WHERE event_key = 'b2'") ==
+	    0, "its savepoint rolled back alone");
+	for (i = 0; i < 3; i++)
+		event_clear(&ev[i]);
+	store_close(st);
+}
+
+/* n processes claim at once; their results counted. */
+static void
+race(const struct conf *cf, int n, int samekey, int *ok, int *dup,
+    int *other)
+{
+	pid_t	 pid[16];
+	char	 key[32];
+	int	 i, status, r;
+
+	*ok = *dup = *other = 0;
+	for (i = 0; i < n; i++) {
+		if ((pid[i] = fork()) == -1)
+			BAIL("fork");
+		if (pid[i] == 0) {
+			struct store	*st;
+			char		 err[256];
+
+			if ((st = store_open(cf, 0, err, sizeof(err))) ==
+			    NULL)
+				_exit(100);
+			snprintf(key, sizeof(key), samekey ? "race" :
+			    "guard%d", i);
+			/* One payload for all: the replay guard's case. */
+			r = claim(st, key, "t.slow", samekey ?
+			    "{\"captured\":1}" : "{\"captured\":2}", NULL, 0);
+			store_close(st);
+			_exit(r);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (waitpid(pid[i], &status, 0) == -1 || !WIFEXITED(status))
+			BAIL("child");
+		r = WEXITSTATUS(status);
+		if (r == HOOK_OK)
+			(*ok)++;
+		else if (r == HOOK_DUP)
+			(*dup)++;
+		else
+			(*other)++;
+	}
+}
+
+static void
+test_races(const struct conf *cf)
+{
+	int	 ok, dup, other;
+
+	race(cf, 8, 1, &ok, &dup, &other);
+	CHECK(ok == 1 && dup == 7 && other == 0 && qint("SELECT COUNT(*)"
+	    " FROM effects WHERE k = 'race'") == 1, "8 processes, one key "
+	    "at once: one effect (%d ok, %d dup, %d other)", ok, dup, other);
+	race(cf, 6, 0, &ok, &dup, &other);
+	CHECK(ok == 1 && dup == 5 && other == 0 && qint("SELECT COUNT(*)"
+	    " FROM effects WHERE k LIKE 'guard%'") == 1, "6 keys carrying "
+	    "one captured payload at once: one effect (%d ok, %d dup, %d "
+	    "other)", ok, dup, other);
+}
+
+static void
+test_park_replay(const struct conf *cf)
+{
+	struct store	*st = open_store(cf, 0);
+	struct event	 ev;
+	long long	 n = 0;
+	char		 why[256];
+
+	CHECK(claim(st, "p1", "t.later", NULL, why, sizeof(why)) ==
+	    HOOK_EACTION, "an action on a missing table fails (%s)", why);
+	mkev(&ev, "p1", "t.later", "{\"v\":\"p1\"}");
+	CHECK(store_failed(st, 0, &ev, why, 1, &n) == HOOK_PARKED && n == 1,
+	    "parked at its first failure (PARK_AFTER=1)");
+	CHECK(store_lookup(st, 0, &ev) == HOOK_PARKED,
+	    "a retry of it: parked, from a read");
+	event_clear(&ev);
+	CHECK(store_replay(st, 0, "p1", 0, why, sizeof(why)) ==
+	    REPLAY_FAILED, "replayed before the fix: fails again");
+	qrun("CREATE TABLE later (k VARCHAR(100))");
+	store_close(st);
+	st = open_store(cf, 0);
+	CHECK(store_about(st, why, sizeof(why)) == 0 && strstr(why,
+	    "MariaDB") != NULL && strstr(why, "pw-") == NULL,
+	    "check, the table made: %s (no password)", why);
+	CHECK(store_replay(st, 0, "p1", 0, why, sizeof(why)) == REPLAY_DONE &&
+	    qint("SELECT COUNT(*) FROM later WHERE k = 'p1'") == 1,
+	    "replayed after the fix: done (%s)", why);
+	CHECK(store_replay(st, 0, "p1", 0, why, sizeof(why)) ==
+	    REPLAY_ALREADY && qint("SELECT COUNT(*) FROM later") == 1,
+	    "replayed again: already, never run twice");
+	CHECK(store_replay(st, 0, "nope", 0, why, sizeof(why)) == REPLAY_NONE,
+	    "an unknown key: none");
+	store_close(st);
+}
+
+static void
+test_deferred(const char *act)
+{
+	struct conf		*cf = mkconf(act, "deferred", "t_");
+	struct store		*st = open_store(cf, 0);
+	struct store_work_item	 w;
+	long long		 now = (long long)time(NULL);
+
+	CHECK(claim(st, "d1", "t.ok", NULL, NULL, 0) == HOOK_ACCEPTED &&
+	    qint("SELECT COUNT(*) FROM effects WHERE k = 'd1'") == 0,
+	    "deferred: accepted, nothing run yet");
+	CHECK(store_work(st, NULL, NULL, now, 0, &w) == WORK_IDLE,
+	    "work leaves it to its claimer for a while");
+	CHECK(store_work(st, "default", "d1", now, 0, &w) == WORK_DONE &&
+	    qint("SELECT COUNT(*) FROM effects WHERE k = 'd1'") == 1,
+	    "its claimer runs it: once");
+	CHECK(store_work(st, "default", "d1", now, 0, &w) == WORK_IDLE &&
+	    qint("SELECT COUNT(*) FROM effects WHERE k = 'd1'") == 1,
+	    "and never again");
+	CHECK(claim(st, "d2", "t.fail", NULL, NULL, 0) == HOOK_ACCEPTED &&
+	    store_work(st, NULL, NULL, now + 60, 0, &w) == WORK_FAILED &&
+	    qint("SELECT status = 'failed' FROM t_events WHERE"
+	    " event_key = 'd2'") == 1, "a failing deferred event: failed, "
+	    "for a later run (%s)", w.why);
+	store_close(st);
+	conf_free(cf);
+}
+
+static int
+yes(void *arg, const char *topic)
+{
+	(void)arg;
+	return strcmp(topic, "t.done") == 0;
+}
+
+static void
+test_outbox(const struct conf *cf)
+{
+	struct store		*st = open_store(cf, 0);
+	struct outbox_item	 it, it2;
+	long long		 now = (long long)time(NULL), n;
+	char			 why[256];
+
+	qrun("UPDATE t_outbox SET status = 'delivered'");
+	CHECK(claim(st, "o1", "t.ok", NULL, NULL, 0) == HOOK_OK,
+	    "an event writes an outbox row");
+	CHECK(outbox_take(st, now, 35, yes, NULL, &it, why, sizeof(why)) ==
+	    TAKE_ONE && strcmp(it.key, "o1") == 0 && it.attempts == 1 &&
+	    strstr(it.payload, "o1") != NULL, "taken: its key, payload and "
+	    "first attempt");
+	CHECK(outbox_take(st, now, 35, yes, NULL, &it2, why, sizeof(why)) ==
+	    TAKE_NONE, "leased: not taken twice");
+	CHECK(outbox_failed(st, &it, "refused", now, 30, 2, why,
+	    sizeof(why)) == 1 && qint("SELECT next_at > UNIX_TIMESTAMP()"
+	    " FROM t_outbox WHERE event_key = 'o1'") == 1,
+	    "failed: due again after a backoff");
+	outbox_item_clear(&it);
+	CHECK(outbox_retry(st, now, 0, 1, why, sizeof(why)) == 1,
+	    "retry --now: made due");
+	CHECK(outbox_take(st, now, 35, yes, NULL, &it, why, sizeof(why)) ==
+	    TAKE_ONE && it.attempts == 2, "taken again: attempt 2");
+	CHECK(outbox_failed(st, &it, "refused", now, 30, 2, why,
+	    sizeof(why)) == 2, "at the most attempts: dead");
+	outbox_item_clear(&it);
+	CHECK((n = outbox_retry(st, now, 1, 0, why, sizeof(why))) == 1 &&
+	    outbox_take(st, now, 35, yes, NULL, &it, why, sizeof(why)) ==
+	    TAKE_ONE, "a dead row made pending again, and taken");
+	CHECK(outbox_delivered(st, &it, now, why, sizeof(why)) == 1 &&
+	    qint("SELECT status = 'delivered' FROM t_outbox WHERE"
+	    " event_key = 'o1'") == 1, "delivered");
+	it.lease++;
+	CHECK(outbox_delivered(st, &it, now, why, sizeof(why)) == 0,
+	    "a late attempt's outcome (another lease) is not written");
+	outbox_item_clear(&it);
+	store_close(st);
+}
+
+static void
+test_guard(void)
+{
+	static const struct {
+		const char	*sql;
+		const char	*what;
+	} bad[] = {
+		{ "-- on: *\nCREATE TABLE x (a INT);\n", "DDL in a section" },
+		{ "-- on: *\nCOMMIT;\n", "a COMMIT" },
+		{ "-- on: *\nLOCK TABLES effects WRITE;\n", "LOCK TABLES" },
+		{ "-- on: *\nUPDATE t_events SET status = 'dead';\n",
+		    "a write to oncehook's events" },
+		{ "-- on: *\nUPDATE outbox SET status = 'delivered';\n",
+		    "an update of the outbox" },
+		{ "-- on: *\nINSERT INTO outbox (topic, payload, status)"
+		    " VALUES ('a', 'b', 'delivered');\n",
+		    "an outbox row with a status" },
+		{ "-- on: *\nSET @x = :key;\n", "a user variable" },
+	};
+	struct conf	*cf;
+	struct store	*st;
+	char		 p[sizeof(dir) + 64], err[512];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_file("bad.sql", bad[i].sql, p, sizeof(p));
+		cf = mkconf(p, "sync", "t_");
+		CHECK(store_connect(cf, 0, &st, err, sizeof(err)) ==
+		    HOOK_ECONF && strstr(err, "bad.sql:") != NULL,
+		    "refused at load: %s (%s)", bad[i].what, err);
+		store_close(st);
+		conf_free(cf);
+	}
+}
+
+/* The connection killed while the claim's actions run: never OK. */
+static void
+test_killed(const struct conf *cf)
+{
+	struct store	*st = open_store(cf, 0);
+	pid_t		 pid;
+	int		 status;
+	enum hook_err	 er;
+
+	/* The store's connection is the newest of the user's. */
+	if ((pid = fork()) == -1)
+		BAIL("fork");
+	if (pid == 0) {
+		struct mydb	*db;
+		char		 err[256];
+
+		usleep(150000);
+		if (mydb_connect(cf, &db, err, sizeof(err)) != HOOK_OK)
+			_exit(1);
+		(void)mydb_run(db, mydb_sql(db, "%I", "SET @id = (SELECT"
+		    " MAX(ID) FROM information_schema.PROCESSLIST WHERE"
+		    " INFO LIKE 'SELECT SLEEP%')"), NULL, NULL);
+		(void)mydb_run(db, mydb_sql(db, "%I", "SET @s ="
+		    " CONCAT('KILL ', @id)"), NULL, NULL);
+		(void)mydb_run(db, mydb_sql(db, "%I", "PREPARE k FROM @s"),
+		    NULL, NULL);
+		(void)mydb_run(db, mydb_sql(db, "%I", "EXECUTE k"), NULL,
+		    NULL);
+		mydb_close(db);
+		_exit(0);
+	}
+	er = claim(st, "killed", "t.slow", NULL, NULL, 0);
+	waitpid(pid, &status, 0);
+	CHECK(er == HOOK_EBUSY && store_broken(st), "killed mid-claim: "
+	    "HOOK_EBUSY (%d), the connection let go", er);
+	CHECK(qint("SELECT COUNT(*) FROM t_events WHERE event_key ="
+	    " 'killed'") == 0 && qint("SELECT COUNT(*) FROM effects WHERE"
+	    " k = 'killed'") == 0, "nothing of it committed");
+	store_close(st);
+	st = open_store(cf, 0);
+	CHECK(claim(st, "killed", "t.slow", NULL, NULL, 0) == HOOK_OK &&
+	    qint("SELECT COUNT(*) FROM effects WHERE k = 'killed'") == 1,
+	    "the provider's retry on a new connection: once");
+	store_close(st);
+}
+
+static void
+test_rows_prune(const struct conf *cf)
+{
+	struct store		*st = open_store(cf, 0);
+	struct store_counts	 rows[2];
+	long long		 nc = 0, n;
+	char			 err[256];
+
+	CHECK(store_rows(st, (long long)time(NULL), rows, err,
+	    sizeof(err)) == 0 && rows[0].events == qint("SELECT COUNT(*)"
+	    " FROM t_events") && rows[0].conflicts >= 1 && rows[0].dead == 0,
+	    "counts: %lld events, %lld conflicts", rows[0].events,
+	    rows[0].conflicts);
+	n = store_prune(st, (long long)time(NULL) + 7200, 1, 0, &nc, err,
+	    sizeof(err));
+	CHECK(n == qint("SELECT COUNT(*) FROM t_events WHERE status ="
+	    " 'processed'"), "prune --dry-run two hours on: every processed "
+	    "event (%lld)", n);
+	n = store_prune(st, (long long)time(NULL) + 7200, 0, 0, &nc, err,
+	    sizeof(err));
+	CHECK(n > 0 && qint("SELECT COUNT(*) FROM t_events WHERE status ="
+	    " 'processed'") == 0 && qint("SELECT COUNT(*) FROM t_payloads p"
+	    " LEFT JOIN t_events e ON e.endpoint = p.endpoint AND"
+	    " e.event_key = p.event_key WHERE e.id IS NULL") == 0,
+	    "prune: those deleted, with their replay guard rows (%lld)", n);
+	store_close(st);
+}
+
+int
+main(void)
+{
+	struct conf	*cf;
+	char		 act[sizeof(dir) + 64], err[256];
+
+	url = getenv("ONCEHOOK_TEST_MYSQL");
+	pwfile = getenv("ONCEHOOK_TEST_MYSQL_PW");
+	if (url == NULL || pwfile == NULL) {
+		printf("1..0 # SKIP no server: tests/mystore.sh runs this\n");
+		return 0;
+	}
+	snprintf(dir, sizeof(dir), "/tmp/oncehook-t_mystore-XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		BAIL("mkdtemp");
+	write_file("actions.sql", actions, act, sizeof(act));
+	cf = mkconf(act, "sync", "t_");
+	if (mydb_connect(cf, &side, err, sizeof(err)) != HOOK_OK)
+		BAIL("side connection: %s", err);
+	test_init(cf);
+	test_claims(cf);
+	test_batch(cf);
+	test_races(cf);
+	test_park_replay(cf);
+	test_deferred(act);
+	test_outbox(cf);
+	test_guard();
+	test_killed(cf);
+	test_rows_prune(cf);
+	mydb_close(side);
+	conf_free(cf);
+	tap_rmdir(dir);
+	return tap_done();
+}
