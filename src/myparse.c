@@ -207,12 +207,17 @@ lex(const char *text, size_t len, int first_line, struct toks *tv,
     char *err, size_t errsz)
 {
 	struct tok	*t;
+	const char	*z;
 	size_t		 p = 0, e, cap = 0;
 	int		 line = first_line;
 	unsigned char	 c;
 
 	tv->v = NULL;
 	tv->n = 0;
+	/* What the server would read of a C string is what is checked. */
+	if ((z = memchr(text, '\0', len)) != NULL)
+		return fail(err, errsz, first_line + lines(text, z),
+		    "a NUL byte");
 	for (;;) {
 		/* White space and comments. */
 		while ((e = blank(text, len, p)) != p) {
@@ -760,9 +765,8 @@ emit(const struct cx *c, const struct plan *pl, int setup,
     struct myp_stmt *s)
 {
 	struct buf	 b = { NULL, 0, 0 };
-	char		 q[256];
 	const char	*p;
-	size_t		 i, n;
+	size_t		 i;
 	int		 rc = 0;
 
 	if (setup) {
@@ -785,14 +789,12 @@ emit(const struct cx *c, const struct plan *pl, int setup,
 			    param_add(s, (enum myp_param)param_of(c, i));
 		} else if (pl->outbox && i == pl->tbl) {
 			/* `prefix outbox`, its backquotes doubled */
-			n = 0;
-			q[n++] = '`';
-			for (p = c->prefix; *p != '\0' && n < sizeof(q) - 10;
-			    p++)
-				if ((q[n++] = *p) == '`')
-					q[n++] = '`';
-			memcpy(q + n, "outbox`", 7);
-			rc = buf_add(&b, q, n + 7);
+			rc = buf_add(&b, "`", 1);
+			for (p = c->prefix; *p != '\0' && rc == 0; p++)
+				rc = buf_add(&b, p, 1) | (*p == '`' ?
+				    buf_add(&b, "`", 1) : 0);
+			if (rc == 0)
+				rc = buf_add(&b, "outbox`", 7);
 		} else if (pl->outbox && i == pl->col0) {
 			rc = buf_add(&b, COLUMNS, sizeof(COLUMNS) - 1);
 			i = pl->col1;

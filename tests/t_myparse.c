@@ -187,6 +187,10 @@ test_lines(void)
 	    "an unterminated comment");
 	refused("CREATE TABLE t (a INT) /*! x", MYP_SETUP, 1,
 	    "unterminated comment", "an unterminated executable comment");
+	rc = myp_split("SELECT 1;\nDELETE FROM t \0WHERE a = 1", 36, 1,
+	    PREFIX, 0, &st, err, sizeof(err));
+	CHECK(rc == -1 && strcmp(err, "line 2: a NUL byte") == 0,
+	    "a NUL byte is refused: the server would read less (%s)", err);
 	refused("CREATE TABLE t (a TEXT DEFAULT 'x)", MYP_SETUP, 1,
 	    "unterminated string", "an unterminated string in the setup");
 }
@@ -285,6 +289,18 @@ test_own(void)
 	    "names that only look like an own table's");
 	allowed("SELECT 'oncehook_events', `x`.`y`",
 	    "an own table's name in a single-quoted string");
+	{
+		struct myp_stmts	 st = { NULL, 0 };
+		char			 err[256];
+		const char		*t = "SELECT * FROM oncehook_events, "
+		    "hk_Events";
+
+		CHECK(myp_split(t, strlen(t), 1, "hk_", 0, &st, err,
+		    sizeof(err)) == -1 && strcmp(err, "line 1: hk_events is "
+		    "oncehook's own table: an action may not name it") == 0,
+		    "another prefix: its tables, not the default's (%s)", err);
+		myp_free(&st);
+	}
 }
 
 static void
