@@ -2,9 +2,10 @@
  * oncehook: actions (see action.h).
  *
  * The file is read once and cut into sections at the marker lines
- * (actfile.c), and each section's statements are prepared with SQLITE_PREPARE_PERSISTENT.  The
- * index of every named parameter is looked up at load time, and a
- * parameter we do not provide is an error then, not at the first event.
+ * (actfile.c), and each section's statements are prepared with
+ * SQLITE_PREPARE_PERSISTENT.  The index of every named parameter is
+ * looked up at load time, and a parameter we do not provide is an error
+ * then, not at the first event.
  */
 #include "config.h"
 
