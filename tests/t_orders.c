@@ -7,6 +7,10 @@
  * own, then every arrival order of payment, refund and cancellation for
  * one order is played and the final status asserted explicitly.
  *
+ * With ONCEHOOK_TEST_MYSQL (tests/orders-mariadb.sh), the same tests run
+ * on a MariaDB server with sql/actions/mysql/orders.sql: the same
+ * out-of-order semantics on both stores.
+ *
  * The expected statuses come from the rules in orders.sql:
  *	paid and refunded	-> refunded
  *	paid			-> paid
@@ -30,6 +34,7 @@
 #include "conf.h"
 #include "event.h"
 #include "hook.h"
+#include "mydb.h"
 #include "store.h"
 #include "tap.h"
 #include "testlib.h"
@@ -41,6 +46,7 @@ static char		 dir[64];
 static struct conf	*cf;
 static struct store	*st;
 static sqlite3		*q;		/* a second connection, to look */
+static struct mydb	*my;		/* ... on a MariaDB store */
 static long long	 clock_now = 1700000000;
 
 /*
@@ -75,26 +81,95 @@ deliver(size_t epi, const char *body, long long *atp)
 	return c.result;
 }
 
-/* One column of order id as text ("(none)" without a row). */
+/* sql with our words for the MariaDB store's ("events", "key"). */
+static char *
+mysql_words(const char *sql)
+{
+	static const char *const from[] = { " events ", "key =" };
+	static const char *const to[] = { " ord_events ", "event_key =" };
+	char	*out, *o;
+	size_t	 i;
+
+	if ((out = malloc(2 * strlen(sql) + 64)) == NULL)
+		BAIL("out of memory");
+	for (o = out; *sql != '\0';) {
+		for (i = 0; i < 2; i++)
+			if (strncmp(sql, from[i], strlen(from[i])) == 0)
+				break;
+		if (i < 2) {
+			o = stpcpy(o, to[i]);
+			sql += strlen(from[i]);
+		} else
+			*o++ = *sql++;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* The first column of the first row of sql, as text, or NULL. */
+static const char *
+first(const char *sql)
+{
+	static char	 buf[256];
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	sqlite3_stmt	*s;
+	const char	*t = NULL;
+	char		*m;
+
+	if (my != NULL) {
+		m = mysql_words(sql);
+		if (mydb_run(my, mydb_sql(my, "%I", m), &r, NULL) != 0)
+			BAIL("%s: %s", m, mydb_error(my));
+		free(m);
+		if (mydb_next(r, &row) && row.v[0] != NULL) {
+			snprintf(buf, sizeof(buf), "%s", row.v[0]);
+			t = buf;
+		}
+		mydb_free(r);
+		return t;
+	}
+	if (sqlite3_prepare_v2(q, sql, -1, &s, NULL) != SQLITE_OK)
+		BAIL("%s: %s", sql, sqlite3_errmsg(q));
+	if (sqlite3_step(s) == SQLITE_ROW &&
+	    (t = (const char *)sqlite3_column_text(s, 0)) != NULL) {
+		snprintf(buf, sizeof(buf), "%s", t);
+		t = buf;
+	}
+	sqlite3_finalize(s);
+	return t;
+}
+
+/* Run sql, which returns nothing. */
+static void
+exec_sql(const char *sql)
+{
+	if (my != NULL ? mydb_run(my, mydb_sql(my, "%I", sql), NULL, NULL) !=
+	    0 : sqlite3_exec(q, sql, NULL, NULL, NULL) != SQLITE_OK)
+		BAIL("%s: %s", sql, my != NULL ? mydb_error(my) :
+		    sqlite3_errmsg(q));
+}
+
+/* One column of order id as text ("(none)" without a row); a number
+ * as SQLite writes it (a DECIMAL's zeros after the point dropped). */
 static const char *
 col(const char *id, const char *column)
 {
 	static char	 buf[256];
-	char		*sql;
-	sqlite3_stmt	*s;
+	char		 sql[512];
 	const char	*t;
 
-	if ((sql = sqlite3_mprintf("SELECT ifnull(CAST(%s AS TEXT), "
-	    "'(null)') FROM orders WHERE id = %Q", column, id)) == NULL)
-		BAIL("out of memory");
-	if (sqlite3_prepare_v2(q, sql, -1, &s, NULL) != SQLITE_OK)
-		BAIL("%s: %s", sql, sqlite3_errmsg(q));
-	snprintf(buf, sizeof(buf), "(none)");
-	if (sqlite3_step(s) == SQLITE_ROW &&
-	    (t = (const char *)sqlite3_column_text(s, 0)) != NULL)
-		snprintf(buf, sizeof(buf), "%s", t);
-	sqlite3_finalize(s);
-	sqlite3_free(sql);
+	if (my != NULL)
+		snprintf(sql, sizeof(sql), "SELECT IFNULL(IF(%s REGEXP"
+		    " '^-?[0-9]+[.][0-9]+$', TRIM(TRAILING '.' FROM"
+		    " TRIM(TRAILING '0' FROM %s)), CAST(%s AS CHAR)),"
+		    " '(null)') FROM orders WHERE id = '%s'", column, column,
+		    column, id);
+	else
+		snprintf(sql, sizeof(sql), "SELECT ifnull(CAST(%s AS TEXT), "
+		    "'(null)') FROM orders WHERE id = '%s'", column, id);
+	t = first(sql);
+	snprintf(buf, sizeof(buf), "%s", t != NULL ? t : "(none)");
 	return buf;
 }
 
@@ -108,15 +183,9 @@ is(const char *id, const char *column, const char *want)
 static long long
 count(const char *sql)
 {
-	sqlite3_stmt	*s;
-	long long	 n = -1;
+	const char	*t = first(sql);
 
-	if (sqlite3_prepare_v2(q, sql, -1, &s, NULL) != SQLITE_OK)
-		BAIL("%s: %s", sql, sqlite3_errmsg(q));
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return n;
+	return t != NULL ? strtoll(t, NULL, 10) : -1;
 }
 
 static long long
@@ -321,10 +390,8 @@ test_stripe(void)
 	    "charge.refunded keeps the payment facts");
 
 	/* A pending order as the site creates it, then cancelled. */
-	if (sqlite3_exec(q, "INSERT INTO orders (id, amount, currency, "
-	    "created_at, updated_at) VALUES ('s3', 700, 'usd', 1, 1)", NULL,
-	    NULL, NULL) != SQLITE_OK)
-		BAIL("insert s3: %s", sqlite3_errmsg(q));
+	exec_sql("INSERT INTO orders (id, amount, currency, created_at, "
+	    "updated_at) VALUES ('s3', 700, 'usd', 1, 1)");
 	CHECK(is("s3", "status", "pending"), "a new order is pending");
 	er = deliver(EP_STRIPE, stripe_cancel(b, sizeof(b), "s3", "evt_s4"),
 	    NULL);
@@ -566,6 +633,7 @@ int
 main(void)
 {
 	char		 db[sizeof(dir) + 32], act[1024], err[512];
+	const char	*url = getenv("ONCEHOOK_TEST_MYSQL");
 	struct var	 vars[] = {
 		{ "ONCEHOOK_DB", db },
 		{ "ONCEHOOK_ENDPOINTS", "generic,stripe" },
@@ -576,36 +644,61 @@ main(void)
 		{ "ONCEHOOK_STRIPE_SCHEME", "stripe" },
 		{ "ONCEHOOK_STRIPE_SECRET", "whsec_test" },
 		{ "ONCEHOOK_STRIPE_ACTIONS", act },
+		{ "ONCEHOOK_DB_PASSWORD_FILE", getenv("ONCEHOOK_TEST_MYSQL_PW") },
+		{ "ONCEHOOK_DB_PREFIX", "ord_" },
 		{ NULL, NULL }
 	};
 
 	snprintf(dir, sizeof(dir), "/tmp/oncehook-t_orders-XXXXXX");
 	if (mkdtemp(dir) == NULL)
 		BAIL("mkdtemp: %s", strerror(errno));
-	snprintf(db, sizeof(db), "%s/orders.sqlite", dir);
-	snprintf(act, sizeof(act), "%s/sql/actions/orders.sql", tap_srcdir());
+	if (url != NULL) {
+		snprintf(db, sizeof(db), "%s", url);
+		snprintf(act, sizeof(act), "%s/sql/actions/mysql/orders.sql",
+		    tap_srcdir());
+	} else {
+		snprintf(db, sizeof(db), "%s/orders.sqlite", dir);
+		snprintf(act, sizeof(act), "%s/sql/actions/orders.sql",
+		    tap_srcdir());
+		vars[9].name = NULL;	/* the MariaDB store's only */
+	}
 	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
 		BAIL("conf_load: %s", err);
 	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
 		BAIL("store_open: %s", err);
-	if (sqlite3_open_v2(db, &q, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
-		BAIL("sqlite3_open: %s", sqlite3_errmsg(q));
-
-	CHECK(count("SELECT count(*) FROM sqlite_master WHERE type = "
-	    "'table' AND name = 'orders' AND sql LIKE '%WITHOUT ROWID'") == 1 &&
-	    count("SELECT count(*) FROM pragma_table_xinfo('orders') WHERE "
-	    "name = 'status' AND hidden = 2") == 1 &&
-	    count("SELECT count(*) FROM sqlite_master WHERE type = "
-	    "'trigger' AND tbl_name = 'orders'") == 0,
-	    "orders.sql setup made the table: WITHOUT ROWID, the status a "
-	    "generated column, no trigger");
+	if (url != NULL) {
+		if (mydb_connect(cf, &my, err, sizeof(err)) != HOOK_OK)
+			BAIL("a second connection: %s", err);
+		CHECK(count("SELECT COUNT(*) FROM information_schema.COLUMNS"
+		    " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'orders'"
+		    " AND COLUMN_NAME = 'status' AND GENERATION_EXPRESSION IS NOT"
+		    " NULL AND GENERATION_EXPRESSION <> ''") == 1 &&
+		    count("SELECT COUNT(*) FROM information_schema.TABLES WHERE"
+		    " TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'orders' AND"
+		    " ENGINE = 'InnoDB'") == 1, "mysql/orders.sql setup made the"
+		    " table: InnoDB, the status a generated column");
+	} else {
+		if (sqlite3_open_v2(db, &q, SQLITE_OPEN_READWRITE, NULL) !=
+		    SQLITE_OK)
+			BAIL("sqlite3_open: %s", sqlite3_errmsg(q));
+		CHECK(count("SELECT count(*) FROM sqlite_master WHERE type = "
+		    "'table' AND name = 'orders' AND sql LIKE '%WITHOUT ROWID'")
+		    == 1 && count("SELECT count(*) FROM "
+		    "pragma_table_xinfo('orders') WHERE name = 'status' AND "
+		    "hidden = 2") == 1 && count("SELECT count(*) FROM "
+		    "sqlite_master WHERE type = 'trigger' AND tbl_name = "
+		    "'orders'") == 0, "orders.sql setup made the table: WITHOUT "
+		    "ROWID, the status a generated column, no trigger");
+	}
 	test_generic();
 	test_stripe();
 	test_permutations();
 	test_checkout_pair();
 	test_late();
 
-	sqlite3_close(q);
+	if (q != NULL)
+		sqlite3_close(q);
+	mydb_close(my);
 	store_close(st);
 	conf_free(cf);
 	tap_rmdir(dir);

@@ -14,6 +14,13 @@
 #                         oncehook needs on it (README, "Choosing a store")
 #   md_stop               SIGTERM, wait for the PID, SIGKILL after 30 s
 #   md_kill               SIGKILL (a crash), no wait for a clean stop
+#   md_test_env NAME      for a test program: start a server in a new
+#                         temporary directory (removed, and the server
+#                         stopped, at exit), a database and user NAME,
+#                         and export ONCEHOOK_TEST_MYSQL (its URL) and
+#                         ONCEHOOK_TEST_MYSQL_PW (the password file);
+#                         exits 77 without mariadb-server, 99 if it
+#                         does not start
 
 md_bin() {
 	for b in /usr/sbin/mariadbd /usr/sbin/mysqld; do
@@ -105,4 +112,28 @@ md_kill() {
 	kill -9 "$MD_PID" 2>/dev/null
 	wait "$MD_PID" 2>/dev/null
 	MD_PID=
+}
+
+md_test_env() {	# md_test_env NAME
+	if ! md_bin >/dev/null 2>&1; then
+		echo "1..0 # SKIP no MariaDB server (Debian's mariadb-server)"
+		exit 77
+	fi
+	md_tmp=$(mktemp -d "${TMPDIR:-/tmp}/oncehook-$1.XXXXXX") || exit 99
+	trap 'md_stop >/dev/null 2>&1; rm -rf "$md_tmp"' EXIT
+	trap 'exit 99' HUP INT TERM
+	if ! md_start "$md_tmp/md" >"$md_tmp/start.log" 2>&1; then
+		echo "Bail out! MariaDB did not start: $(tail -n 3 \
+		    "$md_tmp/start.log")"
+		exit 99
+	fi
+	md_user "$1" "$1" "pw-$1-1" || {
+		echo "Bail out! cannot make the test database and user"
+		exit 99
+	}
+	printf 'pw-%s-1\n' "$1" >"$md_tmp/pw"
+	chmod 600 "$md_tmp/pw"
+	ONCEHOOK_TEST_MYSQL="mysql://$1@localhost/$1?socket=$MD_SOCK"
+	ONCEHOOK_TEST_MYSQL_PW=$md_tmp/pw
+	export ONCEHOOK_TEST_MYSQL ONCEHOOK_TEST_MYSQL_PW
 }

@@ -74,10 +74,10 @@
 --   has it from 8.0.21 only.  MariaDB calls a number written with an
 --   exponent and no point (1e3) an INTEGER; an integer id must also be
 --   written as one (digits only), as SQLite and MySQL require.
--- - The amount is DECIMAL(20,4) (SQLite's NUMERIC kept what came):
+-- - The amount is DECIMAL(65,4) (SQLite's NUMERIC kept what came):
 --   Stripe's amounts are integers in the smallest unit, the generic
 --   format's may carry decimals.  An amount that is a JSON number or a
---   string of one, plain decimal notation, at most 15 digits before the
+--   string of one, plain decimal notation, at most 61 digits before the
 --   point, is kept (rounded to 4 places); anything else is kept as NULL
 --   rather than failing the event under STRICT_ALL_TABLES.
 -- - A JSON null detail is SQL NULL, as in SQLite (JSON_UNQUOTE would
@@ -98,7 +98,7 @@ CREATE TABLE IF NOT EXISTS orders (
 		WHEN cancelled_at IS NOT NULL THEN 'cancelled'
 		ELSE 'pending'
 	    END) VIRTUAL,
-	amount		DECIMAL(20,4) NULL,
+	amount		DECIMAL(65,4) NULL,
 	currency	TEXT NULL,
 	customer_email	TEXT NULL,
 	payment_id	TEXT NULL,
@@ -131,8 +131,8 @@ FROM (SELECT
 	THEN JSON_UNQUOTE(j_id) END AS v_id,
     CASE WHEN JSON_TYPE(j_amount) IN ('INTEGER', 'UNSIGNED INTEGER',
 	    'DOUBLE', 'DECIMAL', 'STRING')
-	AND JSON_UNQUOTE(j_amount) REGEXP '^-{0,1}[0-9]{1,15}([.][0-9]+){0,1}$'
-	THEN CAST(JSON_UNQUOTE(j_amount) AS DECIMAL(20,4)) END AS v_amount,
+	AND JSON_UNQUOTE(j_amount) REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
+	THEN CAST(JSON_UNQUOTE(j_amount) AS DECIMAL(65,4)) END AS v_amount,
     CASE WHEN JSON_TYPE(j_currency) <> 'NULL'
 	THEN JSON_UNQUOTE(j_currency) END AS v_currency,
     CASE WHEN JSON_TYPE(j_email) <> 'NULL'
@@ -243,8 +243,8 @@ FROM (SELECT
 	THEN JSON_UNQUOTE(j_id) END AS v_id,
     CASE WHEN JSON_TYPE(j_amount) IN ('INTEGER', 'UNSIGNED INTEGER',
 	    'DOUBLE', 'DECIMAL', 'STRING')
-	AND JSON_UNQUOTE(j_amount) REGEXP '^-{0,1}[0-9]{1,15}([.][0-9]+){0,1}$'
-	THEN CAST(JSON_UNQUOTE(j_amount) AS DECIMAL(20,4)) END AS v_amount,
+	AND JSON_UNQUOTE(j_amount) REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
+	THEN CAST(JSON_UNQUOTE(j_amount) AS DECIMAL(65,4)) END AS v_amount,
     CASE WHEN JSON_TYPE(j_currency) <> 'NULL'
 	THEN JSON_UNQUOTE(j_currency) END AS v_currency,
     CASE WHEN JSON_TYPE(j_email) <> 'NULL'
@@ -313,8 +313,8 @@ FROM (SELECT
 	THEN JSON_UNQUOTE(j_id) END AS v_id,
     CASE WHEN JSON_TYPE(j_amount) IN ('INTEGER', 'UNSIGNED INTEGER',
 	    'DOUBLE', 'DECIMAL', 'STRING')
-	AND JSON_UNQUOTE(j_amount) REGEXP '^-{0,1}[0-9]{1,15}([.][0-9]+){0,1}$'
-	THEN CAST(JSON_UNQUOTE(j_amount) AS DECIMAL(20,4)) END AS v_amount,
+	AND JSON_UNQUOTE(j_amount) REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
+	THEN CAST(JSON_UNQUOTE(j_amount) AS DECIMAL(65,4)) END AS v_amount,
     CASE WHEN JSON_TYPE(j_currency) <> 'NULL'
 	THEN JSON_UNQUOTE(j_currency) END AS v_currency,
     CASE WHEN JSON_TYPE(j_email) <> 'NULL'
