@@ -703,6 +703,8 @@ mys_claim(struct store *b, struct store_claim *claims, size_t n)
 			return HOOK_OK;
 		if (!mydb_deadlock(e) || s->broken)
 			break;
+		log_info("store: %s (a deadlock, rolled back by the server): "
+		    "running the claim again", mydb_error(s->db));
 		rollback(s);
 	}
 	/* Rule 1: a COMMIT that failed, or whose answer was lost, is the

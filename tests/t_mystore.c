@@ -39,6 +39,9 @@ static const char *url, *pwfile;
 static const char actions[] =
 "CREATE TABLE IF NOT EXISTS effects (k VARCHAR(100) NOT NULL)\n"
 "    ENGINE=InnoDB;\n"
+"CREATE TABLE IF NOT EXISTS locks (id INT PRIMARY KEY, n INT NOT NULL)\n"
+"    ENGINE=InnoDB;\n"
+"INSERT IGNORE INTO locks VALUES (1, 0), (2, 0);\n"
 "-- on: t.ok\n"
 "INSERT INTO effects (k) VALUES (:key);\n"
 "INSERT INTO outbox (topic, payload)\n"
@@ -50,7 +53,15 @@ static const char actions[] =
 "INSERT INTO effects (k) VALUES (:key);\n"
 "INSERT INTO effects (k) VALUES (NULL);\n"
 "-- on: t.later\n"
-"INSERT INTO later (k) VALUES (:key);\n";
+"INSERT INTO later (k) VALUES (:key);\n"
+"-- on: t.ab\n"
+"UPDATE locks SET n = n + 1 WHERE id = 1;\n"
+"SELECT SLEEP(0.3);\n"
+"UPDATE locks SET n = n + 1 WHERE id = 2;\n"
+"-- on: t.ba\n"
+"UPDATE locks SET n = n + 1 WHERE id = 2;\n"
+"SELECT SLEEP(0.3);\n"
+"UPDATE locks SET n = n + 1 WHERE id = 1;\n";
 
 static void
 write_file(const char *name, const char *text, char *p, size_t psz)
@@ -195,7 +206,7 @@ test_init(const struct conf *cf)
 	    "init again: nothing applied twice");
 	store_close(st);
 	CHECK(store_about(st = open_store(cf, 0), err, sizeof(err)) == -1 &&
-	    strstr(err, "actions.sql:14:") != NULL && strstr(err, "later") !=
+	    strstr(err, "actions.sql:17:") != NULL && strstr(err, "later") !=
 	    NULL, "check prepares every section: a missing table found (%s)",
 	    err);
 	store_close(st);
@@ -479,6 +490,43 @@ test_guard(void)
 	}
 }
 
+/*
+ * Two claims whose actions take two rows' locks in opposite orders, at
+ * once: InnoDB finds the deadlock and rolls one back; the store runs
+ * that claim once more, and both take effect, once each.
+ */
+static void
+test_deadlock(const struct conf *cf)
+{
+	pid_t	 pid[2];
+	int	 i, status, r[2];
+
+	for (i = 0; i < 2; i++) {
+		if ((pid[i] = fork()) == -1)
+			BAIL("fork");
+		if (pid[i] == 0) {
+			struct store	*st;
+			char		 err[256];
+
+			if ((st = store_open(cf, 0, err, sizeof(err))) ==
+			    NULL)
+				_exit(100);
+			_exit(claim(st, i ? "dl-b" : "dl-a", i ? "t.ba" :
+			    "t.ab", NULL, NULL, 0));
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		if (waitpid(pid[i], &status, 0) == -1 || !WIFEXITED(status))
+			BAIL("child");
+		r[i] = WEXITSTATUS(status);
+	}
+	CHECK(r[0] == HOOK_OK && r[1] == HOOK_OK &&
+	    qint("SELECT SUM(n) FROM locks") == 4 &&
+	    qint("SELECT COUNT(*) FROM t_events WHERE event_key LIKE 'dl-%'")
+	    == 2, "a deadlock between two claims: the one rolled back is run "
+	    "again, both once (%d, %d)", r[0], r[1]);
+}
+
 /* The connection killed while the claim's actions run: never OK. */
 static void
 test_killed(const struct conf *cf)
@@ -580,6 +628,7 @@ main(void)
 	test_deferred(act);
 	test_outbox(cf);
 	test_guard();
+	test_deadlock(cf);
 	test_killed(cf);
 	test_rows_prune(cf);
 	mydb_close(side);
