@@ -5,7 +5,7 @@
 #   3. build again with AddressSanitizer + UBSan and run `make check`,
 #   4. run `make distcheck` (a VPATH build from the tarball, read-only
 #      sources; the fault and power-loss suites sampled; counted as one
-#      test),
+#      test), and a build without MariaDB Connector/C (one test),
 #   5. run every unit test program (tests/t_*) under valgrind, leaks
 #      checked (each counted as one test; the fault and power-loss
 #      suites in their quick form),
@@ -95,6 +95,28 @@ if ONCEHOOK_TEST_QUICK=1 make -j"$jobs" distcheck \
 else
 	failed=$((failed + 1))
 	grep -E '^(FAIL|ERROR)|rror' distcheck.out | head -30
+fi
+
+# A build without MariaDB Connector/C still builds, and a mysql:// store
+# says what it needs (one step).
+echo "== without MariaDB"
+nomy=$root/_build/nomariadb
+nomy_ok=0
+rm -rf "$nomy" && mkdir -p "$nomy" && cd "$nomy" &&
+if "$root/configure" --without-mariadb --enable-werror >configure.out 2>&1 &&
+    make -j"$jobs" oncehook >make.out 2>&1 &&
+    ! grep -q 'define HAVE_MARIADB' config.h; then
+	ONCEHOOK_DB='mysql://shop@localhost/shop' ONCEHOOK_SCHEME=stripe \
+	    ONCEHOOK_SECRET=whsec_x ./oncehook check >check.out 2>&1
+	[ $? -eq 1 ] && grep -q 'built without the MariaDB/MySQL store: ' \
+	    check.out && nomy_ok=1
+fi
+if [ $nomy_ok -eq 1 ]; then
+	passed=$((passed + 1))
+	grep 'built without' check.out
+else
+	failed=$((failed + 1))
+	tail -n 20 configure.out make.out check.out 2>/dev/null
 fi
 
 echo "== valgrind"
