@@ -34,6 +34,7 @@
 # passed, 1 some failed, 77 skipped (not root, no git checkout), 99
 # harness error.
 
+# shellcheck disable=SC2016 # the sh -c scripts expand in their own shell
 set -uo pipefail
 export LC_ALL=C DEBIAN_FRONTEND=noninteractive
 
@@ -54,7 +55,12 @@ tap() {	# tap ok|not-ok TEXT
 check() {	# check TEXT COMMAND...: one TAP line, ok if COMMAND succeeds
 	local text=$1
 	shift
-	if "$@"; then tap ok "$text"; else tap not-ok "$text"; fi
+	if "$@" >"$work/check.out" 2>&1; then
+		tap ok "$text"
+	else
+		tap not-ok "$text"
+		tail -n 20 "$work/check.out" | sed 's/^/# /'
+	fi
 }
 bail() {
 	echo "Bail out! $*"
@@ -105,8 +111,8 @@ trap 'exit 99' HUP INT TERM
 
 # 1. Build from a clean copy of HEAD.
 echo "# building $(git -C "$root" rev-parse --short HEAD) in $work/src"
-mkdir -p "$work/src" &&
-    git -C "$root" archive --format=tar HEAD | tar -x -C "$work/src" ||
+mkdir -p "$work/src" || bail "mkdir $work/src"
+git -C "$root" archive --format=tar HEAD | tar -x -C "$work/src" ||
     bail "git archive failed"
 if (cd "$work/src" && dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1
 then
@@ -118,7 +124,7 @@ else
 fi
 deb=$(ls "$work"/oncehook_*.deb)
 changes=$(ls "$work"/oncehook_*.changes)
-echo "# $(ls -l "$deb" | awk '{print $5, $9}')"
+echo "# $(stat -c '%s bytes' "$deb") $(basename "$deb")"
 dpkg-deb -I "$deb" | sed -n 's/^ \(size\|Installed-Size\|Depends\|Recommends\):*/# &/p'
 
 # 2. lintian, at its default level (errors and warnings); the info
@@ -184,10 +190,10 @@ check "every conf-example is installed uncompressed in $ex${missing:+ (missing:$
 check "the examples name no /usr/local path of oncehook's" sh -c \
     "! grep -rn -e /usr/local/bin/oncehook -e /usr/local/share/oncehook $ex /lib/systemd/system/oncehook*"
 bad=
-for p in $(grep -rhoE '/usr/(bin|share)/oncehook[A-Za-z0-9_./-]*' "$ex" \
-    /lib/systemd/system/oncehook* | sed 's|/$||' | sort -u); do
+while IFS= read -r p; do
 	[ -e "$p" ] || bad="$bad $p"
-done
+done < <(grep -rhoE '/usr/(bin|share)/oncehook[A-Za-z0-9_./-]*' "$ex" \
+    /lib/systemd/system/oncehook* | sed 's|/$||' | sort -u)
 check "every /usr/bin/oncehook... and /usr/share/oncehook... path the examples name exists${bad:+ (missing:$bad)}" \
     test -z "$bad"
 
@@ -212,8 +218,8 @@ suite() {	# suite SCRIPT: run it, its TAP lines renumbered as ours
 	rc=$?
 	while IFS= read -r line; do
 		case $line in
-		"ok "*) tap ok "$s: $(echo "$line" | sed 's/^ok [0-9]* - //')" ;;
-		"not ok "*) tap not-ok "$s: $(echo "$line" | sed 's/^not ok [0-9]* - //')" ;;
+		"ok "*) tap ok "$s: ${line#ok * - }" ;;
+		"not ok "*) tap not-ok "$s: ${line#not ok * - }" ;;
 		"Bail out!"*) tap not-ok "$s: $line" ;;
 		"1.."*) ;;
 		*) echo "$line" ;;
