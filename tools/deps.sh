@@ -4,7 +4,8 @@
 # the real web servers and clients the tests drive (wrk: bench/run.sh
 # --smoke; promtool, from prometheus, checks the metrics; chromium opens
 # the status page; PHP-FPM runs the outbox's receiver in tests/outbox.sh;
-# the benchmark's peers need bench/deps.sh too).  Does nothing when
+# the benchmark's peers need bench/deps.sh too; debhelper, lintian and
+# libmariadb-dev build and check the Debian package, tests/package.sh).  Does nothing when
 # all are there.  Run as root (or with sudo) on Debian 12.
 set -euo pipefail
 
@@ -17,6 +18,7 @@ pkgs=(
 	valgrind clang libclang-rt-14-dev wrk
 	prometheus chromium
 	php8.2-fpm php8.2-sqlite3 php8.2-cli jq
+	debhelper dpkg-dev fakeroot lintian libmariadb-dev
 )
 
 missing=()

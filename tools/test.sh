@@ -13,6 +13,9 @@
 #      (default 60; counted as one test).
 #   7. run the benchmark's smoke mode (bench/run.sh --smoke; one test)
 #      and bench/pages.sh over 20 deliveries (one test).
+#   8. build the Debian package from HEAD, lintian, install it, run the
+#      e2e suites against it, purge it (tests/package.sh; its TAP lines
+#      counted).
 # Ends with one line "N passed, N failed" over all suites, and exits 1 if
 # anything failed.
 set -uo pipefail
@@ -170,6 +173,22 @@ if bash "$root/bench/pages.sh" --bin "$root/_build/plain/oncehook" 20 \
 else
 	failed=$((failed + 1))
 	tail -n 30 "$root/_build/bench-pages.out"
+fi
+
+# The Debian package (tests/package.sh): each of its TAP lines counted.
+echo "== package"
+bash "$root/tests/package.sh" >"$root/_build/package.out" 2>&1
+p=$(grep -c '^ok ' "$root/_build/package.out")
+f=$(grep -c -e '^not ok ' -e '^Bail out!' "$root/_build/package.out")
+passed=$((passed + p))
+failed=$((failed + f))
+grep -e '^not ok ' -e '^Bail out!' -e '^# lintian' -e 'took' \
+    "$root/_build/package.out"
+if grep -q '^1\.\.0 # SKIP' "$root/_build/package.out"; then
+	skipped=$((skipped + 1))
+elif [ "$p" -eq 0 ]; then
+	failed=$((failed + 1))
+	tail -n 30 "$root/_build/package.out"
 fi
 
 echo "== took $(( $(date +%s) - start ))s; $skipped skipped"
