@@ -46,7 +46,6 @@
 #include "store.h"
 #include "store_be.h"
 
-#define OUTBOX_CAP	21600	/* the longest wait between attempts, s */
 
 struct mystore {
 	struct store		 base;
@@ -901,23 +900,6 @@ mys_rows(struct store *b, long long now, struct store_counts *rows,
 	return 0;
 }
 
-/* Events: 1 min doubling to 6 h, with jitter (sqstore.c's). */
-static long long
-backoff(long long attempts, long long first, long long cap)
-{
-	unsigned int	 r = 0;
-	long long	 d = first > 0 ? first : 1;
-
-	while (attempts-- > 1 && d < cap)
-		d *= 2;
-	if (d > cap)
-		d = cap;
-	if (crypto_random(&r, sizeof(r)) == -1)
-		r = 0;
-	d = d / 2 + (long long)((double)(d - d / 2) * (double)r /
-	    4294967296.0);
-	return d > 0 ? d : 1;
-}
 
 static enum hook_err
 mys_failed(struct store *b, size_t endpoint, const struct event *ev,
@@ -958,8 +940,8 @@ mys_failed(struct store *b, size_t endpoint, const struct event *ev,
 		    " id = id", s->p, ep->name, ev->key, ev->type, ev->hash,
 		    ev->payload, ev->payloadsz, ev->received_at,
 		    ep->retention, ev->received_at + ep->retention, *attempts,
-		    error, now + backoff(*attempts, 60, 21600)), NULL, &n)) !=
-		    0)
+		    error, now + store_backoff(*attempts, 60, 21600)), NULL,
+		    &n)) != 0)
 			goto fail;
 		if (n > 0) {
 			er = HOOK_PARKED;
@@ -992,7 +974,8 @@ work_failed(struct mystore *s, long long id, const char *error,
 	    " last_error = %s, next_at = IF(attempts >= %lld, NULL, %lld),"
 	    " status = IF(attempts >= %lld, 'dead', 'failed') WHERE id = %lld"
 	    " AND status <> 'processed'", s->p, error, max,
-	    now + backoff(attempts, 60, 21600), max, id), NULL, NULL) != 0)
+	    now + store_backoff(attempts, 60, 21600), max, id), NULL,
+	    NULL) != 0)
 		log_warnx("store: noting a failed run of its actions: %s",
 		    mydb_error(s->db));
 }
@@ -1349,8 +1332,8 @@ mys_ob_failed(struct store *b, const struct outbox_item *it,
 	    " NULL, next_at = IF(attempts >= %lld, %lld, %lld), status ="
 	    " IF(attempts >= %lld, 'dead', 'pending') WHERE seq = %lld AND"
 	    " status = 'pending' AND lease = %lld", s->p, error, max_attempts,
-	    now, now + backoff(it->attempts, first, OUTBOX_CAP), max_attempts,
-	    it->seq, it->lease), whybuf, whysz);
+	    now, now + store_backoff(it->attempts, first, OUTBOX_CAP),
+	    max_attempts, it->seq, it->lease), whybuf, whysz);
 	return r == 1 && it->attempts >= max_attempts ? 2 : r;
 }
 

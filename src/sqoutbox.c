@@ -16,7 +16,6 @@
 #include "store.h"
 #include "sqstore.h"
 
-#define OUTBOX_CAP	21600	/* the longest wait between attempts, s */
 
 /* The has_target() of the take in progress, as an SQL function. */
 static void
@@ -228,7 +227,7 @@ sqo_failed(struct store *b, const struct outbox_item *it,
 	    " status = CASE WHEN attempts >= ?6 THEN 'dead' ELSE 'pending'"
 	    " END, next_at = CASE WHEN attempts >= ?6 THEN ?3 ELSE ?5 END"
 	    " WHERE seq = ?1 AND status = 'pending' AND lease = ?2",
-	    it, now, error, now + sq_backoff(it->attempts, first,
+	    it, now, error, now + store_backoff(it->attempts, first,
 	    OUTBOX_CAP), max, why, whysz);
 	return r == 1 && it->attempts >= max ? 2 : r;
 }

@@ -1420,7 +1420,8 @@ sqs_failed(struct store *b, size_t endpoint, const struct event *ev,
 		sqlite3_bind_int64(st, 8, *attempts);
 		sqlite3_bind_text(st, 9, error, -1, SQLITE_STATIC);
 		/* work retries it in the background, after the backoff. */
-		sqlite3_bind_int64(st, 10, now + sq_backoff(*attempts, 60, 21600));
+		sqlite3_bind_int64(st, 10, now + store_backoff(*attempts, 60,
+		    21600));
 		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 			goto fail;
 		sqlite3_finalize(st);
@@ -1562,23 +1563,6 @@ done:
 	return res;
 }
 
-/* Events: sq_backoff(attempts, 60, 21600), 1 min doubling to 6 h. */
-long long
-sq_backoff(long long attempts, long long first, long long cap)
-{
-	unsigned int	 r = 0;
-	long long	 d = first > 0 ? first : 1;
-
-	while (attempts-- > 1 && d < cap)
-		d *= 2;
-	if (d > cap)
-		d = cap;
-	if (crypto_random(&r, sizeof(r)) == -1)
-		r = 0;
-	d = d / 2 + (long long)((double)(d - d / 2) * (double)r /
-	    4294967296.0);
-	return d > 0 ? d : 1;		/* a retry is never at once */
-}
 
 /* Note a failed run (work, replay): one more attempt in the row, its
  * error, the next run after the backoff of attempts (the caller's
@@ -1600,7 +1584,8 @@ work_failed(struct sqstore *s, long long id, const char *error,
 	    NULL)) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, now + sq_backoff(attempts, 60, 21600));
+		sqlite3_bind_int64(st, 4, now + store_backoff(attempts, 60,
+		    21600));
 		sqlite3_bind_int64(st, 5, max);
 		rc = sqlite3_step(st) == SQLITE_DONE ? sq_run(s, ST_COMMIT) :
 		    sqlite3_errcode(s->db);

@@ -85,10 +85,6 @@ int		 sq_commit(struct sqstore *s);
 /* The reason a transaction failed at step, into buf. */
 void		 sq_why(struct sqstore *s, const char *step, char *buf,
 		    size_t bufsz);
-/* Seconds until the next run after attempts failed: first doubling,
- * at most cap, times a random factor in [0.5, 1); at least 1. */
-long long	 sq_backoff(long long attempts, long long first,
-		    long long cap);
 
 
 /* The outbox's operations, in sqoutbox.c (outbox.h says what each does;

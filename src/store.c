@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "crypto.h"
 #include "outbox.h"
 #include "store.h"
 #include "store_be.h"
@@ -201,4 +202,21 @@ outbox_prune(struct store *s, long long now, int dry_run, int dead, char *err,
     size_t errsz)
 {
 	return s->ops->ob_prune(s, now, dry_run, dead, err, errsz);
+}
+
+long long
+store_backoff(long long attempts, long long first, long long cap)
+{
+	unsigned int	 r = 0;
+	long long	 d = first > 0 ? first : 1;
+
+	while (attempts-- > 1 && d < cap)
+		d *= 2;
+	if (d > cap)
+		d = cap;
+	if (crypto_random(&r, sizeof(r)) == -1)
+		r = 0;
+	d = d / 2 + (long long)((double)(d - d / 2) * (double)r /
+	    4294967296.0);
+	return d > 0 ? d : 1;		/* a retry is never at once */
 }

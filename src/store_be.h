@@ -74,6 +74,15 @@ struct store {
 	const struct store_ops	*ops;
 };
 
+/*
+ * Seconds until the next run after attempts failed: first, doubling,
+ * at most cap, times a random factor in [0.5, 1); at least 1 (events:
+ * store_backoff(attempts, 60, 21600), 1 min doubling to 6 h).
+ */
+long long	 store_backoff(long long attempts, long long first,
+		    long long cap);
+#define OUTBOX_CAP	21600	/* an outbox row's longest wait, s */
+
 /* The backends' openers (store_connect()'s contract). */
 enum hook_err	 sqs_connect(const struct conf *, int flags,
 		    struct store **, char *err, size_t errsz);
