@@ -160,10 +160,10 @@ myactions_run(struct myactions *a, const char *endpoint,
 	const struct actfile_section	*s;
 	struct mysection		*m;
 	const struct myp_stmt		*st;
-	struct mybind			 b[16];
+	struct mybind			*b = NULL;
 	long long			 now = (long long)time(NULL), n;
-	size_t				 i, j;
-	unsigned int			 e;
+	size_t				 i, j, most = 1;
+	unsigned int			 e = 0;
 
 	*outbox = 0;
 	if ((s = actfile_find(&a->file, ev->type)) == NULL)
@@ -171,14 +171,16 @@ myactions_run(struct myactions *a, const char *endpoint,
 	m = &a->v[s - a->file.v];
 	if ((e = ready(a, m, err, errsz)) != 0)
 		return e;
+	for (i = 0; i < m->stmts.n; i++)
+		if (m->stmts.v[i].nparams > most)
+			most = m->stmts.v[i].nparams;
+	if ((b = calloc(most, sizeof(*b))) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return 2008;	/* CR_OUT_OF_MEMORY */
+	}
 	for (i = 0; i < m->stmts.n; i++) {
 		st = &m->stmts.v[i];
-		if (st->nparams > sizeof(b) / sizeof(b[0])) {
-			snprintf(err, errsz, "%s:%d: more than %zu parameters",
-			    a->file.path, st->line, sizeof(b) / sizeof(b[0]));
-			return 1210;	/* ER_WRONG_ARGUMENTS */
-		}
-		memset(b, 0, sizeof(b));
+		memset(b, 0, most * sizeof(*b));
 		for (j = 0; j < st->nparams; j++)
 			switch (st->params[j]) {
 			case MYP_ENDPOINT:
@@ -217,10 +219,11 @@ myactions_run(struct myactions *a, const char *endpoint,
 		    &n)) != 0) {
 			snprintf(err, errsz, "%s:%d: %s", a->file.path,
 			    st->line, mydb_error(a->db));
-			return e;
+			break;
 		}
 		if (st->outbox)
 			*outbox += n;
 	}
-	return 0;
+	free(b);
+	return e;
 }

@@ -745,20 +745,27 @@ unsigned int
 mydb_execute(struct mydb *db, struct mystmt *st, const struct mybind *b,
     size_t n, long long *affected)
 {
-	MYSQL_BIND	 mb[16];
-	unsigned long	 lens[16];
-	my_bool		 nul[16];
+	MYSQL_BIND	*mb = NULL;
+	unsigned long	*lens = NULL;
+	my_bool		*nul = NULL;
 	size_t		 i;
+	unsigned int	 e = 0;
 
 	*affected = 0;
 	db->err = 0;
-	if (n != st->nparams || n > sizeof(mb) / sizeof(mb[0])) {
+	if (n != st->nparams) {
 		db->err = CR_PARAMS_NOT_BOUND;
 		snprintf(db->msg, sizeof(db->msg), "%zu values for %lu "
 		    "parameters", n, st->nparams);
 		return db->err;
 	}
-	memset(mb, 0, sizeof(mb));
+	if (n > 0 && ((mb = calloc(n, sizeof(*mb))) == NULL ||
+	    (lens = calloc(n, sizeof(*lens))) == NULL ||
+	    (nul = calloc(n, sizeof(*nul))) == NULL)) {
+		db->err = e = CR_OUT_OF_MEMORY;
+		snprintf(db->msg, sizeof(db->msg), "out of memory");
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		nul[i] = b[i].p == NULL && !b[i].isnum;
 		mb[i].is_null = &nul[i];
@@ -766,6 +773,7 @@ mydb_execute(struct mydb *db, struct mystmt *st, const struct mybind *b,
 			mb[i].buffer_type = MYSQL_TYPE_LONGLONG;
 			mb[i].buffer = (void *)&b[i].num;
 		} else {
+			/* Text in the connection's character set. */
 			lens[i] = (unsigned long)b[i].len;
 			mb[i].buffer_type = MYSQL_TYPE_STRING;
 			mb[i].buffer = (void *)b[i].p;
@@ -774,14 +782,19 @@ mydb_execute(struct mydb *db, struct mystmt *st, const struct mybind *b,
 		}
 	}
 	if ((n > 0 && api.stmt_bind_param(st->st, mb) != 0) ||
-	    api.stmt_execute(st->st) != 0)
-		return note_stmt(db, st->st);
-	/* A SELECT among the actions: its rows are read and dropped. */
-	if (api.stmt_store_result(st->st) != 0)
-		return note_stmt(db, st->st);
+	    api.stmt_execute(st->st) != 0 ||
+	    /* A SELECT among the actions: its rows are read and dropped. */
+	    api.stmt_store_result(st->st) != 0) {
+		e = note_stmt(db, st->st);
+		goto out;
+	}
 	*affected = (long long)api.stmt_affected_rows(st->st);
 	api.stmt_free_result(st->st);
-	return 0;
+out:
+	free(mb);
+	free(lens);
+	free(nul);
+	return e;
 }
 
 void

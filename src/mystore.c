@@ -57,7 +57,6 @@ struct mystore {
 	int			 skip_locked;	/* the server has SKIP LOCKED */
 	const char		*p;	/* ONCEHOOK_DB_PREFIX */
 	char			*names;	/* 'a','b': the configured endpoints */
-	char			*gate;	/* the outbox's topics with a target */
 };
 
 static const struct store_ops mys_ops;
@@ -184,7 +183,6 @@ mys_close(struct store *b)
 	free(s->acts);
 	mydb_close(s->db);
 	free(s->names);
-	free(s->gate);
 	free(s);
 }
 
@@ -1237,21 +1235,22 @@ mys_ob_take(struct store *b, long long now, long long lease,
 	}
 	mydb_free(r);
 	r = NULL;
-	free(s->gate);
-	s->gate = gate;
-	if (len == 0)
-		return TAKE_NONE;
-	if (crypto_random(&token, sizeof(token)) == -1) {
+	if (len == 0 || crypto_random(&token, sizeof(token)) == -1) {
+		free(gate);
+		if (len == 0)
+			return TAKE_NONE;
 		snprintf(whybuf, whysz, "no random token");
 		return TAKE_ERROR;
 	}
 	token &= 0x7fffffffffffffffLL;
-	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0 ||
-	    (e = run(s, SQL(s, "SELECT id, topic, endpoint, event_key,"
-	    " payload, created_at, attempts, seq FROM %Ioutbox WHERE"
-	    " status = 'pending' AND next_at <= %lld AND topic IN (%I)"
-	    " ORDER BY next_at, seq LIMIT 1 FOR UPDATE%I", s->p, now,
-	    s->gate, s->skip_locked ? " SKIP LOCKED" : ""), &r, NULL)) != 0)
+	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) == 0)
+		e = run(s, SQL(s, "SELECT id, topic, endpoint, event_key,"
+		    " payload, created_at, attempts, seq FROM %Ioutbox WHERE"
+		    " status = 'pending' AND next_at <= %lld AND topic IN (%I)"
+		    " ORDER BY next_at, seq LIMIT 1 FOR UPDATE%I", s->p, now,
+		    gate, s->skip_locked ? " SKIP LOCKED" : ""), &r, NULL);
+	free(gate);
+	if (e != 0)
 		goto fail;
 	if (!mydb_next(r, &row)) {
 		mydb_free(r);
@@ -1263,7 +1262,6 @@ mys_ob_take(struct store *b, long long now, long long lease,
 	snprintf(it->endpoint, sizeof(it->endpoint), "%s", row.v[2]);
 	snprintf(it->key, sizeof(it->key), "%s", row.v[3]);
 	if ((it->payload = malloc(row.len[4] + 1)) == NULL) {
-		mydb_free(r);
 		rollback(s);
 		goto oom;
 	}
@@ -1276,13 +1274,15 @@ mys_ob_take(struct store *b, long long now, long long lease,
 	it->lease = token;
 	mydb_free(r);
 	r = NULL;
+	/* The lease counts from now: after the row lock was taken. */
 	if ((e = run(s, SQL(s, "UPDATE %Ioutbox SET attempts = attempts + 1,"
-	    " next_at = UNIX_TIMESTAMP() + %lld, lease = %lld WHERE seq = %lld",
-	    s->p, lease, token, it->seq), NULL, &n)) != 0 ||
+	    " next_at = %lld, lease = %lld WHERE seq = %lld", s->p,
+	    (long long)time(NULL) + lease, token, it->seq), NULL, &n)) != 0 ||
 	    (e = run(s, SQL(s, "COMMIT"), NULL, NULL)) != 0)
 		goto fail;
 	return TAKE_ONE;
 oom:
+	mydb_free(r);
 	snprintf(whybuf, whysz, "out of memory");
 	outbox_item_clear(it);
 	return TAKE_ERROR;
