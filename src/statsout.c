@@ -532,12 +532,15 @@ stats_write_prom(FILE *o, const struct stats *s)
 	}
 	if (s->outbox.counted)
 		outbox_prom(o, &s->outbox, s->now);
-	head(o, "oncehook_database_size_bytes", "gauge",
-	    "Size of the database file and of its write-ahead log.");
-	fprintf(o, "oncehook_database_size_bytes{file=\"db\"} %lld\n",
-	    s->db_bytes < 0 ? 0 : s->db_bytes);
-	fprintf(o, "oncehook_database_size_bytes{file=\"wal\"} %lld\n",
-	    s->wal_bytes < 0 ? 0 : s->wal_bytes);
+	/* A file's: a server's database has none to measure here. */
+	if (s->db_bytes >= 0 || s->wal_bytes >= 0) {
+		head(o, "oncehook_database_size_bytes", "gauge",
+		    "Size of the database file and of its write-ahead log.");
+		fprintf(o, "oncehook_database_size_bytes{file=\"db\"} "
+		    "%lld\n", s->db_bytes < 0 ? 0 : s->db_bytes);
+		fprintf(o, "oncehook_database_size_bytes{file=\"wal\"} "
+		    "%lld\n", s->wal_bytes < 0 ? 0 : s->wal_bytes);
+	}
 	head(o, "oncehook_counters_since_timestamp_seconds", "gauge",
 	    "When the counters started (0: nothing counted yet).");
 	fprintf(o, "oncehook_counters_since_timestamp_seconds %lld\n",
