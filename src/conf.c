@@ -550,8 +550,14 @@ set_mysql(struct conf_loader *l, const char *var, const char *v,
 
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return fail(l, var, "out of memory");
-	if ((at = strchr(p, '@')) == NULL || (slash = strchr(at, '/')) ==
-	    NULL) {
+	/* The host starts after the last @ before the path: a password
+	 * written in the URL (which may hold an @) is then seen as one. */
+	at = NULL;
+	if ((slash = strchr(p, '/')) != NULL)
+		for (q = p; q < slash; q++)
+			if (*q == '@')
+				at = q;
+	if (at == NULL || slash == NULL) {
 		mysql_free(m);
 		return fail(l, var, "write mysql://user@host[:port]/database "
 		    "or mysql://user@localhost/database?socket=/path");
@@ -1098,7 +1104,7 @@ const struct conf_var conf_vars[] = {
 	    G(db), &kind_db,
 	    "absolute path of the SQLite database (refused inside "
 	    "`DOCUMENT_ROOT`), or `mysql://user@host[:port]/database` "
-	    "(`?socket=/path` with `localhost`; see **Choosing a store**)",
+	    "(`?socket=/path` with `localhost`, see **Choosing a store**)",
 	    NULL },
 	{ "DB_PASSWORD_FILE", CONF_GLOBAL, 0, 0, 0, NULL, "— (none)",
 	    G(db_password_file), &kind_path,

@@ -105,6 +105,36 @@ mydb_sql(struct mydb *db, const char *fmt, ...)
 	return NULL;
 }
 
+/*
+ * 1 if a statement of n bytes is more than the server takes in one
+ * packet (max_allowed_packet, asked once a connection, for the first
+ * statement over 1 MiB): it is not sent (the server would close the
+ * connection), and the error says what to change.
+ */
+static int
+too_big(struct mydb *db, size_t n)
+{
+	MYSQL_RES	*r;
+	MYSQL_ROW	 row;
+	const char	*q = "SELECT @@max_allowed_packet";
+
+	if (n < (1 << 20))
+		return 0;
+	if (db->packet == 0 && api.real_query(db->m, q, strlen(q)) == 0 &&
+	    (r = api.store_result(db->m)) != NULL) {
+		if ((row = api.fetch_row(r)) != NULL && row[0] != NULL)
+			db->packet = strtoull(row[0], NULL, 10);
+		api.free_result(r);
+	}
+	if (db->packet == 0 || n + 64 <= db->packet)
+		return 0;
+	db->err = MYDB_TOO_BIG;
+	snprintf(db->msg, sizeof(db->msg), "a statement of %zu bytes (the "
+	    "body, escaped) is more than the server's max_allowed_packet "
+	    "(%llu): raise it, or lower ONCEHOOK_MAX_BODY", n, db->packet);
+	return 1;
+}
+
 unsigned int
 mydb_run(struct mydb *db, char *sql, struct myres **res, long long *affected)
 {
@@ -227,6 +257,7 @@ struct mydb {
 	char		 msg[256];
 	int		 lost;
 	char		 server[96];
+	unsigned long long packet;	/* max_allowed_packet; 0: not asked */
 };
 
 struct mystmt {
@@ -323,8 +354,16 @@ mydb_classify(unsigned int e)
 	if (e == 0)
 		return HOOK_OK;
 	switch (e) {
+	case ER_TABLEACCESS_DENIED_ERROR:	/* what the operator grants */
+	case ER_COLUMNACCESS_DENIED_ERROR:
+	case ER_DBACCESS_DENIED_ERROR:
+	case ER_SPECIFIC_ACCESS_DENIED_ERROR:
+	case ER_NO_SUCH_TABLE:
+		return HOOK_ECONF;
 	case ER_LOCK_DEADLOCK:
 	case ER_LOCK_WAIT_TIMEOUT:
+	case MYDB_TOO_BIG:		/* until the server's limit is raised */
+	case CR_NET_PACKET_TOO_LARGE:
 	case ER_CON_COUNT_ERROR:
 	case ER_TOO_MANY_USER_CONNECTIONS:
 	case ER_OPTION_PREVENTS_STATEMENT:	/* read_only */
@@ -440,8 +479,8 @@ mydb_connect(const struct conf *cf, struct mydb **out, char *err,
 		e = note(db);
 		/* What the operator must fix, or what may pass. */
 		er = e == ER_ACCESS_DENIED_ERROR || e == ER_BAD_DB_ERROR ||
-		    e == ER_DBACCESS_DENIED_ERROR || e == 1698 ||
-		    e == CR_UNKNOWN_HOST ? HOOK_ECONF : HOOK_EBUSY;
+		    e == ER_DBACCESS_DENIED_ERROR || e == 1698 ? HOOK_ECONF :
+		    HOOK_EBUSY;
 		snprintf(err, errsz, "mysql://%s@%s/%s: %s", c->user,
 		    c->socket != NULL ? c->socket : c->host, c->database,
 		    db->msg);
@@ -621,6 +660,36 @@ mydb_sql(struct mydb *db, const char *fmt, ...)
 	return b.p;
 }
 
+/*
+ * 1 if a statement of n bytes is more than the server takes in one
+ * packet (max_allowed_packet, asked once a connection, for the first
+ * statement over 1 MiB): it is not sent (the server would close the
+ * connection), and the error says what to change.
+ */
+static int
+too_big(struct mydb *db, size_t n)
+{
+	MYSQL_RES	*r;
+	MYSQL_ROW	 row;
+	const char	*q = "SELECT @@max_allowed_packet";
+
+	if (n < (1 << 20))
+		return 0;
+	if (db->packet == 0 && api.real_query(db->m, q, strlen(q)) == 0 &&
+	    (r = api.store_result(db->m)) != NULL) {
+		if ((row = api.fetch_row(r)) != NULL && row[0] != NULL)
+			db->packet = strtoull(row[0], NULL, 10);
+		api.free_result(r);
+	}
+	if (db->packet == 0 || n + 64 <= db->packet)
+		return 0;
+	db->err = MYDB_TOO_BIG;
+	snprintf(db->msg, sizeof(db->msg), "a statement of %zu bytes (the "
+	    "body, escaped) is more than the server's max_allowed_packet "
+	    "(%llu): raise it, or lower ONCEHOOK_MAX_BODY", n, db->packet);
+	return 1;
+}
+
 unsigned int
 mydb_run(struct mydb *db, char *sql, struct myres **res, long long *affected)
 {
@@ -637,6 +706,10 @@ mydb_run(struct mydb *db, char *sql, struct myres **res, long long *affected)
 		return db->err;
 	}
 	db->err = 0;
+	if (too_big(db, strlen(sql))) {
+		free(sql);
+		return db->err;
+	}
 	if (api.real_query(db->m, sql, (unsigned long)strlen(sql)) != 0) {
 		free(sql);
 		return note(db);

@@ -44,9 +44,15 @@ const char	*mydb_error(const struct mydb *);
 /* 1 once the connection met an error that ends it (lost, killed). */
 int		 mydb_lost(const struct mydb *);
 /* HOOK_EBUSY for what may pass (a deadlock, a lock wait past its
- * timeout, a lost or refused connection, a read-only server), else
- * HOOK_ESYSTEM; HOOK_OK for 0. */
+ * timeout, a lost or refused connection, a read-only server, a body
+ * over max_allowed_packet), HOOK_ECONF for what the operator must
+ * grant or create (a privilege, a table), else HOOK_ESYSTEM; HOOK_OK
+ * for 0. */
 enum hook_err	 mydb_classify(unsigned int err);
+/* The error of a statement too large for the server's
+ * max_allowed_packet, not sent (ER_NET_PACKET_TOO_LARGE's number). */
+#define MYDB_TOO_BIG	1153
+
 /* 1 for a deadlock (the server rolled the whole transaction back). */
 int		 mydb_deadlock(unsigned int err);
 /* Ask the server whether the connection is alive: 0, or the error

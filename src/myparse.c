@@ -606,6 +606,11 @@ guard(const struct cx *c, struct plan *pl)
 		"INSERT", "UPDATE", "DELETE", "REPLACE", "SELECT", "WITH",
 		NULL
 	};
+	/* Functions whose effect a rollback does not undo. */
+	static const char *const fns[] = {
+		"GET_LOCK", "RELEASE_LOCK", "RELEASE_ALL_LOCKS", "LOAD_FILE",
+		NULL
+	};
 	size_t	 i, k, j;
 	int	 write;
 	char	 w[32];
@@ -643,6 +648,13 @@ guard(const struct cx *c, struct plan *pl)
 			    "refused: a statement sees the event only through "
 			    "its parameters");
 		case TK_WORD:
+			for (j = 0; fns[j] != NULL; j++)
+				if (kw(c, i, fns[j]) && punct(c, i + 1, '('))
+					return cfail(c, i, "%s() is refused: "
+					    "its effect outlives the event's "
+					    "transaction (a named lock stays "
+					    "with the connection) or reaches "
+					    "outside the database", fns[j]);
 			if (kw(c, i, "INTO") && (kind(c, i + 1) == TK_AT ||
 			    kw(c, i + 1, "OUTFILE") ||
 			    kw(c, i + 1, "DUMPFILE")))

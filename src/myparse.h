@@ -32,6 +32,9 @@
  *   refused.  outbox anywhere else must be qualified by its database
  *   (shop.outbox: the site's own table) or qualify a column
  *   (outbox.id);
+ * - no GET_LOCK(), RELEASE_LOCK(), RELEASE_ALL_LOCKS() or LOAD_FILE():
+ *   a named lock outlives the transaction (it is the connection's), a
+ *   file is outside the database;
  * - no SELECT ... INTO (OUTFILE, DUMPFILE, @variables), no := and no
  *   variable (@name, @@name): a statement sees the event only through
  *   its parameters; no positional ? (the file names its values);

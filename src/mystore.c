@@ -195,7 +195,7 @@ schema_version(struct mystore *s, int *v)
 	unsigned int	 e;
 
 	*v = 0;
-	if ((e = run(s, SQL(s, "SELECT MAX(version) FROM %Ischema", s->p),
+	if ((e = run(s, SQL(s, "SELECT MAX(version) FROM `%Ischema`", s->p),
 	    &r, NULL)) != 0)
 		return e;
 	if (mydb_next(r, &row))
@@ -247,7 +247,7 @@ migrate(struct mystore *s, char *err, size_t errsz)
 		return -1;
 	}
 	mydb_free(r);
-	if (run(s, SQL(s, "CREATE TABLE IF NOT EXISTS %Ischema ("
+	if (run(s, SQL(s, "CREATE TABLE IF NOT EXISTS `%Ischema` ("
 	    " version INT NOT NULL PRIMARY KEY, name VARCHAR(64) NOT NULL,"
 	    " applied_at BIGINT NOT NULL) ENGINE=InnoDB DEFAULT"
 	    " CHARSET=utf8mb4", s->p), NULL, NULL) != 0 ||
@@ -273,7 +273,7 @@ migrate(struct mystore *s, char *err, size_t errsz)
 			goto out;
 		}
 		free(sql);
-		if (run(s, SQL(s, "INSERT INTO %Ischema (version, name,"
+		if (run(s, SQL(s, "INSERT INTO `%Ischema` (version, name,"
 		    " applied_at) VALUES (%d, %s, %lld)", s->p,
 		    my_migrations[i].version, my_migrations[i].name,
 		    (long long)time(NULL)), NULL, NULL) != 0) {
@@ -417,12 +417,12 @@ lookup(struct mystore *s, const char *endpoint, const struct event *ev,
 
 	if (ev->hash[0] != '\0')
 		*e = run(s, SQL(s, "SELECT payload_hash = %s, status IN"
-		    " ('failed', 'dead') FROM %Ievents WHERE endpoint = %s"
+		    " ('failed', 'dead') FROM `%Ievents` WHERE endpoint = %s"
 		    " AND event_key = %s", ev->hash, s->p, endpoint, ev->key),
 		    &r, NULL);
 	else
 		*e = run(s, SQL(s, "SELECT payload = %b, status IN"
-		    " ('failed', 'dead') FROM %Ievents WHERE endpoint = %s"
+		    " ('failed', 'dead') FROM `%Ievents` WHERE endpoint = %s"
 		    " AND event_key = %s", ev->payload, ev->payloadsz, s->p,
 		    endpoint, ev->key), &r, NULL);
 	if (*e != 0)
@@ -466,7 +466,7 @@ payload_known(struct mystore *s, const char *endpoint, const struct event *ev,
 
 	*found = 0;
 	if ((e = run(s, SQL(s, "SELECT status IN ('failed', 'dead') FROM"
-	    " %Ievents WHERE endpoint = %s AND payload_hash = %s AND"
+	    " `%Ievents` WHERE endpoint = %s AND payload_hash = %s AND"
 	    " type <=> %s AND event_key <> %s LIMIT 1", s->p, endpoint,
 	    ev->hash, ev->type, ev->key), &r, NULL)) != 0)
 		return e;
@@ -494,7 +494,7 @@ mys_replayed(struct store *b, size_t endpoint, const struct event *ev)
 static unsigned int
 conflict_row(struct mystore *s, const char *endpoint, const struct event *ev)
 {
-	return run(s, SQL(s, "INSERT INTO %Iconflicts (endpoint, event_key,"
+	return run(s, SQL(s, "INSERT INTO `%Iconflicts` (endpoint, event_key,"
 	    " payload_hash, received_at) VALUES (%s, %s, %s, %lld)", s->p,
 	    endpoint, ev->key, ev->hash, ev->received_at), NULL, NULL);
 }
@@ -521,7 +521,7 @@ guard_payload(struct mystore *s, const char *endpoint, const struct event *ev,
 	long long	 n = 0;
 	unsigned int	 e;
 
-	e = run(s, SQL(s, "INSERT INTO %Ipayloads (endpoint, payload_hash,"
+	e = run(s, SQL(s, "INSERT INTO `%Ipayloads` (endpoint, payload_hash,"
 	    " type, event_key) VALUES (%s, %s, %s, %s) ON DUPLICATE KEY"
 	    " UPDATE endpoint = endpoint", s->p, endpoint, ev->hash,
 	    ev->type != NULL ? ev->type : "", ev->key), NULL, &n);
@@ -548,7 +548,7 @@ claim_one(struct mystore *s, struct store_claim *c, long long now, int sp)
 	if (sp && (e = run(s, SQL(s, "SAVEPOINT claim"), NULL, NULL)) != 0)
 		goto fail;
 	if (ep->deferred)
-		e = run(s, SQL(s, "INSERT INTO %Ievents (endpoint, event_key,"
+		e = run(s, SQL(s, "INSERT INTO `%Ievents` (endpoint, event_key,"
 		    " type, payload_hash, payload, received_at, expires_at,"
 		    " status, attempts, next_at) VALUES (%s, %s, %s, %s, %b,"
 		    " %lld, IF(%lld < 0, NULL, %lld), 'received', 0, %lld)"
@@ -557,7 +557,7 @@ claim_one(struct mystore *s, struct store_claim *c, long long now, int sp)
 		    ev->received_at, ep->retention, ev->received_at +
 		    ep->retention, now + STORE_CLAIMER_FIRST), NULL, &n);
 	else
-		e = run(s, SQL(s, "INSERT INTO %Ievents (endpoint, event_key,"
+		e = run(s, SQL(s, "INSERT INTO `%Ievents` (endpoint, event_key,"
 		    " type, payload_hash, payload, received_at, processed_at,"
 		    " expires_at) VALUES (%s, %s, %s, %s, %b, %lld, %lld,"
 		    " IF(%lld < 0, NULL, %lld)) ON DUPLICATE KEY UPDATE"
@@ -602,6 +602,11 @@ claim_one(struct mystore *s, struct store_claim *c, long long now, int sp)
 		c->result = HOOK_ACCEPTED;
 		goto keep;
 	}
+	/* Loaded again after a new connection (reconnect()). */
+	if (load_actions(s, c->endpoint, c->why, sizeof(c->why)) == -1) {
+		c->result = HOOK_ECONF;
+		goto undo;
+	}
 	if ((e = myactions_run(s->acts[c->endpoint], ep->name, ev, &ob,
 	    c->why, sizeof(c->why))) != 0) {
 		if (mydb_deadlock(e) || mydb_lost(s->db))
@@ -626,6 +631,22 @@ undo:
 	return 0;
 fail:
 	why(s, "claim", c->why, sizeof(c->why));
+	/*
+	 * A statement's own error (a value its column refuses, a packet
+	 * too large) undid that statement only: in a batch, this claim
+	 * fails alone, back to its savepoint.  A deadlock or a lost
+	 * connection ended the transaction: it is the batch's.
+	 */
+	if (sp && !mydb_deadlock(e) && !mydb_lost(s->db) && !s->broken) {
+		c->result = mydb_classify(e);
+		sp = 0;
+		c->kept = 1;
+		if ((e = run(s, SQL(s, "ROLLBACK TO SAVEPOINT claim"), NULL,
+		    NULL)) == 0 && (e = run(s, SQL(s, "RELEASE SAVEPOINT"
+		    " claim"), NULL, NULL)) == 0)
+			return 0;
+		why(s, "claim", c->why, sizeof(c->why));
+	}
 	return e;
 }
 
@@ -639,7 +660,12 @@ claim_batch(struct mystore *s, struct store_claim *claims, size_t n,
 	unsigned int	 e;
 
 	*step = "begin";
-	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0)
+	/* Nothing is done yet: a connection found lost (the server
+	 * restarted, or closed it idle) is made again, once. */
+	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0 &&
+	    mydb_lost(s->db) && reconnect(s) == 0)
+		e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL);
+	if (e != 0)
 		return e;
 	for (i = 0; i < n; i++) {
 		if (claims[i].kept)
@@ -737,7 +763,7 @@ mys_list(struct store *b, const char *endpoint, const char *key,
 	if (run(s, SQL(s, "SELECT endpoint, event_key, type, payload_hash,"
 	    " status, IF(%d, payload, NULL), received_at,"
 	    " COALESCE(processed_at, -1), COALESCE(expires_at, -1),"
-	    " attempts, last_error, COALESCE(next_at, -1) FROM %Ievents"
+	    " attempts, last_error, COALESCE(next_at, -1) FROM `%Ievents`"
 	    " WHERE (%s IS NULL OR endpoint = %s)"
 	    " AND (%s IS NULL OR event_key = %s)"
 	    " AND (%s IS NULL OR status = %s)"
@@ -812,18 +838,18 @@ mys_prune(struct store *b, long long now, int dry_run, int dead,
 
 	*nconflicts = 0;
 	if (dry_run)
-		e = count(s, SQL(s, "SELECT COUNT(*) FROM %Ievents WHERE"
+		e = count(s, SQL(s, "SELECT COUNT(*) FROM `%Ievents` WHERE"
 		    " expires_at < %lld AND status IN ('processed', %s)", s->p,
 		    now, st), &events);
-	else if ((e = batches(s, "DELETE FROM %Ievents WHERE expires_at <"
+	else if ((e = batches(s, "DELETE FROM `%Ievents` WHERE expires_at <"
 	    " %lld AND status IN ('processed', %s) LIMIT 500", now, st,
 	    &events)) == 0)
 		/* The replay guard's rows of the events gone. */
-		e = run(s, SQL(s, "DELETE p FROM %Ipayloads p LEFT JOIN"
-		    " %Ievents e ON e.endpoint = p.endpoint AND e.event_key ="
+		e = run(s, SQL(s, "DELETE p FROM `%Ipayloads` p LEFT JOIN"
+		    " `%Ievents` e ON e.endpoint = p.endpoint AND e.event_key ="
 		    " p.event_key WHERE e.id IS NULL", s->p, s->p), NULL, &n);
 	if (e == 0 && !dry_run)
-		e = run(s, SQL(s, "DELETE FROM %Ifailures WHERE last_at <"
+		e = run(s, SQL(s, "DELETE FROM `%Ifailures` WHERE last_at <"
 		    " %lld", s->p, now - 2592000), NULL, &n);
 	for (i = 0; e == 0 && i < s->cf->nendpoints; i++) {
 		ep = &s->cf->endpoints[i];
@@ -831,11 +857,11 @@ mys_prune(struct store *b, long long now, int dry_run, int dead,
 			continue;
 		n = 0;
 		if (dry_run)
-			e = count(s, SQL(s, "SELECT COUNT(*) FROM %Iconflicts"
+			e = count(s, SQL(s, "SELECT COUNT(*) FROM `%Iconflicts`"
 			    " WHERE received_at < %lld AND endpoint = %s", s->p,
 			    now - ep->retention, ep->name), &n);
 		else
-			e = batches(s, "DELETE FROM %Iconflicts WHERE"
+			e = batches(s, "DELETE FROM `%Iconflicts` WHERE"
 			    " received_at < %lld AND endpoint = %s LIMIT 500",
 			    now - ep->retention, ep->name, &n);
 		*nconflicts += n;
@@ -865,9 +891,9 @@ mys_rows(struct store *b, long long now, struct store_counts *rows,
 		    " SUM(status = 'failed'), SUM(status = 'dead'),"
 		    " SUM(status = 'received' AND COALESCE(next_at, 0) <"
 		    " %lld), SUM(status = 'processed' AND expires_at < %lld)"
-		    " FROM %Ievents GROUP BY endpoint", now - 600, now, s->p),
+		    " FROM `%Ievents` GROUP BY endpoint", now - 600, now, s->p),
 		    &r, NULL) : run(s, SQL(s, "SELECT endpoint, COUNT(*) FROM"
-		    " %Iconflicts GROUP BY endpoint", s->p), &r, NULL);
+		    " `%Iconflicts` GROUP BY endpoint", s->p), &r, NULL);
 		if (e != 0) {
 			snprintf(err, errsz, "counting rows: %s",
 			    mydb_error(s->db));
@@ -912,12 +938,12 @@ mys_failed(struct store *b, size_t endpoint, const struct event *ev,
 
 	*attempts = 0;
 	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0 ||
-	    (e = run(s, SQL(s, "INSERT INTO %Ifailures (endpoint, event_key,"
+	    (e = run(s, SQL(s, "INSERT INTO `%Ifailures` (endpoint, event_key,"
 	    " attempts, last_error, first_at, last_at) VALUES (%s, %s, 1, %s,"
 	    " %lld, %lld) ON DUPLICATE KEY UPDATE attempts = attempts + 1,"
 	    " last_error = VALUES(last_error), last_at = VALUES(last_at)",
 	    s->p, ep->name, ev->key, error, now, now), NULL, NULL)) != 0 ||
-	    (e = count(s, SQL(s, "SELECT attempts FROM %Ifailures WHERE"
+	    (e = count(s, SQL(s, "SELECT attempts FROM `%Ifailures` WHERE"
 	    " endpoint = %s AND event_key = %s", s->p, ep->name, ev->key),
 	    attempts)) != 0)
 		goto fail;
@@ -930,7 +956,7 @@ mys_failed(struct store *b, size_t endpoint, const struct event *ev,
 		}
 	}
 	if (park_after > 0 && *attempts >= park_after) {
-		if ((e = run(s, SQL(s, "INSERT INTO %Ievents (endpoint,"
+		if ((e = run(s, SQL(s, "INSERT INTO `%Ievents` (endpoint,"
 		    " event_key, type, payload_hash, payload, status,"
 		    " received_at, expires_at, attempts, last_error, next_at)"
 		    " VALUES (%s, %s, %s, %s, %b, 'failed', %lld, IF(%lld < 0,"
@@ -947,7 +973,7 @@ mys_failed(struct store *b, size_t endpoint, const struct event *ev,
 			    ev, &isnew)) != 0)
 				goto fail;
 		}
-		if ((e = run(s, SQL(s, "DELETE FROM %Ifailures WHERE"
+		if ((e = run(s, SQL(s, "DELETE FROM `%Ifailures` WHERE"
 		    " endpoint = %s AND event_key = %s", s->p, ep->name,
 		    ev->key), NULL, NULL)) != 0)
 			goto fail;
@@ -968,7 +994,7 @@ static void
 work_failed(struct mystore *s, long long id, const char *error,
     long long attempts, long long max, long long now)
 {
-	if (run(s, SQL(s, "UPDATE %Ievents SET attempts = attempts + 1,"
+	if (run(s, SQL(s, "UPDATE `%Ievents` SET attempts = attempts + 1,"
 	    " last_error = %s, next_at = IF(attempts >= %lld, NULL, %lld),"
 	    " status = IF(attempts >= %lld, 'dead', 'failed') WHERE id = %lld"
 	    " AND status <> 'processed'", s->p, error, max,
@@ -1044,7 +1070,7 @@ mys_replay(struct store *b, size_t endpoint, const char *key, int dry_run,
 	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0 ||
 	    (e = run(s, SQL(s, "SELECT id, endpoint, event_key, type,"
 	    " payload_hash, payload, received_at, attempts, status FROM"
-	    " %Ievents WHERE endpoint = %s AND event_key = %s FOR UPDATE",
+	    " `%Ievents` WHERE endpoint = %s AND event_key = %s FOR UPDATE",
 	    s->p, ep->name, key), &r, NULL)) != 0)
 		goto fail;
 	if (!mydb_next(r, &row)) {
@@ -1076,7 +1102,7 @@ mys_replay(struct store *b, size_t endpoint, const char *key, int dry_run,
 		res = REPLAY_FAILED;
 		goto done;
 	}
-	if ((e = run(s, SQL(s, "UPDATE %Ievents SET status = 'processed',"
+	if ((e = run(s, SQL(s, "UPDATE `%Ievents` SET status = 'processed',"
 	    " processed_at = %lld, attempts = attempts + 1, last_error = NULL,"
 	    " next_at = NULL WHERE id = %lld", s->p, now, t.id), NULL,
 	    NULL)) != 0 || (e = run(s, SQL(s, "COMMIT"), NULL, NULL)) != 0)
@@ -1121,14 +1147,14 @@ mys_work(struct store *b, const char *endpoint, const char *key,
 	if (endpoint != NULL)
 		e = run(s, SQL(s, "SELECT id, endpoint, event_key, type,"
 		    " payload_hash, payload, received_at, attempts FROM"
-		    " %Ievents WHERE endpoint = %s AND event_key = %s AND"
+		    " `%Ievents` WHERE endpoint = %s AND event_key = %s AND"
 		    " status IN ('received', 'failed') FOR UPDATE%I", s->p,
 		    endpoint, key, s->skip_locked ? " SKIP LOCKED" : ""),
 		    &r, NULL);
 	else
 		e = run(s, SQL(s, "SELECT id, endpoint, event_key, type,"
 		    " payload_hash, payload, received_at, attempts FROM"
-		    " %Ievents WHERE status IN ('received', 'failed') AND"
+		    " `%Ievents` WHERE status IN ('received', 'failed') AND"
 		    " COALESCE(next_at, 0) <= %lld + IF(status = 'received',"
 		    " %lld, 0) AND endpoint IN (%I) ORDER BY next_at, id LIMIT 1"
 		    " FOR UPDATE%I", s->p, now, lead, s->names,
@@ -1167,7 +1193,7 @@ mys_work(struct store *b, const char *endpoint, const char *key,
 		    WORK_FAILED;
 		goto done;
 	}
-	if ((e = run(s, SQL(s, "UPDATE %Ievents SET status = 'processed',"
+	if ((e = run(s, SQL(s, "UPDATE `%Ievents` SET status = 'processed',"
 	    " processed_at = %lld, attempts = %lld, last_error = NULL,"
 	    " next_at = NULL WHERE id = %lld AND status IN ('received',"
 	    " 'failed')", s->p, now, w->attempts, t.id), NULL, &n)) != 0)
@@ -1208,9 +1234,15 @@ mys_ob_take(struct store *b, long long now, long long lease,
 	unsigned int	 e;
 
 	memset(it, 0, sizeof(*it));
-	/* The due topics, by a plain read; those with a target. */
-	if ((e = run(s, SQL(s, "SELECT DISTINCT topic FROM %Ioutbox WHERE"
-	    " status = 'pending' AND next_at <= %lld", s->p, now), &r,
+	/*
+	 * The outbox's times are the server's clock (UNIX_TIMESTAMP()):
+	 * deliverers on several hosts share its rows, and a lease must
+	 * mean the same to all of them, whatever their clocks say.  The
+	 * due topics, by a plain read; those with a target.
+	 */
+	(void)now;
+	if ((e = run(s, SQL(s, "SELECT DISTINCT topic FROM `%Ioutbox` WHERE"
+	    " status = 'pending' AND next_at <= UNIX_TIMESTAMP()", s->p), &r,
 	    NULL)) != 0)
 		goto fail;
 	if ((gate = calloc(1, cap)) == NULL)
@@ -1245,10 +1277,11 @@ mys_ob_take(struct store *b, long long now, long long lease,
 	token &= 0x7fffffffffffffffLL;
 	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) == 0)
 		e = run(s, SQL(s, "SELECT id, topic, endpoint, event_key,"
-		    " payload, created_at, attempts, seq FROM %Ioutbox WHERE"
-		    " status = 'pending' AND next_at <= %lld AND topic IN (%I)"
-		    " ORDER BY next_at, seq LIMIT 1 FOR UPDATE%I", s->p, now,
-		    gate, s->skip_locked ? " SKIP LOCKED" : ""), &r, NULL);
+		    " payload, created_at, attempts, seq FROM `%Ioutbox` WHERE"
+		    " status = 'pending' AND next_at <= UNIX_TIMESTAMP() AND"
+		    " topic IN (%I) ORDER BY next_at, seq LIMIT 1 FOR UPDATE%I",
+		    s->p, gate, s->skip_locked ? " SKIP LOCKED" : ""), &r,
+		    NULL);
 	free(gate);
 	if (e != 0)
 		goto fail;
@@ -1275,9 +1308,9 @@ mys_ob_take(struct store *b, long long now, long long lease,
 	mydb_free(r);
 	r = NULL;
 	/* The lease counts from now: after the row lock was taken. */
-	if ((e = run(s, SQL(s, "UPDATE %Ioutbox SET attempts = attempts + 1,"
-	    " next_at = %lld, lease = %lld WHERE seq = %lld", s->p,
-	    (long long)time(NULL) + lease, token, it->seq), NULL, &n)) != 0 ||
+	if ((e = run(s, SQL(s, "UPDATE `%Ioutbox` SET attempts = attempts + 1,"
+	    " next_at = UNIX_TIMESTAMP() + %lld, lease = %lld WHERE seq ="
+	    " %lld", s->p, lease, token, it->seq), NULL, &n)) != 0 ||
 	    (e = run(s, SQL(s, "COMMIT"), NULL, NULL)) != 0)
 		goto fail;
 	return TAKE_ONE;
@@ -1314,10 +1347,11 @@ mys_ob_delivered(struct store *b, const struct outbox_item *it, long long now,
 {
 	struct mystore	*s = MY(b);
 
-	return settle(s, SQL(s, "UPDATE %Ioutbox SET status = 'delivered',"
-	    " delivered_at = %lld, last_error = NULL, lease = NULL WHERE"
-	    " seq = %lld AND status = 'pending' AND lease = %lld", s->p, now,
-	    it->seq, it->lease), whybuf, whysz);
+	(void)now;		/* the server's clock: see mys_ob_take() */
+	return settle(s, SQL(s, "UPDATE `%Ioutbox` SET status = 'delivered',"
+	    " delivered_at = UNIX_TIMESTAMP(), last_error = NULL, lease ="
+	    " NULL WHERE seq = %lld AND status = 'pending' AND lease = %lld",
+	    s->p, it->seq, it->lease), whybuf, whysz);
 }
 
 static int
@@ -1328,11 +1362,12 @@ mys_ob_failed(struct store *b, const struct outbox_item *it,
 	struct mystore	*s = MY(b);
 	int		 r;
 
-	r = settle(s, SQL(s, "UPDATE %Ioutbox SET last_error = %s, lease ="
-	    " NULL, next_at = IF(attempts >= %lld, %lld, %lld), status ="
-	    " IF(attempts >= %lld, 'dead', 'pending') WHERE seq = %lld AND"
-	    " status = 'pending' AND lease = %lld", s->p, error, max_attempts,
-	    now, now + store_backoff(it->attempts, first, OUTBOX_CAP),
+	(void)now;
+	r = settle(s, SQL(s, "UPDATE `%Ioutbox` SET last_error = %s, lease ="
+	    " NULL, next_at = UNIX_TIMESTAMP() + IF(attempts >= %lld, 0,"
+	    " %lld), status = IF(attempts >= %lld, 'dead', 'pending') WHERE"
+	    " seq = %lld AND status = 'pending' AND lease = %lld", s->p, error,
+	    max_attempts, store_backoff(it->attempts, first, OUTBOX_CAP),
 	    max_attempts, it->seq, it->lease), whybuf, whysz);
 	return r == 1 && it->attempts >= max_attempts ? 2 : r;
 }
@@ -1344,11 +1379,12 @@ mys_ob_retry(struct store *b, long long now, int dead, int waiting, char *err,
 	struct mystore	*s = MY(b);
 	long long	 n = 0;
 
-	if (run(s, SQL(s, "UPDATE %Ioutbox SET attempts = IF(status = 'dead',"
-	    " 0, attempts), status = 'pending', next_at = %lld WHERE (%d AND"
-	    " status = 'dead') OR (%d AND status = 'pending' AND next_at >"
-	    " %lld AND lease IS NULL)", s->p, now, dead, waiting, now), NULL,
-	    &n) != 0) {
+	(void)now;
+	if (run(s, SQL(s, "UPDATE `%Ioutbox` SET attempts = IF(status ="
+	    " 'dead', 0, attempts), status = 'pending', next_at ="
+	    " UNIX_TIMESTAMP() WHERE (%d AND status = 'dead') OR (%d AND"
+	    " status = 'pending' AND next_at > UNIX_TIMESTAMP() AND lease IS"
+	    " NULL)", s->p, dead, waiting), NULL, &n) != 0) {
 		why(s, "making outbox rows due", err, errsz);
 		return -1;
 	}
@@ -1368,7 +1404,7 @@ mys_ob_list(struct store *b, const char *id, const char *endpoint,
 
 	if (run(s, SQL(s, "SELECT id, topic, IF(%d, payload, NULL), endpoint,"
 	    " event_key, status, last_error, created_at, attempts, next_at,"
-	    " COALESCE(delivered_at, -1) FROM %Ioutbox"
+	    " COALESCE(delivered_at, -1) FROM `%Ioutbox`"
 	    " WHERE (%s IS NULL OR id = %s)"
 	    " AND (%s IS NULL OR (endpoint = %s AND event_key = %s))"
 	    " AND (%s IS NULL OR status = %s)"
@@ -1405,7 +1441,7 @@ mys_ob_topics(struct store *b, void (*fn)(void *, const char *, const char *,
 	struct myrow	 row;
 
 	if (run(s, SQL(s, "SELECT topic, status, COUNT(*), MIN(created_at)"
-	    " FROM %Ioutbox GROUP BY topic, status ORDER BY topic, status",
+	    " FROM `%Ioutbox` GROUP BY topic, status ORDER BY topic, status",
 	    s->p), &r, NULL) != 0) {
 		snprintf(err, errsz, "%s", mydb_error(s->db));
 		return -1;
@@ -1427,9 +1463,9 @@ mys_ob_prune(struct store *b, long long now, int dry_run, int dead, char *err,
 	unsigned int	 e;
 
 	if (dry_run)
-		e = count(s, SQL(s, "SELECT COUNT(*) FROM %Ioutbox o WHERE"
+		e = count(s, SQL(s, "SELECT COUNT(*) FROM `%Ioutbox` o WHERE"
 		    " o.status IN ('delivered', %s) AND NOT EXISTS (SELECT 1"
-		    " FROM %Ievents e WHERE e.endpoint = o.endpoint AND"
+		    " FROM `%Ievents` e WHERE e.endpoint = o.endpoint AND"
 		    " e.event_key = o.event_key AND (e.expires_at IS NULL OR"
 		    " e.expires_at >= %lld OR e.status NOT IN ('processed',"
 		    " %s)))", s->p, st, s->p, now, st), &total);
@@ -1437,10 +1473,10 @@ mys_ob_prune(struct store *b, long long now, int dry_run, int dead, char *err,
 		do {
 			/* MySQL refuses LIMIT in a DELETE that joins: the
 			 * rows by a derived table. */
-			e = run(s, SQL(s, "DELETE FROM %Ioutbox WHERE seq IN"
-			    " (SELECT seq FROM (SELECT o.seq FROM %Ioutbox o"
+			e = run(s, SQL(s, "DELETE FROM `%Ioutbox` WHERE seq IN"
+			    " (SELECT seq FROM (SELECT o.seq FROM `%Ioutbox` o"
 			    " WHERE o.status IN ('delivered', %s) AND NOT"
-			    " EXISTS (SELECT 1 FROM %Ievents e WHERE"
+			    " EXISTS (SELECT 1 FROM `%Ievents` e WHERE"
 			    " e.endpoint = o.endpoint AND e.event_key ="
 			    " o.event_key) ORDER BY o.seq LIMIT 500) x)", s->p,
 			    s->p, st, s->p), NULL, &n);
@@ -1469,6 +1505,7 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 	struct myres	*r = NULL;
 	struct myrow	 row;
 	char		 have[512] = " ", missing[64] = "";
+	long long	 packet = 0;
 	size_t		 i;
 
 	if (run(s, SQL(s, "SELECT PRIVILEGE_TYPE FROM"
@@ -1506,6 +1543,16 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 		if (load_actions(s, i, buf, bufsz) == -1 ||
 		    myactions_prepare_all(s->acts[i], buf, bufsz) == -1)
 			return -1;
+	/* A body must fit in one packet, escaped (up to twice its size). */
+	if (count(s, SQL(s, "SELECT @@max_allowed_packet"), &packet) == 0 &&
+	    packet < 2 * s->cf->maxbody + 65536) {
+		snprintf(buf, bufsz, "%s: max_allowed_packet is %lld bytes; "
+		    "a body of ONCEHOOK_MAX_BODY (%lld) may need %lld: raise "
+		    "it on the server, or lower ONCEHOOK_MAX_BODY",
+		    mydb_server(s->db), packet, s->cf->maxbody,
+		    2 * s->cf->maxbody + 65536);
+		return -1;
+	}
 	snprintf(buf, bufsz, "%s, tables %s*", mydb_server(s->db), s->p);
 	return 0;
 }

@@ -282,6 +282,28 @@ test_batch(const struct conf *cf)
 	    0, "its savepoint rolled back alone");
 	for (i = 0; i < 3; i++)
 		event_clear(&ev[i]);
+
+	/* One claim's own statement refused by the server (a type longer
+	 * than its column): that claim fails, the batch goes on. */
+	memset(c, 0, sizeof(c));
+	mkev(&ev[0], "b4", "t.ok", "{\"b\":4}");
+	mkev(&ev[1], "b5", "t.ok", "{\"b\":5}");
+	free(ev[1].type);
+	if ((ev[1].type = malloc(301)) == NULL)
+		BAIL("out of memory");
+	memset(ev[1].type, 'x', 300);
+	ev[1].type[300] = '\0';
+	mkev(&ev[2], "b6", "t.ok", "{\"b\":6}");
+	for (i = 0; i < 3; i++)
+		c[i].ev = &ev[i];
+	CHECK(store_claim(st, c, 3) == HOOK_OK && c[0].result == HOOK_OK &&
+	    c[1].result != HOOK_OK && c[2].result == HOOK_OK &&
+	    qint("SELECT COUNT(*) FROM t_events WHERE event_key IN ('b4',"
+	    " 'b6')") == 2 && qint("SELECT COUNT(*) FROM t_events WHERE"
+	    " event_key = 'b5'") == 0, "a statement refused in one claim of "
+	    "a batch fails that claim alone (%d: %s)", c[1].result, c[1].why);
+	for (i = 0; i < 3; i++)
+		event_clear(&ev[i]);
 	store_close(st);
 }
 
@@ -473,6 +495,10 @@ test_guard(void)
 		    " VALUES ('a', 'b', 'delivered');\n",
 		    "an outbox row with a status" },
 		{ "-- on: *\nSET @x = :key;\n", "a user variable" },
+		{ "-- on: *\nSELECT GET_LOCK('oncehook_init', 0);\n",
+		    "a named lock, which outlives the transaction" },
+		{ "-- on: *\nINSERT INTO effects (k) SELECT"
+		    " LOAD_FILE('/etc/passwd');\n", "a file read" },
 	};
 	struct conf	*cf;
 	struct store	*st;
@@ -573,6 +599,28 @@ test_killed(const struct conf *cf)
 	store_close(st);
 }
 
+/* The store's connection closed by the server between two requests
+ * (a restart, wait_timeout): the next claim makes a new one. */
+static void
+test_gone(const struct conf *cf)
+{
+	struct store	*st = open_store(cf, 0);
+	char		 sql[128];
+	long long	 id;
+
+	CHECK(lookup(st, "gone", "{}") == HOOK_OK, "a lookup on a new store");
+	id = qint("SELECT MAX(ID) FROM information_schema.PROCESSLIST WHERE"
+	    " USER = 'oncetest' AND ID <> CONNECTION_ID()");
+	snprintf(sql, sizeof(sql), "KILL %lld", id);
+	qrun(sql);
+	usleep(100000);
+	CHECK(claim(st, "gone", "t.ok", NULL, NULL, 0) == HOOK_OK &&
+	    qint("SELECT COUNT(*) FROM effects WHERE k = 'gone'") == 1,
+	    "its connection killed between requests: the claim opens a new "
+	    "one (nothing was done on the old), processed once");
+	store_close(st);
+}
+
 static void
 test_rows_prune(const struct conf *cf)
 {
@@ -630,6 +678,7 @@ main(void)
 	test_guard();
 	test_deadlock(cf);
 	test_killed(cf);
+	test_gone(cf);
 	test_rows_prune(cf);
 	mydb_close(side);
 	conf_free(cf);
