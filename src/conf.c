@@ -1257,11 +1257,10 @@ conf_load(conf_getenv_fn get, void *arg, char *err, size_t errsz)
 	/* The counters live beside a SQLite file; a server's store has no
 	 * file here to be beside: counted only where one is named. */
 	if (cf->counters_file == NULL && cf->my == NULL && cf->db != NULL &&
-	    (cf->counters_file = malloc(PATH_MAX)) != NULL &&
-	    counters_path(cf->db, cf->counters_file, PATH_MAX) == -1) {
-		free(cf->counters_file);
-		cf->counters_file = NULL;
-	}
+	    (cf->counters_file = malloc(strlen(cf->db) +
+	    sizeof(CTR_SUFFIX))) != NULL)
+		snprintf(cf->counters_file, strlen(cf->db) + sizeof(CTR_SUFFIX),
+		    "%s" CTR_SUFFIX, cf->db);
 	return cf;
 }
 

@@ -32,7 +32,6 @@
 
 #define CTR_MAGIC	"oncehook-ctr"
 #define CTR_VERSION	1
-#define CTR_SUFFIX	"-counters"
 #define CTR_RECHECK	60	/* seconds between looks at the path */
 #define CTR_CACHE	16	/* names remembered per process */
 

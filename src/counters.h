@@ -106,6 +106,9 @@ struct ctr_file {
 
 struct counters;
 
+/* A SQLite database's counters file: its path and this (conf.c). */
+#define CTR_SUFFIX	"-counters"
+
 /*
  * The default counters file of the SQLite database at db (db and
  * "-counters") into buf; -1 if it does not fit.  The file in use is the
