@@ -198,7 +198,7 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	lh_setup "$1" "$run" "$prog" "$root"
 	if [ "${6:-}" = mariadb ]; then
 		md_fresh || bail "no MariaDB for a mariadb row"
-		sed -i -e "s|\"ONCEHOOK_DB\" => \"[^\"]*\",|\"ONCEHOOK_DB\" => \"$md_url\",\n\"ONCEHOOK_DB_PASSWORD_FILE\" => \"$md_pw\",|" \
+		sed -i -e "/^[[:space:]]*#/!s|\"ONCEHOOK_DB\" => \"[^\"]*\",|\"ONCEHOOK_DB\" => \"$md_url\",\n\"ONCEHOOK_DB_PASSWORD_FILE\" => \"$md_pw\",|" \
 		    -e "s|/sql/actions/orders.sql|/sql/actions/mysql/orders.sql|g" \
 		    "$run/oncehook.conf"
 		grep -v '^[[:space:]]*#' "$run/oncehook.conf" |
