@@ -105,36 +105,6 @@ mydb_sql(struct mydb *db, const char *fmt, ...)
 	return NULL;
 }
 
-/*
- * 1 if a statement of n bytes is more than the server takes in one
- * packet (max_allowed_packet, asked once a connection, for the first
- * statement over 1 MiB): it is not sent (the server would close the
- * connection), and the error says what to change.
- */
-static int
-too_big(struct mydb *db, size_t n)
-{
-	MYSQL_RES	*r;
-	MYSQL_ROW	 row;
-	const char	*q = "SELECT @@max_allowed_packet";
-
-	if (n < (1 << 20))
-		return 0;
-	if (db->packet == 0 && api.real_query(db->m, q, strlen(q)) == 0 &&
-	    (r = api.store_result(db->m)) != NULL) {
-		if ((row = api.fetch_row(r)) != NULL && row[0] != NULL)
-			db->packet = strtoull(row[0], NULL, 10);
-		api.free_result(r);
-	}
-	if (db->packet == 0 || n + 64 <= db->packet)
-		return 0;
-	db->err = MYDB_TOO_BIG;
-	snprintf(db->msg, sizeof(db->msg), "a statement of %zu bytes (the "
-	    "body, escaped) is more than the server's max_allowed_packet "
-	    "(%llu): raise it, or lower ONCEHOOK_MAX_BODY", n, db->packet);
-	return 1;
-}
-
 unsigned int
 mydb_run(struct mydb *db, char *sql, struct myres **res, long long *affected)
 {
