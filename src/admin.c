@@ -218,15 +218,11 @@ check_types(const struct conf *cf)
 {
 	struct typecheck	 tc;
 	char			 err[512];
-	size_t			 i, j;
+	size_t			 i;
 
 	tc.cf = cf;
 	for (i = 0; i < cf->nendpoints; i++) {
-		for (j = 0; j < i; j++)
-			if (strcmp(cf->endpoints[j].actions,
-			    cf->endpoints[i].actions) == 0)
-				break;
-		if (j < i)
+		if (conf_actions_first(cf, i) < i)
 			continue;	/* that file is checked already */
 		tc.path = cf->endpoints[i].actions;
 		if (actions_types(tc.path, check_type, &tc, err,
@@ -1205,15 +1201,6 @@ replay_add(void *arg, const struct store_row *r)
 	l->ep[l->n++] = l->cur;
 }
 
-static int
-endpoint_index(const struct conf *cf, const char *name, size_t *i)
-{
-	for (*i = 0; *i < cf->nendpoints; (*i)++)
-		if (strcmp(cf->endpoints[*i].name, name) == 0)
-			return 0;
-	return -1;
-}
-
 int
 admin_replay(int argc, char **argv)
 {
@@ -1259,7 +1246,7 @@ admin_replay(int argc, char **argv)
 		conf_free(cf);
 		return er == HOOK_ECONF ? 2 : 1;
 	}
-	if (endpoint != NULL && endpoint_index(cf, endpoint, &e) == -1) {
+	if (endpoint != NULL && conf_endpoint_index(cf, endpoint, &e) == -1) {
 		fprintf(stderr, "oncehook replay: no endpoint %s\n", endpoint);
 		rc = 2;
 		goto out;

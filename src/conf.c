@@ -1256,11 +1256,16 @@ conf_load(conf_getenv_fn get, void *arg, char *err, size_t errsz)
 	}
 	/* The counters live beside a SQLite file; a server's store has no
 	 * file here to be beside: counted only where one is named. */
-	if (cf->counters_file == NULL && cf->my == NULL && cf->db != NULL &&
-	    (cf->counters_file = malloc(strlen(cf->db) +
-	    sizeof(CTR_SUFFIX))) != NULL)
+	if (cf->counters_file == NULL && cf->my == NULL && cf->db != NULL) {
+		if ((cf->counters_file = malloc(strlen(cf->db) +
+		    sizeof(CTR_SUFFIX))) == NULL) {
+			snprintf(err, errsz, "out of memory");
+			conf_free(cf);
+			return NULL;
+		}
 		snprintf(cf->counters_file, strlen(cf->db) + sizeof(CTR_SUFFIX),
 		    "%s" CTR_SUFFIX, cf->db);
+	}
 	return cf;
 }
 
@@ -1430,6 +1435,27 @@ conf_warnings(const struct conf *cf, const char *const *envp,
 		n++;
 	}
 	return n;
+}
+
+int
+conf_endpoint_index(const struct conf *cf, const char *name, size_t *i)
+{
+	for (*i = 0; *i < cf->nendpoints; (*i)++)
+		if (strcmp(cf->endpoints[*i].name, name) == 0)
+			return 0;
+	return -1;
+}
+
+size_t
+conf_actions_first(const struct conf *cf, size_t i)
+{
+	size_t	 j;
+
+	for (j = 0; j < i; j++)
+		if (strcmp(cf->endpoints[j].actions,
+		    cf->endpoints[i].actions) == 0)
+			return j;
+	return i;
 }
 
 int

@@ -180,6 +180,14 @@ void		 conf_free(struct conf *);
 const struct conf_var *
 		 conf_var_of(const struct conf *cf, const char *name,
 		    size_t len, const struct conf_endpoint **ep);
+/* The index of the endpoint named name: 0, or -1 if none is. */
+int		 conf_endpoint_index(const struct conf *cf, const char *name,
+		    size_t *i);
+/* The first endpoint whose actions file is endpoint i's (i itself if
+ * none before it names that file): one file is loaded, set up and
+ * checked once, for all the endpoints that name it. */
+size_t		 conf_actions_first(const struct conf *cf, size_t i);
+
 /*
  * The outbox's targets (SPEC section 13): ONCEHOOK_OUTBOX_<TOPIC>_COMMAND
  * or _URL, <TOPIC> the topic upper-cased with . and - written _.

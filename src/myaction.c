@@ -17,7 +17,9 @@
 struct mysection {
 	const struct actfile_section	*sec;
 	struct myp_stmts		 stmts;		/* rewritten, checked */
+	size_t				 most;		/* ?s of its largest */
 	struct mystmt			**prepared;	/* NULL until used */
+	struct mybind			*binds;		/* most of them */
 };
 
 struct myactions {
@@ -26,18 +28,38 @@ struct myactions {
 	struct mysection	*v;		/* one per file section */
 };
 
+/* Close section m's statements (they are the connection's). */
+static void
+unprepare(struct mysection *m)
+{
+	size_t	 j;
+
+	for (j = 0; m->prepared != NULL && j < m->stmts.n; j++)
+		mydb_stmt_close(m->prepared[j]);
+	free(m->prepared);
+	m->prepared = NULL;
+}
+
+void
+myactions_reset(struct myactions *a, struct mydb *db)
+{
+	size_t	 i;
+
+	for (i = 0; i < a->file.n; i++)
+		unprepare(&a->v[i]);
+	a->db = db;
+}
+
 void
 myactions_free(struct myactions *a)
 {
-	size_t	 i, j;
+	size_t	 i;
 
 	if (a == NULL)
 		return;
 	for (i = 0; a->v != NULL && i < a->file.n; i++) {
-		for (j = 0; a->v[i].prepared != NULL &&
-		    j < a->v[i].stmts.n; j++)
-			mydb_stmt_close(a->v[i].prepared[j]);
-		free(a->v[i].prepared);
+		unprepare(&a->v[i]);
+		free(a->v[i].binds);
 		myp_free(&a->v[i].stmts);
 	}
 	free(a->v);
@@ -52,7 +74,7 @@ myactions_load(struct mydb *db, const char *path, const char *prefix,
 	struct myactions		*a;
 	const struct actfile_section	*s;
 	char				 why[256];
-	size_t				 i;
+	size_t				 i, j;
 
 	if ((a = calloc(1, sizeof(*a))) == NULL) {
 		snprintf(err, errsz, "out of memory");
@@ -79,6 +101,17 @@ myactions_load(struct mydb *db, const char *path, const char *prefix,
 			myactions_free(a);
 			return NULL;
 		}
+		/* The values of its largest statement, bound per event. */
+		a->v[i].most = 1;
+		for (j = 0; j < a->v[i].stmts.n; j++)
+			if (a->v[i].stmts.v[j].nparams > a->v[i].most)
+				a->v[i].most = a->v[i].stmts.v[j].nparams;
+		if ((a->v[i].binds = calloc(a->v[i].most,
+		    sizeof(*a->v[i].binds))) == NULL) {
+			snprintf(err, errsz, "out of memory");
+			myactions_free(a);
+			return NULL;
+		}
 	}
 	return a;
 }
@@ -95,7 +128,7 @@ ready(struct myactions *a, struct mysection *m, char *err, size_t errsz)
 	if ((m->prepared = calloc(m->stmts.n + 1, sizeof(*m->prepared))) ==
 	    NULL) {
 		snprintf(err, errsz, "out of memory");
-		return 2008;	/* CR_OUT_OF_MEMORY */
+		return MYDB_OOM;
 	}
 	for (j = 0; j < m->stmts.n; j++)
 		if ((e = mydb_prepare(a->db, m->stmts.v[j].sql,
@@ -130,7 +163,6 @@ myactions_setup(struct mydb *db, const char *path, const char *prefix,
 	struct myp_stmts	 st = { NULL, 0 };
 	char			 why[256];
 	size_t			 i;
-	long long		 n;
 	int			 rc = 0;
 
 	if (actfile_read(path, ACTFILE_SETUP, &f, err, errsz) == -1)
@@ -142,8 +174,8 @@ myactions_setup(struct mydb *db, const char *path, const char *prefix,
 		rc = -1;
 	}
 	for (i = 0; rc == 0 && i < st.n; i++)
-		if (mydb_run(db, mydb_sql(db, "%I", st.v[i].sql), NULL, &n) !=
-		    0) {
+		if (mydb_run(db, mydb_sql(db, "%I", st.v[i].sql), NULL, NULL)
+		    != 0) {
 			snprintf(err, errsz, "%s:%d: %s", path, st.v[i].line,
 			    mydb_error(db));
 			rc = -1;
@@ -155,32 +187,25 @@ myactions_setup(struct mydb *db, const char *path, const char *prefix,
 
 unsigned int
 myactions_run(struct myactions *a, const char *endpoint,
-    const struct event *ev, long long *outbox, char *err, size_t errsz)
+    const struct event *ev, char *err, size_t errsz)
 {
 	const struct actfile_section	*s;
 	struct mysection		*m;
 	const struct myp_stmt		*st;
-	struct mybind			*b = NULL;
+	struct mybind			*b;
 	long long			 now = (long long)time(NULL), n;
-	size_t				 i, j, most = 1;
+	size_t				 i, j;
 	unsigned int			 e = 0;
 
-	*outbox = 0;
 	if ((s = actfile_find(&a->file, ev->type)) == NULL)
 		return 0;
 	m = &a->v[s - a->file.v];
 	if ((e = ready(a, m, err, errsz)) != 0)
 		return e;
-	for (i = 0; i < m->stmts.n; i++)
-		if (m->stmts.v[i].nparams > most)
-			most = m->stmts.v[i].nparams;
-	if ((b = calloc(most, sizeof(*b))) == NULL) {
-		snprintf(err, errsz, "out of memory");
-		return 2008;	/* CR_OUT_OF_MEMORY */
-	}
+	b = m->binds;
 	for (i = 0; i < m->stmts.n; i++) {
 		st = &m->stmts.v[i];
-		memset(b, 0, most * sizeof(*b));
+		memset(b, 0, m->most * sizeof(*b));
 		for (j = 0; j < st->nparams; j++)
 			switch (st->params[j]) {
 			case MYP_ENDPOINT:
@@ -221,9 +246,6 @@ myactions_run(struct myactions *a, const char *endpoint,
 			    st->line, mydb_error(a->db));
 			break;
 		}
-		if (st->outbox)
-			*outbox += n;
 	}
-	free(b);
 	return e;
 }

@@ -36,10 +36,16 @@ int		 myactions_setup(struct mydb *, const char *path,
 /*
  * Run the statements for ev's type.  Returns 0, or the server's error
  * number with "path:line: reason" in err (a section that does not
- * prepare: its error).  *outbox gets the outbox rows written.
+ * prepare: its error).
  */
 unsigned int	 myactions_run(struct myactions *, const char *endpoint,
-		    const struct event *ev, long long *outbox, char *err,
-		    size_t errsz);
+		    const struct event *ev, char *err, size_t errsz);
+
+/*
+ * The connection the actions were prepared on is gone: let go of its
+ * statements and prepare them on db from now on (the file stays read
+ * and checked).
+ */
+void		 myactions_reset(struct myactions *, struct mydb *db);
 
 #endif

@@ -41,13 +41,6 @@ mydb_close(struct mydb *db)
 	(void)db;
 }
 
-unsigned int
-mydb_errno(const struct mydb *db)
-{
-	(void)db;
-	return 0;
-}
-
 const char *
 mydb_error(const struct mydb *db)
 {
@@ -196,7 +189,6 @@ struct my_api {
 	__typeof__(mysql_free_result)		*free_result;
 	__typeof__(mysql_fetch_row)		*fetch_row;
 	__typeof__(mysql_fetch_lengths)		*fetch_lengths;
-	__typeof__(mysql_num_fields)		*num_fields;
 	__typeof__(mysql_field_count)		*field_count;
 	__typeof__(mysql_affected_rows)		*affected_rows;
 	__typeof__(mysql_real_escape_string)	*escape;
@@ -234,11 +226,13 @@ struct mystmt {
 	struct mydb	*db;
 	MYSQL_STMT	*st;
 	unsigned long	 nparams;
+	MYSQL_BIND	*mb;		/* nparams of each: the binding's */
+	unsigned long	*lens;
+	my_bool		*nul;
 };
 
 struct myres {
 	MYSQL_RES	*r;
-	unsigned int	 nf;
 };
 
 static int
@@ -269,7 +263,6 @@ load(char *why, size_t whysz)
 	SYM(free_result, "mysql_free_result");
 	SYM(fetch_row, "mysql_fetch_row");
 	SYM(fetch_lengths, "mysql_fetch_lengths");
-	SYM(num_fields, "mysql_num_fields");
 	SYM(field_count, "mysql_field_count");
 	SYM(affected_rows, "mysql_affected_rows");
 	SYM(escape, "mysql_real_escape_string");
@@ -314,7 +307,8 @@ is_lost(unsigned int e)
 	case ER_QUERY_INTERRUPTED:
 		return 1;
 	default:
-		return e == 2055;	/* CR_SERVER_LOST_EXTENDED */
+		/* CR_SERVER_LOST_EXTENDED; MySQL's idle disconnect. */
+		return e == 2055 || e == 4031;
 	}
 }
 
@@ -473,12 +467,6 @@ mydb_close(struct mydb *db)
 	if (db->m != NULL)
 		api.close(db->m);
 	free(db);
-}
-
-unsigned int
-mydb_errno(const struct mydb *db)
-{
-	return db->err;
 }
 
 const char *
@@ -671,7 +659,7 @@ mydb_run(struct mydb *db, char *sql, struct myres **res, long long *affected)
 	if (affected != NULL)
 		*affected = 0;
 	if (sql == NULL) {
-		db->err = CR_OUT_OF_MEMORY;
+		db->err = MYDB_OOM;
 		snprintf(db->msg, sizeof(db->msg), "out of memory");
 		return db->err;
 	}
@@ -693,12 +681,11 @@ mydb_run(struct mydb *db, char *sql, struct myres **res, long long *affected)
 	if (res != NULL && r != NULL) {
 		if ((*res = calloc(1, sizeof(**res))) == NULL) {
 			api.free_result(r);
-			db->err = e = CR_OUT_OF_MEMORY;
+			db->err = e = MYDB_OOM;
 			snprintf(db->msg, sizeof(db->msg), "out of memory");
 			return e;
 		}
 		(*res)->r = r;
-		(*res)->nf = api.num_fields(r);
 	} else if (r != NULL)
 		api.free_result(r);
 	return 0;
@@ -748,6 +735,10 @@ mydb_script(struct mydb *db, const char *sql)
 		do {
 			if ((r = api.store_result(db->m)) != NULL)
 				api.free_result(r);
+			else if (api.field_count(db->m) > 0) {
+				e = note(db);
+				break;
+			}
 			if ((more = api.next_result(db->m)) > 0) {
 				e = note(db);
 				break;
@@ -769,7 +760,7 @@ mydb_prepare(struct mydb *db, const char *sql, struct mystmt **out)
 	if ((st = calloc(1, sizeof(*st))) == NULL ||
 	    (st->st = api.stmt_init(db->m)) == NULL) {
 		free(st);
-		db->err = CR_OUT_OF_MEMORY;
+		db->err = MYDB_OOM;
 		snprintf(db->msg, sizeof(db->msg), "out of memory");
 		return db->err;
 	}
@@ -780,6 +771,15 @@ mydb_prepare(struct mydb *db, const char *sql, struct mystmt **out)
 		return db->err;
 	}
 	st->nparams = api.stmt_param_count(st->st);
+	if (st->nparams > 0 && ((st->mb = calloc(st->nparams,
+	    sizeof(*st->mb))) == NULL || (st->lens = calloc(st->nparams,
+	    sizeof(*st->lens))) == NULL || (st->nul = calloc(st->nparams,
+	    sizeof(*st->nul))) == NULL)) {
+		mydb_stmt_close(st);
+		db->err = MYDB_OOM;
+		snprintf(db->msg, sizeof(db->msg), "out of memory");
+		return db->err;
+	}
 	*out = st;
 	return 0;
 }
@@ -788,11 +788,8 @@ unsigned int
 mydb_execute(struct mydb *db, struct mystmt *st, const struct mybind *b,
     size_t n, long long *affected)
 {
-	MYSQL_BIND	*mb = NULL;
-	unsigned long	*lens = NULL;
-	my_bool		*nul = NULL;
+	MYSQL_BIND	*mb = st->mb;
 	size_t		 i;
-	unsigned int	 e = 0;
 
 	*affected = 0;
 	db->err = 0;
@@ -802,42 +799,31 @@ mydb_execute(struct mydb *db, struct mystmt *st, const struct mybind *b,
 		    "parameters", n, st->nparams);
 		return db->err;
 	}
-	if (n > 0 && ((mb = calloc(n, sizeof(*mb))) == NULL ||
-	    (lens = calloc(n, sizeof(*lens))) == NULL ||
-	    (nul = calloc(n, sizeof(*nul))) == NULL)) {
-		db->err = e = CR_OUT_OF_MEMORY;
-		snprintf(db->msg, sizeof(db->msg), "out of memory");
-		goto out;
-	}
+	if (n > 0)
+		memset(mb, 0, n * sizeof(*mb));
 	for (i = 0; i < n; i++) {
-		nul[i] = b[i].p == NULL && !b[i].isnum;
-		mb[i].is_null = &nul[i];
+		st->nul[i] = b[i].p == NULL && !b[i].isnum;
+		mb[i].is_null = &st->nul[i];
 		if (b[i].isnum) {
 			mb[i].buffer_type = MYSQL_TYPE_LONGLONG;
 			mb[i].buffer = (void *)&b[i].num;
 		} else {
 			/* Text in the connection's character set. */
-			lens[i] = (unsigned long)b[i].len;
+			st->lens[i] = (unsigned long)b[i].len;
 			mb[i].buffer_type = MYSQL_TYPE_STRING;
 			mb[i].buffer = (void *)b[i].p;
-			mb[i].buffer_length = lens[i];
-			mb[i].length = &lens[i];
+			mb[i].buffer_length = st->lens[i];
+			mb[i].length = &st->lens[i];
 		}
 	}
 	if ((n > 0 && api.stmt_bind_param(st->st, mb) != 0) ||
 	    api.stmt_execute(st->st) != 0 ||
 	    /* A SELECT among the actions: its rows are read and dropped. */
-	    api.stmt_store_result(st->st) != 0) {
-		e = note_stmt(db, st->st);
-		goto out;
-	}
+	    api.stmt_store_result(st->st) != 0)
+		return note_stmt(db, st->st);
 	*affected = (long long)api.stmt_affected_rows(st->st);
 	api.stmt_free_result(st->st);
-out:
-	free(mb);
-	free(lens);
-	free(nul);
-	return e;
+	return 0;
 }
 
 void
@@ -847,6 +833,9 @@ mydb_stmt_close(struct mystmt *st)
 		return;
 	if (st->st != NULL)
 		api.stmt_close(st->st);
+	free(st->mb);
+	free(st->lens);
+	free(st->nul);
 	free(st);
 }
 

@@ -38,8 +38,7 @@ enum hook_err	 mydb_connect(const struct conf *cf, struct mydb **out,
 		    char *err, size_t errsz);
 void		 mydb_close(struct mydb *);
 
-/* The last error's number (0: none) and text. */
-unsigned int	 mydb_errno(const struct mydb *);
+/* The last error's text. */
 const char	*mydb_error(const struct mydb *);
 /* 1 once the connection met an error that ends it (lost, killed). */
 int		 mydb_lost(const struct mydb *);
@@ -52,6 +51,8 @@ enum hook_err	 mydb_classify(unsigned int err);
 /* The error of a statement too large for the server's
  * max_allowed_packet, not sent (ER_NET_PACKET_TOO_LARGE's number). */
 #define MYDB_TOO_BIG	1153
+/* Out of memory on our side (CR_OUT_OF_MEMORY's number). */
+#define MYDB_OOM	2008
 
 /* 1 for a deadlock (the server rolled the whole transaction back). */
 int		 mydb_deadlock(unsigned int err);

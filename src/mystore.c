@@ -77,7 +77,6 @@ run(struct mystore *s, char *sql, struct myres **res, long long *affected)
 	return e;
 }
 
-static void	free_actions(struct mystore *);
 
 /*
  * A new connection in place of a lost one, before a request has done
@@ -90,12 +89,17 @@ reconnect(struct mystore *s)
 {
 	struct mydb	*db;
 	char		 err[256];
+	size_t		 i;
 
 	if (mydb_connect(s->cf, &db, err, sizeof(err)) != HOOK_OK) {
 		log_warnx("store: connecting again: %s", err);
 		return -1;
 	}
-	free_actions(s);
+	/* The files stay parsed; their statements were the old
+	 * connection's, and are prepared again on first use. */
+	for (i = 0; i < s->cf->nendpoints; i++)
+		if (s->acts[i] != NULL && conf_actions_first(s->cf, i) == i)
+			myactions_reset(s->acts[i], db);
 	mydb_close(s->db);
 	s->db = db;
 	s->broken = 0;
@@ -153,22 +157,17 @@ mys_maintain(struct store *b)
 	(void)b;
 }
 
-/* Let go of every endpoint's actions (their statements are the
- * connection's); they load again on the next claim. */
+/* Let go of every endpoint's actions. */
 static void
 free_actions(struct mystore *s)
 {
-	size_t	 i, j;
+	size_t	 i;
 
 	if (s->acts == NULL)
 		return;
-	for (i = 0; i < s->cf->nendpoints; i++) {
-		for (j = 0; j < i; j++)
-			if (s->acts[j] == s->acts[i])
-				break;
-		if (j == i)
+	for (i = 0; i < s->cf->nendpoints; i++)
+		if (conf_actions_first(s->cf, i) == i)
 			myactions_free(s->acts[i]);
-	}
 	memset(s->acts, 0, s->cf->nendpoints * sizeof(*s->acts));
 }
 
@@ -236,7 +235,7 @@ migrate(struct mystore *s, char *err, size_t errsz)
 	struct myres	*r = NULL;
 	struct myrow	 row;
 	char		*sql;
-	size_t		 i, j;
+	size_t		 i;
 	int		 v = 0, ok = 0;
 
 	if (run(s, SQL(s, "SELECT GET_LOCK(%s, 60)", "oncehook_init"), &r,
@@ -283,15 +282,10 @@ migrate(struct mystore *s, char *err, size_t errsz)
 		log_info("%s: applied migration %s", s->cf->db,
 		    my_migrations[i].name);
 	}
-	for (i = 0; i < s->cf->nendpoints; i++) {
-		for (j = 0; j < i; j++)
-			if (strcmp(s->cf->endpoints[j].actions,
-			    s->cf->endpoints[i].actions) == 0)
-				break;
-		if (j == i && myactions_setup(s->db,
+	for (i = 0; i < s->cf->nendpoints; i++)
+		if (conf_actions_first(s->cf, i) == i && myactions_setup(s->db,
 		    s->cf->endpoints[i].actions, s->p, err, errsz) == -1)
 			goto out;
-	}
 	ok = 1;
 out:
 	(void)run(s, SQL(s, "DO RELEASE_LOCK(%s)", "oncehook_init"), NULL,
@@ -299,22 +293,21 @@ out:
 	return ok ? 0 : -1;
 }
 
-/* Endpoint i's actions, loaded unless they are (shared with an
+/* Endpoint i's actions, loaded unless they are (shared with the first
  * endpoint that names the same file).  0, or -1 with err. */
 static int
 load_actions(struct mystore *s, size_t i, char *err, size_t errsz)
 {
-	size_t	 j;
+	size_t	 f = conf_actions_first(s->cf, i);
 
 	if (s->acts[i] != NULL)
 		return 0;
-	for (j = 0; j < s->cf->nendpoints; j++)
-		if (j != i && s->acts[j] != NULL &&
-		    strcmp(s->cf->endpoints[j].actions,
-		    s->cf->endpoints[i].actions) == 0) {
-			s->acts[i] = s->acts[j];
-			return 0;
-		}
+	if (f != i) {
+		if (load_actions(s, f, err, errsz) == -1)
+			return -1;
+		s->acts[i] = s->acts[f];
+		return 0;
+	}
 	s->acts[i] = myactions_load(s->db, s->cf->endpoints[i].actions, s->p,
 	    err, errsz);
 	return s->acts[i] != NULL ? 0 : -1;
@@ -338,7 +331,7 @@ mys_connect(const struct conf *cf, int flags, struct store **out, char *err,
 	}
 	s->base.ops = &mys_ops;
 	s->cf = cf;
-	s->p = cf->db_prefix != NULL ? cf->db_prefix : "oncehook_";
+	s->p = cf->db_prefix;		/* conf.c's default: oncehook_ */
 	for (i = 0; i < cf->nendpoints; i++)
 		n += strlen(cf->endpoints[i].name) + 3;
 	if ((s->names = calloc(1, n)) == NULL ||
@@ -454,7 +447,8 @@ mys_lookup(struct store *b, size_t endpoint, const struct event *ev)
 }
 
 /* Is ev's payload recorded for endpoint with its type under another
- * key than ev's?  *found: 2 if that event failed or is dead.  The error
+ * key than ev's?  *found: 2 if that event failed or is dead.  No type
+ * and an empty one are one, as in the guard's rows.  The error
  * number. */
 static unsigned int
 payload_known(struct mystore *s, const char *endpoint, const struct event *ev,
@@ -467,8 +461,9 @@ payload_known(struct mystore *s, const char *endpoint, const struct event *ev,
 	*found = 0;
 	if ((e = run(s, SQL(s, "SELECT status IN ('failed', 'dead') FROM"
 	    " `%Ievents` WHERE endpoint = %s AND payload_hash = %s AND"
-	    " type <=> %s AND event_key <> %s LIMIT 1", s->p, endpoint,
-	    ev->hash, ev->type, ev->key), &r, NULL)) != 0)
+	    " COALESCE(type, '') = %s AND event_key <> %s LIMIT 1", s->p,
+	    endpoint, ev->hash, ev->type != NULL ? ev->type : "", ev->key),
+	    &r, NULL)) != 0)
 		return e;
 	if (mydb_next(r, &row))
 		*found = mydb_int(&row, 0, 0) == 1 ? 2 : 1;
@@ -541,7 +536,7 @@ claim_one(struct mystore *s, struct store_claim *c, long long now, int sp)
 {
 	const struct conf_endpoint	*ep = &s->cf->endpoints[c->endpoint];
 	const struct event		*ev = c->ev;
-	long long			 n = 0, ob;
+	long long			 n = 0;
 	unsigned int			 e;
 	int				 isnew, found;
 
@@ -582,16 +577,15 @@ claim_one(struct mystore *s, struct store_claim *c, long long now, int sp)
 		goto keep;
 	}
 	if (ep->replay_guard) {
-		/* The row lock orders two keys of one payload. */
-		if ((e = guard_payload(s, ep->name, ev, &isnew)) != 0)
-			goto fail;
-		found = 0;
-		if (isnew && (e = payload_known(s, ep->name, ev, &found)) != 0)
+		/*
+		 * The row lock orders two keys of one payload: the second
+		 * waits for the first's commit and finds its row.  Events
+		 * recorded before the guard's row existed are asked too.
+		 */
+		if ((e = guard_payload(s, ep->name, ev, &isnew)) != 0 ||
+		    (e = payload_known(s, ep->name, ev, &found)) != 0)
 			goto fail;
 		if (!isnew || found) {
-			if (!isnew && (e = payload_known(s, ep->name, ev,
-			    &found)) != 0)
-				goto fail;
 			c->result = found == 2 ? HOOK_PARKED : HOOK_DUP;
 			snprintf(c->why, sizeof(c->why), "payload already "
 			    "recorded under another key");
@@ -607,7 +601,7 @@ claim_one(struct mystore *s, struct store_claim *c, long long now, int sp)
 		c->result = HOOK_ECONF;
 		goto undo;
 	}
-	if ((e = myactions_run(s->acts[c->endpoint], ep->name, ev, &ob,
+	if ((e = myactions_run(s->acts[c->endpoint], ep->name, ev,
 	    c->why, sizeof(c->why))) != 0) {
 		if (mydb_deadlock(e) || mydb_lost(s->db))
 			return e;	/* the transaction is gone */
@@ -844,13 +838,21 @@ mys_prune(struct store *b, long long now, int dry_run, int dead,
 	else if ((e = batches(s, "DELETE FROM `%Ievents` WHERE expires_at <"
 	    " %lld AND status IN ('processed', %s) LIMIT 500", now, st,
 	    &events)) == 0)
-		/* The replay guard's rows of the events gone. */
-		e = run(s, SQL(s, "DELETE p FROM `%Ipayloads` p LEFT JOIN"
-		    " `%Ievents` e ON e.endpoint = p.endpoint AND e.event_key ="
-		    " p.event_key WHERE e.id IS NULL", s->p, s->p), NULL, &n);
+		/* The replay guard's rows of the events gone, 500 at a
+		 * time too (MySQL refuses LIMIT in a DELETE that joins:
+		 * the rows by a derived table). */
+		do {
+			e = run(s, SQL(s, "DELETE FROM `%Ipayloads` WHERE"
+			    " (endpoint, payload_hash, type) IN (SELECT * FROM"
+			    " (SELECT p.endpoint, p.payload_hash, p.type FROM"
+			    " `%Ipayloads` p WHERE NOT EXISTS (SELECT 1 FROM"
+			    " `%Ievents` e WHERE e.endpoint = p.endpoint AND"
+			    " e.event_key = p.event_key) LIMIT 500) x)", s->p,
+			    s->p, s->p), NULL, &n);
+		} while (e == 0 && n > 0);
 	if (e == 0 && !dry_run)
 		e = run(s, SQL(s, "DELETE FROM `%Ifailures` WHERE last_at <"
-		    " %lld", s->p, now - 2592000), NULL, &n);
+		    " %lld - " STORE_FAILURES_TTL, s->p, now), NULL, &n);
 	for (i = 0; e == 0 && i < s->cf->nendpoints; i++) {
 		ep = &s->cf->endpoints[i];
 		if (ep->retention < 0)
@@ -964,7 +966,8 @@ mys_failed(struct store *b, size_t endpoint, const struct event *ev,
 		    " id = id", s->p, ep->name, ev->key, ev->type, ev->hash,
 		    ev->payload, ev->payloadsz, ev->received_at,
 		    ep->retention, ev->received_at + ep->retention, *attempts,
-		    error, now + store_backoff(*attempts, 60, 21600)), NULL,
+		    error, now + store_backoff(*attempts,
+		    STORE_BACKOFF_FIRST, STORE_BACKOFF_CAP)), NULL,
 		    &n)) != 0)
 			goto fail;
 		if (n > 0) {
@@ -998,7 +1001,8 @@ work_failed(struct mystore *s, long long id, const char *error,
 	    " last_error = %s, next_at = IF(attempts >= %lld, NULL, %lld),"
 	    " status = IF(attempts >= %lld, 'dead', 'failed') WHERE id = %lld"
 	    " AND status <> 'processed'", s->p, error, max,
-	    now + store_backoff(attempts, 60, 21600), max, id), NULL,
+	    now + store_backoff(attempts,
+	    STORE_BACKOFF_FIRST, STORE_BACKOFF_CAP), max, id), NULL,
 	    NULL) != 0)
 		log_warnx("store: noting a failed run of its actions: %s",
 		    mydb_error(s->db));
@@ -1026,9 +1030,8 @@ taken(struct mystore *s, const struct myrow *row, struct taken *t,
 	snprintf(endpoint, endpointsz, "%s", row->v[1]);
 	snprintf(key, keysz, "%s", row->v[2]);
 	t->attempts = mydb_int(row, 7, 0) + 1;
-	for (t->epi = 0; t->epi < s->cf->nendpoints; t->epi++)
-		if (strcmp(s->cf->endpoints[t->epi].name, endpoint) == 0)
-			break;
+	if (conf_endpoint_index(s->cf, endpoint, &t->epi) == -1)
+		t->epi = s->cf->nendpoints;	/* not ours: never picked */
 	snprintf(t->hash, sizeof(t->hash), "%s", row->v[4]);
 	if ((t->payload = malloc(row->len[5] + 1)) == NULL ||
 	    (row->v[3] != NULL && (t->type = strdup(row->v[3])) == NULL))
@@ -1057,7 +1060,7 @@ mys_replay(struct store *b, size_t endpoint, const char *key, int dry_run,
 	struct myrow			 row;
 	struct taken			 t;
 	enum store_replay		 res = REPLAY_ERROR;
-	long long			 now = (long long)time(NULL), ob;
+	long long			 now = (long long)time(NULL);
 	char				 epn[64], k[520];
 	unsigned int			 e;
 
@@ -1092,7 +1095,7 @@ mys_replay(struct store *b, size_t endpoint, const char *key, int dry_run,
 	}
 	mydb_free(r);
 	r = NULL;
-	if ((e = myactions_run(s->acts[endpoint], ep->name, &t.ev, &ob,
+	if ((e = myactions_run(s->acts[endpoint], ep->name, &t.ev,
 	    whybuf, whysz)) != 0) {
 		if (mydb_classify(e) == HOOK_EBUSY)
 			goto fail;
@@ -1131,8 +1134,9 @@ mys_work(struct store *b, const char *endpoint, const char *key,
 	struct myrow			 row;
 	struct taken			 t;
 	enum store_work			 res = WORK_ERROR;
-	long long			 n, ob;
-	unsigned int			 e;
+	long long			 n;
+	unsigned int			 e = 0;
+	int				 unloaded;
 
 	memset(&t, 0, sizeof(t));
 	memset(w, 0, sizeof(*w));
@@ -1173,16 +1177,20 @@ mys_work(struct store *b, const char *endpoint, const char *key,
 	mydb_free(r);
 	r = NULL;
 	w->attempts = t.attempts;
-	if (t.epi == s->cf->nendpoints)
+	if (t.epi == s->cf->nendpoints) {
+		snprintf(w->why, sizeof(w->why), "endpoint %s is not "
+		    "configured here", w->endpoint);
 		goto out;
+	}
 	ep = &s->cf->endpoints[t.epi];
-	if (load_actions(s, t.epi, w->why, sizeof(w->why)) == -1)
-		e = 1064;	/* the file: failed like an action */
-	else
-		e = myactions_run(s->acts[t.epi], w->endpoint, &t.ev, &ob,
-		    w->why, sizeof(w->why));
-	if (e != 0) {
-		if (mydb_classify(e) == HOOK_EBUSY) {
+	/* An actions file that no longer loads fails its event like a
+	 * failing action (counted, run again later). */
+	unloaded = load_actions(s, t.epi, w->why, sizeof(w->why)) == -1;
+	if (!unloaded)
+		e = myactions_run(s->acts[t.epi], w->endpoint, &t.ev, w->why,
+		    sizeof(w->why));
+	if (unloaded || e != 0) {
+		if (!unloaded && mydb_classify(e) == HOOK_EBUSY) {
 			res = WORK_BUSY;
 			goto out;
 		}

@@ -401,7 +401,7 @@ migrate(struct sqstore *s, char *err, size_t errsz)
 	char	*msg = NULL;
 	char	 sql[64];
 	int	 v = 0, rc;
-	size_t	 i, j;
+	size_t	 i;
 
 	if ((rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL,
 	    NULL)) != SQLITE_OK) {
@@ -433,11 +433,7 @@ migrate(struct sqstore *s, char *err, size_t errsz)
 	/* Our schema is in place: from here on, the guard watches. */
 	actions_guard(s->db, &s->guard);
 	for (i = 0; i < s->cf->nendpoints; i++) {
-		for (j = 0; j < i; j++)
-			if (strcmp(s->cf->endpoints[j].actions,
-			    s->cf->endpoints[i].actions) == 0)
-				break;
-		if (j < i)
+		if (conf_actions_first(s->cf, i) < i)
 			continue;
 		if (actions_setup(s->db, &s->guard, s->cf->endpoints[i].actions,
 		    err, errsz) != SQLITE_OK)
@@ -486,22 +482,21 @@ pragmas(struct sqstore *s, char *err, size_t errsz)
 
 /*
  * Endpoint i's actions, prepared unless they are already (shared with
- * an endpoint that names the same file).  0, or -1 with err.
+ * the first endpoint that names the same file).  0, or -1 with err.
  */
 static int
 load_actions(struct sqstore *s, size_t i, char *err, size_t errsz)
 {
-	size_t	 j;
+	size_t	 f = conf_actions_first(s->cf, i);
 
 	if (s->acts[i] != NULL)
 		return 0;
-	for (j = 0; j < s->cf->nendpoints; j++)
-		if (j != i && s->acts[j] != NULL &&
-		    strcmp(s->cf->endpoints[j].actions,
-		    s->cf->endpoints[i].actions) == 0) {
-			s->acts[i] = s->acts[j];
-			return 0;
-		}
+	if (f != i) {
+		if (load_actions(s, f, err, errsz) == -1)
+			return -1;
+		s->acts[i] = s->acts[f];
+		return 0;
+	}
 	s->acts[i] = actions_load(s->db, &s->guard,
 	    s->cf->endpoints[i].actions, s->sections ? ACTIONS_LAZY : 0, err,
 	    errsz);
@@ -703,18 +698,14 @@ static void
 sqs_close(struct store *b)
 {
 	struct sqstore	*s = (struct sqstore *)b;
-	size_t	 i, j;
+	size_t	 i;
 
 	if (s == NULL)
 		return;
 	if (s->acts != NULL) {
-		for (i = 0; i < s->cf->nendpoints; i++) {
-			for (j = 0; j < i; j++)
-				if (s->acts[j] == s->acts[i])
-					break;
-			if (j == i)
+		for (i = 0; i < s->cf->nendpoints; i++)
+			if (conf_actions_first(s->cf, i) == i)
 				actions_free(s->acts[i]);
-		}
 		free(s->acts);
 	}
 	for (i = 0; i < ST__MAX; i++)
@@ -1247,8 +1238,8 @@ sqs_prune(struct store *b, long long now, int dry_run, int dead,
 		    dead ? "dead" : "processed", &events, err, errsz);
 	/* Failed attempts of keys that never came back. */
 	if (rc == SQLITE_OK && !dry_run)
-		rc = once(s, "DELETE FROM failures WHERE last_at < ?1 - 2592000",
-		    now, NULL, &n);
+		rc = once(s, "DELETE FROM failures WHERE last_at < ?1 - "
+		    STORE_FAILURES_TTL, now, NULL, &n);
 	for (i = 0; rc == SQLITE_OK && i < s->cf->nendpoints; i++) {
 		ep = &s->cf->endpoints[i];
 		if (ep->retention < 0)
@@ -1420,8 +1411,8 @@ sqs_failed(struct store *b, size_t endpoint, const struct event *ev,
 		sqlite3_bind_int64(st, 8, *attempts);
 		sqlite3_bind_text(st, 9, error, -1, SQLITE_STATIC);
 		/* work retries it in the background, after the backoff. */
-		sqlite3_bind_int64(st, 10, now + store_backoff(*attempts, 60,
-		    21600));
+		sqlite3_bind_int64(st, 10, now + store_backoff(*attempts,
+		    STORE_BACKOFF_FIRST, STORE_BACKOFF_CAP));
 		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 			goto fail;
 		sqlite3_finalize(st);
@@ -1584,8 +1575,8 @@ work_failed(struct sqstore *s, long long id, const char *error,
 	    NULL)) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, now + store_backoff(attempts, 60,
-		    21600));
+		sqlite3_bind_int64(st, 4, now + store_backoff(attempts,
+		    STORE_BACKOFF_FIRST, STORE_BACKOFF_CAP));
 		sqlite3_bind_int64(st, 5, max);
 		rc = sqlite3_step(st) == SQLITE_DONE ? sq_run(s, ST_COMMIT) :
 		    sqlite3_errcode(s->db);
@@ -1686,9 +1677,8 @@ work_once(struct sqstore *s, const char *endpoint, const char *key,
 	snprintf(w->key, sizeof(w->key), "%s",
 	    (const char *)sqlite3_column_text(st, 2));
 	w->attempts = sqlite3_column_int64(st, 7) + 1;
-	for (epi = 0; epi < s->cf->nendpoints; epi++)
-		if (strcmp(s->cf->endpoints[epi].name, w->endpoint) == 0)
-			break;
+	if (conf_endpoint_index(s->cf, w->endpoint, &epi) == -1)
+		epi = s->cf->nendpoints;
 	if ((payload = strdup((const char *)sqlite3_column_text(st, 5))) ==
 	    NULL || event_stored(&ev, w->key, (const char *)
 	    sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st,

@@ -82,6 +82,10 @@ struct store {
 long long	 store_backoff(long long attempts, long long first,
 		    long long cap);
 #define OUTBOX_CAP	21600	/* an outbox row's longest wait, s */
+#define STORE_BACKOFF_FIRST 60	/* an event's first wait, s */
+#define STORE_BACKOFF_CAP 21600	/* ... and its longest */
+#define STORE_FAILURES_TTL "2592000" /* failed attempts of keys unseen
+				   for 30 days are pruned (SQL text) */
 
 /* The backends' openers (store_connect()'s contract). */
 enum hook_err	 sqs_connect(const struct conf *, int flags,
