@@ -22,7 +22,8 @@
 #     later, host B answering throughout; every delivery not answered
 #     200 is sent again: each event once
 #   - the order.paid rows, delivered by the two serves' deliver children
-#     (a command noting each row's id): each exactly once
+#     (a command noting each row's id): each once, but the row the
+#     deliverer killed with host A had under way (at least once)
 #
 # Run by "make check" with top_srcdir, top_builddir and ONCEHOOK_BIN set.
 # Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no

@@ -28,9 +28,10 @@ client).  The steps:
           "processed" answer per event, every event answered "processed"
           has its row, and in the end one events row, one paid order and
           one order.paid row per event
-  outbox  (after the others) every order.paid row is delivered once by
-          the two serves' deliver children: the notes file (--notes)
-          holds each row's id exactly once
+  outbox  (after the others) every order.paid row is delivered by the
+          two serves' deliver children: the notes file (--notes) holds
+          each row's id once, but for the row the deliverer killed with
+          host A had under way, if any (at least once: twice, same id)
 
 A 503 with Retry-After from oncehook (a lock wait past
 ONCEHOOK_BUSY_TIMEOUT_MS) is delivered again until 200 and counted.
@@ -511,8 +512,14 @@ class Run:
             seen[i] = seen.get(i, 0) + 1
         twice = sorted(i for i, c in seen.items() if c > 1)
         never = sorted(set(ids) - set(seen))
-        self.check(not twice, "outbox rows delivered more than once: %d, "
-                   "%r" % (len(twice), twice[:10]))
+        # Delivery is at least once (SPEC 13): host A's deliverer was
+        # killed -9 once, and the row it had under way, if any, is sent
+        # again by the other once its lease ends, with the same id (the
+        # receiver's key).  Nothing else may be sent twice.
+        self.check(len(twice) <= 1 and all(seen[i] == 2 for i in twice),
+                   "outbox rows delivered more than once: %d, %r (at most "
+                   "the one the killed deliverer had under way, twice)"
+                   % (len(twice), twice[:10]))
         self.check(not never, "outbox rows never delivered: %d, %r"
                    % (len(never), never[:10]))
         self.note("outbox: %d rows, %d deliveries noted" % (len(ids),
@@ -541,7 +548,7 @@ def main():
         "kill": "host A's serve killed (SIGKILL) mid-load and restarted, "
                 "host B sending on, the unanswered redelivered: each "
                 "event once",
-        "outbox": "every order.paid row delivered exactly once by the "
+        "outbox": "every order.paid row delivered once by the "
                   "two hosts' deliver children",
     }
     try:
