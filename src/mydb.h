@@ -5,12 +5,13 @@
  * on the first connection (a SQLite site never loads it).
  *
  * A connection is set up for oncehook's transactions: utf8mb4, no
- * automatic reconnection (a reconnect in the middle of a transaction
- * would lose it silently: a lost connection is reported, and the caller
- * opens a new one for the next request), READ COMMITTED, a strict
- * sql_mode, UTC, and innodb_lock_wait_timeout from
- * ONCEHOOK_BUSY_TIMEOUT_MS.  The password is read from
- * ONCEHOOK_DB_PASSWORD_FILE for the connect and wiped at once.
+ * automatic reconnection by the library (a reconnect in the middle of
+ * a transaction would lose it silently: a lost connection is reported,
+ * mydb_lost(), and mystore.c decides whether a new one may be made),
+ * READ COMMITTED, a strict sql_mode, UTC, and innodb_lock_wait_timeout
+ * from ONCEHOOK_BUSY_TIMEOUT_MS.  The password is read from
+ * ONCEHOOK_DB_PASSWORD_FILE for the connect and oncehook's copy wiped
+ * at once.
  *
  * oncehook's own statements go as text, every value in them quoted by
  * the client library for the connection's character set (mydb_sql());

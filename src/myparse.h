@@ -2,8 +2,8 @@
  * oncehook: an actions file's statements for MariaDB/MySQL, read
  * without a server (the MariaDB store's actions, myaction.c).
  *
- * The file format is SQLite's (action.h): a setup part, then sections
- * under "-- on: TYPE ..." markers, the event as the named parameters
+ * The file format is the SQLite store's (actfile.h): a setup part, then
+ * sections under "-- on: TYPE ..." markers, the event as the named parameters
  * :endpoint, :key, :type, :payload, :payload_hash and :received_at.
  * The server knows only positional parameters, so each statement is
  * rewritten: every named parameter becomes ?, and the statement keeps

@@ -21,12 +21,20 @@
  *    innodb_lock_wait_timeout (ONCEHOOK_BUSY_TIMEOUT_MS), is HOOK_EBUSY.
  * 3. Lookups are plain SELECTs at READ COMMITTED, outside any
  *    transaction of ours: they take no lock and see only committed rows.
- * 4. Several claims: a SAVEPOINT each; an action's failure rolls back to
- *    it.  A failure that ends the transaction (a deadlock, a lost
- *    connection) fails every claim not decided: no partial 200s.
- * 5. The connection's server and database are the configured ones; a
- *    lost connection marks the store broken, and the caller opens a new
- *    one for its next request (never a silent reconnect mid-way).
+ * 4. Several claims: a SAVEPOINT each; a claim whose actions fail, or
+ *    whose own statement the server refuses (a statement's error undoes
+ *    that statement only), rolls back to it alone.  A failure that ends
+ *    the transaction (a deadlock, a lost connection) is the batch's: a
+ *    deadlock runs the whole batch once more, then fails every claim
+ *    not decided, as does a lost connection: no partial 200s.  (SQLite
+ *    runs the batch again without the claim that ended it; here the
+ *    claim that met the deadlock is not known to be its cause.)
+ * 5. The connection's server and database are the configured ones.  A
+ *    connection found lost before a request has done anything on it
+ *    (its lookup, or its claim's START TRANSACTION) is made again once
+ *    (reconnect()): the server restarted, or closed it idle.  Lost
+ *    later, the request fails (503) and the store is broken: the caller
+ *    opens a new one; never a reconnect in the middle of a transaction.
  */
 #include "config.h"
 

@@ -3,8 +3,10 @@
  * `oncehook deliver`, list, show, stats and prune.  Each backend has
  * its half (sqoutbox.c for SQLite, mystore.c for MariaDB/MySQL); what
  * follows is said in SQLite's words, and the MariaDB store keeps it
- * with a row lock (SELECT ... FOR UPDATE SKIP LOCKED) for the write
- * lock.
+ * with a row lock (SELECT ... FOR UPDATE, SKIP LOCKED where the server
+ * has it) for the write lock, and the server's clock for the times it
+ * compares and sets (the now arguments are SQLite's only): deliverers
+ * on several hosts agree on a lease whatever their clocks say.
  *
  * An action inserts (topic, payload) in its event's transaction
  * (action.h: the guard lets it insert, never update or delete, and the

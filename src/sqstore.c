@@ -2,7 +2,7 @@
  * oncehook: the SQLite store (see store.h).  With action.c, the SQLite
  * room.
  *
- * Every statement is prepared once in store_open() and reset after each
+ * Every statement is prepared once in sqs_connect() and reset after each
  * use.  Errors are classified once, in sq_classify(): a database that is
  * busy past the timeout, full, read-only or failing I/O is HOOK_EBUSY
  * (the provider should retry: 503); anything else is HOOK_ESYSTEM.

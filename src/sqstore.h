@@ -3,8 +3,8 @@
  * (sqstore.c: events and claims; sqoutbox.c: the outbox).  Nothing outside
  * the SQLite room includes it: the rest of the program sees store.h.
  */
-#ifndef ONCEHOOK_STORE_INT_H
-#define ONCEHOOK_STORE_INT_H
+#ifndef ONCEHOOK_SQSTORE_H
+#define ONCEHOOK_SQSTORE_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -17,7 +17,7 @@
 #include "store_be.h"
 #include "walguard.h"
 
-/* The statements prepared once, in store_open(). */
+/* The statements prepared once, in sqs_connect(). */
 enum st {
 	ST_BEGIN,
 	ST_COMMIT,

@@ -65,7 +65,9 @@
  *    COMMIT) fails every claim not yet decided with HOOK_EBUSY or
  *    HOOK_ESYSTEM: nothing of the batch is answered 200 unless the COMMIT
  *    succeeded.  Elsewhere: SAVEPOINT / ROLLBACK TO where the server has
- *    them, and the same retry without the claim when it does not.
+ *    them, and the same retry without the claim when it does not (the
+ *    MariaDB store: a deadlock, which InnoDB may find in any claim, runs
+ *    the whole batch once more, then fails it; mystore.c).
  *
  * 5. The file is the database.  A process that finds ONCEHOOK_DB no
  *    longer names the file it has open (removed, renamed, replaced)
