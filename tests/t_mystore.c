@@ -524,9 +524,12 @@ test_guard(void)
 static void
 test_deadlock(const struct conf *cf)
 {
-	pid_t	 pid[2];
-	int	 i, status, r[2];
+	pid_t		 pid[2];
+	int		 i, status, r[2];
+	long long	 before;
 
+	before = qint("SELECT VARIABLE_VALUE FROM information_schema."
+	    "GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DEADLOCKS'");
 	for (i = 0; i < 2; i++) {
 		if ((pid[i] = fork()) == -1)
 			BAIL("fork");
@@ -546,11 +549,60 @@ test_deadlock(const struct conf *cf)
 			BAIL("child");
 		r[i] = WEXITSTATUS(status);
 	}
+	CHECK(qint("SELECT VARIABLE_VALUE FROM information_schema."
+	    "GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DEADLOCKS'") > before,
+	    "the server saw a deadlock between the two claims");
 	CHECK(r[0] == HOOK_OK && r[1] == HOOK_OK &&
 	    qint("SELECT SUM(n) FROM locks") == 4 &&
 	    qint("SELECT COUNT(*) FROM t_events WHERE event_key LIKE 'dl-%'")
 	    == 2, "a deadlock between two claims: the one rolled back is run "
 	    "again, both once (%d, %d)", r[0], r[1]);
+}
+
+/*
+ * A row lock held elsewhere past the lock wait (BUSY_TIMEOUT_MS, 2 s
+ * here): the claim that waits for it is HOOK_EBUSY (503) with nothing
+ * committed, alone in a batch; a lookup of an event whose row is
+ * locked answers at once, from a consistent read.
+ */
+static void
+test_lockwait(const struct conf *cf)
+{
+	struct store		*st = open_store(cf, 0);
+	struct store_claim	 c[2];
+	struct event		 ev[2];
+	struct timespec		 t0, t1;
+	double			 ms;
+
+	qrun("START TRANSACTION");
+	qrun("SELECT n FROM locks WHERE id = 1 FOR UPDATE");
+	CHECK(claim(st, "lw1", "t.ab", NULL, NULL, 0) == HOOK_EBUSY &&
+	    qint("SELECT COUNT(*) FROM t_events WHERE event_key = 'lw1'") == 0,
+	    "a row lock held past the lock wait: HOOK_EBUSY, nothing "
+	    "committed");
+	memset(c, 0, sizeof(c));
+	mkev(&ev[0], "lw2", "t.ab", "{\"lw\":2}");
+	mkev(&ev[1], "lw3", "t.ok", "{\"lw\":3}");
+	c[0].ev = &ev[0];
+	c[1].ev = &ev[1];
+	CHECK(store_claim(st, c, 2) == HOOK_OK && c[0].result == HOOK_EBUSY &&
+	    c[1].result == HOOK_OK && qint("SELECT COUNT(*) FROM t_events"
+	    " WHERE event_key IN ('lw2', 'lw3')") == 1, "in a batch, the "
+	    "claim that waited fails alone (%d, %d)", c[0].result,
+	    c[1].result);
+	event_clear(&ev[0]);
+	event_clear(&ev[1]);
+	qrun("SELECT id FROM t_events WHERE event_key = 'k1' FOR UPDATE");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(lookup(st, "k1", "{\"v\":\"k1\"}") == HOOK_DUP,
+	    "the event's row locked elsewhere: a duplicate still");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	CHECK(ms < 1000, "... answered without waiting for the lock "
+	    "(%.1f ms; the lock wait is 2 s)", ms);
+	qrun("ROLLBACK");
+	store_close(st);
 }
 
 /* The connection killed while the claim's actions run: never OK. */
@@ -677,6 +729,7 @@ main(void)
 	test_outbox(cf);
 	test_guard();
 	test_deadlock(cf);
+	test_lockwait(cf);
 	test_killed(cf);
 	test_gone(cf);
 	test_rows_prune(cf);
