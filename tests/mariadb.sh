@@ -43,23 +43,10 @@ export PYTHONDONTWRITEBYTECODE
 : "${top_builddir:=.}"
 : "${ONCEHOOK_BIN:=$top_builddir/oncehook}"
 
-bail() {
-	echo "Bail out! $*"
-	exit 99
-}
-
 n=0
 failed=0
-
-tap() {	# tap ok|not-ok description
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		printf 'ok %d - %s\n' "$n" "$2"
-	else
-		failed=$((failed + 1))
-		printf 'not ok %d - %s\n' "$n" "$2"
-	fi
-}
+# shellcheck source=tests/tap.sh
+. "$top_srcdir/tests/tap.sh"
 
 for f in tests/e2e/lighttpd.sh tests/deploy/mariadb.sh \
     tests/e2e/mariadb_scenarios.py tests/e2e/hookclient.py \
