@@ -544,7 +544,8 @@ set_mysql(struct conf_loader *l, const char *var, const char *v,
     struct conf_mysql **out)
 {
 	struct conf_mysql	*m;
-	const char		*p = v + 8, *at, *slash, *q, *colon, *e;
+	const char		*p = v + 8, *at = NULL, *slash, *q, *colon, *e;
+	const char		*why;
 	char			*end;
 	unsigned long		 port;
 
@@ -552,71 +553,66 @@ set_mysql(struct conf_loader *l, const char *var, const char *v,
 		return fail(l, var, "out of memory");
 	/* The host starts after the last @ before the path: a password
 	 * written in the URL (which may hold an @) is then seen as one. */
-	at = NULL;
 	if ((slash = strchr(p, '/')) != NULL)
 		for (q = p; q < slash; q++)
 			if (*q == '@')
 				at = q;
-	if (at == NULL || slash == NULL) {
-		mysql_free(m);
-		return fail(l, var, "write mysql://user@host[:port]/database "
-		    "or mysql://user@localhost/database?socket=/path");
-	}
-	if (memchr(p, ':', (size_t)(at - p)) != NULL) {
-		mysql_free(m);
-		return fail(l, var, "no password in the URL: put it in the "
-		    "file named by ONCEHOOK_DB_PASSWORD_FILE");
-	}
-	if (!word_ok(p, (size_t)(at - p), "_.-$", 80)) {
-		mysql_free(m);
-		return fail(l, var, "user: letters, digits, _ . - $ (1 to 80)");
-	}
-	m->user = strndup(p, (size_t)(at - p));
+	why = "write mysql://user@host[:port]/database or "
+	    "mysql://user@localhost/database?socket=/path";
+	if (at == NULL || slash == NULL)
+		goto bad;
+	why = "no password in the URL: put it in the file named by "
+	    "ONCEHOOK_DB_PASSWORD_FILE";
+	if (memchr(p, ':', (size_t)(at - p)) != NULL)
+		goto bad;
+	why = "user: letters, digits, _ . - $ (1 to 80)";
+	if (!word_ok(p, (size_t)(at - p), "_.-$", 80))
+		goto bad;
 	colon = memchr(at + 1, ':', (size_t)(slash - at - 1));
 	e = colon != NULL ? colon : slash;
-	if (!word_ok(at + 1, (size_t)(e - at - 1), ".-", 253)) {
-		mysql_free(m);
-		return fail(l, var, "host: a name or an IPv4 address");
-	}
-	m->host = strndup(at + 1, (size_t)(e - at - 1));
+	why = "host: a name or an IPv4 address";
+	if (!word_ok(at + 1, (size_t)(e - at - 1), ".-", 253))
+		goto bad;
+	why = "out of memory";
+	if ((m->user = strndup(p, (size_t)(at - p))) == NULL ||
+	    (m->host = strndup(at + 1, (size_t)(e - at - 1))) == NULL)
+		goto bad;
 	if (colon != NULL) {
 		errno = 0;
 		port = strtoul(colon + 1, &end, 10);
+		why = "port: 1 to 65535";
 		if (end != slash || colon + 1 == slash || errno != 0 ||
-		    port == 0 || port > 65535) {
-			mysql_free(m);
-			return fail(l, var, "port: 1 to 65535");
-		}
+		    port == 0 || port > 65535)
+			goto bad;
 		m->port = (unsigned int)port;
 	}
 	q = strchr(slash + 1, '?');
 	e = q != NULL ? q : slash + strlen(slash);
-	if (!word_ok(slash + 1, (size_t)(e - slash - 1), "_$", 64)) {
-		mysql_free(m);
-		return fail(l, var, "database: letters, digits, _ and $ (1 to "
-		    "64)");
-	}
-	m->database = strndup(slash + 1, (size_t)(e - slash - 1));
+	why = "database: letters, digits, _ and $ (1 to 64)";
+	if (!word_ok(slash + 1, (size_t)(e - slash - 1), "_$", 64))
+		goto bad;
+	why = "out of memory";
+	if ((m->database = strndup(slash + 1, (size_t)(e - slash - 1))) ==
+	    NULL)
+		goto bad;
 	if (q != NULL) {
+		why = "the one option is ?socket=/path";
 		if (strncmp(q, "?socket=/", 9) != 0 || strchr(q + 8, '?') !=
-		    NULL || strchr(q + 8, '&') != NULL) {
-			mysql_free(m);
-			return fail(l, var, "the one option is ?socket=/path");
-		}
-		if (strcmp(m->host, "localhost") != 0) {
-			mysql_free(m);
-			return fail(l, var, "a socket is reached through "
-			    "localhost: mysql://user@localhost/...?socket=...");
-		}
-		m->socket = strdup(q + 8);
-	}
-	if (m->user == NULL || m->host == NULL || m->database == NULL ||
-	    (q != NULL && m->socket == NULL)) {
-		mysql_free(m);
-		return fail(l, var, "out of memory");
+		    NULL || strchr(q + 8, '&') != NULL)
+			goto bad;
+		why = "a socket is reached through localhost: "
+		    "mysql://user@localhost/...?socket=...";
+		if (strcmp(m->host, "localhost") != 0)
+			goto bad;
+		why = "out of memory";
+		if ((m->socket = strdup(q + 8)) == NULL)
+			goto bad;
 	}
 	*out = m;
 	return 0;
+bad:
+	mysql_free(m);
+	return fail(l, var, "%s", why);
 }
 
 /* ONCEHOOK_DB: the SQLite file's absolute path, or a mysql:// URL. */

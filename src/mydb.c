@@ -368,6 +368,15 @@ note_stmt(struct mydb *db, MYSQL_STMT *st)
 	return db->err;
 }
 
+/* Note our own running out of memory as the connection's error. */
+static unsigned int
+oom(struct mydb *db)
+{
+	db->err = MYDB_OOM;
+	snprintf(db->msg, sizeof(db->msg), "out of memory");
+	return db->err;
+}
+
 /* The first line of the password file into buf (wiped by the caller). */
 static int
 password(const char *path, char *buf, size_t bufsz, char *err, size_t errsz)
@@ -652,23 +661,21 @@ unsigned int
 mydb_run(struct mydb *db, char *sql, struct myres **res, long long *affected)
 {
 	MYSQL_RES	*r;
-	unsigned int	 e = 0;
+	size_t		 len;
 
 	if (res != NULL)
 		*res = NULL;
 	if (affected != NULL)
 		*affected = 0;
-	if (sql == NULL) {
-		db->err = MYDB_OOM;
-		snprintf(db->msg, sizeof(db->msg), "out of memory");
-		return db->err;
-	}
+	if (sql == NULL)
+		return oom(db);
 	db->err = 0;
-	if (too_big(db, strlen(sql))) {
+	len = strlen(sql);
+	if (too_big(db, len)) {
 		free(sql);
 		return db->err;
 	}
-	if (api.real_query(db->m, sql, (unsigned long)strlen(sql)) != 0) {
+	if (api.real_query(db->m, sql, (unsigned long)len) != 0) {
 		free(sql);
 		return note(db);
 	}
@@ -681,9 +688,7 @@ mydb_run(struct mydb *db, char *sql, struct myres **res, long long *affected)
 	if (res != NULL && r != NULL) {
 		if ((*res = calloc(1, sizeof(**res))) == NULL) {
 			api.free_result(r);
-			db->err = e = MYDB_OOM;
-			snprintf(db->msg, sizeof(db->msg), "out of memory");
-			return e;
+			return oom(db);
 		}
 		(*res)->r = r;
 	} else if (r != NULL)
@@ -760,9 +765,7 @@ mydb_prepare(struct mydb *db, const char *sql, struct mystmt **out)
 	if ((st = calloc(1, sizeof(*st))) == NULL ||
 	    (st->st = api.stmt_init(db->m)) == NULL) {
 		free(st);
-		db->err = MYDB_OOM;
-		snprintf(db->msg, sizeof(db->msg), "out of memory");
-		return db->err;
+		return oom(db);
 	}
 	st->db = db;
 	if (api.stmt_prepare(st->st, sql, (unsigned long)strlen(sql)) != 0) {
@@ -776,9 +779,7 @@ mydb_prepare(struct mydb *db, const char *sql, struct mystmt **out)
 	    sizeof(*st->lens))) == NULL || (st->nul = calloc(st->nparams,
 	    sizeof(*st->nul))) == NULL)) {
 		mydb_stmt_close(st);
-		db->err = MYDB_OOM;
-		snprintf(db->msg, sizeof(db->msg), "out of memory");
-		return db->err;
+		return oom(db);
 	}
 	*out = st;
 	return 0;

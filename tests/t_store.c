@@ -30,6 +30,7 @@
 #include "store.h"
 #include "tap.h"
 #include "testlib.h"
+#include "testev.h"
 #include "walguard.h"
 
 #define RECEIVED	1700000000LL	/* received_at of the test events */
@@ -103,18 +104,7 @@ static void
 mkev(struct event *ev, const char *key, const char *type,
     const char *payload)
 {
-	unsigned char	 md[CRYPTO_SHA256_LEN];
-
-	memset(ev, 0, sizeof(*ev));
-	if ((ev->key = strdup(key)) == NULL ||
-	    (type != NULL && (ev->type = strdup(type)) == NULL))
-		BAIL("out of memory");
-	if (crypto_sha256(payload, strlen(payload), md) == -1)
-		BAIL("crypto_sha256");
-	crypto_hex(md, sizeof(md), ev->hash);
-	ev->payload = payload;
-	ev->payloadsz = strlen(payload);
-	ev->received_at = RECEIVED;
+	test_event(ev, key, type, payload, RECEIVED);
 }
 
 /* Claim one event on endpoint epi; returns its result. */

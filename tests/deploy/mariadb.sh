@@ -123,8 +123,10 @@ md_test_env() {	# md_test_env NAME
 	trap 'md_stop >/dev/null 2>&1; rm -rf "$md_tmp"' EXIT
 	trap 'exit 99' HUP INT TERM
 	if ! md_start "$md_tmp/md" >"$md_tmp/start.log" 2>&1; then
-		echo "Bail out! MariaDB did not start: $(tail -n 3 \
-		    "$md_tmp/start.log")"
+		# The server's own [ERROR] lines say why; else the end.
+		echo "Bail out! MariaDB did not start: $( { grep -m 3 \
+		    'ERROR' "$md_tmp/start.log" || tail -n 3 \
+		    "$md_tmp/start.log"; } | tr '\n' ' ')"
 		exit 99
 	fi
 	md_user "$1" "$1" "pw-$1-1" || {
