@@ -62,8 +62,39 @@ def proc_stat(pid):
     return comm, int(f[1]), int(f[11]) + int(f[12]), int(f[13]) + int(f[14])
 
 
+# The database of the row under load: a group commit writer that FastCGI
+# processes started (src/sharedwriter.h) is nobody's child but init's,
+# so it is found by its ONCEHOOK_DB and counted with the server.
+ADOPT_DB = None
+
+
+def adopted(stats):
+    """The pids of the shared writers of ADOPT_DB."""
+    if not ADOPT_DB:
+        return []
+    want = ("ONCEHOOK_DB=%s" % ADOPT_DB).encode()
+    out = []
+    for pid, st in stats.items():
+        if st[0] != "oncehook-writer":
+            continue
+        try:
+            with open("/proc/%d/environ" % pid, "rb") as f:
+                if want in f.read().split(b"\0"):
+                    out.append(pid)
+        except OSError:
+            pass
+    return out
+
+
+def is_app(comm, apps):
+    """The application's processes: NAME, or NAME-something (serve's
+    oncehook-writer, oncehook-work, oncehook-outbox)."""
+    return comm in apps or comm.split("-")[0] in apps
+
+
 def tree(roots):
-    """The roots and all their descendants: {pid: stat}."""
+    """The roots, all their descendants and the adopted writers:
+    {pid: stat}."""
     stats = {}
     for d in os.listdir("/proc"):
         if d.isdigit():
@@ -73,7 +104,7 @@ def tree(roots):
     kids = {}
     for pid, st in stats.items():
         kids.setdefault(st[1], []).append(pid)
-    out, todo = {}, [p for p in roots if p in stats]
+    out, todo = {}, [p for p in roots if p in stats] + adopted(stats)
     while todo:
         p = todo.pop()
         if p in out:
@@ -85,7 +116,7 @@ def tree(roots):
 
 def cpu_sample(roots, apps):
     """{pid: (own, reaped, is_app)} of the server's processes."""
-    return {pid: (st[2], st[3], st[0] in apps)
+    return {pid: (st[2], st[3], is_app(st[0], apps))
             for pid, st in tree(roots).items()}
 
 
@@ -136,7 +167,7 @@ def rss(roots, apps):
         except OSError:
             continue
         total += kb / 1024
-        if st[0] in apps:
+        if is_app(st[0], apps):
             app.append(kb / 1024)
             priv.append(private_kb(pid) / 1024)
     return len(app), (sum(app) / len(app) if app else 0.0), total, \
@@ -199,6 +230,8 @@ class WalWatch(threading.Thread):
 
 
 def run_load(a):
+    global ADOPT_DB
+    ADOPT_DB = a.db if a.db and not a.db.startswith("mysql:") else None
     roots = [int(p) for p in a.pids.split(",") if p]
     apps = set(a.app.split(","))
     c0 = counts(a.db)

@@ -1090,6 +1090,12 @@ const struct conf_var conf_vars[] = {
 	    G(synchronous_full), &conf_kind_choice,
 	    "`full` (an acknowledged event survives power loss) or "
 	    "`normal`", synchronous },
+	{ "GROUP_COMMIT", CONF_GLOBAL, 0, 0, 0, "on", "`on`",
+	    G(group_commit), &conf_kind_choice,
+	    "`on`: FastCGI processes and `serve`'s workers hand their new "
+	    "events to one writer process, which commits several at once "
+	    "(see **Group commit**); `off`: each process commits its own",
+	    onoff },
 	{ "BUSY_TIMEOUT_MS", CONF_GLOBAL, 0, 0, 600000, "5000", "5000",
 	    G(busy_ms), &kind_int,
 	    "wait for the write lock before answering 503", NULL },

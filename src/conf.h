@@ -90,6 +90,7 @@ struct conf {
 	int			 named;		/* ONCEHOOK_ENDPOINTS set */
 	long long		 maxbody;	/* bytes */
 	int			 synchronous_full;
+	int			 group_commit;	/* a writer claims for all */
 	long long		 busy_ms;
 	char			*status_token;	/* NULL if off */
 	int			 status_placeholder; /* the example's, ignored */

@@ -20,6 +20,7 @@
 #include "pipeline.h"
 #include "selftest.h"
 #include "serve.h"
+#include "sharedwriter.h"
 
 /*
  * The commands: one row each.  --help, the "unknown command" message
@@ -102,10 +103,11 @@ extern char	**environ;
 static int
 handle(void)
 {
-	struct pipeline	 p;
-	struct conf	*cf;
-	char		 err[512];
-	int		 rc, cgi = front_is_cgi();
+	struct pipeline		 p;
+	struct sharedwriter	 sw;
+	struct conf		*cf;
+	char			 err[512];
+	int			 rc, cgi = front_is_cgi();
 
 	if ((cf = conf_load_env(err, sizeof(err))) == NULL)
 		log_error("configuration: %s", err);
@@ -117,6 +119,12 @@ handle(void)
 			    log_warn_cb, (void *)"configuration: ");
 	}
 	pipeline_init(&p, cf, err);
+	/* Group commit (sharedwriter.h) for a FastCGI process; a CGI
+	 * process answers one request and leaves no writer behind. */
+	if (!cgi && cf != NULL) {
+		sharedwriter_init(&sw, cf);
+		pipeline_claim_through(&p, sharedwriter_claim, &sw);
+	}
 	front_explain_faults();
 	/*
 	 * A FastCGI process with a bad configuration keeps answering 500
@@ -124,6 +132,8 @@ handle(void)
 	 */
 	rc = cgi ? front_cgi(&p) : front_fcgi(&p, 0);
 	pipeline_clear(&p);
+	if (!cgi && cf != NULL)
+		sharedwriter_close(&sw);
 	conf_free(cf);
 	return rc;
 }
@@ -210,6 +220,9 @@ main(int argc, char **argv)
 		argv += 2;
 		argc -= 2;
 	}
+	/* Not a command: how a FastCGI process starts its writer. */
+	if (argc == 2 && strcmp(argv[1], SHAREDWRITER_ARG) == 0)
+		return sharedwriter_main();
 	if (argc > 1) {
 		size_t	 i;
 

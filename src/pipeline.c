@@ -342,9 +342,7 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 		memset(&c, 0, sizeof(c));
 		c.endpoint = epi;
 		c.ev = ev;
-		if (p->claim != NULL)
-			p->claim(p->claim_arg, &c);
-		else
+		if (p->claim == NULL || p->claim(p->claim_arg, &c) == -1)
 			(void)store_claim(p->st, &c, 1);
 		er = c.result;
 		if (c.why[0] != '\0')

@@ -25,8 +25,10 @@ struct store;
 struct store_claim;
 
 /* How a new event is claimed: store_claim() on the pipeline's own store,
- * or through serve's writer (writer.h).  Sets c->result and c->why. */
-typedef void	(*pipeline_claim_fn)(void *arg, struct store_claim *c);
+ * or through a writer (writer.h, sharedwriter.h).  Sets c->result and
+ * c->why and returns 0; or returns -1 when it could not ask the writer,
+ * which then never runs that claim: the pipeline claims it itself. */
+typedef int	(*pipeline_claim_fn)(void *arg, struct store_claim *c);
 
 struct pipeline {
 	const struct conf	*cf;

@@ -691,7 +691,7 @@ serve_main(int argc, char **argv)
 	memset(&pool, 0, sizeof(pool));
 	pool.cf = cf;
 	pool.n = a.workers;
-	pool.group = a.group;
+	pool.group = a.group && cf->group_commit;
 	pool.timeout_ms = a.timeout * 1000;
 	pool.writer = -1;
 	pool.aux[0] = (struct aux){ "work", "oncehook-work", work_child,

@@ -1,6 +1,7 @@
 /*
  * oncehook: group commit under `oncehook serve` (see writer.h).
  */
+#define _GNU_SOURCE		/* accept4, struct ucred */
 #include "config.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -170,7 +172,7 @@ claim_failed(struct store_claim *c, const char *what)
 	    "acknowledged (503)", what);
 }
 
-void
+int
 writer_claim(void *arg, struct store_claim *c)
 {
 	struct writer_link	*l = arg;
@@ -188,6 +190,8 @@ writer_claim(void *arg, struct store_claim *c)
 
 	c->result = HOOK_EBUSY;
 	c->why[0] = '\0';
+	if (l->broken || l->fd < 0)
+		return -1;
 	id = ((uint64_t)getpid() << 32) | (l->next++ & 0xffffffffu);
 	u = (uint32_t)c->endpoint;
 	if (put_u32(&b, 0) == -1 || put(&b, &id, sizeof(id)) == -1 ||
@@ -199,8 +203,7 @@ writer_claim(void *arg, struct store_claim *c)
 	    put_str(&b, ev->norm, ev->normsz) == -1) {
 		l->out = b.p;
 		l->outcap = b.cap;
-		claim_failed(c, "cannot be asked (out of memory)");
-		return;
+		return -1;		/* out of memory: nothing sent */
 	}
 	/* The buffer is kept for the next claim. */
 	l->out = b.p;
@@ -208,9 +211,13 @@ writer_claim(void *arg, struct store_claim *c)
 	len = (uint32_t)(b.len - sizeof(len));
 	memcpy(b.p, &len, sizeof(len));
 	io_clock(&t0);
+	/*
+	 * A write that fails left at most part of the frame with the
+	 * writer, which runs only whole frames: the claim is the caller's.
+	 */
 	if (io_write_all(l->fd, b.p, b.len) == -1) {
-		claim_failed(c, "is gone");
-		return;
+		l->broken = 1;
+		return -1;
 	}
 	/* Replies to a predecessor's claims on this pair are dropped. */
 	for (;;) {
@@ -238,9 +245,13 @@ writer_claim(void *arg, struct store_claim *c)
 		c->result = (enum hook_err)result;
 		snprintf(c->why, sizeof(c->why), "%.*s", (int)whysz,
 		    why ? why : "");
-		return;
+		return 0;
 	}
+	/* Only a late answer leaves the link usable (it is dropped). */
+	if (strcmp(what, "did not answer in time") != 0)
+		l->broken = 1;
 	claim_failed(c, what);
+	return 0;
 }
 
 /* --- The writer ------------------------------------------------------- */
@@ -451,49 +462,154 @@ batch_run(const struct conf *cf, struct store **st, struct pending *batch,
 	log_debug("writer: a batch of %zu claims", n);
 }
 
-int
-writer_main(const struct conf *cf, const int *fds, size_t n)
+/* The writer's peers: serve's workers, or whoever connected. */
+struct peers {
+	struct peer	*v;
+	struct pollfd	*pfd;		/* [0] the listener, then v's */
+	size_t		 n, cap;
+	int		 lfd;		/* listening, or -1 (serve) */
+	uid_t		 uid;		/* who may connect */
+};
+
+/* Room for one peer more: 0, or -1. */
+static int
+peers_room(struct peers *ps)
+{
+	struct peer	*nv;
+	struct pollfd	*np;
+	size_t		 cap;
+
+	if (ps->n < ps->cap)
+		return 0;
+	cap = ps->cap ? ps->cap * 2 : 8;
+	if ((nv = reallocarray(ps->v, cap, sizeof(*nv))) == NULL)
+		return -1;
+	ps->v = nv;
+	if ((np = reallocarray(ps->pfd, cap + 1, sizeof(*np))) == NULL)
+		return -1;
+	ps->pfd = np;
+	ps->cap = cap;
+	return 0;
+}
+
+/* A new peer on fd (non-blocking from now): 0, or -1 (fd closed). */
+static int
+peers_add(struct peers *ps, int fd)
+{
+	int	 fl;
+
+	if (peers_room(ps) == -1) {
+		close(fd);
+		return -1;
+	}
+	if ((fl = fcntl(fd, F_GETFL)) != -1)
+		(void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	memset(&ps->v[ps->n], 0, sizeof(ps->v[ps->n]));
+	ps->v[ps->n++].fd = fd;
+	return 0;
+}
+
+/* Everyone waiting to connect, if they are this user: how many came. */
+static size_t
+peers_accept(struct peers *ps)
+{
+	struct ucred	 cr;
+	socklen_t	 crlen;
+	size_t		 n = 0;
+	int		 fd;
+
+	for (;;) {
+		if ((fd = accept4(ps->lfd, NULL, NULL,
+		    SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				log_warn("writer: accept");
+			return n;
+		}
+		crlen = sizeof(cr);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr,
+		    &crlen) == -1 || cr.uid != ps->uid) {
+			log_error("writer: a connection from user id %ld, "
+			    "not this one's (%ld): refused",
+			    crlen == sizeof(cr) ? (long)cr.uid : -1L,
+			    (long)ps->uid);
+			close(fd);
+			continue;
+		}
+		if (peers_add(ps, fd) == -1)
+			log_error("writer: out of memory: a process is "
+			    "refused (it claims its events itself)");
+		else
+			n++;
+	}
+}
+
+/* After the batches: the peers that went away are forgotten. */
+static void
+peers_sweep(struct peers *ps)
+{
+	size_t	 i, j;
+
+	for (i = j = 0; i < ps->n; i++) {
+		if (ps->v[i].dead) {
+			close(ps->v[i].fd);
+			free(ps->v[i].in.p);
+			continue;
+		}
+		ps->v[j++] = ps->v[i];
+	}
+	ps->n = j;
+}
+
+/*
+ * The loop of both writers: claims in batches until SIGTERM, or, with a
+ * listener, until no peer has been connected for linger_ms.
+ */
+static int
+writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 {
 	static struct pending		 batch[WRITER_BATCH_MAX];
 	static struct store_claim	 claims[WRITER_BATCH_MAX];
 	struct sigaction		 sa;
 	struct store			*st = NULL;
 	struct pollfd			*pfd;
-	struct peer			*peers;
+	struct timespec			 alone;
 	sigset_t			 set;
 	unsigned long			 stats[3] = { 0, 0, 0 };
-	size_t				 i, nb, start = 0;
-	int				 fl, rc;
+	size_t				 i, nb, np, start = 0;
+	int				 rc, l = ps->lfd >= 0;
 
 	/* ps and the tests tell it from the workers. */
 	(void)prctl(PR_SET_NAME, "oncehook-writer", 0, 0, 0);
-	if ((pfd = calloc(n, sizeof(*pfd))) == NULL ||
-	    (peers = calloc(n, sizeof(*peers))) == NULL) {
-		log_error("writer: out of memory");
-		return 1;
-	}
-	for (i = 0; i < n; i++) {
-		peers[i].fd = fds[i];
-		if ((fl = fcntl(fds[i], F_GETFL)) != -1)
-			(void)fcntl(fds[i], F_SETFL, fl | O_NONBLOCK);
-	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_term;	/* no SA_RESTART: poll() ends */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	io_clock(&alone);
 
 	while (!stop) {
-		for (i = 0; i < n; i++) {
-			pfd[i].fd = peers[i].dead ? -1 : peers[i].fd;
+		if (peers_room(ps) == -1) {
+			log_error("writer: out of memory");
+			break;
+		}
+		pfd = ps->pfd + 1;
+		ps->pfd[0].fd = ps->lfd;
+		ps->pfd[0].events = POLLIN;
+		ps->pfd[0].revents = 0;
+		for (i = 0; i < ps->n; i++) {
+			pfd[i].fd = ps->v[i].dead ? -1 : ps->v[i].fd;
 			pfd[i].events = POLLIN;
 			pfd[i].revents = 0;
 		}
-		if ((rc = poll(pfd, n, 1000)) == -1 && errno != EINTR)
+		if ((rc = poll(ps->pfd, ps->n + 1, 1000)) == -1 &&
+		    errno != EINTR)
 			break;
 		if (rc <= 0) {
 			/* Idle: the moved-file check, and the log's upkeep. */
@@ -502,19 +618,22 @@ writer_main(const struct conf *cf, const int *fds, size_t n)
 				store_close(st);
 				st = NULL;
 			}
+			if (l && ps->n == 0 && io_ms_since(&alone) >= linger_ms)
+				break;
 			continue;
 		}
-		for (i = 0; i < n; i++)
+		np = ps->n;
+		for (i = 0; i < np; i++)
 			if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR) &&
-			    peer_read(&peers[i]) == -1)
-				peers[i].dead = 1;
-		/* Every whole claim waiting, fairly from worker to worker. */
+			    peer_read(&ps->v[i]) == -1)
+				ps->v[i].dead = 1;
+		/* Every whole claim waiting, fairly from peer to peer. */
 		do {
 			nb = 0;
-			for (i = 0; i < n && nb < WRITER_BATCH_MAX; i++)
-				nb += peer_take(&peers[(start + i) % n],
+			for (i = 0; i < np && nb < WRITER_BATCH_MAX; i++)
+				nb += peer_take(&ps->v[(start + i) % np],
 				    batch + nb, WRITER_BATCH_MAX - nb, cf);
-			start = (start + 1) % n;
+			start = np ? (start + 1) % np : 0;
 			if (nb == 0)
 				break;
 			batch_run(cf, &st, batch, claims, nb, stats);
@@ -527,14 +646,63 @@ writer_main(const struct conf *cf, const int *fds, size_t n)
 				}
 			}
 		} while (nb == WRITER_BATCH_MAX);
+		if (l) {
+			/*
+			 * Last: accept may move pfd and the peers.  A new
+			 * process opened the database just now; so does the
+			 * writer for it (a file made read-only since, or
+			 * replaced, is seen as that process sees it).
+			 */
+			if (ps->pfd[0].revents & POLLIN &&
+			    peers_accept(ps) > 0 && st != NULL) {
+				store_close(st);
+				st = NULL;
+			}
+			peers_sweep(ps);
+			if (ps->n > 0)
+				io_clock(&alone);
+		}
 	}
 	log_info("writer: %lu claims in %lu transactions (%.1f a "
 	    "transaction, largest %lu)", stats[1], stats[0], stats[0] ?
 	    (double)stats[1] / (double)stats[0] : 0.0, stats[2]);
 	store_close(st);
-	for (i = 0; i < n; i++)
-		free(peers[i].in.p);
-	free(peers);
-	free(pfd);
+	for (i = 0; i < ps->n; i++) {
+		if (l)
+			close(ps->v[i].fd);
+		free(ps->v[i].in.p);
+	}
+	free(ps->v);
+	free(ps->pfd);
 	return 0;
+}
+
+int
+writer_main(const struct conf *cf, const int *fds, size_t n)
+{
+	struct peers	 ps;
+	size_t		 i;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.lfd = -1;
+	for (i = 0; i < n; i++)
+		if (peers_add(&ps, fds[i]) == -1) {
+			log_error("writer: out of memory");
+			return 1;
+		}
+	return writer_loop(cf, &ps, 0);
+}
+
+int
+writer_listen(const struct conf *cf, int lfd, long linger_ms)
+{
+	struct peers	 ps;
+	int		 fl;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.lfd = lfd;
+	ps.uid = geteuid();
+	if ((fl = fcntl(lfd, F_GETFL)) != -1)
+		(void)fcntl(lfd, F_SETFL, fl | O_NONBLOCK);
+	return writer_loop(cf, &ps, linger_ms);
 }

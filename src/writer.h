@@ -30,6 +30,10 @@
  * an id (the worker's pid and a counter), so a reply meant for the dead
  * one is dropped by its successor.
  *
+ * The same writer serves the FastCGI processes a web server started,
+ * over a socket they find by name (sharedwriter.h): then it accepts
+ * peers as they come, and ends when the last one has been gone a while.
+ *
  * The wire (native byte order: both ends are this binary, on this
  * machine): a frame is a u32 length of what follows, then
  *   claim:  u64 id, u32 endpoint, i64 received_at, the hash
@@ -57,19 +61,33 @@ struct writer_link {
 	long		 timeout_ms;	/* for the writer's answer */
 	char		*out;		/* the claim frame, kept between */
 	size_t		 outcap;	/* claims (NULL, 0 to start) */
+	int		 broken;	/* the writer is gone, or spoke
+					   nonsense: the link is useless */
 };
 
 /*
- * Claim c through the writer (the pipeline's claim function): c->result
- * and c->why as store_claim() would set them, or HOOK_EBUSY (503) when
- * the writer is gone or did not answer within the link's timeout.
+ * Claim c through the writer (the pipeline's claim function).  0: the
+ * claim was sent, and c->result and c->why are as store_claim() would
+ * set them, or HOOK_EBUSY (503) when the writer went away or did not
+ * answer within the link's timeout (it may have committed: nothing is
+ * acknowledged).  -1: the claim could not be sent whole, so no writer
+ * can run it; the caller claims it itself.  A link that broke either
+ * way says so in l->broken.
  */
-void	writer_claim(void *link, struct store_claim *c);
+int	writer_claim(void *link, struct store_claim *c);
 
 /*
  * The writer process: serve the claims of n workers on fds until
  * SIGTERM, then finish the batch in hand.  Returns an exit code.
  */
 int	writer_main(const struct conf *cf, const int *fds, size_t n);
+
+/*
+ * The shared writer (sharedwriter.h): the claims of whoever connects to
+ * the listening socket lfd with this process's user id, until SIGTERM
+ * or until nobody has been connected for linger_ms.  Returns an exit
+ * code.
+ */
+int	writer_listen(const struct conf *cf, int lfd, long linger_ms);
 
 #endif

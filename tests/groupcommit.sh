@@ -1,0 +1,137 @@
+#!/bin/sh
+# Group commit for the FastCGI processes a web server started (README,
+# "Group commit"; src/sharedwriter.h), behind a real lighttpd running
+# conf-examples/lighttpd-fastcgi.conf with 4 processes and the default
+# synchronous=full:
+#
+# - under load, the writer is killed three times and a FastCGI process
+#   once (tests/deploy/groupload.py): every event answered 200 is in the
+#   database with its order, none answered 200 is missing, a retry of
+#   each is 200, and in the end one row and one order per event;
+# - the writer batched (its last line says the largest batch) and ends
+#   by itself once lighttpd stopped its processes;
+# - `oncehook --shared-writer` is not a command a user can run;
+# - ONCEHOOK_GROUP_COMMIT=off: no writer, events processed as before.
+#
+# TAP.  Environment: ONCEHOOK_BIN, top_srcdir (set by make check).
+
+set -u
+LC_ALL=C
+export LC_ALL
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${ONCEHOOK_BIN:=./oncehook}"
+
+n=0
+failed=0
+. "$top_srcdir/tests/tap.sh"
+
+for t in openssl sqlite3 curl; do
+	command -v $t >/dev/null 2>&1 ||
+	    { echo "1..0 # SKIP $t is not installed"; exit 77; }
+done
+# shellcheck source=tests/e2e/lighttpd.sh
+. "$top_srcdir/tests/e2e/lighttpd.sh"
+lt_find
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/oncehook-group.XXXXXX") || bail "mktemp"
+# shellcheck disable=SC2317 # run by the trap
+cleanup() {
+	lt_stop
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 99' HUP INT TERM
+
+# writers DB: the pids of the writers whose ONCEHOOK_DB is DB.
+writers() {
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = oncehook-writer ] || continue
+		tr '\0' '\n' <"$p/environ" 2>/dev/null |
+		    grep -qx "ONCEHOOK_DB=$1" && echo "${p#/proc/}"
+	done
+}
+# gone DB: wait up to 5 s until no writer of DB runs; 0 if none does.
+gone() {
+	_i=0
+	while [ -n "$(writers "$1")" ]; do
+		[ $_i -lt 50 ] || return 1
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 0
+}
+
+# --- Part 1: kills under load --------------------------------------------
+d=$tmp/fcgi
+lt_setup fastcgi "$d"
+sed -i 's/"max-procs" => 2,/"max-procs" => 4,/' "$d/conf/oncehook.conf"
+grep -q '"max-procs" => 4,' "$d/conf/oncehook.conf" ||
+    bail "lighttpd-fastcgi.conf: no max-procs to set"
+! grep -q '^ONCEHOOK_SYNCHRONOUS=' "$d/conf/env" ||
+    bail "the example sets ONCEHOOK_SYNCHRONOUS; this test wants the default"
+db=$(sed -n 's/^ONCEHOOK_DB=//p' "$d/conf/env")
+lt_start "$d" fastcgi || bail "lighttpd did not start"
+
+python3 "$top_srcdir/tests/deploy/groupload.py" \
+    --url "http://127.0.0.1:$lt_port/hooks/shop" --env "$d/conf/env" \
+    --server-pid "$server_pid" >"$tmp/load.out" 2>&1
+rc=$?
+grep '^#' "$tmp/load.out"
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) tap ok "${line#ok - }" ;;
+	"not ok - "*) tap not-ok "${line#not ok - }" ;;
+	"#"*) ;;
+	*) echo "# $line" ;;
+	esac
+done <"$tmp/load.out"
+[ $rc -le 1 ] || bail "groupload.py failed (exit $rc)"
+
+lt_stop
+gone "$db"
+check $? "the writer ends by itself once lighttpd stopped its processes"
+big=$(sed -n 's/.* writer: [0-9]* claims in [0-9]* transactions (.* largest \([0-9]*\))$/\1/p' \
+    "$d/log/breakage.log" | sort -n | tail -n 1)
+grep 'writer: [0-9]* claims in' "$d/log/breakage.log" | sed 's/^/# /'
+[ "${big:-0}" -gt 1 ]
+check $? "group commit: the writer committed up to ${big:-0} claims in one transaction"
+grep -q 'writer: started for the FastCGI processes of' "$d/log/breakage.log"
+check $? "the log says a writer started"
+
+# --- Part 2: not a command -------------------------------------------------
+out=$("$ONCEHOOK_BIN" --shared-writer 2>&1 </dev/null)
+rc=$?
+[ $rc = 2 ] && printf '%s\n' "$out" | grep -q 'not a command'
+check $? "oncehook --shared-writer by hand: exit 2, not a command ($rc)"
+
+# --- Part 3: ONCEHOOK_GROUP_COMMIT=off --------------------------------------
+d=$tmp/off
+lt_setup fastcgi "$d"
+sed -i 's|"ONCEHOOK_LOG" => "info",|&\n"ONCEHOOK_GROUP_COMMIT" => "off",|' \
+    "$d/conf/oncehook.conf"
+grep -q ONCEHOOK_GROUP_COMMIT "$d/conf/oncehook.conf" ||
+    bail "lighttpd-fastcgi.conf: no ONCEHOOK_LOG line to follow"
+db=$(sed -n 's/^ONCEHOOK_DB=//p' "$d/conf/env")
+lt_start "$d" fastcgi || bail "lighttpd did not start"
+secret=$(sed -n 's/^ONCEHOOK_SHOP_SECRET=//p' "$d/conf/env" | cut -d' ' -f1)
+bad=
+for k in off1 off2 off3; do
+	b=$(printf '{"eventId":"%s","type":"payment.success","metadata":{"orderId":"o_%s"},"transaction":{"id":"tx","amount":1,"currency":"EUR"}}' "$k" "$k")
+	s=$(printf '%s' "$b" | openssl dgst -sha256 -hmac "$secret" -r |
+	    cut -d' ' -f1)
+	code=$(curl -s -o /dev/null -w '%{http_code}' -m 30 \
+	    -H 'Content-Type: application/json' \
+	    -H "X-Webhook-Signature: sha256=$s" --data-binary "$b" \
+	    "http://127.0.0.1:$lt_port/hooks/shop")
+	[ "$code" = 200 ] || bad="$bad $k:$code"
+done
+rows=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE key LIKE 'off%'")
+[ -z "$bad" ] && [ "$rows" = 3 ] && [ -z "$(writers "$db")" ] &&
+    ! grep -q 'writer: started' "$d/log/breakage.log"
+check $? "ONCEHOOK_GROUP_COMMIT=off: processed ($rows rows${bad:+,$bad}), no writer"
+lt_stop
+
+echo "1..$n"
+[ $failed -eq 0 ]
