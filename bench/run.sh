@@ -250,6 +250,7 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	srv_url=http://127.0.0.1:$LH_PORT/hooks/stripe
 	srv_pids=$LH_PID
 	srv_app=$(basename "$prog")
+	srv_log=$run/oncehook.log
 }
 
 # nginx around a location block, listening on 127.0.0.1:PORT, as
@@ -316,6 +317,7 @@ srv_serve() {	# srv_serve WORKERS SYNC [nogroup]
 	srv_pids=$pid,$nginx_pid
 	srv_app=oncehook
 	srv_db=$d/db/oncehook.db
+	srv_log=$d/log/serve.log
 }
 
 # A peer's run directory: a database made by "oncehook init" (the same
@@ -416,6 +418,25 @@ wanted() {
 	[ -z "$only" ] || printf '%s\n' "$1" | grep -Eq -- "$only"
 }
 
+# Group commit's batches: a writer (serve's, or the one the FastCGI
+# processes started) logs its claims and transactions when it ends, after
+# the server stopped; the line goes to $tmp/writers under the row's name.
+writer_note() {	# writer_note NAME RUN
+	local i=0 l=
+	[ -n "${srv_log:-}" ] && [ -f "$srv_log" ] || return 0
+	grep -q -e 'writer: started' -e 'with [0-9]* workers.*group commit' \
+	    "$srv_log" || return 0
+	while [ $i -lt 50 ]; do
+		l=$(grep -h 'writer: [0-9]* claims in' "$srv_log" | tail -n 1)
+		[ -z "$l" ] || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -z "$l" ] ||
+	    printf -- '- %s, run %s: %s\n' "$1" "$2" "${l#*writer: }" \
+	    >>"$tmp/writers"
+}
+
 # A row under load: NAME, the events (new, dup, any), then the server
 # setup and its arguments.  A fresh server and database for each run.
 row() {	# row NAME EVENTS SETUP ARGS...
@@ -442,6 +463,8 @@ row() {	# row NAME EVENTS SETUP ARGS...
 		note_result $rc
 		[ $rc -le 1 ] || sed 's/^/# /' "$tmp/wrk-$seq.log"
 		dp_stop
+		writer_note "$name" "$r"
+		srv_log=
 	done
 }
 
@@ -566,6 +589,16 @@ else
 fi
 echo "== took $(($(date +%s) - start))s"
 python3 "$root/bench/report.py" "$results" "$out/results/$stamp.md"
+if [ -s "$tmp/writers" ]; then
+	{
+		echo
+		echo "Group commit: what each writer said when it ended (claims,"
+		echo "transactions, claims per transaction, the largest batch; one"
+		echo "fsync per transaction under full):"
+		echo
+		cat "$tmp/writers"
+	} | tee -a "$out/results/$stamp.md"
+fi
 echo "== saved $out/results/$stamp.md and $(basename "$results")"
 echo "bench: $rows_ok row runs passed their checks, $rows_bad failed"
 [ $rows_bad -eq 0 ]

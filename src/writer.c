@@ -192,7 +192,9 @@ writer_claim(void *arg, struct store_claim *c)
 	c->why[0] = '\0';
 	if (l->broken || l->fd < 0)
 		return -1;
-	id = ((uint64_t)getpid() << 32) | (l->next++ & 0xffffffffu);
+	if (l->pid == 0)
+		l->pid = getpid();
+	id = ((uint64_t)l->pid << 32) | (l->next++ & 0xffffffffu);
 	u = (uint32_t)c->endpoint;
 	if (put_u32(&b, 0) == -1 || put(&b, &id, sizeof(id)) == -1 ||
 	    put_u32(&b, u) == -1 || put(&b, &at, sizeof(at)) == -1 ||
@@ -333,13 +335,19 @@ static int
 peer_read(struct peer *q)
 {
 	ssize_t	 r;
+	size_t	 want;
 
 	for (;;) {
 		if (buf_room(&q->in, 65536) == -1)
 			return -1;
-		r = read(q->fd, q->in.p + q->in.len, q->in.cap - q->in.len);
+		want = q->in.cap - q->in.len;
+		r = read(q->fd, q->in.p + q->in.len, want);
 		if (r > 0) {
 			q->in.len += (size_t)r;
+			/* Less than asked: drained for now (poll says when
+			 * more comes), without a read that finds nothing. */
+			if ((size_t)r < want)
+				return 0;
 			continue;
 		}
 		if (r == -1 && errno == EINTR)

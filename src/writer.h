@@ -47,6 +47,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct conf;
 struct store_claim;
@@ -63,6 +64,7 @@ struct writer_link {
 	size_t		 outcap;	/* claims (NULL, 0 to start) */
 	int		 broken;	/* the writer is gone, or spoke
 					   nonsense: the link is useless */
+	pid_t		 pid;		/* in the claims' ids; 0: ask */
 };
 
 /*
