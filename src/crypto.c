@@ -1,138 +1,60 @@
 /*
- * oncehook: the OpenSSL room (see crypto.h).  HMAC goes through the
- * OpenSSL 3 EVP_MAC interface.  What does not change between requests
- * is made once and kept for the life of the process, the only state
- * this file keeps: the HMAC context with its digest set (each MAC only
- * sets the key: no fetch by name, no new context per request), the
- * fetched SHA-256, and whether OpenSSL was started (crypto_start()).  A forked worker inherits them, which is fine: no
- * thread shares them.  The last MAC's keyed state stays in the context
- * until the next one, in memory that already holds the secrets (the
- * configuration).
+ * oncehook: the cryptography room (see crypto.h).  SHA-256 and HMAC are
+ * sha256.c's; randomness is the kernel's (getrandom(2)); wiping is
+ * explicit_bzero(3).  No state: each MAC keys its own context on the
+ * stack and wipes it.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
-
-#include <openssl/core_names.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/params.h>
-#include <openssl/rand.h>
+#include <sys/random.h>
 
 #include "crypto.h"
 #include "log.h"
-
-static EVP_MAC_CTX	*hmac;		/* digest set; keyed per MAC */
-static EVP_MD_CTX	*mdctx;		/* for crypto_sha256() */
-static EVP_MD		*sha256;	/* fetched once */
-
-/*
- * OpenSSL's start, on first use: without the legacy tables of every
- * cipher and digest by name (EVP_get_digestbyname()), which nothing
- * here uses (the fetch interface finds HMAC and SHA-256 in the
- * providers) and which cost a CGI request more than a quarter of its
- * instructions.  The system's openssl.cnf is still read.
- */
-static void
-crypto_start(void)
-{
-	static int	 started;
-
-	if (started)
-		return;
-	started = 1;
-	(void)OPENSSL_init_crypto(OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
-	    OPENSSL_INIT_NO_ADD_ALL_DIGESTS, NULL);
-}
-
-/* The HMAC context, made on first use.  NULL if OpenSSL failed (logged). */
-static EVP_MAC_CTX *
-hmac_ctx(void)
-{
-	EVP_MAC		*mac;
-	OSSL_PARAM	 params[2];
-
-	if (hmac != NULL)
-		return hmac;
-	crypto_start();
-	if ((mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL) {
-		log_error("crypto: EVP_MAC_fetch(HMAC) failed");
-		return NULL;
-	}
-	hmac = EVP_MAC_CTX_new(mac);
-	EVP_MAC_free(mac);		/* the context keeps its reference */
-	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
-	    (char *)"SHA256", 0);
-	params[1] = OSSL_PARAM_construct_end();
-	if (hmac == NULL || !EVP_MAC_CTX_set_params(hmac, params)) {
-		log_error("crypto: HMAC-SHA256 context failed");
-		EVP_MAC_CTX_free(hmac);
-		hmac = NULL;
-	}
-	return hmac;
-}
+#include "sha256.h"
 
 int
 crypto_hmac_sha256(const void *key, size_t keysz,
     const struct crypto_piece *pieces, size_t n,
     unsigned char out[CRYPTO_SHA256_LEN])
 {
-	static const unsigned char	 empty[1];
-	EVP_MAC_CTX			*ctx;
-	size_t				 outsz = 0, i;
-	int				 rc = -1;
+	struct hmac_sha256	 k;
+	struct sha256		 m;
+	size_t			 i;
 
-	if ((ctx = hmac_ctx()) == NULL)
-		return -1;
-	/* An empty key is legal HMAC; OpenSSL wants a non-NULL pointer.
-	 * A key given to init starts a new MAC: nothing of the last one
-	 * is left. */
-	if (!EVP_MAC_init(ctx, keysz ? key : empty, keysz, NULL))
-		goto out;
+	hmac_sha256_key(&k, key, keysz);
+	m = k.inner;
 	for (i = 0; i < n; i++)
-		if (pieces[i].sz > 0 &&
-		    !EVP_MAC_update(ctx, pieces[i].p, pieces[i].sz))
-			goto out;
-	if (!EVP_MAC_final(ctx, out, &outsz, CRYPTO_SHA256_LEN) ||
-	    outsz != CRYPTO_SHA256_LEN)
-		goto out;
-	rc = 0;
-out:
-	if (rc == -1)
-		log_error("crypto: HMAC-SHA256 failed");
-	return rc;
+		sha256_update(&m, pieces[i].p, pieces[i].sz);
+	hmac_sha256_final(&k, &m, out);
+	explicit_bzero(&k, sizeof(k));
+	explicit_bzero(&m, sizeof(m));
+	return 0;
 }
 
 int
 crypto_sha256(const void *p, size_t sz, unsigned char out[CRYPTO_SHA256_LEN])
 {
-	unsigned int	 outsz = 0;
+	struct sha256	 s;
 
-	if (sha256 == NULL)
-		crypto_start();
-	if (sha256 == NULL && (sha256 = EVP_MD_fetch(NULL, "SHA256",
-	    NULL)) == NULL) {
-		log_error("crypto: EVP_MD_fetch(SHA256) failed");
-		return -1;
-	}
-	if (mdctx == NULL && (mdctx = EVP_MD_CTX_new()) == NULL) {
-		log_error("crypto: SHA-256 failed");
-		return -1;
-	}
-	if (!EVP_DigestInit_ex2(mdctx, sha256, NULL) ||
-	    !EVP_DigestUpdate(mdctx, p, sz) ||
-	    !EVP_DigestFinal_ex(mdctx, out, &outsz) ||
-	    outsz != CRYPTO_SHA256_LEN) {
-		log_error("crypto: SHA-256 failed");
-		return -1;
-	}
+	sha256_init(&s);
+	sha256_update(&s, p, sz);
+	sha256_final(&s, out);
 	return 0;
 }
 
 int
 crypto_equal(const void *a, const void *b, size_t n)
 {
-	return CRYPTO_memcmp(a, b, n) == 0;
+	const volatile unsigned char	*x = a, *y = b;
+	unsigned char			 d = 0;
+	size_t				 i;
+
+	/* Every byte, whatever the first difference: no early exit. */
+	for (i = 0; i < n; i++)
+		d |= x[i] ^ y[i];
+	return d == 0;
 }
 
 void
@@ -231,20 +153,49 @@ crypto_unbase64(const char *s, size_t slen, unsigned char *out, size_t outsz)
 long
 crypto_base64(const unsigned char *p, size_t sz, char *out, size_t outsz)
 {
-	size_t	 need = 4 * ((sz + 2) / 3) + 1;
+	static const char	 abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t			 need = 4 * ((sz + 2) / 3) + 1, i, o = 0;
+	unsigned long		 v;
 
 	if (outsz < need || sz > 0x3fffffff)
 		return -1;
-	return EVP_EncodeBlock((unsigned char *)out, p, (int)sz);
+	for (i = 0; i + 2 < sz; i += 3) {
+		v = (unsigned long)p[i] << 16 | (unsigned long)p[i + 1] << 8 |
+		    p[i + 2];
+		out[o++] = abc[v >> 18 & 63];
+		out[o++] = abc[v >> 12 & 63];
+		out[o++] = abc[v >> 6 & 63];
+		out[o++] = abc[v & 63];
+	}
+	if (i < sz) {
+		v = (unsigned long)p[i] << 16;
+		if (i + 1 < sz)
+			v |= (unsigned long)p[i + 1] << 8;
+		out[o++] = abc[v >> 18 & 63];
+		out[o++] = abc[v >> 12 & 63];
+		out[o++] = i + 1 < sz ? abc[v >> 6 & 63] : '=';
+		out[o++] = '=';
+	}
+	out[o] = '\0';
+	return (long)o;
 }
 
 int
 crypto_random(void *p, size_t sz)
 {
-	crypto_start();
-	if (sz > 0x7fffffff || RAND_bytes(p, (int)sz) != 1) {
-		log_error("crypto: RAND_bytes failed");
-		return -1;
+	unsigned char	*q = p;
+	ssize_t		 r;
+
+	while (sz > 0) {
+		if ((r = getrandom(q, sz, 0)) == -1) {
+			if (errno == EINTR)
+				continue;
+			log_error("crypto: getrandom: %s", strerror(errno));
+			return -1;
+		}
+		q += r;
+		sz -= (size_t)r;
 	}
 	return 0;
 }
@@ -253,5 +204,5 @@ void
 crypto_wipe(void *p, size_t sz)
 {
 	if (p != NULL && sz > 0)
-		OPENSSL_cleanse(p, sz);
+		explicit_bzero(p, sz);
 }

@@ -1,7 +1,7 @@
 /*
- * oncehook: the OpenSSL room.  HMAC-SHA256 over several pieces, SHA-256,
- * constant-time comparison, hex and base64 codecs, and wiping.  No other
- * file includes an OpenSSL header.
+ * oncehook: the cryptography room.  HMAC-SHA256 over several pieces,
+ * SHA-256 (both sha256.c's), constant-time comparison, hex and base64
+ * codecs, randomness and wiping.  No library: see sha256.h for why.
  */
 #ifndef ONCEHOOK_CRYPTO_H
 #define ONCEHOOK_CRYPTO_H
@@ -19,14 +19,14 @@ struct crypto_piece {
 
 /*
  * out = HMAC-SHA256(key, pieces[0] || ... || pieces[n-1]).
- * Returns 0, or -1 if OpenSSL fails (logged).
+ * Returns 0 (-1 is kept for an implementation that can fail).
  */
 int	crypto_hmac_sha256(const void *key, size_t keysz,
 	    const struct crypto_piece *pieces, size_t n,
 	    unsigned char out[CRYPTO_SHA256_LEN])
 	    __attribute__((warn_unused_result));
 
-/* out = SHA-256(p).  Returns 0, or -1 if OpenSSL fails (logged). */
+/* out = SHA-256(p).  Returns 0 (as crypto_hmac_sha256()). */
 int	crypto_sha256(const void *p, size_t sz,
 	    unsigned char out[CRYPTO_SHA256_LEN])
 	    __attribute__((warn_unused_result));

@@ -32,7 +32,7 @@ struct candidates {
 
 /*
  * 1 if the MAC of the pieces under any configured secret equals any
- * candidate, 0 if none does, -1 if OpenSSL failed.  Every pair is
+ * candidate, 0 if none does, -1 if the MAC failed.  Every pair is
  * compared, so the time taken does not depend on which one matched.
  */
 static int

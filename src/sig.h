@@ -99,7 +99,7 @@ struct scheme {
 			    const struct sig_input *, struct sig_verdict *);
 	/*
 	 * Sign m with one secret as the provider does: fill out with the
-	 * headers to send.  Returns 0, or -1 if OpenSSL fails.
+	 * headers to send.  Returns 0, or -1 if the MAC fails.
 	 */
 	int		(*sign)(const struct secret *, const struct sig_msg *m,
 			    struct sig_out *out);
@@ -135,7 +135,7 @@ enum hook_err	sig_verify(const struct conf_endpoint *,
 
 /*
  * Sign m with the endpoint's first secret (oncehook sign).  Returns 0,
- * or -1 if the endpoint has no secret or OpenSSL fails.
+ * or -1 if the endpoint has no secret or the MAC fails.
  */
 int		sig_sign(const struct conf_endpoint *, const struct sig_msg *m,
 		    struct sig_out *out) __attribute__((warn_unused_result));

@@ -9,9 +9,15 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/sha.h>
+
 #include "crypto.h"
+#include "sha256.h"
 #include "tap.h"
 
 /*
@@ -402,9 +408,99 @@ test_wipe(void)
 	CHECK(1, "crypto_wipe accepts NULL");
 }
 
+/*
+ * oncehook's SHA-256, HMAC and base64 are its own (sha256.h): real
+ * OpenSSL is the reference here, on every length around the block and
+ * padding boundaries, random bytes, random keys (short, a block, longer
+ * than a block) and messages split into random pieces.
+ */
+static void
+test_against_openssl(const char *rounds)
+{
+	unsigned char	 msg[700], key[150], a[32], b[32];
+	char		 e1[1000], e2[1000];
+	struct crypto_piece pc[3];
+	unsigned int	 blen;
+	size_t		 n, ks, cut1, cut2, bad = 0, badmac = 0, bad64 = 0;
+	long		 l1;
+	int		 rc = 0;
+
+	srand(4231);
+	for (n = 0; n < sizeof(msg); n++)
+		msg[n] = (unsigned char)rand();
+	for (n = 0; n < sizeof(key); n++)
+		key[n] = (unsigned char)rand();
+	for (n = 0; n <= sizeof(msg); n++) {
+		rc |= crypto_sha256(msg, n, a);
+		SHA256(msg, n, b);
+		bad += memcmp(a, b, 32) != 0;
+		ks = (n * 7) % (sizeof(key) + 1);
+		cut1 = n ? (size_t)rand() % (n + 1) : 0;
+		cut2 = cut1 + (n - cut1 ? (size_t)rand() % (n - cut1 + 1) : 0);
+		pc[0].p = msg;
+		pc[0].sz = cut1;
+		pc[1].p = msg + cut1;
+		pc[1].sz = cut2 - cut1;
+		pc[2].p = msg + cut2;
+		pc[2].sz = n - cut2;
+		rc |= crypto_hmac_sha256(key, ks, pc, 3, a);
+		HMAC(EVP_sha256(), key, (int)ks, msg, n, b, &blen);
+		badmac += blen != 32 || memcmp(a, b, 32) != 0;
+		if (n <= 600) {
+			l1 = crypto_base64(msg, n, e1, sizeof(e1));
+			EVP_EncodeBlock((unsigned char *)e2, msg, (int)n);
+			bad64 += l1 < 0 || strcmp(e1, e2) != 0;
+		}
+	}
+	CHECK(rc == 0 && bad == 0, "%s: SHA-256 equals OpenSSL's for every "
+	    "length from 0 to 700 bytes (%zu differ)", rounds, bad);
+	CHECK(badmac == 0, "%s: HMAC-SHA256 equals OpenSSL's for keys of 0 "
+	    "to 150 bytes over 701 messages in three random pieces (%zu "
+	    "differ)", rounds, badmac);
+	CHECK(bad64 == 0, "base64 equals OpenSSL's for 0 to 600 bytes (%zu "
+	    "differ)", bad64);
+}
+
+/* FIPS 180-2 appendix B.3: a million "a", in uneven updates. */
+static void
+test_sha256_million(void)
+{
+	struct sha256	 s;
+	unsigned char	 chunk[1000], got[32], exp[32];
+	size_t		 done = 0, step = 1;
+
+	memset(chunk, 'a', sizeof(chunk));
+	sha256_init(&s);
+	while (done < 1000000) {
+		if (step > 1000000 - done)
+			step = 1000000 - done;
+		sha256_update(&s, chunk, step);
+		done += step;
+		step = step % 987 + 13;	/* at most 999 */
+	}
+	sha256_final(&s, got);
+	expect_bytes("cdc76e5c9914fb9281a1c7e284d73e67"
+	    "f1809a48a497200e046d39ccc7112cd0", exp, sizeof(exp));
+	CHECK(memcmp(got, exp, sizeof(exp)) == 0,
+	    "SHA-256 of a million \"a\" in uneven pieces per FIPS 180-2 B.3");
+}
+
 int
 main(void)
 {
+	int	 native;
+
+	/* Both ways of running the rounds, where the processor has both. */
+	native = sha256_portable(1);
+	test_against_openssl("plain C rounds");
+	test_sha256_million();
+	test_hmac_rfc4231();
+	sha256_portable(0);
+	if (native) {
+		test_against_openssl("the processor's SHA instructions");
+		test_sha256_million();
+	} else
+		printf("# no SHA instructions here: the plain C rounds only\n");
 	test_hmac_rfc4231();
 	test_hmac_pieces();
 	test_sha256();
