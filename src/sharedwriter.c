@@ -91,6 +91,36 @@ fingerprint(const struct conf *cf, unsigned char out[CRYPTO_SHA256_LEN])
 	k = snprintf(line, sizeof(line), "uid %ld", (long)geteuid());
 	if (add(&t, &len, &cap, line, (size_t)k) == -1)
 		goto out;
+	/*
+	 * Which file the path is, and which binary this is: an abstract
+	 * name is shared by the whole network namespace, where the same
+	 * path can be another file (a chroot, a private mount, another
+	 * container), and after an upgrade the old writer would run the
+	 * new binary's claims.  The mount namespace too.
+	 */
+	if (cf->my == NULL && stat(cf->db, &sb) == 0)
+		k = snprintf(line, sizeof(line), "db %ju %ju",
+		    (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino);
+	else
+		k = snprintf(line, sizeof(line), "db -");
+	if (add(&t, &len, &cap, line, (size_t)k) == -1)
+		goto out;
+	if (stat("/proc/self/exe", &sb) == 0)
+		k = snprintf(line, sizeof(line), "exe %ju %ju %jd %jd.%09ld",
+		    (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino,
+		    (intmax_t)sb.st_size, (intmax_t)sb.st_mtim.tv_sec,
+		    sb.st_mtim.tv_nsec);
+	else
+		k = snprintf(line, sizeof(line), "exe -");
+	if (add(&t, &len, &cap, line, (size_t)k) == -1)
+		goto out;
+	if (stat("/proc/self/ns/mnt", &sb) == 0)
+		k = snprintf(line, sizeof(line), "mnt %ju %ju",
+		    (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino);
+	else
+		k = snprintf(line, sizeof(line), "mnt -");
+	if (add(&t, &len, &cap, line, (size_t)k) == -1)
+		goto out;
 	for (i = 0; i < n; i++)
 		if (add(&t, &len, &cap, vars[i], strlen(vars[i])) == -1)
 			goto out;
@@ -166,10 +196,14 @@ same_user(int fd)
 static int
 start_writer(struct sharedwriter *sw)
 {
+	static const int sigs[] = { SIGCHLD, SIGHUP, SIGINT, SIGQUIT,
+			    SIGPIPE, SIGTERM, SIGALRM };
 	const char	*argv[] = { "oncehook", SHAREDWRITER_ARG, NULL };
+	struct sigaction dfl, oldchld;
 	sigset_t	 none;
-	pid_t		 pid, grand;
-	int		 lfd, null, status;
+	pid_t		 pid, grand, w;
+	size_t		 i;
+	int		 lfd, null, status = 0;
 
 	if ((lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
 		log_warn("group commit: socket");
@@ -187,8 +221,15 @@ start_writer(struct sharedwriter *sw)
 		close(lfd);
 		return -1;
 	}
+	/* Its child is waited for: not if SIGCHLD were ignored (a web
+	 * server or a wrapper may have left it so). */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	(void)sigaction(SIGCHLD, &dfl, &oldchld);
 	if ((pid = fork()) == -1) {
 		log_warn("group commit: fork");
+		(void)sigaction(SIGCHLD, &oldchld, NULL);
 		close(lfd);
 		return -1;
 	}
@@ -198,11 +239,14 @@ start_writer(struct sharedwriter *sw)
 		if ((grand = fork()) != 0)
 			_exit(grand == -1 ? 1 : 0);
 		(void)setsid();
+		/* Nothing ignored or blocked goes with it through exec. */
+		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			(void)sigaction(sigs[i], &dfl, NULL);
 		sigemptyset(&none);
 		(void)sigprocmask(SIG_SETMASK, &none, NULL);
 		if ((null = open("/dev/null", O_RDWR)) == -1 ||
 		    dup2(null, 0) == -1 || dup2(null, 1) == -1 ||
-		    dup2(lfd, 3) == -1)
+		    dup2(lfd, 3) == -1 || fcntl(3, F_SETFD, 0) == -1)
 			_exit(1);
 		/* Nothing else of this process goes with it: the writer
 		 * opens its own store. */
@@ -218,9 +262,10 @@ start_writer(struct sharedwriter *sw)
 		_exit(1);
 	}
 	close(lfd);
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+	while ((w = waitpid(pid, &status, 0)) == -1 && errno == EINTR)
 		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	(void)sigaction(SIGCHLD, &oldchld, NULL);
+	if (w == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		log_warnx("group commit: cannot start the writer (fork)");
 		return -1;
 	}
@@ -276,6 +321,12 @@ sw_connect(struct sharedwriter *sw)
 		    "events");
 		close(fd);
 		sw->addrlen = 0;
+		return -1;
+	}
+	/* No hello: a writer that was ending, or did not start. */
+	if (writer_hello(fd, sw->cf->busy_ms > 100 ? (long)sw->cf->busy_ms :
+	    100) == -1) {
+		close(fd);
 		return -1;
 	}
 	sw->link.fd = fd;

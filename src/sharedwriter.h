@@ -13,12 +13,18 @@
  *
  * The name.  An abstract unix socket (Linux): nothing in the file system
  * to leave behind, gone with the writer.  Its name is "oncehook-writer/"
- * and 32 hex digits of SHA-256 over the user id and the configuration
- * the writer claims with: every ONCEHOOK_* variable of the table but
- * the secrets (ONCEHOOK_DB among them) and each actions file's identity
- * and time.  Processes configured alike share a writer, others do not.
- * Binding the name is the election: one process can, the others find
- * it bound and connect.
+ * and 32 hex digits of SHA-256 over the user id and what the writer's
+ * claims depend on: every ONCEHOOK_* variable of the table but the
+ * secrets (ONCEHOOK_DB among them), the identity of the database file,
+ * of this binary and of the mount namespace (one network namespace can
+ * hold several chroots or containers with the same paths, and after an
+ * upgrade the old writer must not run the new binary's claims), and
+ * each actions file's identity and time.  Processes configured alike
+ * share a writer, others do not.  Binding the name is the election:
+ * one process can, the others find it bound and connect.  The writer's
+ * first word on each connection it accepted is a hello (writer.h):
+ * without it (a writer that was ending, or whose start failed) the
+ * process claims its events itself.
  *
  * Who may talk to whom.  An abstract socket has no file permissions, so
  * each side checks the other's user id (SO_PEERCRED): the writer takes
@@ -27,8 +33,9 @@
  * only make this user's processes claim their events themselves.
  *
  * Failing safe.  Whatever keeps a process from handing a claim over
- * whole -- no writer and none can be started, the name taken, a
- * connection that broke before the claim was sent -- makes it claim the
+ * whole -- no writer and none can be started, the name taken, no hello,
+ * a connection that broke or stayed full (a writer stopped) before any
+ * byte of the claim was sent -- makes it claim the
  * event itself, as without group commit: every claim is correct with
  * several writers (store.h); the writer only makes them cheaper.  Once
  * a claim was sent, only the writer's answer counts: a writer that dies

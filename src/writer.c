@@ -164,6 +164,57 @@ read_full(int fd, char *p, size_t n, const struct timespec *t0,
 	return 0;
 }
 
+/*
+ * Write all n bytes within the deadline: 0; or -1 with *sent how many
+ * went (0: the writer has nothing of this frame).
+ */
+static int
+write_full(int fd, const char *p, size_t n, const struct timespec *t0,
+    long timeout_ms, size_t *sent)
+{
+	struct pollfd	 pfd;
+	ssize_t		 w;
+	long		 left;
+
+	*sent = 0;
+	pfd.fd = fd;
+	pfd.events = POLLOUT;
+	while (*sent < n) {
+		if ((left = timeout_ms - io_ms_since(t0)) <= 0)
+			return -1;
+		if (poll(&pfd, 1, (int)left) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (!(pfd.revents & (POLLOUT | POLLHUP | POLLERR)))
+			continue;
+		if ((w = send(fd, p + *sent, n - *sent, MSG_DONTWAIT |
+		    MSG_NOSIGNAL)) == -1) {
+			if (errno == EINTR || errno == EAGAIN ||
+			    errno == EWOULDBLOCK)
+				continue;
+			return -1;
+		}
+		*sent += (size_t)w;
+	}
+	return 0;
+}
+
+int
+writer_hello(int fd, long timeout_ms)
+{
+	struct timespec	 t0;
+	const char	*what;
+	uint32_t	 magic;
+
+	io_clock(&t0);
+	if (read_full(fd, (char *)&magic, sizeof(magic), &t0, timeout_ms,
+	    &what) == -1 || magic != WRITER_HELLO)
+		return -1;
+	return 0;
+}
+
 static void
 claim_failed(struct store_claim *c, const char *what)
 {
@@ -186,7 +237,7 @@ writer_claim(void *arg, struct store_claim *c)
 	uint32_t		 len, u;
 	int32_t			 result;
 	int64_t			 at = ev->received_at;
-	size_t			 whysz;
+	size_t			 whysz, sent;
 
 	c->result = HOOK_EBUSY;
 	c->why[0] = '\0';
@@ -214,12 +265,18 @@ writer_claim(void *arg, struct store_claim *c)
 	memcpy(b.p, &len, sizeof(len));
 	io_clock(&t0);
 	/*
-	 * A write that fails left at most part of the frame with the
-	 * writer, which runs only whole frames: the claim is the caller's.
+	 * The writer runs whole frames only: a write that failed (or found
+	 * no room in time: a writer stuck or stopped) before any byte left
+	 * the claim to the caller.  Part of a frame sent is not a claim the
+	 * writer can run, but the link is then useless, and the caller
+	 * cannot know better than 503.
 	 */
-	if (io_write_all(l->fd, b.p, b.len) == -1) {
+	if (write_full(l->fd, b.p, b.len, &t0, l->timeout_ms, &sent) == -1) {
 		l->broken = 1;
-		return -1;
+		if (sent == 0)
+			return -1;
+		claim_failed(c, "could not be handed the whole claim in time");
+		return 0;
 	}
 	/* Replies to a predecessor's claims on this pair are dropped. */
 	for (;;) {
@@ -524,6 +581,7 @@ peers_accept(struct peers *ps)
 	struct ucred	 cr;
 	socklen_t	 crlen;
 	size_t		 n = 0;
+	uint32_t	 hello = WRITER_HELLO;
 	int		 fd;
 
 	for (;;) {
@@ -542,6 +600,13 @@ peers_accept(struct peers *ps)
 			    "not this one's (%ld): refused",
 			    crlen == sizeof(cr) ? (long)cr.uid : -1L,
 			    (long)ps->uid);
+			close(fd);
+			continue;
+		}
+		/* The hello says this writer will read what comes: a
+		 * process claims nothing through a writer that never said
+		 * it (one that was ending, or never started). */
+		if (io_write_all(fd, &hello, sizeof(hello)) == -1) {
 			close(fd);
 			continue;
 		}
@@ -666,11 +731,16 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 				store_close(st);
 				st = NULL;
 			}
-			peers_sweep(ps);
-			if (ps->n > 0)
+			/* Alone from the pass the last peer left in. */
+			if (np > 0 || ps->n > 0)
 				io_clock(&alone);
+			peers_sweep(ps);
 		}
 	}
+	/* Nobody new from here: a process that connects now finds the
+	 * name free (and starts another writer), or gets no hello. */
+	if (l)
+		close(ps->lfd);
 	log_info("writer: %lu claims in %lu transactions (%.1f a "
 	    "transaction, largest %lu)", stats[1], stats[0], stats[0] ?
 	    (double)stats[1] / (double)stats[0] : 0.0, stats[2]);

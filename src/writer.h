@@ -41,6 +41,8 @@
  *           norm, each a u32 length and its bytes (type and norm:
  *           WRITER_NONE for NULL);
  *   result: u64 id, i32 result (enum hook_err), u32 length and the why.
+ * The shared writer first sends WRITER_HELLO (a u32) on each connection
+ * it accepted.
  */
 #ifndef ONCEHOOK_WRITER_H
 #define ONCEHOOK_WRITER_H
@@ -54,6 +56,8 @@ struct store_claim;
 
 #define WRITER_BATCH_MAX	64
 #define WRITER_NONE		0xffffffffu	/* a NULL string */
+#define WRITER_HELLO		0x6f6e6331u	/* "onc1": the shared writer
+						   accepted, and reads */
 
 /* A worker's end: its socket, and the claims it sent so far. */
 struct writer_link {
@@ -77,6 +81,13 @@ struct writer_link {
  * way says so in l->broken.
  */
 int	writer_claim(void *link, struct store_claim *c);
+
+/*
+ * A shared writer's first word on a new connection (WRITER_HELLO),
+ * waited for timeout_ms: 0, or -1 (no writer will read this
+ * connection: claim here).
+ */
+int	writer_hello(int fd, long timeout_ms);
 
 /*
  * The writer process: serve the claims of n workers on fds until

@@ -89,6 +89,39 @@ while IFS= read -r line; do
 done <"$tmp/load.out"
 [ $rc -le 1 ] || bail "groupload.py failed (exit $rc)"
 
+# A writer that cannot start (the binary no longer executable, as in the
+# middle of an upgrade) says no hello: every process claims its events
+# itself, none is answered 503 for it.
+secret=$(sed -n 's/^ONCEHOOK_SHOP_SECRET=//p' "$d/conf/env" | cut -d' ' -f1)
+# post KEY: deliver through lighttpd; prints the status code.
+post() {
+	_b=$(printf '{"eventId":"%s","type":"payment.success","metadata":{"orderId":"o_%s"},"transaction":{"id":"tx","amount":1,"currency":"EUR"}}' "$1" "$1")
+	_s=$(printf '%s' "$_b" | openssl dgst -sha256 -hmac "$secret" -r |
+	    cut -d' ' -f1)
+	curl -s -o /dev/null -w '%{http_code}' -m 30 \
+	    -H 'Content-Type: application/json' \
+	    -H "X-Webhook-Signature: sha256=$_s" --data-binary "$_b" \
+	    "http://127.0.0.1:$lt_port/hooks/shop"
+}
+# (SIGTERM: the writer that took the end of the load says its batches.)
+chmod a-x "$d/bin/oncehook"
+for p in $(writers "$db"); do kill "$p"; done
+gone "$db" || echo "# the writer did not end on SIGTERM"
+bad=
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	code=$(post "nox$i")
+	[ "$code" = 200 ] || bad="$bad nox$i:$code"
+done
+rows=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE key LIKE 'nox%'")
+chmod a+x "$d/bin/oncehook"
+[ -z "$bad" ] && [ "$rows" = 12 ] && [ -z "$(writers "$db")" ]
+check $? "no writer can start: 12 events processed by the processes themselves, no 503 ($rows rows${bad:+,$bad})"
+sleep 5.5	# SHAREDWRITER_RETRY_MS: each process's pause between starts
+code=$(post nox13)
+[ "$code" = 200 ] && [ -n "$(writers "$db")" ]
+check $? "executable again: a writer starts (at most 5 s after the last try) and the event is processed ($code)"
+
+lt_sanitizer "$d" fastcgi
 lt_stop
 gone "$db"
 check $? "the writer ends by itself once lighttpd stopped its processes"
