@@ -221,6 +221,10 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 		sed -i "s|$root/sql/actions/orders.sql|$bench_actions|g" \
 		    "$run/oncehook.conf"
 	fi
+	# nogroup: each FastCGI process commits its own claims.
+	[ "${6:-}" != nogroup ] ||
+	    sed -i 's|"ONCEHOOK_LOG" => "info",|&\n"ONCEHOOK_GROUP_COMMIT" => "off",|' \
+	    "$run/oncehook.conf"
 	grep -v '^[[:space:]]*#' "$run/oncehook.conf" |
 	    grep -o '"ONCEHOOK_[A-Z0-9_]*" => "[^"]*"' |
 	    sed 's/^"\([^"]*\)" => "\(.*\)"$/\1=\2/' >"$run/env"
@@ -531,6 +535,12 @@ else
 	done
 	# The counters' cost on the paths that must stay cheap: the same
 	# duplicates, and a forged flood, with ONCEHOOK_COUNTERS off.
+	# Group commit (the default) against each process committing its
+	# own.
+	for sync in normal full; do
+		row "oncehook fcgi x4 $sync new, no group commit" new \
+		    srv_lighttpd fastcgi "$bin" 4 "$sync" on nogroup
+	done
 	row "oncehook fcgi x4 normal new, shipped orders.sql" new \
 	    srv_lighttpd fastcgi "$bin" 4 normal on shipped
 	row "oncehook fcgi x4 normal dup, counters off" dup \
@@ -557,6 +567,10 @@ else
 		    srv_lighttpd cgi "$static_bin" 1 normal
 		row "oncehook cgi normal dup, static libs" dup \
 		    srv_lighttpd cgi "$static_bin" 1 normal
+		# The memory of a FastCGI process without shared libraries
+		# but glibc.
+		row "oncehook fcgi x4 normal new, static libs" new \
+		    srv_lighttpd fastcgi "$static_bin" 4 normal
 	fi
 	# The site's own database (MariaDB, a unix socket, the same
 	# machine): new events and duplicates, FastCGI and CGI (one
