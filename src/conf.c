@@ -1092,7 +1092,8 @@ const struct conf_var conf_vars[] = {
 	    "`normal`", synchronous },
 	{ "GROUP_COMMIT", CONF_GLOBAL, 0, 0, 0, "on", "`on`",
 	    G(group_commit), &conf_kind_choice,
-	    "`on`: FastCGI processes and `serve`'s workers hand their new "
+	    "`on`: `serve`'s workers, and under `ONCEHOOK_SYNCHRONOUS=full` "
+	    "the FastCGI processes a web server started, hand their new "
 	    "events to one writer process, which commits several at once "
 	    "(see **Group commit**); `off`: each process commits its own",
 	    onoff },

@@ -155,12 +155,17 @@ sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
 	sw->link.next = 1;
 	sw->link.timeout_ms = (long)cf->busy_ms + ANSWER_MS;
 	/*
-	 * Not for MariaDB/MySQL: InnoDB already commits concurrent
-	 * transactions together, and one connection would queue every
-	 * process's statements behind each other's round trips (lighttpd
-	 * x4, new events: 474 req/s through a writer, 743 without).
+	 * Only under synchronous=full, where each commit waits for the
+	 * disk and a batch shares one fsync: under normal there is none to
+	 * share, and the hand-over costs what it saves (bench/run.sh,
+	 * lighttpd, new events: x4 0.97x the rate without; x1 slower than
+	 * the release before, which had no writer).  Not
+	 * for MariaDB/MySQL: InnoDB already commits concurrent transactions
+	 * together, and one connection would queue every process's
+	 * statements behind each other's round trips (x4: 474 req/s
+	 * through a writer, 743 without).
 	 */
-	if (!cf->group_commit || cf->my != NULL)
+	if (!cf->group_commit || !cf->synchronous_full || cf->my != NULL)
 		return;
 	if (fingerprint(cf, h) == -1) {
 		log_warnx("group commit: out of memory: each process claims "

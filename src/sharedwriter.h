@@ -42,9 +42,11 @@
  * first is 503 (it may have committed; the provider's retry is then the
  * duplicate it is, or claimed anew).
  *
- * Only over SQLite: on MariaDB/MySQL the server commits concurrent
- * transactions together itself, and one connection for every process
- * would put each one's round trips behind the others' (measured slower).
+ * Only over SQLite, and under synchronous=full: under normal no commit
+ * waits for the disk, and the hand-over costs what it saves; on
+ * MariaDB/MySQL the server commits concurrent transactions together
+ * itself, and one connection for every process would put each one's
+ * round trips behind the others' (both measured slower).
  *
  * Its life.  The writer is a new program (the same binary, executed
  * again with SHAREDWRITER_ARG and the bound socket as descriptor 3:
