@@ -7,6 +7,7 @@
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define HAVE_SHA_NI	1
 #endif
@@ -125,6 +126,23 @@ compress_ni(uint32_t h[8], const unsigned char *blk)
 }
 #endif
 
+#ifdef HAVE_SHA_NI
+/* The processor has the SHA extensions, and SSSE3 and SSE4.1 (cpuid:
+ * leaf 7 EBX bit 29; leaf 1 ECX bits 9 and 19). */
+static int
+cpu_has_sha(void)
+{
+	unsigned int	 a, b, c, d;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) ||
+	    !(c & (1u << 19)))
+		return 0;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		return 0;
+	return (b & (1u << 29)) != 0;
+}
+#endif
+
 /* Which of the two: chosen on first use (a per-process cache). */
 static void	(*compress_fn)(uint32_t[8], const unsigned char *);
 
@@ -134,9 +152,7 @@ compress(uint32_t h[8], const unsigned char *blk)
 	if (compress_fn == NULL) {
 		compress_fn = compress_c;
 #ifdef HAVE_SHA_NI
-		__builtin_cpu_init();
-		if (__builtin_cpu_supports("sha") &&
-		    __builtin_cpu_supports("sse4.1"))
+		if (cpu_has_sha())
 			compress_fn = compress_ni;
 #endif
 	}
@@ -146,14 +162,9 @@ compress(uint32_t h[8], const unsigned char *blk)
 int
 sha256_portable(int on)
 {
-	if (on)
-		compress_fn = compress_c;
-	else
-		compress_fn = NULL;	/* chosen again */
+	compress_fn = on ? compress_c : NULL;	/* NULL: chosen again */
 #ifdef HAVE_SHA_NI
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("sha") &&
-	    __builtin_cpu_supports("sse4.1");
+	return cpu_has_sha();
 #else
 	return 0;
 #endif
@@ -178,6 +189,8 @@ sha256_update(struct sha256 *s, const void *data, size_t n)
 	const unsigned char	*p = data;
 	size_t			 take;
 
+	if (n == 0)
+		return;			/* data may be NULL then */
 	s->len += n;
 	if (s->fill > 0) {
 		take = SHA256_BLOCK - s->fill;

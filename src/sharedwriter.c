@@ -274,7 +274,6 @@ start_writer(struct sharedwriter *sw)
 		log_warnx("group commit: cannot start the writer (fork)");
 		return -1;
 	}
-	sw->starts++;
 	log_debug("group commit: started a writer");
 	return 0;
 }
@@ -311,11 +310,12 @@ sw_connect(struct sharedwriter *sw)
 	if ((fd = dial(sw)) == -1) {
 		if (errno != ECONNREFUSED)
 			return -1;
-		/* Nobody holds the name.  A writer that keeps dying is
-		 * not started again at every event. */
+		/* Nobody holds the name.  A writer that keeps dying, or
+		 * cannot be started, is not tried again at every event. */
 		if (sw->starts > 0 &&
 		    io_ms_since(&sw->started) < SHAREDWRITER_RETRY_MS)
 			return -1;
+		sw->starts++;
 		io_clock(&sw->started);
 		if (start_writer(sw) == -1 || (fd = dial(sw)) == -1)
 			return -1;

@@ -79,7 +79,7 @@ struct sharedwriter {
 	struct sockaddr_un	 addr;
 	socklen_t		 addrlen;	/* 0: off (claim here) */
 	struct timespec		 started;	/* the last start */
-	int			 starts;	/* starts so far */
+	int			 starts;	/* tries so far */
 };
 
 /* Ready sw for cf's processes (group commit off: every claim here). */
