@@ -271,6 +271,7 @@ def run_load(a):
         "requests": w["requests"],
         "rps": w["requests"] / (w["duration_us"] / 1e6),
         "p50_ms": w["p50_us"] / 1000, "p99_ms": w["p99_us"] / 1000,
+        "max_ms": w.get("max_us", 0) / 1000,
         "server_us": server / HZ * 1e6 / n, "app_us": app / HZ * 1e6 / n,
         "wrk_us": wrk_ticks / HZ * 1e6 / n,
         "other_pct": 100 * max(other, 0) / HZ / ((t1 - t0) * NCPU),
@@ -344,6 +345,7 @@ def run_loop(a):
         "row": a.row, "run": a.run, "kind": "loop",
         "requests": w["iterations"], "rps": w["iterations"] / w["seconds"],
         "p50_ms": w["p50_us"] / 1000, "p99_ms": w["p99_us"] / 1000,
+        "max_ms": w.get("max_us", 0) / 1000,
         "server_us": w["cpu_us"] / n, "app_us": w["cpu_us"] / n,
         "wrk_us": 0.0,
         "other_pct": 100 * max((b1 - b0) - ticks - (m1 - m0), 0) / HZ /
