@@ -58,6 +58,31 @@ add(char **t, size_t *len, size_t *cap, const char *s, size_t n)
 }
 
 /*
+ * Append "LABEL dev ino", and with when "size mtime", of the file at path
+ * ("LABEL -" if none or it cannot be stat()ed): 0, or -1.
+ */
+static int
+add_ident(char **t, size_t *len, size_t *cap, const char *label,
+    const char *path, int when)
+{
+	struct stat	 sb;
+	char		 line[200];
+	int		 k;
+
+	if (path == NULL || stat(path, &sb) == -1)
+		k = snprintf(line, sizeof(line), "%s -", label);
+	else if (when)
+		k = snprintf(line, sizeof(line), "%s %ju %ju %jd %jd.%09ld",
+		    label, (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino,
+		    (intmax_t)sb.st_size, (intmax_t)sb.st_mtim.tv_sec,
+		    sb.st_mtim.tv_nsec);
+	else
+		k = snprintf(line, sizeof(line), "%s %ju %ju", label,
+		    (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino);
+	return add(t, len, cap, line, (size_t)k);
+}
+
+/*
  * What the writer's claims depend on, as text: the user, the table's
  * variables in the environment but the secrets, sorted, and each
  * actions file's identity.  0, or -1 (out of memory).
@@ -68,7 +93,6 @@ fingerprint(const struct conf *cf, unsigned char out[CRYPTO_SHA256_LEN])
 	const struct conf_endpoint	*ep;
 	const struct conf_var		*v;
 	const char			**vars;
-	struct stat			 sb;
 	char				*t = NULL, line[160];
 	size_t				 n = 0, i, len = 0, cap = 0, namelen;
 	int				 rc = -1, k;
@@ -98,42 +122,15 @@ fingerprint(const struct conf *cf, unsigned char out[CRYPTO_SHA256_LEN])
 	 * container), and after an upgrade the old writer would run the
 	 * new binary's claims.  The mount namespace too.
 	 */
-	if (cf->my == NULL && stat(cf->db, &sb) == 0)
-		k = snprintf(line, sizeof(line), "db %ju %ju",
-		    (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino);
-	else
-		k = snprintf(line, sizeof(line), "db -");
-	if (add(&t, &len, &cap, line, (size_t)k) == -1)
+	if (add_ident(&t, &len, &cap, "db", cf->my == NULL ? cf->db : NULL,
+	    0) == -1 || add_ident(&t, &len, &cap, "exe", "/proc/self/exe",
+	    1) == -1 || add_ident(&t, &len, &cap, "mnt", "/proc/self/ns/mnt",
+	    0) == -1)
 		goto out;
-	if (stat("/proc/self/exe", &sb) == 0)
-		k = snprintf(line, sizeof(line), "exe %ju %ju %jd %jd.%09ld",
-		    (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino,
-		    (intmax_t)sb.st_size, (intmax_t)sb.st_mtim.tv_sec,
-		    sb.st_mtim.tv_nsec);
-	else
-		k = snprintf(line, sizeof(line), "exe -");
-	if (add(&t, &len, &cap, line, (size_t)k) == -1)
-		goto out;
-	if (stat("/proc/self/ns/mnt", &sb) == 0)
-		k = snprintf(line, sizeof(line), "mnt %ju %ju",
-		    (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino);
-	else
-		k = snprintf(line, sizeof(line), "mnt -");
-	if (add(&t, &len, &cap, line, (size_t)k) == -1)
-		goto out;
-	for (i = 0; i < n; i++)
-		if (add(&t, &len, &cap, vars[i], strlen(vars[i])) == -1)
-			goto out;
 	for (i = 0; i < cf->nendpoints; i++) {
 		ep = &cf->endpoints[i];
-		if (ep->actions == NULL || stat(ep->actions, &sb) == -1)
-			k = snprintf(line, sizeof(line), "actions %zu -", i);
-		else
-			k = snprintf(line, sizeof(line), "actions %zu %ju %ju "
-			    "%jd %jd.%09ld", i, (uintmax_t)sb.st_dev,
-			    (uintmax_t)sb.st_ino, (intmax_t)sb.st_size,
-			    (intmax_t)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec);
-		if (add(&t, &len, &cap, line, (size_t)k) == -1)
+		(void)snprintf(line, sizeof(line), "actions %zu", i);
+		if (add_ident(&t, &len, &cap, line, ep->actions, 1) == -1)
 			goto out;
 	}
 	rc = crypto_sha256(t, len, out) == 0 ? 0 : -1;

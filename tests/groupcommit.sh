@@ -151,13 +151,7 @@ lt_start "$d" fastcgi || bail "lighttpd did not start"
 secret=$(sed -n 's/^ONCEHOOK_SHOP_SECRET=//p' "$d/conf/env" | cut -d' ' -f1)
 bad=
 for k in off1 off2 off3; do
-	b=$(printf '{"eventId":"%s","type":"payment.success","metadata":{"orderId":"o_%s"},"transaction":{"id":"tx","amount":1,"currency":"EUR"}}' "$k" "$k")
-	s=$(printf '%s' "$b" | openssl dgst -sha256 -hmac "$secret" -r |
-	    cut -d' ' -f1)
-	code=$(curl -s -o /dev/null -w '%{http_code}' -m 30 \
-	    -H 'Content-Type: application/json' \
-	    -H "X-Webhook-Signature: sha256=$s" --data-binary "$b" \
-	    "http://127.0.0.1:$lt_port/hooks/shop")
+	code=$(post "$k")
 	[ "$code" = 200 ] || bad="$bad $k:$code"
 done
 rows=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE key LIKE 'off%'")

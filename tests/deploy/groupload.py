@@ -43,17 +43,9 @@ import urllib.parse
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "pylib"))
 
-from testkit import children_of, read_env  # noqa: E402
+from testkit import children_of, comm, read_env  # noqa: E402
 
 THREADS = 24
-
-
-def comm(pid):
-    try:
-        with open("/proc/%d/comm" % pid) as f:
-            return f.read().strip()
-    except OSError:
-        return None
 
 
 def writers(db):

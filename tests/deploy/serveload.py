@@ -60,7 +60,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "pylib"))
 
 import fcgiclient  # noqa: E402
-from testkit import children_of, read_env  # noqa: E402
+from testkit import children_of, comm, read_env  # noqa: E402
 
 THREADS = 16
 
@@ -612,14 +612,6 @@ TITLES = {
     "term": "SIGTERM with a request in flight (body half sent): serve "
             "waits, the request gets 200 processed, then serve exits",
 }
-
-
-def comm(pid):
-    try:
-        with open("/proc/%d/comm" % pid) as f:
-            return f.read().strip()
-    except OSError:
-        return None
 
 
 def main():

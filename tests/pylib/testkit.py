@@ -63,3 +63,12 @@ class Response:
     def __repr__(self):
         return "%s %d %r %r" % (self.kind, self.status, self.headers.get(
             "content-type"), self.body[:300])
+
+
+def comm(pid):
+    """A process's name (/proc/PID/comm), or None if it is gone."""
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return None
