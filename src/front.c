@@ -290,22 +290,29 @@ clock_report(void)
 	expired = PHASE_IDLE;
 }
 
+/* The request's body as the pipeline reads it, counted for finish(). */
+struct fcgi_body {
+	FCGX_Stream	*in;
+	long long	 got;		/* bytes handed to the pipeline */
+};
+
 static ssize_t
 fcgi_read(void *arg, char *buf, size_t n)
 {
-	FCGX_Stream	*in = arg;
-	int		 r;
+	struct fcgi_body	*b = arg;
+	int			 r;
 
 	if (n > (1U << 30))
 		n = 1U << 30;
 	/* SIGALRM is let in while libfcgi waits for the peer only. */
 	if (limit > 0)
 		sigprocmask(SIG_UNBLOCK, &alrm, NULL);
-	r = FCGX_GetStr(buf, (int)n, in);
+	r = FCGX_GetStr(buf, (int)n, b->in);
 	if (limit > 0)
 		sigprocmask(SIG_BLOCK, &alrm, NULL);
-	if (r < 0 || FCGX_GetError(in) != 0)
+	if (r < 0 || FCGX_GetError(b->in) != 0)
 		return -1;
+	b->got += r;
 	return r;
 }
 
@@ -368,6 +375,40 @@ accept_timed(struct pipeline *p, FCGX_Request *r, int listenfd)
 	return rc;
 }
 
+/*
+ * End a request.  libfcgi's FCGX_Finish_r() closes a connection the
+ * careful way: shut down its sending side, then wait (poll and read, up
+ * to 2 s) for the web server to close first, so that nothing it sent is
+ * left unread when the socket closes (unread data turns a TCP close into
+ * a reset that may destroy the answer before the web server read it; on
+ * a unix socket it makes the web server's next read fail).  That wait
+ * is a sleep and a wakeup per request.  When the pipeline read the whole
+ * body (Content-Length bytes), the web server has sent, or is sending,
+ * the end of the request's input: it is read here (the time limit
+ * covers it, as it covers the body) and, once it is seen, nothing else
+ * can come on a connection the web server does not keep, and the
+ * connection is closed at once (FCGX_Detach(): no shutdown, no wait).
+ * Anything else (a body left unread, an answer given before it, more
+ * bytes than announced, a kept connection) takes libfcgi's way.
+ */
+static void
+finish(FCGX_Request *r, const struct req *rq, const struct fcgi_body *b)
+{
+	long long	 cl = req_content_length(rq->content_length);
+
+	/* keepConnection: libfcgi's, read only, as ipcFd in on_alarm(). */
+	if (!r->keepConnection && cl >= 0 && b->got == cl && r->in != NULL) {
+		if (limit > 0)
+			sigprocmask(SIG_UNBLOCK, &alrm, NULL);
+		if (FCGX_GetChar(r->in) == EOF && FCGX_HasSeenEOF(r->in) &&
+		    FCGX_GetError(r->in) == 0)
+			(void)FCGX_Detach(r);
+		if (limit > 0)
+			sigprocmask(SIG_BLOCK, &alrm, NULL);
+	}
+	FCGX_Finish_r(r);
+}
+
 int
 front_fcgi(struct pipeline *p, int listenfd)
 {
@@ -377,6 +418,7 @@ front_fcgi(struct pipeline *p, int listenfd)
 	struct timeval		 tick;
 	FCGX_Request		 r;
 	struct resp		 resp;
+	struct fcgi_body	 fb;
 	char			 head[512];
 	const char		*body;
 	size_t			 bodysz;
@@ -438,7 +480,9 @@ front_fcgi(struct pipeline *p, int listenfd)
 		busy = 1;
 		if (limit > 0)
 			sigprocmask(SIG_BLOCK, &stops, NULL);
-		if (from_env(&ce, r.envp, fcgi_read, r.in) == -1) {
+		fb.in = r.in;
+		fb.got = 0;
+		if (from_env(&ce, r.envp, fcgi_read, &fb) == -1) {
 			log_error("fastcgi: out of memory");
 			resp_make(&resp, &(struct resp_in){ .err = HOOK_ESYSTEM });
 		} else
@@ -458,7 +502,7 @@ front_fcgi(struct pipeline *p, int listenfd)
 		    FCGX_PutStr(body, (int)bodysz, r.out) != (int)bodysz)
 			log_warnx("fastcgi: writing the response failed");
 		resp_clear(&resp);
-		FCGX_Finish_r(&r);
+		finish(&r, &ce.rq, &fb);
 		if (limit > 0)
 			clock_stop(PHASE_WORKING);
 		pipeline_after(p);
