@@ -384,27 +384,32 @@ accept_timed(struct pipeline *p, FCGX_Request *r, int listenfd)
  * a unix socket it makes the web server's next read fail).  That wait
  * is a sleep and a wakeup per request.  When the pipeline read the whole
  * body (Content-Length bytes), the web server has sent, or is sending,
- * the end of the request's input: it is read here (the time limit
- * covers it, as it covers the body) and, once it is seen, nothing else
- * can come on a connection the web server does not keep, and the
- * connection is closed at once (FCGX_Detach(): no shutdown, no wait).
- * Anything else (a body left unread, an answer given before it, more
- * bytes than announced, a kept connection) takes libfcgi's way.
+ * the record that ends the request's input: it is read here (the time
+ * limit covers it, as it covers the body).  Once it is seen, nothing
+ * else comes for this request: a connection the web server does not
+ * keep is closed at once (FCGX_Detach(): no shutdown, no wait), and one
+ * it keeps (FCGI_KEEP_CONN) starts its next request at that request's
+ * first record, not at the rest of this one (libfcgi would take that
+ * rest for a broken request and drop the connection).  Anything else (a
+ * body left unread, an answer given before it, more bytes than
+ * announced) takes libfcgi's way.
  */
 static void
 finish(FCGX_Request *r, const struct req *rq, const struct fcgi_body *b)
 {
 	long long	 cl = req_content_length(rq->content_length);
+	int		 seen;
 
-	/* keepConnection: libfcgi's, read only, as ipcFd in on_alarm(). */
-	if (!r->keepConnection && cl >= 0 && b->got == cl && r->in != NULL) {
+	if (cl >= 0 && b->got == cl && r->in != NULL) {
 		if (limit > 0)
 			sigprocmask(SIG_UNBLOCK, &alrm, NULL);
-		if (FCGX_GetChar(r->in) == EOF && FCGX_HasSeenEOF(r->in) &&
-		    FCGX_GetError(r->in) == 0)
-			(void)FCGX_Detach(r);
+		seen = FCGX_GetChar(r->in) == EOF && FCGX_HasSeenEOF(r->in) &&
+		    FCGX_GetError(r->in) == 0;
 		if (limit > 0)
 			sigprocmask(SIG_BLOCK, &alrm, NULL);
+		/* keepConnection: libfcgi's, read only (see on_alarm()). */
+		if (seen && !r->keepConnection)
+			(void)FCGX_Detach(r);
 	}
 	FCGX_Finish_r(r);
 }

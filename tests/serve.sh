@@ -209,7 +209,8 @@ for fam in tcp unix; do
 	dp_track "$spid"
 	if if [ $fam = tcp ]; then dp_wait_port "$port" "$spid"
 	    else dp_wait_socket "$addr" "$spid"; fi; then
-		dp_py "$label" serveload.py workers stall --addr "$addr" \
+		dp_py "$label" serveload.py workers stall closing \
+		    --addr "$addr" \
 		    --serve-pid "$spid" --env "$d/conf/env" --workers 2 \
 		    --timeout 2
 		if grep -q 'no whole request within 2 s' \

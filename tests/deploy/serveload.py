@@ -555,6 +555,90 @@ class Run:
                    % self.answers.get(key))
         self.check_effects({key: key, ok: ok}, "after the stalls")
 
+    def closed_at_once(self, sock):
+        """After FCGI_END_REQUEST: whether serve's end of the connection
+        is closed at once (end of file, then our writes refused), or
+        still open, reading what we send (libfcgi's lingering close)."""
+        sock.settimeout(5)
+        try:
+            eof = sock.recv(1) == b""
+        except ConnectionResetError:
+            eof = True
+        time.sleep(0.3)
+        try:
+            for _ in range(3):  # TCP: the reset comes back after one
+                sock.send(fcgiclient.record(fcgiclient.STDIN, b"x" * 8))
+                time.sleep(0.1)
+        except (BrokenPipeError, ConnectionResetError):
+            return eof, True
+        return eof, False
+
+    def begin_raw(self, path, body, keep=0):
+        """A connection with the request's parameters and whole body
+        sent, without the record that ends the body."""
+        params = fcgiclient.cgi_params("POST", path, body,
+                                       self.headers(body))
+        s = fcgiclient.connect(self.a.addr, timeout=10)
+        s.sendall(fcgiclient.record(fcgiclient.BEGIN_REQUEST, struct.pack(
+            "!HB5x", fcgiclient.RESPONDER, keep)) + fcgiclient.stream(
+            fcgiclient.PARAMS, fcgiclient.encode_params(params)) +
+            fcgiclient.record(fcgiclient.STDIN, body))
+        return s
+
+    def answer(self, s):
+        r = fcgiclient.Request(self.a.addr, {}, b"")
+        r.sock = s
+        return r.read()
+
+    def s_closing(self):
+        # A delivery read whole: closed as soon as it is answered.
+        key = "closing-%s" % self.tag
+        s = self.begin_raw(self.path, self.body(key, key))
+        s.sendall(fcgiclient.record(fcgiclient.STDIN, b""))
+        r = self.answer(s)
+        self.check(r.status == 200 and r.json.get("status") == "processed",
+                   "the delivery: %r, want 200 processed" % r)
+        eof, closed = self.closed_at_once(s)
+        s.close()
+        self.check(eof and closed, "a request read whole: end of file %s, "
+                   "closed at once %s; want both" % (eof, closed))
+        # Answered before its body was read (unknown endpoint): the
+        # careful close, which reads what still comes.
+        s = self.begin_raw("/hooks/nope", b"{" + b" " * 16000 + b"}")
+        s.sendall(fcgiclient.record(fcgiclient.STDIN, b""))
+        r = self.answer(s)
+        self.check(r.status == 404, "the unknown endpoint: %r, want 404"
+                   % r)
+        eof, closed = self.closed_at_once(s)
+        s.close()
+        self.check(eof and not closed, "a body left unread: end of file "
+                   "%s, closed at once %s; want the first only (libfcgi "
+                   "reads on until the web server closes)" % (eof, closed))
+        # A connection the web server keeps: never emptied nor closed;
+        # the next request on it is answered.
+        k1, k2 = key + "-k1", key + "-k2"
+        s = self.begin_raw(self.path, self.body(k1, k1), keep=1)
+        s.sendall(fcgiclient.record(fcgiclient.STDIN, b""))
+        r1 = self.answer(s)
+        body = self.body(k2, k2)
+        params = fcgiclient.cgi_params("POST", self.path, body,
+                                       self.headers(body))
+        s.sendall(fcgiclient.record(fcgiclient.BEGIN_REQUEST, struct.pack(
+            "!HB5x", fcgiclient.RESPONDER, 0)) + fcgiclient.stream(
+            fcgiclient.PARAMS, fcgiclient.encode_params(params)) +
+            fcgiclient.stream(fcgiclient.STDIN, body))
+        try:
+            r2 = self.answer(s)
+        except (fcgiclient.Incomplete, OSError) as e:
+            r2 = "no answer: %s" % e
+        s.close()
+        self.check(r1.status == 200 and r1.json.get("status") ==
+                   "processed" and getattr(r2, "status", 0) == 200 and
+                   r2.json.get("status") == "processed",
+                   "two requests on a kept connection: %r, %r; want 200 "
+                   "processed twice" % (r1, r2))
+        self.check_effects({key: key, k1: k1, k2: k2}, "after closing")
+
     def s_term(self):
         key = "term-%s" % self.tag
         slow, holder = self.slow_begin(key, key)
@@ -609,6 +693,10 @@ TITLES = {
                 "ones: one accepted per event, the rest already_processed; "
                 "serve's work child then runs each once: one processed row "
                 "and one paid order each",
+    "closing": "a request read whole is closed as soon as it is "
+               "answered; one answered before its body was read keeps "
+               "reading until the web server closes (libfcgi's way); a "
+               "kept connection takes its next request",
     "term": "SIGTERM with a request in flight (body half sent): serve "
             "waits, the request gets 200 processed, then serve exits",
 }
