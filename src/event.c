@@ -17,6 +17,7 @@
 
 #include "conf.h"
 #include "event.h"
+#include "jsonpeek.h"
 #include "log.h"
 #include "req.h"
 #include "sig.h"
@@ -593,6 +594,115 @@ out:
 	if (er == HOOK_ESYSTEM)
 		*why = NULL;
 	return er;
+}
+
+/*
+ * event_peek()'s look at one JSON source: 1 with the string (or NULL:
+ * absent, or not a string where one_kind_only is not set), 0 where only
+ * a parse can tell.  A member the scheme forgets (forget_volatile())
+ * is the parse's too.
+ */
+static int
+peek_json(const struct conf_endpoint *ep, const char *body, size_t bodysz,
+    const char *ptr, int strings_only, char **out)
+{
+	const char *const	*m = ep->scheme->volatile_members;
+	const char		*v;
+	size_t			 n, vlen;
+
+	*out = NULL;
+	n = strcspn(ptr + 1, "/~");
+	for (; m != NULL && *m != NULL; m++)
+		if (strlen(*m) == n && strncmp(ptr + 1, *m, n) == 0)
+			return 0;
+	switch (jsonpeek(body, bodysz, ptr, &v, &vlen)) {
+	case JSONPEEK_STRING:
+		if (memchr(v, '\0', vlen) != NULL ||
+		    (*out = strndup(v, vlen)) == NULL)
+			return 0;
+		return 1;
+	case JSONPEEK_ABSENT:
+		return 1;
+	case JSONPEEK_OTHER:
+		return !strings_only;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The key and the type of a body as extract() would find them, read
+ * without a parse (jsonpeek.h), so that a retry of stored bytes is
+ * answered without one.  1 with ev->key, ev->type and the payload set
+ * (no hash, no document), or 0 with ev empty wherever only the parse
+ * can tell (an escape, a number, an index, a hash key, an unusable
+ * value, a possible challenge).  The caller may believe it only where a
+ * lookup finds these very bytes stored under that key: jansson took
+ * them then, and found that key.
+ */
+int
+event_peek(const struct conf_endpoint *ep, const struct req *rq,
+    const char *body, size_t bodysz, struct event *ev)
+{
+	const struct src	*s;
+	const char		*h;
+	char			*v = NULL;
+	size_t			 i;
+
+	memset(ev, 0, sizeof(*ev));
+	if (ep->scheme->challenge != NULL) {
+		if (!peek_json(ep, body, bodysz, "/type", 0, &v) ||
+		    (v != NULL && strcmp(v, ep->scheme->challenge) == 0))
+			goto no;
+		free(v);
+		v = NULL;
+	}
+	for (i = 0; i < ep->type.n && ev->type == NULL; i++) {
+		s = &ep->type.v[i];
+		if (s->kind == SRC_HEADER) {
+			if ((h = req_header(rq, s->arg)) != NULL && *h != '\0' &&
+			    (ev->type = strdup(h)) == NULL)
+				goto no;
+		} else if (s->kind == SRC_JSON) {
+			if (!peek_json(ep, body, bodysz, s->arg, 0, &v))
+				goto no;
+			if (v != NULL && *v != '\0')
+				ev->type = v;
+			else
+				free(v);
+			v = NULL;
+		}
+	}
+	if (ev->type != NULL && (strlen(ev->type) > EVENT_TYPE_MAX ||
+	    !printable(ev->type)))
+		goto no;
+	for (i = 0; i < ep->key.n && ev->key == NULL; i++) {
+		s = &ep->key.v[i];
+		if (s->kind == SRC_HEADER) {
+			if ((h = req_header(rq, s->arg)) != NULL && *h != '\0' &&
+			    (ev->key = strdup(h)) == NULL)
+				goto no;
+		} else if (s->kind == SRC_JSON) {
+			if (!peek_json(ep, body, bodysz, s->arg, 1, &v))
+				goto no;
+			if (v != NULL && *v != '\0')
+				ev->key = v;
+			else
+				free(v);
+			v = NULL;
+		} else
+			goto no;	/* the canonical hash */
+	}
+	if (ev->key == NULL || strlen(ev->key) > EVENT_KEY_MAX ||
+	    !printable(ev->key))
+		goto no;
+	ev->payload = body;
+	ev->payloadsz = bodysz;
+	return 1;
+no:
+	free(v);
+	event_clear(ev);
+	return 0;
 }
 
 void

@@ -70,6 +70,17 @@ enum hook_err	 event_parse(const struct conf_endpoint *,
 		    const struct req *, const char *body, size_t bodysz,
 		    struct event *ev, struct why *why);
 enum hook_err	 event_finish(struct event *ev);
+/*
+ * The key and the type read from the raw body without a parse
+ * (jsonpeek.h), for answering a retry of stored bytes: 1 with ev->key,
+ * ev->type and the payload set (ev->hash empty, nothing to finish), or
+ * 0 with ev empty where only event_parse() can tell.  What it finds may
+ * be believed only where a lookup finds these very bytes stored under
+ * that key (store_lookup(): HOOK_DUP or HOOK_PARKED with no hash).
+ */
+int		 event_peek(const struct conf_endpoint *,
+		    const struct req *, const char *body, size_t bodysz,
+		    struct event *ev);
 void		 event_clear(struct event *);
 
 /*

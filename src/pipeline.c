@@ -40,6 +40,10 @@ struct trace {
 	size_t				 docsz;
 	const char			*ctype;
 	int				 rooted; /* check_roots() passed */
+	/* What quick_retry()'s lookup said of this key (HOOK_OK: unknown,
+	 * HOOK_ECONFLICT: other bytes), for record(); peeked NULL if none. */
+	char				*peeked;
+	enum hook_err			 looked;
 };
 
 void
@@ -323,9 +327,13 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 	/*
 	 * A retry of the stored bytes is a duplicate before any canonical
 	 * JSON (their hash would be the stored one).  Other bytes, or none
-	 * stored: the canonical hash decides, as for every new event.
+	 * stored: the canonical hash decides, as for every new event.  The
+	 * lookup quick_retry() made for this key need not be made again.
 	 */
-	er = store_lookup(p->st, epi, ev);
+	if (t->peeked != NULL && strcmp(t->peeked, ev->key) == 0)
+		er = t->looked;
+	else
+		er = store_lookup(p->st, epi, ev);
 	if (er == HOOK_OK || er == HOOK_ECONFLICT) {
 		rehash = er == HOOK_ECONFLICT && ev->hash[0] == '\0';
 		if ((fe = event_finish(ev)) != HOOK_OK)
@@ -358,6 +366,43 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 	    store_conflict(p->st, epi, ev) != HOOK_OK)
 		why_set(&t->why, "conflict not recorded");
 	return er;
+}
+
+/*
+ * A retry of stored bytes, answered before any parse: the key read from
+ * the raw body (event_peek()) and looked up, believed only if these very
+ * bytes are stored under it (HOOK_DUP, or HOOK_PARKED), which then is
+ * the answer, in *er, and 1.  Otherwise 0, ev empty: the body goes the
+ * whole way (a parse, which refuses what jansson refuses), and an
+ * unknown key or other bytes are kept for record() in t.
+ */
+static int
+quick_retry(struct pipeline *p, const struct conf_endpoint *ep,
+    const struct req *rq, const char *body, size_t bodysz, struct event *ev,
+    struct trace *t, enum hook_err *er)
+{
+	enum hook_err	 found;
+
+	if (!event_peek(ep, rq, body, bodysz, ev))
+		return 0;
+	if (ensure_store(p, t) != HOOK_OK) {
+		/* record() meets it again, after the parse. */
+		memset(&t->why, 0, sizeof(t->why));
+		event_clear(ev);
+		return 0;
+	}
+	found = store_lookup(p->st, (size_t)(ep - p->cf->endpoints), ev);
+	if (found == HOOK_DUP || found == HOOK_PARKED) {
+		*er = found;
+		return 1;
+	}
+	if (found == HOOK_OK || found == HOOK_ECONFLICT) {
+		t->peeked = ev->key;
+		t->looked = found;
+		ev->key = NULL;
+	}
+	event_clear(ev);
+	return 0;
 }
 
 static enum hook_err
@@ -426,6 +471,12 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 			why_set(&t->why, "%s", v.why);
 		goto out;
 	}
+	if (quick_retry(p, ep, rq, body, bodysz, ev, t, &er)) {
+		t->ev = ev;
+		if (log_enabled(LOG_LEVEL_DEBUG))
+			log_payload(body);
+		goto out;
+	}
 	if ((er = event_parse(ep, rq, body, bodysz, ev, &t->why)) !=
 	    HOOK_OK)
 		goto out;		/* a challenge: answered, never claimed */
@@ -471,6 +522,7 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	    .challenge = ev.challenge, .detail = t.why.client,
 	    .raw = t.doc, .rawsz = t.docsz, .ctype = t.ctype });
 	free(t.doc);
+	free(t.peeked);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;

@@ -15,6 +15,7 @@
 #include "conf.h"
 #include "crypto.h"
 #include "event.h"
+#include "jsonpeek.h"
 #include "hook.h"
 #include "tap.h"
 #include "testlib.h"
@@ -660,6 +661,165 @@ test_norm(void)
 }
 
 /*
+ * jsonpeek(): where a pointer leads in raw text, or "unsure" wherever
+ * only a parse can tell.
+ */
+static void
+test_jsonpeek(void)
+{
+	static const struct {
+		const char	*text, *ptr;
+		enum jsonpeek	 want;
+		const char	*value;
+	} c[] = {
+		{ "{\"id\":\"evt_1\"}", "/id", JSONPEEK_STRING, "evt_1" },
+		{ " {\n\t\"a\" : 1 , \"id\" :\r \"x y\" } ", "/id",
+		    JSONPEEK_STRING, "x y" },
+		{ "{\"a\":{\"id\":\"no\"},\"b\":[\"}\",{\"id\":1}],"
+		    "\"s\":\"\\\"id\\\":\\\"no\\\"\",\"id\":\"yes\"}", "/id",
+		    JSONPEEK_STRING, "yes" },
+		{ "{\"data\":{\"object\":{\"id\":\"pi_1\"}}}",
+		    "/data/object/id", JSONPEEK_STRING, "pi_1" },
+		{ "{\"a/b\":{\"m~n\":\"v\"}}", "/a~1b/m~0n", JSONPEEK_STRING,
+		    "v" },
+		{ "{\"id\":\"\"}", "/id", JSONPEEK_STRING, "" },
+		{ "{\"other\":\"x\"}", "/id", JSONPEEK_ABSENT, NULL },
+		{ "{}", "/id", JSONPEEK_ABSENT, NULL },
+		{ "{\"id\":null}", "/id", JSONPEEK_ABSENT, NULL },
+		{ "{\"data\":\"str\"}", "/data/id", JSONPEEK_ABSENT, NULL },
+		{ "{\"data\":7}", "/data/id", JSONPEEK_ABSENT, NULL },
+		{ "{\"id\":42}", "/id", JSONPEEK_OTHER, NULL },
+		{ "{\"id\":true}", "/id", JSONPEEK_OTHER, NULL },
+		{ "{\"id\":{\"a\":1}}", "/id", JSONPEEK_OTHER, NULL },
+		{ "{\"id\":[1]}", "/id", JSONPEEK_OTHER, NULL },
+		{ "{\"id\":\"e\\u0041\"}", "/id", JSONPEEK_UNSURE, NULL },
+		{ "{\"i\\u0064\":\"x\"}", "/id", JSONPEEK_UNSURE, NULL },
+		{ "{\"list\":[{\"id\":\"x\"}]}", "/list/0/id", JSONPEEK_UNSURE,
+		    NULL },
+		{ "[{\"id\":\"x\"}]", "/0/id", JSONPEEK_UNSURE, NULL },
+		{ "{\"id\":\"unterminated", "/id", JSONPEEK_UNSURE, NULL },
+		{ "{\"a\":[[[[", "/id", JSONPEEK_UNSURE, NULL },
+		{ "{\"a\" 1}", "/id", JSONPEEK_UNSURE, NULL },
+		{ "", "/id", JSONPEEK_UNSURE, NULL },
+		{ "{\"id\":\"x\"}", "id", JSONPEEK_UNSURE, NULL },
+		{ "{\"id\":nul", "/id", JSONPEEK_UNSURE, NULL },
+	};
+	const char	*v;
+	size_t		 i, vlen;
+	enum jsonpeek	 got;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		v = NULL;
+		vlen = 0;
+		got = jsonpeek(c[i].text, strlen(c[i].text), c[i].ptr, &v,
+		    &vlen);
+		CHECK(got == c[i].want && (c[i].value == NULL ||
+		    (vlen == strlen(c[i].value) &&
+		    memcmp(v, c[i].value, vlen) == 0)),
+		    "jsonpeek %s in %s: %d, want %d", c[i].ptr, c[i].text,
+		    (int)got, (int)c[i].want);
+	}
+	/* Nothing past the end: a text cut inside a string it skips. */
+	CHECK(jsonpeek("{\"a\":\"x\",\"id\":\"y\"}", 6, "/id", &v, &vlen) ==
+	    JSONPEEK_UNSURE, "jsonpeek stops at the end of the text it is "
+	    "given");
+}
+
+/*
+ * event_peek() finds what event_extract() finds, or nothing: over key
+ * sources and bodies, every answer it gives is the parse's.
+ */
+static void
+peek_case(const char *src, const char *body, int want_peek,
+    const char *what)
+{
+	struct conf	*cf = load(src);
+	struct req	 rq;
+	struct event	 ev, pk;
+	struct req_header h = { "HTTP_X_ID", 9, "hdr-1" };
+	enum hook_err	 er;
+	struct why	 why = { "", NULL };
+	int		 peeked;
+
+	mkreq_h(&rq, &h, 1);
+	er = event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why);
+	peeked = event_peek(&cf->endpoints[0], &rq, body, strlen(body), &pk);
+	CHECK(peeked == want_peek && (!peeked || (er == HOOK_OK &&
+	    strcmp(pk.key, ev.key) == 0 && pk.payload == body &&
+	    pk.hash[0] == '\0')),
+	    "event_peek, key %s: %s (peeked %d, key %s, parse %d key %s)",
+	    src, what, peeked, peeked ? pk.key : "-", (int)er,
+	    ev.key ? ev.key : "-");
+	if (peeked)
+		event_clear(&pk);
+	CHECK(peeked || empty(&pk), "event_peek, key %s: %s: nothing left "
+	    "when it cannot tell", src, what);
+	event_clear(&ev);
+	conf_free(cf);
+}
+
+static void
+test_peek(void)
+{
+	struct var	 vars[] = {
+		{ "ONCEHOOK_DB", "/nonexistent/oncehook/t_event.db" },
+		{ "ONCEHOOK_SCHEME", "stripe" },
+		{ "ONCEHOOK_SECRET", "whsec_t_event" },
+		{ "ONCEHOOK_KEY", "json:/pending_webhooks json:/id" },
+		{ NULL, NULL }
+	};
+	struct conf	*cf;
+	struct req	 rq;
+	struct event	 ev, pk;
+	struct why	 why = { "", NULL };
+	const char	*body;
+	char		 err[256];
+
+	peek_case("json:/id", "{\"id\":\"evt_1\",\"n\":1.5}", 1, "a plain string");
+	peek_case("json:/data/id", "{\"x\":[1,{\"id\":\"no\"}],\"data\":"
+	    "{\"id\":\"d1\"}}", 1, "a nested string past an array");
+	peek_case("json:/missing json:/id", "{\"id\":\"evt_2\"}", 1,
+	    "the first source absent, the second found");
+	peek_case("json:/id json:/alt", "{\"id\":\"\",\"alt\":\"a1\"}", 1,
+	    "an empty string counts as absent");
+	peek_case("json:/id json:/alt", "{\"id\":null,\"alt\":\"a2\"}", 1,
+	    "null counts as absent");
+	peek_case("header:X-Id", "{\"id\":\"evt_3\"}", 1, "a header key");
+	peek_case("json:/id", "{\"id\":42}", 0, "an integer key: the parse's");
+	peek_case("json:/id", "{\"id\":\"evt\\u0031\"}", 0, "an escaped key");
+	peek_case("json:/list/0", "{\"list\":[\"a\"]}", 0, "an index");
+	peek_case("hash", "{\"id\":\"evt_4\"}", 0, "the hash as key");
+	peek_case("json:/id", "{\"id\":\"x\\u0001\"}", 0, "an unprintable key");
+	peek_case("json:/id", "{\"id\":{\"a\":1}}", 0, "a key of the wrong kind");
+	peek_case("json:/id", "{\"other\":1}", 0, "no key at all");
+
+	/* Stripe forgets pending_webhooks before it reads the key. */
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	body = "{\"pending_webhooks\":\"pw\",\"id\":\"evt_5\",\"type\":\"t.x\"}";
+	mkreq_h(&rq, NULL, 0);
+	if (event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why) != HOOK_OK)
+		BAIL("event_extract on a stripe event");
+	CHECK(strcmp(ev.key, "evt_5") == 0 &&
+	    !event_peek(&cf->endpoints[0], &rq, body, strlen(body), &pk),
+	    "event_peek leaves a member the scheme forgets to the parse");
+	event_clear(&ev);
+	conf_free(cf);
+	vars[3].name = NULL;	/* stripe's own key: json:/id */
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	body = "{\"id\":\"evt_6\",\"type\":\"payment_intent.succeeded\"}";
+	CHECK(event_peek(&cf->endpoints[0], &rq, body, strlen(body), &pk) &&
+	    strcmp(pk.key, "evt_6") == 0 && pk.type != NULL &&
+	    strcmp(pk.type, "payment_intent.succeeded") == 0,
+	    "event_peek: stripe's key and type");
+	event_clear(&pk);
+	conf_free(cf);
+}
+
+/*
  * Stripe recounts pending_webhooks on each attempt at an event: a retry
  * whose count changed hashes the same; any other change does not.
  */
@@ -709,5 +869,7 @@ main(void)
 	test_depth();
 	test_norm();
 	test_volatile();
+	test_jsonpeek();
+	test_peek();
 	return tap_done();
 }

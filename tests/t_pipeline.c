@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include "conf.h"
@@ -325,6 +326,16 @@ test_delivery(struct pipeline *p, sqlite3 *q)
  * The stored hash is made wrong on purpose: only the byte comparison
  * can still call the first retry a duplicate.
  */
+/* jansson's allocations, counted while a test asks (json_set_alloc_funcs). */
+static size_t	jansson_allocs;
+
+static void *
+counting_malloc(size_t n)
+{
+	jansson_allocs++;
+	return malloc(n);
+}
+
 static void
 test_same_bytes(struct pipeline *p)
 {
@@ -345,15 +356,25 @@ test_same_bytes(struct pipeline *p)
 	    SQLITE_OK)
 		BAIL("update: %s", sqlite3_errmsg(w));
 	sqlite3_close(w);
+	jansson_allocs = 0;
+	json_set_alloc_funcs(counting_malloc, free);
 	post_generic(p, body, &r);
-	CHECK(r.status == 200 && r.err == HOOK_DUP && r.replayed,
+	json_set_alloc_funcs(malloc, free);
+	CHECK(r.status == 200 && r.err == HOOK_DUP && r.replayed &&
+	    says(&r, "\"key\":\"evt-b\""),
 	    "same bytes: the retry is a duplicate by its bytes (%d %s)",
 	    r.status, text(&r));
+	CHECK(jansson_allocs == 0, "same bytes: answered without parsing "
+	    "the body (%zu jansson allocations)", jansson_allocs);
 	resp_clear(&r);
+	/* The re-serialised body is parsed; then its hash decides. */
+	jansson_allocs = 0;
+	json_set_alloc_funcs(counting_malloc, free);
 	post_generic(p, again, &r);
-	CHECK(r.status == 422 && r.err == HOOK_ECONFLICT,
-	    "other bytes: the payload hash decides (%d %s)", r.status,
-	    text(&r));
+	json_set_alloc_funcs(malloc, free);
+	CHECK(r.status == 422 && r.err == HOOK_ECONFLICT && jansson_allocs > 0,
+	    "other bytes: parsed (%zu jansson allocations), then the payload "
+	    "hash decides (%d %s)", jansson_allocs, r.status, text(&r));
 	resp_clear(&r);
 }
 

@@ -65,7 +65,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct req		 rq;
 	struct sig_input	 in;
 	struct sig_verdict	 v;
-	struct event		 ev;
+	struct event		 ev, pk;
 	struct resp		 r;
 	struct vars		 vars;
 	struct why		 why = { "", NULL };
@@ -109,6 +109,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		resp_make(&r, &(struct resp_in){ .err = er, .key = ev.key,
 		    .challenge = ev.challenge, .detail = why.client });
 		resp_clear(&r);
+		/* The quick look at a body jansson took finds its key and
+		 * type, or nothing (event.h, event_peek()). */
+		if (event_peek(&confs[i]->endpoints[0], &rq, body, bodysz,
+		    &pk)) {
+			if (er == HOOK_CHALLENGE)
+				abort();
+			if (er == HOOK_OK && (strcmp(pk.key, ev.key) != 0 ||
+			    (pk.type == NULL) != (ev.type == NULL) ||
+			    (pk.type != NULL && strcmp(pk.type, ev.type) != 0)))
+				abort();
+			event_clear(&pk);
+		}
 		event_clear(&ev);
 	}
 	free(copy);
