@@ -2,8 +2,9 @@
  * oncehook: the SQLite store (see store.h).  With action.c, the SQLite
  * room.
  *
- * Every statement is prepared once in sqs_connect() and reset after each
- * use.  Errors are classified once, in sq_classify(): a database that is
+ * Every statement is prepared once, in sqs_connect(), and reset after
+ * each use; for a CGI process (STORE_SECTIONS: one request), each on its
+ * first use instead (sq_stmt()), so that a duplicate prepares one.  Errors are classified once, in sq_classify(): a database that is
  * busy past the timeout, full, read-only or failing I/O is HOOK_EBUSY
  * (the provider should retry: 503); anything else is HOOK_ESYSTEM.
  */
@@ -288,10 +289,24 @@ sqs_maintain(struct store *b)
 }
 
 /* Step a statement that returns no row, then reset it. */
+/*
+ * Statement which, prepared now if it is not yet; NULL (logged) if it
+ * cannot be, which each use meets as SQLITE_MISUSE from sqlite3_step().
+ */
+sqlite3_stmt *
+sq_stmt(struct sqstore *s, enum st which)
+{
+	if (s->st[which] == NULL && sqlite3_prepare_v3(s->db, sqls[which], -1,
+	    SQLITE_PREPARE_PERSISTENT, &s->st[which], NULL) != SQLITE_OK)
+		log_warnx("store: %s: preparing \"%s\": %s", s->cf->db,
+		    sqls[which], sqlite3_errmsg(s->db));
+	return s->st[which];
+}
+
 int
 sq_run(struct sqstore *s, enum st which)
 {
-	sqlite3_stmt	*st = s->st[which];
+	sqlite3_stmt	*st = sq_stmt(s, which);
 	int		 rc;
 
 	rc = sqlite3_step(st);
@@ -456,7 +471,7 @@ pragmas(struct sqstore *s, char *err, size_t errsz)
 {
 	sqlite3_stmt	*st = NULL;
 	const char	*mode;
-	char		 sql[64];
+	char		 sql[128];
 	int		 rc, ok = 0;
 
 	if ((rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1,
@@ -470,13 +485,26 @@ pragmas(struct sqstore *s, char *err, size_t errsz)
 		return -1;
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA synchronous = %s; "
-	    "PRAGMA foreign_keys = ON", s->cf->synchronous_full ? "FULL" :
-	    "NORMAL");
+	    "PRAGMA foreign_keys = ON%s", s->cf->synchronous_full ? "FULL" :
+	    "NORMAL", s->sections ? "; PRAGMA journal_size_limit = 0" : "");
 	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
 		snprintf(err, errsz, "%s: %s", s->cf->db,
 		    sqlite3_errmsg(s->db));
 		return -1;
 	}
+	/*
+	 * A CGI process is often the database's only user: SQLite would
+	 * create the -wal and -shm at its open and, after the checkpoint
+	 * at its close, delete them, at every request (two files made,
+	 * grown and unlinked).  They are kept instead; the checkpointed
+	 * log is cut to nothing (journal_size_limit 0), as deleting it
+	 * did, so no page of it outlives the close that copied it into
+	 * the database, and the next first user rebuilds the -shm from
+	 * an empty log.  Long-lived processes keep their files open.
+	 */
+	if (s->sections)
+		(void)sqlite3_file_control(s->db, "main",
+		    SQLITE_FCNTL_PERSIST_WAL, &(int){ 1 });
 	return 0;
 }
 
@@ -503,13 +531,14 @@ load_actions(struct sqstore *s, size_t i, char *err, size_t errsz)
 	return s->acts[i] != NULL ? 0 : -1;
 }
 
-/* Prepare our statements and every endpoint's actions (unless lazy). */
+/* Prepare our statements (unless one request's: sq_stmt()) and every
+ * endpoint's actions (unless lazy). */
 static int
 prepare(struct sqstore *s, char *err, size_t errsz)
 {
 	size_t	 i;
 
-	for (i = 0; i < ST__MAX; i++)
+	for (i = 0; i < ST__MAX && !s->sections; i++)
 		if (sqlite3_prepare_v3(s->db, sqls[i], -1,
 		    SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK) {
 			snprintf(err, errsz, "%s: %s", s->cf->db,
@@ -732,7 +761,7 @@ sqs_close(struct store *b)
 static enum hook_err
 lookup(struct sqstore *s, const char *endpoint, const struct event *ev, int *rcp)
 {
-	sqlite3_stmt	*st = s->st[ST_LOOKUP];
+	sqlite3_stmt	*st = sq_stmt(s, ST_LOOKUP);
 	const char	*hash;
 	enum hook_err	 er;
 	int		 rc;
@@ -787,7 +816,7 @@ static int
 payload_known(struct sqstore *s, const char *endpoint, const struct event *ev,
     int *found)
 {
-	sqlite3_stmt	*st = s->st[ST_PAYLOAD];
+	sqlite3_stmt	*st = sq_stmt(s, ST_PAYLOAD);
 	int		 rc;
 
 	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
@@ -822,7 +851,7 @@ sqs_replayed(struct store *b, size_t endpoint, const struct event *ev)
 static int
 conflict_row(struct sqstore *s, const char *endpoint, const struct event *ev)
 {
-	sqlite3_stmt	*st = s->st[ST_CONFLICT];
+	sqlite3_stmt	*st = sq_stmt(s, ST_CONFLICT);
 	int		 rc;
 
 	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
@@ -865,8 +894,8 @@ static int
 insert(struct sqstore *s, const struct conf_endpoint *ep,
     const struct event *ev, long long now, int *isnew)
 {
-	sqlite3_stmt	*st = s->st[ep->deferred ? ST_INSERT_RECEIVED :
-			    ST_INSERT];
+	sqlite3_stmt	*st = sq_stmt(s, ep->deferred ? ST_INSERT_RECEIVED :
+			    ST_INSERT);
 	int		 rc;
 
 	sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
