@@ -611,6 +611,8 @@ peek_json(const struct conf_endpoint *ep, const char *body, size_t bodysz,
 	size_t			 n, vlen;
 
 	*out = NULL;
+	if (*ptr != '/')
+		return 0;	/* the whole document (json:): the parse's */
 	n = strcspn(ptr + 1, "/~");
 	for (; m != NULL && *m != NULL; m++)
 		if (strlen(*m) == n && strncmp(ptr + 1, *m, n) == 0)

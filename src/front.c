@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -383,31 +384,32 @@ accept_timed(struct pipeline *p, FCGX_Request *r, int listenfd)
  * a reset that may destroy the answer before the web server read it; on
  * a unix socket it makes the web server's next read fail).  That wait
  * is a sleep and a wakeup per request.  When the pipeline read the whole
- * body (Content-Length bytes), the web server has sent, or is sending,
- * the record that ends the request's input: it is read here (the time
- * limit covers it, as it covers the body).  Once it is seen, nothing
- * else comes for this request: a connection the web server does not
- * keep is closed at once (FCGX_Detach(): no shutdown, no wait), and one
- * it keeps (FCGI_KEEP_CONN) starts its next request at that request's
- * first record, not at the rest of this one (libfcgi would take that
- * rest for a broken request and drop the connection).  Anything else (a
- * body left unread, an answer given before it, more bytes than
- * announced) takes libfcgi's way.
+ * body (Content-Length bytes), the record that ends the request's input
+ * normally came with it: it is read here, without waiting (the socket
+ * non-blocking for that read only: if it is not there yet, the read
+ * fails and nothing else changes).  Once it is seen, nothing else comes
+ * for this request: a connection the web server does not keep is closed
+ * at once (FCGX_Detach(): no shutdown, no wait), and one it keeps
+ * (FCGI_KEEP_CONN) starts its next request at that request's first
+ * record, not at the rest of this one.  Anything else (a body left
+ * unread, an answer given before it, more bytes than announced, an end
+ * not there yet) takes libfcgi's way.
  */
 static void
 finish(FCGX_Request *r, const struct req *rq, const struct fcgi_body *b)
 {
 	long long	 cl = req_content_length(rq->content_length);
-	int		 seen;
+	int		 seen, on = 1, off = 0;
 
-	if (cl >= 0 && b->got == cl && r->in != NULL) {
-		if (limit > 0)
-			sigprocmask(SIG_UNBLOCK, &alrm, NULL);
+	/* ipcFd and keepConnection: libfcgi's, read only (see on_alarm()). */
+	if (cl >= 0 && b->got == cl && r->in != NULL && r->ipcFd >= 0 &&
+	    ioctl(r->ipcFd, FIONBIO, &on) == 0) {
 		seen = FCGX_GetChar(r->in) == EOF && FCGX_HasSeenEOF(r->in) &&
 		    FCGX_GetError(r->in) == 0;
-		if (limit > 0)
-			sigprocmask(SIG_BLOCK, &alrm, NULL);
-		/* keepConnection: libfcgi's, read only (see on_alarm()). */
+		if (ioctl(r->ipcFd, FIONBIO, &off) == -1) {
+			log_warn("fastcgi: the connection stays non-blocking");
+			seen = 0;
+		}
 		if (seen && !r->keepConnection)
 			(void)FCGX_Detach(r);
 	}

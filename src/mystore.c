@@ -422,7 +422,7 @@ lookup(struct mystore *s, const char *endpoint, const struct event *ev,
 		    " AND event_key = %s", ev->hash, s->p, endpoint, ev->key),
 		    &r, NULL);
 	else
-		*e = run(s, SQL(s, "SELECT payload = %b, status IN"
+		*e = run(s, SQL(s, "SELECT payload = _binary%b, status IN"
 		    " ('failed', 'dead') FROM `%Ievents` WHERE endpoint = %s"
 		    " AND event_key = %s", ev->payload, ev->payloadsz, s->p,
 		    endpoint, ev->key), &r, NULL);

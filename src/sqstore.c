@@ -288,27 +288,38 @@ sqs_maintain(struct store *b)
 	}
 }
 
-/* Step a statement that returns no row, then reset it. */
 /*
- * Statement which, prepared now if it is not yet; NULL (logged) if it
- * cannot be, which each use meets as SQLITE_MISUSE from sqlite3_step().
+ * Statement which into *st, prepared now if it is not yet (one
+ * request's store prepares each on its first use).  An SQLite code: the
+ * prepare's failure (logged), which the caller returns as it would a
+ * failed step, *st untouched by anyone.
  */
-sqlite3_stmt *
-sq_stmt(struct sqstore *s, enum st which)
+int
+sq_stmt(struct sqstore *s, enum st which, sqlite3_stmt **st)
 {
-	if (s->st[which] == NULL && sqlite3_prepare_v3(s->db, sqls[which], -1,
-	    SQLITE_PREPARE_PERSISTENT, &s->st[which], NULL) != SQLITE_OK)
+	int	 rc;
+
+	if (s->st[which] == NULL && (rc = sqlite3_prepare_v3(s->db,
+	    sqls[which], -1, SQLITE_PREPARE_PERSISTENT, &s->st[which],
+	    NULL)) != SQLITE_OK) {
 		log_warnx("store: %s: preparing \"%s\": %s", s->cf->db,
 		    sqls[which], sqlite3_errmsg(s->db));
-	return s->st[which];
+		s->st[which] = NULL;
+		return rc;
+	}
+	*st = s->st[which];
+	return SQLITE_OK;
 }
 
+/* Step a statement that returns no row, then reset it. */
 int
 sq_run(struct sqstore *s, enum st which)
 {
-	sqlite3_stmt	*st = sq_stmt(s, which);
+	sqlite3_stmt	*st;
 	int		 rc;
 
+	if ((rc = sq_stmt(s, which, &st)) != SQLITE_OK)
+		return rc;
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
@@ -761,11 +772,13 @@ sqs_close(struct store *b)
 static enum hook_err
 lookup(struct sqstore *s, const char *endpoint, const struct event *ev, int *rcp)
 {
-	sqlite3_stmt	*st = sq_stmt(s, ST_LOOKUP);
+	sqlite3_stmt	*st;
 	const char	*hash;
 	enum hook_err	 er;
 	int		 rc;
 
+	if ((*rcp = sq_stmt(s, ST_LOOKUP, &st)) != SQLITE_OK)
+		return sq_classify(*rcp);
 	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
 	if (ev->payload != NULL)
@@ -816,9 +829,12 @@ static int
 payload_known(struct sqstore *s, const char *endpoint, const struct event *ev,
     int *found)
 {
-	sqlite3_stmt	*st = sq_stmt(s, ST_PAYLOAD);
+	sqlite3_stmt	*st;
 	int		 rc;
 
+	*found = 0;
+	if ((rc = sq_stmt(s, ST_PAYLOAD, &st)) != SQLITE_OK)
+		return rc;
 	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, ev->hash, -1, SQLITE_STATIC);
 	if (ev->type != NULL)
@@ -851,9 +867,11 @@ sqs_replayed(struct store *b, size_t endpoint, const struct event *ev)
 static int
 conflict_row(struct sqstore *s, const char *endpoint, const struct event *ev)
 {
-	sqlite3_stmt	*st = sq_stmt(s, ST_CONFLICT);
+	sqlite3_stmt	*st;
 	int		 rc;
 
+	if ((rc = sq_stmt(s, ST_CONFLICT, &st)) != SQLITE_OK)
+		return rc;
 	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, ev->hash, -1, SQLITE_STATIC);
@@ -894,10 +912,12 @@ static int
 insert(struct sqstore *s, const struct conf_endpoint *ep,
     const struct event *ev, long long now, int *isnew)
 {
-	sqlite3_stmt	*st = sq_stmt(s, ep->deferred ? ST_INSERT_RECEIVED :
-			    ST_INSERT);
+	sqlite3_stmt	*st;
 	int		 rc;
 
+	if ((rc = sq_stmt(s, ep->deferred ? ST_INSERT_RECEIVED : ST_INSERT,
+	    &st)) != SQLITE_OK)
+		return rc;
 	sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
 	if (ev->type != NULL)

@@ -75,9 +75,9 @@ enum hook_err	 sq_classify(int rc);
 void		 sq_note(struct sqstore *s, int rc);
 /* 1 if ONCEHOOK_DB no longer names the open file (logged once). */
 int		 sq_moved(struct sqstore *s);
-/* Statement which (prepared on its first use for one request:
- * STORE_SECTIONS); NULL if it cannot be (logged). */
-sqlite3_stmt	*sq_stmt(struct sqstore *s, enum st which);
+/* Statement which into *st (prepared on its first use for one request:
+ * STORE_SECTIONS); an SQLite code, the prepare's failure logged. */
+int		 sq_stmt(struct sqstore *s, enum st which, sqlite3_stmt **st);
 /* Step a prepared statement that returns no row, then reset it. */
 int		 sq_run(struct sqstore *s, enum st which);
 /* BEGIN IMMEDIATE after oncehook's write lock; sq_end() lets go. */

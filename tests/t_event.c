@@ -793,6 +793,8 @@ test_peek(void)
 	peek_case("json:/id", "{\"id\":\"x\\u0001\"}", 0, "an unprintable key");
 	peek_case("json:/id", "{\"id\":{\"a\":1}}", 0, "a key of the wrong kind");
 	peek_case("json:/id", "{\"other\":1}", 0, "no key at all");
+	peek_case("json:", "{\"id\":\"x\"}", 0,
+	    "the whole document as the pointer (read nowhere past it)");
 
 	/* Stripe forgets pending_webhooks before it reads the key. */
 	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)

@@ -900,6 +900,50 @@ test_slack(struct pipeline *p, sqlite3 *q)
 	    "slack event stored under event_id with event.type");
 }
 
+/*
+ * A CGI process (one request) prepares each statement on its first use.
+ * One that cannot be prepared (its table dropped behind oncehook's back)
+ * is an error on that request's path, answered and logged, never a
+ * crash; what does not need it still works.
+ */
+static void
+test_cgi_unprepared(const struct conf *cf)
+{
+	static const char	 first[] = "{\"id\":\"evt-u\",\"type\":"
+	    "\"payment.success\",\"metadata\":{\"orderId\":\"pu1\"}}";
+	static const char	 other[] = "{\"id\":\"evt-u\",\"type\":"
+	    "\"payment.success\",\"metadata\":{\"orderId\":\"pu2\"}}";
+	struct pipeline		 p;
+	struct resp		 r;
+	sqlite3			*w;
+
+	pipeline_init(&p, cf, NULL);
+	p.one_request = 1;
+	post_generic(&p, first, &r);
+	CHECK(r.status == 200 && r.err == HOOK_OK, "CGI store: a new event "
+	    "processed (%d %s)", r.status, text(&r));
+	resp_clear(&r);
+	pipeline_clear(&p);
+	if (sqlite3_open_v2(dbpath, &w, SQLITE_OPEN_READWRITE, NULL) !=
+	    SQLITE_OK || sqlite3_exec(w, "DROP TABLE conflicts", NULL, NULL,
+	    NULL) != SQLITE_OK)
+		BAIL("drop: %s", sqlite3_errmsg(w));
+	sqlite3_close(w);
+	pipeline_init(&p, cf, NULL);
+	p.one_request = 1;
+	post_generic(&p, first, &r);
+	CHECK(r.status == 200 && r.err == HOOK_DUP, "CGI store, a table "
+	    "gone: a retry still answered from its lookup (%d %s)", r.status,
+	    text(&r));
+	resp_clear(&r);
+	post_generic(&p, other, &r);
+	CHECK(r.status == 422 && r.err == HOOK_ECONFLICT, "CGI store, the "
+	    "conflicts table gone: the collision answered 422, its row not "
+	    "recorded, no crash (%d %s)", r.status, text(&r));
+	resp_clear(&r);
+	pipeline_clear(&p);
+}
+
 int
 main(void)
 {
@@ -936,6 +980,7 @@ main(void)
 	test_slack(&p, q);
 	pipeline_clear(&p);
 	test_misconfigured();
+	test_cgi_unprepared(cf);	/* last: it drops a table */
 
 	sqlite3_close(q);
 	conf_free(cf);

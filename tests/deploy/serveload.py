@@ -614,6 +614,23 @@ class Run:
         self.check(eof and not closed, "a body left unread: end of file "
                    "%s, closed at once %s; want the first only (libfcgi "
                    "reads on until the web server closes)" % (eof, closed))
+        # The body whole but the record that ends it held back: the
+        # answer comes at once all the same (nothing waits for that
+        # record), and the connection takes libfcgi's careful close.
+        kh = key + "-held"
+        s = self.begin_raw(self.path, self.body(kh, kh))
+        s.settimeout(self.a.timeout / 2.0)
+        t0 = time.time()
+        try:
+            r = self.answer(s)
+        except (fcgiclient.Incomplete, OSError) as e:
+            r = "no answer: %s" % e
+        took = time.time() - t0
+        s.close()
+        self.check(getattr(r, "status", 0) == 200 and
+                   r.json.get("status") == "processed",
+                   "the end of the body held back: %r after %.1fs, want "
+                   "200 processed at once" % (r, took))
         # A connection the web server keeps: never emptied nor closed;
         # the next request on it is answered.
         k1, k2 = key + "-k1", key + "-k2"
@@ -637,7 +654,8 @@ class Run:
                    r2.json.get("status") == "processed",
                    "two requests on a kept connection: %r, %r; want 200 "
                    "processed twice" % (r1, r2))
-        self.check_effects({key: key, k1: k1, k2: k2}, "after closing")
+        self.check_effects({key: key, kh: kh, k1: k1, k2: k2},
+                           "after closing")
 
     def s_term(self):
         key = "term-%s" % self.tag
@@ -695,7 +713,8 @@ TITLES = {
                 "and one paid order each",
     "closing": "a request read whole is closed as soon as it is "
                "answered; one answered before its body was read keeps "
-               "reading until the web server closes (libfcgi's way); a "
+               "reading until the web server closes (libfcgi's way); one "
+               "whose body's end is held back is answered at once; a "
                "kept connection takes its next request",
     "term": "SIGTERM with a request in flight (body half sent): serve "
             "waits, the request gets 200 processed, then serve exits",
