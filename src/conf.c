@@ -1092,10 +1092,11 @@ const struct conf_var conf_vars[] = {
 	    "`normal`", synchronous },
 	{ "GROUP_COMMIT", CONF_GLOBAL, 0, 0, 0, "on", "`on`",
 	    G(group_commit), &conf_kind_choice,
-	    "`on`: `serve`'s workers, and under `ONCEHOOK_SYNCHRONOUS=full` "
-	    "the FastCGI processes a web server started, hand their new "
-	    "events to one writer process, which commits several at once "
-	    "(see **Group commit**); `off`: each process commits its own",
+	    "`on`: `serve`'s workers, and the FastCGI processes a web "
+	    "server started (under `ONCEHOOK_SYNCHRONOUS=normal` only when "
+	    "another is writing), hand their new events to one writer "
+	    "process, which commits several at once (see **Group commit**); "
+	    "`off`: each process commits its own",
 	    onoff },
 	{ "BUSY_TIMEOUT_MS", CONF_GLOBAL, 0, 0, 600000, "5000", "5000",
 	    G(busy_ms), &kind_int,

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -140,6 +141,21 @@ out:
 	return rc;
 }
 
+static int
+open_dir_of(const char *path)
+{
+	char		 dir[4096];
+	const char	*slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 void
 sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
 {
@@ -152,18 +168,27 @@ sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
 	sw->link.next = 1;
 	sw->link.timeout_ms = (long)cf->busy_ms + ANSWER_MS;
 	/*
-	 * Only under synchronous=full, where each commit waits for the
-	 * disk and a batch shares one fsync: under normal there is none to
-	 * share, and the hand-over costs what it saves (bench/run.sh,
-	 * lighttpd, new events: x4 0.97x the rate without; x1 slower than
-	 * the release before, which had no writer).  Not
-	 * for MariaDB/MySQL: InnoDB already commits concurrent transactions
-	 * together, and one connection would queue every process's
-	 * statements behind each other's round trips (x4: 474 req/s
-	 * through a writer, 743 without).
+	 * Under synchronous=full every claim goes to the writer: a batch
+	 * shares one fsync.  Under normal there is no fsync to share; the
+	 * writer's gain is one warm connection where several processes
+	 * would each re-read the pages the others wrote, and the queue it
+	 * keeps instead of the lock.  A process alone pays the hand-over
+	 * for nothing (bench/run.sh, lighttpd x1 normal new: 2,934-3,011
+	 * req/s through a writer, 4,823-5,076 without; x4: 5,415-5,712 and
+	 * 4,473-4,974), so under normal a process hands a claim over only
+	 * when the write lock is taken as it comes to claim (the probe:
+	 * flock(2) on the database's directory, as walguard.h takes it,
+	 * tried without waiting); at quiet times no writer even starts.
+	 * Not for MariaDB/MySQL: InnoDB already commits concurrent
+	 * transactions together, and one connection would queue every
+	 * process's statements behind each other's round trips (x4: 474
+	 * req/s through a writer, 743 without).
 	 */
-	if (!cf->group_commit || !cf->synchronous_full || cf->my != NULL)
+	sw->probe = -1;
+	if (!cf->group_commit || cf->my != NULL)
 		return;
+	if (!cf->synchronous_full)
+		sw->probe = open_dir_of(cf->db);
 	if (fingerprint(cf, h) == -1) {
 		log_warnx("group commit: out of memory: each process claims "
 		    "its own events");
@@ -342,7 +367,14 @@ sharedwriter_claim(void *arg, struct store_claim *c)
 	struct sharedwriter	*sw = arg;
 	int			 rc;
 
-	if (sw->addrlen == 0 || (sw->link.fd < 0 && sw_connect(sw) == -1))
+	if (sw->addrlen == 0)
+		return -1;
+	/* normal: the lock free, nobody to queue behind: claim here. */
+	if (sw->probe >= 0 && flock(sw->probe, LOCK_EX | LOCK_NB) == 0) {
+		(void)flock(sw->probe, LOCK_UN);
+		return -1;
+	}
+	if (sw->link.fd < 0 && sw_connect(sw) == -1)
 		return -1;
 	rc = writer_claim(&sw->link, c);
 	if (sw->link.broken) {
@@ -359,6 +391,9 @@ sharedwriter_close(struct sharedwriter *sw)
 	if (sw->link.fd >= 0)
 		close(sw->link.fd);
 	sw->link.fd = -1;
+	if (sw->probe >= 0)
+		close(sw->probe);
+	sw->probe = -1;
 	free(sw->link.out);
 	sw->link.out = NULL;
 	sw->link.outcap = 0;

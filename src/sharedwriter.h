@@ -42,11 +42,14 @@
  * first is 503 (it may have committed; the provider's retry is then the
  * duplicate it is, or claimed anew).
  *
- * Only over SQLite, and under synchronous=full: under normal no commit
- * waits for the disk, and the hand-over costs what it saves; on
+ * Only over SQLite.  Under synchronous=full every claim goes to the
+ * writer (a batch shares one fsync); under normal only one that finds
+ * the write lock taken as it comes (the writer's one warm connection
+ * instead of several re-reading each other's pages; a process alone
+ * claims itself, where the hand-over would cost what it saves).  On
  * MariaDB/MySQL the server commits concurrent transactions together
  * itself, and one connection for every process would put each one's
- * round trips behind the others' (both measured slower).
+ * round trips behind the others' (measured slower).
  *
  * Its life.  The writer is a new program (the same binary, executed
  * again with SHAREDWRITER_ARG and the bound socket as descriptor 3:
@@ -80,6 +83,9 @@ struct sharedwriter {
 	socklen_t		 addrlen;	/* 0: off (claim here) */
 	struct timespec		 started;	/* the last start */
 	int			 starts;	/* tries so far */
+	int			 probe;		/* the database's directory
+						   (normal: is its write lock
+						   free?), or -1 */
 };
 
 /* Ready sw for cf's processes (group commit off: every claim here). */

@@ -11,7 +11,10 @@
 # - the writer batched (its last line says the largest batch) and ends
 #   by itself once lighttpd stopped its processes;
 # - `oncehook --shared-writer` is not a command a user can run;
-# - ONCEHOOK_GROUP_COMMIT=off: no writer, events processed as before.
+# - ONCEHOOK_GROUP_COMMIT=off: no writer, events processed as before;
+# - synchronous=normal: deliveries one at a time start no writer (a
+#   process hands a claim over only when the write lock is taken); under
+#   load one runs, and every answer holds as above.
 #
 # TAP.  Environment: ONCEHOOK_BIN, top_srcdir (set by make check).
 
@@ -158,6 +161,47 @@ rows=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE key LIKE 'off%'")
 [ -z "$bad" ] && [ "$rows" = 3 ] && [ -z "$(writers "$db")" ] &&
     ! grep -q 'writer: started' "$d/log/breakage.log"
 check $? "ONCEHOOK_GROUP_COMMIT=off: processed ($rows rows${bad:+,$bad}), no writer"
+lt_stop
+
+# --- Part 4: synchronous=normal -------------------------------------------
+# A process hands its claim to the writer only when the write lock is
+# taken as it comes to claim: one delivery at a time starts no writer;
+# under load a writer runs, and every answer holds as under full.
+d=$tmp/normal
+lt_setup fastcgi "$d"
+sed -i 's/"max-procs" => 2,/"max-procs" => 4,/' "$d/conf/oncehook.conf"
+sed -i 's|"ONCEHOOK_LOG" => "info",|&\n"ONCEHOOK_SYNCHRONOUS" => "normal",|' \
+    "$d/conf/oncehook.conf"
+grep -q ONCEHOOK_SYNCHRONOUS "$d/conf/oncehook.conf" ||
+    bail "lighttpd-fastcgi.conf: no ONCEHOOK_LOG line to follow"
+echo "ONCEHOOK_SYNCHRONOUS=normal" >>"$d/conf/env"
+db=$(sed -n 's/^ONCEHOOK_DB=//p' "$d/conf/env")
+lt_start "$d" fastcgi || bail "lighttpd did not start"
+secret=$(sed -n 's/^ONCEHOOK_SHOP_SECRET=//p' "$d/conf/env" | cut -d' ' -f1)
+bad=
+for k in nrm1 nrm2 nrm3; do
+	code=$(post "$k")
+	[ "$code" = 200 ] || bad="$bad $k:$code"
+done
+rows=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE key LIKE 'nrm%'")
+[ -z "$bad" ] && [ "$rows" = 3 ] && [ -z "$(writers "$db")" ] &&
+    ! grep -q 'writer: started' "$d/log/breakage.log"
+check $? "normal, one delivery at a time: processed by the processes ($rows rows${bad:+,$bad}), no writer"
+python3 "$top_srcdir/tests/deploy/groupload.py" --kills 0 --seconds 4 \
+    --label "normal: " \
+    --url "http://127.0.0.1:$lt_port/hooks/shop" --env "$d/conf/env" \
+    --server-pid "$server_pid" >"$tmp/load-normal.out" 2>&1
+rc=$?
+grep '^#' "$tmp/load-normal.out"
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) tap ok "${line#ok - }" ;;
+	"not ok - "*) tap not-ok "${line#not ok - }" ;;
+	"#"*) ;;
+	*) echo "# $line" ;;
+	esac
+done <"$tmp/load-normal.out"
+[ $rc -le 1 ] || bail "groupload.py failed (exit $rc)"
 lt_stop
 
 echo "1..$n"
