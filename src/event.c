@@ -597,10 +597,10 @@ out:
 }
 
 /*
- * event_peek()'s look at one JSON source: 1 with the string (or NULL:
- * absent, or not a string where one_kind_only is not set), 0 where only
- * a parse can tell.  A member the scheme forgets (forget_volatile())
- * is the parse's too.
+ * event_peek()'s look at one JSON source: 1 with the string in *out (or
+ * NULL: absent, or a value of another kind unless strings_only), 0
+ * where only a parse can tell.  A member the scheme forgets
+ * (forget_volatile()) and the whole document (json:) are the parse's.
  */
 static int
 peek_json(const struct conf_endpoint *ep, const char *body, size_t bodysz,
@@ -612,7 +612,7 @@ peek_json(const struct conf_endpoint *ep, const char *body, size_t bodysz,
 
 	*out = NULL;
 	if (*ptr != '/')
-		return 0;	/* the whole document (json:): the parse's */
+		return 0;
 	n = strcspn(ptr + 1, "/~");
 	for (; m != NULL && *m != NULL; m++)
 		if (strlen(*m) == n && strncmp(ptr + 1, *m, n) == 0)

@@ -4,9 +4,10 @@
  *
  * Every statement is prepared once, in sqs_connect(), and reset after
  * each use; for a CGI process (STORE_SECTIONS: one request), each on its
- * first use instead (sq_stmt()), so that a duplicate prepares one.  Errors are classified once, in sq_classify(): a database that is
- * busy past the timeout, full, read-only or failing I/O is HOOK_EBUSY
- * (the provider should retry: 503); anything else is HOOK_ESYSTEM.
+ * first use instead (sq_stmt()), so that a duplicate prepares one.
+ * Errors are classified once, in sq_classify(): a database that is busy
+ * past the timeout, full, read-only or failing I/O is HOOK_EBUSY (the
+ * provider should retry: 503); anything else is HOOK_ESYSTEM.
  */
 #include "config.h"
 
