@@ -633,6 +633,37 @@ peek_json(const struct conf_endpoint *ep, const char *body, size_t bodysz,
 }
 
 /*
+ * One key or type source for event_peek(): 1 with its value in *out
+ * (owned; NULL if absent or empty), 0 where only the parse can tell (a
+ * hash key; for a key, a value that is not a string).  Types of another
+ * kind are absent, as in type_from().
+ */
+static int
+peek_source(const struct conf_endpoint *ep, const struct req *rq,
+    const char *body, size_t bodysz, const struct src *s, int is_key,
+    char **out)
+{
+	const char	*h;
+
+	*out = NULL;
+	switch (s->kind) {
+	case SRC_HEADER:
+		return (h = req_header(rq, s->arg)) == NULL || *h == '\0' ||
+		    (*out = strdup(h)) != NULL;
+	case SRC_JSON:
+		if (!peek_json(ep, body, bodysz, s->arg, is_key, out))
+			return 0;
+		if (*out != NULL && **out == '\0') {
+			free(*out);
+			*out = NULL;
+		}
+		return 1;
+	default:
+		return !is_key;	/* a key from the canonical hash */
+	}
+}
+
+/*
  * The key and the type of a body as extract() would find them, read
  * without a parse (jsonpeek.h), so that a retry of stored bytes is
  * answered without one.  1 with ev->key, ev->type and the payload set
@@ -646,8 +677,6 @@ int
 event_peek(const struct conf_endpoint *ep, const struct req *rq,
     const char *body, size_t bodysz, struct event *ev)
 {
-	const struct src	*s;
-	const char		*h;
 	char			*v = NULL;
 	size_t			 i;
 
@@ -659,42 +688,17 @@ event_peek(const struct conf_endpoint *ep, const struct req *rq,
 		free(v);
 		v = NULL;
 	}
-	for (i = 0; i < ep->type.n && ev->type == NULL; i++) {
-		s = &ep->type.v[i];
-		if (s->kind == SRC_HEADER) {
-			if ((h = req_header(rq, s->arg)) != NULL && *h != '\0' &&
-			    (ev->type = strdup(h)) == NULL)
-				goto no;
-		} else if (s->kind == SRC_JSON) {
-			if (!peek_json(ep, body, bodysz, s->arg, 0, &v))
-				goto no;
-			if (v != NULL && *v != '\0')
-				ev->type = v;
-			else
-				free(v);
-			v = NULL;
-		}
-	}
+	for (i = 0; i < ep->type.n && ev->type == NULL; i++)
+		if (!peek_source(ep, rq, body, bodysz, &ep->type.v[i], 0,
+		    &ev->type))
+			goto no;
 	if (ev->type != NULL && (strlen(ev->type) > EVENT_TYPE_MAX ||
 	    !printable(ev->type)))
 		goto no;
-	for (i = 0; i < ep->key.n && ev->key == NULL; i++) {
-		s = &ep->key.v[i];
-		if (s->kind == SRC_HEADER) {
-			if ((h = req_header(rq, s->arg)) != NULL && *h != '\0' &&
-			    (ev->key = strdup(h)) == NULL)
-				goto no;
-		} else if (s->kind == SRC_JSON) {
-			if (!peek_json(ep, body, bodysz, s->arg, 1, &v))
-				goto no;
-			if (v != NULL && *v != '\0')
-				ev->key = v;
-			else
-				free(v);
-			v = NULL;
-		} else
-			goto no;	/* the canonical hash */
-	}
+	for (i = 0; i < ep->key.n && ev->key == NULL; i++)
+		if (!peek_source(ep, rq, body, bodysz, &ep->key.v[i], 1,
+		    &ev->key))
+			goto no;
 	if (ev->key == NULL || strlen(ev->key) > EVENT_KEY_MAX ||
 	    !printable(ev->key))
 		goto no;

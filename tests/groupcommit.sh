@@ -66,6 +66,27 @@ gone() {
 	return 0
 }
 
+# load OUT [ARGS]: tests/deploy/groupload.py against this lighttpd ($d),
+# its output in OUT, its ok / not ok lines as this suite's.
+load() {
+	_out=$1
+	shift
+	python3 "$top_srcdir/tests/deploy/groupload.py" "$@" \
+	    --url "http://127.0.0.1:$lt_port/hooks/shop" --env "$d/conf/env" \
+	    --server-pid "$server_pid" >"$_out" 2>&1
+	_rc=$?
+	grep '^#' "$_out"
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) tap ok "${line#ok - }" ;;
+		"not ok - "*) tap not-ok "${line#not ok - }" ;;
+		"#"*) ;;
+		*) echo "# $line" ;;
+		esac
+	done <"$_out"
+	[ $_rc -le 1 ] || bail "groupload.py failed (exit $_rc)"
+}
+
 # --- Part 1: kills under load --------------------------------------------
 d=$tmp/fcgi
 lt_setup fastcgi "$d"
@@ -77,20 +98,7 @@ grep -q '"max-procs" => 4,' "$d/conf/oncehook.conf" ||
 db=$(sed -n 's/^ONCEHOOK_DB=//p' "$d/conf/env")
 lt_start "$d" fastcgi || bail "lighttpd did not start"
 
-python3 "$top_srcdir/tests/deploy/groupload.py" \
-    --url "http://127.0.0.1:$lt_port/hooks/shop" --env "$d/conf/env" \
-    --server-pid "$server_pid" >"$tmp/load.out" 2>&1
-rc=$?
-grep '^#' "$tmp/load.out"
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) tap ok "${line#ok - }" ;;
-	"not ok - "*) tap not-ok "${line#not ok - }" ;;
-	"#"*) ;;
-	*) echo "# $line" ;;
-	esac
-done <"$tmp/load.out"
-[ $rc -le 1 ] || bail "groupload.py failed (exit $rc)"
+load "$tmp/load.out"
 
 # A writer that cannot start (the binary no longer executable, as in the
 # middle of an upgrade) says no hello: every process claims its events
@@ -187,21 +195,7 @@ rows=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE key LIKE 'nrm%'")
 [ -z "$bad" ] && [ "$rows" = 3 ] && [ -z "$(writers "$db")" ] &&
     ! grep -q 'writer: started' "$d/log/breakage.log"
 check $? "normal, one delivery at a time: processed by the processes ($rows rows${bad:+,$bad}), no writer"
-python3 "$top_srcdir/tests/deploy/groupload.py" --kills 0 --seconds 4 \
-    --label "normal: " \
-    --url "http://127.0.0.1:$lt_port/hooks/shop" --env "$d/conf/env" \
-    --server-pid "$server_pid" >"$tmp/load-normal.out" 2>&1
-rc=$?
-grep '^#' "$tmp/load-normal.out"
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) tap ok "${line#ok - }" ;;
-	"not ok - "*) tap not-ok "${line#not ok - }" ;;
-	"#"*) ;;
-	*) echo "# $line" ;;
-	esac
-done <"$tmp/load-normal.out"
-[ $rc -le 1 ] || bail "groupload.py failed (exit $rc)"
+load "$tmp/load-normal.out" --kills 0 --seconds 4 --label "normal: "
 lt_stop
 
 echo "1..$n"
