@@ -34,7 +34,7 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 smoke=0 seconds='' runs='' conns=32 only='' peers=1 all=0 bin='' keep=0
-static_bin=''
+shared_bin=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=1 ;;
@@ -80,17 +80,18 @@ if [ -z "$bin" ]; then
 	# would be measured as theirs.
 	(cd "$out" && make -j2 oncehook >make.out 2>&1) ||
 	    { echo "bench/run.sh: the build failed ($out)" >&2; exit 2; }
-	# The same with its four libraries linked in (configure
-	# --enable-static-libs), for the CGI rows; left out, with a word,
-	# where their .a files are missing.
-	if { [ -f "$out/static/Makefile" ] || { mkdir -p "$out/static" &&
-	    (cd "$out/static" && "$root/configure" --enable-static-libs \
+	# The same with libfcgi, jansson and sqlite3 loaded as shared
+	# libraries (configure --disable-static-libs; the Debian
+	# package's build), for the CGI rows and one FastCGI row; the
+	# default build links them in where their .a files link.
+	if { [ -f "$out/shared/Makefile" ] || { mkdir -p "$out/shared" &&
+	    (cd "$out/shared" && "$root/configure" --disable-static-libs \
 	    >configure.out 2>&1); }; } &&
-	    (cd "$out/static" && make -j2 oncehook >make.out 2>&1); then
-		static_bin=$out/static/oncehook
+	    (cd "$out/shared" && make -j2 oncehook >make.out 2>&1); then
+		shared_bin=$out/shared/oncehook
 	else
-		echo "== no static-libs build (see $out/static/*.out): its" \
-		    "CGI rows are left out"
+		echo "== no shared-libs build (see $out/shared/*.out): its" \
+		    "rows are left out"
 	fi
 fi
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
@@ -511,9 +512,9 @@ if [ $smoke -eq 1 ]; then
 	row "oncehook serve x2 normal new" new srv_serve 2 normal
 	row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
 	row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
-	[ -z "$static_bin" ] ||
-	    row "oncehook cgi normal new, static libs" new \
-	    srv_lighttpd cgi "$static_bin" 1 normal
+	[ -z "$shared_bin" ] ||
+	    row "oncehook cgi normal new, shared libs" new \
+	    srv_lighttpd cgi "$shared_bin" 1 normal
 	! md_bench_start ||
 	    row "oncehook fcgi x1 normal new, mariadb" new \
 	    srv_lighttpd fastcgi "$bin" 1 normal on mariadb
@@ -560,15 +561,15 @@ else
 	row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
 	row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
 	row "oncehook cgi normal dup"      dup srv_lighttpd cgi "$bin" 1 normal
-	if [ -n "$static_bin" ]; then
-		row "oncehook cgi normal new, static libs" new \
-		    srv_lighttpd cgi "$static_bin" 1 normal
-		row "oncehook cgi normal dup, static libs" dup \
-		    srv_lighttpd cgi "$static_bin" 1 normal
-		# The memory of a FastCGI process without shared libraries
-		# but glibc.
-		row "oncehook fcgi x4 normal new, static libs" new \
-		    srv_lighttpd fastcgi "$static_bin" 4 normal
+	if [ -n "$shared_bin" ]; then
+		row "oncehook cgi normal new, shared libs" new \
+		    srv_lighttpd cgi "$shared_bin" 1 normal
+		row "oncehook cgi normal dup, shared libs" dup \
+		    srv_lighttpd cgi "$shared_bin" 1 normal
+		# The memory of a FastCGI process that maps the three
+		# libraries too.
+		row "oncehook fcgi x4 normal new, shared libs" new \
+		    srv_lighttpd fastcgi "$shared_bin" 4 normal
 	fi
 	# The site's own database (MariaDB, a unix socket, the same
 	# machine): new events and duplicates, FastCGI and CGI (one

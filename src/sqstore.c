@@ -121,10 +121,9 @@ fileid_of(const char *path, struct fileid *id)
 	if (path != NULL && stat(path, &sb) == 0) {
 		id->dev = sb.st_dev;
 		id->ino = sb.st_ino;
-	} else {
-		id->dev = 0;
-		id->ino = 0;
-	}
+		id->ctime = sb.st_ctim;
+	} else
+		memset(id, 0, sizeof(*id));
 }
 
 /* Remember the -wal and -shm files the connection uses; -1 if no memory. */
@@ -161,6 +160,11 @@ let_go(struct sqstore *s)
 	size_t		 i;
 	int		 rc;
 
+	/* Found at COMMIT: that transaction is not committed (the
+	 * caller answers 503); ended here, or the checkpoint could not
+	 * run and committed events would stay in the old log. */
+	if (!sqlite3_get_autocommit(s->db))
+		(void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	rc = sqlite3_wal_checkpoint_v2(s->db, "main",
 	    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	if (rc != SQLITE_OK)
@@ -186,7 +190,7 @@ let_go(struct sqstore *s)
 int
 sq_moved(struct sqstore *s)
 {
-	struct fileid	 now;
+	struct fileid	 now, shm = { 0 };
 	const char	*what = NULL;
 	int		 has_moved = 0;
 	size_t		 i;
@@ -200,6 +204,8 @@ sq_moved(struct sqstore *s)
 		what = "the database file was removed, renamed or replaced";
 	for (i = 0; what == NULL && i < SIDE__MAX; i++) {
 		fileid_of(s->side[i], &now);
+		if (i == SIDE_SHM)
+			shm = now;
 		if (s->sideid[i].ino == 0) {
 			s->sideid[i] = now;	/* made after we opened */
 			continue;
@@ -208,14 +214,22 @@ sq_moved(struct sqstore *s)
 			what = i == SIDE_WAL ? "its -wal file was removed or "
 			    "replaced" : "its -shm file was removed or replaced";
 	}
-	if (what == NULL && access(s->side[SIDE_SHM], W_OK) == -1 &&
-	    errno == EPERM) {
-		/* chattr +i: writing SQLite's mapped memory would SIGBUS. */
-		log_error("store: %s-shm cannot be written (immutable? "
-		    "chattr -i it): answering 503", s->cf->db);
-		/* Closed without a checkpoint: that too would write it. */
-		s->moved = s->broken = 1;
-		return 1;
+	/* Asked again only when the -shm's inode changed (chattr +i
+	 * changes its ctime): one path lookup less per look. */
+	if (what == NULL && (shm.ctime.tv_sec != s->shm_writable.tv_sec ||
+	    shm.ctime.tv_nsec != s->shm_writable.tv_nsec)) {
+		if (access(s->side[SIDE_SHM], W_OK) == 0 || errno != EPERM)
+			s->shm_writable = shm.ctime;
+		else {
+			/* chattr +i: writing SQLite's mapped memory would
+			 * SIGBUS. */
+			log_error("store: %s-shm cannot be written (immutable?"
+			    " chattr -i it): answering 503", s->cf->db);
+			/* Closed without a checkpoint: that too would
+			 * write it. */
+			s->moved = s->broken = 1;
+			return 1;
+		}
 	}
 	if (what == NULL)
 		return 0;
@@ -1068,9 +1082,9 @@ claim_batch(struct sqstore *s, struct store_claim *claims, size_t n,
 	size_t	 i;
 	int	 rc;
 
+	/* Whether the file moved is asked at COMMIT (sq_commit()), the
+	 * only place where it decides anything. */
 	*why = "begin";
-	if (sq_moved(s))
-		return SQLITE_IOERR;
 	if ((rc = sq_begin(s)) != SQLITE_OK)
 		return rc;
 	for (i = 0; i < n; i++) {

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <sqlite3.h>
 
@@ -35,8 +36,9 @@ enum st {
 
 /* A file's identity: what a path named when we looked (ino 0: none). */
 struct fileid {
-	dev_t	 dev;
-	ino_t	 ino;
+	dev_t		 dev;
+	ino_t		 ino;
+	struct timespec	 ctime;	/* its inode's last change */
 };
 
 /* The files besides the database, by suffix. */
@@ -57,6 +59,8 @@ struct sqstore {
 	char			*side[SIDE__MAX];	/* their paths */
 	struct fileid		 sideid[SIDE__MAX];	/* as opened */
 	struct fileid		 dbid;			/* as opened */
+	struct timespec		 shm_writable;	/* -shm's ctime when last
+						   found writable */
 	struct walguard		 wg;	/* the log's users; the write lock */
 	int			 wal_frames; /* the log's size at our last commit */
 	long			 lock_timeout; /* ms waited in vain, or 0 */
