@@ -716,13 +716,10 @@ open_store(const char *cmd, struct conf **cfp)
 static const char *
 iso(long long t, char *buf, size_t sz)
 {
-	struct tm	 tm;
-	time_t		 tt = (time_t)t;
-
-	if (t < 0 || gmtime_r(&tt, &tm) == NULL)
+	if (t < 0)
 		snprintf(buf, sz, "-");
 	else
-		strftime(buf, sz, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		log_utc((int64_t)t, buf, sz);
 	return buf;
 }
 

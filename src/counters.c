@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +41,21 @@ const uint64_t	ctr_lat_us[CTR_LAT] = {
 	1000000, 2500000, 5000000, 10000000, UINT64_MAX
 };
 
+/*
+ * The file is not mapped whole: its header and failure ring, and each
+ * slot this process counts in, each in a mapping of its own pages.  The
+ * kernel maps a whole page-cache folio (up to 256 KB here) or 64 KB
+ * around a first read, within the mapping: a whole-file mapping put
+ * most of the file (383 KB) in every process's RSS for the 3 pages it
+ * uses.
+ */
+#define CTR_HEAD	offsetof(struct ctr_file, slots)
+
 struct counters {
-	struct ctr_file	*f;		/* NULL: counting nothing */
+	struct ctr_file	*f;		/* CTR_HEAD bytes of it; NULL:
+					   counting nothing */
+	int		 fd;		/* the file f maps, for its slots */
+	struct ctr_slot_data *slot[CTR_SLOTS];	/* mapped on first use */
 	char		 path[PATH_MAX];
 	dev_t		 dev;
 	ino_t		 ino;
@@ -192,6 +206,61 @@ rebuild(const char *path, int replace, char *err, size_t errsz)
 	return rc;
 }
 
+/* Bytes [off, off + len) of fd mapped (their pages); NULL if not. */
+static void *
+map_bytes(int fd, size_t off, size_t len)
+{
+	size_t	 skew = off % (size_t)getpagesize();
+	char	*m;
+
+	m = mmap(NULL, skew + len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	    (off_t)(off - skew));
+	return m == MAP_FAILED ? NULL : m + skew;
+}
+
+static void
+unmap_bytes(void *p, size_t off, size_t len)
+{
+	size_t	 skew = off % (size_t)getpagesize();
+
+	if (p != NULL)
+		(void)munmap((char *)p - skew, skew + len);
+}
+
+#define SLOT_OFF(i)	(CTR_HEAD + (size_t)(i) * sizeof(struct ctr_slot_data))
+
+/* Slot i, mapped now if it is not yet; NULL if it cannot be. */
+static struct ctr_slot_data *
+slot_at(struct counters *c, int i)
+{
+	if (c->slot[i] == NULL)
+		c->slot[i] = map_bytes(c->fd, SLOT_OFF(i),
+		    sizeof(struct ctr_slot_data));
+	return c->slot[i];
+}
+
+static void
+slot_drop(struct counters *c, int i)
+{
+	unmap_bytes(c->slot[i], SLOT_OFF(i), sizeof(struct ctr_slot_data));
+	c->slot[i] = NULL;
+}
+
+/* Every mapping let go, the file closed: counting nothing. */
+static void
+unmap_all(struct counters *c)
+{
+	int	 i;
+
+	for (i = 0; i < CTR_SLOTS; i++)
+		slot_drop(c, i);
+	unmap_bytes(c->f, 0, CTR_HEAD);
+	c->f = NULL;
+	if (c->fd != -1)
+		close(c->fd);
+	c->fd = -1;
+}
+
 /* Map the file at c->path, rebuilding it once if it is not one. */
 static void
 map(struct counters *c, int64_t now)
@@ -202,6 +271,7 @@ map(struct counters *c, int64_t now)
 	int		 fd, tries;
 
 	c->f = NULL;
+	c->fd = -1;
 	c->ncache = 0;
 	c->checked = now;
 	err[0] = '\0';
@@ -219,22 +289,19 @@ map(struct counters *c, int64_t now)
 		}
 		if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
 		    sb.st_size != (off_t)sizeof(struct ctr_file))
-			m = MAP_FAILED;
+			m = NULL;
 		else
-			m = mmap(NULL, sizeof(struct ctr_file),
-			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		close(fd);
+			m = map_bytes(fd, 0, CTR_HEAD);
 		/* Published before its header is read: a file truncated
 		 * meanwhile faults there, and the count's guard unmaps it. */
-		c->f = m != MAP_FAILED ? m : NULL;
+		c->f = m;
+		c->fd = fd;
 		if (c->f != NULL && header_ok(c->f)) {
 			c->dev = sb.st_dev;
 			c->ino = sb.st_ino;
 			return;
 		}
-		if (c->f != NULL)
-			munmap(c->f, sizeof(struct ctr_file));
-		c->f = NULL;
+		unmap_all(c);
 		log_warnx("counters: %s is not a counters file of this "
 		    "release (truncated, corrupt or older): starting it "
 		    "again", c->path);
@@ -253,6 +320,7 @@ counters_open(const char *path)
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
+	c->fd = -1;
 	n = snprintf(c->path, sizeof(c->path), "%s", path);
 	if (n < 0 || (size_t)n >= sizeof(c->path)) {
 		log_warnx("counters: path too long; counting nothing");
@@ -268,9 +336,20 @@ counters_close(struct counters *c)
 {
 	if (c == NULL)
 		return;
-	if (c->f != NULL)
-		munmap(c->f, sizeof(struct ctr_file));
+	unmap_all(c);
 	free(c);
+}
+
+/* 1 if slot i is one this process remembers a name in. */
+static int
+cached(const struct counters *c, int i)
+{
+	size_t	 k;
+
+	for (k = 0; k < c->ncache; k++)
+		if (c->cache[k].slot == i)
+			return 1;
+	return 0;
 }
 
 /* A slot named name: found, or the first free one named now. */
@@ -288,7 +367,8 @@ slot_of(struct counters *c, const char *name)
 		if (strcmp(c->cache[i].name, name) == 0)
 			return c->cache[i].slot;
 	for (i = 1; i < CTR_SLOTS; i++) {
-		s = &c->f->slots[i];
+		if ((s = slot_at(c, (int)i)) == NULL)
+			return -1;
 		st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
 		if (st == 0) {
 			if (CAS(&s->state, &st, 1)) {
@@ -305,6 +385,10 @@ slot_of(struct counters *c, const char *name)
 		}
 		if (st == 2 && strncmp(s->name, name, sizeof(s->name)) == 0)
 			break;
+		/* Another endpoint's: not this process's to keep mapped,
+		 * unless it counts there too. */
+		if (!cached(c, (int)i))
+			slot_drop(c, (int)i);
 	}
 	if (i == CTR_SLOTS)
 		return -1;
@@ -383,9 +467,7 @@ count(struct counters *c, const char *name, enum hook_err er,
 		/* The file shrank under the mapping: look again next time. */
 		log_warnx("counters: %s was truncated under this process; "
 		    "this request is not counted", c->path);
-		if (c->f != NULL)
-			munmap(c->f, sizeof(struct ctr_file));
-		c->f = NULL;
+		unmap_all(c);
 		c->due = 1;
 		return;
 	}
@@ -395,14 +477,13 @@ count(struct counters *c, const char *name, enum hook_err er,
 		c->checked = now;
 		if (c->f == NULL || stat(c->path, &sb) == -1 ||
 		    sb.st_ino != c->ino || sb.st_dev != c->dev) {
-			if (c->f != NULL)
-				munmap(c->f, sizeof(struct ctr_file));
+			unmap_all(c);
 			map(c, now);
 		}
 	}
 	if (c->f != NULL && !header_ok(c->f)) {
 		/* Overwritten under us: rebuilt by mapping it again. */
-		munmap(c->f, sizeof(struct ctr_file));
+		unmap_all(c);
 		map(c, now);
 	}
 	if (c->f == NULL) {
@@ -418,7 +499,10 @@ count(struct counters *c, const char *name, enum hook_err er,
 		c->full = 1;
 		return;
 	}
-	s = &c->f->slots[slot];
+	if ((s = slot_at(c, slot)) == NULL) {
+		bus_armed = 0;
+		return;
+	}
 	if (only_ok) {
 		STORE(&s->last_ok, now);
 		bus_armed = 0;

@@ -53,12 +53,40 @@ log_level_parse(const char *s)
 	return -1;
 }
 
+/*
+ * Not gmtime_r(): glibc reads /etc/localtime at a process's first call
+ * even for UTC, seven system calls at every CGI request.  Days to the
+ * civil date as in H. Hinnant's chrono algorithms.
+ */
+const char *
+log_utc(int64_t t, char *buf, size_t sz)
+{
+	long long	 days = (long long)t / 86400, secs = (long long)t % 86400;
+	long long	 era, doe, yoe, doy, mp, y, m, d;
+
+	if (secs < 0) {
+		secs += 86400;
+		days--;
+	}
+	days += 719468;
+	era = (days >= 0 ? days : days - 146096) / 146097;
+	doe = days - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp < 10 ? mp + 3 : mp - 9;
+	y = yoe + era * 400 + (m <= 2);
+	snprintf(buf, sz, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ", y, m, d,
+	    secs / 3600, secs / 60 % 60, secs % 60);
+	return buf;
+}
+
 static void
 vlog(enum log_level l, int errnum, const char *fmt, va_list ap)
 {
 	char		 line[2048];
 	char		 stamp[32];
-	struct tm	 tm;
 	time_t		 now;
 	int		 n, m;
 
@@ -67,8 +95,7 @@ vlog(enum log_level l, int errnum, const char *fmt, va_list ap)
 	if (pid == 0)
 		pid = getpid();
 	now = time(NULL);
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	log_utc((int64_t)now, stamp, sizeof(stamp));
 	n = snprintf(line, sizeof(line), "oncehook[%ld]: %s %s: ",
 	    (long)pid, stamp, names[l]);
 	if (n < 0 || (size_t)n >= sizeof(line))

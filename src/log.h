@@ -7,6 +7,7 @@
 #define ONCEHOOK_LOG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hook.h"
 
@@ -35,6 +36,12 @@ void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* A message callback (conf_warnings()) that logs a warning; arg is a
  * prefix string or NULL. */
 void	log_warn_cb(void *arg, const char *message);
+
+/*
+ * Unix seconds t as UTC, "YYYY-MM-DDTHH:MM:SSZ", into buf (21 bytes or
+ * more; cut to fit); returns buf.  Reads no time zone file.
+ */
+const char	*log_utc(int64_t t, char *buf, size_t sz);
 
 /* Write the operator's reason into w (printf-style); w->client stays. */
 void	why_set(struct why *w, const char *, ...)

@@ -15,6 +15,7 @@
 #include "outbox.h"
 #include "resp.h"
 #include "sig.h"
+#include "log.h"
 #include "stats.h"
 #include "store.h"
 
@@ -31,15 +32,17 @@ static const char *const health_names[HEALTH__MAX] = {
 const char *
 stats_when(int64_t t, int iso, char *buf, size_t sz)
 {
-	struct tm	 tm;
-	time_t		 tt = (time_t)t;
+	char	 u[32];
 
-	if (t <= 0 || gmtime_r(&tt, &tm) == NULL)
+	if (t <= 0)
 		snprintf(buf, sz, "never");
 	else if (iso)
-		strftime(buf, sz, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	else
-		strftime(buf, sz, "%Y-%m-%d %H:%M:%S UTC", &tm);
+		log_utc(t, buf, sz);
+	else {
+		/* "YYYY-MM-DD HH:MM:SS UTC" */
+		log_utc(t, u, sizeof(u));
+		snprintf(buf, sz, "%.10s %.8s UTC", u, u + 11);
+	}
 	return buf;
 }
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -104,9 +105,46 @@ test_lines(void)
 	    "debug shown at level debug");
 }
 
+/* log_utc() against gmtime_r() + strftime(), the library's answer. */
+static void
+test_utc(void)
+{
+	static const long long	 fixed[] = {
+		0, 59, 86399, 86400, 951782400 /* 2000-02-29 */, 951868800,
+		4107542399LL /* 2100-02-28T23:59:59 */, 4107542400LL,
+		1798761599 /* 2026-12-31T23:59:59 */, 253402300799LL,
+		-1, -86400, -86401, -2208988800LL /* 1900 */,
+	};
+	char		 got[32], want[32], small[11];
+	struct tm	 tm;
+	time_t		 tt;
+	long long	 t;
+	size_t		 i, bad = 0, n = 0;
+
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]) + 20000; i++) {
+		/* The fixed instants, then a walk of 2,400 years in steps
+		 * that land on every hour and day of the calendar. */
+		t = i < sizeof(fixed) / sizeof(fixed[0]) ? fixed[i] :
+		    -2208988800LL + (long long)(i - 14) * 3786943LL;
+		tt = (time_t)t;
+		if (gmtime_r(&tt, &tm) == NULL)
+			continue;
+		strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		log_utc(t, got, sizeof(got));
+		n++;
+		if (strcmp(got, want) != 0 && bad++ == 0)
+			printf("# %lld: %s, gmtime_r says %s\n", t, got, want);
+	}
+	CHECK(bad == 0 && n > 20000, "log_utc() is gmtime_r()'s date and time "
+	    "for %zu instants from 1900 to 9999 (%zu differ)", n, bad);
+	CHECK(strcmp(log_utc(0, small, sizeof(small)), "1970-01-01") == 0,
+	    "log_utc() cuts to the buffer: %s", small);
+}
+
 int
 main(void)
 {
+	test_utc();
 	test_escape();
 	test_levels();
 	test_lines();
