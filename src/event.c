@@ -755,3 +755,9 @@ event_stored(struct event *ev, const char *key, const char *type,
 	}
 	return HOOK_OK;
 }
+
+const char *
+event_jansson_version(void)
+{
+	return JANSSON_VERSION;
+}

@@ -82,6 +82,8 @@ int		 event_peek(const struct conf_endpoint *,
 		    const struct req *, const char *body, size_t bodysz,
 		    struct event *ev);
 void		 event_clear(struct event *);
+/* The jansson version oncehook was built with ("2.14"). */
+const char	*event_jansson_version(void);
 
 /*
  * Fill ev from an event as stored (its key, type and hash copied, its

@@ -15,12 +15,14 @@
 
 #include "admin.h"
 #include "conf.h"
+#include "event.h"
 #include "front.h"
 #include "log.h"
 #include "pipeline.h"
 #include "selftest.h"
 #include "serve.h"
 #include "sharedwriter.h"
+#include "store.h"
 
 /*
  * The commands: one row each.  --help, the "unknown command" message
@@ -230,7 +232,17 @@ main(int argc, char **argv)
 			if (strcmp(argv[1], commands[i].name) == 0)
 				return commands[i].fn(argc - 1, argv + 1);
 		if (strcmp(argv[1], "--version") == 0) {
-			printf("oncehook %s\n", PACKAGE_VERSION);
+			/* Whose security updates reach this binary. */
+			printf("oncehook %s\nSQLite %s, jansson %s and libfcgi: "
+			    "%s\n", PACKAGE_VERSION, store_sqlite_version(),
+			    event_jansson_version(),
+#ifdef STATIC_LIBS
+			    "linked in (their security updates need oncehook "
+			    "rebuilt)"
+#else
+			    "the system's shared libraries"
+#endif
+			    );
 			return 0;
 		}
 		if (strcmp(argv[1], "--help") == 0 ||

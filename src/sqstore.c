@@ -1841,6 +1841,12 @@ sqs_version(const struct store *b)
 	return (int)nmigrations;
 }
 
+const char *
+store_sqlite_version(void)
+{
+	return sqlite3_libversion();
+}
+
 static int
 sqs_about(struct store *b, char *buf, size_t bufsz)
 {

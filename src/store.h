@@ -322,6 +322,9 @@ int		 store_version(void);
  * ("SQLite", "MariaDB/MySQL"). */
 int		 store_schema(const struct store *);
 const char	*store_engine(const struct store *);
+/* The SQLite library's version ("3.40.1"): the one linked in, or the
+ * shared library this process loaded. */
+const char	*store_sqlite_version(void);
 /*
  * For "oncehook check": what the store is (the server's name and
  * version), after checking what only a server can say: the privileges

@@ -480,5 +480,24 @@ else
 	done
 fi
 
+# --version says whether SQLite, jansson and libfcgi are linked in
+# (configure's default where their .a files link) or shared, and the
+# binary agrees: their security updates reach it only when shared.
+ver=$("$ONCEHOOK_BIN" --version)
+echo "$ver" | sed 's/^/# /'
+if command -v readelf >/dev/null 2>&1; then
+	libs=$(readelf -d "$ONCEHOOK_BIN" | grep -c 'NEEDED.*\(libsqlite3\|libjansson\|libfcgi\)')
+	case $ver in
+	*"linked in"*) [ "$libs" -eq 0 ] ;;
+	*"shared libraries"*) [ "$libs" -eq 3 ] ;;
+	*) false ;;
+	esac
+	ok $? "--version: SQLite, jansson and libfcgi linked in or shared, as the binary is ($libs of them loaded)"
+else
+	n=$((n + 1)); echo "ok $n # SKIP --version against the binary: no readelf"
+fi
+echo "$ver" | grep -q "^SQLite [0-9][0-9.]*, jansson [0-9][0-9.]* and libfcgi: "
+ok $? "--version names SQLite's and jansson's versions"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -523,6 +523,75 @@ test_full(void)
 	conf_free(cf);
 }
 
+/* The counters file's pages this process holds (smaps Rss, KB), and
+ * in how many mappings. */
+static long
+mapped_kb(int *maps)
+{
+	FILE	*sf;
+	char	 line[1024], name[400];
+	long	 kb, sum = 0;
+	int	 ours = 0;
+
+	*maps = 0;
+	if ((sf = fopen("/proc/self/smaps", "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), sf) != NULL) {
+		if (sscanf(line, "%*x-%*x %*s %*s %*s %*s %399s", name) == 1 &&
+		    strchr(line, '-') < strchr(line, ' '))
+			ours = strcmp(name, path) == 0 && ++*maps > 0;
+		else if (strchr(line, '-') != NULL &&
+		    strchr(line, '-') < strchr(line, ' '))
+			ours = 0;	/* a mapping without a name */
+		else if (ours && sscanf(line, "Rss: %ld kB", &kb) == 1)
+			sum += kb;
+	}
+	fclose(sf);
+	return sum;
+}
+
+/*
+ * A counting process holds the pages it counts in, not the file: the
+ * kernel maps 64 KB around a first read, or a whole page-cache folio,
+ * within a mapping, and the file is 374 KB.  Here 20 endpoints are
+ * named by another process first, so the lookup passes 19 slots.
+ */
+static void
+test_memory(void)
+{
+	struct counters	*c;
+	char		 name[16];
+	long		 kb;
+	int		 i, maps;
+
+	fresh();
+	if (fork() == 0) {
+		c = counters_open(path);
+		for (i = 0; i < 20; i++) {
+			snprintf(name, sizeof(name), "e%d", i);
+			counters_count(c, name, HOOK_OK, 1, T0, NULL);
+		}
+		counters_close(c);
+		_exit(0);
+	}
+	(void)wait(NULL);
+	c = counters_open(path);
+	for (i = 0; i < 50; i++) {
+		counters_count(c, "e19", i % 2 ? HOOK_OK : HOOK_ESIG, 1,
+		    T0 + 60 * i, "forged");
+		counters_count(c, "", HOOK_ENOTFOUND, 1, T0 + 60 * i, "none");
+	}
+	kb = mapped_kb(&maps);
+	CHECK(kb >= 0 && kb <= 28 && maps <= 3, "a process counting in two "
+	    "slots of a %zu KB file holds %ld KB of it, in %d mappings (the "
+	    "header, its two slots)", sizeof(struct ctr_file) / 1024, kb,
+	    maps);
+	CHECK(slot("e19") != NULL && slot("e19")->out[HOOK_OK] == 26 &&
+	    slot("")->out[HOOK_ENOTFOUND] == 50, "and counted in them");
+	counters_close(c);
+	CHECK(mapped_kb(&maps) == 0 && maps == 0, "closed: nothing mapped");
+}
+
 int
 main(void)
 {
@@ -539,6 +608,7 @@ main(void)
 	test_damage();
 	test_full();
 	test_health();
+	test_memory();
 	tap_rmdir(dir);
 	return tap_done();
 }
