@@ -46,7 +46,7 @@ const uint64_t	ctr_lat_us[CTR_LAT] = {
  * slot this process counts in, each in a mapping of its own pages.  The
  * kernel maps a whole page-cache folio (up to 256 KB here) or 64 KB
  * around a first read, within the mapping: a whole-file mapping put
- * most of the file (383 KB) in every process's RSS for the 3 pages it
+ * most of the file (374 KiB) in every process's RSS for the 3 pages it
  * uses.
  */
 #define CTR_HEAD	offsetof(struct ctr_file, slots)

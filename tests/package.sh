@@ -152,6 +152,9 @@ fi
 dpkg -L oncehook | sort -u >"$work/files"
 ex=/usr/share/doc/oncehook/examples
 check "/usr/bin/oncehook --version runs" /usr/bin/oncehook --version
+check "the package loads SQLite, jansson and libfcgi as shared libraries (apt upgrades them)" \
+    sh -c '/usr/bin/oncehook --version | grep -q "the system.s shared libraries$" &&
+	[ "$(readelf -d /usr/bin/oncehook | grep -c "NEEDED.*\(libsqlite3\|libjansson\|libfcgi\)")" -eq 3 ]'
 check "the system user oncehook exists, without a shell" \
     sh -c 'getent passwd oncehook | grep -q ":/var/lib/oncehook:/usr/sbin/nologin$"'
 check "/var/lib/oncehook is oncehook:oncehook, mode 0700" \
