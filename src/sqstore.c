@@ -694,17 +694,21 @@ sqs_connect(const struct conf *cf, int flags, struct store **out, char *err,
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, (int)cf->busy_ms);
+	/* The schema's version, read once (the file read-only without a
+	 * -wal: read again through the immutable connection). */
 	if (!(flags & STORE_INIT) && (rc = user_version(s->db, &v)) !=
-	    SQLITE_OK && open_ro(s) == 0)
+	    SQLITE_OK && open_ro(s) == 0) {
 		log_warnx("store: %s: read-only, with no -wal file: opened "
 		    "as immutable; retries are answered, new events get 503",
 		    cf->db);
+		rc = user_version(s->db, &v);
+	}
 	if (flags & STORE_INIT) {
 		if (pragmas(s, err, errsz) == -1 ||
 		    migrate(s, err, errsz) == -1)
 			goto err;
 	} else {
-		if ((rc = user_version(s->db, &v)) != SQLITE_OK) {
+		if (rc != SQLITE_OK) {
 			snprintf(err, errsz, "%s: %s", cf->db,
 			    sqlite3_errmsg(s->db));
 			er = sq_classify(rc);
