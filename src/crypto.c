@@ -44,24 +44,6 @@ crypto_sha256(const void *p, size_t sz, unsigned char out[CRYPTO_SHA256_LEN])
 	return 0;
 }
 
-void
-crypto_sha256_begin(crypto_sha256_ctx *c)
-{
-	sha256_init(c);
-}
-
-void
-crypto_sha256_add(crypto_sha256_ctx *c, const void *p, size_t sz)
-{
-	sha256_update(c, p, sz);
-}
-
-void
-crypto_sha256_end(crypto_sha256_ctx *c, unsigned char out[CRYPTO_SHA256_LEN])
-{
-	sha256_final(c, out);
-}
-
 int
 crypto_equal(const void *a, const void *b, size_t n)
 {

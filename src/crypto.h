@@ -8,8 +8,6 @@
 
 #include <stddef.h>
 
-#include "sha256.h"
-
 #define CRYPTO_SHA256_LEN	32
 #define CRYPTO_SHA256_HEXLEN	64
 
@@ -32,13 +30,6 @@ int	crypto_hmac_sha256(const void *key, size_t keysz,
 int	crypto_sha256(const void *p, size_t sz,
 	    unsigned char out[CRYPTO_SHA256_LEN])
 	    __attribute__((warn_unused_result));
-
-/* SHA-256 over bytes that come in pieces: begin, add each, end. */
-typedef struct sha256	crypto_sha256_ctx;
-void	crypto_sha256_begin(crypto_sha256_ctx *);
-void	crypto_sha256_add(crypto_sha256_ctx *, const void *p, size_t sz);
-void	crypto_sha256_end(crypto_sha256_ctx *,
-	    unsigned char out[CRYPTO_SHA256_LEN]);
 
 /* 1 if the n bytes at a and b are equal; time depends on n alone. */
 int	crypto_equal(const void *a, const void *b, size_t n)

@@ -244,30 +244,21 @@ forget_volatile(const struct conf_endpoint *ep, json_t *root)
 		(void)json_object_del(root, *m);
 }
 
-static int
-hash_piece(const char *p, size_t sz, void *arg)
-{
-	crypto_sha256_add(arg, p, sz);
-	return 0;
-}
-
-/*
- * SHA-256 hex of the canonical form of root (normalized) into hash:
- * json_dumps()'s bytes, hashed as jansson writes them rather than
- * gathered into a growing buffer first.
- */
+/* SHA-256 hex of the canonical form of root (normalized) into hash. */
 static int
 canonical_hash(json_t *root, char hash[CRYPTO_SHA256_HEXLEN + 1])
 {
-	unsigned char		 md[CRYPTO_SHA256_LEN];
-	crypto_sha256_ctx	 c;
+	unsigned char	 md[CRYPTO_SHA256_LEN];
+	char		*text;
+	int		 rc;
 
-	crypto_sha256_begin(&c);
-	if (json_dump_callback(root, hash_piece, &c, CANON_FLAGS) != 0)
+	if ((text = json_dumps(root, CANON_FLAGS)) == NULL)
 		return -1;
-	crypto_sha256_end(&c, md);
-	crypto_hex(md, sizeof(md), hash);
-	return 0;
+	rc = crypto_sha256(text, strlen(text), md);
+	free(text);
+	if (rc == 0)
+		crypto_hex(md, sizeof(md), hash);
+	return rc;
 }
 
 /*
