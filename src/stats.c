@@ -12,10 +12,10 @@
 
 #include "conf.h"
 #include "counters.h"
+#include "log.h"
 #include "outbox.h"
 #include "resp.h"
 #include "sig.h"
-#include "log.h"
 #include "stats.h"
 #include "store.h"
 
