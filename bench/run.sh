@@ -500,6 +500,7 @@ loop() {	# loop NAME ARGS...
 
 echo "== bench/run.sh: ${seconds}s x $runs run(s) per row, $conns" \
     "connections (wrk -t2), oncehook $bin"
+echo "== $("$bin" --version | tr '\n' ' ')"
 echo "== $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 minimal=$out/bin/minimal
 start=$(date +%s)

@@ -34,7 +34,7 @@
 #define CTR_MAGIC	"oncehook-ctr"
 #define CTR_VERSION	1
 #define CTR_RECHECK	60	/* seconds between looks at the path */
-#define CTR_CACHE	16	/* names remembered per process */
+#define CTR_CACHE	CTR_SLOTS	/* names remembered per process */
 
 const uint64_t	ctr_lat_us[CTR_LAT] = {
 	500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
@@ -352,12 +352,37 @@ cached(const struct counters *c, int i)
 	return 0;
 }
 
-/* A slot named name: found, or the first free one named now. */
+/*
+ * Slot i's state and name as read(2) sees them: the name is written
+ * before the state says named, so a named state read with it has its
+ * name.  -1 if the file is shorter (truncated under us).
+ */
+static int
+slot_peek(const struct counters *c, int i, uint64_t *state,
+    char name[CTR_NAME])
+{
+	char	 head[offsetof(struct ctr_slot_data, name) + CTR_NAME];
+
+	if (pread(c->fd, head, sizeof(head), (off_t)SLOT_OFF(i)) !=
+	    (ssize_t)sizeof(head))
+		return -1;
+	memcpy(state, head + offsetof(struct ctr_slot_data, state),
+	    sizeof(*state));
+	memcpy(name, head + offsetof(struct ctr_slot_data, name), CTR_NAME);
+	return 0;
+}
+
+/*
+ * A slot named name: found, or the first free one named now; -1 if
+ * none is left, -2 if the file cannot be read or mapped.  Slots are
+ * looked at with pread(): only the one found (or named) is mapped.
+ */
 static int
 slot_of(struct counters *c, const char *name)
 {
 	struct ctr_slot_data	*s;
 	uint64_t		 st;
+	char			 seen[CTR_NAME];
 	size_t			 i;
 	int			 spins;
 
@@ -367,8 +392,13 @@ slot_of(struct counters *c, const char *name)
 		if (strcmp(c->cache[i].name, name) == 0)
 			return c->cache[i].slot;
 	for (i = 1; i < CTR_SLOTS; i++) {
+		if (slot_peek(c, (int)i, &st, seen) == -1)
+			return -2;
+		if (st == 2 && strncmp(seen, name, CTR_NAME) != 0)
+			continue;	/* another endpoint's */
+		/* Free, being named, or ours: decided in the mapping. */
 		if ((s = slot_at(c, (int)i)) == NULL)
-			return -1;
+			return -2;
 		st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
 		if (st == 0) {
 			if (CAS(&s->state, &st, 1)) {
@@ -385,8 +415,8 @@ slot_of(struct counters *c, const char *name)
 		}
 		if (st == 2 && strncmp(s->name, name, sizeof(s->name)) == 0)
 			break;
-		/* Another endpoint's: not this process's to keep mapped,
-		 * unless it counts there too. */
+		/* Named for another endpoint meanwhile: not this
+		 * process's to keep mapped, unless it counts there too. */
 		if (!cached(c, (int)i))
 			slot_drop(c, (int)i);
 	}
@@ -499,8 +529,13 @@ count(struct counters *c, const char *name, enum hook_err er,
 		c->full = 1;
 		return;
 	}
-	if ((s = slot_at(c, slot)) == NULL) {
+	if (slot == -2 || (s = slot_at(c, slot)) == NULL) {
+		/* Short (truncated) or no memory to map: the file is
+		 * looked at again by the next count. */
 		bus_armed = 0;
+		log_warnx("counters: %s: cannot read or map a slot; this "
+		    "request is not counted", c->path);
+		c->due = 1;
 		return;
 	}
 	if (only_ok) {

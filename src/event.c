@@ -759,5 +759,9 @@ event_stored(struct event *ev, const char *key, const char *type,
 const char *
 event_jansson_version(void)
 {
+#if JANSSON_VERSION_HEX >= 0x020d00
+	return jansson_version_str();	/* the one loaded, if shared */
+#else
 	return JANSSON_VERSION;
+#endif
 }

@@ -82,7 +82,7 @@ int		 event_peek(const struct conf_endpoint *,
 		    const struct req *, const char *body, size_t bodysz,
 		    struct event *ev);
 void		 event_clear(struct event *);
-/* The jansson version oncehook was built with ("2.14"). */
+/* The jansson version in use ("2.14"): the one linked in or loaded. */
 const char	*event_jansson_version(void);
 
 /*

@@ -8,7 +8,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
-#ifdef HAVE_SYS_PLATFORM_X86_H
+#ifdef HAVE_CPU_FEATURE_ACTIVE
 #include <sys/platform/x86.h>
 #endif
 #include <immintrin.h>
@@ -132,12 +132,12 @@ compress_ni(uint32_t h[8], const unsigned char *blk)
 #ifdef HAVE_SHA_NI
 /* The processor has the SHA extensions, and SSSE3 and SSE4.1 (cpuid:
  * leaf 7 EBX bit 29; leaf 1 ECX bits 9 and 19).  Asked of what glibc
- * (2.33 on) read at start-up where it can: under a hypervisor each
+ * (2.34 on) read at start-up where it can: under a hypervisor each
  * cpuid instruction traps, four of them at every CGI request. */
 static int
 cpu_has_sha(void)
 {
-#ifdef HAVE_SYS_PLATFORM_X86_H
+#ifdef HAVE_CPU_FEATURE_ACTIVE
 	return CPU_FEATURE_ACTIVE(SHA) && CPU_FEATURE_ACTIVE(SSSE3) &&
 	    CPU_FEATURE_ACTIVE(SSE4_1);
 #else

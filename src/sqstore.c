@@ -181,6 +181,33 @@ let_go(struct sqstore *s)
 }
 
 /*
+ * 1 if the -shm (shm: what its path names now) cannot be written: with
+ * chattr +i, SQLite's next write to its mapped memory would SIGBUS.
+ * Logged once; the store is marked moved and broken (closed without a
+ * checkpoint, which would write it too).  access() is asked only when
+ * the file's ctime changed since it was last found writable (chattr
+ * changes it), and a ctime of the last two seconds is never kept as
+ * writable: with coarse time stamps a chattr in the same tick as a
+ * write keeps the ctime.
+ */
+static int
+shm_immutable(struct sqstore *s, const struct fileid *shm)
+{
+	if (shm->ctime.tv_sec == s->shm_writable.tv_sec &&
+	    shm->ctime.tv_nsec == s->shm_writable.tv_nsec)
+		return 0;
+	if (access(s->side[SIDE_SHM], W_OK) == 0 || errno != EPERM) {
+		if (shm->ctime.tv_sec < time(NULL) - 1)
+			s->shm_writable = shm->ctime;
+		return 0;
+	}
+	log_error("store: %s-shm cannot be written (immutable? chattr -i "
+	    "it): answering 503", s->cf->db);
+	s->moved = s->broken = 1;
+	return 1;
+}
+
+/*
  * 0 if ONCEHOOK_DB still names the database this connection has open
  * (and DB-wal, DB-shm the files it uses), and the shared memory can be
  * written.  Else 1, once logged: the store is marked moved and broken,
@@ -214,23 +241,8 @@ sq_moved(struct sqstore *s)
 			what = i == SIDE_WAL ? "its -wal file was removed or "
 			    "replaced" : "its -shm file was removed or replaced";
 	}
-	/* Asked again only when the -shm's inode changed (chattr +i
-	 * changes its ctime): one path lookup less per look. */
-	if (what == NULL && (shm.ctime.tv_sec != s->shm_writable.tv_sec ||
-	    shm.ctime.tv_nsec != s->shm_writable.tv_nsec)) {
-		if (access(s->side[SIDE_SHM], W_OK) == 0 || errno != EPERM)
-			s->shm_writable = shm.ctime;
-		else {
-			/* chattr +i: writing SQLite's mapped memory would
-			 * SIGBUS. */
-			log_error("store: %s-shm cannot be written (immutable?"
-			    " chattr -i it): answering 503", s->cf->db);
-			/* Closed without a checkpoint: that too would
-			 * write it. */
-			s->moved = s->broken = 1;
-			return 1;
-		}
-	}
+	if (what == NULL && shm_immutable(s, &shm))
+		return 1;
 	if (what == NULL)
 		return 0;
 	log_error("store: %s: %s while in use: nothing is committed through "
@@ -1083,12 +1095,19 @@ static int
 claim_batch(struct sqstore *s, struct store_claim *claims, size_t n,
     long long now, const char **why)
 {
-	size_t	 i;
-	int	 rc;
+	struct fileid	 shm;
+	size_t		 i;
+	int		 rc;
 
-	/* Whether the file moved is asked at COMMIT (sq_commit()), the
-	 * only place where it decides anything. */
+	/* Whether the file moved is asked at COMMIT (sq_commit()), where
+	 * it decides; a -shm that cannot be written, before BEGIN writes
+	 * it (the shared writer's claims come with no lookup first). */
 	*why = "begin";
+	if (!s->immutable && s->side[SIDE_SHM] != NULL) {
+		fileid_of(s->side[SIDE_SHM], &shm);
+		if (s->moved || shm_immutable(s, &shm))
+			return SQLITE_IOERR;
+	}
 	if ((rc = sq_begin(s)) != SQLITE_OK)
 		return rc;
 	for (i = 0; i < n; i++) {

@@ -127,16 +127,18 @@ test_utc(void)
 		t = i < sizeof(fixed) / sizeof(fixed[0]) ? fixed[i] :
 		    -2208988800LL + (long long)(i - 14) * 3786943LL;
 		tt = (time_t)t;
-		if (gmtime_r(&tt, &tm) == NULL)
-			continue;
+		if ((long long)tt != t || gmtime_r(&tt, &tm) == NULL)
+			continue;	/* a 32-bit time_t cannot say it */
 		strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		log_utc(t, got, sizeof(got));
 		n++;
 		if (strcmp(got, want) != 0 && bad++ == 0)
 			printf("# %lld: %s, gmtime_r says %s\n", t, got, want);
 	}
-	CHECK(bad == 0 && n > 20000, "log_utc() is gmtime_r()'s date and time "
-	    "for %zu instants from 1900 to 9999 (%zu differ)", n, bad);
+	CHECK(bad == 0 && n > (sizeof(time_t) >= 8 ? 20000 : 1000),
+	    "log_utc() is gmtime_r()'s date and time for %zu instants from "
+	    "1900 (1901 with a 32-bit time_t) to 9999 (2038) (%zu differ)", n,
+	    bad);
 	CHECK(strcmp(log_utc(0, small, sizeof(small)), "1970-01-01") == 0,
 	    "log_utc() cuts to the buffer: %s", small);
 }
