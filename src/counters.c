@@ -340,18 +340,6 @@ counters_close(struct counters *c)
 	free(c);
 }
 
-/* 1 if slot i is one this process remembers a name in. */
-static int
-cached(const struct counters *c, int i)
-{
-	size_t	 k;
-
-	for (k = 0; k < c->ncache; k++)
-		if (c->cache[k].slot == i)
-			return 1;
-	return 0;
-}
-
 /*
  * Slot i's state and name as read(2) sees them: the name is written
  * before the state says named, so a named state read with it has its
@@ -415,10 +403,9 @@ slot_of(struct counters *c, const char *name)
 		}
 		if (st == 2 && strncmp(s->name, name, sizeof(s->name)) == 0)
 			break;
-		/* Named for another endpoint meanwhile: not this
-		 * process's to keep mapped, unless it counts there too. */
-		if (!cached(c, (int)i))
-			slot_drop(c, (int)i);
+		/* Named for another endpoint meanwhile (a slot this
+		 * process counts in was named already: never here). */
+		slot_drop(c, (int)i);
 	}
 	if (i == CTR_SLOTS)
 		return -1;

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +23,7 @@
 #include "log.h"
 #include "sharedwriter.h"
 #include "store.h"
+#include "walguard.h"
 
 #define NAME_PREFIX	"oncehook-writer/"
 #define NAME_HEX	32		/* of the SHA-256's 64 */
@@ -141,21 +141,6 @@ out:
 	return rc;
 }
 
-static int
-open_dir_of(const char *path)
-{
-	char		 dir[4096];
-	const char	*slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-}
-
 void
 sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
 {
@@ -188,7 +173,7 @@ sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
 	if (!cf->group_commit || cf->my != NULL)
 		return;
 	if (!cf->synchronous_full)
-		sw->probe = open_dir_of(cf->db);
+		sw->probe = walguard_dir(cf->db);
 	if (fingerprint(cf, h) == -1) {
 		log_warnx("group commit: out of memory: each process claims "
 		    "its own events");
@@ -370,10 +355,8 @@ sharedwriter_claim(void *arg, struct store_claim *c)
 	if (sw->addrlen == 0)
 		return -1;
 	/* normal: the lock free, nobody to queue behind: claim here. */
-	if (sw->probe >= 0 && flock(sw->probe, LOCK_EX | LOCK_NB) == 0) {
-		(void)flock(sw->probe, LOCK_UN);
+	if (sw->probe >= 0 && !walguard_taken(sw->probe))
 		return -1;
-	}
 	if (sw->link.fd < 0 && sw_connect(sw) == -1)
 		return -1;
 	rc = writer_claim(&sw->link, c);

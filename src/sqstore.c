@@ -1103,9 +1103,11 @@ claim_batch(struct sqstore *s, struct store_claim *claims, size_t n,
 	 * it decides; a -shm that cannot be written, before BEGIN writes
 	 * it (the shared writer's claims come with no lookup first). */
 	*why = "begin";
+	if (s->moved)
+		return SQLITE_IOERR;
 	if (!s->immutable && s->side[SIDE_SHM] != NULL) {
 		fileid_of(s->side[SIDE_SHM], &shm);
-		if (s->moved || shm_immutable(s, &shm))
+		if (shm_immutable(s, &shm))
 			return SQLITE_IOERR;
 	}
 	if ((rc = sq_begin(s)) != SQLITE_OK)

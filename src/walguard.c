@@ -57,31 +57,45 @@ held(int fd, off_t start, off_t len)
 }
 
 int
+walguard_dir(const char *dbpath)
+{
+	char		 dir[4096];
+	const char	*slash;
+
+	if ((slash = strrchr(dbpath, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if ((size_t)(slash - dbpath) >= sizeof(dir))
+		return -1;
+	else if (slash == dbpath)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - dbpath),
+		    dbpath);
+	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+int
+walguard_taken(int dirfd)
+{
+	if (flock(dirfd, LOCK_EX | LOCK_NB) == -1)
+		return 1;
+	(void)flock(dirfd, LOCK_UN);
+	return 0;
+}
+
+int
 walguard_take(struct walguard *g, const char *dbpath, ino_t ino, char *err,
     size_t errsz)
 {
 	struct flock	 fl;
-	char		 dir[4096];
 	const char	*slash, *name;
 	off_t		 region, byte;
 	int		 fd;
 
 	g->fd = -1;
 	g->locked = 0;
-	if ((slash = strrchr(dbpath, '/')) == NULL) {
-		snprintf(dir, sizeof(dir), ".");
-		name = dbpath;
-	} else {
-		if ((size_t)(slash - dbpath) >= sizeof(dir))
-			return WALGUARD_NONE;
-		if (slash == dbpath)
-			snprintf(dir, sizeof(dir), "/");
-		else
-			snprintf(dir, sizeof(dir), "%.*s",
-			    (int)(slash - dbpath), dbpath);
-		name = slash + 1;
-	}
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+	name = (slash = strrchr(dbpath, '/')) != NULL ? slash + 1 : dbpath;
+	if ((fd = walguard_dir(dbpath)) == -1)
 		return WALGUARD_NONE;
 	region = region_of(name);
 	byte = region + (off_t)(ino & (ino_t)(REGION_SIZE - 1));

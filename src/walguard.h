@@ -80,4 +80,13 @@ int	walguard_lock(struct walguard *g, long timeout_ms, long *waited_ms);
 /* Let go of the write lock, if held. */
 void	walguard_unlock(struct walguard *g);
 
+/* The directory of the database at dbpath, where the locks live,
+ * opened (close-on-exec); -1 if it cannot be. */
+int	walguard_dir(const char *dbpath);
+
+/* 1 if a process holds the write lock of the directory dirfd now
+ * (walguard_dir()), or the lock cannot be asked; asked without
+ * waiting, nothing kept. */
+int	walguard_taken(int dirfd);
+
 #endif

@@ -150,24 +150,41 @@ rc=$?
 [ $rc = 2 ] && printf '%s\n' "$out" | grep -q 'not a command'
 check $? "oncehook --shared-writer by hand: exit 2, not a command ($rc)"
 
+# A lighttpd FastCGI set-up in dir with NAME=VALUE in oncehook's
+# environment (lighttpd's and conf/env's) and PROCS processes, started;
+# sets d, db and secret.
+start_with() {	# dir procs name value
+	d=$1
+	lt_setup fastcgi "$d"
+	sed -i "s/\"max-procs\" => 2,/\"max-procs\" => $2,/" \
+	    "$d/conf/oncehook.conf"
+	sed -i "s|\"ONCEHOOK_LOG\" => \"info\",|&\n\"$3\" => \"$4\",|" \
+	    "$d/conf/oncehook.conf"
+	grep -q "$3" "$d/conf/oncehook.conf" ||
+	    bail "lighttpd-fastcgi.conf: no ONCEHOOK_LOG line to follow"
+	echo "$3=$4" >>"$d/conf/env"
+	db=$(sed -n 's/^ONCEHOOK_DB=//p' "$d/conf/env")
+	lt_start "$d" fastcgi || bail "lighttpd did not start"
+	secret=$(sed -n 's/^ONCEHOOK_SHOP_SECRET=//p' "$d/conf/env" |
+	    cut -d' ' -f1)
+}
+
+# Deliveries PREFIX1..3 one at a time: 0 if each is 200, their three
+# rows are there and no writer ran; sets rows and bad for the message.
+alone() {	# prefix
+	bad=
+	for k in "${1}1" "${1}2" "${1}3"; do
+		code=$(post "$k")
+		[ "$code" = 200 ] || bad="$bad $k:$code"
+	done
+	rows=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE key LIKE '$1%'")
+	[ -z "$bad" ] && [ "$rows" = 3 ] && [ -z "$(writers "$db")" ] &&
+	    ! grep -q 'writer: started' "$d/log/breakage.log"
+}
+
 # --- Part 3: ONCEHOOK_GROUP_COMMIT=off --------------------------------------
-d=$tmp/off
-lt_setup fastcgi "$d"
-sed -i 's|"ONCEHOOK_LOG" => "info",|&\n"ONCEHOOK_GROUP_COMMIT" => "off",|' \
-    "$d/conf/oncehook.conf"
-grep -q ONCEHOOK_GROUP_COMMIT "$d/conf/oncehook.conf" ||
-    bail "lighttpd-fastcgi.conf: no ONCEHOOK_LOG line to follow"
-db=$(sed -n 's/^ONCEHOOK_DB=//p' "$d/conf/env")
-lt_start "$d" fastcgi || bail "lighttpd did not start"
-secret=$(sed -n 's/^ONCEHOOK_SHOP_SECRET=//p' "$d/conf/env" | cut -d' ' -f1)
-bad=
-for k in off1 off2 off3; do
-	code=$(post "$k")
-	[ "$code" = 200 ] || bad="$bad $k:$code"
-done
-rows=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE key LIKE 'off%'")
-[ -z "$bad" ] && [ "$rows" = 3 ] && [ -z "$(writers "$db")" ] &&
-    ! grep -q 'writer: started' "$d/log/breakage.log"
+start_with "$tmp/off" 2 ONCEHOOK_GROUP_COMMIT off
+alone off
 check $? "ONCEHOOK_GROUP_COMMIT=off: processed ($rows rows${bad:+,$bad}), no writer"
 lt_stop
 
@@ -175,25 +192,8 @@ lt_stop
 # A process hands its claim to the writer only when the write lock is
 # taken as it comes to claim: one delivery at a time starts no writer;
 # under load a writer runs, and every answer holds as under full.
-d=$tmp/normal
-lt_setup fastcgi "$d"
-sed -i 's/"max-procs" => 2,/"max-procs" => 4,/' "$d/conf/oncehook.conf"
-sed -i 's|"ONCEHOOK_LOG" => "info",|&\n"ONCEHOOK_SYNCHRONOUS" => "normal",|' \
-    "$d/conf/oncehook.conf"
-grep -q ONCEHOOK_SYNCHRONOUS "$d/conf/oncehook.conf" ||
-    bail "lighttpd-fastcgi.conf: no ONCEHOOK_LOG line to follow"
-echo "ONCEHOOK_SYNCHRONOUS=normal" >>"$d/conf/env"
-db=$(sed -n 's/^ONCEHOOK_DB=//p' "$d/conf/env")
-lt_start "$d" fastcgi || bail "lighttpd did not start"
-secret=$(sed -n 's/^ONCEHOOK_SHOP_SECRET=//p' "$d/conf/env" | cut -d' ' -f1)
-bad=
-for k in nrm1 nrm2 nrm3; do
-	code=$(post "$k")
-	[ "$code" = 200 ] || bad="$bad $k:$code"
-done
-rows=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE key LIKE 'nrm%'")
-[ -z "$bad" ] && [ "$rows" = 3 ] && [ -z "$(writers "$db")" ] &&
-    ! grep -q 'writer: started' "$d/log/breakage.log"
+start_with "$tmp/normal" 4 ONCEHOOK_SYNCHRONOUS normal
+alone nrm
 check $? "normal, one delivery at a time: processed by the processes ($rows rows${bad:+,$bad}), no writer"
 load "$tmp/load-normal.out" --kills 0 --seconds 4 --label "normal: "
 lt_stop

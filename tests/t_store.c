@@ -943,6 +943,51 @@ test_replaced(void)
 }
 
 /*
+ * A -shm made immutable (chattr +i) under an open connection: a claim
+ * that comes with no lookup before it, as the shared writer's do, is
+ * refused busy before BEGIN writes SQLite's mapping of the file (which
+ * would be SIGBUS), and the connection is marked broken; once the
+ * attribute is gone a new connection claims.  Needs root and chattr on
+ * the file system of /tmp.
+ */
+static void
+test_immutable_shm(void)
+{
+	struct conf	*cf = mkconf("i.sqlite", "a.sql");
+	struct store	*st;
+	char		 err[512], p[sizeof(dir) + 64], cmd[sizeof(p) + 64];
+
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	CHECK(claim_new(st, 0, "i1", "t.ok", "{\"n\":1}") == HOOK_OK,
+	    "i1 claimed");
+	snprintf(cmd, sizeof(cmd), "chattr +i '%s-shm' 2>/dev/null",
+	    path(p, "i.sqlite"));
+	if (geteuid() != 0 || system(cmd) != 0) {
+		printf("ok %d # SKIP immutable -shm: needs root and chattr\n",
+		    ++tap_n);
+		printf("ok %d # SKIP immutable -shm: needs root and chattr\n",
+		    ++tap_n);
+		store_close(st);
+		conf_free(cf);
+		return;
+	}
+	CHECK(claim_new(st, 0, "i2", "t.ok", "{\"n\":2}") == HOOK_EBUSY &&
+	    store_broken(st), "immutable -shm: a claim with no lookup before "
+	    "it is busy (503) before BEGIN, the connection broken, no SIGBUS");
+	snprintf(cmd, sizeof(cmd), "chattr -i '%s-shm'", p);
+	if (system(cmd) != 0)
+		BAIL("%s failed", cmd);
+	store_close(st);
+	if ((st = store_open(cf, 0, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	CHECK(claim_new(st, 0, "i2", "t.ok", "{\"n\":2}") == HOOK_OK,
+	    "-shm writable again: i2 claimed by a new connection");
+	store_close(st);
+	conf_free(cf);
+}
+
+/*
  * Another process holds oncehook's write lock for hold_ms (walguard.h):
  * fork it, and return once it holds the lock.
  */
@@ -1573,6 +1618,7 @@ main(void)
 	test_batch_rule();
 	test_guard_setup();
 	test_replaced();
+	test_immutable_shm();
 	test_write_lock();
 	test_checkpoint();
 	test_migrate_v2();
