@@ -1,5 +1,6 @@
 /*
- * oncehook: event extraction (see event.h).  The jansson room.
+ * oncehook: event extraction (see event.h).  The body is read by
+ * jsondoc (as jansson reads it); jansson itself is asked its version.
  *
  * The body has been verified but is still hostile: duplicate object keys
  * are refused (a duplicate would let our reading and SQLite's
@@ -17,59 +18,14 @@
 
 #include "conf.h"
 #include "event.h"
+#include "jsondoc.h"
 #include "jsonpeek.h"
 #include "log.h"
 #include "req.h"
 #include "sig.h"
 
-#define CANON_FLAGS	(JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)
 #define STR(x)		XSTR(x)
 #define XSTR(x)		#x
-
-/*
- * Follow an RFC 6901 JSON pointer from root.  Returns the borrowed value
- * or NULL if the pointer leads nowhere.
- */
-static json_t *
-pointer_get(json_t *root, const char *ptr)
-{
-	char		 tok[256];
-	json_t		*cur = root;
-	const char	*p = ptr;
-	size_t		 n;
-	char		*end;
-	unsigned long	 idx;
-
-	while (*p == '/' && cur != NULL) {
-		p++;
-		for (n = 0; *p != '\0' && *p != '/'; p++) {
-			if (n + 1 >= sizeof(tok))
-				return NULL;
-			if (*p == '~') {
-				if (p[1] != '0' && p[1] != '1')
-					return NULL;
-				p++;
-				tok[n++] = *p == '1' ? '/' : '~';
-			} else
-				tok[n++] = *p;
-		}
-		tok[n] = '\0';
-		if (json_is_object(cur))
-			cur = json_object_get(cur, tok);
-		else if (json_is_array(cur)) {
-			if (n == 0 || (n > 1 && tok[0] == '0') ||
-			    tok[0] < '0' || tok[0] > '9')
-				return NULL;
-			errno = 0;
-			idx = strtoul(tok, &end, 10);
-			if (errno != 0 || *end != '\0')
-				return NULL;
-			cur = json_array_get(cur, idx);
-		} else
-			return NULL;
-	}
-	return cur;
-}
 
 /* 1 if s holds no control character. */
 static int
@@ -82,16 +38,36 @@ printable(const char *s)
 }
 
 /*
+ * The string at node i of d copied into buf[0..bufsz) (cut short if it
+ * is longer: the callers' length checks then refuse it), or NULL if the
+ * node is not a string.  jsondoc strings hold no NUL.
+ */
+static const char *
+string_at(const struct jsondoc *d, long i, char *buf, size_t bufsz)
+{
+	const char	*s;
+	size_t		 len;
+
+	if ((s = jsondoc_string(d, i, &len)) == NULL)
+		return NULL;
+	if (len >= bufsz)
+		len = bufsz - 1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+/*
  * The key from one source into *out (owned).  Returns HOOK_OK with
  * *out NULL if the source is absent, HOOK_OK with *out set, or an error.
  */
 static enum hook_err
-key_from(const struct src *s, const struct req *rq, json_t *root,
+key_from(const struct src *s, const struct req *rq, const struct jsondoc *d,
     const char *hash, char **out, const char **why)
 {
-	char		 num[32];
+	char		 buf[EVENT_KEY_MAX + 2];
 	const char	*v = NULL;
-	json_t		*j;
+	long		 j;
 
 	*out = NULL;
 	switch (s->kind) {
@@ -100,16 +76,14 @@ key_from(const struct src *s, const struct req *rq, json_t *root,
 			return HOOK_OK;
 		break;
 	case SRC_JSON:
-		if ((j = pointer_get(root, s->arg)) == NULL ||
-		    json_is_null(j))
+		if ((j = jsondoc_get(d, s->arg)) == -1 ||
+		    jsondoc_kind(d, j) == JSONDOC_NULL)
 			return HOOK_OK;
-		if (json_is_string(j))
-			v = json_string_value(j);
-		else if (json_is_integer(j)) {
-			snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT,
-			    json_integer_value(j));
-			v = num;
-		} else {
+		if (jsondoc_kind(d, j) == JSONDOC_INTEGER) {
+			snprintf(buf, sizeof(buf), "%lld",
+			    jsondoc_integer(d, j));
+			v = buf;
+		} else if ((v = string_at(d, j, buf, sizeof(buf))) == NULL) {
 			*why = "idempotency key is not a string or integer";
 			return HOOK_EBADKEY;
 		}
@@ -131,11 +105,12 @@ key_from(const struct src *s, const struct req *rq, json_t *root,
 
 /* The event type from the first source that has one; NULL if none. */
 static enum hook_err
-type_from(const struct srclist *sl, const struct req *rq, json_t *root,
-    char **out, const char **why)
+type_from(const struct srclist *sl, const struct req *rq,
+    const struct jsondoc *d, char **out, const char **why)
 {
+	char		 buf[EVENT_TYPE_MAX + 2];
 	const char	*v = NULL;
-	json_t		*j;
+	long		 j;
 	size_t		 i;
 
 	*out = NULL;
@@ -143,8 +118,8 @@ type_from(const struct srclist *sl, const struct req *rq, json_t *root,
 		if (sl->v[i].kind == SRC_HEADER)
 			v = req_header(rq, sl->v[i].arg);
 		else if (sl->v[i].kind == SRC_JSON &&
-		    (j = pointer_get(root, sl->v[i].arg)) != NULL)
-			v = json_string_value(j);
+		    (j = jsondoc_get(d, sl->v[i].arg)) != -1)
+			v = string_at(d, j, buf, sizeof(buf));
 		if (v != NULL && *v == '\0')
 			v = NULL;
 	}
@@ -159,69 +134,27 @@ type_from(const struct srclist *sl, const struct req *rq, json_t *root,
 	return HOOK_OK;
 }
 
-/* 1 if v is a real holding a whole number below 2^53, put in *w. */
-static int
-whole(const json_t *v, json_int_t *w)
-{
-	double	 d;
-
-	if (!json_is_real(v))
-		return 0;
-	d = json_real_value(v);
-	if (d <= -9007199254740992.0 || d >= 9007199254740992.0 ||
-	    (double)(json_int_t)d != d)
-		return 0;
-	*w = (json_int_t)d;
-	return 1;
-}
-
-/*
- * Write every real that holds a whole number below 2^53 as an integer,
- * so 1, 1.0 and 1e0 are one number in the canonical form, as in RFC
- * 8785.  Other reals keep jansson's round-trip formatting.  Returns 0,
- * or -1 if out of memory.
- */
-static int
-normalize(json_t *j)
-{
-	const char	*k;
-	json_t		*v;
-	json_int_t	 w;
-	size_t		 i;
-
-	if (json_is_object(j)) {
-		json_object_foreach(j, k, v)
-			if (whole(v, &w) ?
-			    json_object_set_new(j, k, json_integer(w)) != 0 :
-			    normalize(v) == -1)
-				return -1;
-	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v)
-			if (whole(v, &w) ?
-			    json_array_set_new(j, i, json_integer(w)) != 0 :
-			    normalize(v) == -1)
-				return -1;
-	}
-	return 0;
-}
-
 /*
  * A sender's URL check (the scheme's challenge type at /type): copy the
  * string at /challenge and return HOOK_CHALLENGE; HOOK_OK if this is
  * no such check.
  */
 static enum hook_err
-challenge(const struct conf_endpoint *ep, json_t *root, struct event *ev,
-    const char **why)
+challenge(const struct conf_endpoint *ep, const struct jsondoc *d,
+    struct event *ev, const char **why)
 {
+	char		 tbuf[EVENT_TYPE_MAX + 2], cbuf[EVENT_KEY_MAX + 2];
 	const char	*t, *c;
+	long		 i;
 
 	if (ep->scheme->challenge == NULL ||
-	    (t = json_string_value(json_object_get(root, "type"))) == NULL ||
+	    (i = jsondoc_get(d, "/type")) == -1 ||
+	    (t = string_at(d, i, tbuf, sizeof(tbuf))) == NULL ||
 	    strcmp(t, ep->scheme->challenge) != 0)
 		return HOOK_OK;
-	if ((c = json_string_value(json_object_get(root, "challenge"))) ==
-	    NULL || strlen(c) > EVENT_KEY_MAX || !printable(c)) {
+	if ((i = jsondoc_get(d, "/challenge")) == -1 ||
+	    (c = string_at(d, i, cbuf, sizeof(cbuf))) == NULL ||
+	    strlen(c) > EVENT_KEY_MAX || !printable(c)) {
 		*why = "challenge missing or not usable";
 		return HOOK_EJSON;
 	}
@@ -231,62 +164,32 @@ challenge(const struct conf_endpoint *ep, json_t *root, struct event *ev,
 }
 
 /*
- * Remove the top-level members the provider may change between attempts
- * at one event, so that a retry hashes the same.  The raw body, which
- * actions see, keeps them.
+ * Leave out of the canonical form the top-level members the provider
+ * may change between attempts at one event, so that a retry hashes the
+ * same.  The raw body, which actions see, keeps them.
  */
 static void
-forget_volatile(const struct conf_endpoint *ep, json_t *root)
+forget_volatile(const struct conf_endpoint *ep, struct jsondoc *d)
 {
 	const char *const	*m = ep->scheme->volatile_members;
 
 	for (; m != NULL && *m != NULL; m++)
-		(void)json_object_del(root, *m);
+		jsondoc_forget(d, *m);
 }
 
-/* SHA-256 hex of the canonical form of root (normalized) into hash. */
+/* SHA-256 hex of the canonical form of d into hash. */
 static int
-canonical_hash(json_t *root, char hash[CRYPTO_SHA256_HEXLEN + 1])
+canonical_hash(struct jsondoc *d, char hash[CRYPTO_SHA256_HEXLEN + 1])
 {
 	unsigned char	 md[CRYPTO_SHA256_LEN];
-	char		*text;
-	int		 rc;
+	const char	*text;
+	size_t		 len;
 
-	if ((text = json_dumps(root, CANON_FLAGS)) == NULL)
+	if ((text = jsondoc_canonical(d, &len)) == NULL ||
+	    crypto_sha256(text, len, md) == -1)
 		return -1;
-	rc = crypto_sha256(text, strlen(text), md);
-	free(text);
-	if (rc == 0)
-		crypto_hex(md, sizeof(md), hash);
-	return rc;
-}
-
-/*
- * Deepest nesting of arrays and objects in the JSON text (valid, as
- * jansson read it), the top level counting 1.
- */
-static size_t
-depth_of(const char *p, size_t sz)
-{
-	size_t	 d = 0, max = 0;
-	int	 instr = 0;
-
-	for (; sz > 0; p++, sz--) {
-		if (instr) {
-			if (*p == '\\' && sz > 1) {
-				p++;
-				sz--;
-			} else if (*p == '"')
-				instr = 0;
-		} else if (*p == '"')
-			instr = 1;
-		else if (*p == '[' || *p == '{') {
-			if (++d > max)
-				max = d;
-		} else if ((*p == ']' || *p == '}') && d > 0)
-			d--;
-	}
-	return max;
+	crypto_hex(md, sizeof(md), hash);
+	return 0;
 }
 
 /* The value of the four hex digits at p (checked by the caller). */
@@ -510,14 +413,14 @@ event_extract(const struct conf_endpoint *ep, const struct req *rq,
 static enum hook_err
 finish(struct event *ev)
 {
-	json_t	*root = ev->doc;
+	struct jsondoc	*d = ev->doc;
 
-	if (root == NULL)
+	if (d == NULL)
 		return HOOK_OK;
-	if ((ev->hash[0] == '\0' && canonical_hash(root, ev->hash) == -1) ||
+	if ((ev->hash[0] == '\0' && canonical_hash(d, ev->hash) == -1) ||
 	    normalize_strings(ev, ev->payload, ev->payloadsz) == -1)
 		return HOOK_ESYSTEM;
-	json_decref(root);
+	jsondoc_free(d);
 	ev->doc = NULL;
 	return HOOK_OK;
 }
@@ -530,51 +433,45 @@ static enum hook_err
 extract(const struct conf_endpoint *ep, const struct req *rq,
     const char *body, size_t bodysz, struct event *ev, const char **why)
 {
-	json_error_t	 jerr;
-	json_t		*root;
+	struct jsondoc	*d;
 	enum hook_err	 er;
 	size_t		 i;
-	char		 etext[4 * JSON_ERROR_TEXT_LENGTH];
 
 	memset(ev, 0, sizeof(*ev));
 	*why = NULL;
-	if ((root = json_loadb(body, bodysz, JSON_REJECT_DUPLICATES,
-	    &jerr)) == NULL) {
-		if (log_enabled(LOG_LEVEL_DEBUG))
-			log_debug("json: line %d column %d: %s", jerr.line,
-			    jerr.column, log_escape(etext, sizeof(etext),
-			    jerr.text));
+	switch (jsondoc_read(body, bodysz, 0, &d)) {
+	case JSONDOC_OK:
+		break;
+	case JSONDOC_EJSON:
 		*why = "body is not valid JSON";
 		return HOOK_EJSON;
+	default:
+		return HOOK_ESYSTEM;
 	}
-	if (!json_is_object(root)) {
+	if (jsondoc_kind(d, 0) != JSONDOC_OBJECT) {
 		*why = "body is not a JSON object";
 		er = HOOK_EJSON;
 		goto out;
 	}
-	if (depth_of(body, bodysz) > EVENT_DEPTH_MAX) {
+	if (jsondoc_depth(d) > EVENT_DEPTH_MAX) {
 		*why = "body nests arrays and objects more than "
 		    STR(EVENT_DEPTH_MAX) " levels deep, more than actions can "
 		    "read";
 		er = HOOK_EJSON;
 		goto out;
 	}
-	forget_volatile(ep, root);
-	if (normalize(root) == -1) {
-		er = HOOK_ESYSTEM;
+	forget_volatile(ep, d);
+	if ((er = type_from(&ep->type, rq, d, &ev->type, why)) != HOOK_OK)
 		goto out;
-	}
-	if ((er = type_from(&ep->type, rq, root, &ev->type, why)) != HOOK_OK)
-		goto out;
-	if ((er = challenge(ep, root, ev, why)) != HOOK_OK)
+	if ((er = challenge(ep, d, ev, why)) != HOOK_OK)
 		goto out;
 	for (i = 0; i < ep->key.n && ev->key == NULL; i++) {
 		if (ep->key.v[i].kind == SRC_HASH && ev->hash[0] == '\0' &&
-		    canonical_hash(root, ev->hash) == -1) {
+		    canonical_hash(d, ev->hash) == -1) {
 			er = HOOK_ESYSTEM;
 			goto out;
 		}
-		if ((er = key_from(&ep->key.v[i], rq, root, ev->hash,
+		if ((er = key_from(&ep->key.v[i], rq, d, ev->hash,
 		    &ev->key, why)) != HOOK_OK)
 			goto out;
 	}
@@ -585,10 +482,10 @@ extract(const struct conf_endpoint *ep, const struct req *rq,
 	}
 	ev->payload = body;
 	ev->payloadsz = bodysz;
-	ev->doc = root;
+	ev->doc = d;
 	return HOOK_OK;
 out:
-	json_decref(root);
+	jsondoc_free(d);
 	if (er != HOOK_OK && er != HOOK_CHALLENGE)
 		event_clear(ev);
 	if (er == HOOK_ESYSTEM)
@@ -720,21 +617,23 @@ event_clear(struct event *ev)
 	free(ev->type);
 	free(ev->challenge);
 	free(ev->norm);
-	json_decref(ev->doc);
+	jsondoc_free(ev->doc);
 	memset(ev, 0, sizeof(*ev));
 }
 
 char *
 event_canonical(const char *text, size_t sz)
 {
-	json_t	*root;
-	char	*out;
+	struct jsondoc	*d;
+	const char	*c;
+	char		*out = NULL;
+	size_t		 len;
 
-	if ((root = json_loadb(text, sz, JSON_REJECT_DUPLICATES |
-	    JSON_DECODE_ANY, NULL)) == NULL)
+	if (jsondoc_read(text, sz, JSONDOC_ANY, &d) != JSONDOC_OK)
 		return NULL;
-	out = normalize(root) == 0 ? json_dumps(root, CANON_FLAGS) : NULL;
-	json_decref(root);
+	if ((c = jsondoc_canonical(d, &len)) != NULL)
+		out = strndup(c, len);
+	jsondoc_free(d);
 	return out;
 }
 

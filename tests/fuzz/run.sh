@@ -1,7 +1,9 @@
 #!/bin/sh
-# Build the libFuzzer target with clang (ASan + UBSan) and run it for
-# SECONDS (default 60) from a seed corpus of the providers' vectors.
-# Not part of make check: a tool for changes to sig.c, event.c, resp.c.
+# Build the libFuzzer targets with clang (ASan + UBSan) and run them for
+# SECONDS (default 60) between them: fuzz_request two thirds, from a
+# seed corpus of the providers' vectors; fuzz_jsondoc (jsondoc against
+# jansson) a third.  Not part of make check: a tool for changes to
+# sig.c, event.c, jsondoc.c, resp.c.
 # usage: tests/fuzz/run.sh [SECONDS]   (needs clang; run from anywhere)
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +20,7 @@ clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
     -I"$work" -I"$top/src" \
     "$top/tests/fuzz/fuzz_request.c" "$top/src/log.c" "$top/src/crypto.c" \
     "$top/src/sha256.c" \
-    "$top/src/conf.c" "$top/src/req.c" "$top/src/sig.c" "$top/src/event.c" "$top/src/jsonpeek.c" \
+    "$top/src/conf.c" "$top/src/req.c" "$top/src/sig.c" "$top/src/event.c" "$top/src/jsondoc.c" "$top/src/jsonpeek.c" \
     "$top/src/resp.c" $(pkg-config --cflags --libs jansson) \
     -o "$work/fuzz_request"
 printf 't=1614265330,v1=aa\0001614265330\000{"id":"evt_1","type":"x"}' \
@@ -27,5 +29,15 @@ printf 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=\000msg_p5jXN8AQM9LWM0D4l
     >"$work/corpus/standard"
 printf 'sha256=00\000k\000{"type":"url_verification","challenge":"c"}' \
     >"$work/corpus/slack"
-"$work/fuzz_request" -max_total_time="$secs" -max_len=4096 \
-    -print_final_stats=1 "$work/corpus"
+clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
+    -I"$work" -I"$top/src" \
+    "$top/tests/fuzz/fuzz_jsondoc.c" "$top/src/jsondoc.c" \
+    $(pkg-config --cflags --libs jansson) -o "$work/fuzz_jsondoc"
+mkdir -p "$work/jcorpus"
+printf '{"id":"evt_1","a":[1,2.5,1e2,-0.0,"\\u00e9\\n"],"b":{"":null}}' \
+    >"$work/jcorpus/event"
+printf '\001 1.5e300 ' >"$work/jcorpus/any"
+"$work/fuzz_jsondoc" -max_total_time="$((secs / 3 + 1))" -max_len=4096 \
+    -print_final_stats=1 "$work/jcorpus"
+"$work/fuzz_request" -max_total_time="$((secs - secs / 3))" \
+    -max_len=4096 -print_final_stats=1 "$work/corpus"
