@@ -43,10 +43,12 @@
  * duplicate it is, or claimed anew).
  *
  * Only over SQLite.  Under synchronous=full every claim goes to the
- * writer (a batch shares one fsync); under normal only one that finds
- * the write lock taken as it comes (the writer's one warm connection
- * instead of several re-reading each other's pages; a process alone
- * claims itself, where the hand-over would cost what it saves).  On
+ * writer (a batch shares one fsync); under normal one that finds the
+ * write lock taken as it comes, and from then on every claim while the
+ * writer's answers say other processes are connected to it (the
+ * writer's one warm connection instead of several re-reading each
+ * other's pages; a process alone claims itself, where the hand-over
+ * would cost what it saves).  On
  * MariaDB/MySQL the server commits concurrent transactions together
  * itself, and one connection for every process would put each one's
  * round trips behind the others' (measured slower).

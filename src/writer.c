@@ -283,7 +283,7 @@ writer_claim(void *arg, struct store_claim *c)
 		if (read_full(l->fd, (char *)&len, sizeof(len), &t0,
 		    l->timeout_ms, &what) == -1)
 			break;
-		if (len < sizeof(id) + sizeof(result) + sizeof(u) ||
+		if (len < sizeof(id) + sizeof(result) + 2 * sizeof(u) ||
 		    len > sizeof(reply)) {
 			what = "answered nonsense";
 			break;
@@ -295,12 +295,14 @@ writer_claim(void *arg, struct store_claim *c)
 		r.left = len;
 		if (get(&r, &got, sizeof(got)) == -1 ||
 		    get(&r, &result, sizeof(result)) == -1 ||
+		    get(&r, &u, sizeof(u)) == -1 ||
 		    get_str(&r, &why, &whysz) == -1) {
 			what = "answered nonsense";
 			break;
 		}
 		if (got != id)
 			continue;
+		l->peers = u;
 		c->result = (enum hook_err)result;
 		snprintf(c->why, sizeof(c->why), "%.*s", (int)whysz,
 		    why ? why : "");
@@ -458,10 +460,13 @@ peer_take(struct peer *q, struct pending *batch, size_t max,
 	return n;
 }
 
-/* Send each claim of the batch its result, then free the batch. */
+/*
+ * Send each claim of the batch its result and the number of peers
+ * connected, then free the batch.
+ */
 static void
 batch_answer(struct pending *batch, const struct store_claim *claims,
-    size_t n)
+    size_t n, uint32_t peers)
 {
 	struct buf	 b = { NULL, 0, 0 };
 	uint32_t	 len;
@@ -474,6 +479,7 @@ batch_answer(struct pending *batch, const struct store_claim *claims,
 		if (put_u32(&b, 0) == 0 &&
 		    put(&b, &batch[i].id, sizeof(batch[i].id)) == 0 &&
 		    put(&b, &result, sizeof(result)) == 0 &&
+		    put_u32(&b, peers) == 0 &&
 		    put_str(&b, claims[i].why, strlen(claims[i].why)) == 0) {
 			len = (uint32_t)(b.len - sizeof(len));
 			memcpy(b.p, &len, sizeof(len));
@@ -650,7 +656,7 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 	struct timespec			 alone;
 	sigset_t			 set;
 	unsigned long			 stats[3] = { 0, 0, 0 };
-	size_t				 i, nb, np, start = 0;
+	size_t				 i, nb, np, live, start = 0;
 	int				 rc, l = ps->lfd >= 0;
 
 	/* ps and the tests tell it from the workers. */
@@ -696,10 +702,13 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 			continue;
 		}
 		np = ps->n;
-		for (i = 0; i < np; i++)
+		live = 0;
+		for (i = 0; i < np; i++) {
 			if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR) &&
 			    peer_read(&ps->v[i]) == -1)
 				ps->v[i].dead = 1;
+			live += !ps->v[i].dead;
+		}
 		/* Every whole claim waiting, fairly from peer to peer. */
 		do {
 			nb = 0;
@@ -710,7 +719,7 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 			if (nb == 0)
 				break;
 			batch_run(cf, &st, batch, claims, nb, stats);
-			batch_answer(batch, claims, nb);
+			batch_answer(batch, claims, nb, (uint32_t)live);
 			if (st != NULL) {
 				store_maintain(st);
 				if (store_broken(st)) {

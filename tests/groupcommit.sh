@@ -14,7 +14,8 @@
 # - ONCEHOOK_GROUP_COMMIT=off: no writer, events processed as before;
 # - synchronous=normal: deliveries one at a time start no writer (a
 #   process hands a claim over only when the write lock is taken); under
-#   load one runs, and every answer holds as above.
+#   load one runs, and every answer holds as above; after it, while the
+#   writer says the others are connected, every claim goes to it.
 #
 # TAP.  Environment: ONCEHOOK_BIN, top_srcdir (set by make check).
 
@@ -104,12 +105,13 @@ load "$tmp/load.out"
 # middle of an upgrade) says no hello: every process claims its events
 # itself, none is answered 503 for it.
 secret=$(sed -n 's/^ONCEHOOK_SHOP_SECRET=//p' "$d/conf/env" | cut -d' ' -f1)
-# post KEY: deliver through lighttpd; prints the status code.
+# post KEY [SECONDS]: deliver through lighttpd, waiting at most SECONDS
+# (30) for the answer; prints the status code (000: none in time).
 post() {
 	_b=$(printf '{"eventId":"%s","type":"payment.success","metadata":{"orderId":"o_%s"},"transaction":{"id":"tx","amount":1,"currency":"EUR"}}' "$1" "$1")
 	_s=$(printf '%s' "$_b" | openssl dgst -sha256 -hmac "$secret" -r |
 	    cut -d' ' -f1)
-	curl -s -o /dev/null -w '%{http_code}' -m 30 \
+	curl -s -o /dev/null -w '%{http_code}' -m "${2:-30}" \
 	    -H 'Content-Type: application/json' \
 	    -H "X-Webhook-Signature: sha256=$_s" --data-binary "$_b" \
 	    "http://127.0.0.1:$lt_port/hooks/shop"
@@ -189,13 +191,39 @@ check $? "ONCEHOOK_GROUP_COMMIT=off: processed ($rows rows${bad:+,$bad}), no wri
 lt_stop
 
 # --- Part 4: synchronous=normal -------------------------------------------
-# A process hands its claim to the writer only when the write lock is
-# taken as it comes to claim: one delivery at a time starts no writer;
-# under load a writer runs, and every answer holds as under full.
+# A process hands its claim to the writer when the write lock is taken
+# as it comes to claim, then every claim while others are connected to
+# the writer: one delivery at a time starts no writer; under load a
+# writer runs, and every answer holds as under full.
 start_with "$tmp/normal" 4 ONCEHOOK_SYNCHRONOUS normal
 alone nrm
 check $? "normal, one delivery at a time: processed by the processes ($rows rows${bad:+,$bad}), no writer"
 load "$tmp/load-normal.out" --kills 0 --seconds 4 --label "normal: "
+# After the load every process has handed the writer a claim, and its
+# answers say four processes are connected: now even one delivery at a
+# time goes to the writer.  Stopped (SIGSTOP), it holds the delivery;
+# once it runs again the event is there once, and its retry is a
+# duplicate.  (A process that claimed itself would answer at once.)
+w=$(writers "$db")
+if [ "$(printf '%s\n' "$w" | grep -c .)" = 1 ]; then
+	kill -STOP "$w"
+	held=
+	for k in nrm-held1 nrm-held2 nrm-held3; do
+		held="$held$(post "$k" 1) "
+	done
+	kill -CONT "$w"
+	again=
+	for k in nrm-held1 nrm-held2 nrm-held3; do
+		again="$again$(post "$k") "
+	done
+	rows=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE key LIKE 'nrm-held%'")
+	orders=$(sqlite3 "$db" "SELECT count(*) FROM orders WHERE id LIKE 'o_nrm-held%'")
+	[ "$held" = "000 000 000 " ] && [ "$again" = "200 200 200 " ] &&
+	    [ "$rows" = 3 ] && [ "$orders" = 3 ]
+	check $? "normal, after the load: one delivery at a time waits for the stopped writer (answers $held), then each event is there once ($rows rows, $orders orders; retries $again)"
+else
+	check 1 "normal, after the load: one writer running (pids: $w)"
+fi
 lt_stop
 
 echo "1..$n"
