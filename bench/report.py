@@ -88,7 +88,8 @@ RATIOS = [
 ]
 
 FIGS = ("rps", "p50_ms", "p99_ms", "server_us", "app_us", "other_pct",
-        "rss_app_mb", "rss_total_mb", "procs", "wal_mb", "private_app_mb")
+        "rss_app_mb", "rss_total_mb", "procs", "wal_mb", "private_app_mb",
+        "rss_idle_mb")
 
 
 def summarise(lines):
@@ -113,7 +114,8 @@ def summarise(lines):
 def table(rows):
     t = ["| row | req/s | p50 ms | p99 ms | max ms | server CPU µs/req | "
          "of which "
-         "app | other CPU % | RSS MB per app process (private) | RSS MB total "
+         "app | other CPU % | RSS MB per app process (private); idle 2.5 s "
+         "later | RSS MB total "
          "| WAL peak MB | checks |",
          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for name, m in rows.items():
@@ -121,8 +123,10 @@ def table(rows):
                  "%s | %.1f | %s | %s |" % (
                      name, m["rps"], m["p50_ms"], m["p99_ms"], m["max_ms"],
                      m["server_us"], m["app_us"], m["other_pct"],
-                     "%d × %.1f (%.1f)" % (m["procs"], m["rss_app_mb"],
-                                          m["private_app_mb"])
+                     "%d × %.1f (%.1f); %.1f" % (m["procs"],
+                                                m["rss_app_mb"],
+                                                m["private_app_mb"],
+                                                m["rss_idle_mb"])
                      if m["procs"] else "-", m["rss_total_mb"],
                      "%.1f" % m["wal_mb"] if m["wal_mb"] else "-",
                      m["checks"].replace("|", "/")))

@@ -5,6 +5,9 @@
 
 #include <errno.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "io.h"
 
@@ -40,4 +43,12 @@ io_ms_since(const struct timespec *t0)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (long)(t.tv_sec - t0->tv_sec) * 1000 +
 	    (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+void
+io_trim(void)
+{
+#ifdef __GLIBC__
+	(void)malloc_trim(0);
+#endif
 }

@@ -17,4 +17,10 @@ void	io_clock(struct timespec *t0);
 /* Milliseconds since t0 (io_clock()). */
 long	io_ms_since(const struct timespec *t0);
 
+/*
+ * Give the allocator's free pages back to the kernel (glibc's
+ * malloc_trim(); nothing elsewhere): for a process gone idle.
+ */
+void	io_trim(void);
+
 #endif

@@ -144,6 +144,13 @@ mys_broken(const struct store *b)
 	return s->broken || mydb_lost(s->db);
 }
 
+/* The server keeps the caches: nothing to give back here. */
+static void
+mys_release(struct store *b)
+{
+	(void)b;
+}
+
 /* Idle for 30 s: is the server still there?  A connection it closed
  * (wait_timeout, a restart) is let go now, not found dead by the next
  * delivery. */
@@ -1579,6 +1586,7 @@ static const struct store_ops mys_ops = {
 	mys_about,
 	mys_broken,
 	mys_idle,
+	mys_release,
 	mys_maintain,
 	mys_close,
 	mys_lookup,

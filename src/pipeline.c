@@ -20,6 +20,7 @@
 #include "conf.h"
 #include "counters.h"
 #include "event.h"
+#include "io.h"
 #include "log.h"
 #include "pipeline.h"
 #include "req.h"
@@ -77,6 +78,12 @@ pipeline_idle(struct pipeline *p)
 {
 	if (p->st != NULL && store_idle(p->st))
 		pipeline_clear(p);
+	if (p->released)
+		return;
+	if (p->st != NULL)
+		store_release(p->st);
+	io_trim();
+	p->released = 1;
 }
 
 /* The deferred event the last request claimed: its actions, now. */
@@ -514,6 +521,7 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	char		 ekey[160], etype[96], ewhy[400];
 	double		 ms;
 
+	p->released = 0;
 	memset(&t, 0, sizeof(t));
 	memset(&ev, 0, sizeof(ev));
 	clock_gettime(CLOCK_MONOTONIC, &t0);

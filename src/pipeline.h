@@ -48,6 +48,8 @@ struct pipeline {
 						   one request only */
 	size_t			 pending_ep;	/* that event, claimed by */
 	char			*pending_key;	/* the last request */
+	int			 released;	/* idle memory given back
+						   since the last request */
 };
 
 /* Start a pipeline over cf (may be NULL; then conferr says why). */
@@ -60,7 +62,11 @@ void	pipeline_claim_through(struct pipeline *, pipeline_claim_fn fn,
  * needed); the configuration stays the caller's. */
 void	pipeline_clear(struct pipeline *);
 
-/* Between requests (a second idle): close a store whose file moved. */
+/*
+ * Between requests (a second idle): close a store whose file moved;
+ * the first time since a request, give back the memory kept for speed
+ * (store_release(), then the allocator's free pages: io_trim()).
+ */
 void	pipeline_idle(struct pipeline *);
 
 /*

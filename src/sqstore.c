@@ -261,6 +261,14 @@ sqs_idle(struct store *b)
 	return sq_moved(s);
 }
 
+static void
+sqs_release(struct store *b)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+
+	(void)sqlite3_db_release_memory(s->db);
+}
+
 /*
  * The log's size after each commit of this connection.  Setting it
  * turns SQLite's automatic checkpoint off: store_maintain() does it.
@@ -1886,6 +1894,7 @@ static const struct store_ops sqs_ops = {
 	sqs_about,
 	sqs_broken,
 	sqs_idle,
+	sqs_release,
 	sqs_maintain,
 	sqs_close,
 	sqs_lookup,

@@ -63,6 +63,12 @@ store_idle(struct store *s)
 }
 
 void
+store_release(struct store *s)
+{
+	s->ops->release(s);
+}
+
+void
 store_maintain(struct store *s)
 {
 	s->ops->maintain(s);

@@ -134,6 +134,13 @@ int		 store_broken(const struct store *);
  */
 int		 store_idle(struct store *);
 /*
+ * Idle for a while (no request for a second): give back the memory the
+ * connection keeps only for speed (SQLite's page cache), so that the
+ * processes of a quiet site hold little.  The next request reads the
+ * pages again (from the kernel's cache).
+ */
+void		 store_release(struct store *);
+/*
  * Between requests, once the answer is out: keep the log bounded (a
  * checkpoint that starts it over past 1,000 pages, under the write
  * lock).  Failures are logged; store_broken() says if the connection

@@ -22,6 +22,7 @@ struct store_ops {
 	int		(*about)(struct store *, char *, size_t);
 	int		(*broken)(const struct store *);
 	int		(*idle)(struct store *);
+	void		(*release)(struct store *);
 	void		(*maintain)(struct store *);
 	void		(*close)(struct store *);
 	enum hook_err	(*lookup)(struct store *, size_t,

@@ -658,6 +658,7 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 	unsigned long			 stats[3] = { 0, 0, 0 };
 	size_t				 i, nb, np, live, start = 0;
 	int				 rc, l = ps->lfd >= 0;
+	int				 released = 1;
 
 	/* ps and the tests tell it from the workers. */
 	(void)prctl(PR_SET_NAME, "oncehook-writer", 0, 0, 0);
@@ -691,11 +692,18 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 		    errno != EINTR)
 			break;
 		if (rc <= 0) {
-			/* Idle: the moved-file check, and the log's upkeep. */
+			/* Idle: the moved-file check, and the log's upkeep;
+			 * the first idle second, memory given back. */
 			if (st != NULL && (store_idle(st) ||
 			    store_broken(st))) {
 				store_close(st);
 				st = NULL;
+			}
+			if (!released) {
+				if (st != NULL)
+					store_release(st);
+				io_trim();
+				released = 1;
 			}
 			if (l && ps->n == 0 && io_ms_since(&alone) >= linger_ms)
 				break;
@@ -718,6 +726,7 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 			start = np ? (start + 1) % np : 0;
 			if (nb == 0)
 				break;
+			released = 0;
 			batch_run(cf, &st, batch, claims, nb, stats);
 			batch_answer(batch, claims, nb, (uint32_t)live);
 			if (st != NULL) {
