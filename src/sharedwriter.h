@@ -45,8 +45,8 @@
  * Only over SQLite.  Under synchronous=full every claim goes to the
  * writer (a batch shares one fsync); under normal one that finds the
  * write lock taken as it comes, and from then on every claim while the
- * writer's answers say other processes are connected to it (the
- * writer's one warm connection instead of several re-reading each
+ * writer's answers say other processes sent it claims in the last 2 s
+ * (the writer's one warm connection instead of several re-reading each
  * other's pages; a process alone claims itself, where the hand-over
  * would cost what it saves).  On
  * MariaDB/MySQL the server commits concurrent transactions together

@@ -322,7 +322,16 @@ struct peer {
 	int		 fd;
 	struct buf	 in;
 	int		 dead;		/* broken: no longer read */
+	int		 sent;		/* it has sent something, at last */
+	struct timespec	 last;
 };
+
+/*
+ * A peer that sent something within the last WRITER_ACTIVE_MS counts in
+ * the answers' number of peers (writer.h): a quiet site's processes,
+ * connected since a busy moment, claim their own events again.
+ */
+#define WRITER_ACTIVE_MS	2000
 
 /* A claim in the batch: its frame (the event points into it). */
 struct pending {
@@ -712,10 +721,16 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 		np = ps->n;
 		live = 0;
 		for (i = 0; i < np; i++) {
-			if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR) &&
-			    peer_read(&ps->v[i]) == -1)
-				ps->v[i].dead = 1;
-			live += !ps->v[i].dead;
+			if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+				if (peer_read(&ps->v[i]) == -1)
+					ps->v[i].dead = 1;
+				else {
+					ps->v[i].sent = 1;
+					io_clock(&ps->v[i].last);
+				}
+			}
+			live += !ps->v[i].dead && ps->v[i].sent &&
+			    io_ms_since(&ps->v[i].last) < WRITER_ACTIVE_MS;
 		}
 		/* Every whole claim waiting, fairly from peer to peer. */
 		do {

@@ -41,8 +41,8 @@
  *           norm, each a u32 length and its bytes (type and norm:
  *           WRITER_NONE for NULL);
  *   result: u64 id, i32 result (enum hook_err), u32 the number of
- *           peers connected to the writer (serve: its workers), u32
- *           length and the why.
+ *           peers connected to the writer that sent it something in the
+ *           last 2 s (serve: its workers), u32 length and the why.
  * The shared writer first sends WRITER_HELLO (a u32) on each connection
  * it accepted.
  */
@@ -71,8 +71,8 @@ struct writer_link {
 	int		 broken;	/* the writer is gone, or spoke
 					   nonsense: the link is useless */
 	pid_t		 pid;		/* in the claims' ids; 0: ask */
-	uint32_t	 peers;		/* connected to the writer at its
-					   last answer (0: none yet) */
+	uint32_t	 peers;		/* active peers of the writer at
+					   its last answer (0: none yet) */
 };
 
 /*

@@ -9,11 +9,14 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,7 @@
 
 #include "conf.h"
 #include "crypto.h"
+#include "event.h"
 #include "hook.h"
 #include "jsondoc.h"
 #include "pipeline.h"
@@ -31,6 +35,7 @@
 #include "store.h"
 #include "tap.h"
 #include "testlib.h"
+#include "writer.h"
 
 #define NOW		((time_t)1700000000)
 #define MAXBODY		4096
@@ -447,6 +452,89 @@ test_idle_release(struct pipeline *p, sqlite3 *q)
 	    "count(*) FROM orders WHERE id = 'oia'") == 1,
 	    "idle: the next event processed as before (%d)", r.status);
 	resp_clear(&r);
+}
+
+/* One claim of key through link l: the writer's result. */
+static enum hook_err
+writer_says(struct writer_link *l, const char *key)
+{
+	struct store_claim	 c;
+	struct event		 ev;
+	enum hook_err		 er = HOOK_ESYSTEM;
+	char			 body[64], hash[CRYPTO_SHA256_HEXLEN + 1];
+	unsigned char		 md[CRYPTO_SHA256_LEN];
+
+	/* Its own payload and hash: the endpoint refuses a payload again
+	 * under another key (replay guard). */
+	snprintf(body, sizeof(body), "{\"id\":\"%s\"}", key);
+	if (crypto_sha256(body, strlen(body), md) == -1)
+		BAIL("sha256");
+	crypto_hex(md, sizeof(md), hash);
+	if (event_stored(&ev, key, "payment.success", hash, body,
+	    strlen(body), (long long)time(NULL)) != HOOK_OK)
+		BAIL("event_stored");
+	memset(&c, 0, sizeof(c));
+	c.ev = &ev;
+	if (writer_claim(l, &c) == 0)
+		er = c.result;
+	event_clear(&ev);
+	return er;
+}
+
+/*
+ * The writer's answers count the peers that sent it something in the
+ * last 2 s (writer.h): two workers claiming, then one alone after a
+ * quiet spell.  Under normal, a FastCGI process hands every claim over
+ * only while that count is 2 or more (sharedwriter.c).
+ */
+static void
+test_writer_peers(const struct conf *cf)
+{
+	struct writer_link	 l[2];
+	int			 sv[2][2], fds[2], st;
+	pid_t			 pid;
+	enum hook_err		 a, b, c, d;
+	uint32_t		 pb, pc, pd;
+	size_t			 i;
+
+	for (i = 0; i < 2; i++)
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]) == -1)
+			BAIL("socketpair: %s", strerror(errno));
+	if ((pid = fork()) == -1)
+		BAIL("fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(sv[0][0]);
+		close(sv[1][0]);
+		fds[0] = sv[0][1];
+		fds[1] = sv[1][1];
+		_exit(writer_main(cf, fds, 2));
+	}
+	memset(l, 0, sizeof(l));
+	for (i = 0; i < 2; i++) {
+		close(sv[i][1]);
+		l[i].fd = sv[i][0];
+		l[i].next = 1;
+		l[i].timeout_ms = 10000;
+	}
+	a = writer_says(&l[0], "evt-w1");
+	b = writer_says(&l[1], "evt-w2");
+	pb = l[1].peers;
+	c = writer_says(&l[0], "evt-w3");
+	pc = l[0].peers;
+	usleep(2300 * 1000);
+	d = writer_says(&l[0], "evt-w4");
+	pd = l[0].peers;
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	close(l[0].fd);
+	close(l[1].fd);
+	free(l[0].out);
+	free(l[1].out);
+	CHECK(a == HOOK_OK && b == HOOK_OK && c == HOOK_OK && d == HOOK_OK &&
+	    pb == 2 && pc == 2 && pd == 1, "writer: two workers claiming, "
+	    "its answers say 2 peers (%u, %u); after 2.3 s of quiet, one "
+	    "claiming alone is told 1 (%u); results %d %d %d %d", pb, pc, pd,
+	    a, b, c, d);
 }
 
 static void
@@ -1051,6 +1139,7 @@ main(void)
 	test_slack(&p, q);
 	test_idle_release(&p, q);
 	pipeline_clear(&p);
+	test_writer_peers(cf);
 	test_misconfigured();
 	test_cgi_unprepared(cf);	/* last: it drops a table */
 
