@@ -62,6 +62,26 @@ lineof(const char *text, const char *p)
 	return n;
 }
 
+/* The offsets of af's newlines into af->nl: 0, or -1 (out of memory). */
+static int
+index_lines(struct actfile *af)
+{
+	const char	*p = af->text, *end = af->text + af->len;
+	size_t		 cap = 0, *v;
+
+	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		if (af->nnl == cap) {
+			cap = cap == 0 ? 128 : cap * 2;
+			if ((v = reallocarray(af->nl, cap, sizeof(*v))) == NULL)
+				return -1;
+			af->nl = v;
+		}
+		af->nl[af->nnl++] = (size_t)(p - af->text);
+		p++;
+	}
+	return 0;
+}
+
 /* The start of the next marker line at or after p (a line's start), or
  * NULL. */
 static const char *
@@ -200,7 +220,7 @@ actfile_read(const char *path, int flags, struct actfile *af, char *err,
 		return -1;
 	/* The text ends at a NUL byte, as SQLite reads it. */
 	af->len = strlen(af->text);
-	if ((af->path = strdup(path)) == NULL)
+	if ((af->path = strdup(path)) == NULL || index_lines(af) == -1)
 		goto oom;
 	m = next_marker(af->text);
 	af->setup_end = m != NULL ? (size_t)(m - af->text) : af->len;
@@ -215,7 +235,7 @@ actfile_read(const char *path, int flags, struct actfile *af, char *err,
 		af->v = s;
 		s = &af->v[af->n++];
 		memset(s, 0, sizeof(*s));
-		s->line = lineof(af->text, m);
+		s->line = actfile_line(af, (size_t)(m - af->text));
 		if (parse_types(&s->types, m + sizeof(MARKER) - 1,
 		    (size_t)(eol - m) - (sizeof(MARKER) - 1), &why) == -1) {
 			if (why == NULL)
@@ -253,7 +273,17 @@ actfile_find(const struct actfile *af, const char *type)
 int
 actfile_line(const struct actfile *af, size_t off)
 {
-	return lineof(af->text, af->text + off);
+	size_t	 lo = 0, hi = af->nnl, mid;
+
+	/* The newlines before off, plus one. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (af->nl[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (int)lo + 1;
 }
 
 void
@@ -266,6 +296,7 @@ actfile_free(struct actfile *af)
 	for (i = 0; i < af->n; i++)
 		types_free(af->v[i].types);
 	free(af->v);
+	free(af->nl);
 	free(af->path);
 	free(af->text);
 	memset(af, 0, sizeof(*af));

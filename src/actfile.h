@@ -43,6 +43,8 @@ struct actfile {
 	size_t		 setup_end;	/* setup: text[0..setup_end) */
 	struct actfile_section *v;	/* in the file's order */
 	size_t		 n;
+	size_t		*nl;		/* offsets of the text's newlines, */
+	size_t		 nnl;		/* for actfile_line() */
 	const struct actfile_section *catchall;	/* "*", or NULL */
 };
 
@@ -63,8 +65,9 @@ int		 actfile_read(const char *path, int flags, struct actfile *af,
 const struct actfile_section *
 		 actfile_find(const struct actfile *, const char *type);
 
-/* The line (from 1) of the byte at offset off of the file's text;
- * text must still be there. */
+/* The line (from 1) of the byte at offset off of the file's text (a
+ * binary search: a CGI request asks it for each statement it prepares);
+ * text need not be there any more. */
 int		 actfile_line(const struct actfile *, size_t off);
 
 /* Free what af holds and empty it; an empty af is fine. */

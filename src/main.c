@@ -215,6 +215,7 @@ int
 main(int argc, char **argv)
 {
 	no_core();
+	store_process_init();
 	if (argc > 2 && strcmp(argv[1], "--env-file") == 0) {
 		if (env_file(argv[2]) == -1)
 			return 2;

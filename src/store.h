@@ -333,6 +333,14 @@ const char	*store_engine(const struct store *);
  * shared library this process loaded. */
 const char	*store_sqlite_version(void);
 /*
+ * Once, first thing in main(), before any store is opened: SQLite set
+ * up for a process that uses it from one thread (oncehook's processes
+ * do; serve's workers are processes): no mutexes, no memory
+ * statistics.  Programs that skip it (the tests) keep SQLite's
+ * defaults.
+ */
+void		 store_process_init(void);
+/*
  * For "oncehook check": what the store is (the server's name and
  * version), after checking what only a server can say: the privileges
  * it needs, every section of the actions prepared.  0, or -1 with the
