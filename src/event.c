@@ -192,37 +192,12 @@ canonical_hash(struct jsondoc *d, char hash[CRYPTO_SHA256_HEXLEN + 1])
 	return 0;
 }
 
-/* The value of the four hex digits at p (checked by the caller). */
-static unsigned long
-hex4(const char *p)
-{
-	unsigned long	 v = 0;
-	int		 i, c;
-
-	for (i = 0; i < 4; i++) {
-		c = (unsigned char)p[i];
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (unsigned long)(c - '0');
-		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-			v |= (unsigned long)((c | 0x20) - 'a' + 10);
-	}
-	return v;
-}
-
 /* 1 if the six bytes at p, before end, are a \u escape. */
 static int
 is_u(const char *p, const char *end)
 {
-	int	 i;
-
-	if (end - p < 6 || p[0] != '\\' || p[1] != 'u')
-		return 0;
-	for (i = 2; i < 6; i++)
-		if (!((p[i] >= '0' && p[i] <= '9') ||
-		    ((p[i] | 0x20) >= 'a' && (p[i] | 0x20) <= 'f')))
-			return 0;
-	return 1;
+	return end - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
+	    jsondoc_hex4(p + 2) >= 0;
 }
 
 /*
@@ -255,26 +230,7 @@ put_char(char *o, unsigned long cp)
 		o[5] = hex[cp & 15];
 		return 6;
 	}
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xc0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xe0 | cp >> 12);
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | cp >> 18);
-	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	o[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
+	return jsondoc_utf8(o, cp);
 }
 
 /*
@@ -306,10 +262,11 @@ event_unescape(const char *text, size_t sz, size_t *outsz)
 				*o++ = *p++;	/* not JSON: as it is */
 				continue;
 			}
-			cp = hex4(p + 2);
+			cp = (unsigned long)jsondoc_hex4(p + 2);
 			p += 6;
 			if (cp >= 0xd800 && cp <= 0xdbff && is_u(p, end) &&
-			    (lo = hex4(p + 2)) >= 0xdc00 && lo <= 0xdfff) {
+			    (lo = (unsigned long)jsondoc_hex4(p + 2)) >=
+			    0xdc00 && lo <= 0xdfff) {
 				cp = 0x10000 + ((cp - 0xd800) << 10) +
 				    (lo - 0xdc00);
 				p += 6;

@@ -85,12 +85,18 @@ hexval(int c)
 	return -1;
 }
 
-/* The four hex digits at p (checked before). */
-static long
-hex4(const unsigned char *p)
+long
+jsondoc_hex4(const char *p)
 {
-	return (long)hexval(p[0]) << 12 | (long)hexval(p[1]) << 8 |
-	    (long)hexval(p[2]) << 4 | (long)hexval(p[3]);
+	long	 v = 0;
+	int	 i, h;
+
+	for (i = 0; i < 4; i++) {
+		if ((h = hexval((unsigned char)p[i])) < 0)
+			return -1;
+		v = v << 4 | h;
+	}
+	return v;
 }
 
 /*
@@ -122,8 +128,8 @@ utf8_seq(const unsigned char *p, const unsigned char *end)
 	return n;
 }
 
-static size_t
-put_utf8(char *o, unsigned long cp)
+size_t
+jsondoc_utf8(char *o, unsigned long cp)
 {
 	if (cp < 0x80) {
 		o[0] = (char)cp;
@@ -222,12 +228,12 @@ decode(struct rd *r, const unsigned char *raw, size_t sz, const char **s,
 			*o++ = (char)q[-1];
 			continue;
 		}
-		cp = (unsigned long)hex4(q);
+		cp = (unsigned long)jsondoc_hex4((const char *)q);
 		q += 4;
 		if (cp >= 0xD800 && cp <= 0xDBFF) {
 			if (end - q < 6 || q[0] != '\\' || q[1] != 'u')
 				return -1;
-			lo = (unsigned long)hex4(q + 2);
+			lo = (unsigned long)jsondoc_hex4((const char *)q + 2);
 			if (lo < 0xDC00 || lo > 0xDFFF)
 				return -1;
 			cp = ((cp - 0xD800) << 10) + (lo - 0xDC00) + 0x10000;
@@ -236,7 +242,7 @@ decode(struct rd *r, const unsigned char *raw, size_t sz, const char **s,
 			return -1;
 		if (cp < 0x20 || cp == '"' || cp == '\\')
 			*esc = 1;
-		o += put_utf8(o, cp);
+		o += jsondoc_utf8(o, cp);
 	}
 	*len = (size_t)(o - *s);
 	d->decn += *len;
@@ -269,9 +275,8 @@ read_string(struct rd *r, const char **s, size_t *len, unsigned char *esc)
 				p++;
 				continue;
 			case 'u':
-				if (end - p < 5 || hexval(p[1]) < 0 ||
-				    hexval(p[2]) < 0 || hexval(p[3]) < 0 ||
-				    hexval(p[4]) < 0)
+				if (end - p < 5 ||
+				    jsondoc_hex4((const char *)p + 1) < 0)
 					return -1;
 				p += 5;
 				continue;
@@ -439,6 +444,26 @@ push_member(struct rd *r, const char *name, size_t len, long node)
 
 static long	read_value(struct rd *, size_t);
 
+/*
+ * After a member or an element: 1 past a ',' (another follows), 0 past
+ * the closing byte, -1 for anything else.
+ */
+static int
+after_item(struct rd *r, char close)
+{
+	skip_ws(r);
+	if (r->p < r->end && *r->p == ',') {
+		r->p++;
+		skip_ws(r);
+		return 1;
+	}
+	if (r->p < r->end && *r->p == (unsigned char)close) {
+		r->p++;
+		return 0;
+	}
+	return -1;
+}
+
 /* The object at r->p (its '{'), at level: its node, or -1. */
 static long
 read_object(struct rd *r, size_t level)
@@ -447,6 +472,7 @@ read_object(struct rd *r, size_t level)
 	size_t		 len, base = r->nm;
 	unsigned char	 esc;
 	long		 obj, child;
+	int		 more;
 
 	if ((obj = new_node(r, JSONDOC_OBJECT)) == -1)
 		return -1;
@@ -472,18 +498,11 @@ read_object(struct rd *r, size_t level)
 		r->d->n[child].nameesc = esc;
 		if (push_member(r, name, len, child) == -1)
 			return -1;
-		skip_ws(r);
-		if (r->p < r->end && *r->p == ',') {
-			r->p++;
-			skip_ws(r);
-			continue;
-		}
-		if (r->p < r->end && *r->p == '}')
+		if ((more = after_item(r, '}')) != 1)
 			break;
-		return -1;
 	}
-	r->p++;
-	if (close_object(r, obj, r->m + base, r->nm - base) == -1)
+	if (more == -1 ||
+	    close_object(r, obj, r->m + base, r->nm - base) == -1)
 		return -1;
 	r->nm = base;
 	return obj;
@@ -494,6 +513,7 @@ static long
 read_array(struct rd *r, size_t level)
 {
 	long	 arr, child, prev = 0;
+	int	 more;
 
 	if ((arr = new_node(r, JSONDOC_ARRAY)) == -1)
 		return -1;
@@ -511,18 +531,10 @@ read_array(struct rd *r, size_t level)
 		else
 			r->d->n[prev].next = (uint32_t)child;
 		prev = child;
-		skip_ws(r);
-		if (r->p < r->end && *r->p == ',') {
-			r->p++;
-			skip_ws(r);
-			continue;
-		}
-		if (r->p < r->end && *r->p == ']')
+		if ((more = after_item(r, ']')) != 1)
 			break;
-		return -1;
 	}
-	r->p++;
-	return arr;
+	return more == 0 ? arr : -1;
 }
 
 /* A literal: jansson reads the whole run of letters, then compares. */

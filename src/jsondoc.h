@@ -82,6 +82,15 @@ long long	 jsondoc_integer(const struct jsondoc *, long node);
 void		 jsondoc_forget(struct jsondoc *, const char *name);
 
 /*
+ * Two pieces of JSON strings, shared with event.c's event_unescape():
+ * the value of the four hex digits at p (four bytes read), or -1 if one
+ * is not a hex digit; the UTF-8 bytes of code point cp (at most
+ * U+10FFFF) at o, their number (1 to 4) returned.
+ */
+long		 jsondoc_hex4(const char *p);
+size_t		 jsondoc_utf8(char *o, unsigned long cp);
+
+/*
  * The canonical form of the document, NUL-terminated, its length in
  * *len; owned by the document (valid until the next call or the free).
  * NULL if out of memory.

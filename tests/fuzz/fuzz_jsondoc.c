@@ -17,58 +17,8 @@
 
 #include <jansson.h>
 
+#include "jansson_oracle.h"
 #include "jsondoc.h"
-
-static void
-normalize(json_t *j)
-{
-	const char	*k;
-	json_t		*v;
-	size_t		 i;
-	double		 d;
-
-	if (json_is_object(j)) {
-		json_object_foreach(j, k, v) {
-			d = json_is_real(v) ? json_real_value(v) : 0.5;
-			if (d > -9007199254740992.0 && d < 9007199254740992.0 &&
-			    (double)(json_int_t)d == d)
-				json_object_set_new(j, k,
-				    json_integer((json_int_t)d));
-			else
-				normalize(v);
-		}
-	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v) {
-			d = json_is_real(v) ? json_real_value(v) : 0.5;
-			if (d > -9007199254740992.0 && d < 9007199254740992.0 &&
-			    (double)(json_int_t)d == d)
-				json_array_set_new(j, i,
-				    json_integer((json_int_t)d));
-			else
-				normalize(v);
-		}
-	}
-}
-
-static size_t
-depth(const json_t *j)
-{
-	const char	*k;
-	json_t		*v;
-	size_t		 i, m = 0, d;
-
-	if (!json_is_object(j) && !json_is_array(j))
-		return 0;
-	if (json_is_object(j)) {
-		json_object_foreach((json_t *)j, k, v)
-			if ((d = depth(v)) > m)
-				m = d;
-	} else
-		json_array_foreach(j, i, v)
-			if ((d = depth(v)) > m)
-				m = d;
-	return m + 1;
-}
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -105,7 +55,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	normalize(j);
-	want = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	want = json_dumps(j, CANON_FLAGS);
 	got = jsondoc_canonical(d, &len);
 	if (want == NULL || got == NULL)
 		abort();
