@@ -81,9 +81,7 @@ has_target(void *arg, const char *topic)
 static void
 nap(long ms)
 {
-	struct timespec	 ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	(void)nanosleep(&ts, NULL);
+	io_nap_us(ms * 1000L);
 }
 
 /* One attempt at it: 0 sent, -1 not (why). */

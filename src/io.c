@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -43,6 +44,14 @@ io_ms_since(const struct timespec *t0)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (long)(t.tv_sec - t0->tv_sec) * 1000 +
 	    (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+void
+io_nap_us(long us)
+{
+	struct timespec	 ts = { us / 1000000L, (us % 1000000L) * 1000L };
+
+	(void)nanosleep(&ts, NULL);
 }
 
 void

@@ -1,6 +1,7 @@
 /*
- * oncehook: the two system helpers several rooms share -- writing a
- * whole buffer to a descriptor, and elapsed time on the monotonic clock.
+ * oncehook: the system helpers several rooms share -- writing a whole
+ * buffer to a descriptor, elapsed time on the monotonic clock, a short
+ * sleep, memory given back.
  */
 #ifndef ONCEHOOK_IO_H
 #define ONCEHOOK_IO_H
@@ -16,6 +17,9 @@ void	io_clock(struct timespec *t0);
 
 /* Milliseconds since t0 (io_clock()). */
 long	io_ms_since(const struct timespec *t0);
+
+/* Sleep us microseconds (a signal may end it sooner). */
+void	io_nap_us(long us);
 
 /*
  * Give the allocator's free pages back to the kernel (glibc's

@@ -137,6 +137,9 @@ pipeline_after(struct pipeline *p)
 	}
 	if (p->st == NULL)
 		return;
+	if (p->copy)
+		store_copy(p->st);
+	p->copy = 0;
 	store_maintain(p->st);
 	if (store_broken(p->st))
 		pipeline_clear(p);
@@ -360,6 +363,7 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 		if (p->claim == NULL || p->claim(p->claim_arg, &c) == -1)
 			(void)store_claim(p->st, &c, 1);
 		er = c.result;
+		p->copy |= c.copy;
 		if (c.why[0] != '\0')
 			why_set(&t->why, "%s", c.why);
 		if (er == HOOK_EACTION)

@@ -50,6 +50,8 @@ struct pipeline {
 	char			*pending_key;	/* the last request */
 	int			 released;	/* idle memory given back
 						   since the last request */
+	int			 copy;		/* the writer asked for
+						   store_copy() */
 };
 
 /* Start a pipeline over cf (may be NULL; then conferr says why). */
@@ -72,7 +74,7 @@ void	pipeline_idle(struct pipeline *);
 /*
  * After a request is answered: the actions of the event it claimed in
  * deferred mode (if run_after; else `oncehook work` runs them), then the
- * store's upkeep (store_maintain()).
+ * store's upkeep (store_copy() if the writer asked, store_maintain()).
  */
 void	pipeline_after(struct pipeline *);
 

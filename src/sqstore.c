@@ -26,6 +26,7 @@
 #include "action.h"
 #include "conf.h"
 #include "event.h"
+#include "io.h"
 #include "log.h"
 #include "migrations.h"
 #include "store.h"
@@ -292,11 +293,37 @@ on_wal(void *arg, sqlite3 *db, const char *name, int frames)
  * grows without end (tens of MB a minute).  Here, between requests (the
  * answer is out), past CKPT_FRAMES: take the write lock, so oncehook's
  * writers queue in the kernel rather than extend the log meanwhile, and
- * RESTART: copy everything, waiting a moment (CKPT_WAIT_MS) for readers,
- * so the next commit writes the log from its start.  Busy: next time.
+ * RESTART: copy everything, then start the log over if no reader is in
+ * it.  If one is (a lookup of some microseconds), busy: the copy is
+ * done, and the next commit, or the next call, starts the log over.
+ * Past CKPT_FRAMES_LONG (busy that often) it waits for the readers, in
+ * naps of CKPT_NAP_US, at most CKPT_NAPS of them: not with SQLite's
+ * busy handler, which sleeps whole milliseconds while every claim of a
+ * writer waits behind this checkpoint.
+ *
+ * The copy is most of a checkpoint's cost (a read and a write of each
+ * page, then an fdatasync of the database's scattered pages: some
+ * milliseconds for 1,000 pages, and every claim queued behind it).  A
+ * writer that claims for other processes (writer.h) therefore asks them,
+ * every STORE_COPY_STEP pages (store_copy_due()), to copy the log
+ * between their requests (store_copy(): a PASSIVE checkpoint on their
+ * own connections, beside its commits); its own checkpoint then copies
+ * the last pages only.
  */
 #define CKPT_FRAMES	1000
-#define CKPT_WAIT_MS	20
+#define CKPT_FRAMES_LONG 2000
+#define CKPT_NAP_US	100
+#define CKPT_NAPS	20
+
+static int
+ckpt_nap(void *arg, int n)
+{
+	(void)arg;
+	if (n >= CKPT_NAPS)
+		return 0;
+	io_nap_us(CKPT_NAP_US);
+	return 1;
+}
 
 static void
 sqs_maintain(struct store *b)
@@ -309,15 +336,51 @@ sqs_maintain(struct store *b)
 		return;
 	if (walguard_lock(&s->wg, (long)s->cf->busy_ms, &waited) == 1)
 		return;
-	sqlite3_busy_timeout(s->db, CKPT_WAIT_MS);
+	if (s->wal_frames >= CKPT_FRAMES_LONG)
+		sqlite3_busy_handler(s->db, ckpt_nap, NULL);
+	else
+		sqlite3_busy_timeout(s->db, 0);
 	rc = sqlite3_wal_checkpoint_v2(s->db, "main",
 	    SQLITE_CHECKPOINT_RESTART, NULL, NULL);
 	sqlite3_busy_timeout(s->db, (int)s->cf->busy_ms);
 	walguard_unlock(&s->wg);
 	if (rc == SQLITE_OK)
-		s->wal_frames = 0;
+		s->wal_frames = s->copy_said = 0;
 	else if ((rc & 0xff) != SQLITE_BUSY) {
 		log_warnx("store: %s: checkpoint: %s", s->cf->db,
+		    sqlite3_errmsg(s->db));
+		sq_note(s, rc);
+	}
+}
+
+static int
+sqs_copy_due(struct store *b)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+
+	if (s->wal_frames < s->copy_said)	/* the log started over */
+		s->copy_said = 0;
+	/* Not near CKPT_FRAMES: a copy running then would make the
+	 * writer's own checkpoint busy, and the log grow past it. */
+	if (s->wal_frames - s->copy_said < STORE_COPY_STEP ||
+	    s->wal_frames > CKPT_FRAMES - STORE_COPY_STEP / 2)
+		return 0;
+	s->copy_said = s->wal_frames;
+	return 1;
+}
+
+static void
+sqs_copy(struct store *b)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	int	 rc;
+
+	if (s->immutable || sq_moved(s))
+		return;
+	rc = sqlite3_wal_checkpoint_v2(s->db, "main",
+	    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY) {
+		log_warnx("store: %s: copying the log: %s", s->cf->db,
 		    sqlite3_errmsg(s->db));
 		sq_note(s, rc);
 	}
@@ -1909,6 +1972,8 @@ static const struct store_ops sqs_ops = {
 	sqs_idle,
 	sqs_release,
 	sqs_maintain,
+	sqs_copy_due,
+	sqs_copy,
 	sqs_close,
 	sqs_lookup,
 	sqs_replayed,

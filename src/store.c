@@ -74,6 +74,18 @@ store_maintain(struct store *s)
 	s->ops->maintain(s);
 }
 
+int
+store_copy_due(struct store *s)
+{
+	return s->ops->copy_due(s);
+}
+
+void
+store_copy(struct store *s)
+{
+	s->ops->copy(s);
+}
+
 void
 store_close(struct store *s)
 {

@@ -102,6 +102,8 @@ struct store_claim {
 	enum hook_err		 result;	/* HOOK_OK, DUP, ECONFLICT, ... */
 	char			 why[256];	/* for the log, if not OK */
 	int			 kept;		/* result set by its own failure */
+	int			 copy;		/* through a writer: it asks for
+						   store_copy() after the answer */
 };
 
 /*
@@ -147,6 +149,24 @@ void		 store_release(struct store *);
  * should go.
  */
 void		 store_maintain(struct store *);
+/*
+ * The writer's side of keeping the log short (writer.h): 1 each time
+ * the log grew by STORE_COPY_STEP pages since it last said so (SQLite;
+ * always 0 on MariaDB/MySQL).  The writer then asks the processes it
+ * answers to copy the log into the database (store_copy()), so that
+ * its own checkpoint (store_maintain()) finds little left to copy.
+ */
+#define STORE_COPY_STEP	256
+int		 store_copy_due(struct store *);
+/*
+ * A process that handed its claims to a writer, between requests, once
+ * the writer asked: copy what the log holds into the database file (a
+ * PASSIVE checkpoint: it waits for nobody, holds no write lock, and
+ * stops at the oldest page a reader still needs; one process copies
+ * at a time, the others return at once).  Failures are logged;
+ * store_broken() says if the connection should go.
+ */
+void		 store_copy(struct store *);
 
 void		 store_close(struct store *);
 

@@ -24,6 +24,8 @@ struct store_ops {
 	int		(*idle)(struct store *);
 	void		(*release)(struct store *);
 	void		(*maintain)(struct store *);
+	int		(*copy_due)(struct store *);
+	void		(*copy)(struct store *);
 	void		(*close)(struct store *);
 	enum hook_err	(*lookup)(struct store *, size_t,
 			    const struct event *);

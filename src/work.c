@@ -24,9 +24,7 @@
 static void
 nap(long ms)
 {
-	struct timespec	 ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	(void)nanosleep(&ts, NULL);
+	io_nap_us(ms * 1000L);
 }
 
 int

@@ -234,7 +234,7 @@ writer_claim(void *arg, struct store_claim *c)
 	const char		*what = "cannot be reached", *why;
 	char			 reply[RESULT_MAX];
 	uint64_t		 id, got;
-	uint32_t		 len, u;
+	uint32_t		 len, u, flags;
 	int32_t			 result;
 	int64_t			 at = ev->received_at;
 	size_t			 whysz, sent;
@@ -283,7 +283,7 @@ writer_claim(void *arg, struct store_claim *c)
 		if (read_full(l->fd, (char *)&len, sizeof(len), &t0,
 		    l->timeout_ms, &what) == -1)
 			break;
-		if (len < sizeof(id) + sizeof(result) + 2 * sizeof(u) ||
+		if (len < sizeof(id) + sizeof(result) + 3 * sizeof(u) ||
 		    len > sizeof(reply)) {
 			what = "answered nonsense";
 			break;
@@ -296,6 +296,7 @@ writer_claim(void *arg, struct store_claim *c)
 		if (get(&r, &got, sizeof(got)) == -1 ||
 		    get(&r, &result, sizeof(result)) == -1 ||
 		    get(&r, &u, sizeof(u)) == -1 ||
+		    get(&r, &flags, sizeof(flags)) == -1 ||
 		    get_str(&r, &why, &whysz) == -1) {
 			what = "answered nonsense";
 			break;
@@ -303,6 +304,7 @@ writer_claim(void *arg, struct store_claim *c)
 		if (got != id)
 			continue;
 		l->peers = u;
+		c->copy = (flags & WRITER_COPY) != 0;
 		c->result = (enum hook_err)result;
 		snprintf(c->why, sizeof(c->why), "%.*s", (int)whysz,
 		    why ? why : "");
@@ -470,12 +472,12 @@ peer_take(struct peer *q, struct pending *batch, size_t max,
 }
 
 /*
- * Send each claim of the batch its result and the number of peers
- * connected, then free the batch.
+ * Send each claim of the batch its result, the number of peers active
+ * and the flags (writer.h), then free the batch.
  */
 static void
 batch_answer(struct pending *batch, const struct store_claim *claims,
-    size_t n, uint32_t peers)
+    size_t n, uint32_t peers, uint32_t flags)
 {
 	struct buf	 b = { NULL, 0, 0 };
 	uint32_t	 len;
@@ -488,7 +490,7 @@ batch_answer(struct pending *batch, const struct store_claim *claims,
 		if (put_u32(&b, 0) == 0 &&
 		    put(&b, &batch[i].id, sizeof(batch[i].id)) == 0 &&
 		    put(&b, &result, sizeof(result)) == 0 &&
-		    put_u32(&b, peers) == 0 &&
+		    put_u32(&b, peers) == 0 && put_u32(&b, flags) == 0 &&
 		    put_str(&b, claims[i].why, strlen(claims[i].why)) == 0) {
 			len = (uint32_t)(b.len - sizeof(len));
 			memcpy(b.p, &len, sizeof(len));
@@ -743,7 +745,9 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 				break;
 			released = 0;
 			batch_run(cf, &st, batch, claims, nb, stats);
-			batch_answer(batch, claims, nb, (uint32_t)live);
+			batch_answer(batch, claims, nb, (uint32_t)live,
+			    st != NULL && store_copy_due(st) ? WRITER_COPY :
+			    0);
 			if (st != NULL) {
 				store_maintain(st);
 				if (store_broken(st)) {

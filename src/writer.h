@@ -42,7 +42,12 @@
  *           WRITER_NONE for NULL);
  *   result: u64 id, i32 result (enum hook_err), u32 the number of
  *           peers connected to the writer that sent it something in the
- *           last 2 s (serve: its workers), u32 length and the why.
+ *           last 2 s (serve: its workers), u32 flags (WRITER_COPY), u32
+ *           length and the why.
+ * WRITER_COPY: the log grew by STORE_COPY_STEP pages since the writer
+ * last asked; the worker copies it into the database after its answer
+ * (store_copy(), which one process at a time does), so that the
+ * writer's own checkpoint, which every claim waits for, copies little.
  * The shared writer first sends WRITER_HELLO (a u32) on each connection
  * it accepted.
  */
@@ -58,6 +63,7 @@ struct store_claim;
 
 #define WRITER_BATCH_MAX	64
 #define WRITER_NONE		0xffffffffu	/* a NULL string */
+#define WRITER_COPY		0x1u		/* result flag: store_copy() */
 #define WRITER_HELLO		0x6f6e6331u	/* "onc1": the shared writer
 						   accepted, and reads */
 

@@ -537,6 +537,104 @@ test_writer_peers(const struct conf *cf)
 	    a, b, c, d);
 }
 
+/* The log's size and how much of it is copied, from the -shm (SQLite's
+ * WAL-index: mxFrame in the header, nBackfill after its two copies). */
+static void
+wal_index(uint32_t *mx, uint32_t *backfill)
+{
+	char		 path[600];
+	unsigned char	 h[100];
+	FILE		*f;
+
+	snprintf(path, sizeof(path), "%s-shm", dbpath);
+	if ((f = fopen(path, "rb")) == NULL || fread(h, 1, sizeof(h), f) !=
+	    sizeof(h))
+		BAIL("%s: cannot read the WAL-index", path);
+	fclose(f);
+	memcpy(mx, h + 16, sizeof(*mx));
+	memcpy(backfill, h + 96, sizeof(*backfill));
+}
+
+/*
+ * The writer asks the processes it answers to copy the log into the
+ * database every STORE_COPY_STEP pages (WRITER_COPY), and each that is
+ * asked copies it after its answer (pipeline_after(): store_copy()), so
+ * that the writer's own checkpoint, past 1,000 pages, finds little to
+ * copy.  Here, with no reader in the log, a whole copy lets SQLite
+ * start the log over at the writer's next commit.
+ */
+static void
+test_writer_copy(const struct conf *cf, sqlite3 *q)
+{
+	struct pipeline		 p;
+	struct writer_link	 l;
+	struct resp		 r;
+	char			 body[1400];
+	uint32_t		 mx0 = 0, bf0, mx1, bf1;
+	int			 sv[2], st, i, ok = 1, asks = 0, copied = 0;
+	int			 behind = 0;
+	uint32_t		 mxmax = 0;
+	pid_t			 pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
+		BAIL("socketpair: %s", strerror(errno));
+	if ((pid = fork()) == -1)
+		BAIL("fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(sv[0]);
+		_exit(writer_main(cf, &sv[1], 1));
+	}
+	close(sv[1]);
+	memset(&l, 0, sizeof(l));
+	l.fd = sv[0];
+	l.next = 1;
+	l.timeout_ms = 10000;
+	pipeline_init(&p, cf, NULL);
+	pipeline_claim_through(&p, writer_claim, &l);
+	for (i = 0; i < 1200; i++) {
+		snprintf(body, sizeof(body), "{\"id\":\"evt-copy-%d\","
+		    "\"type\":\"payment.success\",\"metadata\":{\"orderId\":"
+		    "\"oc%d\"},\"pad\":\"%0900d\"}", i, i, i);
+		post_generic(&p, body, &r);
+		ok &= r.status == 200 && r.err == HOOK_OK;
+		resp_clear(&r);
+		if (p.copy) {
+			asks++;
+			wal_index(&mx0, &bf0);
+			behind += bf0 < mx0;
+		}
+		pipeline_after(&p);
+		if (mx0 > 0) {
+			wal_index(&mx1, &bf1);
+			copied += bf1 >= mx0;
+			mx0 = 0;
+		}
+		/* The tests before never checkpoint: the writer's first
+		 * checkpoint starts their log over. */
+		wal_index(&mx1, &bf1);
+		if (i >= 10 && mx1 > mxmax)
+			mxmax = mx1;
+	}
+	pipeline_clear(&p);
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	close(l.fd);
+	free(l.out);
+	CHECK(ok && count(q, "SELECT count(*) FROM events WHERE key LIKE "
+	    "'evt-copy-%'") == 1200 && count(q, "SELECT count(*) FROM orders "
+	    "WHERE id LIKE 'oc%'") == 1200, "writer copy: 1,200 new events "
+	    "through the writer, each stored once with its order");
+	CHECK(asks >= 6 && behind == asks && copied == asks, "writer copy: "
+	    "the writer asked %d times for the log to be copied (every %d "
+	    "pages, not near its own checkpoint), each time with pages not "
+	    "yet copied (%d), and each time the process copied them all "
+	    "after its answer (%d)", asks, STORE_COPY_STEP, behind, copied);
+	CHECK(mxmax > 256 && mxmax < 2 * STORE_COPY_STEP, "writer copy: "
+	    "the log stays short (at most %u pages; all copied, SQLite "
+	    "starts it over at the next commit; without the copies, 1,000)",
+	    mxmax);
+}
+
 static void
 test_refusals(struct pipeline *p, sqlite3 *q)
 {
@@ -1140,6 +1238,7 @@ main(void)
 	test_idle_release(&p, q);
 	pipeline_clear(&p);
 	test_writer_peers(cf);
+	test_writer_copy(cf, q);
 	test_misconfigured();
 	test_cgi_unprepared(cf);	/* last: it drops a table */
 
