@@ -69,6 +69,7 @@ pipeline_clear(struct pipeline *p)
 	p->pending_key = NULL;
 	store_close(p->st);
 	p->st = NULL;
+	p->copy = 0;
 	counters_close(p->ctr);
 	p->ctr = NULL;
 }
@@ -135,11 +136,11 @@ pipeline_after(struct pipeline *p)
 		free(p->pending_key);
 		p->pending_key = NULL;
 	}
-	if (p->st == NULL)
-		return;
-	if (p->copy)
+	if (p->st != NULL && p->copy)
 		store_copy(p->st);
 	p->copy = 0;
+	if (p->st == NULL)
+		return;
 	store_maintain(p->st);
 	if (store_broken(p->st))
 		pipeline_clear(p);

@@ -281,6 +281,8 @@ on_wal(void *arg, sqlite3 *db, const char *name, int frames)
 
 	(void)db;
 	(void)name;
+	if (frames < s->wal_frames)	/* the log started over */
+		s->copy_said = 0;
 	s->wal_frames = frames;
 	return SQLITE_OK;
 }
@@ -294,21 +296,27 @@ on_wal(void *arg, sqlite3 *db, const char *name, int frames)
  * answer is out), past CKPT_FRAMES: take the write lock, so oncehook's
  * writers queue in the kernel rather than extend the log meanwhile, and
  * RESTART: copy everything, then start the log over if no reader is in
- * it.  If one is (a lookup of some microseconds), busy: the copy is
- * done, and the next commit, or the next call, starts the log over.
- * Past CKPT_FRAMES_LONG (busy that often) it waits for the readers, in
- * naps of CKPT_NAP_US, at most CKPT_NAPS of them: not with SQLite's
- * busy handler, which sleeps whole milliseconds while every claim of a
+ * it.  Busy if a reader is (a lookup of some microseconds: the copy
+ * stops at the oldest snapshot a reader holds) or another connection is
+ * copying (store_copy()): the next call tries again, and the next
+ * commit starts the log over if it finds it all copied.  Past
+ * CKPT_FRAMES_LONG (busy that often) it waits for the readers, in naps
+ * of CKPT_NAP_US, at most CKPT_NAPS of them: not with SQLite's busy
+ * handler, which sleeps whole milliseconds while every claim of a
  * writer waits behind this checkpoint.
  *
  * The copy is most of a checkpoint's cost (a read and a write of each
  * page, then an fdatasync of the database's scattered pages: some
  * milliseconds for 1,000 pages, and every claim queued behind it).  A
- * writer that claims for other processes (writer.h) therefore asks them,
- * every STORE_COPY_STEP pages (store_copy_due()), to copy the log
- * between their requests (store_copy(): a PASSIVE checkpoint on their
- * own connections, beside its commits); its own checkpoint then copies
- * the last pages only.
+ * writer that claims for other processes (writer.h) therefore asks one
+ * of them, every STORE_COPY_STEP pages (store_copy_due()), to copy the
+ * log between its requests (store_copy(): a PASSIVE checkpoint on its
+ * own connection, beside the writer's commits).  Under load the writer
+ * commits all the while, so the log is never all copied when it begins
+ * a transaction and still reaches CKPT_FRAMES; its own checkpoint then
+ * copies only what came since the last copy (a few hundred pages).
+ * When the load pauses, a whole copy lets the next commit start the log
+ * over (SQLite does, if no reader is in it).
  */
 #define CKPT_FRAMES	1000
 #define CKPT_FRAMES_LONG 2000
@@ -358,8 +366,6 @@ sqs_copy_due(struct store *b)
 {
 	struct sqstore	*s = (struct sqstore *)b;
 
-	if (s->wal_frames < s->copy_said)	/* the log started over */
-		s->copy_said = 0;
 	/* Not near CKPT_FRAMES: a copy running then would make the
 	 * writer's own checkpoint busy, and the log grow past it. */
 	if (s->wal_frames - s->copy_said < STORE_COPY_STEP ||

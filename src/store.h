@@ -152,9 +152,10 @@ void		 store_maintain(struct store *);
 /*
  * The writer's side of keeping the log short (writer.h): 1 each time
  * the log grew by STORE_COPY_STEP pages since it last said so (SQLite;
- * always 0 on MariaDB/MySQL).  The writer then asks the processes it
- * answers to copy the log into the database (store_copy()), so that
- * its own checkpoint (store_maintain()) finds little left to copy.
+ * always 0 on MariaDB/MySQL; never near the writer's own checkpoint).
+ * The writer then asks one process it answers to copy the log into the
+ * database (store_copy()), so that its own checkpoint (store_maintain())
+ * copies only what came since.
  */
 #define STORE_COPY_STEP	256
 int		 store_copy_due(struct store *);
@@ -163,7 +164,7 @@ int		 store_copy_due(struct store *);
  * the writer asked: copy what the log holds into the database file (a
  * PASSIVE checkpoint: it waits for nobody, holds no write lock, and
  * stops at the oldest page a reader still needs; one process copies
- * at a time, the others return at once).  Failures are logged;
+ * at a time, another returns at once).  Failures are logged;
  * store_broken() says if the connection should go.
  */
 void		 store_copy(struct store *);

@@ -472,8 +472,9 @@ peer_take(struct peer *q, struct pending *batch, size_t max,
 }
 
 /*
- * Send each claim of the batch its result, the number of peers active
- * and the flags (writer.h), then free the batch.
+ * Send each claim of the batch its result and the number of peers
+ * active, the first one also the flags (writer.h: one process asked to
+ * copy the log is enough), then free the batch.
  */
 static void
 batch_answer(struct pending *batch, const struct store_claim *claims,
@@ -490,7 +491,8 @@ batch_answer(struct pending *batch, const struct store_claim *claims,
 		if (put_u32(&b, 0) == 0 &&
 		    put(&b, &batch[i].id, sizeof(batch[i].id)) == 0 &&
 		    put(&b, &result, sizeof(result)) == 0 &&
-		    put_u32(&b, peers) == 0 && put_u32(&b, flags) == 0 &&
+		    put_u32(&b, peers) == 0 &&
+		    put_u32(&b, i == 0 ? flags : 0) == 0 &&
 		    put_str(&b, claims[i].why, strlen(claims[i].why)) == 0) {
 			len = (uint32_t)(b.len - sizeof(len));
 			memcpy(b.p, &len, sizeof(len));

@@ -44,10 +44,11 @@
  *           peers connected to the writer that sent it something in the
  *           last 2 s (serve: its workers), u32 flags (WRITER_COPY), u32
  *           length and the why.
- * WRITER_COPY: the log grew by STORE_COPY_STEP pages since the writer
- * last asked; the worker copies it into the database after its answer
- * (store_copy(), which one process at a time does), so that the
- * writer's own checkpoint, which every claim waits for, copies little.
+ * WRITER_COPY (in the first answer of a batch only): the log grew by
+ * STORE_COPY_STEP pages since the writer last asked; that worker copies
+ * it into the database after its answer (store_copy()), so that the
+ * writer's own checkpoint, which every claim waits for, copies only
+ * what came since.
  * The shared writer first sends WRITER_HELLO (a u32) on each connection
  * it accepted.
  */

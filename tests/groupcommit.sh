@@ -12,6 +12,7 @@
 #   by itself once lighttpd stopped its processes;
 # - `oncehook --shared-writer` is not a command a user can run;
 # - ONCEHOOK_GROUP_COMMIT=off: no writer, events processed as before;
+# - the -wal stays under 16 MiB through each load;
 # - synchronous=normal: deliveries one at a time start no writer (a
 #   process hands a claim over only when the write lock is taken); under
 #   load one runs, and every answer holds as above; after it, while the
@@ -67,6 +68,15 @@ gone() {
 	return 0
 }
 
+# walsize LABEL: the -wal of $db stayed bounded through the load (the
+# writer's checkpoints, the processes' copies: README, "Keeping the log
+# bounded"); without them it grows by some 24 KB an event.
+walsize() {
+	_w=$(stat -c %s "$db-wal" 2>/dev/null || echo 0)
+	[ "$_w" -le $((16 * 1024 * 1024)) ]
+	check $? "$1: the log stayed bounded (-wal $_w bytes, at most 16 MiB)"
+}
+
 # load OUT [ARGS]: tests/deploy/groupload.py against this lighttpd ($d),
 # its output in OUT, its ok / not ok lines as this suite's.
 load() {
@@ -100,6 +110,7 @@ db=$(sed -n 's/^ONCEHOOK_DB=//p' "$d/conf/env")
 lt_start "$d" fastcgi || bail "lighttpd did not start"
 
 load "$tmp/load.out"
+walsize "full, under load"
 
 # A writer that cannot start (the binary no longer executable, as in the
 # middle of an upgrade) says no hello: every process claims its events
@@ -199,6 +210,7 @@ start_with "$tmp/normal" 4 ONCEHOOK_SYNCHRONOUS normal
 alone nrm
 check $? "normal, one delivery at a time: processed by the processes ($rows rows${bad:+,$bad}), no writer"
 load "$tmp/load-normal.out" --kills 0 --seconds 4 --label "normal: "
+walsize "normal, under load"
 # After the load every process has handed the writer a claim, and its
 # answers say four processes are connected: now even one delivery at a
 # time goes to the writer.  Stopped (SIGSTOP), it holds the delivery;
