@@ -130,17 +130,20 @@ run_pending(struct pipeline *p)
 void
 pipeline_after(struct pipeline *p)
 {
+	int	 copy;
+
 	if (p->pending_key != NULL) {
 		if (p->st != NULL)
 			run_pending(p);
 		free(p->pending_key);
 		p->pending_key = NULL;
 	}
-	if (p->st != NULL && p->copy)
-		store_copy(p->st);
+	copy = p->copy;
 	p->copy = 0;
 	if (p->st == NULL)
 		return;
+	if (copy)
+		store_copy(p->st);
 	store_maintain(p->st);
 	if (store_broken(p->st))
 		pipeline_clear(p);

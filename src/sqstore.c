@@ -323,6 +323,22 @@ on_wal(void *arg, sqlite3 *db, const char *name, int frames)
 #define CKPT_NAP_US	100
 #define CKPT_NAPS	20
 
+/* A checkpoint in mode; a failure but busy logged (what: doing what)
+ * and noted (sq_note()).  Returns SQLite's code. */
+static int
+checkpoint(struct sqstore *s, int mode, const char *what)
+{
+	int	 rc;
+
+	rc = sqlite3_wal_checkpoint_v2(s->db, "main", mode, NULL, NULL);
+	if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY) {
+		log_warnx("store: %s: %s: %s", s->cf->db, what,
+		    sqlite3_errmsg(s->db));
+		sq_note(s, rc);
+	}
+	return rc;
+}
+
 static int
 ckpt_nap(void *arg, int n)
 {
@@ -348,17 +364,11 @@ sqs_maintain(struct store *b)
 		sqlite3_busy_handler(s->db, ckpt_nap, NULL);
 	else
 		sqlite3_busy_timeout(s->db, 0);
-	rc = sqlite3_wal_checkpoint_v2(s->db, "main",
-	    SQLITE_CHECKPOINT_RESTART, NULL, NULL);
+	rc = checkpoint(s, SQLITE_CHECKPOINT_RESTART, "checkpoint");
 	sqlite3_busy_timeout(s->db, (int)s->cf->busy_ms);
 	walguard_unlock(&s->wg);
 	if (rc == SQLITE_OK)
 		s->wal_frames = s->copy_said = 0;
-	else if ((rc & 0xff) != SQLITE_BUSY) {
-		log_warnx("store: %s: checkpoint: %s", s->cf->db,
-		    sqlite3_errmsg(s->db));
-		sq_note(s, rc);
-	}
 }
 
 static int
@@ -379,17 +389,10 @@ static void
 sqs_copy(struct store *b)
 {
 	struct sqstore	*s = (struct sqstore *)b;
-	int	 rc;
 
-	if (s->immutable || sq_moved(s))
-		return;
-	rc = sqlite3_wal_checkpoint_v2(s->db, "main",
-	    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-	if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY) {
-		log_warnx("store: %s: copying the log: %s", s->cf->db,
-		    sqlite3_errmsg(s->db));
-		sq_note(s, rc);
-	}
+	if (!s->immutable && !sq_moved(s))
+		(void)checkpoint(s, SQLITE_CHECKPOINT_PASSIVE,
+		    "copying the log");
 }
 
 /*
