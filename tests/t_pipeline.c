@@ -640,6 +640,140 @@ test_writer_copy(const struct conf *cf, sqlite3 *q)
 	    mxmax);
 }
 
+/* Read exactly n bytes from fd: 0, or -1. */
+static int
+read_n(int fd, void *buf, size_t n)
+{
+	char	*b = buf;
+	ssize_t	 r;
+
+	while (n > 0) {
+		if ((r = read(fd, b, n)) <= 0) {
+			if (r == -1 && errno == EINTR)
+				continue;
+			return -1;
+		}
+		b += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+#define BATCH_LINKS	4
+#define BATCH_EVENTS	400
+
+/*
+ * Only the first answer of a batch carries WRITER_COPY: one process
+ * asked to copy the log is enough (each of a batch copying it would run
+ * several checkpoints at once, all but one of them for nothing).  The
+ * claims' frames are made by writer_claim() on a socket the test reads
+ * (the answer never comes: the claim fails, 503, nothing stored), then
+ * sent BATCH_LINKS at a time, one on each of the writer's sockets, while
+ * the writer is stopped: it finds them all when it runs again, and
+ * claims them in one transaction.
+ */
+static void
+test_writer_batch_copy(const struct conf *cf, sqlite3 *q)
+{
+	struct pipeline		 p;
+	struct writer_link	 l;
+	struct resp		 r;
+	char			 body[1400], *frames[BATCH_EVENTS], ans[600];
+	uint32_t		 len[BATCH_EVENTS], n, flags;
+	int32_t			 result;
+	size_t			 lens = 0;
+	int			 cap[2], sv[BATCH_LINKS][2], wfd[BATCH_LINKS];
+	int			 i, k, st, ok = 1, made = 1, most = 0;
+	int			 asked = 0, several = 0;
+	pid_t			 pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, cap) == -1)
+		BAIL("socketpair: %s", strerror(errno));
+	memset(&l, 0, sizeof(l));
+	l.fd = cap[0];
+	l.next = 1;
+	l.timeout_ms = 1;
+	pipeline_init(&p, cf, NULL);
+	pipeline_claim_through(&p, writer_claim, &l);
+	for (i = 0; i < BATCH_EVENTS; i++) {
+		snprintf(body, sizeof(body), "{\"id\":\"evt-batch-%d\","
+		    "\"type\":\"payment.success\",\"metadata\":{\"orderId\":"
+		    "\"ob%d\"},\"pad\":\"%0900d\"}", i, i, i);
+		post_generic(&p, body, &r);
+		made &= r.status == 503;
+		resp_clear(&r);
+		if (read_n(cap[1], &len[i], sizeof(len[i])) == -1 ||
+		    len[i] > 65536 || (frames[i] = malloc(len[i])) == NULL ||
+		    read_n(cap[1], frames[i], len[i]) == -1)
+			BAIL("the claim's frame: %s", strerror(errno));
+		lens += len[i];
+	}
+	pipeline_clear(&p);
+	close(cap[0]);
+	close(cap[1]);
+	free(l.out);
+	CHECK(made && count(q, "SELECT count(*) FROM events WHERE key LIKE "
+	    "'evt-batch-%'") == 0, "writer batch: %d claims' frames made "
+	    "(%zu bytes; no writer answered: 503, nothing stored)",
+	    BATCH_EVENTS, lens);
+
+	for (k = 0; k < BATCH_LINKS; k++) {
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv[k]) == -1)
+			BAIL("socketpair: %s", strerror(errno));
+		wfd[k] = sv[k][1];
+	}
+	if ((pid = fork()) == -1)
+		BAIL("fork: %s", strerror(errno));
+	if (pid == 0) {
+		for (k = 0; k < BATCH_LINKS; k++)
+			close(sv[k][0]);
+		_exit(writer_main(cf, wfd, BATCH_LINKS));
+	}
+	for (k = 0; k < BATCH_LINKS; k++)
+		close(sv[k][1]);
+	for (i = 0; i < BATCH_EVENTS; i += BATCH_LINKS) {
+		/* Stopped, not only told to stop. */
+		if (kill(pid, SIGSTOP) == -1 ||
+		    waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st))
+			BAIL("the writer did not stop");
+		for (k = 0; k < BATCH_LINKS; k++)
+			if (write(sv[k][0], &len[i + k], sizeof(len[0])) !=
+			    sizeof(len[0]) || write(sv[k][0], frames[i + k],
+			    len[i + k]) != (ssize_t)len[i + k])
+				BAIL("a frame to the writer: %s",
+				    strerror(errno));
+		kill(pid, SIGCONT);
+		for (k = n = 0; k < BATCH_LINKS; k++) {
+			if (read_n(sv[k][0], &len[i + k], sizeof(len[0])) ==
+			    -1 || len[i + k] < 24 || len[i + k] > sizeof(ans) ||
+			    read_n(sv[k][0], ans, len[i + k]) == -1)
+				BAIL("the writer's answer: %s", strerror(errno));
+			memcpy(&result, ans + 8, sizeof(result));
+			memcpy(&flags, ans + 16, sizeof(flags));
+			ok &= result == HOOK_OK;
+			n += (flags & WRITER_COPY) != 0;
+		}
+		asked += n > 0;
+		several += n > 1;
+		if ((int)n > most)
+			most = (int)n;
+	}
+	for (k = 0; k < BATCH_LINKS; k++)
+		close(sv[k][0]);
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	for (i = 0; i < BATCH_EVENTS; i++)
+		free(frames[i]);
+	CHECK(ok && count(q, "SELECT count(*) FROM events WHERE key LIKE "
+	    "'evt-batch-%'") == BATCH_EVENTS && count(q, "SELECT count(*) "
+	    "FROM orders WHERE id LIKE 'ob%'") == BATCH_EVENTS,
+	    "writer batch: %d events in batches of %d, each stored once with "
+	    "its order", BATCH_EVENTS, BATCH_LINKS);
+	CHECK(asked >= 5 && several == 0, "writer batch: %d batches asked "
+	    "for the log to be copied, each of them one process only (at most "
+	    "%d of a batch's %d answers)", asked, most, BATCH_LINKS);
+}
+
 static void
 test_refusals(struct pipeline *p, sqlite3 *q)
 {
@@ -1244,6 +1378,7 @@ main(void)
 	pipeline_clear(&p);
 	test_writer_peers(cf);
 	test_writer_copy(cf, q);
+	test_writer_batch_copy(cf, q);
 	test_misconfigured();
 	test_cgi_unprepared(cf);	/* last: it drops a table */
 

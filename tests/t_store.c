@@ -1126,6 +1126,101 @@ test_checkpoint(void)
 	    without);
 }
 
+/* The log's size in pages, from the -shm (SQLite's WAL-index header). */
+static unsigned int
+wal_pages(const char *dbname)
+{
+	char		 p[sizeof(dir) + 64];
+	unsigned char	 h[20];
+	unsigned int	 mx;
+	FILE		*f;
+
+	snprintf(p, sizeof(p), "%s/%s-shm", dir, dbname);
+	if ((f = fopen(p, "rb")) == NULL || fread(h, 1, sizeof(h), f) !=
+	    sizeof(h))
+		BAIL("%s: cannot read the WAL-index", p);
+	fclose(f);
+	memcpy(&mx, h + 16, sizeof(mx));
+	return mx;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double	 x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+#define HELD_CLAIMS	500
+
+/*
+ * A reader that stays in the log (a report, a backup) keeps it from
+ * starting over.  Past 2,000 pages store_maintain() then waits for the
+ * readers in naps of 100 µs, at most 20 (some 2 ms; a claim waiting
+ * behind the checkpoint waits that long), not for the busy timeout (100
+ * ms here): the log grows, and each call still returns.  Once the reader
+ * is gone, the next call starts the log over.
+ */
+static void
+test_checkpoint_reader(void)
+{
+	struct conf	*cf = mkconf("c3.sqlite", "a.sql");
+	struct store	*st;
+	struct event	 ev;
+	struct timespec	 t0, t1;
+	double		 ms[HELD_CLAIMS], median;
+	char		 err[512], key[32], body[96], buf[32];
+	unsigned int	 most = 0, after = 0;
+	int		 i, n = 0;
+	sqlite3		*q;
+
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	CHECK(claim_new(st, 0, "held-0", "t.ok", "{\"v\":0}") == HOOK_OK,
+	    "reader: a first event");
+	q = peer("c3.sqlite");
+	exec(q, "BEGIN");
+	qtext(q, "SELECT count(*) FROM events", buf, sizeof(buf));
+	for (i = 1; i <= HELD_CLAIMS; i++) {
+		snprintf(key, sizeof(key), "held-%d", i);
+		snprintf(body, sizeof(body), "{\"v\":\"%d, a value of some "
+		    "length, to fill pages a little\"}", i);
+		mkev(&ev, key, "t.ok", body);
+		if (claim1(st, 0, &ev, NULL) != HOOK_OK)
+			BAIL("claim %d", i);
+		event_clear(&ev);
+		if (wal_pages("c3.sqlite") >= 2000) {
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			store_maintain(st);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			ms[n++] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+		} else
+			store_maintain(st);
+		if (wal_pages("c3.sqlite") > most)
+			most = wal_pages("c3.sqlite");
+	}
+	qsort(ms, (size_t)n, sizeof(ms[0]), cmp_double);
+	median = n > 0 ? ms[n / 2] : 0;
+	CHECK(n >= 50 && most > 2000, "reader: held in the log, it grew to "
+	    "%u pages; %d calls past 2,000", most, n);
+	CHECK(median >= 2.0 && median < 50.0, "reader: each of those waited "
+	    "for it in naps, not for the busy timeout (median %.2f ms: at "
+	    "least 20 naps of 100 µs, far below 100 ms)", median);
+	exec(q, "COMMIT");
+	sqlite3_close(q);
+	CHECK(claim_new(st, 0, "held-last", "t.ok", "{\"v\":1}") == HOOK_OK,
+	    "reader gone: a claim");
+	store_maintain(st);
+	CHECK(claim_new(st, 0, "held-after", "t.ok", "{\"v\":2}") ==
+	    HOOK_OK && (after = wal_pages("c3.sqlite")) < 50,
+	    "reader gone: the next checkpoint starts the log over (%u pages "
+	    "after one more claim)", after);
+	store_close(st);
+	conf_free(cf);
+}
+
 /*
  * Migration 3 on a database of version 2 with events in it: the rows
  * stay, the index only "list" used is gone, and claims go on.
@@ -1621,6 +1716,7 @@ main(void)
 	test_immutable_shm();
 	test_write_lock();
 	test_checkpoint();
+	test_checkpoint_reader();
 	test_migrate_v2();
 	test_migrate_v3();
 	test_park_replay();
