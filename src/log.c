@@ -15,7 +15,9 @@
 #include "log.h"
 
 static enum log_level	 threshold = LOG_LEVEL_INFO;
-static pid_t		 pid;	/* ours, once asked; 0: ask (log_forked()) */
+/* Ours, once asked; 0: ask (log_forked()).  One per thread (a writer's
+ * copier logs too, copier.h): no race to set it. */
+static _Thread_local pid_t pid;
 
 static const char *const names[LOG_LEVEL__MAX] = {
 	[LOG_LEVEL_ERROR] = "error",

@@ -173,11 +173,11 @@ mys_maintain(struct store *b)
 }
 
 /* The server keeps its own log: nothing for anyone to copy. */
-static int
+static enum store_copy
 mys_copy_due(struct store *b)
 {
 	(void)b;
-	return 0;
+	return STORE_COPY_NONE;
 }
 
 static void

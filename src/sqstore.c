@@ -371,18 +371,20 @@ sqs_maintain(struct store *b)
 		s->wal_frames = s->copy_said = 0;
 }
 
-static int
+static enum store_copy
 sqs_copy_due(struct store *b)
 {
 	struct sqstore	*s = (struct sqstore *)b;
 
+	if (s->wal_frames >= CKPT_FRAMES)
+		return STORE_COPY_CHECKPOINT;
 	/* Not near CKPT_FRAMES: a copy running then would make the
 	 * writer's own checkpoint busy, and the log grow past it. */
 	if (s->wal_frames - s->copy_said < STORE_COPY_STEP ||
 	    s->wal_frames > CKPT_FRAMES - STORE_COPY_STEP / 2)
-		return 0;
+		return STORE_COPY_NONE;
 	s->copy_said = s->wal_frames;
-	return 1;
+	return STORE_COPY_ASK;
 }
 
 static void

@@ -74,7 +74,7 @@ store_maintain(struct store *s)
 	s->ops->maintain(s);
 }
 
-int
+enum store_copy
 store_copy_due(struct store *s)
 {
 	return s->ops->copy_due(s);

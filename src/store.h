@@ -150,18 +150,28 @@ void		 store_release(struct store *);
  */
 void		 store_maintain(struct store *);
 /*
- * The writer's side of keeping the log short (writer.h): 1 each time
- * the log grew by STORE_COPY_STEP pages since it last said so (SQLite;
- * always 0 on MariaDB/MySQL; never near the writer's own checkpoint).
- * The writer then asks one process it answers to copy the log into the
- * database (store_copy()), so that its own checkpoint (store_maintain())
- * copies only what came since.
+ * The writer's side of keeping the log short (writer.h, copier.h): what
+ * the log needs after a batch (SQLite; always STORE_COPY_NONE on
+ * MariaDB/MySQL).  STORE_COPY_ASK each time the log grew by
+ * STORE_COPY_STEP pages since it last said so, never near the writer's
+ * own checkpoint: the writer has the log copied into the database
+ * beside its commits (store_copy(): by its copier, or by one process it
+ * answers), so that its own checkpoint (store_maintain()) copies only
+ * what came since.  STORE_COPY_CHECKPOINT when store_maintain() is due
+ * to checkpoint: a copy still running would make it busy (the copier's
+ * is let end first).
  */
 #define STORE_COPY_STEP	256
-int		 store_copy_due(struct store *);
+enum store_copy {
+	STORE_COPY_NONE,
+	STORE_COPY_ASK,
+	STORE_COPY_CHECKPOINT
+};
+enum store_copy	 store_copy_due(struct store *);
 /*
- * A process that handed its claims to a writer, between requests, once
- * the writer asked: copy what the log holds into the database file (a
+ * The writer's copier, or a process that handed its claims to a writer
+ * (between requests) once the writer asked: copy what the log holds
+ * into the database file (a
  * PASSIVE checkpoint: it waits for nobody, holds no write lock, and
  * stops at the oldest page a reader still needs; one process copies
  * at a time, another returns at once).  Failures are logged;

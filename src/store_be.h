@@ -24,7 +24,7 @@ struct store_ops {
 	int		(*idle)(struct store *);
 	void		(*release)(struct store *);
 	void		(*maintain)(struct store *);
-	int		(*copy_due)(struct store *);
+	enum store_copy	(*copy_due)(struct store *);
 	void		(*copy)(struct store *);
 	void		(*close)(struct store *);
 	enum hook_err	(*lookup)(struct store *, size_t,

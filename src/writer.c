@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "copier.h"
 #include "crypto.h"
 #include "event.h"
 #include "hook.h"
@@ -665,10 +666,12 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 	static struct store_claim	 claims[WRITER_BATCH_MAX];
 	struct sigaction		 sa;
 	struct store			*st = NULL;
+	struct copier			*cp = NULL;
 	struct pollfd			*pfd;
 	struct timespec			 alone;
 	sigset_t			 set;
 	unsigned long			 stats[3] = { 0, 0, 0 };
+	enum store_copy			 due;
 	size_t				 i, nb, np, live, start = 0;
 	int				 rc, l = ps->lfd >= 0;
 	int				 released = 1;
@@ -686,6 +689,8 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 	sigaddset(&set, SIGINT);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	io_clock(&alone);
+	if (!cf->synchronous_full)
+		cp = copier_start(cf);
 
 	while (!stop) {
 		if (peers_room(ps) == -1) {
@@ -747,9 +752,15 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 				break;
 			released = 0;
 			batch_run(cf, &st, batch, claims, nb, stats);
+			due = st != NULL ? store_copy_due(st) :
+			    STORE_COPY_NONE;
 			batch_answer(batch, claims, nb, (uint32_t)live,
-			    st != NULL && store_copy_due(st) ? WRITER_COPY :
+			    due == STORE_COPY_ASK && cp == NULL ? WRITER_COPY :
 			    0);
+			if (due == STORE_COPY_ASK)
+				copier_ask(cp);
+			else if (due == STORE_COPY_CHECKPOINT)
+				copier_wait(cp, COPIER_WAIT_MS);
 			if (st != NULL) {
 				store_maintain(st);
 				if (store_broken(st)) {
@@ -783,6 +794,7 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 	log_info("writer: %lu claims in %lu transactions (%.1f a "
 	    "transaction, largest %lu)", stats[1], stats[0], stats[0] ?
 	    (double)stats[1] / (double)stats[0] : 0.0, stats[2]);
+	copier_stop(cp);
 	store_close(st);
 	for (i = 0; i < ps->n; i++) {
 		if (l)

@@ -44,11 +44,13 @@
  *           peers connected to the writer that sent it something in the
  *           last 2 s (serve: its workers), u32 flags (WRITER_COPY), u32
  *           length and the why.
- * WRITER_COPY (in the first answer of a batch only): the log grew by
+ * WRITER_COPY (in the first answer of a batch only, and only when the
+ * writer has no copier: under `full`, copier.h): the log grew by
  * STORE_COPY_STEP pages since the writer last asked; that worker copies
  * it into the database after its answer (store_copy()), so that the
  * writer's own checkpoint, which every claim waits for, copies only
- * what came since.
+ * what came since.  Under `normal` the writer's copier, a thread beside
+ * it, does that copy, and no worker is asked.
  * The shared writer first sends WRITER_HELLO (a u32) on each connection
  * it accepted.
  */

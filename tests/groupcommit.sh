@@ -236,7 +236,12 @@ if [ "$(printf '%s\n' "$w" | grep -c .)" = 1 ]; then
 else
 	check 1 "normal, after the load: one writer running (pids: $w)"
 fi
+# The writer under normal has its copier (a thread, copier.h): what
+# the sanitizers say of it is in the log once the writer has ended.
 lt_stop
+gone "$db"
+check $? "normal: the writer ends by itself once lighttpd stopped its processes"
+lt_sanitizer "$tmp/normal" "fastcgi, normal (the writer and its copier)"
 
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -556,27 +556,33 @@ wal_index(uint32_t *mx, uint32_t *backfill)
 }
 
 /*
- * The writer asks the processes it answers to copy the log into the
- * database every STORE_COPY_STEP pages (WRITER_COPY), and each that is
- * asked copies it after its answer (pipeline_after(): store_copy()), so
+ * The log is copied into the database beside the writer's commits, so
  * that the writer's own checkpoint, past 1,000 pages, finds little to
- * copy.  Here, one event at a time and no reader in the log, a whole
- * copy lets SQLite start the log over at the writer's next commit.
+ * copy.  Under `full` (full != 0) the writer asks the processes it
+ * answers, every STORE_COPY_STEP pages (WRITER_COPY), and each that is
+ * asked copies it after its answer (pipeline_after(): store_copy());
+ * here, one event at a time and no reader in the log, a whole copy lets
+ * SQLite start the log over at the writer's next commit.  Under
+ * `normal` its copier does (copier.h), a thread beside it: no process
+ * is asked, and the log is seen copied while it is still short of the
+ * writer's checkpoint.
  */
 static void
-test_writer_copy(const struct conf *cf, sqlite3 *q)
+test_writer_copy(struct conf *cf, sqlite3 *q, int full)
 {
 	struct pipeline		 p;
 	struct writer_link	 l;
 	struct resp		 r;
 	char			 body[1400];
+	const char		*mode = full ? "full" : "normal";
 	uint32_t		 mx0 = 0, bf0, mx1, bf1;
 	int			 sv[2], st, i, ok = 1, asks = 0, copied = 0;
-	int			 behind = 0;
+	int			 behind = 0, beside = 0, was = cf->synchronous_full;
 	uint32_t		 mxmax = 0;
 	sqlite3			*rw;
 	pid_t			 pid;
 
+	cf->synchronous_full = full;
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
 		BAIL("socketpair: %s", strerror(errno));
 	if ((pid = fork()) == -1)
@@ -598,9 +604,9 @@ test_writer_copy(const struct conf *cf, sqlite3 *q)
 		BAIL("%s: checkpoint: %s", dbpath, sqlite3_errmsg(rw));
 	sqlite3_close(rw);
 	for (i = 0; i < 1200; i++) {
-		snprintf(body, sizeof(body), "{\"id\":\"evt-copy-%d\","
+		snprintf(body, sizeof(body), "{\"id\":\"evt-copy-%s-%d\","
 		    "\"type\":\"payment.success\",\"metadata\":{\"orderId\":"
-		    "\"oc%d\"},\"pad\":\"%0900d\"}", i, i, i);
+		    "\"oc%s%d\"},\"pad\":\"%0900d\"}", mode, i, mode, i, i);
 		post_generic(&p, body, &r);
 		ok &= r.status == 200 && r.err == HOOK_OK;
 		resp_clear(&r);
@@ -618,26 +624,39 @@ test_writer_copy(const struct conf *cf, sqlite3 *q)
 		wal_index(&mx1, &bf1);
 		if (mx1 > mxmax)
 			mxmax = mx1;
+		beside += bf1 > 0 && mx1 < 1000;
 	}
 	pipeline_clear(&p);
 	kill(pid, SIGTERM);
 	waitpid(pid, &st, 0);
 	close(l.fd);
 	free(l.out);
+	cf->synchronous_full = was;
 	CHECK(ok && count(q, "SELECT count(*) FROM events WHERE key LIKE "
-	    "'evt-copy-%'") == 1200 && count(q, "SELECT count(*) FROM orders "
-	    "WHERE id LIKE 'oc%'") == 1200, "writer copy: 1,200 new events "
-	    "through the writer, each stored once with its order");
-	CHECK(asks >= 6 && behind == asks && copied == asks, "writer copy: "
-	    "the writer asked %d times for the log to be copied (every %d "
-	    "pages, not near its own checkpoint), each time with pages not "
-	    "yet copied (%d), and each time the process copied them all "
-	    "after its answer (%d)", asks, STORE_COPY_STEP, behind, copied);
-	CHECK(mxmax >= STORE_COPY_STEP && mxmax < 2 * STORE_COPY_STEP,
-	    "writer copy: "
-	    "the log stays short (at most %u pages; all copied, SQLite "
-	    "starts it over at the next commit; without the copies, 1,000)",
-	    mxmax);
+	    "'evt-copy-%'") == (full ? 1200 : 2400) && count(q, "SELECT "
+	    "count(*) FROM orders WHERE id LIKE 'oc%'") == (full ? 1200 : 2400),
+	    "writer copy, %s: 1,200 new events through the writer, each "
+	    "stored once with its order", mode);
+	if (full) {
+		CHECK(asks >= 6 && behind == asks && copied == asks,
+		    "writer copy, full: the writer asked %d times for the log "
+		    "to be copied (every %d pages, not near its own "
+		    "checkpoint), each time with pages not yet copied (%d), "
+		    "and each time the process copied them all after its "
+		    "answer (%d)", asks, STORE_COPY_STEP, behind, copied);
+		CHECK(mxmax >= STORE_COPY_STEP && mxmax < 2 * STORE_COPY_STEP,
+		    "writer copy, full: the log stays short (at most %u "
+		    "pages; all copied, SQLite starts it over at the next "
+		    "commit; without the copies, 1,000)", mxmax);
+	} else {
+		CHECK(asks == 0 && beside >= 10, "writer copy, normal: no "
+		    "process asked (%d); the copier copied the log beside the "
+		    "writer, seen %d times before its checkpoint", asks,
+		    beside);
+		CHECK(mxmax >= STORE_COPY_STEP && mxmax < 1000 +
+		    2 * STORE_COPY_STEP, "writer copy, normal: the log stays "
+		    "bounded (at most %u pages)", mxmax);
+	}
 }
 
 /* Read exactly n bytes from fd: 0, or -1. */
@@ -1377,7 +1396,8 @@ main(void)
 	test_idle_release(&p, q);
 	pipeline_clear(&p);
 	test_writer_peers(cf);
-	test_writer_copy(cf, q);
+	test_writer_copy(cf, q, 1);
+	test_writer_copy(cf, q, 0);
 	test_writer_batch_copy(cf, q);
 	test_misconfigured();
 	test_cgi_unprepared(cf);	/* last: it drops a table */
