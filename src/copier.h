@@ -18,8 +18,13 @@
  * Under `full` the writer is what is busy (each batch waits for its
  * fsync) and the processes wait for it: the copy is theirs.
  *
- * The two threads share the configuration (read only) and this
- * struct's flags, under its mutex; the copier takes no signal.
+ * The two threads share the configuration (read only), this struct's
+ * flags (under its mutex) and SQLite, which the writer's process then
+ * runs with its mutexes on (store_threaded(): each thread uses only its
+ * own connections).  The copier takes no signal, and lets its
+ * connection go when it has not been asked for a second, so that a
+ * database file replaced meanwhile is not held (walguard.h).  Not on
+ * MariaDB/MySQL (its server keeps its own log).
  */
 #ifndef ONCEHOOK_COPIER_H
 #define ONCEHOOK_COPIER_H
@@ -37,7 +42,12 @@ struct copier	*copier_start(const struct conf *);
 /* Ask for a copy; never blocks (one asked and not begun is enough). */
 void		 copier_ask(struct copier *);
 
-/* Wait at most ms for the copy asked or running to end; NULL returns. */
+/*
+ * The writer's checkpoint is due: a copy asked but not begun is not
+ * made (the checkpoint copies it), and one running is waited for, at
+ * most ms, once (if it runs longer, the next calls return at once until
+ * it ends).  NULL returns.
+ */
 void		 copier_wait(struct copier *, long ms);
 
 /* Stop it (after the copy it is in, if one) and free it; NULL is fine. */

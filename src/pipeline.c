@@ -504,10 +504,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 out:
 	/* A connection that met a read-only file or an I/O error is not
 	 * kept: the next request opens a new one. */
-	if (p->st != NULL && store_broken(p->st)) {
-		store_close(p->st);
-		p->st = NULL;
-	}
+	store_drop_broken(&p->st);
 	/* The event borrows the body; it is not used past this point. */
 	if (ev->payload != NULL) {
 		ev->payload = NULL;

@@ -308,10 +308,11 @@ on_wal(void *arg, sqlite3 *db, const char *name, int frames)
  * The copy is most of a checkpoint's cost (a read and a write of each
  * page, then an fdatasync of the database's scattered pages: some
  * milliseconds for 1,000 pages, and every claim queued behind it).  A
- * writer that claims for other processes (writer.h) therefore asks one
- * of them, every STORE_COPY_STEP pages (store_copy_due()), to copy the
- * log between its requests (store_copy(): a PASSIVE checkpoint on its
- * own connection, beside the writer's commits).  Under load the writer
+ * writer that claims for other processes (writer.h) therefore has the
+ * log copied every STORE_COPY_STEP pages (store_copy_due()) on another
+ * connection, beside its commits (store_copy(): a PASSIVE checkpoint),
+ * by its copier or one of the processes (copier.h says which when).
+ * Under load the writer
  * commits all the while, so the log is never all copied when it begins
  * a transaction and still reaches CKPT_FRAMES; its own checkpoint then
  * copies only what came since the last copy (a few hundred pages).
@@ -1965,6 +1966,18 @@ store_process_init(void)
 	 */
 	(void)sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
 	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
+int
+store_threaded(void)
+{
+	/* Allowed only with SQLite shut down, which it may not be yet
+	 * (nothing opened: a no-op); no connection is open. */
+	if (sqlite3_shutdown() != SQLITE_OK ||
+	    sqlite3_config(SQLITE_CONFIG_MULTITHREAD) != SQLITE_OK ||
+	    sqlite3_initialize() != SQLITE_OK || !sqlite3_threadsafe())
+		return -1;
+	return 0;
 }
 
 static int

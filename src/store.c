@@ -56,6 +56,15 @@ store_broken(const struct store *s)
 	return s->ops->broken(s);
 }
 
+void
+store_drop_broken(struct store **st)
+{
+	if (*st != NULL && store_broken(*st)) {
+		store_close(*st);
+		*st = NULL;
+	}
+}
+
 int
 store_idle(struct store *s)
 {

@@ -128,6 +128,9 @@ enum hook_err	 store_connect(const struct conf *cf, int flags,
  * and open again for the next request.
  */
 int		 store_broken(const struct store *);
+/* If *st is broken: closed, and *st NULL (the next use opens another).
+ * NULL is fine. */
+void		 store_drop_broken(struct store **st);
 /*
  * Between requests: 1 if the connection must be closed now (the file at
  * ONCEHOOK_DB is not the one it has open: logged, and its log let go),
@@ -366,11 +369,20 @@ const char	*store_sqlite_version(void);
 /*
  * Once, first thing in main(), before any store is opened: SQLite set
  * up for a process that uses it from one thread (oncehook's processes
- * do; serve's workers are processes): no mutexes, no memory
+ * do, but a writer with a copier: store_threaded(); serve's workers are
+ * processes): no mutexes, no memory
  * statistics.  Programs that skip it (the tests) keep SQLite's
  * defaults.
  */
 void		 store_process_init(void);
+/*
+ * A writer that is to have a copier (copier.h), before the copier
+ * starts and before the writer opens any store: SQLite set up for two
+ * threads, each with connections of its own (its mutexes on, what
+ * store_process_init() turned off).  0, or -1: SQLite cannot be (it was
+ * built without threads, or is in use): one thread only, then.
+ */
+int		 store_threaded(void);
 /*
  * For "oncehook check": what the store is (the server's name and
  * version), after checking what only a server can say: the privileges

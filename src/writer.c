@@ -763,10 +763,7 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 				copier_wait(cp, COPIER_WAIT_MS);
 			if (st != NULL) {
 				store_maintain(st);
-				if (store_broken(st)) {
-					store_close(st);
-					st = NULL;
-				}
+				store_drop_broken(&st);
 			}
 		} while (nb == WRITER_BATCH_MAX);
 		if (l) {

@@ -50,7 +50,8 @@
  * it into the database after its answer (store_copy()), so that the
  * writer's own checkpoint, which every claim waits for, copies only
  * what came since.  Under `normal` the writer's copier, a thread beside
- * it, does that copy, and no worker is asked.
+ * it, does that copy, and no worker is asked (unless the copier could
+ * not start).
  * The shared writer first sends WRITER_HELLO (a u32) on each connection
  * it accepted.
  */

@@ -556,6 +556,53 @@ wal_index(uint32_t *mx, uint32_t *backfill)
 }
 
 /*
+ * How many descriptors process pid has open on the database's directory
+ * (a connection's walguard, walguard.h: its lock on the file's byte)
+ * and its -wal: one each per connection.  (SQLite keeps the database
+ * file's own open while another connection of the process has it
+ * locked.)
+ */
+static int
+db_fds(pid_t pid)
+{
+	char		 fds[64], p[400], to[600], wal[sizeof(dbpath) + 8];
+	struct dirent	*de;
+	DIR		*d;
+	ssize_t		 n;
+	int		 k = 0;
+
+	snprintf(wal, sizeof(wal), "%s-wal", dbpath);
+	snprintf(fds, sizeof(fds), "/proc/%ld/fd", (long)pid);
+	if ((d = opendir(fds)) == NULL)
+		BAIL("%s: %s", fds, strerror(errno));
+	while ((de = readdir(d)) != NULL) {
+		snprintf(p, sizeof(p), "%s/%s", fds, de->d_name);
+		if ((n = readlink(p, to, sizeof(to) - 1)) <= 0)
+			continue;
+		to[n] = '\0';
+		k += strcmp(to, dir) == 0 || strcmp(to, wal) == 0;
+	}
+	closedir(d);
+	return k;
+}
+
+/* count() of a query with one text parameter. */
+static long long
+count_like(sqlite3 *db, const char *sql, const char *arg)
+{
+	sqlite3_stmt	*st;
+	long long	 n = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		BAIL("prepare %s: %s", sql, sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/*
  * The log is copied into the database beside the writer's commits, so
  * that the writer's own checkpoint, past 1,000 pages, finds little to
  * copy.  Under `full` (full != 0) the writer asks the processes it
@@ -578,6 +625,8 @@ test_writer_copy(struct conf *cf, sqlite3 *q, int full)
 	uint32_t		 mx0 = 0, bf0, mx1, bf1;
 	int			 sv[2], st, i, ok = 1, asks = 0, copied = 0;
 	int			 behind = 0, beside = 0, was = cf->synchronous_full;
+	int			 held = 0, idle, k;
+	char			 like[40], olike[40];
 	uint32_t		 mxmax = 0;
 	sqlite3			*rw;
 	pid_t			 pid;
@@ -625,16 +674,23 @@ test_writer_copy(struct conf *cf, sqlite3 *q, int full)
 		if (mx1 > mxmax)
 			mxmax = mx1;
 		beside += bf1 > 0 && mx1 < 1000;
+		if ((k = db_fds(pid)) > held)
+			held = k;
 	}
 	pipeline_clear(&p);
+	/* The copier lets its connection go after a second unasked. */
+	usleep(2000 * 1000);
+	idle = db_fds(pid);
 	kill(pid, SIGTERM);
 	waitpid(pid, &st, 0);
 	close(l.fd);
 	free(l.out);
 	cf->synchronous_full = was;
-	CHECK(ok && count(q, "SELECT count(*) FROM events WHERE key LIKE "
-	    "'evt-copy-%'") == (full ? 1200 : 2400) && count(q, "SELECT "
-	    "count(*) FROM orders WHERE id LIKE 'oc%'") == (full ? 1200 : 2400),
+	snprintf(like, sizeof(like), "evt-copy-%s-%%", mode);
+	snprintf(olike, sizeof(olike), "oc%s%%", mode);
+	CHECK(ok && count_like(q, "SELECT count(*) FROM events WHERE key "
+	    "LIKE ?", like) == 1200 && count_like(q, "SELECT count(*) FROM "
+	    "orders WHERE id LIKE ?", olike) == 1200,
 	    "writer copy, %s: 1,200 new events through the writer, each "
 	    "stored once with its order", mode);
 	if (full) {
@@ -648,6 +704,10 @@ test_writer_copy(struct conf *cf, sqlite3 *q, int full)
 		    "writer copy, full: the log stays short (at most %u "
 		    "pages; all copied, SQLite starts it over at the next "
 		    "commit; without the copies, 1,000)", mxmax);
+		CHECK(held == idle, "writer copy, full: no copier: as many "
+		    "descriptors on the directory and the -wal in the writer's "
+		    "process (the test's, inherited, and its own) at most when "
+		    "busy and idle (%d, %d)", held, idle);
 	} else {
 		CHECK(asks == 0 && beside >= 10, "writer copy, normal: no "
 		    "process asked (%d); the copier copied the log beside the "
@@ -656,6 +716,12 @@ test_writer_copy(struct conf *cf, sqlite3 *q, int full)
 		CHECK(mxmax >= STORE_COPY_STEP && mxmax < 1000 +
 		    2 * STORE_COPY_STEP, "writer copy, normal: the log stays "
 		    "bounded (at most %u pages)", mxmax);
+		CHECK(held == idle + 2, "writer copy, normal: the writer's "
+		    "process has a connection more while its copier copies "
+		    "(at most %d descriptors on the directory and the -wal) "
+		    "than after two seconds unasked (%d: the copier let its "
+		    "connection go; a file replaced meanwhile is not held)",
+		    held, idle);
 	}
 }
 
