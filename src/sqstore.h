@@ -18,6 +18,10 @@
 #include "store_be.h"
 #include "walguard.h"
 
+/* The query of the work loop's next event (sqs_work()); t_store checks
+ * that it reads only the events not processed. */
+extern const char sq_work_pick[];
+
 /* The statements prepared once, in sqs_connect(). */
 enum st {
 	ST_BEGIN,
