@@ -704,10 +704,10 @@ test_writer_copy(struct conf *cf, sqlite3 *q, int full)
 		    "writer copy, full: the log stays short (at most %u "
 		    "pages; all copied, SQLite starts it over at the next "
 		    "commit; without the copies, 1,000)", mxmax);
-		CHECK(held == idle, "writer copy, full: no copier: as many "
-		    "descriptors on the directory and the -wal in the writer's "
-		    "process (the test's, inherited, and its own) at most when "
-		    "busy and idle (%d, %d)", held, idle);
+		CHECK(held < idle + 2, "writer copy, full: no copier: no "
+		    "connection more in the writer's process when busy than "
+		    "idle (at most %d descriptors on the directory and the "
+		    "-wal, then %d)", held, idle);
 	} else {
 		CHECK(asks == 0 && beside >= 10, "writer copy, normal: no "
 		    "process asked (%d); the copier copied the log beside the "
@@ -716,7 +716,10 @@ test_writer_copy(struct conf *cf, sqlite3 *q, int full)
 		CHECK(mxmax >= STORE_COPY_STEP && mxmax < 1000 +
 		    2 * STORE_COPY_STEP, "writer copy, normal: the log stays "
 		    "bounded (at most %u pages)", mxmax);
-		CHECK(held == idle + 2, "writer copy, normal: the writer's "
+		/* At least two more (its walguard's directory and its
+		 * -wal; SQLite opens the directory for an fsync now and
+		 * then, which a sample may catch). */
+		CHECK(held >= idle + 2, "writer copy, normal: the writer's "
 		    "process has a connection more while its copier copies "
 		    "(at most %d descriptors on the directory and the -wal) "
 		    "than after two seconds unasked (%d: the copier let its "
