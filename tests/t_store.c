@@ -1078,14 +1078,30 @@ test_write_lock(void)
 }
 
 /* The largest size DB-wal reaches over n claims; maintain after each? */
+/* Claim the i-th filler event (key prefix and i, a body of some length)
+ * on endpoint 0: it must be new. */
+static void
+claim_filler(struct store *st, const char *prefix, int i)
+{
+	struct event	 ev;
+	char		 key[32], body[96];
+
+	snprintf(key, sizeof(key), "%s%d", prefix, i);
+	snprintf(body, sizeof(body), "{\"v\":\"%d, a value of some "
+	    "length, to fill pages a little\"}", i);
+	mkev(&ev, key, "t.ok", body);
+	if (claim1(st, 0, &ev, NULL) != HOOK_OK)
+		BAIL("claim %s", key);
+	event_clear(&ev);
+}
+
 static long long
 wal_peak(const char *dbname, int n, int maintain)
 {
 	struct conf	*cf = mkconf(dbname, "a.sql");
 	struct store	*st;
-	struct event	 ev;
 	struct stat	 sb;
-	char		 err[512], key[32], body[96], p[sizeof(dir) + 64];
+	char		 err[512], p[sizeof(dir) + 64];
 	long long	 peak = 0;
 	int		 i;
 
@@ -1093,13 +1109,7 @@ wal_peak(const char *dbname, int n, int maintain)
 		BAIL("store_open: %s", err);
 	snprintf(p, sizeof(p), "%s/%s-wal", dir, dbname);
 	for (i = 0; i < n; i++) {
-		snprintf(key, sizeof(key), "k%d", i);
-		snprintf(body, sizeof(body), "{\"v\":\"%d, a value of some "
-		    "length, to fill pages a little\"}", i);
-		mkev(&ev, key, "t.ok", body);
-		if (claim1(st, 0, &ev, NULL) != HOOK_OK)
-			BAIL("claim %d", i);
-		event_clear(&ev);
+		claim_filler(st, "k", i);
 		if (maintain)
 			store_maintain(st);
 		if (stat(p, &sb) == 0 && sb.st_size > peak)
@@ -1205,10 +1215,9 @@ test_checkpoint_reader(void)
 {
 	struct conf	*cf = mkconf("c3.sqlite", "a.sql");
 	struct store	*st;
-	struct event	 ev;
 	struct timespec	 t0, t1;
 	double		 ms[HELD_CLAIMS], median;
-	char		 err[512], key[32], body[96], buf[32];
+	char		 err[512], buf[32];
 	unsigned int	 most = 0, after = 0;
 	int		 i, n = 0;
 	sqlite3		*q;
@@ -1221,13 +1230,7 @@ test_checkpoint_reader(void)
 	exec(q, "BEGIN");
 	qtext(q, "SELECT count(*) FROM events", buf, sizeof(buf));
 	for (i = 1; i <= HELD_CLAIMS; i++) {
-		snprintf(key, sizeof(key), "held-%d", i);
-		snprintf(body, sizeof(body), "{\"v\":\"%d, a value of some "
-		    "length, to fill pages a little\"}", i);
-		mkev(&ev, key, "t.ok", body);
-		if (claim1(st, 0, &ev, NULL) != HOOK_OK)
-			BAIL("claim %d", i);
-		event_clear(&ev);
+		claim_filler(st, "held-", i);
 		if (wal_pages("c3.sqlite") >= 2000) {
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 			store_maintain(st);
