@@ -31,6 +31,7 @@
 #include "migrations.h"
 #include "store.h"
 #include "sqstore.h"
+#include "sqwal.h"
 #include "walguard.h"
 
 static const struct store_ops sqs_ops;
@@ -1977,6 +1978,7 @@ store_process_init(void)
 	 */
 	(void)sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
 	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	(void)sqwal_register();		/* else SQLite's own, as it was */
 }
 
 int
@@ -1988,6 +1990,7 @@ store_threaded(void)
 	    sqlite3_config(SQLITE_CONFIG_MULTITHREAD) != SQLITE_OK ||
 	    sqlite3_initialize() != SQLITE_OK || !sqlite3_threadsafe())
 		return -1;
+	(void)sqwal_register();		/* the start made "unix" the default */
 	return 0;
 }
 

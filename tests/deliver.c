@@ -18,6 +18,7 @@
 #include "faultvfs.h"
 #include "hook.h"
 #include "pipeline.h"
+#include "sqwal.h"
 #include "testlib.h"
 
 #define SECRET	"generic-fault-test-secret"
@@ -45,7 +46,10 @@ dl_workdir(const char *name, char *dir, size_t dirsz, char *tmpl, char *db,
 		harness("mkdtemp", strerror(errno));
 	snprintf(tmpl, pathsz, "%s/template.sqlite", dir);
 	snprintf(db, pathsz, "%s/hooks.sqlite", dir);
-	if (faultvfs_install() != SQLITE_OK)
+	/* The product's VFS over the faults, as it is over "unix" in
+	 * oncehook (store_process_init()): what the faults and the power
+	 * cuts meet is the log's writes as the product makes them. */
+	if (faultvfs_install() != SQLITE_OK || sqwal_register() != 0)
 		harness("faultvfs_install", "failed");
 	/* The product's log lines (one per request) are not the test's. */
 	snprintf(logpath, sizeof(logpath), "%s/stderr.log", dir);

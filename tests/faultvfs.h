@@ -106,4 +106,17 @@ long		 faultvfs_wal_syncs(void);
  */
 long		 faultvfs_powerloss(enum cut_mode, unsigned seed);
 
+/*
+ * Watch the log (on: 1): at each barrier of a -shm, is every frame its
+ * index names as committed in the -wal file, whole, with a checksum
+ * chain that holds (as recovery would keep it)?  Checks made, and how
+ * many found it otherwise, since the watch began.
+ */
+void		 faultvfs_watch_log(int on);
+long		 faultvfs_log_checks(void);
+long		 faultvfs_log_unwritten(void);
+/* Writes to a -wal file while no connection through this VFS held the
+ * log's write lock (the -shm's slot 0), since the watch began. */
+long		 faultvfs_log_unlocked(void);
+
 #endif

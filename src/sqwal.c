@@ -1,0 +1,629 @@
+/*
+ * oncehook: SQLite's log written in fewer system calls (sqwal.h).
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "sqwal.h"
+
+#define FRAME_HDR	24	/* a log frame's header (SQLite's file format) */
+
+enum expect {
+	EXPECT_HEADER,		/* a frame's header may be held */
+	EXPECT_PAGE		/* the held header's page may follow */
+};
+
+struct dfile;
+
+struct wfile {
+	sqlite3_file	 base;		/* our methods */
+	sqlite3_file	*real;		/* the system VFS's file, after us */
+	struct dfile	*db;		/* the database whose log this is */
+	unsigned char	*buf;		/* SQWAL_BUFSZ, at the first hold */
+	size_t		 len;		/* bytes held */
+	sqlite3_int64	 off;		/* their place in the file */
+	sqlite3_int64	 end;		/* furthest byte written in this
+					 * write transaction, held or not */
+	enum expect	 expect;
+	int		 commit;	/* the held header is a commit's */
+};
+
+/* A database file: its methods, but for the write lock's release. */
+struct dfile {
+	sqlite3_file	 base;
+	sqlite3_file	*real;
+	struct wfile	*wal;		/* its log, while open */
+};
+
+_Static_assert(sizeof(struct dfile) <= sizeof(struct wfile),
+    "the real file is placed after a struct wfile");
+
+#define WAL_WRITE_LOCK	0	/* the -shm lock slot of SQLite's writer */
+
+static sqlite3_vfs	 wrap;		/* set up once, then read only */
+static sqlite3_vfs	*sys;		/* the VFS wrapped: "unix" */
+
+/* What is held, written; 0 bytes held after, whatever the result. */
+static int
+flush(struct wfile *w)
+{
+	int	 rc = SQLITE_OK;
+
+	if (w->len > 0)
+		rc = w->real->pMethods->xWrite(w->real, w->buf, (int)w->len,
+		    w->off);
+	w->len = 0;
+	w->expect = EXPECT_HEADER;
+	w->commit = 0;
+	return rc;
+}
+
+static int
+hold(struct wfile *w, const void *p, int amt, sqlite3_int64 off)
+{
+	if (w->buf == NULL && (w->buf = malloc(SQWAL_BUFSZ)) == NULL)
+		return 0;
+	if (w->len > 0 && (off != w->off + (sqlite3_int64)w->len ||
+	    w->len + (size_t)amt > SQWAL_BUFSZ))
+		return 0;
+	if (w->len == 0)
+		w->off = off;
+	memcpy(w->buf + w->len, p, (size_t)amt);
+	w->len += (size_t)amt;
+	return 1;
+}
+
+static int
+frame_write(struct wfile *w, const void *p, int amt, sqlite3_int64 off)
+{
+	const unsigned char	*h = p;
+	int			 rc, commit;
+
+	/* A header at the log's end so far; one before it is SQLite
+	 * rewriting a checksum after the commit frame: at once. */
+	if (amt == FRAME_HDR && w->expect == EXPECT_HEADER && off >= w->end) {
+		/* bytes 4-7: the database's size after a commit, else 0 */
+		commit = (h[4] | h[5] | h[6] | h[7]) != 0;
+		if (!hold(w, p, amt, off)) {
+			if ((rc = flush(w)) != SQLITE_OK)
+				return rc;
+			if (!hold(w, p, amt, off))
+				return w->real->pMethods->xWrite(w->real, p,
+				    amt, off);
+		}
+		w->expect = EXPECT_PAGE;
+		w->commit = commit;
+		return SQLITE_OK;
+	}
+	if (w->expect == EXPECT_PAGE && amt >= 512 &&	/* a page's least */
+	    off == w->off + (sqlite3_int64)w->len) {
+		commit = w->commit;
+		if (hold(w, p, amt, off)) {
+			w->expect = EXPECT_HEADER;
+			w->commit = 0;
+			return commit ? flush(w) : SQLITE_OK;
+		}
+	}
+	/* Not a frame's part, or no room: in order, at once. */
+	if ((rc = flush(w)) != SQLITE_OK)
+		return rc;
+	return w->real->pMethods->xWrite(w->real, p, amt, off);
+}
+
+static int
+w_write(sqlite3_file *f, const void *p, int amt, sqlite3_int64 off)
+{
+	struct wfile	*w = (struct wfile *)f;
+	int		 rc;
+
+	rc = frame_write(w, p, amt, off);
+	if (off + amt > w->end)
+		w->end = off + amt;
+	return rc;
+}
+
+static int
+w_close(sqlite3_file *f)
+{
+	struct wfile	*w = (struct wfile *)f;
+	int		 rc, rc2;
+
+	rc = flush(w);
+	if (w->db != NULL)
+		w->db->wal = NULL;
+	rc2 = w->real->pMethods->xClose(w->real);
+	free(w->buf);
+	w->buf = NULL;
+	return rc != SQLITE_OK ? rc : rc2;
+}
+
+static int
+w_read(sqlite3_file *f, void *p, int amt, sqlite3_int64 off)
+{
+	struct wfile	*w = (struct wfile *)f;
+	int		 rc;
+
+	if ((rc = flush(w)) != SQLITE_OK)
+		return rc;
+	return w->real->pMethods->xRead(w->real, p, amt, off);
+}
+
+static int
+w_truncate(sqlite3_file *f, sqlite3_int64 size)
+{
+	struct wfile	*w = (struct wfile *)f;
+	int		 rc;
+
+	if ((rc = flush(w)) != SQLITE_OK)
+		return rc;
+	return w->real->pMethods->xTruncate(w->real, size);
+}
+
+static int
+w_sync(sqlite3_file *f, int flags)
+{
+	struct wfile	*w = (struct wfile *)f;
+	int		 rc;
+
+	if ((rc = flush(w)) != SQLITE_OK)
+		return rc;
+	return w->real->pMethods->xSync(w->real, flags);
+}
+
+static int
+w_size(sqlite3_file *f, sqlite3_int64 *size)
+{
+	struct wfile	*w = (struct wfile *)f;
+	int		 rc;
+
+	if ((rc = flush(w)) != SQLITE_OK)
+		return rc;
+	return w->real->pMethods->xFileSize(w->real, size);
+}
+
+static int
+w_lock(sqlite3_file *f, int lk)
+{
+	struct wfile	*w = (struct wfile *)f;
+
+	return w->real->pMethods->xLock(w->real, lk);
+}
+
+static int
+w_unlock(sqlite3_file *f, int lk)
+{
+	struct wfile	*w = (struct wfile *)f;
+
+	return w->real->pMethods->xUnlock(w->real, lk);
+}
+
+static int
+w_reserved(sqlite3_file *f, int *out)
+{
+	struct wfile	*w = (struct wfile *)f;
+
+	return w->real->pMethods->xCheckReservedLock(w->real, out);
+}
+
+static int
+w_fcntl(sqlite3_file *f, int op, void *arg)
+{
+	struct wfile	*w = (struct wfile *)f;
+	int		 rc;
+
+	if ((rc = flush(w)) != SQLITE_OK)
+		return rc;
+	return w->real->pMethods->xFileControl(w->real, op, arg);
+}
+
+static int
+w_sector(sqlite3_file *f)
+{
+	struct wfile	*w = (struct wfile *)f;
+
+	return w->real->pMethods->xSectorSize(w->real);
+}
+
+static int
+w_devchar(sqlite3_file *f)
+{
+	struct wfile	*w = (struct wfile *)f;
+
+	return w->real->pMethods->xDeviceCharacteristics(w->real);
+}
+
+/* A log has no -shm of its own and is not mapped: never called by
+ * SQLite; kept faithful all the same. */
+static int
+w_shmmap(sqlite3_file *f, int pg, int pgsz, int extend, void volatile **pp)
+{
+	struct wfile	*w = (struct wfile *)f;
+
+	if (w->real->pMethods->iVersion < 2)
+		return SQLITE_IOERR;
+	return w->real->pMethods->xShmMap(w->real, pg, pgsz, extend, pp);
+}
+
+static int
+w_shmlock(sqlite3_file *f, int offset, int n, int flags)
+{
+	struct wfile	*w = (struct wfile *)f;
+
+	if (w->real->pMethods->iVersion < 2)
+		return SQLITE_IOERR;
+	return w->real->pMethods->xShmLock(w->real, offset, n, flags);
+}
+
+static void
+w_shmbarrier(sqlite3_file *f)
+{
+	struct wfile	*w = (struct wfile *)f;
+
+	if (w->real->pMethods->iVersion >= 2)
+		w->real->pMethods->xShmBarrier(w->real);
+}
+
+static int
+w_shmunmap(sqlite3_file *f, int del)
+{
+	struct wfile	*w = (struct wfile *)f;
+
+	if (w->real->pMethods->iVersion < 2)
+		return SQLITE_OK;
+	return w->real->pMethods->xShmUnmap(w->real, del);
+}
+
+static int
+w_fetch(sqlite3_file *f, sqlite3_int64 off, int amt, void **pp)
+{
+	struct wfile	*w = (struct wfile *)f;
+	int		 rc;
+
+	*pp = NULL;
+	if (w->real->pMethods->iVersion < 3)
+		return SQLITE_OK;
+	if ((rc = flush(w)) != SQLITE_OK)
+		return rc;
+	return w->real->pMethods->xFetch(w->real, off, amt, pp);
+}
+
+static int
+w_unfetch(sqlite3_file *f, sqlite3_int64 off, void *p)
+{
+	struct wfile	*w = (struct wfile *)f;
+
+	if (w->real->pMethods->iVersion < 3)
+		return SQLITE_OK;
+	return w->real->pMethods->xUnfetch(w->real, off, p);
+}
+
+static const sqlite3_io_methods wal_methods = {
+	3,
+	w_close, w_read, w_write, w_truncate, w_sync, w_size,
+	w_lock, w_unlock, w_reserved, w_fcntl, w_sector, w_devchar,
+	w_shmmap, w_shmlock, w_shmbarrier, w_shmunmap,
+	w_fetch, w_unfetch
+};
+
+/*
+ * A database file's methods: the system VFS's, but that the release of
+ * the write lock first writes out what its log held.  Only frames of a
+ * transaction that did not commit can be held then (a commit writes
+ * them out): written past the log's last commit, under the lock, they
+ * are nothing to anyone; held on, they would be written later over the
+ * frames another process committed at the same place meanwhile.
+ */
+#define D(f)	(((struct dfile *)(f))->real)
+
+static int
+d_close(sqlite3_file *f)
+{
+	return D(f)->pMethods->xClose(D(f));
+}
+
+static int
+d_read(sqlite3_file *f, void *p, int amt, sqlite3_int64 off)
+{
+	return D(f)->pMethods->xRead(D(f), p, amt, off);
+}
+
+static int
+d_write(sqlite3_file *f, const void *p, int amt, sqlite3_int64 off)
+{
+	return D(f)->pMethods->xWrite(D(f), p, amt, off);
+}
+
+static int
+d_truncate(sqlite3_file *f, sqlite3_int64 size)
+{
+	return D(f)->pMethods->xTruncate(D(f), size);
+}
+
+static int
+d_sync(sqlite3_file *f, int flags)
+{
+	return D(f)->pMethods->xSync(D(f), flags);
+}
+
+static int
+d_size(sqlite3_file *f, sqlite3_int64 *size)
+{
+	return D(f)->pMethods->xFileSize(D(f), size);
+}
+
+static int
+d_lock(sqlite3_file *f, int lk)
+{
+	return D(f)->pMethods->xLock(D(f), lk);
+}
+
+static int
+d_unlock(sqlite3_file *f, int lk)
+{
+	return D(f)->pMethods->xUnlock(D(f), lk);
+}
+
+static int
+d_reserved(sqlite3_file *f, int *out)
+{
+	return D(f)->pMethods->xCheckReservedLock(D(f), out);
+}
+
+static int
+d_fcntl(sqlite3_file *f, int op, void *arg)
+{
+	return D(f)->pMethods->xFileControl(D(f), op, arg);
+}
+
+static int
+d_sector(sqlite3_file *f)
+{
+	return D(f)->pMethods->xSectorSize(D(f));
+}
+
+static int
+d_devchar(sqlite3_file *f)
+{
+	return D(f)->pMethods->xDeviceCharacteristics(D(f));
+}
+
+static int
+d_shmmap(sqlite3_file *f, int pg, int pgsz, int extend, void volatile **pp)
+{
+	if (D(f)->pMethods->iVersion < 2)
+		return SQLITE_IOERR;
+	return D(f)->pMethods->xShmMap(D(f), pg, pgsz, extend, pp);
+}
+
+static int
+d_shmlock(sqlite3_file *f, int offset, int n, int flags)
+{
+	struct dfile	*d = (struct dfile *)f;
+
+	if (D(f)->pMethods->iVersion < 2)
+		return SQLITE_IOERR;
+	if ((flags & SQLITE_SHM_UNLOCK) && d->wal != NULL &&
+	    offset <= WAL_WRITE_LOCK && offset + n > WAL_WRITE_LOCK) {
+		(void)flush(d->wal);	/* a failure: nothing lost (above) */
+		d->wal->end = 0;	/* the next writer's log may restart */
+	}
+	return D(f)->pMethods->xShmLock(D(f), offset, n, flags);
+}
+
+/*
+ * SQLite publishes a commit by writing the log index's header in the
+ * -shm around a barrier.  A commit's frames were written out with its
+ * commit frame, and a header SQLite rewrites after it (a checksum, when
+ * a transaction wrote a page twice) is never held (frame_write()); so
+ * what can be held here is frames of a transaction still open.  Written
+ * out all the same: whatever a later SQLite does, no one reads, and no
+ * recovery checks, a frame that is not in the file.
+ */
+static void
+d_shmbarrier(sqlite3_file *f)
+{
+	struct dfile	*d = (struct dfile *)f;
+
+	if (d->wal != NULL)
+		(void)flush(d->wal);	/* uncommitted frames, if any: a
+					 * failure is SQLite's at their commit */
+	if (D(f)->pMethods->iVersion >= 2)
+		D(f)->pMethods->xShmBarrier(D(f));
+}
+
+static int
+d_shmunmap(sqlite3_file *f, int del)
+{
+	if (D(f)->pMethods->iVersion < 2)
+		return SQLITE_OK;
+	return D(f)->pMethods->xShmUnmap(D(f), del);
+}
+
+static int
+d_fetch(sqlite3_file *f, sqlite3_int64 off, int amt, void **pp)
+{
+	*pp = NULL;
+	if (D(f)->pMethods->iVersion < 3)
+		return SQLITE_OK;
+	return D(f)->pMethods->xFetch(D(f), off, amt, pp);
+}
+
+static int
+d_unfetch(sqlite3_file *f, sqlite3_int64 off, void *p)
+{
+	if (D(f)->pMethods->iVersion < 3)
+		return SQLITE_OK;
+	return D(f)->pMethods->xUnfetch(D(f), off, p);
+}
+
+static const sqlite3_io_methods db_methods = {
+	3,
+	d_close, d_read, d_write, d_truncate, d_sync, d_size,
+	d_lock, d_unlock, d_reserved, d_fcntl, d_sector, d_devchar,
+	d_shmmap, d_shmlock, d_shmbarrier, d_shmunmap,
+	d_fetch, d_unfetch
+};
+
+/*
+ * A database and its log are ours; every other file (a temporary one, a
+ * rollback journal) is the system VFS's object in our space, with its
+ * methods: it never passes through here again.
+ */
+static int
+v_open(sqlite3_vfs *v, const char *name, sqlite3_file *f, int flags,
+    int *outflags)
+{
+	struct wfile	*w = (struct wfile *)f;
+	struct dfile	*d = (struct dfile *)f;
+	sqlite3_file	*df;
+	int		 rc;
+
+	(void)v;
+	if (flags & SQLITE_OPEN_MAIN_DB) {
+		memset(d, 0, sizeof(*d));
+		d->real = (sqlite3_file *)(w + 1);
+		rc = sys->xOpen(sys, name, d->real, flags, outflags);
+		/* SQLite calls xClose after a failed xOpen that set
+		 * pMethods. */
+		d->base.pMethods = d->real->pMethods != NULL ? &db_methods :
+		    NULL;
+		return rc;
+	}
+	if (!(flags & SQLITE_OPEN_WAL))
+		return sys->xOpen(sys, name, f, flags, outflags);
+	memset(w, 0, sizeof(*w));
+	w->real = (sqlite3_file *)(w + 1);
+	rc = sys->xOpen(sys, name, w->real, flags, outflags);
+	w->base.pMethods = w->real->pMethods != NULL ? &wal_methods : NULL;
+	if (rc == SQLITE_OK && name != NULL &&
+	    (df = sqlite3_database_file_object(name)) != NULL &&
+	    df->pMethods == &db_methods) {
+		w->db = (struct dfile *)df;
+		w->db->wal = w;
+	}
+	return rc;
+}
+
+static int
+v_delete(sqlite3_vfs *v, const char *name, int syncdir)
+{
+	(void)v;
+	return sys->xDelete(sys, name, syncdir);
+}
+
+static int
+v_access(sqlite3_vfs *v, const char *name, int flags, int *out)
+{
+	(void)v;
+	return sys->xAccess(sys, name, flags, out);
+}
+
+static int
+v_fullpath(sqlite3_vfs *v, const char *name, int n, char *out)
+{
+	(void)v;
+	return sys->xFullPathname(sys, name, n, out);
+}
+
+static void *
+v_dlopen(sqlite3_vfs *v, const char *name)
+{
+	(void)v;
+	return sys->xDlOpen(sys, name);
+}
+
+static void
+v_dlerror(sqlite3_vfs *v, int n, char *out)
+{
+	(void)v;
+	sys->xDlError(sys, n, out);
+}
+
+static void
+(*v_dlsym(sqlite3_vfs *v, void *h, const char *sym))(void)
+{
+	(void)v;
+	return sys->xDlSym(sys, h, sym);
+}
+
+static void
+v_dlclose(sqlite3_vfs *v, void *h)
+{
+	(void)v;
+	sys->xDlClose(sys, h);
+}
+
+static int
+v_random(sqlite3_vfs *v, int n, char *out)
+{
+	(void)v;
+	return sys->xRandomness(sys, n, out);
+}
+
+static int
+v_sleep(sqlite3_vfs *v, int us)
+{
+	(void)v;
+	return sys->xSleep(sys, us);
+}
+
+static int
+v_time(sqlite3_vfs *v, double *out)
+{
+	(void)v;
+	return sys->xCurrentTime(sys, out);
+}
+
+static int
+v_lasterror(sqlite3_vfs *v, int n, char *out)
+{
+	(void)v;
+	return sys->xGetLastError(sys, n, out);
+}
+
+static int
+v_time64(sqlite3_vfs *v, sqlite3_int64 *out)
+{
+	(void)v;
+	return sys->xCurrentTimeInt64(sys, out);
+}
+
+int
+sqwal_register(void)
+{
+	sqlite3_vfs	*u;
+
+	if (sys == NULL) {
+		/* The default: "unix", or a test's VFS over it. */
+		if ((u = sqlite3_vfs_find(NULL)) == NULL || u == &wrap ||
+		    u->iVersion < 2 || u->szOsFile < 0)
+			return -1;
+		sys = u;
+		wrap.iVersion = 2;
+		/* the real file after either wrapper (struct wfile is the
+		 * larger) */
+		wrap.szOsFile = (int)sizeof(struct wfile) + u->szOsFile;
+		wrap.mxPathname = u->mxPathname;
+		wrap.zName = SQWAL_VFS;
+		wrap.xOpen = v_open;
+		wrap.xDelete = v_delete;
+		wrap.xAccess = v_access;
+		wrap.xFullPathname = v_fullpath;
+		wrap.xDlOpen = v_dlopen;
+		wrap.xDlError = v_dlerror;
+		wrap.xDlSym = v_dlsym;
+		wrap.xDlClose = v_dlclose;
+		wrap.xRandomness = v_random;
+		wrap.xSleep = v_sleep;
+		wrap.xCurrentTime = v_time;
+		wrap.xGetLastError = v_lasterror;
+		wrap.xCurrentTimeInt64 = v_time64;
+	} else if (sqlite3_vfs_find(sys->zName) != sys)
+		return -1;
+	return sqlite3_vfs_register(&wrap, 1) == SQLITE_OK ? 0 : -1;
+}

@@ -1,0 +1,52 @@
+/*
+ * oncehook: SQLite's log written in fewer system calls.
+ *
+ * SQLite writes each frame of its write-ahead log with two pwrite(2)
+ * calls, the frame's 24-byte header and then its page: a new event's
+ * commit of 8 pages was 16 calls, a group commit writer's batch 28
+ * (strace -c), each a trip into the file system with its locks.
+ * sqwal_register() makes a VFS that wraps the system's ("unix") the
+ * default: a log gathers the frames of a transaction in a buffer and
+ * writes them in one call; a database file is the system's but for one
+ * thing (below); every other file is the system VFS's own object, with
+ * its own methods.
+ *
+ * When the bytes must be in the file.  A log's frames become visible
+ * to other connections (other processes) when the committing one
+ * writes the log's index in the -shm, which is no call on the log: so
+ * the buffer is written out with the write of the commit frame's page
+ * (its header says so: the database's size after the commit, bytes 4-7,
+ * is not zero), before that write returns, and before any other call
+ * on the file (read, sync, size, truncate, close, file control) or any
+ * write that does not follow the buffered bytes.  Only what is
+ * recognised is held: a 24-byte write at a frame's place with a
+ * non-commit header, then the page that follows it.  Anything else (the
+ * log's own 32-byte header, a frame rewritten in place, a whole frame
+ * in one write, should a later SQLite do that) is written through at
+ * once, after what was held; so a SQLite that writes its log some other
+ * way gets no gathering, never a late byte.  A failed write is
+ * returned by the call that found it (the commit's at the latest), so
+ * SQLite rolls back; nothing of a transaction that was not committed
+ * is visible to anyone, as before.  Frames of a transaction that rolls
+ * back after it spilled pages to the log (never committed, so never
+ * written out by a commit) are written out when SQLite lets the write
+ * lock go (the database file's xShmLock): past the log's last commit,
+ * under the lock, they are nothing to anyone, where held on they would
+ * be written later over what another process committed there.
+ */
+#ifndef ONCEHOOK_SQWAL_H
+#define ONCEHOOK_SQWAL_H
+
+#define SQWAL_VFS	"oncehook"
+#define SQWAL_BUFSZ	(64 * 1024)	/* held at most, per open log */
+
+/*
+ * Registers the wrapping VFS as SQLite's default, over the default of
+ * the first call ("unix"; the tests' fault-injecting VFS, tests/
+ * faultvfs.h, in theirs); again after a sqlite3_shutdown() and
+ * sqlite3_initialize(), which make "unix" the default.  0, or -1: the
+ * default stays what it was.
+ */
+int	sqwal_register(void);
+
+#endif

@@ -1,0 +1,322 @@
+/*
+ * oncehook tests: the log's frames gathered into one write (sqwal.h).
+ *
+ * The product's VFS over the tests' fault-injecting one (faultvfs.h),
+ * which counts the writes that reach it.  A second connection opened
+ * with the plain "unix" VFS reads the files as another process would.
+ *
+ *   - a transaction's frames reach the file in one write (two with the
+ *     log's own header), where SQLite makes two per frame;
+ *   - what a commit wrote is in the file when the commit returns: the
+ *     other connection sees every committed row at once, under
+ *     synchronous normal (no sync to flush it) and full, through small
+ *     transactions, ones larger than the buffer, ones that spill pages
+ *     to the log before their commit, and rollbacks; the files stay
+ *     sound (quick_check); and at every moment the log's index names
+ *     a commit, its frames are in the -wal file (tests/faultvfs.c
+ *     watches the -shm's header);
+ *   - a transaction that spilled and rolled back leaves nothing to be
+ *     written later over another connection's commit;
+ *   - a write that fails (a full disk) fails the commit, whose rows no
+ *     one sees; the next commit succeeds and is seen;
+ *   - the log then checkpointed and read back whole.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "faultvfs.h"
+#include "sqwal.h"
+#include "tap.h"
+
+static char	 dir[64], path[128];
+
+static sqlite3 *
+open_db(const char *vfs, const char *sync)
+{
+	sqlite3	*db;
+	char	 sql[128];
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE, vfs) != SQLITE_OK)
+		BAIL("open %s: %s", path, sqlite3_errmsg(db));
+	snprintf(sql, sizeof(sql), "PRAGMA journal_mode = WAL; "
+	    "PRAGMA synchronous = %s; PRAGMA wal_autocheckpoint = 0", sync);
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		BAIL("pragmas: %s", sqlite3_errmsg(db));
+	sqlite3_busy_timeout(db, 1000);
+	return db;
+}
+
+static long long
+one(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt	*st;
+	long long	 v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -2;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	else
+		v = -3;
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int
+quick_ok(sqlite3 *db)
+{
+	sqlite3_stmt	*st;
+	int		 ok = 0;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st,
+	    NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		ok = strcmp((const char *)sqlite3_column_text(st, 0),
+		    "ok") == 0;
+	sqlite3_finalize(st);
+	return ok;
+}
+
+/* n rows of size bytes each in one transaction; SQLite's code. */
+static int
+insert(sqlite3 *db, int n, int size, int commit)
+{
+	sqlite3_stmt	*st;
+	int		 i, rc;
+
+	if ((rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL,
+	    NULL)) != SQLITE_OK)
+		return rc;
+	if ((rc = sqlite3_prepare_v2(db, "INSERT INTO t (k, v) "
+	    "VALUES (lower(hex(randomblob(16))), zeroblob(?))", -1, &st,
+	    NULL)) != SQLITE_OK)
+		return rc;
+	for (i = 0; i < n && rc == SQLITE_OK; i++) {
+		sqlite3_bind_int(st, 1, size);
+		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK :
+		    sqlite3_errcode(db);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, commit ? "COMMIT" : "ROLLBACK", NULL,
+		    NULL, NULL);
+	if (rc != SQLITE_OK)
+		(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static long long
+wal_size(void)
+{
+	char		 p[160];
+	struct stat	 sb;
+
+	snprintf(p, sizeof(p), "%s-wal", path);
+	return stat(p, &sb) == 0 ? (long long)sb.st_size : -1;
+}
+
+static void
+gathered(void)
+{
+	sqlite3		*db;
+	long long	 before, frames;
+	long		 writes;
+
+	db = open_db(NULL, "normal");
+	if (sqlite3_exec(db, "CREATE TABLE t (k TEXT UNIQUE, v BLOB); "
+	    "CREATE INDEX t_v ON t (length(v))", NULL, NULL,
+	    NULL) != SQLITE_OK)
+		BAIL("create: %s", sqlite3_errmsg(db));
+	(void)insert(db, 1, 10, 1);
+	before = wal_size();	/* no checkpoint since: the log grows */
+	faultvfs_record();
+	/* Eight pages or more: rows on new leaves, and the indexes. */
+	if (insert(db, 8, 3000, 1) != SQLITE_OK)
+		BAIL("insert: %s", sqlite3_errmsg(db));
+	writes = faultvfs_points();
+	frames = (wal_size() - before) / (4096 + 24);
+	CHECK(frames >= 8 && writes == 1,
+	    "a commit of %lld frames: %ld write reached the file (SQLite "
+	    "makes two a frame)", frames, writes);
+	sqlite3_close(db);
+}
+
+static void
+visible(const char *sync)
+{
+	sqlite3		*db, *peer;
+	long long	 want, got;
+	int		 i, bad = 0, badcheck = 0, rc, fails = 0;
+	static const struct { int n, size, commit; } shape[] = {
+		{ 1, 50, 1 },		/* a claim's size */
+		{ 3, 1500, 1 },
+		{ 40, 3000, 1 },	/* more than the buffer holds */
+		{ 2, 100, 0 },		/* rolled back */
+		{ 300, 400, 1 },	/* spills before its commit */
+		{ 1, 70000, 1 },	/* overflow pages */
+	};
+
+	db = open_db(NULL, sync);
+	/* A page cache of 10 pages: large transactions spill frames to the
+	 * log before their commit, and rewrite some of them in place. */
+	(void)sqlite3_exec(db, "PRAGMA cache_size = 10", NULL, NULL, NULL);
+	peer = open_db("unix", sync);
+	want = one(db, "SELECT count(*) FROM t");
+	faultvfs_watch_log(1);
+	for (i = 0; i < 120; i++) {
+		int	 s = i % (int)(sizeof(shape) / sizeof(shape[0]));
+
+		rc = insert(db, shape[s].n, shape[s].size, shape[s].commit);
+		if (rc != SQLITE_OK) {
+			fails++;
+			continue;
+		}
+		if (shape[s].commit)
+			want += shape[s].n;
+		if ((got = one(peer, "SELECT count(*) FROM t")) != want)
+			bad++;
+		if (i % 20 == 19 && !quick_ok(peer))
+			badcheck++;
+	}
+	CHECK(fails == 0 && bad == 0 && badcheck == 0,
+	    "synchronous %s: each of 120 commits (1 to 300 rows, spilled, "
+	    "rolled back) seen at once by another connection: %d unseen, "
+	    "%d failed, %d quick_check not ok", sync, bad, fails, badcheck);
+	CHECK(faultvfs_log_checks() >= 100 && faultvfs_log_unwritten() == 0,
+	    "synchronous %s: every frame the log's index named as committed "
+	    "was in the -wal file as it was named, checksums and all (%ld "
+	    "looks, %ld not)",
+	    sync, faultvfs_log_checks(), faultvfs_log_unwritten());
+	CHECK(faultvfs_log_unlocked() == 0, "synchronous %s: no write of "
+	    "the log without the write lock (%ld)", sync,
+	    faultvfs_log_unlocked());
+	faultvfs_watch_log(0);
+	sqlite3_close(peer);
+	sqlite3_close(db);
+}
+
+/*
+ * A transaction that spilled frames to the log and rolled back, then
+ * another connection's commit over the same place in the log, then the
+ * first connection's next calls: what it held of its spilled frames
+ * must not land over the other's (written out at the write lock's
+ * release, sqwal.h).
+ */
+/* n rows of size bytes at the end of table s (no index): once spilled,
+ * a page is not read again before the ROLLBACK. */
+static int
+append(sqlite3 *db, int n, int size, int commit)
+{
+	char	 sql[160];
+	int	 rc;
+
+	snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; WITH RECURSIVE c(i) "
+	    "AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) "
+	    "INSERT INTO s (v) SELECT zeroblob(%d) FROM c", n, size);
+	if ((rc = sqlite3_exec(db, sql, NULL, NULL, NULL)) == SQLITE_OK)
+		rc = sqlite3_exec(db, commit ? "COMMIT" : "ROLLBACK", NULL,
+		    NULL, NULL);
+	if (rc != SQLITE_OK)
+		(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static void
+spilled_rollback(void)
+{
+	sqlite3		*db, *peer;
+	long long	 n1;
+	int		 i, rc;
+
+	db = open_db(NULL, "normal");
+	(void)sqlite3_exec(db, "PRAGMA cache_size = 10", NULL, NULL, NULL);
+	if ((rc = sqlite3_exec(db, "CREATE TABLE s (v BLOB)", NULL, NULL,
+	    NULL)) != SQLITE_OK)
+		BAIL("create s: %s", sqlite3_errmsg(db));
+	peer = open_db("unix", "normal");
+	faultvfs_watch_log(1);
+	for (i = 0; i < 8 && rc == SQLITE_OK; i++) {
+		/* spills, rolls back; then the other's commit over the
+		 * same frames, then this connection reads the log */
+		if ((rc = append(db, 500 + 100 * i, 400, 0)) == SQLITE_OK &&
+		    (rc = append(peer, 600, 400, 1)) == SQLITE_OK &&
+		    one(db, "SELECT count(*) FROM s") != 600 * (i + 1))
+			rc = SQLITE_CORRUPT;
+	}
+	n1 = one(peer, "SELECT count(*) FROM s");
+	CHECK(rc == SQLITE_OK && n1 == 600 * 8 && quick_ok(peer) &&
+	    quick_ok(db) && faultvfs_log_unlocked() == 0,
+	    "8 transactions spilled and rolled back, each followed by "
+	    "another connection's commit over its frames: no write of the "
+	    "log without the write lock (%ld), every row seen, the files "
+	    "sound (%lld rows; %s)", faultvfs_log_unlocked(), n1,
+	    sqlite3_errstr(rc));
+	faultvfs_watch_log(0);
+	sqlite3_close(peer);
+	sqlite3_close(db);
+}
+
+static void
+full_disk(void)
+{
+	sqlite3		*db, *peer;
+	long long	 n0, n1, n2;
+	int		 rc;
+
+	db = open_db(NULL, "normal");
+	peer = open_db("unix", "normal");
+	if (append(db, 1, 100, 1) != SQLITE_OK)	/* the log begun */
+		BAIL("append: %s", sqlite3_errmsg(db));
+	n0 = one(peer, "SELECT count(*) FROM s");
+	faultvfs_arm(FAULT_ENOSPC, 1, 0);
+	rc = append(db, 5, 100, 1);	/* a leaf: nothing read back */
+	faultvfs_disarm();
+	n1 = one(peer, "SELECT count(*) FROM s");
+	CHECK(rc == SQLITE_FULL && n1 == n0 && faultvfs_hits() == 1 &&
+	    faultvfs_hit_op() == FOP_WRITE &&
+	    strcmp(faultvfs_hit_file(), "wal") == 0,
+	    "a full disk at the log's write (%s, %s): the commit fails (%s), "
+	    "its rows unseen (%lld, %lld before)",
+	    faultvfs_op_name(faultvfs_hit_op()), faultvfs_hit_file(),
+	    sqlite3_errstr(rc), n1, n0);
+	rc = append(db, 5, 100, 1);
+	n2 = one(peer, "SELECT count(*) FROM s");
+	CHECK(rc == SQLITE_OK && n2 == n0 + 5 && quick_ok(peer) &&
+	    one(peer, "SELECT count(*) FROM s") == n2,
+	    "the next commit succeeds and is seen (%lld rows)", n2);
+	sqlite3_close(peer);
+	/* The whole log into the database, then read back alone. */
+	CHECK(one(db, "PRAGMA wal_checkpoint(TRUNCATE)") == 0 && quick_ok(db) && one(db, "SELECT count(*) FROM s") == n2,
+	    "the log checkpointed whole; %lld rows read back", n2);
+	sqlite3_close(db);
+}
+
+int
+main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/oncehook-sqwal-XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		BAIL("mkdtemp");
+	snprintf(path, sizeof(path), "%s/t.sqlite", dir);
+	if (faultvfs_install() != SQLITE_OK || sqwal_register() != 0)
+		BAIL("the VFSs");
+	CHECK(strcmp(sqlite3_vfs_find(NULL)->zName, SQWAL_VFS) == 0,
+	    "the product's VFS is the default, over the tests'");
+	gathered();
+	visible("normal");
+	visible("full");
+	spilled_rollback();
+	full_disk();
+	tap_rmdir(dir);
+	return tap_done();
+}
