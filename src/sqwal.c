@@ -11,7 +11,8 @@
 
 #include "sqwal.h"
 
-#define FRAME_HDR	24	/* a log frame's header (SQLite's file format) */
+#define WAL_HDR		32	/* the log's header (SQLite's file format) */
+#define FRAME_HDR	24	/* a log frame's header */
 
 enum expect {
 	EXPECT_HEADER,		/* a frame's header may be held */
@@ -31,6 +32,11 @@ struct wfile {
 					 * write transaction, held or not */
 	enum expect	 expect;
 	int		 commit;	/* the held header is a commit's */
+	int		 pgsz;		/* the log's page size, once seen */
+	int		 synced;	/* the log synced in this write
+					 * transaction: hold nothing more */
+	int		 err;		/* a write-out's failure no call could
+					 * return yet: the next one does */
 };
 
 /* A database file: its methods, but for the write lock's release. */
@@ -47,14 +53,20 @@ _Static_assert(sizeof(struct dfile) <= sizeof(struct wfile),
 
 static sqlite3_vfs	 wrap;		/* set up once, then read only */
 static sqlite3_vfs	*sys;		/* the VFS wrapped: "unix" */
+static long		 rescues;	/* sqwal_rescues() (atomic) */
 
-/* What is held, written; 0 bytes held after, whatever the result. */
+/*
+ * What is held, written; 0 bytes held after, whatever the result.  A
+ * failure kept from a write-out no call could report (the barrier's,
+ * the lock's release) is returned first, once.
+ */
 static int
 flush(struct wfile *w)
 {
-	int	 rc = SQLITE_OK;
+	int	 rc = w->err;
 
-	if (w->len > 0)
+	w->err = SQLITE_OK;
+	if (w->len > 0 && rc == SQLITE_OK)
 		rc = w->real->pMethods->xWrite(w->real, w->buf, (int)w->len,
 		    w->off);
 	w->len = 0;
@@ -84,9 +96,15 @@ frame_write(struct wfile *w, const void *p, int amt, sqlite3_int64 off)
 	const unsigned char	*h = p;
 	int			 rc, commit;
 
-	/* A header at the log's end so far; one before it is SQLite
-	 * rewriting a checksum after the commit frame: at once. */
-	if (amt == FRAME_HDR && w->expect == EXPECT_HEADER && off >= w->end) {
+	/* A header at the log's end so far, at a frame's place once the
+	 * page size is known, before any sync of this transaction; else
+	 * at once: one before the end is SQLite rewriting a checksum
+	 * after the commit frame, one after a sync the last part of a
+	 * frame split at the sync point (synchronous=full padding to a
+	 * sector when the disk is not power-safe). */
+	if (amt == FRAME_HDR && w->expect == EXPECT_HEADER && off >= w->end &&
+	    !w->synced && (w->pgsz == 0 ||
+	    (off - WAL_HDR) % (FRAME_HDR + w->pgsz) == 0)) {
 		/* bytes 4-7: the database's size after a commit, else 0 */
 		commit = (h[4] | h[5] | h[6] | h[7]) != 0;
 		if (!hold(w, p, amt, off)) {
@@ -104,6 +122,8 @@ frame_write(struct wfile *w, const void *p, int amt, sqlite3_int64 off)
 	    off == w->off + (sqlite3_int64)w->len) {
 		commit = w->commit;
 		if (hold(w, p, amt, off)) {
+			if (amt <= 65536 && (amt & (amt - 1)) == 0)
+				w->pgsz = amt;
 			w->expect = EXPECT_HEADER;
 			w->commit = 0;
 			return commit ? flush(w) : SQLITE_OK;
@@ -170,6 +190,8 @@ w_sync(sqlite3_file *f, int flags)
 	struct wfile	*w = (struct wfile *)f;
 	int		 rc;
 
+	if (w->end > WAL_HDR)	/* past frames: not the log's header */
+		w->synced = 1;
 	if ((rc = flush(w)) != SQLITE_OK)
 		return rc;
 	return w->real->pMethods->xSync(w->real, flags);
@@ -318,6 +340,32 @@ static const sqlite3_io_methods wal_methods = {
  * are nothing to anyone; held on, they would be written later over the
  * frames another process committed at the same place meanwhile.
  */
+/*
+ * A write-out where no error can be returned (a barrier, the lock's
+ * release): it goes to the file before anyone can look for it, and a
+ * failure is kept for the log's next call.  At a barrier, SQLite's own
+ * flows leave nothing held (counted: t_sqwal checks); at the release,
+ * a spilled transaction that rolled back may.
+ */
+static void
+rescue(struct wfile *w, int barrier)
+{
+	int	 rc;
+
+	if (w->len == 0 && w->err == SQLITE_OK)
+		return;
+	if (w->len > 0 && barrier)
+		(void)__atomic_fetch_add(&rescues, 1, __ATOMIC_RELAXED);
+	if ((rc = flush(w)) != SQLITE_OK)
+		w->err = rc;
+}
+
+long
+sqwal_rescues(void)
+{
+	return __atomic_load_n(&rescues, __ATOMIC_RELAXED);
+}
+
 #define D(f)	(((struct dfile *)(f))->real)
 
 static int
@@ -409,8 +457,9 @@ d_shmlock(sqlite3_file *f, int offset, int n, int flags)
 		return SQLITE_IOERR;
 	if ((flags & SQLITE_SHM_UNLOCK) && d->wal != NULL &&
 	    offset <= WAL_WRITE_LOCK && offset + n > WAL_WRITE_LOCK) {
-		(void)flush(d->wal);	/* a failure: nothing lost (above) */
+		rescue(d->wal, 0);
 		d->wal->end = 0;	/* the next writer's log may restart */
+		d->wal->synced = 0;
 	}
 	return D(f)->pMethods->xShmLock(D(f), offset, n, flags);
 }
@@ -430,8 +479,7 @@ d_shmbarrier(sqlite3_file *f)
 	struct dfile	*d = (struct dfile *)f;
 
 	if (d->wal != NULL)
-		(void)flush(d->wal);	/* uncommitted frames, if any: a
-					 * failure is SQLite's at their commit */
+		rescue(d->wal, 1);
 	if (D(f)->pMethods->iVersion >= 2)
 		D(f)->pMethods->xShmBarrier(D(f));
 }

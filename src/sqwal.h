@@ -18,21 +18,31 @@
  * (its header says so: the database's size after the commit, bytes 4-7,
  * is not zero), before that write returns, and before any other call
  * on the file (read, sync, size, truncate, close, file control) or any
- * write that does not follow the buffered bytes.  Only what is
- * recognised is held: a 24-byte write at a frame's place with a
- * non-commit header, then the page that follows it.  Anything else (the
- * log's own 32-byte header, a frame rewritten in place, a whole frame
- * in one write, should a later SQLite do that) is written through at
- * once, after what was held; so a SQLite that writes its log some other
- * way gets no gathering, never a late byte.  A failed write is
+ * write that does not follow the buffered bytes.  A failed write is
  * returned by the call that found it (the commit's at the latest), so
  * SQLite rolls back; nothing of a transaction that was not committed
- * is visible to anyone, as before.  Frames of a transaction that rolls
- * back after it spilled pages to the log (never committed, so never
- * written out by a commit) are written out when SQLite lets the write
- * lock go (the database file's xShmLock): past the log's last commit,
- * under the lock, they are nothing to anyone, where held on they would
- * be written later over what another process committed there.
+ * is visible to anyone, as before.
+ *
+ * Only what is recognised is held: a 24-byte write at the log's end so
+ * far, at a frame's place (once the page size is seen), before any sync
+ * of the log in this write transaction; then the page that follows it.
+ * Anything else is written at once, after what was held: the log's own
+ * 32-byte header, a page rewritten in place, a header whose checksum
+ * SQLite rewrites after the commit frame (before the end), the part of
+ * a frame split at a sync point (synchronous=full on a disk that is not
+ * power-safe pads the commit to a sector), a whole frame in one write
+ * should a later SQLite do that.  So a SQLite that writes its log some
+ * other way gets no gathering, never a late byte.
+ *
+ * Two moments that are no call on the log are watched through the
+ * database file: the -shm barrier around which SQLite writes the index
+ * header (a commit's publication), and the release of the write lock.
+ * What is held then (nothing, in SQLite's own flows; frames of a
+ * spilled transaction that rolled back, at the release) is written out
+ * first: past the log's last commit, under the lock, such frames are
+ * nothing to anyone, where held on they would be written later over
+ * what another process committed there.  A failure there has no call
+ * to be returned by: the log's next call returns it.
  */
 #ifndef ONCEHOOK_SQWAL_H
 #define ONCEHOOK_SQWAL_H
@@ -48,5 +58,13 @@
  * default stays what it was.
  */
 int	sqwal_register(void);
+
+/*
+ * How many times, in this process, bytes were still held at such a
+ * barrier (a commit's publication), and written out there.  SQLite's
+ * own ways of writing the log leave none (tests/t_sqwal.c); a count
+ * means one that was not foreseen.
+ */
+long	sqwal_rescues(void);
 
 #endif

@@ -35,23 +35,37 @@
 #include "sqwal.h"
 #include "tap.h"
 
-static char	 dir[64], path[128];
+static char	 dir[64], path[128], path2[128];
 
 static sqlite3 *
-open_db(const char *vfs, const char *sync)
+open_as(const char *vfs, const char *sync, int psow)
 {
 	sqlite3	*db;
-	char	 sql[128];
+	char	 sql[320];
 
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE, vfs) != SQLITE_OK)
+	/* psow=0: the disk is not power-safe; under full, SQLite pads a
+	 * commit to a sector and splits a frame at the sync point */
+	snprintf(sql, sizeof(sql), "file:%s%s", psow ? path : path2,
+	    psow ? "" : "?psow=0");
+	if (sqlite3_open_v2(sql, &db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, vfs) != SQLITE_OK)
 		BAIL("open %s: %s", path, sqlite3_errmsg(db));
-	snprintf(sql, sizeof(sql), "PRAGMA journal_mode = WAL; "
-	    "PRAGMA synchronous = %s; PRAGMA wal_autocheckpoint = 0", sync);
+	/* its own file, of 512-byte pages: 8 frames a sector, so a
+	 * commit's padding splits a frame at the sync point often */
+	snprintf(sql, sizeof(sql), "PRAGMA page_size = %d; "
+	    "PRAGMA journal_mode = WAL; PRAGMA synchronous = %s; "
+	    "PRAGMA wal_autocheckpoint = 0; CREATE TABLE IF NOT EXISTS t "
+	    "(k TEXT UNIQUE, v BLOB)", psow ? 4096 : 512, sync);
 	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
 		BAIL("pragmas: %s", sqlite3_errmsg(db));
 	sqlite3_busy_timeout(db, 1000);
 	return db;
+}
+
+static sqlite3 *
+open_db(const char *vfs, const char *sync)
+{
+	return open_as(vfs, sync, 1);
 }
 
 static long long
@@ -133,8 +147,7 @@ gathered(void)
 	long		 writes;
 
 	db = open_db(NULL, "normal");
-	if (sqlite3_exec(db, "CREATE TABLE t (k TEXT UNIQUE, v BLOB); "
-	    "CREATE INDEX t_v ON t (length(v))", NULL, NULL,
+	if (sqlite3_exec(db, "CREATE INDEX t_v ON t (length(v))", NULL, NULL,
 	    NULL) != SQLITE_OK)
 		BAIL("create: %s", sqlite3_errmsg(db));
 	(void)insert(db, 1, 10, 1);
@@ -152,10 +165,12 @@ gathered(void)
 }
 
 static void
-visible(const char *sync)
+visible(const char *sync, int psow)
 {
 	sqlite3		*db, *peer;
 	long long	 want, got;
+	long		 rescued;
+	const char	*how = psow ? "" : ", a disk not power-safe";
 	int		 i, bad = 0, badcheck = 0, rc, fails = 0;
 	static const struct { int n, size, commit; } shape[] = {
 		{ 1, 50, 1 },		/* a claim's size */
@@ -166,11 +181,12 @@ visible(const char *sync)
 		{ 1, 70000, 1 },	/* overflow pages */
 	};
 
-	db = open_db(NULL, sync);
+	rescued = sqwal_rescues();
+	db = open_as(NULL, sync, psow);
 	/* A page cache of 10 pages: large transactions spill frames to the
 	 * log before their commit, and rewrite some of them in place. */
 	(void)sqlite3_exec(db, "PRAGMA cache_size = 10", NULL, NULL, NULL);
-	peer = open_db("unix", sync);
+	peer = open_as("unix", sync, psow);
 	want = one(db, "SELECT count(*) FROM t");
 	faultvfs_watch_log(1);
 	for (i = 0; i < 120; i++) {
@@ -189,17 +205,20 @@ visible(const char *sync)
 			badcheck++;
 	}
 	CHECK(fails == 0 && bad == 0 && badcheck == 0,
-	    "synchronous %s: each of 120 commits (1 to 300 rows, spilled, "
+	    "synchronous %s%s: each of 120 commits (1 to 300 rows, spilled, "
 	    "rolled back) seen at once by another connection: %d unseen, "
-	    "%d failed, %d quick_check not ok", sync, bad, fails, badcheck);
+	    "%d failed, %d quick_check not ok", sync, how, bad, fails,
+	    badcheck);
 	CHECK(faultvfs_log_checks() >= 100 && faultvfs_log_unwritten() == 0,
-	    "synchronous %s: every frame the log's index named as committed "
-	    "was in the -wal file as it was named, checksums and all (%ld "
-	    "looks, %ld not)",
-	    sync, faultvfs_log_checks(), faultvfs_log_unwritten());
-	CHECK(faultvfs_log_unlocked() == 0, "synchronous %s: no write of "
-	    "the log without the write lock (%ld)", sync,
-	    faultvfs_log_unlocked());
+	    "synchronous %s%s: every frame the log's index named as "
+	    "committed was in the -wal file as it was named, checksums and "
+	    "all (%ld looks, %ld not)", sync, how, faultvfs_log_checks(),
+	    faultvfs_log_unwritten());
+	CHECK(faultvfs_log_unlocked() == 0 && sqwal_rescues() == rescued,
+	    "synchronous %s%s: no write of the log without the write lock "
+	    "(%ld), nothing left held for a commit's publication (%ld)",
+	    sync, how, faultvfs_log_unlocked(),
+	    sqwal_rescues() - rescued);
 	faultvfs_watch_log(0);
 	sqlite3_close(peer);
 	sqlite3_close(db);
@@ -217,7 +236,7 @@ visible(const char *sync)
 static int
 append(sqlite3 *db, int n, int size, int commit)
 {
-	char	 sql[160];
+	char	 sql[320];
 	int	 rc;
 
 	snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; WITH RECURSIVE c(i) "
@@ -308,13 +327,15 @@ main(void)
 	if (mkdtemp(dir) == NULL)
 		BAIL("mkdtemp");
 	snprintf(path, sizeof(path), "%s/t.sqlite", dir);
+	snprintf(path2, sizeof(path2), "%s/p.sqlite", dir);
 	if (faultvfs_install() != SQLITE_OK || sqwal_register() != 0)
 		BAIL("the VFSs");
 	CHECK(strcmp(sqlite3_vfs_find(NULL)->zName, SQWAL_VFS) == 0,
 	    "the product's VFS is the default, over the tests'");
 	gathered();
-	visible("normal");
-	visible("full");
+	visible("normal", 1);
+	visible("full", 1);
+	visible("full", 0);
 	spilled_rollback();
 	full_disk();
 	tap_rmdir(dir);
