@@ -122,7 +122,10 @@ frame_write(struct wfile *w, const void *p, int amt, sqlite3_int64 off)
 	    off == w->off + (sqlite3_int64)w->len) {
 		commit = w->commit;
 		if (hold(w, p, amt, off)) {
-			if (amt <= 65536 && (amt & (amt - 1)) == 0)
+			/* the first page held is a whole one (a frame
+			 * split at a sync point comes after a commit) */
+			if (w->pgsz == 0 && amt <= 65536 &&
+			    (amt & (amt - 1)) == 0)
 				w->pgsz = amt;
 			w->expect = EXPECT_HEADER;
 			w->commit = 0;
