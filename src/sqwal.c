@@ -21,9 +21,17 @@ enum expect {
 
 struct dfile;
 
-struct wfile {
+/* Both wrappers begin so: the methods that only pass a call on take
+ * either (R()). */
+struct shim {
 	sqlite3_file	 base;		/* our methods */
 	sqlite3_file	*real;		/* the system VFS's file, after us */
+};
+
+#define R(f)	(((struct shim *)(f))->real)
+
+struct wfile {
+	struct shim	 s;
 	struct dfile	*db;		/* the database whose log this is */
 	unsigned char	*buf;		/* SQWAL_BUFSZ, at the first hold */
 	size_t		 len;		/* bytes held */
@@ -41,8 +49,7 @@ struct wfile {
 
 /* A database file: its methods, but for the write lock's release. */
 struct dfile {
-	sqlite3_file	 base;
-	sqlite3_file	*real;
+	struct shim	 s;
 	struct wfile	*wal;		/* its log, while open */
 };
 
@@ -67,7 +74,7 @@ flush(struct wfile *w)
 
 	w->err = SQLITE_OK;
 	if (w->len > 0 && rc == SQLITE_OK)
-		rc = w->real->pMethods->xWrite(w->real, w->buf, (int)w->len,
+		rc = w->s.real->pMethods->xWrite(w->s.real, w->buf, (int)w->len,
 		    w->off);
 	w->len = 0;
 	w->expect = EXPECT_HEADER;
@@ -111,7 +118,7 @@ frame_write(struct wfile *w, const void *p, int amt, sqlite3_int64 off)
 			if ((rc = flush(w)) != SQLITE_OK)
 				return rc;
 			if (!hold(w, p, amt, off))
-				return w->real->pMethods->xWrite(w->real, p,
+				return w->s.real->pMethods->xWrite(w->s.real, p,
 				    amt, off);
 		}
 		w->expect = EXPECT_PAGE;
@@ -135,7 +142,7 @@ frame_write(struct wfile *w, const void *p, int amt, sqlite3_int64 off)
 	/* Not a frame's part, or no room: in order, at once. */
 	if ((rc = flush(w)) != SQLITE_OK)
 		return rc;
-	return w->real->pMethods->xWrite(w->real, p, amt, off);
+	return w->s.real->pMethods->xWrite(w->s.real, p, amt, off);
 }
 
 static int
@@ -159,7 +166,7 @@ w_close(sqlite3_file *f)
 	rc = flush(w);
 	if (w->db != NULL)
 		w->db->wal = NULL;
-	rc2 = w->real->pMethods->xClose(w->real);
+	rc2 = w->s.real->pMethods->xClose(w->s.real);
 	free(w->buf);
 	w->buf = NULL;
 	return rc != SQLITE_OK ? rc : rc2;
@@ -173,7 +180,7 @@ w_read(sqlite3_file *f, void *p, int amt, sqlite3_int64 off)
 
 	if ((rc = flush(w)) != SQLITE_OK)
 		return rc;
-	return w->real->pMethods->xRead(w->real, p, amt, off);
+	return w->s.real->pMethods->xRead(w->s.real, p, amt, off);
 }
 
 static int
@@ -184,7 +191,7 @@ w_truncate(sqlite3_file *f, sqlite3_int64 size)
 
 	if ((rc = flush(w)) != SQLITE_OK)
 		return rc;
-	return w->real->pMethods->xTruncate(w->real, size);
+	return w->s.real->pMethods->xTruncate(w->s.real, size);
 }
 
 static int
@@ -197,7 +204,7 @@ w_sync(sqlite3_file *f, int flags)
 		w->synced = 1;
 	if ((rc = flush(w)) != SQLITE_OK)
 		return rc;
-	return w->real->pMethods->xSync(w->real, flags);
+	return w->s.real->pMethods->xSync(w->s.real, flags);
 }
 
 static int
@@ -208,31 +215,7 @@ w_size(sqlite3_file *f, sqlite3_int64 *size)
 
 	if ((rc = flush(w)) != SQLITE_OK)
 		return rc;
-	return w->real->pMethods->xFileSize(w->real, size);
-}
-
-static int
-w_lock(sqlite3_file *f, int lk)
-{
-	struct wfile	*w = (struct wfile *)f;
-
-	return w->real->pMethods->xLock(w->real, lk);
-}
-
-static int
-w_unlock(sqlite3_file *f, int lk)
-{
-	struct wfile	*w = (struct wfile *)f;
-
-	return w->real->pMethods->xUnlock(w->real, lk);
-}
-
-static int
-w_reserved(sqlite3_file *f, int *out)
-{
-	struct wfile	*w = (struct wfile *)f;
-
-	return w->real->pMethods->xCheckReservedLock(w->real, out);
+	return w->s.real->pMethods->xFileSize(w->s.real, size);
 }
 
 static int
@@ -243,106 +226,9 @@ w_fcntl(sqlite3_file *f, int op, void *arg)
 
 	if ((rc = flush(w)) != SQLITE_OK)
 		return rc;
-	return w->real->pMethods->xFileControl(w->real, op, arg);
+	return w->s.real->pMethods->xFileControl(w->s.real, op, arg);
 }
 
-static int
-w_sector(sqlite3_file *f)
-{
-	struct wfile	*w = (struct wfile *)f;
-
-	return w->real->pMethods->xSectorSize(w->real);
-}
-
-static int
-w_devchar(sqlite3_file *f)
-{
-	struct wfile	*w = (struct wfile *)f;
-
-	return w->real->pMethods->xDeviceCharacteristics(w->real);
-}
-
-/* A log has no -shm of its own and is not mapped: never called by
- * SQLite; kept faithful all the same. */
-static int
-w_shmmap(sqlite3_file *f, int pg, int pgsz, int extend, void volatile **pp)
-{
-	struct wfile	*w = (struct wfile *)f;
-
-	if (w->real->pMethods->iVersion < 2)
-		return SQLITE_IOERR;
-	return w->real->pMethods->xShmMap(w->real, pg, pgsz, extend, pp);
-}
-
-static int
-w_shmlock(sqlite3_file *f, int offset, int n, int flags)
-{
-	struct wfile	*w = (struct wfile *)f;
-
-	if (w->real->pMethods->iVersion < 2)
-		return SQLITE_IOERR;
-	return w->real->pMethods->xShmLock(w->real, offset, n, flags);
-}
-
-static void
-w_shmbarrier(sqlite3_file *f)
-{
-	struct wfile	*w = (struct wfile *)f;
-
-	if (w->real->pMethods->iVersion >= 2)
-		w->real->pMethods->xShmBarrier(w->real);
-}
-
-static int
-w_shmunmap(sqlite3_file *f, int del)
-{
-	struct wfile	*w = (struct wfile *)f;
-
-	if (w->real->pMethods->iVersion < 2)
-		return SQLITE_OK;
-	return w->real->pMethods->xShmUnmap(w->real, del);
-}
-
-static int
-w_fetch(sqlite3_file *f, sqlite3_int64 off, int amt, void **pp)
-{
-	struct wfile	*w = (struct wfile *)f;
-	int		 rc;
-
-	*pp = NULL;
-	if (w->real->pMethods->iVersion < 3)
-		return SQLITE_OK;
-	if ((rc = flush(w)) != SQLITE_OK)
-		return rc;
-	return w->real->pMethods->xFetch(w->real, off, amt, pp);
-}
-
-static int
-w_unfetch(sqlite3_file *f, sqlite3_int64 off, void *p)
-{
-	struct wfile	*w = (struct wfile *)f;
-
-	if (w->real->pMethods->iVersion < 3)
-		return SQLITE_OK;
-	return w->real->pMethods->xUnfetch(w->real, off, p);
-}
-
-static const sqlite3_io_methods wal_methods = {
-	3,
-	w_close, w_read, w_write, w_truncate, w_sync, w_size,
-	w_lock, w_unlock, w_reserved, w_fcntl, w_sector, w_devchar,
-	w_shmmap, w_shmlock, w_shmbarrier, w_shmunmap,
-	w_fetch, w_unfetch
-};
-
-/*
- * A database file's methods: the system VFS's, but that the release of
- * the write lock first writes out what its log held.  Only frames of a
- * transaction that did not commit can be held then (a commit writes
- * them out): written past the log's last commit, under the lock, they
- * are nothing to anyone; held on, they would be written later over the
- * frames another process committed at the same place meanwhile.
- */
 /*
  * A write-out where no error can be returned (a barrier, the lock's
  * release): it goes to the file before anyone can look for it, and a
@@ -369,86 +255,93 @@ sqwal_rescues(void)
 	return __atomic_load_n(&rescues, __ATOMIC_RELAXED);
 }
 
-#define D(f)	(((struct dfile *)(f))->real)
-
+/*
+ * Calls passed on as they are, for either wrapper.  A database file's
+ * methods are these but two (d_shmlock(), d_shmbarrier()): the release
+ * of the write lock first writes out what its log held.  Only frames of
+ * a transaction that did not commit can be held then (a commit writes
+ * them out): written past the log's last commit, under the lock, they
+ * are nothing to anyone; held on, they would be written later over the
+ * frames another process committed at the same place meanwhile.
+ */
 static int
-d_close(sqlite3_file *f)
+r_close(sqlite3_file *f)
 {
-	return D(f)->pMethods->xClose(D(f));
+	return R(f)->pMethods->xClose(R(f));
 }
 
 static int
-d_read(sqlite3_file *f, void *p, int amt, sqlite3_int64 off)
+r_read(sqlite3_file *f, void *p, int amt, sqlite3_int64 off)
 {
-	return D(f)->pMethods->xRead(D(f), p, amt, off);
+	return R(f)->pMethods->xRead(R(f), p, amt, off);
 }
 
 static int
-d_write(sqlite3_file *f, const void *p, int amt, sqlite3_int64 off)
+r_write(sqlite3_file *f, const void *p, int amt, sqlite3_int64 off)
 {
-	return D(f)->pMethods->xWrite(D(f), p, amt, off);
+	return R(f)->pMethods->xWrite(R(f), p, amt, off);
 }
 
 static int
-d_truncate(sqlite3_file *f, sqlite3_int64 size)
+r_truncate(sqlite3_file *f, sqlite3_int64 size)
 {
-	return D(f)->pMethods->xTruncate(D(f), size);
+	return R(f)->pMethods->xTruncate(R(f), size);
 }
 
 static int
-d_sync(sqlite3_file *f, int flags)
+r_sync(sqlite3_file *f, int flags)
 {
-	return D(f)->pMethods->xSync(D(f), flags);
+	return R(f)->pMethods->xSync(R(f), flags);
 }
 
 static int
-d_size(sqlite3_file *f, sqlite3_int64 *size)
+r_size(sqlite3_file *f, sqlite3_int64 *size)
 {
-	return D(f)->pMethods->xFileSize(D(f), size);
+	return R(f)->pMethods->xFileSize(R(f), size);
 }
 
 static int
-d_lock(sqlite3_file *f, int lk)
+r_lock(sqlite3_file *f, int lk)
 {
-	return D(f)->pMethods->xLock(D(f), lk);
+	return R(f)->pMethods->xLock(R(f), lk);
 }
 
 static int
-d_unlock(sqlite3_file *f, int lk)
+r_unlock(sqlite3_file *f, int lk)
 {
-	return D(f)->pMethods->xUnlock(D(f), lk);
+	return R(f)->pMethods->xUnlock(R(f), lk);
 }
 
 static int
-d_reserved(sqlite3_file *f, int *out)
+r_reserved(sqlite3_file *f, int *out)
 {
-	return D(f)->pMethods->xCheckReservedLock(D(f), out);
+	return R(f)->pMethods->xCheckReservedLock(R(f), out);
 }
 
 static int
-d_fcntl(sqlite3_file *f, int op, void *arg)
+r_fcntl(sqlite3_file *f, int op, void *arg)
 {
-	return D(f)->pMethods->xFileControl(D(f), op, arg);
+	return R(f)->pMethods->xFileControl(R(f), op, arg);
 }
 
 static int
-d_sector(sqlite3_file *f)
+r_sector(sqlite3_file *f)
 {
-	return D(f)->pMethods->xSectorSize(D(f));
+	return R(f)->pMethods->xSectorSize(R(f));
 }
 
 static int
-d_devchar(sqlite3_file *f)
+r_devchar(sqlite3_file *f)
 {
-	return D(f)->pMethods->xDeviceCharacteristics(D(f));
+	return R(f)->pMethods->xDeviceCharacteristics(R(f));
 }
 
 static int
-d_shmmap(sqlite3_file *f, int pg, int pgsz, int extend, void volatile **pp)
+r_shmmap(sqlite3_file *f, int pg, int pgsz, int extend, void volatile **pp)
 {
-	if (D(f)->pMethods->iVersion < 2)
+	if (R(f)->pMethods->iVersion < 2)
 		return SQLITE_IOERR;
-	return D(f)->pMethods->xShmMap(D(f), pg, pgsz, extend, pp);
+	return R(f)->pMethods->xShmMap(R(f), pg, pgsz, extend, pp);
 }
 
 static int
@@ -456,7 +349,7 @@ d_shmlock(sqlite3_file *f, int offset, int n, int flags)
 {
 	struct dfile	*d = (struct dfile *)f;
 
-	if (D(f)->pMethods->iVersion < 2)
+	if (R(f)->pMethods->iVersion < 2)
 		return SQLITE_IOERR;
 	if ((flags & SQLITE_SHM_UNLOCK) && d->wal != NULL &&
 	    offset <= WAL_WRITE_LOCK && offset + n > WAL_WRITE_LOCK) {
@@ -464,7 +357,7 @@ d_shmlock(sqlite3_file *f, int offset, int n, int flags)
 		d->wal->end = 0;	/* the next writer's log may restart */
 		d->wal->synced = 0;
 	}
-	return D(f)->pMethods->xShmLock(D(f), offset, n, flags);
+	return R(f)->pMethods->xShmLock(R(f), offset, n, flags);
 }
 
 /*
@@ -483,41 +376,50 @@ d_shmbarrier(sqlite3_file *f)
 
 	if (d->wal != NULL)
 		rescue(d->wal, 1);
-	if (D(f)->pMethods->iVersion >= 2)
-		D(f)->pMethods->xShmBarrier(D(f));
+	if (R(f)->pMethods->iVersion >= 2)
+		R(f)->pMethods->xShmBarrier(R(f));
 }
 
 static int
-d_shmunmap(sqlite3_file *f, int del)
+r_shmunmap(sqlite3_file *f, int del)
 {
-	if (D(f)->pMethods->iVersion < 2)
+	if (R(f)->pMethods->iVersion < 2)
 		return SQLITE_OK;
-	return D(f)->pMethods->xShmUnmap(D(f), del);
+	return R(f)->pMethods->xShmUnmap(R(f), del);
 }
 
 static int
-d_fetch(sqlite3_file *f, sqlite3_int64 off, int amt, void **pp)
+r_fetch(sqlite3_file *f, sqlite3_int64 off, int amt, void **pp)
 {
 	*pp = NULL;
-	if (D(f)->pMethods->iVersion < 3)
+	if (R(f)->pMethods->iVersion < 3)
 		return SQLITE_OK;
-	return D(f)->pMethods->xFetch(D(f), off, amt, pp);
+	return R(f)->pMethods->xFetch(R(f), off, amt, pp);
 }
 
 static int
-d_unfetch(sqlite3_file *f, sqlite3_int64 off, void *p)
+r_unfetch(sqlite3_file *f, sqlite3_int64 off, void *p)
 {
-	if (D(f)->pMethods->iVersion < 3)
+	if (R(f)->pMethods->iVersion < 3)
 		return SQLITE_OK;
-	return D(f)->pMethods->xUnfetch(D(f), off, p);
+	return R(f)->pMethods->xUnfetch(R(f), off, p);
 }
 
 static const sqlite3_io_methods db_methods = {
 	3,
-	d_close, d_read, d_write, d_truncate, d_sync, d_size,
-	d_lock, d_unlock, d_reserved, d_fcntl, d_sector, d_devchar,
-	d_shmmap, d_shmlock, d_shmbarrier, d_shmunmap,
-	d_fetch, d_unfetch
+	r_close, r_read, r_write, r_truncate, r_sync, r_size,
+	r_lock, r_unlock, r_reserved, r_fcntl, r_sector, r_devchar,
+	r_shmmap, d_shmlock, d_shmbarrier, r_shmunmap,
+	r_fetch, r_unfetch
+};
+
+/* A log: no -shm of its own, never mapped (SQLite calls those on the
+ * database's file), hence version 1. */
+static const sqlite3_io_methods wal_methods = {
+	1,
+	w_close, w_read, w_write, w_truncate, w_sync, w_size,
+	r_lock, r_unlock, r_reserved, w_fcntl, r_sector, r_devchar,
+	NULL, NULL, NULL, NULL, NULL, NULL
 };
 
 /*
@@ -537,20 +439,20 @@ v_open(sqlite3_vfs *v, const char *name, sqlite3_file *f, int flags,
 	(void)v;
 	if (flags & SQLITE_OPEN_MAIN_DB) {
 		memset(d, 0, sizeof(*d));
-		d->real = (sqlite3_file *)(w + 1);
-		rc = sys->xOpen(sys, name, d->real, flags, outflags);
+		d->s.real = (sqlite3_file *)(w + 1);
+		rc = sys->xOpen(sys, name, d->s.real, flags, outflags);
 		/* SQLite calls xClose after a failed xOpen that set
 		 * pMethods. */
-		d->base.pMethods = d->real->pMethods != NULL ? &db_methods :
+		d->s.base.pMethods = d->s.real->pMethods != NULL ? &db_methods :
 		    NULL;
 		return rc;
 	}
 	if (!(flags & SQLITE_OPEN_WAL))
 		return sys->xOpen(sys, name, f, flags, outflags);
 	memset(w, 0, sizeof(*w));
-	w->real = (sqlite3_file *)(w + 1);
-	rc = sys->xOpen(sys, name, w->real, flags, outflags);
-	w->base.pMethods = w->real->pMethods != NULL ? &wal_methods : NULL;
+	w->s.real = (sqlite3_file *)(w + 1);
+	rc = sys->xOpen(sys, name, w->s.real, flags, outflags);
+	w->s.base.pMethods = w->s.real->pMethods != NULL ? &wal_methods : NULL;
 	if (rc == SQLITE_OK && name != NULL &&
 	    (df = sqlite3_database_file_object(name)) != NULL &&
 	    df->pMethods == &db_methods) {
