@@ -1792,7 +1792,6 @@ static enum store_work
 work_once(struct sqstore *s, const char *endpoint, const char *key,
     long long now, long long lead, struct store_work_item *w, int immediate)
 {
-	const char		*pick = sq_work_pick;
 	sqlite3_stmt		*st = NULL;
 	struct event		 ev;
 	enum store_work		 res = WORK_ERROR;
@@ -1839,7 +1838,7 @@ work_once(struct sqstore *s, const char *endpoint, const char *key,
 	} else if ((rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL)) !=
 	    SQLITE_OK)
 		goto fail;
-	if ((rc = sqlite3_prepare_v2(s->db, pick, -1, &st, NULL)) !=
+	if ((rc = sqlite3_prepare_v2(s->db, sq_work_pick, -1, &st, NULL)) !=
 	    SQLITE_OK)
 		goto fail;
 	if (endpoint != NULL) {

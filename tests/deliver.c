@@ -49,8 +49,10 @@ dl_workdir(const char *name, char *dir, size_t dirsz, char *tmpl, char *db,
 	/* The product's VFS over the faults, as it is over "unix" in
 	 * oncehook (store_process_init()): what the faults and the power
 	 * cuts meet is the log's writes as the product makes them. */
-	if (faultvfs_install() != SQLITE_OK || sqwal_register() != 0)
+	if (faultvfs_install() != SQLITE_OK)
 		harness("faultvfs_install", "failed");
+	if (sqwal_register() != 0)
+		harness("sqwal_register", "failed");
 	/* The product's log lines (one per request) are not the test's. */
 	snprintf(logpath, sizeof(logpath), "%s/stderr.log", dir);
 	if (freopen(logpath, "w", stderr) == NULL)

@@ -1077,7 +1077,6 @@ test_write_lock(void)
 	conf_free(cf);
 }
 
-/* The largest size DB-wal reaches over n claims; maintain after each? */
 /* Claim the i-th filler event (key prefix and i, a body of some length)
  * on endpoint 0: it must be new. */
 static void
@@ -1095,6 +1094,7 @@ claim_filler(struct store *st, const char *prefix, int i)
 	event_clear(&ev);
 }
 
+/* The largest size DB-wal reaches over n claims; maintain after each? */
 static long long
 wal_peak(const char *dbname, int n, int maintain)
 {
