@@ -19,7 +19,10 @@
  *     written later over another connection's commit;
  *   - a write that fails (a full disk) fails the commit, whose rows no
  *     one sees; the next commit succeeds and is seen;
- *   - the log then checkpointed and read back whole.
+ *   - the log then checkpointed and read back whole;
+ *   - a frame held when the write lock is released (no flow of SQLite
+ *     leaves one: the calls are made by hand) is written out then, and
+ *     a failure of that write-out is returned by the log's next call.
  */
 #include "config.h"
 
@@ -320,6 +323,107 @@ full_disk(void)
 	sqlite3_close(db);
 }
 
+/* The bytes of the -wal of path p at off, into buf: 0, or -1. */
+static int
+wal_bytes(const char *p, long long off, unsigned char *buf, size_t n)
+{
+	char	 w[200];
+	FILE	*f;
+	size_t	 got;
+
+	snprintf(w, sizeof(w), "%.160s-wal", p);
+	if ((f = fopen(w, "rb")) == NULL)
+		return -1;
+	got = fseek(f, (long)off, SEEK_SET) == 0 ? fread(buf, 1, n, f) : 0;
+	fclose(f);
+	return got == n ? 0 : -1;
+}
+
+/*
+ * A frame held when the write lock is released: SQLite's flows leave
+ * none (a commit writes its frames out; a rollback that spilled reads
+ * them back), so the calls are made here by hand, on the files of a
+ * live connection.  Written out under the lock, it is past the log's
+ * last commit and nothing to anyone; held on, it would be written at
+ * the log's next call, over what another process committed at that
+ * place meanwhile.  A failure of that write-out is returned by the
+ * log's next call, once.
+ */
+static void
+unlock_writeout(void)
+{
+	sqlite3			*db;
+	sqlite3_file		*d = NULL, *w = NULL;
+	unsigned char		 hdr[24], page[4096], back[24 + 4096];
+	char			 p3[160];
+	struct stat		 sb;
+	long long		 s0, s1;
+	int			 rc, rc2, rc3, held;
+
+	snprintf(p3, sizeof(p3), "%s/u.sqlite", dir);
+	if (sqlite3_open_v2(p3, &db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, "PRAGMA journal_mode = WAL; "
+	    "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; "
+	    "CREATE TABLE t (k TEXT UNIQUE, v BLOB)", NULL, NULL,
+	    NULL) != SQLITE_OK || insert(db, 3, 100, 1) != SQLITE_OK ||
+	    sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER,
+	    &d) != SQLITE_OK || sqlite3_file_control(db, "main",
+	    SQLITE_FCNTL_JOURNAL_POINTER, &w) != SQLITE_OK || d == NULL ||
+	    w == NULL || w->pMethods == NULL)
+		BAIL("u.sqlite: %s", sqlite3_errmsg(db));
+	snprintf((char *)back, sizeof(back), "%s-wal", p3);
+	if (stat((char *)back, &sb) == -1 || (sb.st_size - 32) % 4120 != 0)
+		BAIL("u.sqlite-wal: not whole 4096-byte frames");
+	s0 = (long long)sb.st_size;
+	memset(hdr, 0xab, sizeof(hdr));
+	memset(hdr, 0, 8);		/* page 0 (none), not a commit */
+	memset(page, 0xcd, sizeof(page));
+	/* Held at the write, then written out at the release. */
+	rc = d->pMethods->xShmLock(d, 0, 1, SQLITE_SHM_LOCK |
+	    SQLITE_SHM_EXCLUSIVE);
+	if (rc == SQLITE_OK)
+		rc = w->pMethods->xWrite(w, hdr, sizeof(hdr), s0);
+	if (rc == SQLITE_OK)
+		rc = w->pMethods->xWrite(w, page, sizeof(page),
+		    s0 + (long long)sizeof(hdr));
+	held = stat((char *)back, &sb) == 0 && sb.st_size == s0;
+	rc2 = d->pMethods->xShmLock(d, 0, 1, SQLITE_SHM_UNLOCK |
+	    SQLITE_SHM_EXCLUSIVE);
+	memset(back, 0, sizeof(back));
+	CHECK(rc == SQLITE_OK && rc2 == SQLITE_OK && held &&
+	    wal_bytes(p3, s0, back, sizeof(back)) == 0 &&
+	    memcmp(back, hdr, sizeof(hdr)) == 0 &&
+	    memcmp(back + sizeof(hdr), page, sizeof(page)) == 0,
+	    "a frame held when the write lock is released is written out "
+	    "then, whole (held before: %d; %s, %s)", held,
+	    sqlite3_errstr(rc), sqlite3_errstr(rc2));
+	/* Its write-out fails: the log's next call says so, once. */
+	s1 = s0 + (long long)sizeof(back);
+	rc = d->pMethods->xShmLock(d, 0, 1, SQLITE_SHM_LOCK |
+	    SQLITE_SHM_EXCLUSIVE);
+	if (rc == SQLITE_OK)
+		rc = w->pMethods->xWrite(w, hdr, sizeof(hdr), s1);
+	if (rc == SQLITE_OK)
+		rc = w->pMethods->xWrite(w, page, sizeof(page),
+		    s1 + (long long)sizeof(hdr));
+	faultvfs_arm(FAULT_ENOSPC, 1, 0);
+	rc2 = d->pMethods->xShmLock(d, 0, 1, SQLITE_SHM_UNLOCK |
+	    SQLITE_SHM_EXCLUSIVE);
+	faultvfs_disarm();
+	rc3 = w->pMethods->xSync(w, SQLITE_SYNC_NORMAL);
+	CHECK(rc == SQLITE_OK && rc2 == SQLITE_OK && rc3 != SQLITE_OK &&
+	    w->pMethods->xSync(w, SQLITE_SYNC_NORMAL) == SQLITE_OK,
+	    "a full disk at that write-out: the log's next call fails "
+	    "(%s), the one after succeeds", sqlite3_errstr(rc3));
+	/* The connection goes on over those frames past its last commit. */
+	rc = insert(db, 3, 100, 1);
+	CHECK(rc == SQLITE_OK && quick_ok(db) &&
+	    one(db, "SELECT count(*) FROM t") == 6,
+	    "the connection commits on over them (%s)", sqlite3_errstr(rc));
+	sqlite3_close(db);
+}
+
 int
 main(void)
 {
@@ -338,6 +442,7 @@ main(void)
 	visible("full", 0);
 	spilled_rollback();
 	full_disk();
+	unlock_writeout();
 	tap_rmdir(dir);
 	return tap_done();
 }
