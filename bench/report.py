@@ -63,6 +63,8 @@ RATIOS = [
      "oncehook serve x4 full new", "sqlite loop full", "rps"),
     ("new events, full: fcgi x4 / sqlite loop full",
      "oncehook fcgi x4 full new", "sqlite loop full", "rps"),
+    ("new events, full: fcgi x8 / sqlite loop full",
+     "oncehook fcgi x8 full new", "sqlite loop full", "rps"),
     ("group commit: serve x16 full new, with / without",
      "oncehook serve x16 full new",
      "oncehook serve x16 full new, no group commit", "rps"),

@@ -535,6 +535,11 @@ else
 			    srv_lighttpd fastcgi "$bin" "$p" "$sync"
 		done
 	done
+	# Under full each process has one request in flight while its
+	# claim waits for the fsync: more processes than cores make larger
+	# batches (README "How many processes").
+	row "oncehook fcgi x8 full new" new \
+	    srv_lighttpd fastcgi "$bin" 8 full
 	# The counters' cost on the paths that must stay cheap: the same
 	# duplicates, and a forged flood, with ONCEHOOK_COUNTERS off.
 	# Group commit (the default; FastCGI processes share a writer under
