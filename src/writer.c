@@ -126,11 +126,16 @@ get_str(struct rd *r, const char **s, size_t *n)
 /* --- The worker's side ------------------------------------------------ */
 
 /*
- * Read exactly n bytes within the deadline: 0, or -1 (why in *what).
- * With wait, it waits first (an answer not sent yet); without, it reads
- * first (the rest of a frame whose start came) and waits only if there
- * is nothing: one poll(2) a call fewer.
+ * Read exactly n bytes from the socket fd within the deadline: 0, or -1
+ * (why in *what).  With wait, it waits first (an answer not sent yet);
+ * without, it reads first (the rest of a frame whose start came) and
+ * waits only if there is nothing: one poll(2) a call fewer.  Out of time
+ * with part of the n bytes read, the stream is out of step: it says
+ * TIMEOUT_MIDWAY, which breaks the link (writer_claim()).
  */
+#define TIMEOUT_WHOLE	"did not answer in time"
+#define TIMEOUT_MIDWAY	"stopped in the middle of an answer"
+
 static int
 read_full(int fd, char *p, size_t n, const struct timespec *t0,
     long timeout_ms, int wait, const char **what)
@@ -138,13 +143,15 @@ read_full(int fd, char *p, size_t n, const struct timespec *t0,
 	struct pollfd	 pfd;
 	ssize_t		 r;
 	long		 left;
+	size_t		 want = n;
 
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	while (n > 0) {
 		if (wait) {
 			if ((left = timeout_ms - io_ms_since(t0)) <= 0) {
-				*what = "did not answer in time";
+				*what = n < want ? TIMEOUT_MIDWAY :
+				    TIMEOUT_WHOLE;
 				return -1;
 			}
 			if (poll(&pfd, 1, (int)left) == -1) {
@@ -303,8 +310,12 @@ writer_claim(void *arg, struct store_claim *c)
 			break;
 		}
 		if (read_full(l->fd, reply, len, &t0, l->timeout_ms, 0,
-		    &what) == -1)
+		    &what) == -1) {
+			/* its length read: out of step, whatever the why */
+			if (strcmp(what, TIMEOUT_WHOLE) == 0)
+				what = TIMEOUT_MIDWAY;
 			break;
+		}
 		r.p = reply;
 		r.left = len;
 		if (get(&r, &got, sizeof(got)) == -1 ||
@@ -324,8 +335,9 @@ writer_claim(void *arg, struct store_claim *c)
 		    why ? why : "");
 		return 0;
 	}
-	/* Only a late answer leaves the link usable (it is dropped). */
-	if (strcmp(what, "did not answer in time") != 0)
+	/* Only a late answer, none of it read, leaves the link usable (it
+	 * is dropped when it comes). */
+	if (strcmp(what, TIMEOUT_WHOLE) != 0)
 		l->broken = 1;
 	claim_failed(c, what);
 	return 0;

@@ -747,6 +747,100 @@ read_n(int fd, void *buf, size_t n)
 	return 0;
 }
 
+/* An answer frame for claim id into out: its length. */
+static size_t
+answer_frame(char *out, uint64_t id, int32_t result, const char *why)
+{
+	uint32_t	 len, peers = 1, flags = 0, wl = (uint32_t)strlen(why);
+	size_t		 o = sizeof(len);
+
+	memcpy(out + o, &id, sizeof(id));
+	o += sizeof(id);
+	memcpy(out + o, &result, sizeof(result));
+	o += sizeof(result);
+	memcpy(out + o, &peers, sizeof(peers));
+	o += sizeof(peers);
+	memcpy(out + o, &flags, sizeof(flags));
+	o += sizeof(flags);
+	memcpy(out + o, &wl, sizeof(wl));
+	o += sizeof(wl);
+	memcpy(out + o, why, wl);
+	o += wl;
+	len = (uint32_t)(o - sizeof(len));
+	memcpy(out, &len, sizeof(len));
+	return o;
+}
+
+/* The id of the claim frame read from fd (the writer's side). */
+static uint64_t
+claim_id(int fd)
+{
+	static char	 buf[65536];
+	uint32_t	 len;
+	uint64_t	 id;
+
+	if (read_n(fd, &len, sizeof(len)) == -1 || len > sizeof(buf) ||
+	    len < sizeof(id) || read_n(fd, buf, len) == -1)
+		_exit(1);
+	memcpy(&id, buf, sizeof(id));
+	return id;
+}
+
+/*
+ * A worker reads the writer's answer as it comes: in three pieces 50 ms
+ * apart, it is one answer.  Out of time with the answer's length read
+ * and not the rest, the stream is out of step: the claim is 503, and the
+ * link is broken (closed, a new one made), so that the next claim does
+ * not read that answer's rest as its own.
+ */
+static void
+test_writer_split(void)
+{
+	struct writer_link	 l;
+	char			 a[256];
+	size_t			 n;
+	int			 sv[2], st;
+	enum hook_err		 one, two;
+	int			 broken;
+	pid_t			 pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
+		BAIL("socketpair: %s", strerror(errno));
+	if ((pid = fork()) == -1)
+		BAIL("fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(sv[0]);
+		n = answer_frame(a, claim_id(sv[1]), HOOK_OK, "in pieces");
+		if (write(sv[1], a, 4) != 4 || usleep(50000) == -1 ||
+		    write(sv[1], a + 4, 10) != 10 || usleep(50000) == -1 ||
+		    write(sv[1], a + 14, n - 14) != (ssize_t)(n - 14))
+			_exit(1);
+		n = answer_frame(a, claim_id(sv[1]), HOOK_OK, "too late");
+		if (write(sv[1], a, 10) != 10 || usleep(600000) == -1)
+			_exit(1);
+		(void)send(sv[1], a + 10, n - 10, MSG_NOSIGNAL);	/* closed */
+		_exit(0);
+	}
+	close(sv[1]);
+	memset(&l, 0, sizeof(l));
+	l.fd = sv[0];
+	l.next = 1;
+	l.timeout_ms = 300;
+	one = writer_says(&l, "evt-split-1");
+	broken = l.broken;
+	two = writer_says(&l, "evt-split-2");
+	CHECK(one == HOOK_OK && !broken, "writer link: an answer in three "
+	    "pieces, 50 ms apart, read as one (result %d)", (int)one);
+	CHECK(two == HOOK_EBUSY && l.broken, "writer link: out of time with "
+	    "an answer half read: 503 (result %d), and the link broken (%d), its "
+	    "stream out of step", (int)two, l.broken);
+	close(sv[0]);
+	free(l.out);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0)
+		BAIL("the test's writer failed");
+}
+
 #define BATCH_LINKS	4
 #define BATCH_EVENTS	400
 
@@ -1465,6 +1559,7 @@ main(void)
 	test_idle_release(&p, q);
 	pipeline_clear(&p);
 	test_writer_peers(cf);
+	test_writer_split();
 	test_writer_copy(cf, q, 1);
 	test_writer_copy(cf, q, 0);
 	test_writer_batch_copy(cf, q);
