@@ -419,10 +419,7 @@ pool_start(struct pool *p, long i)
 		for (j = 0; j < p->n; j++)
 			if (j != i && p->kfd[j] >= 0)
 				close(p->kfd[j]);
-		memset(&link, 0, sizeof(link));
-		link.fd = p->kfd[i];
-		link.next = 1;
-		link.timeout_ms = p->timeout_ms;
+		writer_link_init(&link, p->kfd[i], p->timeout_ms);
 		rc = worker(p->cf, p->fd, &link);
 		free(link.out);
 		_exit(rc);

@@ -149,9 +149,7 @@ sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
 
 	memset(sw, 0, sizeof(*sw));
 	sw->cf = cf;
-	sw->link.fd = -1;
-	sw->link.next = 1;
-	sw->link.timeout_ms = (long)cf->busy_ms + ANSWER_MS;
+	writer_link_init(&sw->link, -1, (long)cf->busy_ms + ANSWER_MS);
 	/*
 	 * Under synchronous=full every claim goes to the writer: a batch
 	 * shares one fsync.  Under normal there is no fsync to share; the

@@ -126,15 +126,13 @@ get_str(struct rd *r, const char **s, size_t *n)
 /* --- The worker's side ------------------------------------------------ */
 
 /*
- * Read exactly n bytes from the socket fd within the deadline: 0, or -1
- * (why in *what).  With wait, it waits first (an answer not sent yet);
- * without, it reads first (the rest of a frame whose start came) and
- * waits only if there is nothing: one poll(2) a call fewer.  Out of time
- * with part of the n bytes read, the stream is out of step: it says
- * TIMEOUT_MIDWAY, which breaks the link (writer_claim()).
+ * Read exactly n bytes from the socket fd within the deadline: 0, or
+ * READ_LATE (out of time with none of them read: nothing is out of
+ * step), or -1 (why in *what).  With wait, it waits first (an answer not
+ * sent yet); without, it reads first (the rest of a frame whose start
+ * came) and waits only if there is nothing: one poll(2) a call fewer.
  */
-#define TIMEOUT_WHOLE	"did not answer in time"
-#define TIMEOUT_MIDWAY	"stopped in the middle of an answer"
+#define READ_LATE	(-2)
 
 static int
 read_full(int fd, char *p, size_t n, const struct timespec *t0,
@@ -150,9 +148,8 @@ read_full(int fd, char *p, size_t n, const struct timespec *t0,
 	while (n > 0) {
 		if (wait) {
 			if ((left = timeout_ms - io_ms_since(t0)) <= 0) {
-				*what = n < want ? TIMEOUT_MIDWAY :
-				    TIMEOUT_WHOLE;
-				return -1;
+				*what = "did not answer in time";
+				return n < want ? -1 : READ_LATE;
 			}
 			if (poll(&pfd, 1, (int)left) == -1) {
 				if (errno == EINTR)
@@ -231,7 +228,7 @@ writer_hello(int fd, long timeout_ms)
 
 	io_clock(&t0);
 	if (read_full(fd, (char *)&magic, sizeof(magic), &t0, timeout_ms, 1,
-	    &what) == -1 || magic != WRITER_HELLO)
+	    &what) != 0 || magic != WRITER_HELLO)
 		return -1;
 	return 0;
 }
@@ -242,6 +239,15 @@ claim_failed(struct store_claim *c, const char *what)
 	c->result = HOOK_EBUSY;
 	snprintf(c->why, sizeof(c->why), "the writer process %s; nothing is "
 	    "acknowledged (503)", what);
+}
+
+void
+writer_link_init(struct writer_link *l, int fd, long timeout_ms)
+{
+	memset(l, 0, sizeof(*l));
+	l->fd = fd;
+	l->next = 1;
+	l->timeout_ms = timeout_ms;
 }
 
 int
@@ -259,6 +265,7 @@ writer_claim(void *arg, struct store_claim *c)
 	int32_t			 result;
 	int64_t			 at = ev->received_at;
 	size_t			 whysz, sent;
+	int			 rc, late = 0;
 
 	c->result = HOOK_EBUSY;
 	c->why[0] = '\0';
@@ -301,21 +308,19 @@ writer_claim(void *arg, struct store_claim *c)
 	}
 	/* Replies to a predecessor's claims on this pair are dropped. */
 	for (;;) {
-		if (read_full(l->fd, (char *)&len, sizeof(len), &t0,
-		    l->timeout_ms, 1, &what) == -1)
+		if ((rc = read_full(l->fd, (char *)&len, sizeof(len), &t0,
+		    l->timeout_ms, 1, &what)) != 0) {
+			late = rc == READ_LATE;
 			break;
+		}
 		if (len < sizeof(id) + sizeof(result) + 3 * sizeof(u) ||
 		    len > sizeof(reply)) {
 			what = "answered nonsense";
 			break;
 		}
 		if (read_full(l->fd, reply, len, &t0, l->timeout_ms, 0,
-		    &what) == -1) {
-			/* its length read: out of step, whatever the why */
-			if (strcmp(what, TIMEOUT_WHOLE) == 0)
-				what = TIMEOUT_MIDWAY;
-			break;
-		}
+		    &what) != 0)
+			break;		/* its length read: out of step */
 		r.p = reply;
 		r.left = len;
 		if (get(&r, &got, sizeof(got)) == -1 ||
@@ -337,7 +342,7 @@ writer_claim(void *arg, struct store_claim *c)
 	}
 	/* Only a late answer, none of it read, leaves the link usable (it
 	 * is dropped when it comes). */
-	if (strcmp(what, TIMEOUT_WHOLE) != 0)
+	if (!late)
 		l->broken = 1;
 	claim_failed(c, what);
 	return 0;

@@ -85,6 +85,10 @@ struct writer_link {
 					   its last answer (0: none yet) */
 };
 
+/* A link over the socket fd (-1: none yet), no claim sent, answers
+ * waited for timeout_ms; free(l->out) when done with it. */
+void	writer_link_init(struct writer_link *l, int fd, long timeout_ms);
+
 /*
  * Claim c through the writer (the pipeline's claim function).  0: the
  * claim was sent, and c->result and c->why are as store_claim() would

@@ -454,6 +454,23 @@ test_idle_release(struct pipeline *p, sqlite3 *q)
 	resp_clear(&r);
 }
 
+/*
+ * A socketpair, and a fork: the child keeps sv[1], the parent sv[0]
+ * (each end closed on the other side).  The child's pid, or 0 in it.
+ */
+static pid_t
+fork_pair(int sv[2])
+{
+	pid_t	 pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
+		BAIL("socketpair: %s", strerror(errno));
+	if ((pid = fork()) == -1)
+		BAIL("fork: %s", strerror(errno));
+	close(sv[pid == 0 ? 0 : 1]);
+	return pid;
+}
+
 /* One claim of key through link l: the writer's result. */
 static enum hook_err
 writer_says(struct writer_link *l, const char *key)
@@ -509,12 +526,9 @@ test_writer_peers(const struct conf *cf)
 		fds[1] = sv[1][1];
 		_exit(writer_main(cf, fds, 2));
 	}
-	memset(l, 0, sizeof(l));
 	for (i = 0; i < 2; i++) {
 		close(sv[i][1]);
-		l[i].fd = sv[i][0];
-		l[i].next = 1;
-		l[i].timeout_ms = 10000;
+		writer_link_init(&l[i], sv[i][0], 10000);
 	}
 	a = writer_says(&l[0], "evt-w1");
 	b = writer_says(&l[1], "evt-w2");
@@ -632,19 +646,9 @@ test_writer_copy(struct conf *cf, sqlite3 *q, int full)
 	pid_t			 pid;
 
 	cf->synchronous_full = full;
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
-		BAIL("socketpair: %s", strerror(errno));
-	if ((pid = fork()) == -1)
-		BAIL("fork: %s", strerror(errno));
-	if (pid == 0) {
-		close(sv[0]);
+	if ((pid = fork_pair(sv)) == 0)
 		_exit(writer_main(cf, &sv[1], 1));
-	}
-	close(sv[1]);
-	memset(&l, 0, sizeof(l));
-	l.fd = sv[0];
-	l.next = 1;
-	l.timeout_ms = 10000;
+	writer_link_init(&l, sv[0], 10000);
 	pipeline_init(&p, cf, NULL);
 	pipeline_claim_through(&p, writer_claim, &l);
 	/* The tests before never checkpoint: the log starts empty. */
@@ -804,12 +808,7 @@ test_writer_split(void)
 	int			 broken;
 	pid_t			 pid;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
-		BAIL("socketpair: %s", strerror(errno));
-	if ((pid = fork()) == -1)
-		BAIL("fork: %s", strerror(errno));
-	if (pid == 0) {
-		close(sv[0]);
+	if ((pid = fork_pair(sv)) == 0) {
 		n = answer_frame(a, claim_id(sv[1]), HOOK_OK, "in pieces");
 		if (write(sv[1], a, 4) != 4 || usleep(50000) == -1 ||
 		    write(sv[1], a + 4, 10) != 10 || usleep(50000) == -1 ||
@@ -821,11 +820,7 @@ test_writer_split(void)
 		(void)send(sv[1], a + 10, n - 10, MSG_NOSIGNAL);	/* closed */
 		_exit(0);
 	}
-	close(sv[1]);
-	memset(&l, 0, sizeof(l));
-	l.fd = sv[0];
-	l.next = 1;
-	l.timeout_ms = 300;
+	writer_link_init(&l, sv[0], 300);
 	one = writer_says(&l, "evt-split-1");
 	broken = l.broken;
 	two = writer_says(&l, "evt-split-2");
@@ -871,10 +866,7 @@ test_writer_batch_copy(const struct conf *cf, sqlite3 *q)
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, cap) == -1)
 		BAIL("socketpair: %s", strerror(errno));
-	memset(&l, 0, sizeof(l));
-	l.fd = cap[0];
-	l.next = 1;
-	l.timeout_ms = 1;
+	writer_link_init(&l, cap[0], 1);
 	pipeline_init(&p, cf, NULL);
 	pipeline_claim_through(&p, writer_claim, &l);
 	for (i = 0; i < BATCH_EVENTS; i++) {

@@ -12,7 +12,7 @@
  *     synchronous normal (no sync to flush it) and full, through small
  *     transactions, ones larger than the buffer, ones that spill pages
  *     to the log before their commit, and rollbacks; the files stay
- *     sound (quick_check); and at every moment the log's index names
+ *     sound (integrity_check); and at every moment the log's index names
  *     a commit, its frames are in the -wal file (tests/faultvfs.c
  *     watches the -shm's header);
  *   - a transaction that spilled and rolled back leaves nothing to be
@@ -34,6 +34,7 @@
 
 #include <sqlite3.h>
 
+#include "deliver.h"
 #include "faultvfs.h"
 #include "sqwal.h"
 #include "tap.h"
@@ -71,38 +72,6 @@ open_db(const char *vfs, const char *sync)
 	return open_as(vfs, sync, 1);
 }
 
-static long long
-one(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt	*st;
-	long long	 v = -1;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -2;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else
-		v = -3;
-	sqlite3_finalize(st);
-	return v;
-}
-
-static int
-quick_ok(sqlite3 *db)
-{
-	sqlite3_stmt	*st;
-	int		 ok = 0;
-
-	if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st,
-	    NULL) != SQLITE_OK)
-		return 0;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		ok = strcmp((const char *)sqlite3_column_text(st, 0),
-		    "ok") == 0;
-	sqlite3_finalize(st);
-	return ok;
-}
-
 /* n rows of size bytes each in one transaction; SQLite's code. */
 static int
 insert(sqlite3 *db, int n, int size, int commit)
@@ -132,13 +101,14 @@ insert(sqlite3 *db, int n, int size, int commit)
 	return rc;
 }
 
+/* The size of the -wal of the database at db; -1 if none. */
 static long long
-wal_size(void)
+wal_size(const char *db)
 {
-	char		 p[160];
+	char		 p[200];
 	struct stat	 sb;
 
-	snprintf(p, sizeof(p), "%s-wal", path);
+	snprintf(p, sizeof(p), "%.160s-wal", db);
 	return stat(p, &sb) == 0 ? (long long)sb.st_size : -1;
 }
 
@@ -154,13 +124,13 @@ gathered(void)
 	    NULL) != SQLITE_OK)
 		BAIL("create: %s", sqlite3_errmsg(db));
 	(void)insert(db, 1, 10, 1);
-	before = wal_size();	/* no checkpoint since: the log grows */
+	before = wal_size(path);	/* no checkpoint since: the log grows */
 	faultvfs_record();
 	/* Eight pages or more: rows on new leaves, and the indexes. */
 	if (insert(db, 8, 3000, 1) != SQLITE_OK)
 		BAIL("insert: %s", sqlite3_errmsg(db));
 	writes = faultvfs_points();
-	frames = (wal_size() - before) / (4096 + 24);
+	frames = (wal_size(path) - before) / (4096 + 24);
 	CHECK(frames >= 8 && writes == 1,
 	    "a commit of %lld frames: %ld write reached the file (SQLite "
 	    "makes two a frame)", frames, writes);
@@ -190,7 +160,7 @@ visible(const char *sync, int psow)
 	 * log before their commit, and rewrite some of them in place. */
 	(void)sqlite3_exec(db, "PRAGMA cache_size = 10", NULL, NULL, NULL);
 	peer = open_as("unix", sync, psow);
-	want = one(db, "SELECT count(*) FROM t");
+	want = dl_count(db, "SELECT count(*) FROM t");
 	faultvfs_watch_log(1);
 	for (i = 0; i < 120; i++) {
 		int	 s = i % (int)(sizeof(shape) / sizeof(shape[0]));
@@ -202,15 +172,15 @@ visible(const char *sync, int psow)
 		}
 		if (shape[s].commit)
 			want += shape[s].n;
-		if ((got = one(peer, "SELECT count(*) FROM t")) != want)
+		if ((got = dl_count(peer, "SELECT count(*) FROM t")) != want)
 			bad++;
-		if (i % 20 == 19 && !quick_ok(peer))
+		if (i % 20 == 19 && !dl_integrity(peer))
 			badcheck++;
 	}
 	CHECK(fails == 0 && bad == 0 && badcheck == 0,
 	    "synchronous %s%s: each of 120 commits (1 to 300 rows, spilled, "
 	    "rolled back) seen at once by another connection: %d unseen, "
-	    "%d failed, %d quick_check not ok", sync, how, bad, fails,
+	    "%d failed, %d integrity_check not ok", sync, how, bad, fails,
 	    badcheck);
 	CHECK(faultvfs_log_checks() >= 100 && faultvfs_log_unwritten() == 0,
 	    "synchronous %s%s: every frame the log's index named as "
@@ -272,12 +242,12 @@ spilled_rollback(void)
 		 * same frames, then this connection reads the log */
 		if ((rc = append(db, 500 + 100 * i, 400, 0)) == SQLITE_OK &&
 		    (rc = append(peer, 600, 400, 1)) == SQLITE_OK &&
-		    one(db, "SELECT count(*) FROM s") != 600 * (i + 1))
+		    dl_count(db, "SELECT count(*) FROM s") != 600 * (i + 1))
 			rc = SQLITE_CORRUPT;
 	}
-	n1 = one(peer, "SELECT count(*) FROM s");
-	CHECK(rc == SQLITE_OK && n1 == 600 * 8 && quick_ok(peer) &&
-	    quick_ok(db) && faultvfs_log_unlocked() == 0,
+	n1 = dl_count(peer, "SELECT count(*) FROM s");
+	CHECK(rc == SQLITE_OK && n1 == 600 * 8 && dl_integrity(peer) &&
+	    dl_integrity(db) && faultvfs_log_unlocked() == 0,
 	    "8 transactions spilled and rolled back, each followed by "
 	    "another connection's commit over its frames: no write of the "
 	    "log without the write lock (%ld), every row seen, the files "
@@ -299,11 +269,11 @@ full_disk(void)
 	peer = open_db("unix", "normal");
 	if (append(db, 1, 100, 1) != SQLITE_OK)	/* the log begun */
 		BAIL("append: %s", sqlite3_errmsg(db));
-	n0 = one(peer, "SELECT count(*) FROM s");
+	n0 = dl_count(peer, "SELECT count(*) FROM s");
 	faultvfs_arm(FAULT_ENOSPC, 1, 0);
 	rc = append(db, 5, 100, 1);	/* a leaf: nothing read back */
 	faultvfs_disarm();
-	n1 = one(peer, "SELECT count(*) FROM s");
+	n1 = dl_count(peer, "SELECT count(*) FROM s");
 	CHECK(rc == SQLITE_FULL && n1 == n0 && faultvfs_hits() == 1 &&
 	    faultvfs_hit_op() == FOP_WRITE &&
 	    strcmp(faultvfs_hit_file(), "wal") == 0,
@@ -312,13 +282,13 @@ full_disk(void)
 	    faultvfs_op_name(faultvfs_hit_op()), faultvfs_hit_file(),
 	    sqlite3_errstr(rc), n1, n0);
 	rc = append(db, 5, 100, 1);
-	n2 = one(peer, "SELECT count(*) FROM s");
-	CHECK(rc == SQLITE_OK && n2 == n0 + 5 && quick_ok(peer) &&
-	    one(peer, "SELECT count(*) FROM s") == n2,
+	n2 = dl_count(peer, "SELECT count(*) FROM s");
+	CHECK(rc == SQLITE_OK && n2 == n0 + 5 && dl_integrity(peer) &&
+	    dl_count(peer, "SELECT count(*) FROM s") == n2,
 	    "the next commit succeeds and is seen (%lld rows)", n2);
 	sqlite3_close(peer);
 	/* The whole log into the database, then read back alone. */
-	CHECK(one(db, "PRAGMA wal_checkpoint(TRUNCATE)") == 0 && quick_ok(db) && one(db, "SELECT count(*) FROM s") == n2,
+	CHECK(dl_count(db, "PRAGMA wal_checkpoint(TRUNCATE)") == 0 && dl_integrity(db) && dl_count(db, "SELECT count(*) FROM s") == n2,
 	    "the log checkpointed whole; %lld rows read back", n2);
 	sqlite3_close(db);
 }
@@ -340,6 +310,32 @@ wal_bytes(const char *p, long long off, unsigned char *buf, size_t n)
 }
 
 /*
+ * By hand, as SQLite writes a frame: the log's write lock taken (on the
+ * database file d), then a frame's header and page written at off of
+ * the log w, where sqwal holds them.  SQLite's code.
+ */
+static int
+write_frame_locked(sqlite3_file *d, sqlite3_file *w, const void *hdr,
+    int hdrsz, const void *page, int pagesz, long long off)
+{
+	int	 rc;
+
+	if ((rc = d->pMethods->xShmLock(d, 0, 1, SQLITE_SHM_LOCK |
+	    SQLITE_SHM_EXCLUSIVE)) == SQLITE_OK &&
+	    (rc = w->pMethods->xWrite(w, hdr, hdrsz, off)) == SQLITE_OK)
+		rc = w->pMethods->xWrite(w, page, pagesz, off + hdrsz);
+	return rc;
+}
+
+/* The log's write lock released, by hand. */
+static int
+unlock_log(sqlite3_file *d)
+{
+	return d->pMethods->xShmLock(d, 0, 1, SQLITE_SHM_UNLOCK |
+	    SQLITE_SHM_EXCLUSIVE);
+}
+
+/*
  * A frame held when the write lock is released: SQLite's flows leave
  * none (a commit writes its frames out; a rollback that spilled reads
  * them back), so the calls are made here by hand, on the files of a
@@ -356,7 +352,6 @@ unlock_writeout(void)
 	sqlite3_file		*d = NULL, *w = NULL;
 	unsigned char		 hdr[24], page[4096], back[24 + 4096];
 	char			 p3[160];
-	struct stat		 sb;
 	long long		 s0, s1;
 	long			 unlocked;
 	int			 rc, rc2, rc3, held;
@@ -374,26 +369,18 @@ unlock_writeout(void)
 	    SQLITE_FCNTL_JOURNAL_POINTER, &w) != SQLITE_OK || d == NULL ||
 	    w == NULL || w->pMethods == NULL)
 		BAIL("u.sqlite: %s", sqlite3_errmsg(db));
-	snprintf((char *)back, sizeof(back), "%s-wal", p3);
-	if (stat((char *)back, &sb) == -1 || (sb.st_size - 32) % 4120 != 0)
+	if ((s0 = wal_size(p3)) < 32 || (s0 - 32) % 4120 != 0)
 		BAIL("u.sqlite-wal: not whole 4096-byte frames");
-	s0 = (long long)sb.st_size;
 	memset(hdr, 0xab, sizeof(hdr));
 	memset(hdr, 0, 8);		/* page 0 (none), not a commit */
 	memset(page, 0xcd, sizeof(page));
 	/* Held at the write, then written out at the release, before
 	 * it (the watch counts a write of the log without the lock). */
 	faultvfs_watch_log(1);
-	rc = d->pMethods->xShmLock(d, 0, 1, SQLITE_SHM_LOCK |
-	    SQLITE_SHM_EXCLUSIVE);
-	if (rc == SQLITE_OK)
-		rc = w->pMethods->xWrite(w, hdr, sizeof(hdr), s0);
-	if (rc == SQLITE_OK)
-		rc = w->pMethods->xWrite(w, page, sizeof(page),
-		    s0 + (long long)sizeof(hdr));
-	held = stat((char *)back, &sb) == 0 && sb.st_size == s0;
-	rc2 = d->pMethods->xShmLock(d, 0, 1, SQLITE_SHM_UNLOCK |
-	    SQLITE_SHM_EXCLUSIVE);
+	rc = write_frame_locked(d, w, hdr, sizeof(hdr), page, sizeof(page),
+	    s0);
+	held = wal_size(p3) == s0;
+	rc2 = unlock_log(d);
 	unlocked = faultvfs_log_unlocked();	/* the next call zeroes it */
 	faultvfs_watch_log(0);
 	memset(back, 0, sizeof(back));
@@ -407,16 +394,10 @@ unlock_writeout(void)
 	    sqlite3_errstr(rc), sqlite3_errstr(rc2));
 	/* Its write-out fails: the log's next call says so, once. */
 	s1 = s0 + (long long)sizeof(back);
-	rc = d->pMethods->xShmLock(d, 0, 1, SQLITE_SHM_LOCK |
-	    SQLITE_SHM_EXCLUSIVE);
-	if (rc == SQLITE_OK)
-		rc = w->pMethods->xWrite(w, hdr, sizeof(hdr), s1);
-	if (rc == SQLITE_OK)
-		rc = w->pMethods->xWrite(w, page, sizeof(page),
-		    s1 + (long long)sizeof(hdr));
+	rc = write_frame_locked(d, w, hdr, sizeof(hdr), page, sizeof(page),
+	    s1);
 	faultvfs_arm(FAULT_ENOSPC, 1, 0);
-	rc2 = d->pMethods->xShmLock(d, 0, 1, SQLITE_SHM_UNLOCK |
-	    SQLITE_SHM_EXCLUSIVE);
+	rc2 = unlock_log(d);
 	faultvfs_disarm();
 	rc3 = w->pMethods->xSync(w, SQLITE_SYNC_NORMAL);
 	CHECK(rc == SQLITE_OK && rc2 == SQLITE_OK && rc3 != SQLITE_OK &&
@@ -427,8 +408,8 @@ unlock_writeout(void)
 	 * another (the plain unix VFS) reads it all. */
 	rc = insert(db, 3, 100, 1);
 	rc2 = sqlite3_open_v2(p3, &peer, SQLITE_OPEN_READONLY, "unix");
-	CHECK(rc == SQLITE_OK && rc2 == SQLITE_OK && quick_ok(db) &&
-	    quick_ok(peer) && one(peer, "SELECT count(*) FROM t") == 6 &&
+	CHECK(rc == SQLITE_OK && rc2 == SQLITE_OK && dl_integrity(db) &&
+	    dl_integrity(peer) && dl_count(peer, "SELECT count(*) FROM t") == 6 &&
 	    sqlite3_close(peer) == SQLITE_OK && sqlite3_close(db) ==
 	    SQLITE_OK, "the connection commits on over them, another reads "
 	    "every row, both close (%s)", sqlite3_errstr(rc));
