@@ -98,7 +98,9 @@ bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 [ -x "$bin" ] || { echo "bench/run.sh: no oncehook at $bin" >&2; exit 2; }
 cc -O2 -o "$out/bin/minimal" "$root/bench/minimal/minimal.c" -lfcgi &&
 cc -O2 -o "$out/bin/commitloop" "$root/bench/minimal/commitloop.c" \
-    -lsqlite3 || { echo "bench/run.sh: cc failed" >&2; exit 2; }
+    -lsqlite3 &&
+cc -O2 -o "$out/bin/cgiloop" "$root/bench/minimal/cgiloop.c" ||
+    { echo "bench/run.sh: cc failed" >&2; exit 2; }
 for c in wrk lighttpd nginx python3 curl; do
 	command -v "$c" >/dev/null 2>&1 || [ -x "/usr/sbin/$c" ] || {
 		echo "bench/run.sh: $c is not installed (tools/deps.sh)" >&2

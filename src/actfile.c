@@ -7,48 +7,81 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "actfile.h"
 
 #define MARKER			"-- on:"
 
-/* Read the whole file into a new NUL-terminated buffer of *len bytes. */
+/*
+ * Read the whole file into a new NUL-terminated buffer of *len bytes:
+ * sized by fstat(2) (a CGI request reads it every time, and a 1 MiB
+ * buffer is an mmap, an mremap and a munmap more), grown if the file
+ * grows meanwhile, never past ACTIONS_FILE_MAX + 1 (then refused).
+ */
 static char *
 slurp(const char *path, size_t *len, char *err, size_t errsz)
 {
-	FILE	*f;
-	char	*buf, *p;
-	size_t	 sz;
+	struct stat	 st;
+	char		*buf = NULL, *p;
+	size_t		 cap, sz = 0;
+	ssize_t		 r;
+	int		 fd, e;
 
-	if ((f = fopen(path, "r")) == NULL) {
-		snprintf(err, errsz, "%s: %s", path, strerror(errno));
-		return NULL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &st) == -1) {
+		e = errno;
+		goto fail;
 	}
-	if ((buf = malloc(ACTIONS_FILE_MAX + 1)) == NULL) {
-		fclose(f);
-		snprintf(err, errsz, "%s: out of memory", path);
-		return NULL;
+	cap = st.st_size >= 0 && (uintmax_t)st.st_size < ACTIONS_FILE_MAX ?
+	    (size_t)st.st_size + 1 : ACTIONS_FILE_MAX + 1;
+	for (;;) {
+		if (sz == cap || buf == NULL) {
+			if (buf != NULL)
+				cap = cap * 2 > ACTIONS_FILE_MAX + 1 ?
+				    ACTIONS_FILE_MAX + 1 : cap * 2;
+			if ((p = realloc(buf, cap + 1)) == NULL) {
+				e = ENOMEM;
+				goto fail;
+			}
+			buf = p;
+		}
+		if ((r = read(fd, buf + sz, cap - sz)) == -1) {
+			if (errno == EINTR)
+				continue;
+			e = errno;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		sz += (size_t)r;
+		if (sz > ACTIONS_FILE_MAX) {
+			close(fd);
+			free(buf);
+			snprintf(err, errsz, "%s: larger than 1 MiB", path);
+			return NULL;
+		}
 	}
-	sz = fread(buf, 1, ACTIONS_FILE_MAX + 1, f);
-	if (ferror(f) || sz > ACTIONS_FILE_MAX) {
-		snprintf(err, errsz, "%s: %s", path, ferror(f) ?
-		    "read error" : "larger than 1 MiB");
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
+	close(fd);
 	buf[sz] = '\0';
-	/* Kept for the process's life when lazy: its size, not 1 MiB. */
-	if ((p = realloc(buf, sz + 1)) != NULL)
-		buf = p;
 	*len = sz;
 	return buf;
+fail:
+	if (fd != -1)
+		close(fd);
+	free(buf);
+	snprintf(err, errsz, "%s: %s", path, e == ENOMEM ? "out of memory" :
+	    strerror(e));
+	return NULL;
 }
 
 /* Line number of p within text. */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include <sqlite3.h>
 
@@ -511,10 +512,20 @@ v_dlclose(sqlite3_vfs *v, void *h)
 	sys->xDlClose(sys, h);
 }
 
+/*
+ * The seed of SQLite's generator (randomblob(), the log's salts): the
+ * kernel's, in one getrandom(2), where the unix VFS opens, reads and
+ * closes /dev/urandom in every process that needs one (every CGI
+ * request writing an outbox row).  Its own if getrandom fails.
+ */
 static int
 v_random(sqlite3_vfs *v, int n, char *out)
 {
+	ssize_t	 r;
+
 	(void)v;
+	if (n > 0 && (r = getrandom(out, (size_t)n, GRND_NONBLOCK)) == n)
+		return n;
 	return sys->xRandomness(sys, n, out);
 }
 

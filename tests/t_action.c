@@ -21,6 +21,7 @@
 #include <sqlite3.h>
 
 #include "action.h"
+#include "actfile.h"
 #include "conf.h"
 #include "event.h"
 #include "hook.h"
@@ -447,6 +448,58 @@ test_lazy(void)
 	actions_free(a);
 }
 
+/*
+ * The file is read whole, sized by its length: exactly ACTIONS_FILE_MAX
+ * bytes load (the last byte is read), one more is refused, as are a
+ * missing file and a directory; a file of nothing is a setup alone.
+ */
+static void
+test_read(void)
+{
+	struct actfile	 af;
+	char		 err[512], *text, sub[600];
+	const char	*sec = "-- on: t.last\nINSERT INTO got VALUES ('last', 1);\n";
+	size_t		 n = ACTIONS_FILE_MAX, slen = strlen(sec);
+
+	if ((text = malloc(n + 2)) == NULL)
+		BAIL("out of memory");
+	/* A comment line filling all but the section, which ends it. */
+	text[0] = '-';
+	text[1] = '-';
+	memset(text + 2, 'x', n - slen - 3);
+	text[n - slen - 1] = '\n';
+	memcpy(text + n - slen, sec, slen + 1);
+	put(text);
+	memset(&af, 0, sizeof(af));
+	CHECK(actfile_read(path, 0, &af, err, sizeof(err)) == 0 &&
+	    af.len == n && af.n == 1 && actfile_find(&af, "t.last") != NULL,
+	    "a file of exactly 1 MiB is read whole (%zu bytes, %zu "
+	    "sections)", af.len, af.n);
+	actfile_free(&af);
+
+	text[0] = ' ';		/* one byte more, before the comment */
+	memmove(text + 1, text, n + 1);
+	text[0] = ' ';
+	put(text);
+	CHECK(actfile_read(path, 0, &af, err, sizeof(err)) == -1 &&
+	    strstr(err, "larger than 1 MiB") != NULL,
+	    "one byte over 1 MiB is refused (%s)", err);
+	free(text);
+
+	put("");
+	CHECK(actfile_read(path, 0, &af, err, sizeof(err)) == 0 &&
+	    af.len == 0 && af.n == 0, "an empty file: no sections");
+	actfile_free(&af);
+
+	snprintf(sub, sizeof(sub), "%s/missing.sql", dir);
+	CHECK(actfile_read(sub, 0, &af, err, sizeof(err)) == -1 &&
+	    strstr(err, "No such file") != NULL && strstr(err, sub) == err,
+	    "a missing file is refused by name (%s)", err);
+	CHECK(actfile_read(dir, 0, &af, err, sizeof(err)) == -1 &&
+	    strstr(err, "directory") != NULL,
+	    "a directory is refused (%s)", err);
+}
+
 int
 main(void)
 {
@@ -465,6 +518,7 @@ main(void)
 	test_types();
 	test_payload();
 	test_lazy();
+	test_read();
 
 	sqlite3_close(db);
 	tap_rmdir(dir);
