@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,50 +24,47 @@
 /*
  * Read the whole file into a new NUL-terminated buffer of *len bytes:
  * sized by fstat(2) (a CGI request reads it every time, and a 1 MiB
- * buffer is an mmap, an mremap and a munmap more), grown if the file
- * grows meanwhile, never past ACTIONS_FILE_MAX + 1 (then refused).
+ * buffer is an mmap, an mremap and a munmap more), doubled if the file
+ * grows meanwhile or has no size (a pipe), never past ACTIONS_FILE_MAX
+ * + 1 bytes: then refused.  A lazy process keeps the buffer for its
+ * life: the file's size, or up to twice what it read if it grew.
  */
 static char *
 slurp(const char *path, size_t *len, char *err, size_t errsz)
 {
 	struct stat	 st;
 	char		*buf = NULL, *p;
+	const char	*why = NULL;
 	size_t		 cap, sz = 0;
 	ssize_t		 r;
-	int		 fd, e;
+	int		 fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
-	    fstat(fd, &st) == -1) {
-		e = errno;
+	    fstat(fd, &st) == -1)
+		goto fail;
+	if (S_ISREG(st.st_mode) && st.st_size > ACTIONS_FILE_MAX) {
+		why = "larger than 1 MiB";
 		goto fail;
 	}
-	cap = st.st_size >= 0 && (uintmax_t)st.st_size < ACTIONS_FILE_MAX ?
-	    (size_t)st.st_size + 1 : ACTIONS_FILE_MAX + 1;
-	for (;;) {
-		if (sz == cap || buf == NULL) {
-			if (buf != NULL)
-				cap = cap * 2 > ACTIONS_FILE_MAX + 1 ?
-				    ACTIONS_FILE_MAX + 1 : cap * 2;
-			if ((p = realloc(buf, cap + 1)) == NULL) {
-				e = ENOMEM;
-				goto fail;
-			}
-			buf = p;
-		}
-		if ((r = read(fd, buf + sz, cap - sz)) == -1) {
+	cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+	if ((buf = malloc(cap + 1)) == NULL)
+		goto fail;
+	while ((r = read(fd, buf + sz, cap - sz)) != 0) {
+		if (r == -1) {
 			if (errno == EINTR)
 				continue;
-			e = errno;
 			goto fail;
 		}
-		if (r == 0)
-			break;
-		sz += (size_t)r;
-		if (sz > ACTIONS_FILE_MAX) {
-			close(fd);
-			free(buf);
-			snprintf(err, errsz, "%s: larger than 1 MiB", path);
-			return NULL;
+		if ((sz += (size_t)r) > ACTIONS_FILE_MAX) {
+			why = "larger than 1 MiB";
+			goto fail;
+		}
+		if (sz == cap) {
+			cap = cap * 2 > ACTIONS_FILE_MAX + 1 ?
+			    ACTIONS_FILE_MAX + 1 : cap * 2;
+			if ((p = realloc(buf, cap + 1)) == NULL)
+				goto fail;
+			buf = p;
 		}
 	}
 	close(fd);
@@ -76,11 +72,12 @@ slurp(const char *path, size_t *len, char *err, size_t errsz)
 	*len = sz;
 	return buf;
 fail:
+	if (why == NULL)
+		why = errno == ENOMEM ? "out of memory" : strerror(errno);
+	snprintf(err, errsz, "%s: %s", path, why);
 	if (fd != -1)
 		close(fd);
 	free(buf);
-	snprintf(err, errsz, "%s: %s", path, e == ENOMEM ? "out of memory" :
-	    strerror(e));
 	return NULL;
 }
 

@@ -1982,7 +1982,8 @@ store_process_init(void)
 	 * default allocates room for 20 and writes a header into each,
 	 * 20 fresh pages of memory faulted in per cache whatever is used
 	 * (37 of a CGI request's 266 page faults); each page now comes
-	 * from malloc() when it is first needed.
+	 * from malloc() when it is first needed.  Before sqwal_register():
+	 * finding a VFS starts SQLite, and a start refuses this setting.
 	 */
 	(void)sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
 	(void)sqwal_register();		/* else SQLite's own, as it was */

@@ -3,10 +3,11 @@
  */
 #include "config.h"
 
+#include <sys/random.h>
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include <sqlite3.h>
 
@@ -521,10 +522,8 @@ v_dlclose(sqlite3_vfs *v, void *h)
 static int
 v_random(sqlite3_vfs *v, int n, char *out)
 {
-	ssize_t	 r;
-
 	(void)v;
-	if (n > 0 && (r = getrandom(out, (size_t)n, GRND_NONBLOCK)) == n)
+	if (n > 0 && getrandom(out, (size_t)n, GRND_NONBLOCK) == n)
 		return n;
 	return sys->xRandomness(sys, n, out);
 }

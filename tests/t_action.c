@@ -12,7 +12,12 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -448,6 +453,48 @@ test_lazy(void)
 	actions_free(a);
 }
 
+static pid_t	fifo_pid;
+
+/*
+ * A child that writes total bytes into the pipe fifo, 7 at a time:
+ * a comment line of x's, then sec (the file's last section).
+ */
+static void
+fifo_writer(const char *fifo, size_t total, const char *sec)
+{
+	size_t	 slen = strlen(sec), off = 0, k;
+	char	 piece[7];
+	int	 fd;
+
+	if ((fifo_pid = fork()) == -1)
+		BAIL("fork: %s", strerror(errno));
+	if (fifo_pid != 0)
+		return;
+	signal(SIGPIPE, SIG_IGN);
+	if ((fd = open(fifo, O_WRONLY)) == -1)
+		_exit(2);
+	while (off < total) {
+		for (k = 0; k < sizeof(piece) && off < total; k++, off++)
+			piece[k] = off < 2 ? '-' :
+			    off < total - slen - 1 ? 'x' :
+			    off == total - slen - 1 ? '\n' :
+			    sec[off - (total - slen)];
+		if (write(fd, piece, k) != (ssize_t)k)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/* 1 if the pipe's writer wrote everything and exited 0. */
+static int
+fifo_reaped(void)
+{
+	int	 st;
+
+	return waitpid(fifo_pid, &st, 0) == fifo_pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0;
+}
+
 /*
  * The file is read whole, sized by its length: exactly ACTIONS_FILE_MAX
  * bytes load (the last byte is read), one more is refused, as are a
@@ -458,7 +505,8 @@ test_read(void)
 {
 	struct actfile	 af;
 	char		 err[512], *text, sub[600];
-	const char	*sec = "-- on: t.last\nINSERT INTO got VALUES ('last', 1);\n";
+	const char	*sec =
+	    "-- on: t.last\nINSERT INTO got VALUES ('last', 1);\n";
 	size_t		 n = ACTIONS_FILE_MAX, slen = strlen(sec);
 
 	if ((text = malloc(n + 2)) == NULL)
@@ -477,8 +525,7 @@ test_read(void)
 	    "sections)", af.len, af.n);
 	actfile_free(&af);
 
-	text[0] = ' ';		/* one byte more, before the comment */
-	memmove(text + 1, text, n + 1);
+	memmove(text + 1, text, n + 1);	/* one byte more, before it */
 	text[0] = ' ';
 	put(text);
 	CHECK(actfile_read(path, 0, &af, err, sizeof(err)) == -1 &&
@@ -498,6 +545,25 @@ test_read(void)
 	CHECK(actfile_read(dir, 0, &af, err, sizeof(err)) == -1 &&
 	    strstr(err, "directory") != NULL,
 	    "a directory is refused (%s)", err);
+
+	/* No size to go by: a pipe, read as it comes, the buffer grown. */
+	snprintf(sub, sizeof(sub), "%s/pipe.sql", dir);
+	if (mkfifo(sub, 0600) == -1)
+		BAIL("mkfifo: %s", strerror(errno));
+	fifo_writer(sub, 300000, sec);
+	err[0] = '\0';
+	CHECK(actfile_read(sub, 0, &af, err, sizeof(err)) == 0 &&
+	    af.len == 300000 && af.n == 1 &&
+	    actfile_find(&af, "t.last") != NULL,
+	    "a pipe of 300,000 bytes in pieces is read whole (%zu bytes; %s)",
+	    af.len, err);
+	actfile_free(&af);
+	CHECK(fifo_reaped(), "its writer wrote it all");
+	fifo_writer(sub, n + 1, sec);
+	CHECK(actfile_read(sub, 0, &af, err, sizeof(err)) == -1 &&
+	    strstr(err, "larger than 1 MiB") != NULL,
+	    "a pipe of one byte over 1 MiB is refused (%s)", err);
+	(void)fifo_reaped();
 }
 
 int

@@ -2,7 +2,8 @@
  * cgiloop: run a CGI program N times in a row, as a web server would,
  * each request a new signed event from bench/pool.py's pool, and print
  * what the programs cost a request: wall time, user and system CPU, and
- * page faults (getrusage of the children: the fork's part too).  No web
+ * page faults (getrusage of the children: what the child does between
+ * fork and exec too, not the parent's fork(2) itself).  No web
  * server in the way, so a change to a CGI request's start shows in a
  * few seconds; bench/run.sh's CGI rows are the measure that counts.
  *
@@ -15,8 +16,8 @@
  * its environment is cgiloop's (the ONCEHOOK_ variables).  Pool entries
  * FIRST.. are used (0 by default): a new range for each run, as every
  * event is new once.  Answers without "processed" are counted as bad
- * (the first shown on standard error).  Exit 0, or 1 on a bad answer,
- * 2 on a usage or pool error.
+ * (the first shown on standard error), as are programs that did not
+ * exit 0.  Exit 0, or 1 on a bad answer, 2 on a usage or pool error.
  */
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -41,6 +42,8 @@ slurp_line(const char *dir, const char *name, char *buf, size_t sz)
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if ((f = fopen(path, "r")) == NULL || fgets(buf, (int)sz, f) == NULL) {
 		fprintf(stderr, "cgiloop: %s: cannot read\n", path);
+		if (f != NULL)
+			fclose(f);
 		return -1;
 	}
 	fclose(f);
@@ -48,20 +51,25 @@ slurp_line(const char *dir, const char *name, char *buf, size_t sz)
 	return 0;
 }
 
-/* The body of event id: the template with each @ID@ replaced. */
+/* The body of event id: the template with each @ID@ replaced; 0 if it
+ * does not fit in outsz bytes. */
 static size_t
-body_of(const char *id, char *out)
+body_of(const char *id, char *out, size_t outsz)
 {
 	const char	*s = tmpl, *q;
 	size_t		 n = 0, idlen = strlen(id);
 
 	while ((q = strstr(s, "@ID@")) != NULL) {
+		if (n + (size_t)(q - s) + idlen >= outsz)
+			return 0;
 		memcpy(out + n, s, (size_t)(q - s));
 		n += (size_t)(q - s);
 		memcpy(out + n, id, idlen);
 		n += idlen;
 		s = q + 4;
 	}
+	if (n + strlen(s) >= outsz)
+		return 0;
 	memcpy(out + n, s, strlen(s) + 1);
 	return n + strlen(s);
 }
@@ -72,10 +80,14 @@ request(const char *prog, const char *id, const char *sig)
 {
 	char	 body[BODY_MAX * 2], ans[8192], cl[32], hs[256];
 	int	 in[2], out[2], st;
-	size_t	 len = body_of(id, body), got = 0;
+	size_t	 len = body_of(id, body, sizeof(body)), got = 0;
 	ssize_t	 r;
 	pid_t	 pid;
 
+	if (len == 0) {
+		fprintf(stderr, "cgiloop: pool.tmpl: a body too long\n");
+		return -1;
+	}
 	if (pipe(in) == -1 || pipe(out) == -1 ||
 	    write(in[1], body, len) != (ssize_t)len)	/* < a pipe's room */
 		return -1;
@@ -110,7 +122,8 @@ request(const char *prog, const char *id, const char *sig)
 	close(out[0]);
 	if (waitpid(pid, &st, 0) == -1)
 		return -1;
-	if (strstr(ans, "\"processed\"") != NULL)
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+	    strstr(ans, "\"processed\"") != NULL)
 		return 0;
 	return 1;
 }
