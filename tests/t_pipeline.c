@@ -791,8 +791,12 @@ claim_id(int fd)
 }
 
 /*
- * A worker reads the writer's answer as it comes: in three pieces 50 ms
- * apart, it is one answer.  Out of time with the answer's length read
+ * A worker out of time with none of the writer's answer read answers
+ * 503 and keeps its link (nothing of the stream is out of step): the
+ * late answer, when it comes, is dropped by its claim's id, and the
+ * next claim reads its own.  A worker reads the writer's answer as it
+ * comes: in three pieces 50 ms apart, it is one answer.  Out of time
+ * with the answer's length read
  * and not the rest, the stream is out of step: the claim is 503, and the
  * link is broken (closed, a new one made), so that the next claim does
  * not read that answer's rest as its own.
@@ -804,11 +808,17 @@ test_writer_split(void)
 	char			 a[256];
 	size_t			 n;
 	int			 sv[2], st;
-	enum hook_err		 one, two;
+	enum hook_err		 late, after, one, two;
 	int			 broken;
 	pid_t			 pid;
 
 	if ((pid = fork_pair(sv)) == 0) {
+		n = answer_frame(a, claim_id(sv[1]), HOOK_OK, "late");
+		if (usleep(450000) == -1 || write(sv[1], a, n) != (ssize_t)n)
+			_exit(1);
+		n = answer_frame(a, claim_id(sv[1]), HOOK_OK, "after it");
+		if (write(sv[1], a, n) != (ssize_t)n)
+			_exit(1);
 		n = answer_frame(a, claim_id(sv[1]), HOOK_OK, "in pieces");
 		if (write(sv[1], a, 4) != 4 || usleep(50000) == -1 ||
 		    write(sv[1], a + 4, 10) != 10 || usleep(50000) == -1 ||
@@ -821,6 +831,13 @@ test_writer_split(void)
 		_exit(0);
 	}
 	writer_link_init(&l, sv[0], 300);
+	late = writer_says(&l, "evt-split-late");
+	broken = l.broken;
+	after = writer_says(&l, "evt-split-after");
+	CHECK(late == HOOK_EBUSY && !broken && after == HOOK_OK && !l.broken,
+	    "writer link: out of time with nothing read: 503 (result %d), the "
+	    "link kept (%d); the late answer dropped, the next claim's own "
+	    "read (result %d)", (int)late, broken, (int)after);
 	one = writer_says(&l, "evt-split-1");
 	broken = l.broken;
 	two = writer_says(&l, "evt-split-2");
