@@ -13,7 +13,10 @@
 #                     [--only REGEX] [--no-peers] [--all] [--bin PATH]
 #                     [--keep]
 #   --seconds S   load per row and run (default 10; smoke 2)
-#   --runs R      runs per row; the table shows their medians (default 3)
+#   --runs R      runs per row, made in R passes over every row (run 1 of
+#                 each row, then run 2 ...), so that the machine's drift
+#                 over the run meets every row alike; the table shows
+#                 their medians (default 3)
 #   --conns C     wrk's connections (default 32), over 2 threads
 #   --only REGEX  only the rows whose name matches (grep -E)
 #   --no-peers    leave out PHP-FPM and Node
@@ -138,6 +141,7 @@ dp_init bench
 # without the MariaDB store.
 md_url=
 md_bench_start() {
+	[ "$md_url" = none ] && return 1
 	[ -n "$md_url" ] && return 0
 	# shellcheck source=tests/deploy/mariadb.sh
 	. "$root/tests/deploy/mariadb.sh"
@@ -450,7 +454,7 @@ row() {	# row NAME EVENTS SETUP ARGS...
 	local name=$1 mode=$2 r rc
 	shift 2
 	wanted "$name" || return 0
-	for r in $(seq "$runs"); do
+	for r in $pass; do
 		pool_fresh
 		"$@"
 		if [ "$mode" = dup ] || [ "$mode" = forged ]; then
@@ -481,7 +485,7 @@ loop() {	# loop NAME ARGS...
 	local name=$1 r d a args dbarg
 	shift
 	wanted "$name" || return 0
-	for r in $(seq "$runs"); do
+	for r in $pass; do
 		d=$tmp/run$((seq += 1))
 		peer_dir "$d" full
 		args=()
@@ -506,108 +510,117 @@ echo "== $("$bin" --version | tr '\n' ' ')"
 echo "== $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 minimal=$out/bin/minimal
 start=$(date +%s)
-if [ $smoke -eq 1 ]; then
-	row "minimal fcgi x1"              any srv_lighttpd fastcgi "$minimal" 1 normal
-	row "oncehook fcgi x1 normal new"  new srv_lighttpd fastcgi "$bin" 1 normal
-	row "oncehook fcgi x1 normal dup"  dup srv_lighttpd fastcgi "$bin" 1 normal
-	row "oncehook fcgi x1 normal forged" forged \
-	    srv_lighttpd fastcgi "$bin" 1 normal
-	row "oncehook serve x2 normal new" new srv_serve 2 normal
-	row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
-	row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
-	[ -z "$shared_bin" ] ||
-	    row "oncehook cgi normal new, shared libs" new \
-	    srv_lighttpd cgi "$shared_bin" 1 normal
-	! md_bench_start ||
-	    row "oncehook fcgi x1 normal new, mariadb" new \
-	    srv_lighttpd fastcgi "$bin" 1 normal on mariadb
-else
-	row "minimal fcgi x4"              any srv_lighttpd fastcgi "$minimal" 4 normal
-	for sync in normal full; do
-		for p in 1 2 4; do
-			row "oncehook fcgi x$p $sync new" new \
-			    srv_lighttpd fastcgi "$bin" "$p" "$sync"
-		done
-	done
-	for sync in normal full; do
-		for p in 1 2 4; do
-			[ $all -eq 1 ] || [ "$sync.$p" = normal.1 ] ||
-			    [ $p = 4 ] || continue
-			row "oncehook fcgi x$p $sync dup" dup \
-			    srv_lighttpd fastcgi "$bin" "$p" "$sync"
-		done
-	done
-	# Under full each process has one request in flight while its
-	# claim waits for the fsync: more processes than cores make larger
-	# batches (README "How many processes").
-	row "oncehook fcgi x8 full new" new \
-	    srv_lighttpd fastcgi "$bin" 8 full
-	# The counters' cost on the paths that must stay cheap: the same
-	# duplicates, and a forged flood, with ONCEHOOK_COUNTERS off.
-	# Group commit (the default; FastCGI processes share a writer under
-	# full only) against each process committing its own.
-	row "oncehook fcgi x4 full new, no group commit" new \
-	    srv_lighttpd fastcgi "$bin" 4 full on nogroup
-	row "oncehook fcgi x4 normal new, shipped orders.sql" new \
-	    srv_lighttpd fastcgi "$bin" 4 normal on shipped
-	row "oncehook fcgi x4 normal dup, counters off" dup \
-	    srv_lighttpd fastcgi "$bin" 4 normal off
-	row "oncehook fcgi x4 normal forged" forged \
-	    srv_lighttpd fastcgi "$bin" 4 normal
-	row "oncehook fcgi x4 normal forged, counters off" forged \
-	    srv_lighttpd fastcgi "$bin" 4 normal off
-	row "oncehook serve x4 normal new" new srv_serve 4 normal
-	row "oncehook serve x4 normal dup" dup srv_serve 4 normal
-	# Group commit (the default): the largest batch is the workers'
-	# number; without it, each worker commits its own.
-	row "oncehook serve x4 full new"   new srv_serve 4 full
-	row "oncehook serve x16 full new"  new srv_serve 16 full
-	row "oncehook serve x4 full new, no group commit" new \
-	    srv_serve 4 full nogroup
-	row "oncehook serve x16 full new, no group commit" new \
-	    srv_serve 16 full nogroup
-	row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
-	row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
-	row "oncehook cgi normal dup"      dup srv_lighttpd cgi "$bin" 1 normal
-	if [ -n "$shared_bin" ]; then
-		row "oncehook cgi normal new, shared libs" new \
+# Every row, once: the runs are passes of plan() (one run of each row
+# per pass), not a row's runs one after another, so that rows compared
+# in a ratio were measured as close in time as the plan allows.
+plan() {
+	if [ $smoke -eq 1 ]; then
+		row "minimal fcgi x1"              any srv_lighttpd fastcgi "$minimal" 1 normal
+		row "oncehook fcgi x1 normal new"  new srv_lighttpd fastcgi "$bin" 1 normal
+		row "oncehook fcgi x1 normal dup"  dup srv_lighttpd fastcgi "$bin" 1 normal
+		row "oncehook fcgi x1 normal forged" forged \
+		    srv_lighttpd fastcgi "$bin" 1 normal
+		row "oncehook serve x2 normal new" new srv_serve 2 normal
+		row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
+		row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
+		[ -z "$shared_bin" ] ||
+		    row "oncehook cgi normal new, shared libs" new \
 		    srv_lighttpd cgi "$shared_bin" 1 normal
-		row "oncehook cgi normal dup, shared libs" dup \
-		    srv_lighttpd cgi "$shared_bin" 1 normal
-		# The memory of a FastCGI process that maps the three
-		# libraries too.
-		row "oncehook fcgi x4 normal new, shared libs" new \
-		    srv_lighttpd fastcgi "$shared_bin" 4 normal
-	fi
-	# The site's own database (MariaDB, a unix socket, the same
-	# machine): new events and duplicates, FastCGI and CGI (one
-	# connection per request there).
-	if md_bench_start; then
-		row "oncehook fcgi x4 normal new, mariadb" new \
-		    srv_lighttpd fastcgi "$bin" 4 normal on mariadb
-		row "oncehook fcgi x4 normal dup, mariadb" dup \
-		    srv_lighttpd fastcgi "$bin" 4 normal on mariadb
-		row "oncehook cgi normal new, mariadb" new \
-		    srv_lighttpd cgi "$bin" 1 normal on mariadb
-		row "oncehook cgi normal dup, mariadb" dup \
-		    srv_lighttpd cgi "$bin" 1 normal on mariadb
-	fi
-	# One process, no load generator: 5 s are plenty.
-	ls=$(awk -v s="$seconds" 'BEGIN { print (s < 5 ? s : 5) }')
-	loop "sqlite loop full"   sqlite full @DB@ "$ls"
-	loop "sqlite loop normal" sqlite normal @DB@ "$ls"
-	loop "fdatasync loop"     fdatasync @FILE@ "$ls"
-	if [ $peers -eq 1 ]; then
-		row "php-fpm x4 normal new" new srv_php 4 normal
-		row "node x4 normal new"    new srv_node 4 normal
-		row "php-fpm x4 normal dup" dup srv_php 4 normal
-		row "node x4 normal dup"    dup srv_node 4 normal
-		if [ $all -eq 1 ]; then
-			row "php-fpm x4 full new" new srv_php 4 full
-			row "node x4 full new"    new srv_node 4 full
+		! md_bench_start ||
+		    row "oncehook fcgi x1 normal new, mariadb" new \
+		    srv_lighttpd fastcgi "$bin" 1 normal on mariadb
+	else
+		row "minimal fcgi x4"              any srv_lighttpd fastcgi "$minimal" 4 normal
+		for sync in normal full; do
+			for p in 1 2 4; do
+				row "oncehook fcgi x$p $sync new" new \
+				    srv_lighttpd fastcgi "$bin" "$p" "$sync"
+			done
+		done
+		for sync in normal full; do
+			for p in 1 2 4; do
+				[ $all -eq 1 ] || [ "$sync.$p" = normal.1 ] ||
+				    [ $p = 4 ] || continue
+				row "oncehook fcgi x$p $sync dup" dup \
+				    srv_lighttpd fastcgi "$bin" "$p" "$sync"
+			done
+		done
+		# Under full each process has one request in flight while its
+		# claim waits for the fsync: more processes than cores make larger
+		# batches (README "How many processes").
+		row "oncehook fcgi x8 full new" new \
+		    srv_lighttpd fastcgi "$bin" 8 full
+		# The counters' cost on the paths that must stay cheap: the same
+		# duplicates, and a forged flood, with ONCEHOOK_COUNTERS off.
+		# Group commit (the default; FastCGI processes share a writer under
+		# full only) against each process committing its own.
+		row "oncehook fcgi x4 full new, no group commit" new \
+		    srv_lighttpd fastcgi "$bin" 4 full on nogroup
+		row "oncehook fcgi x4 normal new, shipped orders.sql" new \
+		    srv_lighttpd fastcgi "$bin" 4 normal on shipped
+		row "oncehook fcgi x4 normal dup, counters off" dup \
+		    srv_lighttpd fastcgi "$bin" 4 normal off
+		row "oncehook fcgi x4 normal forged" forged \
+		    srv_lighttpd fastcgi "$bin" 4 normal
+		row "oncehook fcgi x4 normal forged, counters off" forged \
+		    srv_lighttpd fastcgi "$bin" 4 normal off
+		row "oncehook serve x4 normal new" new srv_serve 4 normal
+		row "oncehook serve x4 normal dup" dup srv_serve 4 normal
+		# Group commit (the default): the largest batch is the workers'
+		# number; without it, each worker commits its own.
+		row "oncehook serve x4 full new"   new srv_serve 4 full
+		row "oncehook serve x16 full new"  new srv_serve 16 full
+		row "oncehook serve x4 full new, no group commit" new \
+		    srv_serve 4 full nogroup
+		row "oncehook serve x16 full new, no group commit" new \
+		    srv_serve 16 full nogroup
+		row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
+		row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
+		row "oncehook cgi normal dup"      dup srv_lighttpd cgi "$bin" 1 normal
+		if [ -n "$shared_bin" ]; then
+			row "oncehook cgi normal new, shared libs" new \
+			    srv_lighttpd cgi "$shared_bin" 1 normal
+			row "oncehook cgi normal dup, shared libs" dup \
+			    srv_lighttpd cgi "$shared_bin" 1 normal
+			# The memory of a FastCGI process that maps the three
+			# libraries too.
+			row "oncehook fcgi x4 normal new, shared libs" new \
+			    srv_lighttpd fastcgi "$shared_bin" 4 normal
+		fi
+		# The site's own database (MariaDB, a unix socket, the same
+		# machine): new events and duplicates, FastCGI and CGI (one
+		# connection per request there).
+		if md_bench_start; then
+			row "oncehook fcgi x4 normal new, mariadb" new \
+			    srv_lighttpd fastcgi "$bin" 4 normal on mariadb
+			row "oncehook fcgi x4 normal dup, mariadb" dup \
+			    srv_lighttpd fastcgi "$bin" 4 normal on mariadb
+			row "oncehook cgi normal new, mariadb" new \
+			    srv_lighttpd cgi "$bin" 1 normal on mariadb
+			row "oncehook cgi normal dup, mariadb" dup \
+			    srv_lighttpd cgi "$bin" 1 normal on mariadb
+		fi
+		# One process, no load generator: 5 s are plenty.
+		ls=$(awk -v s="$seconds" 'BEGIN { print (s < 5 ? s : 5) }')
+		loop "sqlite loop full"   sqlite full @DB@ "$ls"
+		loop "sqlite loop normal" sqlite normal @DB@ "$ls"
+		loop "fdatasync loop"     fdatasync @FILE@ "$ls"
+		if [ $peers -eq 1 ]; then
+			row "php-fpm x4 normal new" new srv_php 4 normal
+			row "node x4 normal new"    new srv_node 4 normal
+			row "php-fpm x4 normal dup" dup srv_php 4 normal
+			row "node x4 normal dup"    dup srv_node 4 normal
+			if [ $all -eq 1 ]; then
+				row "php-fpm x4 full new" new srv_php 4 full
+				row "node x4 full new"    new srv_node 4 full
+			fi
 		fi
 	fi
-fi
+}
+for pass in $(seq "$runs"); do
+	[ "$runs" -eq 1 ] || echo "== pass $pass of $runs"
+	plan
+done
 echo "== took $(($(date +%s) - start))s"
 python3 "$root/bench/report.py" "$results" "$out/results/$stamp.md"
 if [ -s "$tmp/writers" ]; then
