@@ -254,9 +254,6 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	grep -v '^[[:space:]]*#' "$run/oncehook.conf" |
 	    grep -o '"ONCEHOOK_[A-Z0-9_]*" => "[^"]*"' |
 	    sed 's/^"\([^"]*\)" => "\(.*\)"$/\1=\2/' >"$run/env"
-	set -a
-	. "$run/env"
-	set +a
 	sed -i -e "s|$LH_STRIPE_SECRET|$secret|" \
 	    -e "s|\"max-procs\" => 2,|\"max-procs\" => $3,|" \
 	    -e "s|\"ONCEHOOK_LOG\" => \"info\",|&\n\"ONCEHOOK_SYNCHRONOUS\" => \"$4\",\n\"ONCEHOOK_STRIPE_TOLERANCE\" => \"$tolerance\",\n\"ONCEHOOK_COUNTERS\" => \"$ctr\",|" \
@@ -270,7 +267,12 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	echo 'server.max-keep-alive-requests = 100000' >>"$run/lighttpd.conf"
 	srv_db=
 	if [ "$(basename "$prog")" = oncehook ]; then
-		"$bin" init >"$run/init.log" 2>&1 ||
+		# The row's variables for its init only: exported into this
+		# shell, they went on to every later row's lighttpd and so to
+		# its processes (the nogroup row's ONCEHOOK_GROUP_COMMIT=off
+		# turned the shared writer off for every row after it).
+		(set -a && . "$run/env" && set +a && exec "$bin" init) \
+		    >"$run/init.log" 2>&1 ||
 		    { cat "$run/init.log"; bail "oncehook init failed"; }
 		srv_db=$run/db/oncehook.db
 		[ "${6:-}" != mariadb ] || srv_db=mysql:$MD_SOCK:bench
