@@ -126,6 +126,22 @@ fi
 # directories, "oncehook init" and "serve" as the backends' user, PIDs
 # tracked and stopped at exit) and tools/lighttpd.sh (lighttpd from the
 # shipped examples).  The busy timeout stays the shipped 5000 ms.
+# None of oncehook's configuration in this shell's environment: lighttpd
+# passes its environment on to its processes, so a variable exported
+# here (by the caller, or by lh_setup for the demo) reaches every
+# lighttpd row whatever the row's configuration says (a row's
+# ONCEHOOK_GROUP_COMMIT=off did, until a5fa5b2).  The helpers' own
+# (ONCEHOOK_BIN, ONCEHOOK_E2E_*) stay.
+no_oncehook_env() {
+	local v
+	for v in $(compgen -e); do
+		case $v in
+		ONCEHOOK_BIN|ONCEHOOK_E2E_*) ;;
+		ONCEHOOK_*) unset "$v" ;;
+		esac
+	done
+}
+no_oncehook_env
 top_srcdir=$root
 ONCEHOOK_BIN=$bin
 ONCEHOOK_E2E_BUSY_MS=5000
@@ -143,7 +159,7 @@ dp_init bench
 # directory) in each pass: left running, its background flushing fell on
 # the next pass's rows (lighttpd x4 full 3,517 req/s against 7,159 in
 # the pass before it, 2026-11-27).
-md_url= md_starts=0
+md_url= md_starts=0 md_dir=
 md_bench_start() {
 	local d
 	[ "$md_url" = none ] && return 1
@@ -151,22 +167,30 @@ md_bench_start() {
 	# shellcheck source=tests/deploy/mariadb.sh
 	. "$root/tests/deploy/mariadb.sh"
 	d=$tmp/mariadb$((md_starts += 1))
-	if ! md_bin >/dev/null || ! md_start "$d" >/dev/null 2>&1
-	then
+	if ! md_bin >/dev/null; then
 		echo "== no MariaDB server (mariadb-server): its rows left out"
 		md_url=none
 		return 1
+	elif ! md_start "$d" >/dev/null 2>&1; then
+		echo "== MariaDB did not start ($d/log): its rows left out" \
+		    "from here on"
+		md_url=none
+		return 1
 	fi
+	md_dir=$d
 	md_pw=$d/password
 	echo benchpw >"$md_pw"
 	chmod 644 "$md_pw"
 	md_url="mysql://bench@localhost/bench?socket=$MD_SOCK"
 	trap 'md_stop >/dev/null 2>&1; dp_cleanup' EXIT
 }
-md_bench_stop() {
+md_bench_stop() {	# and its files, written out first: not during
+			# the next rows (the loops that fsync come next)
 	[ -n "$md_url" ] && [ "$md_url" != none ] || return 0
 	md_stop >/dev/null 2>&1
 	md_url=
+	[ $keep -eq 1 ] || rm -rf "$md_dir"
+	sync
 }
 # Whether any of the rows named is wanted (--only).
 wanted_any() {
@@ -176,9 +200,8 @@ wanted_any() {
 	done
 	return 1
 }
-md_fresh() {	# a fresh bench database: 0, or 1 (no server)
-	md_bench_start || return 1
-	[ "$md_url" != none ] || return 1
+md_fresh() {	# a fresh bench database: 0, or 1 (no server running)
+	[ -n "$md_url" ] && [ "$md_url" != none ] || return 1
 	md_sql "DROP DATABASE IF EXISTS bench" && md_user bench bench benchpw
 }
 if [ $keep -eq 1 ]; then
@@ -238,6 +261,7 @@ seq=0
 srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	local run=$tmp/run$((seq += 1)) prog=$2 ctr=${5:-on}
 	lh_setup "$1" "$run" "$prog" "$root"
+	no_oncehook_env
 	if [ "${6:-}" = mariadb ]; then
 		md_fresh || bail "no MariaDB for a mariadb row"
 		sed -i -e "/^[[:space:]]*#/!s|\"ONCEHOOK_DB\" => \"[^\"]*\",|\"ONCEHOOK_DB\" => \"$md_url\",\n\"ONCEHOOK_DB_PASSWORD_FILE\" => \"$md_pw\",|" \
@@ -483,6 +507,7 @@ row() {	# row NAME EVENTS SETUP ARGS...
 			    --pool "$pool" --ndup "$ndup" || {
 				rows_bad=$((rows_bad + 1))
 				dp_stop
+				srv_log=
 				continue
 			}
 		fi
@@ -659,7 +684,14 @@ if [ -s "$tmp/writers" ]; then
 		echo "transactions, claims per transaction, the largest batch; one"
 		echo "fsync per transaction under full):"
 		echo
-		cat "$tmp/writers"
+		# By row, in the plan's order (the passes wrote them in
+		# turn).
+		awk '{ k = $0; sub(/, run [0-9]+: .*/, "", k)
+		    if (!(k in n)) order[++rows] = k
+		    line[k, ++n[k]] = $0 }
+		    END { for (i = 1; i <= rows; i++)
+			for (j = 1; j <= n[order[i]]; j++)
+				print line[order[i], j] }' "$tmp/writers"
 	} | tee -a "$out/results/$stamp.md"
 fi
 echo "== saved $out/results/$stamp.md and $(basename "$results")"
