@@ -156,9 +156,9 @@ dp_init bench
 # word, where mariadb-server is not installed or oncehook was built
 # without the MariaDB store.
 # The server runs only while its rows do, and starts again (a new
-# directory) in each pass: left running, its background flushing fell on
-# the next pass's rows (lighttpd x4 full 3,517 req/s against 7,159 in
-# the pass before it, 2026-11-27).
+# directory) in each pass: an idle server still has threads that wake
+# and files it may write, and no other row should share the machine with
+# it.
 md_url= md_starts=0 md_dir=
 md_bench_start() {
 	local d
