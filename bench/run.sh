@@ -184,9 +184,12 @@ md_bench_start() {
 	md_url="mysql://bench@localhost/bench?socket=$MD_SOCK"
 	trap 'md_stop >/dev/null 2>&1; dp_cleanup' EXIT
 }
+md_running() {
+	[ -n "$md_url" ] && [ "$md_url" != none ]
+}
 md_bench_stop() {	# and its files, written out first: not during
 			# the next rows (the loops that fsync come next)
-	[ -n "$md_url" ] && [ "$md_url" != none ] || return 0
+	md_running || return 0
 	md_stop >/dev/null 2>&1
 	md_url=
 	[ $keep -eq 1 ] || rm -rf "$md_dir"
@@ -201,7 +204,7 @@ wanted_any() {
 	return 1
 }
 md_fresh() {	# a fresh bench database: 0, or 1 (no server running)
-	[ -n "$md_url" ] && [ "$md_url" != none ] || return 1
+	md_running || return 1
 	md_sql "DROP DATABASE IF EXISTS bench" && md_user bench bench benchpw
 }
 if [ $keep -eq 1 ]; then
@@ -295,7 +298,7 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 		# shell, they went on to every later row's lighttpd and so to
 		# its processes (the nogroup row's ONCEHOOK_GROUP_COMMIT=off
 		# turned the shared writer off for every row after it).
-		(set -a && . "$run/env" && set +a && exec "$bin" init) \
+		(set -a && . "$run/env" && exec "$bin" init) \
 		    >"$run/init.log" 2>&1 ||
 		    { cat "$run/init.log"; bail "oncehook init failed"; }
 		srv_db=$run/db/oncehook.db
