@@ -493,8 +493,18 @@ if command -v readelf >/dev/null 2>&1; then
 	*) false ;;
 	esac
 	ok $? "--version: SQLite, jansson and libfcgi linked in or shared, as the binary is ($libs of them loaded)"
+	# Linked in, SQLite's math functions open libm at their first call
+	# (src/lazymath.c): the program does not load it at its start.
+	libm=$(readelf -d "$ONCEHOOK_BIN" | grep -c 'NEEDED.*libm\.so')
+	case $ver in
+	*"linked in"*)
+		[ "$libm" -eq 0 ]
+		ok $? "linked in, the program loads no libm at its start ($libm NEEDED)" ;;
+	*)	n=$((n + 1)); echo "ok $n # SKIP libm at start: a shared libsqlite3 loads it" ;;
+	esac
 else
 	n=$((n + 1)); echo "ok $n # SKIP --version against the binary: no readelf"
+	n=$((n + 1)); echo "ok $n # SKIP libm at start: no readelf"
 fi
 echo "$ver" | grep -q "^SQLite [0-9][0-9.]*, jansson [0-9][0-9.]* and libfcgi: "
 ok $? "--version names SQLite's and jansson's versions"

@@ -453,6 +453,97 @@ test_lazy(void)
 	actions_free(a);
 }
 
+/*
+ * SQLite's math functions in an action, each once: where sqlite3 is
+ * linked in they are src/lazymath.c's, which opens libm at the first of
+ * them (tests/admin.sh: the program does not load it at its start).
+ * Values other than 0 and 1, so that two functions swapped would show.
+ */
+static void
+test_math(void)
+{
+	static const struct {
+		const char	*expr;
+		double		 want;	/* Python's math module's */
+	} fn[] = {
+		{ "acos(0.5)", 1.0471975511965979 },
+		{ "acosh(1.5)", 0.9624236501192069 },
+		{ "asin(0.5)", 0.5235987755982989 },
+		{ "asinh(0.5)", 0.48121182505960347 },
+		{ "atan(0.5)", 0.4636476090008061 },
+		{ "atan2(2, 1)", 1.1071487177940904 },
+		{ "atanh(0.5)", 0.5493061443340548 },
+		{ "cos(0.5)", 0.8775825618903728 },
+		{ "cosh(0.5)", 1.1276259652063807 },
+		{ "exp(0.5)", 1.6487212707001282 },
+		{ "mod(7.5, 2)", 1.5 },
+		{ "ln(0.5)", -0.6931471805599453 },
+		{ "log10(1000)", 3.0 },
+		{ "pow(2, 0.5)", 1.4142135623730951 },
+		{ "sin(0.5)", 0.479425538604203 },
+		{ "sinh(0.5)", 0.5210953054937474 },
+		{ "sqrt(0.5)", 0.7071067811865476 },
+		{ "tan(0.5)", 0.5463024898437905 },
+		{ "tanh(0.5)", 0.46211715726000974 },
+		{ "trunc(-2.5)", -2.0 },
+	};
+	const size_t	 n = sizeof(fn) / sizeof(fn[0]);
+	struct actions	*a;
+	struct event	 ev;
+	sqlite3_stmt	*s;
+	char		 text[4096], err[512] = "", line[512];
+	size_t		 i, off, bad = 0;
+	double		 v;
+	FILE		*f;
+	int		 mapped = 0;
+
+	off = (size_t)snprintf(text, sizeof(text), "-- on: math\n");
+	for (i = 0; i < n && off < sizeof(text); i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off,
+		    "INSERT INTO got VALUES ('%s', %s);\n", fn[i].expr,
+		    fn[i].expr);
+	if (off >= sizeof(text))
+		BAIL("test_math: the actions file does not fit");
+	if ((a = load(text, err, sizeof(err))) == NULL)
+		BAIL("test_math: %s", err);
+	if (sqlite3_exec(db, "DELETE FROM got", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		BAIL("DELETE: %s", sqlite3_errmsg(db));
+	memset(&ev, 0, sizeof(ev));
+	ev.key = (char *)"k";
+	ev.type = (char *)"math";
+	ev.payload = "{}";
+	ev.payloadsz = 2;
+	CHECK(actions_run(a, "ep", &ev, err, sizeof(err)) == SQLITE_OK,
+	    "an action calling SQLite's %zu math functions runs (%s)", n,
+	    err);
+	if (sqlite3_prepare_v2(db, "SELECT v FROM got WHERE k = ?1", -1, &s,
+	    NULL) != SQLITE_OK)
+		BAIL("SELECT: %s", sqlite3_errmsg(db));
+	for (i = 0; i < n; i++) {
+		sqlite3_bind_text(s, 1, fn[i].expr, -1, SQLITE_STATIC);
+		v = sqlite3_step(s) == SQLITE_ROW &&
+		    sqlite3_column_type(s, 0) == SQLITE_FLOAT ?
+		    sqlite3_column_double(s, 0) : -1e300;
+		if (!(v - fn[i].want < 1e-12 && fn[i].want - v < 1e-12)) {
+			printf("# %s = %.17g, want %.17g\n", fn[i].expr, v,
+			    fn[i].want);
+			bad++;
+		}
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	CHECK(bad == 0, "each gives its value (%zu wrong)", bad);
+	if ((f = fopen("/proc/self/maps", "r")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (strstr(line, "/libm.so") != NULL)
+				mapped = 1;
+		fclose(f);
+	}
+	CHECK(mapped, "libm is mapped once they ran");
+	actions_free(a);
+}
+
 static pid_t	fifo_pid;
 
 /*
@@ -584,6 +675,7 @@ main(void)
 	test_types();
 	test_payload();
 	test_lazy();
+	test_math();
 	test_read();
 
 	sqlite3_close(db);
