@@ -128,8 +128,8 @@ fi
 # shipped examples).  The busy timeout stays the shipped 5000 ms.
 # None of oncehook's configuration in this shell's environment: lighttpd
 # passes its environment on to its processes, so a variable exported
-# here (by the caller, or by lh_setup for the demo) reaches every
-# lighttpd row whatever the row's configuration says (a row's
+# here (by the caller; lh_setup exports none) reaches every lighttpd
+# row whatever the row's configuration says (a row's
 # ONCEHOOK_GROUP_COMMIT=off did, until a5fa5b2).  The helpers' own
 # (ONCEHOOK_BIN, ONCEHOOK_E2E_*) stay.
 no_oncehook_env() {
@@ -150,6 +150,12 @@ LH_ROOT=$root
 . "$root/tests/deploy/lib.sh"
 # shellcheck source=tools/lighttpd.sh
 . "$root/tools/lighttpd.sh"
+# A harness error, here and in the helpers sourced above (tap.sh's exits
+# 99, automake's code): this script's is 2, as its head says.
+bail() {
+	echo "bench/run.sh: $*" >&2
+	exit 2
+}
 dp_init bench
 # The MariaDB rows: one server of the bench's own (tests/deploy/
 # mariadb.sh), a database made again for each run; left out, with a
@@ -264,7 +270,6 @@ seq=0
 srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	local run=$tmp/run$((seq += 1)) prog=$2 ctr=${5:-on}
 	lh_setup "$1" "$run" "$prog" "$root"
-	no_oncehook_env
 	if [ "${6:-}" = mariadb ]; then
 		md_fresh || bail "no MariaDB for a mariadb row"
 		sed -i -e "/^[[:space:]]*#/!s|\"ONCEHOOK_DB\" => \"[^\"]*\",|\"ONCEHOOK_DB\" => \"$md_url\",\n\"ONCEHOOK_DB_PASSWORD_FILE\" => \"$md_pw\",|" \

@@ -39,6 +39,10 @@ rm -rf "$run"
 LH_ROOT=$root
 . "$root/tools/lighttpd.sh"
 lh_setup fastcgi "$run" "$prefix/bin/oncehook" "$prefix/share/oncehook"
+# One configuration, the example's: this shell's (and lighttpd's).
+set -a
+. "$run/env"
+set +a
 stripe_secret=$LH_STRIPE_SECRET
 shop_secret=$LH_SHOP_SECRET
 "$prefix/bin/oncehook" init

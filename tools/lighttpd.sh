@@ -7,8 +7,13 @@
 # lh_setup MODE RUN BIN SHARE: write RUN/lighttpd.conf for MODE (fastcgi
 # or cgi) on a free port of 127.0.0.1, with the database in RUN/db and a
 # fresh secret for every endpoint of the example; write the example's
-# ONCEHOOK_* variables to RUN/env and export them, so that "oncehook
-# init", "check" and "sign" see what the server sees.  Sets LH_PORT,
+# ONCEHOOK_* variables to RUN/env, for "oncehook init", "check" and
+# "sign" to see what the server sees.  Exports nothing: lighttpd passes
+# its environment on to oncehook, so a variable left in the caller's
+# shell would reach every later server it starts whatever their
+# configuration says (the benchmark's rows did, until a5fa5b2).  A
+# caller with one configuration sources RUN/env itself (tools/demo.sh);
+# one with several, in a subshell per command (bench/).  Sets LH_PORT,
 # LH_STRIPE_SECRET, LH_SHOP_SECRET.
 lh_setup() {
 	local mode=$1 run=$2 bin=$3 share=$4 p
@@ -47,9 +52,6 @@ CONF
 	    grep -o '"ONCEHOOK_[A-Z0-9_]*" => "[^"]*"' |
 	    sed 's/^"\([^"]*\)" => "\(.*\)"$/\1=\2/' >"$run/env"
 	chmod 600 "$run/env"
-	set -a
-	. "$run/env"
-	set +a
 }
 
 # lh_start RUN: start lighttpd in the foreground of a background job;
