@@ -309,6 +309,17 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 		srv_db=$run/db/oncehook.db
 		[ "${6:-}" != mariadb ] || srv_db=mysql:$MD_SOCK:bench
 	fi
+	# What the row's configuration says of the FastCGI processes' shared
+	# writer, for writer_check: under full it starts at the first new
+	# event (src/sharedwriter.h); with ONCEHOOK_GROUP_COMMIT=off never.
+	srv_writer=
+	if [ "$1" = fastcgi ] && [ "$(basename "$prog")" = oncehook ]; then
+		case ${6:-}.$4 in
+		nogroup.*) srv_writer=no ;;
+		mariadb.*) ;;
+		*.full) srv_writer=yes ;;
+		esac
+	fi
 	lh_start "$run" || bail "lighttpd did not start ($run/error.log)"
 	dp_track "$LH_PID"
 	srv_url=http://127.0.0.1:$LH_PORT/hooks/stripe
@@ -501,6 +512,22 @@ writer_note() {	# writer_note NAME RUN
 	    >>"$tmp/writers"
 }
 
+# Whether the FastCGI processes ran the configuration the row wrote,
+# told by their shared writer: started where srv_lighttpd expects it
+# (srv_writer yes), never where the row turned it off (no).  A variable
+# of one row that reached the processes of another (a5fa5b2) fails the
+# later row's run here.  Status 1 (and a line on standard error) if not.
+writer_check() {	# writer_check NAME RUN EVENTS
+	local started=no
+	[ "$3" = new ] && [ -n "${srv_writer:-}" ] && [ -n "${srv_log:-}" ] ||
+	    return 0
+	grep -q 'writer: started' "$srv_log" 2>/dev/null && started=yes
+	[ "$started" = "$srv_writer" ] && return 0
+	echo "bench/run.sh: $1, run $2: the shared writer started: $started;" \
+	    "the row's configuration says $srv_writer" >&2
+	return 1
+}
+
 # A row under load: NAME, the events (new, dup, any), then the server
 # setup and its arguments.  A fresh server and database for each run.
 row() {	# row NAME EVENTS SETUP ARGS...
@@ -509,6 +536,7 @@ row() {	# row NAME EVENTS SETUP ARGS...
 	wanted "$name" || return 0
 	for r in $pass; do
 		pool_fresh
+		srv_writer=
 		"$@"
 		if [ "$mode" = dup ] || [ "$mode" = forged ]; then
 			python3 "$root/bench/measure.py" deliver --url "$srv_url" \
@@ -525,10 +553,11 @@ row() {	# row NAME EVENTS SETUP ARGS...
 		    --threads 2 --pids "$srv_pids" --app "$srv_app" \
 		    ${srv_db:+--db "$srv_db"} --log "$tmp/wrk-$seq.log"
 		rc=$?
-		note_result $rc
 		[ $rc -le 1 ] || sed 's/^/# /' "$tmp/wrk-$seq.log"
 		dp_stop
 		writer_note "$name" "$r"
+		writer_check "$name" "$r" "$mode" || [ $rc -ne 0 ] || rc=1
+		note_result $rc
 		srv_log=
 	done
 }
@@ -574,6 +603,11 @@ plan() {
 		row "oncehook fcgi x1 normal dup"  dup srv_lighttpd fastcgi "$bin" 1 normal
 		row "oncehook fcgi x1 normal forged" forged \
 		    srv_lighttpd fastcgi "$bin" 1 normal
+		# Each row's configuration reaches its processes, and only
+		# its (writer_check): the writer off, then on.
+		row "oncehook fcgi x2 full new, no group commit" new \
+		    srv_lighttpd fastcgi "$bin" 2 full on nogroup
+		row "oncehook fcgi x2 full new"    new srv_lighttpd fastcgi "$bin" 2 full
 		row "oncehook serve x2 normal new" new srv_serve 2 normal
 		row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
 		row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
