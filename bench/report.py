@@ -109,6 +109,7 @@ def summarise(lines):
                        if not bad else "%d/%d failed: %s" %
                        (len(bad), len(runs), bad[0]))
         m["ok"] = not bad
+        m["runs"] = {r["run"]: r for r in runs}
         out[name] = m
     return out
 
@@ -136,10 +137,21 @@ def table(rows):
 
 
 def ratios(rows):
+    """The ratio of the medians, then, with several runs, the ratio in
+    each pass (run n of one row against run n of the other: the rows a
+    pass measured minutes apart, not a quarter of an hour), so that a
+    ratio's spread is in the report, not only its median."""
     t = []
     for what, a, b, fig in RATIOS:
         if a in rows and b in rows and rows[b][fig]:
-            t.append("- %s: %.2f" % (what, rows[a][fig] / rows[b][fig]))
+            line = "- %s: %.2f" % (what, rows[a][fig] / rows[b][fig])
+            ra, rb = rows[a]["runs"], rows[b]["runs"]
+            both = sorted(n for n in ra if n in rb and rb[n].get(fig))
+            if len(both) > 1:
+                line += " (per pass %s)" % ", ".join(
+                    "%.2f" % (ra[n].get(fig, 0) / rb[n][fig])
+                    for n in both)
+            t.append(line)
     return t
 
 
