@@ -31,8 +31,7 @@ for mode in fastcgi cgi; do
 	for r in $(seq "$runs"); do
 		run=$(mktemp -d /tmp/oncehook-bench.XXXXXX)
 		lh_setup "$mode" "$run" "$build/oncehook" "$root"
-		(set -a && . "$run/env" && exec "$build/oncehook" init) \
-		    >/dev/null 2>&1
+		lh_with_env "$run" "$build/oncehook" init >/dev/null 2>&1
 		lh_start "$run"
 		echo "== $mode, run $r: $n requests of each kind (ms)"
 		python3 "$root/bench/latency.py" \

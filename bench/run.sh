@@ -283,9 +283,7 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	[ "${6:-}" != nogroup ] ||
 	    sed -i 's|"ONCEHOOK_LOG" => "info",|&\n"ONCEHOOK_GROUP_COMMIT" => "off",|' \
 	    "$run/oncehook.conf"
-	grep -v '^[[:space:]]*#' "$run/oncehook.conf" |
-	    grep -o '"ONCEHOOK_[A-Z0-9_]*" => "[^"]*"' |
-	    sed 's/^"\([^"]*\)" => "\(.*\)"$/\1=\2/' >"$run/env"
+	lh_env "$run"
 	sed -i -e "s|$LH_STRIPE_SECRET|$secret|" \
 	    -e "s|\"max-procs\" => 2,|\"max-procs\" => $3,|" \
 	    -e "s|\"ONCEHOOK_LOG\" => \"info\",|&\n\"ONCEHOOK_SYNCHRONOUS\" => \"$4\",\n\"ONCEHOOK_STRIPE_TOLERANCE\" => \"$tolerance\",\n\"ONCEHOOK_COUNTERS\" => \"$ctr\",|" \
@@ -297,24 +295,21 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	# As nginx below: keep-alive connections are not cut every 1000
 	# requests (either server's default).
 	echo 'server.max-keep-alive-requests = 100000' >>"$run/lighttpd.conf"
-	srv_db=
-	if [ "$(basename "$prog")" = oncehook ]; then
+	srv_db= srv_writer= srv_app=$(basename "$prog")
+	if [ "$srv_app" = oncehook ]; then
 		# The row's variables for its init only: exported into this
 		# shell, they went on to every later row's lighttpd and so to
 		# its processes (the nogroup row's ONCEHOOK_GROUP_COMMIT=off
 		# turned the shared writer off for every row after it).
-		(set -a && . "$run/env" && exec "$bin" init) \
-		    >"$run/init.log" 2>&1 ||
+		lh_with_env "$run" "$bin" init >"$run/init.log" 2>&1 ||
 		    { cat "$run/init.log"; bail "oncehook init failed"; }
 		srv_db=$run/db/oncehook.db
 		[ "${6:-}" != mariadb ] || srv_db=mysql:$MD_SOCK:bench
-	fi
-	# What the row's configuration says of the FastCGI processes' shared
-	# writer, for writer_check: under full it starts at the first new
-	# event (src/sharedwriter.h); with ONCEHOOK_GROUP_COMMIT=off never.
-	srv_writer=
-	if [ "$1" = fastcgi ] && [ "$(basename "$prog")" = oncehook ]; then
-		case ${6:-}.$4 in
+		# What the row's configuration says of the FastCGI processes'
+		# shared writer, for writer_check: under full it starts at the
+		# first new event (src/sharedwriter.h); with
+		# ONCEHOOK_GROUP_COMMIT=off never.
+		[ "$1" = fastcgi ] && case ${6:-}.$4 in
 		nogroup.*) srv_writer=no ;;
 		mariadb.*) ;;
 		*.full) srv_writer=yes ;;
@@ -324,7 +319,6 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	dp_track "$LH_PID"
 	srv_url=http://127.0.0.1:$LH_PORT/hooks/stripe
 	srv_pids=$LH_PID
-	srv_app=$(basename "$prog")
 	srv_log=$run/oncehook.log
 }
 

@@ -60,6 +60,17 @@ load(const char *text, char *err, size_t errsz)
 	return actions_load(db, &guard, path, 0, err, errsz);
 }
 
+/* An event of type with key "k" and an empty object as its payload. */
+static void
+bare_event(struct event *ev, const char *type)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->key = (char *)"k";
+	ev->type = (char *)type;
+	ev->payload = "{}";
+	ev->payloadsz = 2;
+}
+
 /* The section (its "section" text) that ran for type, or "(none)". */
 static const char *
 ran_for(struct actions *a, const char *type)
@@ -73,11 +84,7 @@ ran_for(struct actions *a, const char *type)
 	if (sqlite3_exec(db, "DELETE FROM ran", NULL, NULL, NULL) !=
 	    SQLITE_OK)
 		BAIL("DELETE: %s", sqlite3_errmsg(db));
-	memset(&ev, 0, sizeof(ev));
-	ev.key = (char *)"k";
-	ev.type = (char *)type;
-	ev.payload = "{}";
-	ev.payloadsz = 2;
+	bare_event(&ev, type);
 	if (actions_run(a, "ep", &ev, err, sizeof(err)) != SQLITE_OK)
 		BAIL("actions_run: %s", err);
 	snprintf(buf, sizeof(buf), "(none)");
@@ -434,11 +441,7 @@ test_lazy(void)
 	CHECK(actions_ready(a, "b.bad", err, sizeof(err)) == -1 &&
 	    strstr(err, "actions.sql:4: no such table: no_such_table") !=
 	    NULL, "its bad section fails, with file and line (%s)", err);
-	memset(&ev, 0, sizeof(ev));
-	ev.key = (char *)"k";
-	ev.type = (char *)"b.bad";
-	ev.payload = "{}";
-	ev.payloadsz = 2;
+	bare_event(&ev, "b.bad");
 	err[0] = '\0';
 	CHECK(actions_run(a, "ep", &ev, err, sizeof(err)) == SQLITE_ERROR &&
 	    strstr(err, ":4: ") != NULL, "run anyway, it fails again: tried "
@@ -509,11 +512,7 @@ test_math(void)
 	if (sqlite3_exec(db, "DELETE FROM got", NULL, NULL, NULL) !=
 	    SQLITE_OK)
 		BAIL("DELETE: %s", sqlite3_errmsg(db));
-	memset(&ev, 0, sizeof(ev));
-	ev.key = (char *)"k";
-	ev.type = (char *)"math";
-	ev.payload = "{}";
-	ev.payloadsz = 2;
+	bare_event(&ev, "math");
 	CHECK(actions_run(a, "ep", &ev, err, sizeof(err)) == SQLITE_OK,
 	    "an action calling SQLite's %zu math functions runs (%s)", n,
 	    err);

@@ -46,12 +46,25 @@ server.breakagelog = "$run/oncehook.log"
 server.pid-file = "$run/lighttpd.pid"
 include "$run/oncehook.conf"
 CONF
-	# The variables lighttpd passes: commented lines (the status
-	# token's, say) are not among them.
-	grep -v '^[[:space:]]*#' "$run/oncehook.conf" |
+	lh_env "$run"
+}
+
+# lh_env RUN: write RUN/env from RUN/oncehook.conf, the variables
+# lighttpd passes (commented lines, the status token's say, are not
+# among them); again after a caller edits the configuration.
+lh_env() {
+	grep -v '^[[:space:]]*#' "$1/oncehook.conf" |
 	    grep -o '"ONCEHOOK_[A-Z0-9_]*" => "[^"]*"' |
-	    sed 's/^"\([^"]*\)" => "\(.*\)"$/\1=\2/' >"$run/env"
-	chmod 600 "$run/env"
+	    sed 's/^"\([^"]*\)" => "\(.*\)"$/\1=\2/' >"$1/env"
+	chmod 600 "$1/env"
+}
+
+# lh_with_env RUN COMMAND...: COMMAND with RUN/env's variables, in a
+# subshell: none of them is left in the caller's environment.
+lh_with_env() {
+	local run=$1
+	shift
+	(set -a && . "$run/env" && exec "$@")
 }
 
 # lh_start RUN: start lighttpd in the foreground of a background job;
