@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "envindex.h"
 #include "log.h"
 #include "route.h"
 #include "sig.h"
@@ -1212,6 +1213,140 @@ test_outbox_vars(void)
 	conf_free(cf);
 }
 
+/* getenv() over a list, as glibc does it: the first "NAME=" wins. */
+static const char *
+list_getenv(char *const *env, const char *name)
+{
+	size_t	 n = strlen(name);
+
+	for (; *env != NULL; env++)
+		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+/*
+ * The index conf_load_env() reads through: the same answer as getenv()
+ * for every name, over an environment with the cases a hash can get
+ * wrong (a name that begins another, a name twice, empty values, an
+ * entry without '=', more variables than the smallest table has
+ * slots); names that do not start with ONCEHOOK_ go to getenv().  Then
+ * conf_load_env() over the real environment loads what conf_load()
+ * loads from the same variables.
+ */
+static void
+test_envindex(void)
+{
+	static char	 many[80][32];
+	char		*env[128];
+	const char	*probe[] = { "ONCEHOOK_DB", "ONCEHOOK_DB_PASSWORD_FILE",
+	    "ONCEHOOK_D", "ONCEHOOK_DB_", "ONCEHOOK_DUP", "ONCEHOOK_EMPTY",
+	    "ONCEHOOK_NOEQ", "ONCEHOOK_", "ONCEHOOK_V0", "ONCEHOOK_V79",
+	    "ONCEHOOK_V80", "ONCEHOOK_v1", "ONCEHOOK_DB=x", NULL };
+	struct envindex	*ix;
+	const struct conf_endpoint *eu;
+	struct conf	*cf, *ref;
+	const char	*a, *b;
+	char		 err[512], name[64];
+	size_t		 i, n = 0, bad = 0;
+
+	env[n++] = (char []){ "PATH=/usr/bin" };
+	env[n++] = (char []){ "ONCEHOOK_DB_PASSWORD_FILE=/run/pw" };
+	env[n++] = (char []){ "ONCEHOOK_DB=/var/lib/oncehook/a.db" };
+	env[n++] = (char []){ "ONCEHOOK_DUP=first" };
+	env[n++] = (char []){ "ONCEHOOK_DUP=second" };
+	env[n++] = (char []){ "ONCEHOOK_EMPTY=" };
+	env[n++] = (char []){ "ONCEHOOK_NOEQ" };
+	env[n++] = (char []){ "ONCEHOOK_=nameless" };
+	env[n++] = (char []){ "ONCEHOOK_DB=x=y" };
+	for (i = 0; i < 80; i++) {
+		snprintf(many[i], sizeof(many[i]), "ONCEHOOK_V%zu=%zu", i,
+		    i * 7);
+		env[n++] = many[i];
+	}
+	env[n] = NULL;
+	if ((ix = envindex_new(env)) == NULL)
+		BAIL("envindex_new: out of memory");
+	for (i = 0; probe[i] != NULL; i++) {
+		a = envindex_get(probe[i], ix);
+		b = list_getenv(env, probe[i]);
+		if (strchr(probe[i], '=') != NULL)
+			b = NULL;	/* no variable is named so */
+		if (a == b || (a != NULL && b != NULL && strcmp(a, b) == 0))
+			continue;
+		bad++;
+		printf("# %s: index %s, getenv %s\n", probe[i], a ? a : "(unset)",
+		    b ? b : "(unset)");
+	}
+	/* Every beginning of every name from ONCEHOOK_ on, and every name
+	 * with more after it: no name is found by another that begins with
+	 * it. */
+	for (i = 0; env[i] != NULL; i++) {
+		size_t	len = strcspn(env[i], "="), k;
+
+		if (strncmp(env[i], "ONCEHOOK_", 9) != 0)
+			continue;	/* others are getenv()'s, below */
+		for (k = 9; k <= len + 1 && k < sizeof(name); k++) {
+			snprintf(name, sizeof(name), "%.*s%s", (int)(k > len ?
+			    len : k), env[i], k > len ? "X" : "");
+			a = envindex_get(name, ix);
+			b = list_getenv(env, name);
+			if (a == b || (a != NULL && b != NULL &&
+			    strcmp(a, b) == 0))
+				continue;
+			if (bad++ < 3)
+				printf("# %s: index %s, getenv %s\n", name,
+				    a ? a : "(unset)", b ? b : "(unset)");
+		}
+	}
+	CHECK(bad == 0, "the index answers as getenv() for every name, "
+	    "every beginning of one and every longer one");
+	CHECK(strcmp(envindex_get("ONCEHOOK_DUP", ix), "first") == 0 &&
+	    envindex_get("ONCEHOOK_NOEQ", ix) == NULL &&
+	    strcmp(envindex_get("ONCEHOOK_V79", ix), "553") == 0,
+	    "the first of two names, no entry without '=', the 80th");
+	if (setenv("T_CONF_ENVINDEX", "outside", 1) == -1)
+		BAIL("setenv");
+	a = envindex_get("T_CONF_ENVINDEX", ix);
+	CHECK(a != NULL && strcmp(a, "outside") == 0,
+	    "other names are the process's getenv()");
+	envindex_free(ix);
+	a = envindex_get("T_CONF_ENVINDEX", NULL);
+	CHECK(a != NULL && strcmp(a, "outside") == 0 &&
+	    envindex_get("ONCEHOOK_DUP", NULL) == NULL,
+	    "no index (out of memory): getenv()");
+
+	for (i = 0; named[i] != NULL; i++)
+		if (putenv((char *)named[i]) != 0)
+			BAIL("putenv");
+	err[0] = '\0';
+	cf = conf_load_env(err, sizeof(err));
+	CHECK(cf != NULL, "conf_load_env loads the named configuration (%s)",
+	    err);
+	ref = load(named, NULL, err, sizeof(err));
+	if (cf == NULL || ref == NULL) {
+		conf_free(cf);
+		conf_free(ref);
+		return;
+	}
+	eu = &cf->endpoints[1];
+	CHECK(cf->nendpoints == ref->nendpoints &&
+	    strcmp(cf->db, ref->db) == 0 &&
+	    strcmp(eu->name, ref->endpoints[1].name) == 0 &&
+	    eu->nsecrets == 2 && eu->nsecrets == ref->endpoints[1].nsecrets &&
+	    eu->tolerance == 600 && eu->retention == 72 * 3600 &&
+	    strcmp(eu->actions, "/srv/hooks/eu.sql") == 0 &&
+	    cf->endpoints[0].tolerance == ref->endpoints[0].tolerance,
+	    "as conf_load() reads them: endpoints, secrets, bounds, paths");
+	conf_free(cf);
+	conf_free(ref);
+	for (i = 0; named[i] != NULL; i++) {
+		snprintf(name, sizeof(name), "%.*s",
+		    (int)strcspn(named[i], "="), named[i]);
+		unsetenv(name);
+	}
+}
+
 int
 main(void)
 {
@@ -1239,5 +1374,6 @@ main(void)
 	test_replay_guard();
 	test_table();
 	test_outbox_vars();
+	test_envindex();
 	return tap_done();
 }
