@@ -20,7 +20,7 @@ clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
     -I"$work" -I"$top/src" \
     "$top/tests/fuzz/fuzz_request.c" "$top/src/log.c" "$top/src/crypto.c" \
     "$top/src/sha256.c" \
-    "$top/src/conf.c" "$top/src/req.c" "$top/src/sig.c" "$top/src/event.c" "$top/src/jsondoc.c" "$top/src/jsonpeek.c" \
+    "$top/src/conf.c" "$top/src/envindex.c" "$top/src/req.c" "$top/src/sig.c" "$top/src/event.c" "$top/src/jsondoc.c" "$top/src/jsonpeek.c" \
     "$top/src/resp.c" $(pkg-config --cflags --libs jansson) \
     -o "$work/fuzz_request"
 printf 't=1614265330,v1=aa\0001614265330\000{"id":"evt_1","type":"x"}' \
