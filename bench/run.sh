@@ -283,7 +283,6 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	[ "${6:-}" != nogroup ] ||
 	    sed -i 's|"ONCEHOOK_LOG" => "info",|&\n"ONCEHOOK_GROUP_COMMIT" => "off",|' \
 	    "$run/oncehook.conf"
-	lh_env "$run"
 	sed -i -e "s|$LH_STRIPE_SECRET|$secret|" \
 	    -e "s|\"max-procs\" => 2,|\"max-procs\" => $3,|" \
 	    -e "s|\"ONCEHOOK_LOG\" => \"info\",|&\n\"ONCEHOOK_SYNCHRONOUS\" => \"$4\",\n\"ONCEHOOK_STRIPE_TOLERANCE\" => \"$tolerance\",\n\"ONCEHOOK_COUNTERS\" => \"$ctr\",|" \
@@ -292,6 +291,11 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	    [ "$1" = cgi ] || bail "lighttpd-fastcgi.conf: no max-procs to set"
 	grep -q ONCEHOOK_SYNCHRONOUS "$run/oncehook.conf" ||
 	    bail "lighttpd-$1.conf: no ONCEHOOK_LOG line to follow"
+	# RUN/env again, from the configuration as the row runs it (its
+	# secret, synchronous, tolerance, counters), for init below.
+	lh_env "$run"
+	grep -qx "ONCEHOOK_SYNCHRONOUS=$4" "$run/env" ||
+	    bail "$run/env: not the row's configuration"
 	# As nginx below: keep-alive connections are not cut every 1000
 	# requests (either server's default).
 	echo 'server.max-keep-alive-requests = 100000' >>"$run/lighttpd.conf"
