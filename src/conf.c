@@ -1283,12 +1283,6 @@ conf_load(conf_getenv_fn get, void *arg, char *err, size_t errsz)
 	return cf;
 }
 
-static const char *
-env_get(const char *name, void *arg)
-{
-	return getenv(name);
-}
-
 struct conf *
 conf_load_env(char *err, size_t errsz)
 {
@@ -1519,8 +1513,10 @@ conf_outbox_target(const char *topic, conf_getenv_fn get, void *arg,
 		    topic);
 		return -1;
 	}
-	if (get == NULL)
-		get = env_get;
+	if (get == NULL) {
+		get = envindex_get;	/* with no index: getenv() */
+		arg = NULL;
+	}
 	snprintf(cmd, sizeof(cmd), "ONCEHOOK_OUTBOX_");
 	for (i = 0; i < n; i++)
 		cmd[16 + i] = topic[i] == '.' || topic[i] == '-' ? '_' :

@@ -51,8 +51,8 @@ struct envindex *
 envindex_new(char *const *env)
 {
 	struct envindex	 *ix;
-	const char	**p;
-	size_t		  n, slots, len;
+	const char	**p, *eq;
+	size_t		  n, slots;
 	char *const	 *e;
 
 	for (n = 0, e = env; e != NULL && *e != NULL; e++)
@@ -69,11 +69,10 @@ envindex_new(char *const *env)
 	ix->mask = slots - 1;
 	for (e = env; e != NULL && *e != NULL; e++) {
 		if (strncmp(*e, PREFIX, PREFIX_LEN) != 0 ||
-		    strchr(*e, '=') == NULL)
+		    (eq = strchr(*e, '=')) == NULL)
 			continue;
-		len = (size_t)(strchr(*e, '=') - *e);
-		if (*(p = find(ix, *e, len)) == NULL)	/* the first wins */
-			*p = *e;
+		if (*(p = find(ix, *e, (size_t)(eq - *e))) == NULL)
+			*p = *e;			/* the first wins */
 	}
 	return ix;
 }
