@@ -125,7 +125,8 @@ handle(void)
 	 * process answers one request and leaves no writer behind. */
 	if (!cgi && cf != NULL) {
 		sharedwriter_init(&sw, cf);
-		pipeline_claim_through(&p, sharedwriter_claim, &sw);
+		pipeline_claim_through(&p, sharedwriter_claim,
+		    sharedwriter_hands, &sw);
 	}
 	front_explain_faults();
 	/*

@@ -56,9 +56,11 @@ pipeline_init(struct pipeline *p, const struct conf *cf, const char *conferr)
 }
 
 void
-pipeline_claim_through(struct pipeline *p, pipeline_claim_fn fn, void *arg)
+pipeline_claim_through(struct pipeline *p, pipeline_claim_fn fn,
+    pipeline_hands_fn hands, void *arg)
 {
 	p->claim = fn;
+	p->hands = hands;
 	p->claim_arg = arg;
 }
 
@@ -322,14 +324,37 @@ failed(struct pipeline *p, const struct conf_endpoint *ep, size_t epi,
 	return er;
 }
 
+/* This event straight to the writer, without a lookup (pipeline.h)? */
+static int
+straight(const struct pipeline *p, const struct conf_endpoint *ep)
+{
+	return p->fresh >= PIPELINE_DIRECT_AFTER && p->claim != NULL &&
+	    !p->cf->synchronous_full && !ep->replay_guard &&
+	    (p->hands == NULL || p->hands(p->claim_arg));
+}
+
+/* What a lookup said of a key (HOOK_OK: unknown), or a claim (HOOK_OK:
+ * claimed new): new events in a row, or none. */
+static void
+count_fresh(struct pipeline *p, enum hook_err er)
+{
+	if (er == HOOK_OK) {
+		if (p->fresh < PIPELINE_DIRECT_AFTER)
+			p->fresh++;
+	} else if (er == HOOK_DUP || er == HOOK_PARKED ||
+	    er == HOOK_ECONFLICT)
+		p->fresh = 0;
+}
+
 /*
  * The store's part, for a verified event: a retry is answered from a
  * read (by key, and by payload where the replay guard is on); a new
- * event is claimed with its actions; a collision is recorded.
+ * event is claimed with its actions; a collision is recorded.  direct:
+ * no read first, the claim (the writer's) answers a known key.
  */
 static enum hook_err
 record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
-    struct trace *t)
+    struct trace *t, int direct)
 {
 	struct store_claim	 c;
 	enum hook_err		 er, fe;
@@ -344,12 +369,15 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 	 * stored: the canonical hash decides, as for every new event.  The
 	 * lookup quick_retry() made for this key need not be made again.
 	 */
-	if (t->peeked != NULL && strcmp(t->peeked, ev->key) == 0)
+	if (direct)
+		er = HOOK_OK;
+	else if (t->peeked != NULL && strcmp(t->peeked, ev->key) == 0)
 		er = t->looked;
 	else
 		er = store_lookup(p->st, epi, ev);
 	if (er == HOOK_OK || er == HOOK_ECONFLICT) {
-		rehash = er == HOOK_ECONFLICT && ev->hash[0] == '\0';
+		rehash = !direct && er == HOOK_ECONFLICT &&
+		    ev->hash[0] == '\0';
 		if ((fe = event_finish(ev)) != HOOK_OK)
 			return fe;
 		if (rehash)
@@ -360,6 +388,8 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 	    er == HOOK_PARKED))
 		why_set(&t->why, "payload already recorded "
 		    "under another key");
+	if (!direct)
+		count_fresh(p, er);
 	if (er == HOOK_OK) {
 		memset(&c, 0, sizeof(c));
 		c.endpoint = epi;
@@ -367,6 +397,8 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 		if (p->claim == NULL || p->claim(p->claim_arg, &c) == -1)
 			(void)store_claim(p->st, &c, 1);
 		er = c.result;
+		if (er != HOOK_OK && er != HOOK_ACCEPTED)
+			count_fresh(p, er);	/* known after all? */
 		p->copy |= c.copy;
 		if (c.why[0] != '\0')
 			why_set(&t->why, "%s", c.why);
@@ -408,6 +440,7 @@ quick_retry(struct pipeline *p, const struct conf_endpoint *ep,
 	}
 	found = store_lookup(p->st, (size_t)(ep - p->cf->endpoints), ev);
 	if (found == HOOK_DUP || found == HOOK_PARKED) {
+		count_fresh(p, found);
 		*er = found;
 		return 1;
 	}
@@ -432,6 +465,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	char				*body = NULL;
 	char				 name[128];
 	size_t				 bodysz = 0;
+	int				 direct;
 
 	if (p->cf == NULL) {
 		why_set(&t->why, "%s", p->conferr);
@@ -486,7 +520,8 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 			why_set(&t->why, "%s", v.why);
 		goto out;
 	}
-	if (quick_retry(p, ep, rq, body, bodysz, ev, t, &er)) {
+	direct = straight(p, ep);
+	if (!direct && quick_retry(p, ep, rq, body, bodysz, ev, t, &er)) {
 		t->ev = ev;
 		if (log_enabled(LOG_LEVEL_DEBUG))
 			log_payload(body);
@@ -500,7 +535,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	if (log_enabled(LOG_LEVEL_DEBUG))
 		log_payload(body);
 
-	er = record(p, ep, ev, t);
+	er = record(p, ep, ev, t, direct);
 out:
 	/* A connection that met a read-only file or an I/O error is not
 	 * kept: the next request opens a new one. */

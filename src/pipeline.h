@@ -30,13 +30,38 @@ struct store_claim;
  * which then never runs that claim: the pipeline claims it itself. */
 typedef int	(*pipeline_claim_fn)(void *arg, struct store_claim *c);
 
+/* Whether that function would hand the next claim to a writer now (a
+ * NULL one: every claim). */
+typedef int	(*pipeline_hands_fn)(void *arg);
+
+/*
+ * A run of new events, straight to the writer.  Under `normal`, while a
+ * writer takes the claims of several processes, a process's lookup
+ * before a new event's claim reads again, from the file, the pages the
+ * writer changed since its last one (its cache is emptied by every
+ * commit of another connection), to find nothing; the writer, whose
+ * cache is warm, makes the same read inside the claim anyway and
+ * answers a known key as the duplicate, parked event or conflict it is
+ * (store.h).  So after PIPELINE_DIRECT_AFTER new events in a row a
+ * process sends the next ones to the writer without the lookup, until
+ * one of them was known: then lookups come first again (a retry storm
+ * is answered by the processes, without the write lock, as before).
+ * Never under `full` (a duplicate would wait for a batch's fsync), nor
+ * for an endpoint with a replay guard (its payload check comes before
+ * the key's in the claim), nor when the claim would not be handed over.
+ */
+#define PIPELINE_DIRECT_AFTER	8
+
 struct pipeline {
 	const struct conf	*cf;
 	const char		*conferr;
 	struct store		*st;
 	struct counters		*ctr;		/* opened on first count */
 	pipeline_claim_fn	 claim;		/* NULL: store_claim() here */
+	pipeline_hands_fn	 hands;
 	void			*claim_arg;
+	unsigned		 fresh;		/* new events in a row (up to
+						   PIPELINE_DIRECT_AFTER) */
 	char			 roots[2048];	/* the roots last checked */
 	const char		*exposed;	/* a file inside them, or NULL */
 	const struct conf_endpoint *exposed_ep;	/* whose SECRET_FILE, or NULL */
@@ -57,9 +82,10 @@ struct pipeline {
 /* Start a pipeline over cf (may be NULL; then conferr says why). */
 void	pipeline_init(struct pipeline *, const struct conf *cf,
 	    const char *conferr);
-/* Claim new events through fn(arg, claim) instead of the own store. */
+/* Claim new events through fn(arg, claim) instead of the own store;
+ * hands(arg) as above (NULL: fn hands over every claim). */
 void	pipeline_claim_through(struct pipeline *, pipeline_claim_fn fn,
-	    void *arg);
+	    pipeline_hands_fn hands, void *arg);
 /* Close the store and unmap the counters (each opened again when next
  * needed); the configuration stays the caller's. */
 void	pipeline_clear(struct pipeline *);

@@ -259,7 +259,7 @@ worker(const struct conf *cf, int fd, struct writer_link *link)
 	signal(SIGINT, SIG_DFL);
 	pipeline_init(&p, cf, NULL);
 	if (link != NULL)
-		pipeline_claim_through(&p, writer_claim, link);
+		pipeline_claim_through(&p, writer_claim, NULL, link);
 	front_explain_faults();
 	rc = front_fcgi(&p, fd);
 	pipeline_clear(&p);

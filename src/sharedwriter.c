@@ -377,6 +377,14 @@ sharedwriter_claim(void *arg, struct store_claim *c)
 	return rc;
 }
 
+int
+sharedwriter_hands(void *arg)
+{
+	const struct sharedwriter	*sw = arg;
+
+	return sw->addrlen != 0 && sw->link.fd >= 0 && sw->link.peers >= 2;
+}
+
 void
 sharedwriter_close(struct sharedwriter *sw)
 {

@@ -97,6 +97,10 @@ void	sharedwriter_init(struct sharedwriter *sw, const struct conf *cf);
  * started if none runs; -1 when the claim is the caller's to make. */
 int	sharedwriter_claim(void *sw, struct store_claim *c);
 
+/* Whether sharedwriter_claim() would hand the next claim over now to a
+ * writer other processes use too (pipeline.h): 1, or 0. */
+int	sharedwriter_hands(void *sw);
+
 void	sharedwriter_close(struct sharedwriter *sw);
 
 /* The writer itself: `oncehook --shared-writer` with the listening

@@ -11,7 +11,9 @@
  * worker the other end of its own.  Nothing listens anywhere: no other
  * process can hand the writer a claim (only a worker, after it checked
  * the signature).  Workers still answer duplicates themselves, from
- * their own read connection, without the writer or the write lock.
+ * their own read connection, without the writer or the write lock
+ * (under `normal`, but for a retry that comes in a run of new events a
+ * worker sends straight here: pipeline.h).
  *
  * The batch forms by itself (no timer): while one COMMIT's fsync runs,
  * the claims that arrive wait in their sockets; the writer then takes

@@ -16,7 +16,10 @@
 # - synchronous=normal: deliveries one at a time start no writer (a
 #   process hands a claim over only when the write lock is taken); under
 #   load one runs, and every answer holds as above; after it, while the
-#   writer says the others are connected, every claim goes to it.
+#   writer says the others are connected, every claim goes to it; mostly
+#   new Stripe events (runs of them straight to the writer, without a
+#   lookup), the writer killed twice and a process once: every answer
+#   holds.
 #
 # TAP.  Environment: ONCEHOOK_BIN, top_srcdir (set by make check).
 
@@ -83,7 +86,8 @@ load() {
 	_out=$1
 	shift
 	python3 "$top_srcdir/tests/deploy/groupload.py" "$@" \
-	    --url "http://127.0.0.1:$lt_port/hooks/shop" --env "$d/conf/env" \
+	    --url "http://127.0.0.1:$lt_port/hooks/${load_endpoint:-shop}" \
+	    --env "$d/conf/env" \
 	    --server-pid "$server_pid" >"$_out" 2>&1
 	_rc=$?
 	grep '^#' "$_out"
@@ -238,6 +242,12 @@ if [ "$(printf '%s\n' "$w" | grep -c .)" = 1 ]; then
 else
 	check 1 "normal, after the load: one writer running (pids: $w)"
 fi
+# Mostly new events to Stripe's endpoint (no replay guard): runs of them
+# go straight to the writer without a lookup (src/pipeline.h), and the
+# retries among them are answered by the writer; the writer killed
+# twice and a process once meanwhile, every answer holds.
+load_endpoint=stripe load "$tmp/load-normal-stripe.out" --kills 2 \
+    --seconds 4 --stripe --every 20 --label "normal, Stripe, mostly new: "
 # A restore under normal (README, Reliability): a backup renamed over
 # the database while the writer runs.  Its copier had a connection of
 # its own during the load, and is asked nothing now: it lets that go

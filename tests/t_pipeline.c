@@ -650,7 +650,7 @@ test_writer_copy(struct conf *cf, sqlite3 *q, int full)
 		_exit(writer_main(cf, &sv[1], 1));
 	writer_link_init(&l, sv[0], 10000);
 	pipeline_init(&p, cf, NULL);
-	pipeline_claim_through(&p, writer_claim, &l);
+	pipeline_claim_through(&p, writer_claim, NULL, &l);
 	/* The tests before never checkpoint: the log starts empty. */
 	if (sqlite3_open(dbpath, &rw) != SQLITE_OK || sqlite3_exec(rw,
 	    "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL) != SQLITE_OK)
@@ -853,6 +853,189 @@ test_writer_split(void)
 		BAIL("the test's writer failed");
 }
 
+/* A Stripe event: key evt-direct-<tag><i>, its order od<tag><i>; pad
+ * makes other bytes under the same key.  The answer in r. */
+static void
+post_direct(struct pipeline *p, const char *tag, int i, int pad,
+    struct resp *r)
+{
+	struct call	 c;
+	char		 body[400];
+
+	snprintf(body, sizeof(body), "{\"id\":\"evt-direct-%s%d\",\"type\":"
+	    "\"payment_intent.succeeded\",\"data\":{\"object\":{\"metadata\":"
+	    "{\"order_id\":\"od%s%d\"}}},\"pad\":%d}", tag, i, tag, i, pad);
+	mkcall(&c, "/hooks/stripe", body, strlen(body));
+	sign_stripe(&c, SSECRET, (long long)NOW);
+	run(p, &c, r);
+}
+
+/* n new events of tag through p: 1 if each was answered 200 processed. */
+static int
+post_new(struct pipeline *p, const char *tag, int n)
+{
+	struct resp	 r;
+	int		 i, ok = 1;
+
+	for (i = 0; i < n; i++) {
+		post_direct(p, tag, i, 0, &r);
+		ok &= r.status == 200 && r.err == HOOK_OK;
+		resp_clear(&r);
+	}
+	return ok;
+}
+
+/* The answer to event i of tag (pad as post_direct()) while the writer
+ * pid is stopped: its status, or 0 if none came in ms. */
+static int
+while_stopped(struct pipeline *p, struct writer_link *l, pid_t pid,
+    const char *tag, int i, int pad, long ms, enum hook_err *er)
+{
+	struct resp	 r;
+	long		 was = l->timeout_ms;
+	int		 st, status;
+
+	if (kill(pid, SIGSTOP) == -1 ||
+	    waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st))
+		BAIL("the writer did not stop");
+	l->timeout_ms = ms;
+	post_direct(p, tag, i, pad, &r);
+	l->timeout_ms = was;
+	kill(pid, SIGCONT);
+	status = r.status;
+	*er = r.err;
+	resp_clear(&r);
+	return status;
+}
+
+/*
+ * A run of new events straight to the writer (pipeline.h): after
+ * PIPELINE_DIRECT_AFTER new events in a row, under `normal`, a process
+ * sends the next one to the writer without a lookup, and the writer
+ * answers a known key.  Seen from outside with the writer stopped: a
+ * retry answered at once was answered by the process's own lookup; one
+ * that waits for the writer (503 when the link gives up) was not.
+ */
+static void
+test_writer_direct(struct conf *cf, sqlite3 *q)
+{
+	struct pipeline		 p;
+	struct writer_link	 l;
+	struct resp		 r;
+	enum hook_err		 er;
+	char			 body[200];
+	int			 sv[2], st, ok, s1, s2, s3, i;
+	int			 was = cf->synchronous_full;
+	unsigned		 f1, f2;
+	long long		 conflicts;
+	pid_t			 pid;
+
+	cf->synchronous_full = 0;
+	if ((pid = fork_pair(sv)) == 0)
+		_exit(writer_main(cf, &sv[1], 1));
+	writer_link_init(&l, sv[0], 10000);
+	pipeline_init(&p, cf, NULL);
+	pipeline_claim_through(&p, writer_claim, NULL, &l);
+
+	ok = post_new(&p, "a", PIPELINE_DIRECT_AFTER - 1);
+	f1 = p.fresh;
+	s1 = while_stopped(&p, &l, pid, "a", 0, 0, 10000, &er);
+	CHECK(ok && f1 == PIPELINE_DIRECT_AFTER - 1 && s1 == 200 &&
+	    er == HOOK_DUP && p.fresh == 0, "direct: after %d new events "
+	    "(%u in a row), a retry is answered by the process's lookup with "
+	    "the writer stopped (%d, result %d); none in a row after it (%u)",
+	    PIPELINE_DIRECT_AFTER - 1, f1, s1, (int)er, p.fresh);
+
+	ok = post_new(&p, "b", PIPELINE_DIRECT_AFTER);
+	f1 = p.fresh;
+	s1 = while_stopped(&p, &l, pid, "b", 0, 0, 300, &er);
+	f2 = p.fresh;
+	post_direct(&p, "b", 0, 0, &r);
+	s2 = r.status;
+	CHECK(ok && f1 == PIPELINE_DIRECT_AFTER && s1 == 503 &&
+	    er == HOOK_EBUSY && f2 == PIPELINE_DIRECT_AFTER &&
+	    r.status == 200 && r.err == HOOK_DUP && p.fresh == 0,
+	    "direct: after %d new events a retry goes to the writer without a "
+	    "lookup: with the writer stopped it waits, 503 when the link gives "
+	    "up (%d, result %d); with it running, the writer answers it a "
+	    "duplicate (%d, result %d), and lookups come first again (%u in a "
+	    "row)", PIPELINE_DIRECT_AFTER, s1, (int)er, s2, (int)r.err,
+	    p.fresh);
+	resp_clear(&r);
+	s3 = while_stopped(&p, &l, pid, "b", 0, 0, 10000, &er);
+	CHECK(s3 == 200 && er == HOOK_DUP, "direct: the next retry is "
+	    "answered by the process's lookup again, the writer stopped (%d, "
+	    "result %d)", s3, (int)er);
+
+	conflicts = count(q, "SELECT count(*) FROM conflicts WHERE key = "
+	    "'evt-direct-b1'");
+	ok = post_new(&p, "c", PIPELINE_DIRECT_AFTER);
+	f1 = p.fresh;
+	post_direct(&p, "b", 1, 7, &r);
+	CHECK(ok && f1 == PIPELINE_DIRECT_AFTER && r.status == 422 &&
+	    r.err == HOOK_ECONFLICT && count(q, "SELECT count(*) FROM "
+	    "conflicts WHERE key = 'evt-direct-b1'") == conflicts + 1 &&
+	    p.fresh == 0, "direct: other bytes under a known key, straight "
+	    "to the writer: 422 key_conflict (%d), its conflict recorded, "
+	    "lookups first again (%u)", r.status, p.fresh);
+	resp_clear(&r);
+
+	/* Under full a retry would wait for a batch's fsync: never. */
+	ok = post_new(&p, "d", PIPELINE_DIRECT_AFTER + 2);
+	cf->synchronous_full = 1;
+	s1 = while_stopped(&p, &l, pid, "d", 0, 0, 10000, &er);
+	cf->synchronous_full = 0;
+	CHECK(ok && s1 == 200 && er == HOOK_DUP, "direct: never under full: "
+	    "after %d new events a retry is answered by the lookup, the "
+	    "writer stopped (%d, result %d)", PIPELINE_DIRECT_AFTER + 2, s1,
+	    (int)er);
+
+	/* Nor for an endpoint with a replay guard (generic's scheme has no
+	 * timestamp): the process reads by payload before a claim anyway,
+	 * and the claim checks the payload before the key.  Other bytes
+	 * under a known key, the writer stopped: the key's lookup answers. */
+	for (i = 0, ok = 1; i <= PIPELINE_DIRECT_AFTER; i++) {
+		snprintf(body, sizeof(body), "{\"id\":\"evt-direct-g%d\","
+		    "\"type\":\"payment.success\",\"metadata\":{\"orderId\":"
+		    "\"odg%d\"}}", i, i);
+		post_generic(&p, body, &r);
+		ok &= r.status == 200 && r.err == HOOK_OK;
+		resp_clear(&r);
+	}
+	f1 = p.fresh;
+	if (kill(pid, SIGSTOP) == -1 ||
+	    waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st))
+		BAIL("the writer did not stop");
+	l.timeout_ms = 300;
+	snprintf(body, sizeof(body), "{\"id\":\"evt-direct-g%d\","
+	    "\"type\":\"payment.success\",\"metadata\":{\"orderId\":"
+	    "\"odg%d\"},\"pad\":1}", PIPELINE_DIRECT_AFTER,
+	    PIPELINE_DIRECT_AFTER);
+	post_generic(&p, body, &r);
+	l.timeout_ms = 10000;
+	kill(pid, SIGCONT);
+	CHECK(ok && f1 == PIPELINE_DIRECT_AFTER && r.status == 422 &&
+	    r.err == HOOK_ECONFLICT, "direct: never for an endpoint with a "
+	    "replay guard: after %d new events (%u in a row) other bytes "
+	    "under a known key are answered by the lookup, the writer "
+	    "stopped (%d, result %d)", PIPELINE_DIRECT_AFTER + 1, f1,
+	    r.status, (int)r.err);
+	resp_clear(&r);
+
+	CHECK(count(q, "SELECT count(*) FROM events WHERE key LIKE "
+	    "'evt-direct-%'") == 5 * PIPELINE_DIRECT_AFTER + 2 &&
+	    count(q, "SELECT count(*) FROM orders WHERE id LIKE 'od%'") ==
+	    5 * PIPELINE_DIRECT_AFTER + 2, "direct: every new event stored "
+	    "once with its order, no retry stored again");
+
+	pipeline_clear(&p);
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	close(l.fd);
+	free(l.out);
+	cf->synchronous_full = was;
+}
+
 #define BATCH_LINKS	4
 #define BATCH_EVENTS	400
 
@@ -885,7 +1068,7 @@ test_writer_batch_copy(const struct conf *cf, sqlite3 *q)
 		BAIL("socketpair: %s", strerror(errno));
 	writer_link_init(&l, cap[0], 1);
 	pipeline_init(&p, cf, NULL);
-	pipeline_claim_through(&p, writer_claim, &l);
+	pipeline_claim_through(&p, writer_claim, NULL, &l);
 	for (i = 0; i < BATCH_EVENTS; i++) {
 		snprintf(body, sizeof(body), "{\"id\":\"evt-batch-%d\","
 		    "\"type\":\"payment.success\",\"metadata\":{\"orderId\":"
@@ -1572,6 +1755,7 @@ main(void)
 	test_writer_copy(cf, q, 1);
 	test_writer_copy(cf, q, 0);
 	test_writer_batch_copy(cf, q);
+	test_writer_direct(cf, q);
 	test_misconfigured();
 	test_cgi_unprepared(cf);	/* last: it drops a table */
 

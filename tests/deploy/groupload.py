@@ -3,12 +3,16 @@ tests/groupcommit.sh: load through lighttpd, SIGKILL to the shared writer
 and to a FastCGI process in the middle of it, then the checks.
 
     groupload.py --url URL --env FILE --server-pid PID [--kills N]
-                 [--seconds S]
+                 [--seconds S] [--stripe] [--every N]
 
 URL is lighttpd's address of the endpoint "shop" (hmac-sha256, signed
 here with Python's hmac from the ONCEHOOK_* variables in FILE); effects
-are read from ONCEHOOK_DB.  The load: THREADS threads send new events,
-and again events already sent, for S seconds (default 6); meanwhile the
+are read from ONCEHOOK_DB.  With --stripe, URL is the endpoint "stripe"
+(Stripe's scheme: a signed timestamp, no replay guard) and the events
+Stripe's.  The load: THREADS threads send new events, and again events
+already sent (each thread every Nth event again at once, and every
+N+2nd the next thread's: N is 3 unless --every says), for S seconds
+(default 6); meanwhile the
 writer (the process named oncehook-writer whose ONCEHOOK_DB is ours) is
 killed N times (default 3), a new one being looked for before each kill,
 and one FastCGI process (a child of PID) once.  Then a last second
@@ -67,7 +71,11 @@ def writers(db):
 class Load:
     def __init__(self, a):
         env = read_env(a.env)
-        self.secret = env["ONCEHOOK_SHOP_SECRET"].split()[0].encode()
+        self.stripe = a.stripe
+        self.endpoint = "stripe" if a.stripe else "shop"
+        self.every = a.every
+        self.secret = env["ONCEHOOK_%s_SECRET" % self.endpoint.upper()
+                          ].split()[0].encode()
         self.db = env["ONCEHOOK_DB"]
         u = urllib.parse.urlsplit(a.url)
         self.host, self.port, self.path = u.hostname, u.port, u.path
@@ -78,6 +86,14 @@ class Load:
         self.failed = 0
 
     def body(self, key):
+        if self.stripe:
+            return json.dumps({
+                "id": key, "object": "event",
+                "type": "payment_intent.succeeded",
+                "data": {"object": {
+                    "id": "pi_" + key, "amount": 1250, "currency": "eur",
+                    "metadata": {"order_id": "o_" + key}}},
+            }, separators=(",", ":")).encode()
         return json.dumps({
             "eventId": key, "type": "payment.success",
             "metadata": {"orderId": "o_" + key},
@@ -87,14 +103,20 @@ class Load:
 
     def send(self, conn, key):
         b = self.body(key)
-        sig = hmac.new(self.secret, b, hashlib.sha256).hexdigest()
+        if self.stripe:
+            t = str(int(time.time()))
+            sig = hmac.new(self.secret, t.encode() + b"." + b,
+                           hashlib.sha256).hexdigest()
+            hdr = ("Stripe-Signature", "t=%s,v1=%s" % (t, sig))
+        else:
+            sig = hmac.new(self.secret, b, hashlib.sha256).hexdigest()
+            hdr = ("X-Webhook-Signature", "sha256=" + sig)
         try:
             if conn[0] is None:
                 conn[0] = http.client.HTTPConnection(self.host, self.port,
                                                      timeout=60)
             conn[0].request("POST", self.path, body=b, headers={
-                "Content-Type": "application/json",
-                "X-Webhook-Signature": "sha256=" + sig})
+                "Content-Type": "application/json", hdr[0]: hdr[1]})
             r = conn[0].getresponse()
             data = r.read()
             if r.status == 200:
@@ -118,13 +140,14 @@ class Load:
         while not self.stop.is_set():
             key = "g-%s-%d-%d" % (self.tag, t, i)
             self.send(conn, key)
-            # Every third event is sent again at once: a retry, maybe
-            # of a claim still in the writer's batch.
-            if i % 3 == 0:
+            # Every third event (every Nth) is sent again at once: a
+            # retry, maybe of a claim still in the writer's batch.
+            if i % self.every == 0:
                 self.send(conn, key)
-            # Every fifth, the event the next thread is about to send:
-            # two deliveries of one event from two processes at once.
-            if i % 5 == 0:
+            # Every fifth (N+2nd), the event the next thread is about to
+            # send: two deliveries of one event from two processes at
+            # once.
+            if i % (self.every + 2) == 0:
                 self.send(conn, "g-%s-%d-%d" % (self.tag,
                                                 (t + 1) % THREADS, i + 1))
             i += 1
@@ -146,7 +169,8 @@ class Load:
         try:
             ev = {}
             for k, st in c.execute("SELECT key, status FROM events "
-                                   "WHERE endpoint = 'shop'"):
+                                   "WHERE endpoint = ?",
+                                   (self.endpoint,)):
                 ev.setdefault(k, []).append(st)
             orders = {}
             for oid, st in c.execute("SELECT id, status FROM orders"):
@@ -164,6 +188,8 @@ def main():
     ap.add_argument("--kills", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=6.0)
     ap.add_argument("--label", default="")
+    ap.add_argument("--stripe", action="store_true")
+    ap.add_argument("--every", type=int, default=3)
     a = ap.parse_args()
     g = Load(a)
 
@@ -215,11 +241,11 @@ def main():
              fcgi_killed))
     if a.kills:
         g.ok(len(killed) == a.kills and len(started_after) == a.kills,
-             "group commit: the writer was killed %d times under load and "
-             "another was started each time" % a.kills,
+             "%sgroup commit: the writer was killed %d times under load "
+             "and another was started each time" % (a.label, a.kills),
              ["killed %r, found after them %r" % (killed, started_after)])
         g.ok(fcgi_killed is not None,
-             "a FastCGI process was killed under load")
+             "%sa FastCGI process was killed under load" % a.label)
     else:
         g.ok(len(started_after) == 1, "%sunder load a writer ran (claims "
              "met a taken write lock)" % a.label,
