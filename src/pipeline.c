@@ -329,12 +329,12 @@ static int
 straight(const struct pipeline *p, const struct conf_endpoint *ep)
 {
 	return p->fresh >= PIPELINE_DIRECT_AFTER && p->claim != NULL &&
-	    !p->cf->synchronous_full && !ep->replay_guard &&
+	    !ep->replay_guard &&
 	    (p->hands == NULL || p->hands(p->claim_arg));
 }
 
-/* What a lookup said of a key (HOOK_OK: unknown), or a claim (HOOK_OK:
- * claimed new): new events in a row, or none. */
+/* What a lookup said of a key (HOOK_OK: unknown), or a claim: new
+ * events in a row (lookups that found nothing), or none (a known key). */
 static void
 count_fresh(struct pipeline *p, enum hook_err er)
 {
@@ -344,6 +344,34 @@ count_fresh(struct pipeline *p, enum hook_err er)
 	} else if (er == HOOK_DUP || er == HOOK_PARKED ||
 	    er == HOOK_ECONFLICT)
 		p->fresh = 0;
+}
+
+/*
+ * A claim sent without a lookup came back failed (the writer gone or out
+ * of time; the database read-only, full or failing): lookups first
+ * again, and what the lookup would have answered of a known key, from a
+ * read of what is committed, so that a retry is still 200 while nothing
+ * can be written.  An unknown key keeps er.
+ */
+static enum hook_err
+known_anyway(struct pipeline *p, size_t epi, struct event *ev,
+    struct trace *t, enum hook_err er)
+{
+	enum hook_err	 found;
+	char		 was[sizeof(t->why.log)];
+
+	p->fresh = 0;
+	found = store_lookup(p->st, epi, ev);
+	if (found != HOOK_DUP && found != HOOK_PARKED &&
+	    found != HOOK_ECONFLICT)
+		return er;
+	snprintf(was, sizeof(was), "%s", t->why.log);
+	memset(&t->why, 0, sizeof(t->why));
+	/* A conflict is the claim's to record, if the writer still runs it
+	 * (the process recording it too would make two rows of one). */
+	why_set(&t->why, "known, answered from a read (the claim sent "
+	    "without one: %.200s)", was);
+	return found;
 }
 
 /*
@@ -402,6 +430,9 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 		p->copy |= c.copy;
 		if (c.why[0] != '\0')
 			why_set(&t->why, "%s", c.why);
+		if (direct && (er == HOOK_EBUSY || er == HOOK_ESYSTEM ||
+		    er == HOOK_ECONF))
+			er = known_anyway(p, epi, ev, t, er);
 		if (er == HOOK_EACTION)
 			er = failed(p, ep, epi, ev, c.why, t);
 		if (er == HOOK_ACCEPTED && p->run_after) {

@@ -35,20 +35,26 @@ typedef int	(*pipeline_claim_fn)(void *arg, struct store_claim *c);
 typedef int	(*pipeline_hands_fn)(void *arg);
 
 /*
- * A run of new events, straight to the writer.  Under `normal`, while a
- * writer takes the claims of several processes, a process's lookup
- * before a new event's claim reads again, from the file, the pages the
- * writer changed since its last one (its cache is emptied by every
- * commit of another connection), to find nothing; the writer, whose
- * cache is warm, makes the same read inside the claim anyway and
- * answers a known key as the duplicate, parked event or conflict it is
- * (store.h).  So after PIPELINE_DIRECT_AFTER new events in a row a
- * process sends the next ones to the writer without the lookup, until
- * one of them was known: then lookups come first again (a retry storm
- * is answered by the processes, without the write lock, as before).
- * Never under `full` (a duplicate would wait for a batch's fsync), nor
- * for an endpoint with a replay guard (its payload check comes before
- * the key's in the claim), nor when the claim would not be handed over.
+ * A run of new events, straight to the writer.  While a writer takes a
+ * process's claims (and, for a FastCGI process, other processes' too),
+ * its lookup before a new event's claim reads again, from the file,
+ * the pages the writer changed since its last one (its cache is emptied
+ * by every commit of another connection), to find nothing; the
+ * writer, whose cache is warm, makes the same read inside the claim
+ * anyway and answers a known key as the duplicate, parked event or
+ * conflict it is (store.h).  So after PIPELINE_DIRECT_AFTER lookups in a row that
+ * found nothing, a process sends the next events to the writer without
+ * the lookup, until one of them was known or its claim failed: then
+ * lookups come first again (a retry storm is answered by the
+ * processes, without the write lock, as before).  A claim sent so that
+ * failed (the writer gone or out of time, the database read-only, full
+ * or failing) is followed by the lookup it skipped: a known key is
+ * answered from that read, as it would have been, so a retry is still
+ * 200 while nothing can be written.  Under `full` a retry in a run
+ * waits for its batch's fsync, as the new events around it do.  Never
+ * for an endpoint with a replay guard (the process reads by payload
+ * before a claim anyway, and the claim checks the payload before the
+ * key), nor when the claim would not be handed over (hands below).
  */
 #define PIPELINE_DIRECT_AFTER	8
 

@@ -51,8 +51,8 @@
  *    is only a hint: the claim decides under the lock (rule 2).  A read
  *    must never see an uncommitted claim, so a duplicate of an event in
  *    a batch not yet durable is not answered 200 before that batch is.
- *    (Under `normal` the pipeline sends a run of new events to a writer
- *    without the lookup: the claim answers a known key, rule 2, and a
+ *    (The pipeline sends a run of new events to a writer without the
+ *    lookup: the claim answers a known key, rule 2, and a
  *    retry then waits for that transaction; pipeline.h.)
  *    Elsewhere: a consistent read without locks (READ COMMITTED or a
  *    snapshot), on a connection that is not inside a write transaction.

@@ -12,8 +12,8 @@
  * process can hand the writer a claim (only a worker, after it checked
  * the signature).  Workers still answer duplicates themselves, from
  * their own read connection, without the writer or the write lock
- * (under `normal`, but for a retry that comes in a run of new events a
- * worker sends straight here: pipeline.h).
+ * (but for a retry that comes in a run of new events, which a worker
+ * sends straight here: pipeline.h).
  *
  * The batch forms by itself (no timer): while one COMMIT's fsync runs,
  * the claims that arrive wait in their sockets; the writer then takes

@@ -7,7 +7,9 @@
 # - under load, the writer is killed three times and a FastCGI process
 #   once (tests/deploy/groupload.py): every event answered 200 is in the
 #   database with its order, none answered 200 is missing, a retry of
-#   each is 200, and in the end one row and one order per event;
+#   each is 200, and in the end one row and one order per event; then
+#   the same with mostly new Stripe events (runs of them straight to
+#   the writer, without a lookup: src/pipeline.h);
 # - the writer batched (its last line says the largest batch) and ends
 #   by itself once lighttpd stopped its processes;
 # - `oncehook --shared-writer` is not a command a user can run;
@@ -115,6 +117,12 @@ lt_start "$d" fastcgi || bail "lighttpd did not start"
 
 load "$tmp/load.out"
 walsize "full, under load"
+# Mostly new events to Stripe's endpoint (no replay guard): runs of them
+# go straight to the writer without a lookup (src/pipeline.h), a retry
+# among them waits for its batch's fsync; the writer killed twice and a
+# process once meanwhile, every answer holds.
+load_endpoint=stripe load "$tmp/load-stripe.out" --kills 2 --seconds 4 \
+    --stripe --every 20 --label "full, Stripe, mostly new: "
 
 # A writer that cannot start (the binary no longer executable, as in the
 # middle of an upgrade) says no hello: every process claims its events

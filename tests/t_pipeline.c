@@ -32,6 +32,7 @@
 #include "jsondoc.h"
 #include "pipeline.h"
 #include "resp.h"
+#include "sharedwriter.h"
 #include "store.h"
 #include "tap.h"
 #include "testlib.h"
@@ -885,91 +886,133 @@ post_new(struct pipeline *p, const char *tag, int n)
 	return ok;
 }
 
-/* The answer to event i of tag (pad as post_direct()) while the writer
- * pid is stopped: its status, or 0 if none came in ms. */
-static int
-while_stopped(struct pipeline *p, struct writer_link *l, pid_t pid,
-    const char *tag, int i, int pad, long ms, enum hook_err *er)
+/* Milliseconds since t0. */
+static long
+ms_since(const struct timespec *t0)
 {
-	struct resp	 r;
-	long		 was = l->timeout_ms;
-	int		 st, status;
+	struct timespec	 t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (long)((t1.tv_sec - t0->tv_sec) * 1000 +
+	    (t1.tv_nsec - t0->tv_nsec) / 1000000);
+}
+
+/* The writer pid stopped, not only told to stop. */
+static void
+stop_writer(pid_t pid)
+{
+	int	 st;
 
 	if (kill(pid, SIGSTOP) == -1 ||
 	    waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st))
 		BAIL("the writer did not stop");
+}
+
+/* What the answer to event i of tag (pad as post_direct()) was while the
+ * writer pid was stopped and the link waited ms for it. */
+struct stopped {
+	int		 status;
+	enum hook_err	 er;
+	long		 took;		/* ms */
+};
+
+static struct stopped
+while_stopped(struct pipeline *p, struct writer_link *l, pid_t pid,
+    const char *tag, int i, int pad, long ms)
+{
+	struct stopped	 a;
+	struct timespec	 t0;
+	struct resp	 r;
+	long		 was = l->timeout_ms;
+
+	stop_writer(pid);
 	l->timeout_ms = ms;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	post_direct(p, tag, i, pad, &r);
+	a.took = ms_since(&t0);
 	l->timeout_ms = was;
 	kill(pid, SIGCONT);
-	status = r.status;
-	*er = r.err;
+	a.status = r.status;
+	a.er = r.err;
 	resp_clear(&r);
-	return status;
+	return a;
 }
 
 /*
  * A run of new events straight to the writer (pipeline.h): after
- * PIPELINE_DIRECT_AFTER new events in a row, under `normal`, a process
+ * PIPELINE_DIRECT_AFTER new events in a row a process
  * sends the next one to the writer without a lookup, and the writer
  * answers a known key.  Seen from outside with the writer stopped: a
  * retry answered at once was answered by the process's own lookup; one
- * that waits for the writer (503 when the link gives up) was not.
+ * that waited for the link's timeout was sent to the writer (and, the
+ * writer out of time, is answered from a read then).  A lookup takes
+ * microseconds: QUICK_MS is far more than any, far less than LONG_MS.
  */
+#define QUICK_MS	5000
+#define LONG_MS		10000
+#define SHORT_MS	300
+
 static void
 test_writer_direct(struct conf *cf, sqlite3 *q)
 {
 	struct pipeline		 p;
+	struct sharedwriter	 sw;
 	struct writer_link	 l;
 	struct resp		 r;
-	enum hook_err		 er;
+	struct stopped		 a, b;
+	struct timespec		 t0;
 	char			 body[200];
-	int			 sv[2], st, ok, s1, s2, s3, i;
+	int			 sv[2], st, ok, i, hands[4];
 	int			 was = cf->synchronous_full;
-	unsigned		 f1, f2;
+	unsigned		 f1;
+	long			 took;
 	long long		 conflicts;
 	pid_t			 pid;
 
 	cf->synchronous_full = 0;
 	if ((pid = fork_pair(sv)) == 0)
 		_exit(writer_main(cf, &sv[1], 1));
-	writer_link_init(&l, sv[0], 10000);
+	writer_link_init(&l, sv[0], LONG_MS);
 	pipeline_init(&p, cf, NULL);
 	pipeline_claim_through(&p, writer_claim, NULL, &l);
 
 	ok = post_new(&p, "a", PIPELINE_DIRECT_AFTER - 1);
 	f1 = p.fresh;
-	s1 = while_stopped(&p, &l, pid, "a", 0, 0, 10000, &er);
-	CHECK(ok && f1 == PIPELINE_DIRECT_AFTER - 1 && s1 == 200 &&
-	    er == HOOK_DUP && p.fresh == 0, "direct: after %d new events "
-	    "(%u in a row), a retry is answered by the process's lookup with "
-	    "the writer stopped (%d, result %d); none in a row after it (%u)",
-	    PIPELINE_DIRECT_AFTER - 1, f1, s1, (int)er, p.fresh);
+	a = while_stopped(&p, &l, pid, "a", 0, 0, LONG_MS);
+	CHECK(ok && f1 == PIPELINE_DIRECT_AFTER - 1 && a.status == 200 &&
+	    a.er == HOOK_DUP && a.took < QUICK_MS && p.fresh == 0,
+	    "direct: after %d new events (%u in a row), a retry is answered "
+	    "by the process's lookup, the writer stopped (%d, result %d, %ld "
+	    "ms); none in a row after it (%u)", PIPELINE_DIRECT_AFTER - 1, f1,
+	    a.status, (int)a.er, a.took, p.fresh);
 
 	ok = post_new(&p, "b", PIPELINE_DIRECT_AFTER);
 	f1 = p.fresh;
-	s1 = while_stopped(&p, &l, pid, "b", 0, 0, 300, &er);
-	f2 = p.fresh;
-	post_direct(&p, "b", 0, 0, &r);
-	s2 = r.status;
-	CHECK(ok && f1 == PIPELINE_DIRECT_AFTER && s1 == 503 &&
-	    er == HOOK_EBUSY && f2 == PIPELINE_DIRECT_AFTER &&
-	    r.status == 200 && r.err == HOOK_DUP && p.fresh == 0,
+	a = while_stopped(&p, &l, pid, "b", 0, 0, SHORT_MS);
+	b = while_stopped(&p, &l, pid, "b", 0, 0, LONG_MS);
+	CHECK(ok && f1 == PIPELINE_DIRECT_AFTER && a.status == 200 &&
+	    a.er == HOOK_DUP && a.took >= SHORT_MS && b.status == 200 &&
+	    b.er == HOOK_DUP && b.took < QUICK_MS && p.fresh == 0,
 	    "direct: after %d new events a retry goes to the writer without a "
-	    "lookup: with the writer stopped it waits, 503 when the link gives "
-	    "up (%d, result %d); with it running, the writer answers it a "
-	    "duplicate (%d, result %d), and lookups come first again (%u in a "
-	    "row)", PIPELINE_DIRECT_AFTER, s1, (int)er, s2, (int)r.err,
-	    p.fresh);
+	    "lookup: the writer stopped, it waits until the link gives up "
+	    "(%ld ms), then is answered 200 from a read (%d, result %d); the "
+	    "next retry is the lookup's again, at once (%d, result %d, %ld ms)",
+	    PIPELINE_DIRECT_AFTER, a.took, a.status, (int)a.er, b.status,
+	    (int)b.er, b.took);
+
+	ok = post_new(&p, "c", PIPELINE_DIRECT_AFTER);
+	f1 = p.fresh;
+	post_direct(&p, "c", 0, 0, &r);
+	CHECK(ok && f1 == PIPELINE_DIRECT_AFTER && r.status == 200 &&
+	    r.err == HOOK_DUP && p.fresh == 0, "direct: a retry in a run, "
+	    "the writer running: it answers the duplicate (%d, result %d), "
+	    "and lookups come first again (%u in a row)", r.status,
+	    (int)r.err, p.fresh);
 	resp_clear(&r);
-	s3 = while_stopped(&p, &l, pid, "b", 0, 0, 10000, &er);
-	CHECK(s3 == 200 && er == HOOK_DUP, "direct: the next retry is "
-	    "answered by the process's lookup again, the writer stopped (%d, "
-	    "result %d)", s3, (int)er);
 
 	conflicts = count(q, "SELECT count(*) FROM conflicts WHERE key = "
 	    "'evt-direct-b1'");
-	ok = post_new(&p, "c", PIPELINE_DIRECT_AFTER);
+	ok = post_new(&p, "e", PIPELINE_DIRECT_AFTER);
 	f1 = p.fresh;
 	post_direct(&p, "b", 1, 7, &r);
 	CHECK(ok && f1 == PIPELINE_DIRECT_AFTER && r.status == 422 &&
@@ -979,16 +1022,30 @@ test_writer_direct(struct conf *cf, sqlite3 *q)
 	    "to the writer: 422 key_conflict (%d), its conflict recorded, "
 	    "lookups first again (%u)", r.status, p.fresh);
 	resp_clear(&r);
+	/* The writer stopped: the process answers from a read; the claim
+	 * it sent records the conflict when the writer runs again (before
+	 * the next claim on the link: one row). */
+	ok = post_new(&p, "f", PIPELINE_DIRECT_AFTER);
+	a = while_stopped(&p, &l, pid, "b", 2, 7, SHORT_MS);
+	ok &= post_new(&p, "h", 1);
+	CHECK(ok && a.status == 422 && a.er == HOOK_ECONFLICT &&
+	    a.took >= SHORT_MS && count(q, "SELECT count(*) FROM conflicts "
+	    "WHERE key = 'evt-direct-b2'") == 1, "direct: other bytes under "
+	    "a known key, the writer stopped: after the link gave up (%ld "
+	    "ms), 422 from a read (%d); the conflict recorded once, by the "
+	    "claim, once the writer ran again", a.took, a.status);
 
-	/* Under full a retry would wait for a batch's fsync: never. */
-	ok = post_new(&p, "d", PIPELINE_DIRECT_AFTER + 2);
+	/* Under full too: the retry waits for its batch's fsync, as the
+	 * new events of the run do. */
 	cf->synchronous_full = 1;
-	s1 = while_stopped(&p, &l, pid, "d", 0, 0, 10000, &er);
+	ok = post_new(&p, "d", PIPELINE_DIRECT_AFTER + 2);
+	a = while_stopped(&p, &l, pid, "d", 0, 0, SHORT_MS);
 	cf->synchronous_full = 0;
-	CHECK(ok && s1 == 200 && er == HOOK_DUP, "direct: never under full: "
-	    "after %d new events a retry is answered by the lookup, the "
-	    "writer stopped (%d, result %d)", PIPELINE_DIRECT_AFTER + 2, s1,
-	    (int)er);
+	CHECK(ok && a.status == 200 && a.er == HOOK_DUP &&
+	    a.took >= SHORT_MS, "direct: under full too: after %d new events "
+	    "a retry goes to the writer, the writer stopped: answered when the "
+	    "link gave up (%ld ms), from a read (%d, result %d)",
+	    PIPELINE_DIRECT_AFTER + 2, a.took, a.status, (int)a.er);
 
 	/* Nor for an endpoint with a replay guard (generic's scheme has no
 	 * timestamp): the process reads by payload before a claim anyway,
@@ -1003,29 +1060,27 @@ test_writer_direct(struct conf *cf, sqlite3 *q)
 		resp_clear(&r);
 	}
 	f1 = p.fresh;
-	if (kill(pid, SIGSTOP) == -1 ||
-	    waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st))
-		BAIL("the writer did not stop");
-	l.timeout_ms = 300;
+	stop_writer(pid);
 	snprintf(body, sizeof(body), "{\"id\":\"evt-direct-g%d\","
 	    "\"type\":\"payment.success\",\"metadata\":{\"orderId\":"
 	    "\"odg%d\"},\"pad\":1}", PIPELINE_DIRECT_AFTER,
 	    PIPELINE_DIRECT_AFTER);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	post_generic(&p, body, &r);
-	l.timeout_ms = 10000;
+	took = ms_since(&t0);
 	kill(pid, SIGCONT);
 	CHECK(ok && f1 == PIPELINE_DIRECT_AFTER && r.status == 422 &&
-	    r.err == HOOK_ECONFLICT, "direct: never for an endpoint with a "
-	    "replay guard: after %d new events (%u in a row) other bytes "
-	    "under a known key are answered by the lookup, the writer "
-	    "stopped (%d, result %d)", PIPELINE_DIRECT_AFTER + 1, f1,
-	    r.status, (int)r.err);
+	    r.err == HOOK_ECONFLICT && took < QUICK_MS, "direct: never for "
+	    "an endpoint with a replay guard: after %d new events (%u in a "
+	    "row) other bytes under a known key are answered by the lookup "
+	    "at once, the writer stopped (%d, result %d, %ld ms)",
+	    PIPELINE_DIRECT_AFTER + 1, f1, r.status, (int)r.err, took);
 	resp_clear(&r);
 
 	CHECK(count(q, "SELECT count(*) FROM events WHERE key LIKE "
-	    "'evt-direct-%'") == 5 * PIPELINE_DIRECT_AFTER + 2 &&
+	    "'evt-direct-%'") == 7 * PIPELINE_DIRECT_AFTER + 3 &&
 	    count(q, "SELECT count(*) FROM orders WHERE id LIKE 'od%'") ==
-	    5 * PIPELINE_DIRECT_AFTER + 2, "direct: every new event stored "
+	    7 * PIPELINE_DIRECT_AFTER + 3, "direct: every new event stored "
 	    "once with its order, no retry stored again");
 
 	pipeline_clear(&p);
@@ -1034,6 +1089,86 @@ test_writer_direct(struct conf *cf, sqlite3 *q)
 	close(l.fd);
 	free(l.out);
 	cf->synchronous_full = was;
+
+	/* A FastCGI process's link (sharedwriter.c): straight only while
+	 * it is connected to a writer whose answers say 2 peers or more. */
+	memset(&sw, 0, sizeof(sw));
+	sw.link.fd = -1;
+	hands[0] = sharedwriter_hands(&sw);		/* off */
+	sw.addrlen = 1;
+	sw.link.peers = 2;
+	hands[1] = sharedwriter_hands(&sw);		/* not connected */
+	sw.link.fd = 0;
+	sw.link.peers = 1;
+	hands[2] = sharedwriter_hands(&sw);		/* alone */
+	sw.link.peers = 2;
+	hands[3] = sharedwriter_hands(&sw);
+	CHECK(!hands[0] && !hands[1] && !hands[2] && hands[3], "direct: a "
+	    "FastCGI process hands a claim straight over only connected to a "
+	    "writer that says 2 peers (off %d, not connected %d, 1 peer %d, "
+	    "2 peers %d)", hands[0], hands[1], hands[2], hands[3]);
+}
+
+/*
+ * A writer whose every claim fails, as one over a read-only or full
+ * database does: answers each claim on fd HOOK_EBUSY, until the end
+ * closes (claim_id() ends the process then).
+ */
+static void
+failing_writer(int fd)
+{
+	char	 ans[200];
+	size_t	 k;
+
+	for (;;) {
+		k = answer_frame(ans, claim_id(fd), HOOK_EBUSY,
+		    "attempt to write a readonly database");
+		if (write(fd, ans, k) != (ssize_t)k)
+			return;
+	}
+}
+
+/*
+ * A run straight to a writer whose claims fail (a read-only or full
+ * database): the new events are 503 as before, and a retry of a known
+ * event in the run is still 200, from the lookup made after the failed
+ * claim; lookups come first again after it.
+ */
+static void
+test_writer_direct_failing(const struct conf *cf)
+{
+	struct pipeline		 p;
+	struct writer_link	 l;
+	struct resp		 r;
+	int			 sv[2], st, i, busy = 1;
+	unsigned		 f1;
+	pid_t			 pid;
+
+	if ((pid = fork_pair(sv)) == 0) {
+		failing_writer(sv[1]);
+		_exit(0);
+	}
+	writer_link_init(&l, sv[0], LONG_MS);
+	pipeline_init(&p, cf, NULL);
+	pipeline_claim_through(&p, writer_claim, NULL, &l);
+	for (i = 0; i < PIPELINE_DIRECT_AFTER; i++) {
+		post_direct(&p, "ro", i, 0, &r);
+		busy &= r.status == 503 && r.err == HOOK_EBUSY;
+		resp_clear(&r);
+	}
+	f1 = p.fresh;
+	post_direct(&p, "a", 1, 0, &r);		/* stored by test_writer_direct */
+	CHECK(busy && f1 == PIPELINE_DIRECT_AFTER && r.status == 200 &&
+	    r.err == HOOK_DUP && p.fresh == 0, "direct, every claim failing "
+	    "(a read-only database): %d new events 503, and a retry of a "
+	    "known one sent straight is still 200 from the read after its "
+	    "failed claim (%d, result %d); lookups first again (%u)",
+	    PIPELINE_DIRECT_AFTER, r.status, (int)r.err, p.fresh);
+	resp_clear(&r);
+	pipeline_clear(&p);
+	close(l.fd);
+	free(l.out);
+	waitpid(pid, &st, 0);
 }
 
 #define BATCH_LINKS	4
@@ -1756,6 +1891,7 @@ main(void)
 	test_writer_copy(cf, q, 0);
 	test_writer_batch_copy(cf, q);
 	test_writer_direct(cf, q);
+	test_writer_direct_failing(cf);
 	test_misconfigured();
 	test_cgi_unprepared(cf);	/* last: it drops a table */
 
