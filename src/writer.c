@@ -574,6 +574,10 @@ batch_run(const struct conf *cf, struct store **st, struct pending *batch,
 	stats[1] += n;
 	if (n > stats[2])
 		stats[2] = n;
+	for (i = 0; i < n; i++)
+		stats[3] += claims[i].result == HOOK_DUP ||
+		    claims[i].result == HOOK_PARKED ||
+		    claims[i].result == HOOK_ECONFLICT;
 	log_debug("writer: a batch of %zu claims", n);
 }
 
@@ -700,7 +704,7 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 	struct pollfd			*pfd;
 	struct timespec			 alone;
 	sigset_t			 set;
-	unsigned long			 stats[3] = { 0, 0, 0 };
+	unsigned long			 stats[4] = { 0, 0, 0, 0 };
 	enum store_copy			 due;
 	size_t				 i, nb, np, live, start = 0;
 	int				 rc, l = ps->lfd >= 0;
@@ -819,8 +823,9 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 	if (l)
 		close(ps->lfd);
 	log_info("writer: %lu claims in %lu transactions (%.1f a "
-	    "transaction, largest %lu)", stats[1], stats[0], stats[0] ?
-	    (double)stats[1] / (double)stats[0] : 0.0, stats[2]);
+	    "transaction, largest %lu); %lu found their key stored",
+	    stats[1], stats[0], stats[0] ? (double)stats[1] /
+	    (double)stats[0] : 0.0, stats[2], stats[3]);
 	copier_stop(cp);
 	store_close(st);
 	for (i = 0; i < ps->n; i++) {

@@ -151,7 +151,7 @@ if dp_wait_port "$port" "$spid"; then
 		tap not-ok "$label: the log says a killed worker, and the killed writer, were replaced"
 	fi
 	# Group commit: under the load, transactions of several claims.
-	big=$(sed -n 's/.* writer: [0-9]* claims in [0-9]* transactions (.* largest \([0-9]*\))$/\1/p' \
+	big=$(sed -n 's/.* writer: [0-9]* claims in [0-9]* transactions (.* largest \([0-9]*\)).*$/\1/p' \
 	    "$d/log/serve-tcp.log" | sort -n | tail -n 1)
 	if [ "${big:-0}" -gt 1 ]; then
 		tap ok "$label: group commit: the writer committed up to $big claims in one transaction"
