@@ -46,6 +46,13 @@ enum hook_err {
 	HOOK__MAX
 };
 
+/* A stored key's outcomes: a duplicate, a parked event, a conflict. */
+static inline int
+hook_known(enum hook_err er)
+{
+	return er == HOOK_DUP || er == HOOK_PARKED || er == HOOK_ECONFLICT;
+}
+
 /* One HTTP request header as CGI names it (HTTP_X_FOO), borrowed. */
 struct req_header {
 	const char	*name;		/* CGI name, e.g. "HTTP_STRIPE_SIGNATURE" */

@@ -341,8 +341,7 @@ count_fresh(struct pipeline *p, enum hook_err er)
 	if (er == HOOK_OK) {
 		if (p->fresh < PIPELINE_DIRECT_AFTER)
 			p->fresh++;
-	} else if (er == HOOK_DUP || er == HOOK_PARKED ||
-	    er == HOOK_ECONFLICT)
+	} else if (hook_known(er))
 		p->fresh = 0;
 }
 
@@ -361,9 +360,7 @@ known_anyway(struct pipeline *p, size_t epi, struct event *ev,
 	char		 was[sizeof(t->why.log)];
 
 	p->fresh = 0;
-	found = store_lookup(p->st, epi, ev);
-	if (found != HOOK_DUP && found != HOOK_PARKED &&
-	    found != HOOK_ECONFLICT)
+	if (!hook_known(found = store_lookup(p->st, epi, ev)))
 		return er;
 	snprintf(was, sizeof(was), "%s", t->why.log);
 	memset(&t->why, 0, sizeof(t->why));
@@ -404,8 +401,7 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 	else
 		er = store_lookup(p->st, epi, ev);
 	if (er == HOOK_OK || er == HOOK_ECONFLICT) {
-		rehash = !direct && er == HOOK_ECONFLICT &&
-		    ev->hash[0] == '\0';
+		rehash = er == HOOK_ECONFLICT && ev->hash[0] == '\0';
 		if ((fe = event_finish(ev)) != HOOK_OK)
 			return fe;
 		if (rehash)
@@ -425,8 +421,8 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 		if (p->claim == NULL || p->claim(p->claim_arg, &c) == -1)
 			(void)store_claim(p->st, &c, 1);
 		er = c.result;
-		if (er != HOOK_OK && er != HOOK_ACCEPTED)
-			count_fresh(p, er);	/* known after all? */
+		if (hook_known(er))
+			p->fresh = 0;	/* known after all */
 		p->copy |= c.copy;
 		if (c.why[0] != '\0')
 			why_set(&t->why, "%s", c.why);

@@ -575,9 +575,7 @@ batch_run(const struct conf *cf, struct store **st, struct pending *batch,
 	if (n > stats[2])
 		stats[2] = n;
 	for (i = 0; i < n; i++)
-		stats[3] += claims[i].result == HOOK_DUP ||
-		    claims[i].result == HOOK_PARKED ||
-		    claims[i].result == HOOK_ECONFLICT;
+		stats[3] += hook_known(claims[i].result);
 	log_debug("writer: a batch of %zu claims", n);
 }
 

@@ -1241,10 +1241,7 @@ test_writer_batch_copy(const struct conf *cf, sqlite3 *q)
 	for (k = 0; k < BATCH_LINKS; k++)
 		close(sv[k][1]);
 	for (i = 0; i < BATCH_EVENTS; i += BATCH_LINKS) {
-		/* Stopped, not only told to stop. */
-		if (kill(pid, SIGSTOP) == -1 ||
-		    waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st))
-			BAIL("the writer did not stop");
+		stop_writer(pid);
 		for (k = 0; k < BATCH_LINKS; k++)
 			if (write(sv[k][0], &len[i + k], sizeof(len[0])) !=
 			    sizeof(len[0]) || write(sv[k][0], frames[i + k],
