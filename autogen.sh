@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Generate ./configure from configure.ac and Makefile.am.
 set -e
 cd "$(dirname "$0")"

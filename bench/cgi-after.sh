@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # What a web server does with a CGI program that answers, closes its
 # output and goes on working (issue 11: may a CGI handler run deferred
 # actions after its answer?).  For lighttpd mod_cgi, Apache mod_cgid

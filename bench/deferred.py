@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Deferred mode's answer time with a slow action (issue 11), side by side
 with the synchronous mode, in one run.
 

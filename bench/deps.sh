@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # What bench/run.sh's peers need, beyond tools/deps.sh (which brings wrk,
 # lighttpd, nginx, node and npm): PHP-FPM with SQLite and OPcache, a C++
 # compiler, and the Node peer's packages (bench/peers/node/package-lock.json,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Time signed deliveries to a running oncehook, one at a time.
 
 usage: latency.py URL SECRET [N]

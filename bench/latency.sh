@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # End-to-end latency of one request through a real lighttpd, FastCGI and
 # CGI, from the shipped conf-examples: prints per-kind median, p90 and
 # mean in milliseconds (bench/latency.py), and for FastCGI the throughput

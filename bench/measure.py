@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """One measured row of bench/run.sh: run the load, watch the machine,
 check the database, append one JSON line of results.
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # WAL pages (frames) written per new event: N deliveries of the demo's
 # payment events through oncehook as CGI, while another connection holds
 # a read transaction so that no checkpoint resets the log, then the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Pre-signed Stripe-like events for bench/wrk.lua (wrk's Lua has no HMAC).
 
 usage: pool.py SECRET N DIR

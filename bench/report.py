@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/run.sh's table and ratios from the JSON lines of bench/measure.py.
 
 usage: report.py RESULTS.jsonl [OUT.md]

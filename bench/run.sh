@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # oncehook's benchmark (issue 9): in one run, with the same events and
 # settings, the minimal FastCGI responder (the ceiling), oncehook under
 # lighttpd mod_fastcgi with 1, 2 and 4 processes, synchronous normal and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Throughput of new events under concurrent senders.
 
 usage: throughput.py URL SECRET [SENDERS] [PER_SENDER]

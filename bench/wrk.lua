@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- bench/run.sh's load for wrk: signed Stripe-like events from a pool made
 -- by bench/pool.py (wrk's Lua has no HMAC).
 --

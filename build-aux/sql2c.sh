@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Turn the migration files given as arguments (in order: 001-*.sql,
 # 002-*.sql, ...) into a C source with one string per file, so the
 # installed binary carries its own schema.  Usage: sql2c.sh [-n NAME]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook under spawn-fcgi, for nginx (conf-examples/nginx.conf): the
 # alternative to "oncehook serve" (conf-examples/oncehook.service) where
 # spawn-fcgi is already how FastCGI programs are run.

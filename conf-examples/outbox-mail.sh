@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook outbox command target: the customer's "payment received"
 # e-mail for an order.paid row, through the system's sendmail (README
 # "Outbox").  Install it (e.g. /usr/local/lib/oncehook/outbox-mail.sh,

@@ -1,4 +1,5 @@
 <?php
+// SPDX-License-Identifier: MIT
 // oncehook outbox receiver: the site's own PHP code, told by "oncehook
 // deliver" what happened (README "Outbox").  Set in the web server's
 // environment (or edit the two lines below):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the actions file's format, whatever runs it (the SQLite
  * actions, action.c; the MariaDB ones, myaction.c).

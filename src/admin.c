@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: admin commands (see admin.h).  They print to stdout what a
  * person asked for and to stderr what went wrong; never a secret.
@@ -41,14 +42,17 @@ helped(int argc, char **argv, const char *usage)
 	return 0;
 }
 
-/* Load the configuration or say why not. */
+/*
+ * Load what cmd uses of the configuration (CONF_NEEDS_*: the rows it
+ * does not use are not read) or say why not.
+ */
 static struct conf *
-load(const char *cmd)
+load(const char *cmd, unsigned needs)
 {
 	struct conf	*cf;
 	char		 err[512];
 
-	if ((cf = conf_load_env(err, sizeof(err))) == NULL)
+	if ((cf = conf_load_env_for(needs, err, sizeof(err))) == NULL)
 		fprintf(stderr, "oncehook %s: %s\n", cmd, err);
 	else
 		log_setlevel(cf->loglevel);	/* ONCEHOOK_LOG, as cron asks */
@@ -102,7 +106,7 @@ admin_init(int argc, char **argv)
 		fputs(init_usage, stderr);
 		return 2;
 	}
-	if ((cf = load("init")) == NULL)
+	if ((cf = load("init", CONF_NEEDS_ALL)) == NULL)
 		return 1;
 	if (docroot_ok("init", cf) == -1) {
 		conf_free(cf);
@@ -408,7 +412,7 @@ admin_check(int argc, char **argv)
 		fputs(check_usage, stderr);
 		return 2;
 	}
-	if ((cf = load("check")) == NULL)
+	if ((cf = load("check", CONF_NEEDS_ALL)) == NULL)
 		return 1;
 	/* Its lines and its warnings interleave as written, 2>&1 too. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -663,7 +667,7 @@ admin_sign(int argc, char **argv)
 		return rc;
 	rc = 1;
 	memset(&out, 0, sizeof(out));
-	if ((cf = load("sign")) == NULL)
+	if ((cf = load("sign", CONF_NEEDS_SECRETS)) == NULL)
 		return 1;
 	if ((ep = sign_endpoint(cf, a.endpoint)) == NULL ||
 	    (body = read_file(a.file, &bodysz)) == NULL)
@@ -695,14 +699,17 @@ out:
 	return rc;
 }
 
-/* Open the configured store for a command; NULL after a message. */
+/*
+ * Open the configured store for a command that reads or changes only the
+ * database (no secret is read); NULL after a message.
+ */
 static struct store *
 open_store(const char *cmd, struct conf **cfp)
 {
 	struct store	*st;
 	char		 err[512];
 
-	if ((*cfp = load(cmd)) == NULL)
+	if ((*cfp = load(cmd, CONF_NEEDS_DB)) == NULL)
 		return NULL;
 	if ((st = store_open(*cfp, 0, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "oncehook %s: %s\n", cmd, err);
@@ -1117,7 +1124,7 @@ admin_stats(int argc, char **argv)
 		fputs(stats_usage, stderr);
 		return 2;
 	}
-	if ((cf = load("stats")) == NULL)
+	if ((cf = load("stats", CONF_NEEDS_DB)) == NULL)
 		return check ? 2 : 1;
 	if ((st = store_open(cf, 0, err, sizeof(err))) == NULL)
 		fprintf(stderr, "oncehook stats: %s\n", err);
@@ -1235,7 +1242,7 @@ admin_replay(int argc, char **argv)
 		fputs(replay_usage, stderr);
 		return 2;
 	}
-	if ((cf = load("replay")) == NULL)
+	if ((cf = load("replay", CONF_NEEDS_DB)) == NULL)
 		return 2;
 	if ((er = store_connect(cf, STORE_LAZY, &st, why, sizeof(why))) !=
 	    HOOK_OK) {
@@ -1412,7 +1419,7 @@ admin_work(int argc, char **argv)
 			fputs(work_usage, stderr);
 			return 2;
 		}
-	if ((cf = load("work")) == NULL)
+	if ((cf = load("work", CONF_NEEDS_DB)) == NULL)
 		return 2;
 	catch_stop();
 	rc = work_loop(cf, once, (long)max, 0, &work_stop);
@@ -1467,7 +1474,7 @@ admin_deliver(int argc, char **argv)
 			return 2;
 		}
 	}
-	if ((cf = load("deliver")) == NULL)
+	if ((cf = load("deliver", CONF_NEEDS_DB)) == NULL)
 		return 2;
 	if (cf->outbox_err[0] != '\0') {
 		fprintf(stderr, "oncehook deliver: %s\n", cf->outbox_err);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: admin commands (SPEC section 9), run from a shell with the
  * same environment as the handler.  Each returns an exit code: 0 done,

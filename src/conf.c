@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: configuration (see conf.h).
  *
@@ -41,6 +42,7 @@ struct conf_loader {
 	struct conf	*cf;
 	struct conf_endpoint *ep;	/* the endpoint being loaded */
 	int		 had_secret;	/* its _SECRET was set */
+	unsigned	 skip;		/* row flags not to read */
 };
 
 static int
@@ -1114,13 +1116,13 @@ const struct conf_var conf_vars[] = {
 	{ "LOG", CONF_GLOBAL, 0, 0, 0, "info", "`info`",
 	    G(loglevel), &kind_level,
 	    "`error`, `warn`, `info`, `debug`", NULL },
-	{ "DB", CONF_GLOBAL, CONF_REQUIRED, 0, 0, NULL, "required",
+	{ "DB", CONF_GLOBAL, CONF_REQUIRED | CONF_STORE, 0, 0, NULL, "required",
 	    G(db), &kind_db,
 	    "absolute path of the SQLite database (refused inside "
 	    "`DOCUMENT_ROOT`), or `mysql://user@host[:port]/database` "
 	    "(`?socket=/path` with `localhost`, see **Choosing a store**)",
 	    NULL },
-	{ "DB_PASSWORD_FILE", CONF_GLOBAL, 0, 0, 0, NULL, "— (none)",
+	{ "DB_PASSWORD_FILE", CONF_GLOBAL, CONF_STORE, 0, 0, NULL, "— (none)",
 	    G(db_password_file), &kind_path,
 	    "MariaDB/MySQL: absolute path of a file holding the password "
 	    "(its first line), read at each connection", NULL },
@@ -1165,12 +1167,13 @@ const struct conf_var conf_vars[] = {
 	    E(scheme), &kind_scheme,
 	    "`stripe`, `github`, `standard`, `svix`, `shopify`, `slack`, "
 	    "`paddle`, `gitlab`, `hmac-sha256`", NULL },
-	{ "SECRET", CONF_ENDPOINT, CONF_HIDDEN, 0, 0, NULL,
+	{ "SECRET", CONF_ENDPOINT, CONF_HIDDEN | CONF_SIGNING, 0, 0, NULL,
 	    "required unless `_SECRET_FILE`", E(secrets), &kind_secret,
 	    "one or more secrets, separated by white space (space, tab, CR, "
 	    "LF) (rotation: each is tried); a secret with a space in it goes "
 	    "in `_SECRET_FILE`", NULL },
-	{ "SECRET_FILE", CONF_ENDPOINT, CONF_UNSET_TOO, 0, 0, NULL, "—",
+	{ "SECRET_FILE", CONF_ENDPOINT, CONF_UNSET_TOO | CONF_SIGNING, 0, 0,
+	    NULL, "—",
 	    E(secret_file), &kind_secret_file,
 	    "UTF-8 text file with one secret a line (blank lines and `#` "
 	    "comments skipped; see **Secret files** below)", NULL },
@@ -1221,7 +1224,7 @@ load_scope(struct conf_loader *l, enum conf_scope scope, const char *prefix,
 	const char		*v;
 
 	for (cv = conf_vars; cv->name != NULL; cv++) {
-		if (cv->scope != scope)
+		if (cv->scope != scope || (cv->flags & l->skip))
 			continue;
 		if ((v = lookup(l, prefix, cv->name, var, sizeof(var))) ==
 		    NULL)
@@ -1256,8 +1259,20 @@ load_scope(struct conf_loader *l, enum conf_scope scope, const char *prefix,
 struct conf *
 conf_load(conf_getenv_fn get, void *arg, char *err, size_t errsz)
 {
-	struct conf_loader	 l = { get, arg, err, errsz, NULL, NULL, 0 };
+	return conf_load_for(get, arg, CONF_NEEDS_ALL, err, errsz);
+}
+
+struct conf *
+conf_load_for(conf_getenv_fn get, void *arg, unsigned needs, char *err,
+    size_t errsz)
+{
+	struct conf_loader	 l = { get, arg, err, errsz, NULL, NULL, 0, 0 };
 	struct conf	*cf;
+
+	if (!(needs & CONF_NEEDS_DB))
+		l.skip |= CONF_STORE;
+	if (!(needs & CONF_NEEDS_SECRETS))
+		l.skip |= CONF_SIGNING;
 
 	if ((cf = calloc(1, sizeof(*cf))) == NULL) {
 		snprintf(err, errsz, "out of memory");
@@ -1286,13 +1301,19 @@ conf_load(conf_getenv_fn get, void *arg, char *err, size_t errsz)
 struct conf *
 conf_load_env(char *err, size_t errsz)
 {
+	return conf_load_env_for(CONF_NEEDS_ALL, err, errsz);
+}
+
+struct conf *
+conf_load_env_for(unsigned needs, char *err, size_t errsz)
+{
 	extern char	**environ;
 	struct envindex	 *ix;
 	struct conf	 *cf;
 
 	/* Out of memory for the index: getenv() answers instead. */
 	ix = envindex_new(environ);
-	cf = conf_load(envindex_get, ix, err, errsz);
+	cf = conf_load_for(envindex_get, ix, needs, err, errsz);
 	envindex_free(ix);
 	return cf;
 }

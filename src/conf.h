@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: configuration from the environment (SPEC section 3).
  *
@@ -128,6 +129,20 @@ enum conf_scope {
 #define CONF_OUTBOX	0x10	/* the outbox's: a bad value is kept in
 				   outbox_err (deliver and check refuse it),
 				   never the handler's failure */
+#define CONF_SIGNING	0x20	/* an endpoint's signing secret: read only
+				   with CONF_NEEDS_SECRETS */
+#define CONF_STORE	0x40	/* where the store is: read only with
+				   CONF_NEEDS_DB */
+
+/*
+ * What a command uses of the configuration (conf_load_for()).  Rows it
+ * does not use are not read at all: a command that only reads the
+ * database neither needs nor holds the endpoints' secrets, and `sign`
+ * needs no database.
+ */
+#define CONF_NEEDS_DB		0x01	/* the rows flagged CONF_STORE */
+#define CONF_NEEDS_SECRETS	0x02	/* the rows flagged CONF_SIGNING */
+#define CONF_NEEDS_ALL		(CONF_NEEDS_DB | CONF_NEEDS_SECRETS)
 
 struct conf_kind {
 	/* Check v, store it at dst; 0, or -1 with the error written. */
@@ -169,8 +184,12 @@ typedef const char	*(*conf_getenv_fn)(const char *name, void *arg);
  */
 struct conf	*conf_load(conf_getenv_fn get, void *arg, char *err,
 		    size_t errsz);
-/* conf_load() from the process environment. */
+/* conf_load() of the rows needs (CONF_NEEDS_*) asks for, and the rest. */
+struct conf	*conf_load_for(conf_getenv_fn get, void *arg, unsigned needs,
+		    char *err, size_t errsz);
+/* conf_load() from the process environment: all of it, or for needs. */
 struct conf	*conf_load_env(char *err, size_t errsz);
+struct conf	*conf_load_env_for(unsigned needs, char *err, size_t errsz);
 void		 conf_free(struct conf *);
 
 /*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the log's copy into the database, beside a writer (see
  * copier.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the cryptography room (see crypto.h).  SHA-256 and HMAC are
  * sha256.c's; randomness is the kernel's (getrandom(2)); wiping is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the cryptography room.  HMAC-SHA256 over several pieces,
  * SHA-256 (both sha256.c's), constant-time comparison, hex and base64

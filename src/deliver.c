@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the deliver loop (see deliver.h).  At least once is the
  * store's (a row stays pending until an attempt succeeds and says so);

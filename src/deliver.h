@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: delivering the outbox (SPEC section 13): `oncehook deliver`,
  * and the child `serve` keeps.

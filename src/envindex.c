@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the process environment's ONCEHOOK_ variables, indexed (see
  * envindex.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: event extraction (see event.h).  The body is read by
  * jsondoc (as jansson reads it); jansson itself is asked its version.

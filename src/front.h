@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the front, the only room that knows libfcgi and CGI.  It
  * turns a request from the server into a struct req, hands it to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the shared vocabulary of the request pipeline.
  *
@@ -110,6 +111,9 @@ struct resp {
 	int		 authenticate;	/* add WWW-Authenticate */
 	char		*body;		/* JSON text, NUL-terminated, owned */
 	size_t		 bodysz;
+	int		 head_only;	/* a HEAD request: the head alone is
+					   written (its Content-Length is the
+					   body GET would get) */
 };
 
 #endif

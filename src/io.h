@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the system helpers several rooms share -- writing a whole
  * buffer to a descriptor, elapsed time on the monotonic clock, a short

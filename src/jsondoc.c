@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: a JSON text read as jansson reads it (see jsondoc.h).
  *

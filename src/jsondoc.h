@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: a JSON text read once, as jansson reads it, for the event
  * in a body: its members found by JSON pointer, its canonical form

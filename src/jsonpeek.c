@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: one member of a JSON text, found without parsing the text
  * (see jsonpeek.h).

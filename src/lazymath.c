@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: SQLite's math functions, with libm opened at their first
  * call.

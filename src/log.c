@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: logging.  Every line goes to stderr in one write(2), so lines
  * from several FastCGI processes sharing one error log never interleave.

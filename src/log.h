@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: logging to stderr, which the web server keeps as its error
  * log.  One line per message; never a secret, a signature or a payload

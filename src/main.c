@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: entry point.  With a command, run it; without one, handle
  * requests: one request as plain CGI, or a FastCGI loop when a process
@@ -235,7 +236,9 @@ main(int argc, char **argv)
 				return commands[i].fn(argc - 1, argv + 1);
 		if (strcmp(argv[1], "--version") == 0) {
 			/* Whose security updates reach this binary. */
-			printf("oncehook %s\nSQLite %s, jansson %s and libfcgi: "
+			printf("oncehook %s\nCopyright (c) 2026 the oncehook "
+			    "authors; MIT licence (LICENSE)\n"
+			    "SQLite %s, jansson %s and libfcgi: "
 			    "%s\n", PACKAGE_VERSION, store_sqlite_version(),
 			    event_jansson_version(),
 #ifdef STATIC_LIBS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the schema migrations, compiled in from sql/migrations (and
  * sql/mysql) by build-aux/sql2c.sh.  Migration i (1-based) takes a

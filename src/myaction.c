@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: actions on a MariaDB or MySQL store (see myaction.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: actions on a MariaDB or MySQL store (action.h says the file
  * format; myparse.h the rewriting and the guard).  With mystore.c and

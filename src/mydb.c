@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: one connection to a MariaDB or MySQL server (see mydb.h);
  * the MariaDB Connector/C room.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: one connection to a MariaDB or MySQL server; the MariaDB
  * Connector/C room.  mystore.c and myaction.c say what to run; this

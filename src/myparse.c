@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: an actions file's statements for MariaDB/MySQL (see
  * myparse.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: an actions file's statements for MariaDB/MySQL, read
  * without a server (the MariaDB store's actions, myaction.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the MariaDB/MySQL store (store.h's contract, outbox.h);
  * with mydb.c and myaction.c, the MariaDB room.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the outbox's rows in the store (SPEC section 13), for
  * `oncehook deliver`, list, show, stats and prune.  Each backend has

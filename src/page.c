@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the status page (SPEC section 10): one self-contained HTML
  * document, no external asset, no script, readable on a phone.  Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the request pipeline (see pipeline.h).
  *
@@ -595,7 +596,9 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	er = run(p, rq, now, &ev, &t);
 	resp_make(resp, &(struct resp_in){ .err = er, .key = ev.key,
 	    .challenge = ev.challenge, .detail = t.why.client,
-	    .raw = t.doc, .rawsz = t.docsz, .ctype = t.ctype });
+	    .raw = t.doc, .rawsz = t.docsz, .ctype = t.ctype,
+	    .head_only = rq->method != NULL &&
+	    strcmp(rq->method, "HEAD") == 0 });
 	free(t.doc);
 	free(t.peeked);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: header lookup in a request.  CGI and FastCGI hand headers
  * over as HTTP_NAME variables, upper-cased with '-' turned into '_'; we

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: reading a struct req (see hook.h): headers, the length.
  */

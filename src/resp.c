@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: responses (see resp.h).  One table, one row per outcome: the
  * status, the word a provider's dashboard shows, and a sentence saying
@@ -204,6 +205,7 @@ resp_make(struct resp *r, const struct resp_in *in)
 	r->retry_after = t->retry_after;
 	r->allow = t->allow;
 	r->authenticate = (t->flags & F_AUTH) != 0;
+	r->head_only = in->head_only;
 	if (t->shape == SHAPE_RAW) {
 		if ((buf = malloc(in->rawsz + 1)) == NULL)
 			goto oom;
@@ -316,6 +318,10 @@ resp_head(const struct resp *r, char *buf, size_t bufsz)
 const char *
 resp_body(const struct resp *r, size_t *sz)
 {
+	if (r->head_only) {
+		*sz = 0;
+		return "";
+	}
 	if (r->body != NULL) {
 		*sz = r->bodysz;
 		return r->body;

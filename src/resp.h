@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: responses (SPEC section 8).  The one place that turns an
  * outcome (enum hook_err) into an HTTP status, headers and a JSON body.
@@ -22,6 +23,7 @@ struct resp_in {
 	const char	*raw;		/* HOOK_STATUS: the document (copied) */
 	size_t		 rawsz;
 	const char	*ctype;		/* HOOK_STATUS: its media type */
+	int		 head_only;	/* the request was HEAD: no body */
 };
 
 /*
@@ -39,7 +41,8 @@ void		 resp_clear(struct resp *);
  */
 int		 resp_head(const struct resp *r, char *buf, size_t bufsz);
 
-/* The body to write: r's, or a static out-of-memory one; length in *sz. */
+/* The body to write: r's, or a static out-of-memory one; length in *sz
+ * (0 bytes for a HEAD request). */
 const char	*resp_body(const struct resp *r, size_t *sz);
 
 /* The outcome's name as logs and bodies show it ("processed", ...). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: where a request goes, and what the web server must never
  * serve.  Routing takes the endpoint name from the request path (SPEC

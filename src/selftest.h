@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: "oncehook selftest", the providers' published signature
  * vectors checked inside the binary, so a user without a compiler can

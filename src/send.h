@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: sending one outbox row to its target (SPEC section 13).
  * sendcmd.c runs a command; sendhttp.c POSTs to a URL (the libcurl

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: "oncehook serve", a FastCGI server of its own for Apache
  * mod_proxy_fcgi and nginx fastcgi_pass: a listening socket (TCP on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: SHA-256 and HMAC-SHA256 (see sha256.h), from FIPS 180-4
  * section 6.2 and RFC 2104.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), the only
  * cryptography oncehook needs.  Its own, so that no process maps and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the writer the FastCGI processes of a web server share (see
  * sharedwriter.h).

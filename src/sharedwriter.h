@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: group commit for the FastCGI processes a web server started
  * (lighttpd mod_fastcgi, Apache mod_fcgid): they find one writer process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the outbox's rows in the store (see outbox.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the SQLite store (see store.h).  With action.c, the SQLite
  * room.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the SQLite store's own header, for its modules only
  * (sqstore.c: events and claims; sqoutbox.c: the outbox).  Nothing outside

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: gathering what stats and the status endpoint show, and each
  * endpoint's health (see stats.h).

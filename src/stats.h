@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: what `oncehook stats` and the status endpoint show (SPEC
  * section 10), gathered once into a struct stats and then written out

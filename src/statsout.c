@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: a struct stats written out as a table for a terminal, as
  * JSON (jansson) and as Prometheus text exposition format 0.0.4.  The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the status endpoint (see status.h).
  */

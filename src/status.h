@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the status endpoint (SPEC section 10).  With
  * ONCEHOOK_STATUS_TOKEN set, GET (or HEAD) on a path whose last segment

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the store's front (store.h, outbox.h): the backend that
  * ONCEHOOK_DB names, called through its table (store_be.h).

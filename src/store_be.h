@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the store's backends, behind store.h and outbox.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the providers' signature vectors (see vectors.h).
  */

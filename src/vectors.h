@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the providers' signature vectors, one set for the binary's
  * `selftest` (src/selftest.c) and the unit tests (tests/t_vectors.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: who may use the -wal and -shm at a database's path.
  *

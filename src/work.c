@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the work loop (see work.h).  Exactly once is the store's:
  * each event's effects and its status commit in one transaction, so any

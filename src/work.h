@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: running the actions of events that have not taken effect
  * (SPEC section 12): `oncehook work`, and the child `serve` keeps.

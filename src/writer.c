@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: group commit under `oncehook serve` (see writer.h).
  */

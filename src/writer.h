@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook: group commit under `oncehook serve` -- one writer process
  * claims the new events of every worker, several to a transaction.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook's admin commands on a real database, as an operator runs
 # them: init, check, the CGI handler for a few deliveries (signed here
 # with openssl), then list, show and prune (--dry-run and for real).
@@ -248,6 +249,57 @@ out=$(env ONCEHOOK_STATUS_TOKEN=admin-status-token-0123 \
     ONCEHOOK_STATUS_SECRET=admin-test-secret "$ONCEHOOK_BIN" check 2>&1)
 [ $? -eq 1 ] && printf '%s\n' "$out" | grep -q 'may not be named status'
 ok $? "check: an endpoint named Status (any case) while the token is set"
+
+# HEAD: the head alone, with the Content-Length a GET's body would have,
+# on the status endpoint and on a webhook endpoint (its 405) alike.
+head_req() {	# head_req METHOD PATH: the whole CGI answer
+	printf '' | env ONCEHOOK_STATUS_TOKEN=admin-status-token-0123 \
+	    GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD="$1" PATH_INFO="$2" \
+	    HTTP_AUTHORIZATION="Bearer admin-status-token-0123" \
+	    "$ONCEHOOK_BIN" 2>/dev/null
+}
+for p in /hooks/status /hooks/shop; do
+	head_req HEAD "$p" >"$dir/head.out"
+	head_req GET "$p" >"$dir/get.out"
+	hlen=$(sed -n 's/^Content-Length: \([0-9]*\).*/\1/p' "$dir/head.out")
+	glen=$(sed -n 's/^Content-Length: \([0-9]*\).*/\1/p' "$dir/get.out")
+	# What follows the blank line that ends the head.
+	body=$(awk 'b { printf "%s", $0 } /^\r?$/ { b = 1 }' "$dir/head.out")
+	gbody=$(awk 'b { printf "%s", $0 } /^\r?$/ { b = 1 }' "$dir/get.out")
+	[ -n "$hlen" ] && [ "$hlen" -gt 0 ] && [ -z "$body" ] &&
+	    [ -n "$gbody" ] && [ "$(sed -n 1p "$dir/head.out")" = "$(sed -n 1p "$dir/get.out")" ]
+	ok $? "HEAD $p: the head alone, Content-Length $hlen as GET's (body ${#gbody} bytes, $glen)"
+done
+
+# Each command asks only for what it uses: those that only read or change
+# the database need no endpoint secret, and sign needs no database.  A
+# secret set to garbage is never read by them either.
+for c in list "show --endpoint shop evt_b" stats "stats --check" "prune --dry-run" \
+    "replay --failed" "work --once --max-seconds 1"; do
+	# shellcheck disable=SC2086
+	env -u ONCEHOOK_SHOP_SECRET -u ONCEHOOK_KEEP_SECRET \
+	    ONCEHOOK_KEEP_SECRET_FILE=/nonexistent "$ONCEHOOK_BIN" $c \
+	    >"$dir/needs.out" 2>&1
+	rc=$?
+	! grep -q SECRET "$dir/needs.out" && [ $rc -ne 2 ] &&
+	    { [ $rc -eq 0 ] || [ "$c" = "stats --check" ]; }
+	ok $? "$c: no endpoint secret needed (exit $rc)"
+done
+printf '%s' '{"eventId":"evt_s","type":"t"}' >"$dir/sign.json"
+env -u ONCEHOOK_DB "$ONCEHOOK_BIN" sign --endpoint shop "$dir/sign.json" \
+    >"$dir/needs.out" 2>&1 &&
+    grep -q '^X-Webhook-Signature: sha256=' "$dir/needs.out"
+ok $? "sign: no database needed"
+out=$(env -u ONCEHOOK_DB "$ONCEHOOK_BIN" list 2>&1)
+[ $? -eq 1 ] && printf '%s\n' "$out" | grep -q '^oncehook list: ONCEHOOK_DB: required'
+ok $? "list without ONCEHOOK_DB names the missing setting"
+out=$(env -u ONCEHOOK_SHOP_SECRET "$ONCEHOOK_BIN" sign --endpoint shop \
+    "$dir/sign.json" 2>&1)
+[ $? -eq 1 ] && printf '%s\n' "$out" | grep -q 'ONCEHOOK_SHOP_SECRET'
+ok $? "sign without the endpoint's secret names it"
+out=$(env -u ONCEHOOK_SHOP_SECRET "$ONCEHOOK_BIN" check 2>&1)
+[ $? -eq 1 ] && printf '%s\n' "$out" | grep -q 'ONCEHOOK_SHOP_SECRET'
+ok $? "check still requires every endpoint's secret"
 
 # --env-file: the variables as systemd's EnvironmentFile= reads them (no
 # shell: a secret with $ and ` stays whole), for cron; the environment
@@ -508,6 +560,8 @@ else
 fi
 echo "$ver" | grep -q "^SQLite [0-9][0-9.]*, jansson [0-9][0-9.]* and libfcgi: "
 ok $? "--version names SQLite's and jansson's versions"
+echo "$ver" | grep -q "MIT licence (LICENSE)$"
+ok $? "--version names the licence"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

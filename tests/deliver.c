@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: deliveries through the real pipeline (see deliver.h).
  */

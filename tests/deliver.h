@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: deliveries through the real pipeline, for the fault
  * and power-loss suites.  A configuration with one "generic" endpoint

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The documentation follows the tables in the code: the man page's
 # SYNOPSIS and `oncehook --help` name the same commands with the same
 # arguments (src/main.c's command table).  TAP.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook end to end behind a real Apache, from the shipped examples:
 #
 #   fcgid       conf-examples/apache-fcgid.conf: mod_fcgid starts oncehook

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook end to end: the shipped lighttpd configuration examples, a real
 # lighttpd, and a client that signs its requests itself.
 #

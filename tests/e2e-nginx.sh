@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook end to end behind a real nginx, from the shipped examples:
 # conf-examples/nginx.conf (the location block, included in a server
 # block of the test's own nginx.conf) in front of

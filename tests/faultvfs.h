@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: a fault-injecting, power-cutting SQLite VFS.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Group commit for the FastCGI processes a web server started (README,
 # "Group commit"; src/sharedwriter.h), behind a real lighttpd running
 # conf-examples/lighttpd-fastcgi.conf with 4 processes and the default

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every header in src/ compiles on its own, included first, with the
 # build's flags (warnings as errors where the build has them): a header
 # is a contract and says what it needs.  TAP.

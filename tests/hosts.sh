@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook on two web hosts sharing one MariaDB server: each host an
 # nginx (conf-examples/nginx.conf, filled as tests/e2e-nginx.sh fills it,
 # fastcgi_pass to 127.0.0.1:PORT as its comment shows) in front of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: jansson as the oracle of jsondoc (tests/t_jsondoc.c,
  * tests/fuzz/fuzz_jsondoc.c): event.c's reading before jsondoc, its

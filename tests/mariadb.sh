@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook end to end on the MariaDB/MySQL store: a private MariaDB
 # server (tests/deploy/mariadb.sh), the shipped web server examples
 # filled with a mysql:// ONCEHOOK_DB and ONCEHOOK_DB_PASSWORD_FILE, and a

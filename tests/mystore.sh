@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook tests: the MariaDB/MySQL store's contract on a real server:
 # tests/t_mystore against a MariaDB of the test's own
 # (tests/deploy/mariadb.sh, md_test_env: mariadb-install-db into a

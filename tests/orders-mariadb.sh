@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook tests: the orders domain on MariaDB: tests/t_orders, the same
 # program as for SQLite, with sql/actions/mysql/orders.sql on a MariaDB of
 # the test's own (tests/deploy/mariadb.sh, md_test_env): every arrival

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook's outbox (SPEC 13) end to end: side effects after the commit,
 # delivered at least once with a stable id to a receiver that
 # deduplicates, so that each happens exactly once.

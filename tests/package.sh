@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # oncehook's Debian package, as an operator gets it:
 #
 #   1. build it with "dpkg-buildpackage -us -uc -b" from a clean copy of
@@ -127,17 +128,34 @@ changes=$(ls "$work"/oncehook_*.changes)
 echo "# $(stat -c '%s bytes' "$deb") $(basename "$deb")"
 dpkg-deb -I "$deb" | sed -n 's/^ \(size\|Installed-Size\|Depends\|Recommends\):*/# &/p'
 
-# 2. lintian, at its default level (errors and warnings); the info
-# lines shown too.  As nobody: lintian warns when run as root.
+# 2. lintian, at its default level (errors and warnings); the info,
+# pedantic and experimental lines shown too.  As nobody: lintian warns
+# when run as root.
 chmod -R a+rX "$work"
 setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-    env HOME="$work" lintian -I --show-overrides "$changes" \
+    env HOME="$work" lintian -I -E --pedantic --show-overrides "$changes" \
     >"$work/lintian.out" 2>&1
 sed 's/^/# lintian: /' "$work/lintian.out"
 if grep -qE '^[EW]: ' "$work/lintian.out"; then
 	tap not-ok "lintian: no error or warning"
 else
 	tap ok "lintian: no error or warning"
+fi
+# The licence: no copyright tag at any level, and debian/copyright (DEP-5)
+# names MIT for the whole tree.
+if grep -qiE '^[EWIPX]: .*copyright' "$work/lintian.out"; then
+	tap not-ok "lintian: no copyright tag at any level"
+else
+	tap ok "lintian: no copyright tag at any level"
+fi
+if dpkg-deb --fsys-tarfile "$deb" |
+    tar -xO ./usr/share/doc/oncehook/copyright 2>/dev/null |
+    grep -q '^Files: \*$' &&
+    dpkg-deb --fsys-tarfile "$deb" |
+    tar -xO ./usr/share/doc/oncehook/copyright | grep -q '^License: MIT$'; then
+	tap ok "the package's copyright file names MIT for Files: *"
+else
+	tap not-ok "the package's copyright file names MIT for Files: *"
 fi
 
 # 3. Install.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook against the providers' own libraries, from the npm registry at
 # the exact versions of tests/node/package-lock.json: stripe,
 # standardwebhooks and @octokit/webhooks-methods.

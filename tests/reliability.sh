@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook when the database file changes under it (README, "Reliability:
 # what is guaranteed and what is not").
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # "oncehook selftest" as a user runs it on the built binary: the
 # providers' published signature vectors (src/selftest.c) must all pass.
 # Its output is TAP.

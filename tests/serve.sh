@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook serve: several FastCGI worker processes on one database, under
 # concurrent duplicate load, with workers killed, and stopped by SIGTERM
 # with a request in flight; and conf-examples/oncehook.service, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * t_counters: the counters file (counters.h) and the health it feeds
  * (stats.h).  Many processes at once, windows of minutes and hours, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: the documentation's variable tables against the
  * configuration table (conf_vars[] in src/conf.c).

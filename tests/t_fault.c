@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: I/O faults on the request path, as SQLite tests
  * itself (tests/faultvfs.c).

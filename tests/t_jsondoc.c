@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: jsondoc against jansson itself, which made every
  * canonical hash stored so far.  For each text, jansson's json_loadb()

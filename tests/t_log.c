@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * t_log: logging (src/log.c).  Values from requests reach the log only
  * through log_escape(), which must neutralise quotes, backslashes and

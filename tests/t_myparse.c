@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: an actions file's statements for MariaDB/MySQL
  * (src/myparse.c), without a server.

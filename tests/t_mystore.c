@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: the MariaDB/MySQL store (src/mystore.c, myaction.c,
  * mydb.c) on a real server, against store.h's contract: claims,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: the shipped orders domain (sql/actions/orders.sql).
  *

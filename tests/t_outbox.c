@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: the outbox (SPEC section 13; src/sqoutbox.c, the guard in
  * src/action.c, src/sendcmd.c, the signature of src/sendhttp.c).

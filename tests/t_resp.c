@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: responses (src/resp.c) against SPEC section 8.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: signature schemes (src/sig.c), hmac-sha256 and stripe.
  *

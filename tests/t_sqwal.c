@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: the log's frames gathered into one write (sqwal.h).
  *

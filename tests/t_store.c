@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: the SQLite store and actions (src/sqstore.c, src/action.c).
  *

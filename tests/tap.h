@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: a tiny TAP producer, in the spirit of Redis's
  * test_cond.  Each CHECK prints "ok N - what" or "not ok N - what";

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=sh
 # oncehook tests: TAP for the shell suites (sourced; POSIX sh).  The
 # caller keeps the counters n and failed and prints the plan "1..$n".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: the helpers of the tests that work in a temporary
  * directory of SQLite databases (t_store, t_outbox).  The including

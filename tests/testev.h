@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: an event built by hand for the store tests (t_store,
  * t_outbox, t_mystore), as event_parse() would leave it: its key and

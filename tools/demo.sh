@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The main job, end to end: build and install oncehook into _demo/,
 # start a real lighttpd on a free port of 127.0.0.1 with oncehook under
 # mod_fastcgi (from conf-examples/lighttpd-fastcgi.conf, only paths,
@@ -12,7 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 keep=0
 [ "${1:-}" = "--keep" ] && keep=1
 
-bash "$root/tools/deps.sh"
+bash "$root/tools/deps.sh" demo
 demo="$root/_demo"
 prefix="$demo/prefix"
 run="$demo/run"

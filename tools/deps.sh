@@ -1,25 +1,44 @@
 #!/bin/bash
-# Install, from Debian's packages, everything oncehook needs to build,
-# test and run its demo: compiler and autotools, the five libraries, and
-# the real web servers and clients the tests drive (wrk: bench/run.sh
-# --smoke; promtool, from prometheus, checks the metrics; chromium opens
-# the status page; PHP-FPM runs the outbox's receiver in tests/outbox.sh;
-# the benchmark's peers need bench/deps.sh too; debhelper, lintian and
-# libmariadb-dev build and check the Debian package, tests/package.sh).  Does nothing when
-# all are there.  Run as root (or with sudo) on Debian 12.
+# SPDX-License-Identifier: MIT
+# Install, from Debian's packages, what oncehook needs, and no more:
+#
+#   tools/deps.sh demo   what tools/demo.sh needs: the compiler and
+#                        autotools, the libraries configure asks for,
+#                        lighttpd, and the command-line tools the demo
+#                        runs (sqlite3, openssl, curl, python3);
+#   tools/deps.sh        (or "test") the demo's and what the whole test
+#                        suite drives besides: the other web servers
+#                        (Apache with mod_fcgid, nginx, spawn-fcgi),
+#                        MariaDB, valgrind and clang (sanitizers, fuzzing),
+#                        wrk (bench/run.sh --smoke), promtool (prometheus:
+#                        the metrics), chromium (the status page), PHP-FPM
+#                        (the outbox's receiver), jq, Node.js and npm (the
+#                        providers' own libraries), debhelper and lintian
+#                        (tests/package.sh).
+#
+# The benchmark's peers need bench/deps.sh too.  Does nothing when all
+# are there.  Run as root (or with sudo) on Debian 12.
 set -euo pipefail
 
-pkgs=(
+demo_pkgs=(
 	gcc make autoconf automake pkg-config
-	libfcgi-dev libfcgi-bin libjansson-dev libsqlite3-dev libssl-dev
-	libcurl4-openssl-dev libmariadb-dev mariadb-server
+	libfcgi-dev libjansson-dev libsqlite3-dev libssl-dev
+	libcurl4-openssl-dev
 	sqlite3 openssl curl python3 lighttpd
+)
+test_pkgs=(
+	libfcgi-bin libmariadb-dev mariadb-server
 	apache2 libapache2-mod-fcgid nginx-light spawn-fcgi
 	valgrind clang libclang-rt-14-dev wrk
 	prometheus chromium
 	php8.2-fpm php8.2-sqlite3 php8.2-cli jq
-	debhelper dpkg-dev fakeroot lintian libmariadb-dev
+	debhelper dpkg-dev fakeroot lintian
 )
+case ${1:-test} in
+demo)	pkgs=("${demo_pkgs[@]}") ;;
+test)	pkgs=("${demo_pkgs[@]}" "${test_pkgs[@]}") ;;
+*)	echo "usage: tools/deps.sh [demo | test]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -28,7 +47,7 @@ for p in "${pkgs[@]}"; do
 done
 # Node.js and npm (the providers' own libraries in the tests): any
 # installation will do; Debian's packages if there is none.
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1
+if [ "${1:-test}" = test ] && ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1
 then
 	missing+=(nodejs npm)
 fi

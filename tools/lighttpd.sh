@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by tools/demo.sh and bench/latency.sh: run oncehook behind a
 # real lighttpd from the shipped conf-examples, filling in only paths,
 # the port and the secrets.  (tests/e2e-lighttpd.sh does the same with

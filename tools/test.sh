@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The whole test suite, as CI runs it (.ci/run calls this):
 #   1. install what is missing (tools/deps.sh),
 #   2. build with warnings as errors and run `make check`,

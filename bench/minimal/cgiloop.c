@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cgiloop: run a CGI program N times in a row, as a web server would,
  * each request a new signed event from bench/pool.py's pool, and print

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The floors under oncehook's write path, for bench/run.sh: how many
  * durable commits the disk and SQLite allow one process, with nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ceiling of bench/run.sh: the least a FastCGI (or CGI) responder
  * can do for a webhook.  It reads the body and answers 200 with the JSON

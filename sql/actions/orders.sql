@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- oncehook actions: the orders domain.
 --
 -- The setup part (everything before the first "-- on:" line) is run by

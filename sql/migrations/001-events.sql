@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- oncehook schema, version 1: the event record.
 --
 -- One row per (endpoint, key): the UNIQUE constraint is the claim.  A row

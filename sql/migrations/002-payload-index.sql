@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- oncehook schema, version 2: find an event by its payload.
 --
 -- For schemes whose signature covers neither a timestamp nor the key

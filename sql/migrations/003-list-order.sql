@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- oncehook schema, version 3: one index fewer to write per event.
 --
 -- events_received_at served only "oncehook list", newest first; list

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- oncehook schema, version 4: events that failed, and events to come.
 --
 -- An event's status: received (claimed, its actions not run yet: the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- oncehook schema, version 5: the outbox (side effects after the commit).
 --
 -- An action inserts (topic, payload); the row commits with the event, so

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- oncehook's tables in a MariaDB or MySQL database (the MariaDB/MySQL
 -- store; SPEC section 6).  `oncehook init` runs this once, with every
 -- {prefix} replaced by ONCEHOOK_DB_PREFIX (default oncehook_), and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Checks of a deployment that the delivery scenarios (tests/e2e/
 scenarios.py) do not make: what the web server's own configuration adds
 in front of oncehook.  Run by tests/e2e-apache.sh and tests/e2e-nginx.sh.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A minimal FastCGI client, for the oncehook tests that talk to
 "oncehook serve" without a web server in between (tests/serve.sh).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Group commit under a web server's FastCGI processes, for
 tests/groupcommit.sh: load through lighttpd, SIGKILL to the shared writer
 and to a FastCGI process in the middle of it, then the checks.

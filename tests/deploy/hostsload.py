@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Two web hosts on one MariaDB, for tests/hosts.sh.
 
     hostsload.py --url-a URL --url-b URL --secret S --sock SOCK --db DB

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=sh disable=SC2154 # top_srcdir, ONCEHOOK_BIN: the caller's
 # oncehook deployment tests: what tests/e2e-apache.sh, tests/e2e-nginx.sh
 # and tests/serve.sh share.  Sourced (POSIX sh).

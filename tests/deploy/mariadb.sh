@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=sh
 # oncehook tests: a real MariaDB server of the tests' own (issue 13),
 # from Debian's packages (mariadb-server): a data directory made by

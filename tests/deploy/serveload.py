@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Load, kill and stop a running "oncehook serve", for tests/serve.sh.
 
     serveload.py --addr ADDR --serve-pid PID --env FILE --workers N STEP...

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Run a FastCGI backend the way an init system does, for the oncehook
 deployment tests: start it, restart it on SIGUSR1 ("systemctl restart
 oncehook"), stop it on SIGTERM or SIGINT.

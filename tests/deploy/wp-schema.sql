@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- oncehook tests: a minimal WooCommerce order table, for
 -- sql/actions/mysql/wordpress.sql on a MariaDB/MySQL test server.  The
 -- columns are a subset of WooCommerce's HPOS wp_wc_orders (its names and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The documentation against the binary's own tables (TAP).
 
 check.py ONCEHOOK_BIN TOP_SRCDIR

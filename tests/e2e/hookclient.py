@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A webhook sender for the oncehook end-to-end tests.
 
 It signs requests itself, with Python's hmac module, as the providers

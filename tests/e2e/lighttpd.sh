@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=sh disable=SC2154 # top_srcdir, ONCEHOOK_BIN: the caller's
 # oncehook tests: a real lighttpd running a shipped configuration example.
 # Sourced (POSIX sh) by tests/e2e-lighttpd.sh and tests/providers.sh.

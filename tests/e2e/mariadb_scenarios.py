@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The oncehook end-to-end scenarios for the MariaDB/MySQL store, run
 against a web server that tests/mariadb.sh started with a filled-in
 conf-examples file whose ONCEHOOK_DB is a mysql:// URL.

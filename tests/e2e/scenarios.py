@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The oncehook end-to-end scenarios, run against a web server that a
 test script (tests/e2e-lighttpd.sh, tests/e2e-apache.sh,
 tests/e2e-nginx.sh) started with a filled-in conf-examples file.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The counters and the status endpoint through a real web server.
 
 Run by tests/e2e-lighttpd.sh, tests/e2e-apache.sh and tests/e2e-nginx.sh

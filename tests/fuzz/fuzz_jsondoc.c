@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook fuzz target (libFuzzer): jsondoc against jansson on any
  * bytes.  Both must take or refuse the text (JSON_REJECT_DUPLICATES;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * oncehook fuzz target (libFuzzer): hostile requests through everything
  * that reads them before the database does — signature verification of

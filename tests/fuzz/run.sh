@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Build the libFuzzer targets with clang (ASan + UBSan) and run them for
 # SECONDS (default 60) between them: fuzz_request two thirds, from a
 # seed corpus of the providers' vectors; fuzz_jsondoc (jsondoc against

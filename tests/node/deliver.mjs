@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // oncehook tests (tests/providers.sh): deliveries signed by the
 // providers' own libraries, sent to oncehook behind a real web server.
 //

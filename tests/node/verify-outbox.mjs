@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // oncehook tests (tests/outbox.sh): does the Standard Webhooks library
 // accept what oncehook's outbox sent, as the PHP receiver did?
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // oncehook tests (tests/providers.sh): does a provider's own library
 // accept what "oncehook sign" prints?
 //

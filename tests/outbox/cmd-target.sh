@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # oncehook tests (tests/outbox.sh): a command target of the outbox, as a
 # site would write one, run by "oncehook deliver" as
 #

@@ -1,4 +1,5 @@
 <?php
+// SPDX-License-Identifier: MIT
 // oncehook tests (tests/outbox.sh): a site's own receiver of oncehook's
 // outbox deliveries, as a PHP site would write it, under PHP-FPM behind
 // lighttpd.  Configured by the pool's env[...]:

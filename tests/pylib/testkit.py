@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the Python test programs share (tests/e2e/, tests/deploy/).
 
 - read_env(path): the NAME=value lines a test writes for a server;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 'use strict';
 // The Node peer of bench/run.sh: oncehook's work for one Stripe endpoint,
 // as a Node site would write it, with express and better-sqlite3.

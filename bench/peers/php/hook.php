@@ -1,4 +1,5 @@
 <?php
+// SPDX-License-Identifier: MIT
 // The PHP peer of bench/run.sh: oncehook's work for one Stripe endpoint,
 // as a PHP site would write it, under PHP-FPM with a persistent PDO
 // connection.  Configured by the same variables as oncehook (passed by

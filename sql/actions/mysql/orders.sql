@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- oncehook actions: the orders domain, for the MariaDB/MySQL store.
 -- The port of sql/actions/orders.sql (SQLite): the same table, the same
 -- events, the same outcome whatever order they arrive in.

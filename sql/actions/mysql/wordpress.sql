@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- oncehook actions: a WordPress shop (WooCommerce) paid through Stripe,
 -- for the MariaDB/MySQL store.
 --
