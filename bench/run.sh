@@ -247,7 +247,7 @@ pool_fresh() {
 
 # The work of the issue's benchmark, the peers' work: verify, claim, one
 # order row.  The shipped orders.sql also writes an outbox row for each
-# paid order (README "The outbox's cost"): the bench's copy leaves those
+# paid order (docs/benchmark-history.md, "The outbox's cost"): the bench's copy leaves those
 # statements out, and one row measures the shipped file as it is.
 bench_actions=$tmp/orders-bench.sql
 bench_actions_my=$tmp/orders-bench-mysql.sql
@@ -637,7 +637,7 @@ plan() {
 		done
 		# Under full each process has one request in flight while its
 		# claim waits for the fsync: more processes than cores make larger
-		# batches (README "How many processes").
+		# batches (docs/deploying.md, docs/benchmark-history.md).
 		row "oncehook fcgi x8 full new" new \
 		    srv_lighttpd fastcgi "$bin" 8 full
 		# The counters' cost on the paths that must stay cheap: the same

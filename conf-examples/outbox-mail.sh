@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # oncehook outbox command target: the customer's "payment received"
-# e-mail for an order.paid row, through the system's sendmail (README
-# "Outbox").  Install it (e.g. /usr/local/lib/oncehook/outbox-mail.sh,
+# e-mail for an order.paid row, through the system's sendmail
+# (docs/operations.md).  Install it (e.g. /usr/local/lib/oncehook/outbox-mail.sh,
 # mode 0755) and set, beside the other ONCEHOOK_* variables:
 #   ONCEHOOK_OUTBOX_ORDER_PAID_COMMAND=/usr/local/lib/oncehook/outbox-mail.sh
 #   OUTBOX_MAIL_FROM=shop@example.com        (the sender)

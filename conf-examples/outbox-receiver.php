@@ -1,7 +1,7 @@
 <?php
 // SPDX-License-Identifier: MIT
 // oncehook outbox receiver: the site's own PHP code, told by "oncehook
-// deliver" what happened (README "Outbox").  Set in the web server's
+// deliver" what happened (docs/operations.md).  Set in the web server's
 // environment (or edit the two lines below):
 //   OUTBOX_SECRET  the same whsec_... as ONCEHOOK_OUTBOX_SECRET
 //   OUTBOX_DSN     the site's database, as PDO names it, e.g.

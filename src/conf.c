@@ -2,11 +2,14 @@
 /*
  * oncehook: configuration (see conf.h).
  *
- * Two tables drive the parse: one row per process-wide variable and one
- * per per-endpoint variable, each with its type, bounds and default.
- * Numbers go through one bounded parser; every error is reported as
- * "ONCEHOOK_NAME: message" and nothing is guessed.  The cross-field
- * checks come after the loops.
+ * One table drives the parse (conf_vars[]): a row per variable, scoped
+ * to the process or to each endpoint, with its kind (the setter that
+ * checks and stores it), bounds, default and documentation; the guides'
+ * table and the man page are tested against it.  Numbers go through one
+ * bounded parser; every error is reported as "ONCEHOOK_NAME: message"
+ * and nothing is guessed.  A check across variables is made by the
+ * setter of the row read later (SECRET_FILE's, after SECRET) or after the
+ * table is read (conf_load_for()).
  */
 #include "config.h"
 
@@ -1107,7 +1110,7 @@ const struct conf_var conf_vars[] = {
 	    "`on`: `serve`'s workers, and the FastCGI processes a web "
 	    "server started (under `ONCEHOOK_SYNCHRONOUS=normal` only when "
 	    "another is writing), hand their new events to one writer "
-	    "process, which commits several at once (see **Group commit**); "
+	    "process, which commits several at once (see docs/reliability.md); "
 	    "`off`: each process commits its own",
 	    onoff },
 	{ "BUSY_TIMEOUT_MS", CONF_GLOBAL, 0, 0, 600000, "5000", "5000",
@@ -1120,7 +1123,7 @@ const struct conf_var conf_vars[] = {
 	    G(db), &kind_db,
 	    "absolute path of the SQLite database (refused inside "
 	    "`DOCUMENT_ROOT`), or `mysql://user@host[:port]/database` "
-	    "(`?socket=/path` with `localhost`, see **Choosing a store**)",
+	    "(`?socket=/path` with `localhost`, see docs/stores.md)",
 	    NULL },
 	{ "DB_PASSWORD_FILE", CONF_GLOBAL, CONF_STORE, 0, 0, NULL, "— (none)",
 	    G(db_password_file), &kind_path,
@@ -1132,12 +1135,12 @@ const struct conf_var conf_vars[] = {
 	{ "STATUS_TOKEN", CONF_GLOBAL, CONF_HIDDEN, 16, 256, NULL, "off",
 	    G(status_token), &kind_token,
 	    "turns the status endpoint on (`GET .../status`, see "
-	    "**Monitoring**): its token, 16 to 256 printable characters",
+	    "docs/operations.md): its token, 16 to 256 printable characters",
 	    NULL },
 	{ "COUNTERS", CONF_GLOBAL, 0, 0, 0, "on", "`on`",
 	    G(counters), &conf_kind_choice,
 	    "`on`: count every request in the counters file "
-	    "(see **Monitoring**); `off`: count nothing", onoff },
+	    "(see docs/operations.md); `off`: count nothing", onoff },
 	{ "COUNTERS_FILE", CONF_GLOBAL, 0, 0, 0, NULL,
 	    "`ONCEHOOK_DB`-counters (SQLite); none (MariaDB/MySQL)",
 	    G(counters_file), &kind_path,
@@ -1146,7 +1149,7 @@ const struct conf_var conf_vars[] = {
 	{ "OUTBOX_SECRET", CONF_GLOBAL, CONF_HIDDEN | CONF_OUTBOX, 0, 0, NULL,
 	    "— (URL targets need it)", G(outbox_secret), &kind_outbox_secret,
 	    "the outbox's Standard Webhooks signing secret (`whsec_` and "
-	    "the base64 of 24 to 64 bytes; see **Outbox**)", NULL },
+	    "the base64 of 24 to 64 bytes; see docs/operations.md)", NULL },
 	{ "OUTBOX_TIMEOUT", CONF_GLOBAL, CONF_SECONDS | CONF_OUTBOX, 1, 3600,
 	    "30", "30",
 	    G(outbox_timeout), &kind_int,
@@ -1193,13 +1196,14 @@ const struct conf_var conf_vars[] = {
 	    "per scheme: 1 for `github`, `gitlab`; 3 for the others",
 	    E(park_after), &kind_attempts,
 	    "the failed attempt of an event that parks it (stored as "
-	    "`failed`, answered 200 `parked`; see **Parking**), or `never`",
+	    "`failed`, answered 200 `parked`; see docs/operations.md), or "
+	    "`never`",
 	    NULL },
 	{ "MODE", CONF_ENDPOINT, 0, 0, 0, "sync", "`sync`",
 	    E(deferred), &conf_kind_choice,
 	    "`sync`: the actions run before the answer; `deferred`: the "
 	    "event is claimed and answered 200 `accepted`, its actions run "
-	    "after (see **Deferred mode**)", modes },
+	    "after (see docs/operations.md)", modes },
 	{ "MAX_ATTEMPTS", CONF_ENDPOINT, 0, 1, 1000, "12", "12",
 	    E(max_attempts), &kind_int,
 	    "runs of an event's actions in all (deliveries, `work`, "

@@ -45,10 +45,10 @@ const uint64_t	ctr_lat_us[CTR_LAT] = {
 /*
  * The file is not mapped whole: its header and failure ring, and each
  * slot this process counts in, each in a mapping of its own pages.  The
- * kernel maps a whole page-cache folio (up to 256 KB here) or 64 KB
- * around a first read, within the mapping: a whole-file mapping put
- * most of the file (374 KiB) in every process's RSS for the 3 pages it
- * uses.
+ * kernel maps a whole page-cache folio, or a read-ahead window, around
+ * a first read, within the mapping: a whole-file mapping would put most
+ * of the file in every process's RSS for the few pages it uses
+ * (docs/design/009-counters-file.md).
  */
 #define CTR_HEAD	offsetof(struct ctr_file, slots)
 

@@ -2,15 +2,14 @@
 /*
  * oncehook: the process environment's ONCEHOOK_ variables, indexed.
  *
- * conf_load() asks for about ten names an endpoint (sixty with the
- * example's nine endpoints, most of them unset), and getenv() walks the
- * whole environment for each: under a web server's CGI that is a
- * hundred variables, and the walks were a sixth of a CGI request's
- * instructions.  envindex_new() walks it once and hashes every variable
- * whose name starts with ONCEHOOK_; envindex_get() then answers as
- * getenv() would (the first of two same names wins), and passes any
- * other name to getenv().  The index points into the environment: it
- * lives while nothing changes the environment (one conf_load()).
+ * conf_load() asks for about ten names an endpoint, most of them unset,
+ * and getenv() walks the whole environment for each, at every CGI
+ * request (docs/design/004-envindex.md).  envindex_new() walks it once and
+ * hashes every variable whose name starts with ONCEHOOK_; envindex_get()
+ * then answers as getenv() would (the first of two same names wins),
+ * and passes any other name to getenv().  The index points into the
+ * environment: it lives while nothing changes the environment (one
+ * conf_load()).
  */
 #ifndef ONCEHOOK_ENVINDEX_H
 #define ONCEHOOK_ENVINDEX_H

@@ -525,7 +525,7 @@ peek_source(const struct conf_endpoint *ep, const struct req *rq,
  * (no hash, no document), or 0 with ev empty wherever only the parse
  * can tell (an escape, a number, an index, a hash key, an unusable
  * value, a possible challenge).  The caller may believe it only where a
- * lookup finds these very bytes stored under that key: jansson took
+ * lookup finds these very bytes stored under that key: the parse took
  * them then, and found that key.
  */
 int

@@ -2,12 +2,13 @@
 /*
  * oncehook: the event in a verified body (SPEC section 5).
  *
- * event_extract() parses the body with jansson, hashes its canonical
- * form (keys sorted, no insignificant white space), and copies out the
- * event type and the idempotency key from the endpoint's sources.  It is
- * event_parse() then event_finish(): the pipeline looks a retry up
- * between the two, so that a byte-identical retry is answered without
- * the canonical form.  No json_t leaves event.c (ev->doc is opaque).
+ * event_extract() parses the body with jsondoc (as jansson reads it:
+ * jsondoc.h), hashes its canonical form (keys sorted, no insignificant
+ * white space), and copies out the event type and the idempotency key
+ * from the endpoint's sources.  It is event_parse() then
+ * event_finish(): the pipeline looks a retry up between the two, so
+ * that a byte-identical retry is answered without the canonical form.
+ * No struct jsondoc leaves event.c (ev->doc is opaque).
  */
 #ifndef ONCEHOOK_EVENT_H
 #define ONCEHOOK_EVENT_H
@@ -23,9 +24,10 @@ struct conf_endpoint;
 #define EVENT_TYPE_MAX	255	/* bytes in an event type */
 /*
  * Deepest nesting of arrays and objects in a body, the top-level object
- * counting 1.  jansson reads 2048 levels, SQLite's JSON functions fewer:
- * 2000 before SQLite 3.42, 1000 since (JSON_MAX_DEPTH).  A body its
- * actions could not read would fail on every retry, so it is refused.
+ * counting 1.  jsondoc reads 2048 levels (as jansson does), SQLite's
+ * JSON functions fewer: 2000 before SQLite 3.42, 1000 since
+ * (JSON_MAX_DEPTH).  A body its actions could not read would fail on
+ * every retry, so it is refused.
  */
 #define EVENT_DEPTH_MAX	1000
 
@@ -38,7 +40,7 @@ struct event {
 	/*
 	 * The body with every string written one way (escapes decoded),
 	 * which actions see as :payload, so that SQLite's json_extract()
-	 * and jansson name the same members; owned, or NULL when that is
+	 * and jsondoc name the same members; owned, or NULL when that is
 	 * the raw body itself.
 	 */
 	char		*norm;
@@ -103,11 +105,11 @@ enum hook_err	 event_stored(struct event *ev, const char *key,
 char		*event_canonical(const char *text, size_t sz);
 
 /*
- * The JSON text (valid, as jansson read it) with every string written
- * one way: escapes decoded, then only '"', '\\' and control characters
- * escaped (\b \f \n \r \t, else \u00XX); numbers, white space and
- * member order untouched.  Returns a new string (its length in *outsz)
- * the caller frees, or NULL if out of memory.
+ * The JSON text (valid, as jsondoc_read() takes it) with every string
+ * written one way: escapes decoded, then only '"', '\\' and control
+ * characters escaped (\b \f \n \r \t, else \u00XX); numbers, white
+ * space and member order untouched.  Returns a new string (its length
+ * in *outsz) the caller frees, or NULL if out of memory.
  */
 char		*event_unescape(const char *text, size_t sz, size_t *outsz);
 

@@ -4,12 +4,11 @@
  * in a body: its members found by JSON pointer, its canonical form
  * written.
  *
- * jansson allocates every value of a body and a hash table for every
- * object; a new event paid ~23 µs for that and for jansson's canonical
- * dump, more than the lookup of a retry.  jsondoc reads the text into
- * one array of nodes that point into it (strings with escapes are
- * decoded into one side buffer), and sorts each object's members as it
- * closes.
+ * Not jansson itself, which allocates every value of a body and a hash
+ * table for every object (docs/design/007-jsondoc-jsonpeek.md): jsondoc
+ * reads the text into one array of nodes that point into it (strings
+ * with escapes are decoded into one side buffer), and sorts each
+ * object's members as it closes.
  *
  * It is held to jansson's reading, because stored hashes were made by
  * it: a retry of an event stored by an older oncehook must hash the

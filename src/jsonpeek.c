@@ -72,7 +72,7 @@ skip_value(const char *p, const char *e)
 /*
  * The next reference token of *ptr (past its '/'), decoded (~0 ~1) into
  * tok; *ptr moves past it.  0, -1 if it is longer than tok (unsure), -2
- * if it holds a '~' that is no escape (jansson's pointer: nothing).
+ * if it holds a '~' that is no escape (jsondoc_get(): nothing).
  */
 static int
 next_token(const char **ptr, char *tok, size_t toksz, size_t *n)

@@ -3,18 +3,17 @@
  * oncehook: one member of a JSON text, found without parsing the text.
  *
  * A retry is most often the stored bytes again.  To look it up, the
- * pipeline needs its key; a parse of the whole body (jansson, every
- * member allocated) costs more than the lookup.  jsonpeek() walks the
- * raw text along an RFC 6901 pointer, skipping every value off the
- * path without decoding it, and hands back the bytes of a plain string
- * at its end.
+ * pipeline needs its key; a parse of the whole body (jsondoc.h) costs
+ * more than the lookup.  jsonpeek() walks the raw text along an RFC 6901
+ * pointer, skipping every value off the path without decoding it, and
+ * hands back the bytes of a plain string at its end.
  *
  * It never decides anything alone: it validates nothing off its path,
  * and a text that is not JSON may give any answer.  Its caller uses the
  * value only to find a stored event, and believes the find only if the
- * stored bytes are the body's bytes (which jansson accepted when they
+ * stored bytes are the body's bytes (which the parse accepted when they
  * were stored, giving that key).  Whatever it cannot be sure to read as
- * jansson would (an escape in a name or string on the path, an array on
+ * the parse would (an escape in a name or string on the path, an array on
  * the way, a number) it says so, and the caller parses.
  */
 #ifndef ONCEHOOK_JSONPEEK_H
@@ -25,7 +24,7 @@
 enum jsonpeek {
 	JSONPEEK_STRING,	/* a string without escapes: *v, *vlen */
 	JSONPEEK_ABSENT,	/* no such member, null, or a scalar on
-				 * the way (jansson's pointer: nothing) */
+				 * the way (jsondoc_get(): nothing) */
 	JSONPEEK_OTHER,		/* a number, true, false, object or array */
 	JSONPEEK_UNSURE		/* cannot tell without a parse */
 };

@@ -5,16 +5,16 @@
  *
  * Debian's SQLite is built with its SQL math functions (sin(), pow(),
  * sqrt(), ...), so a program that links sqlite3 in (configure's default:
- * README "CGI start-up") needs 19 functions of libm.  Linked with -lm,
+ * docs/design/003-lazymath.md) needs 19 functions of libm.  Linked with -lm,
  * every process maps and relocates libm at its start, whether or not an
- * actions file ever calls one of them: 67 µs of CPU a process, 4 % of a
- * CGI request (bench/minimal/cgiloop.c; README "Measuring").  They are
- * defined here instead, and the link has no -lm (Makefile.am: LAZY_LIBM,
- * only where sqlite3 is linked in; a shared libsqlite3 loads libm
- * itself).  Each is a call through a pointer; the first call of any of
- * them opens libm by its soname with dlopen(), as the libcurl and MariaDB
- * rooms open theirs, and finds all 19 (once, under pthread_once(): the
- * workers of "oncehook serve" are threads).
+ * actions file ever calls one of them: under CGI, at every request
+ * (docs/design/003-lazymath.md).  They are defined here instead, and the
+ * link has no -lm (Makefile.am: LAZY_LIBM, only where sqlite3 is linked
+ * in; a shared libsqlite3 loads libm itself).  Each is a call through a
+ * pointer; the first call of any of them opens libm by its soname with
+ * dlopen(), as the libcurl and MariaDB rooms open theirs, and finds all
+ * 19 (once, under pthread_once(): a writer's process also runs its
+ * copier, a thread, copier.h).
  *
  * If libm cannot be opened or lacks one of them (it is part of glibc:
  * nowhere oncehook runs), the process says so in one log line and aborts.

@@ -58,7 +58,7 @@ log_level_parse(const char *s)
 
 /*
  * Not gmtime_r(): glibc reads /etc/localtime at a process's first call
- * even for UTC, seven system calls at every CGI request.  Days to the
+ * even for UTC, at every CGI request.  Days to the
  * civil date as in H. Hinnant's chrono algorithms.
  */
 const char *

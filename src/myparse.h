@@ -45,7 +45,7 @@
  * space), so the server reads nothing the guard did not.
  * What it cannot see: what the server runs on the statement's behalf
  * (the site's triggers, stored functions called from an expression,
- * views over oncehook's tables).  The README says so.
+ * views over oncehook's tables).  docs/stores.md says so.
  *
  * The text is read as the server reads it when sql_mode has neither
  * ANSI_QUOTES nor NO_BACKSLASH_ESCAPES ("..." a string, \ an escape in

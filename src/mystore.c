@@ -1573,7 +1573,7 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 			    need[i]);
 	if (missing[0] != '\0') {
 		snprintf(buf, bufsz, "%s: the user lacks %s on this database "
-		    "(README, \"Choosing a store\")", mydb_server(s->db),
+		    "(docs/stores.md)", mydb_server(s->db),
 		    missing);
 		return -1;
 	}

@@ -2,11 +2,10 @@
 /*
  * oncehook: SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), the only
  * cryptography oncehook needs.  Its own, so that no process maps and
- * relocates a general library for them: a CGI request spent half its
- * time in the dynamic loader and OpenSSL's start, and each FastCGI
- * process carried 3.5 MB of libcrypto in its memory.  Plain C on
- * 32-bit words: no table indexed by data, no branch on data, so its
- * time does not depend on the key or the message (only on lengths).
+ * relocates a general library for them (docs/design/001-own-sha256.md).
+ * Plain C on 32-bit words: no table indexed by data, no branch on data,
+ * so its time does not depend on the key or the message (only on
+ * lengths).
  * Checked against the standard's and the RFC's vectors and against
  * OpenSSL on random inputs (tests/t_crypto.c).
  */

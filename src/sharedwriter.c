@@ -157,21 +157,16 @@ sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
 	 * writer's gain is one warm connection where several processes
 	 * would each re-read the pages the others wrote, and the queue it
 	 * keeps instead of the lock.  A process alone pays the hand-over
-	 * for nothing (bench/run.sh, lighttpd x1 normal new: 2,934-3,011
-	 * req/s through a writer, 4,823-5,076 without; x4: 5,415-5,712 and
-	 * 4,473-4,974), so under normal a process hands a claim over
+	 * for nothing, so under normal a process hands a claim over
 	 * when the write lock is taken as it comes to claim (the probe:
 	 * flock(2) on the database's directory, as walguard.h takes it,
 	 * tried without waiting), and then every claim for as long as the
 	 * writer's answers say another process sent it something in the
-	 * last 2 s too
-	 * (x4 normal new after jsondoc: 6,252 req/s with the probe alone,
-	 * 7,425 with every claim through the writer; x1: 6,913 and
-	 * 3,909); at quiet times no writer even starts.
+	 * last 2 s too; at quiet times no writer even starts.
 	 * Not for MariaDB/MySQL: InnoDB already commits concurrent
 	 * transactions together, and one connection would queue every
-	 * process's statements behind each other's round trips (x4: 474
-	 * req/s through a writer, 743 without).
+	 * process's statements behind each other's round trips.
+	 * Why: docs/design/015-shared-writer.md.
 	 */
 	sw->probe = -1;
 	if (!cf->group_commit || cf->my != NULL)

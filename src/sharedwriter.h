@@ -5,12 +5,12 @@
  * by name and hand it their new events (writer.h does the claiming).
  *
  * Why.  serve's workers have a supervisor that starts their writer;
- * processes lighttpd or mod_fcgid started have none, so each committed
- * its own claims: one fsync each under synchronous=FULL, and each read
- * again the pages the others wrote.  Now the first of them with a new
- * event to claim that finds no writer starts one, and all of them hand
- * it their claims; it runs every claim waiting in one transaction (one
- * savepoint each) and answers each after the COMMIT.
+ * processes lighttpd or mod_fcgid started have none, so each would
+ * commit its own claims: one fsync each under synchronous=FULL, and each
+ * would read again the pages the others wrote.  So the first of them
+ * with a new event to claim that finds no writer starts one, and all of
+ * them hand it their claims; it runs every claim waiting in one
+ * transaction (one savepoint each) and answers each after the COMMIT.
  *
  * The name.  An abstract unix socket (Linux): nothing in the file system
  * to leave behind, gone with the writer.  Its name is "oncehook-writer/"
@@ -52,7 +52,7 @@
  * would cost what it saves).  On
  * MariaDB/MySQL the server commits concurrent transactions together
  * itself, and one connection for every process would put each one's
- * round trips behind the others' (measured slower).
+ * round trips behind the others' (docs/design/015-shared-writer.md).
  *
  * Its life.  The writer is a new program (the same binary, executed
  * again with SHAREDWRITER_ARG and the bound socket as descriptor 3:

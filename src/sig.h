@@ -108,7 +108,7 @@ struct scheme {
 	 * The default of ONCEHOOK_<NAME>_PARK_AFTER: the attempt of a
 	 * failing event that parks it.  1 where the provider never retries
 	 * (GitHub) or disables a hook after a few failed events of any key
-	 * (GitLab: 4); 3 elsewhere (README: Parking).
+	 * (GitLab: 4); 3 elsewhere (docs/operations.md).
 	 */
 	int		 park_after;
 };

@@ -294,12 +294,12 @@ on_wal(void *arg, sqlite3 *db, const char *name, int frames)
  * it copies what no reader still needs, and the log starts over only
  * when a writer finds it all copied and no reader in it.  With several
  * processes looking up events all the time that is never, and the log
- * grows without end (tens of MB a minute).  Here, between requests (the
+ * grows without end.  Here, between requests (the
  * answer is out), past CKPT_FRAMES: take the write lock, so oncehook's
  * writers queue in the kernel rather than extend the log meanwhile, and
  * RESTART: copy everything, then start the log over if no reader is in
- * it.  Busy if a reader is (a lookup of some microseconds: the copy
- * stops at the oldest snapshot a reader holds) or another connection is
+ * it.  Busy if a reader is (a lookup, short: the copy stops at the
+ * oldest snapshot a reader holds) or another connection is
  * copying (store_copy()): the next call tries again, and the next
  * commit starts the log over if it finds it all copied.  Past
  * CKPT_FRAMES_LONG (busy that often) it waits for the readers, in naps
@@ -308,8 +308,8 @@ on_wal(void *arg, sqlite3 *db, const char *name, int frames)
  * writer waits behind this checkpoint.
  *
  * The copy is most of a checkpoint's cost (a read and a write of each
- * page, then an fdatasync of the database's scattered pages: some
- * milliseconds for 1,000 pages, and every claim queued behind it).  A
+ * page, then an fdatasync of the database's scattered pages, and
+ * every claim queued behind it).  A
  * writer that claims for other processes (writer.h) therefore has the
  * log copied every STORE_COPY_STEP pages (store_copy_due()) on another
  * connection, beside its commits (store_copy(): a PASSIVE checkpoint),
@@ -317,9 +317,9 @@ on_wal(void *arg, sqlite3 *db, const char *name, int frames)
  * Under load the writer
  * commits all the while, so the log is never all copied when it begins
  * a transaction and still reaches CKPT_FRAMES; its own checkpoint then
- * copies only what came since the last copy (a few hundred pages).
- * When the load pauses, a whole copy lets the next commit start the log
- * over (SQLite does, if no reader is in it).
+ * copies only what came since the last copy.  When the load pauses, a
+ * whole copy lets the next commit start the log over (SQLite does, if
+ * no reader is in it).  Why: docs/design/016-copier.md.
  */
 #define CKPT_FRAMES	1000
 #define CKPT_FRAMES_LONG 2000
@@ -1770,10 +1770,10 @@ work_failed(struct sqstore *s, long long id, const char *error,
  * The next event to run (sqs_work()).  `status <> 'processed'` is the
  * condition of the partial index events_pending: with it SQLite reads
  * only the events not processed; with `IN ('received', 'failed')`
- * alone it cannot tell the index applies, and read every event of the
- * endpoints (53 ms for 30,000 events, each second of `oncehook work`,
- * in a read transaction that kept the writer's checkpoint from
- * starting the log over).  t_store checks the plan.
+ * alone it cannot tell the index applies, and would read every event
+ * of the endpoints, each second of `oncehook work`, in a read
+ * transaction that keeps the writer's checkpoint from starting the log
+ * over.  t_store checks the plan.
  */
 const char sq_work_pick[] = "SELECT id, endpoint, key, type,"
     " payload_hash, payload, received_at, attempts FROM events"
@@ -1971,20 +1971,20 @@ void
 store_process_init(void)
 {
 	/*
-	 * A CGI request's instructions were 6 % pthread_mutex_lock() and
-	 * unlock() around SQLite's allocations and 2 % its statistics
-	 * (callgrind); one thread needs neither.  Refused (SQLITE_MISUSE)
-	 * if SQLite started already: then its defaults stay.
+	 * One thread needs neither SQLite's mutexes around its
+	 * allocations nor its memory statistics, which every request
+	 * would pay for.  Refused (SQLITE_MISUSE) if SQLite started
+	 * already: then its defaults stay.
 	 */
 	(void)sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
 	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	/*
 	 * No bulk of pages set up at a cache's first page: SQLite's
 	 * default allocates room for 20 and writes a header into each,
-	 * 20 fresh pages of memory faulted in per cache whatever is used
-	 * (37 of a CGI request's 266 page faults); each page now comes
-	 * from malloc() when it is first needed.  Before sqwal_register():
-	 * finding a VFS starts SQLite, and a start refuses this setting.
+	 * 20 fresh pages of memory faulted in per cache whatever is used;
+	 * each page comes from malloc() when it is first needed.  Before
+	 * sqwal_register(): finding a VFS starts SQLite, and a start
+	 * refuses this setting.
 	 */
 	(void)sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
 	(void)sqwal_register();		/* else SQLite's own, as it was */

@@ -3,9 +3,8 @@
  * oncehook: SQLite's log written in fewer system calls.
  *
  * SQLite writes each frame of its write-ahead log with two pwrite(2)
- * calls, the frame's 24-byte header and then its page: a new event's
- * commit of 8 pages was 16 calls, a group commit writer's batch 28
- * (strace -c), each a trip into the file system with its locks.
+ * calls, the frame's 24-byte header and then its page, each a trip into
+ * the file system with its locks (docs/design/012-sqwal-vfs.md).
  * sqwal_register() makes a VFS that wraps the system's ("unix") the
  * default: a log gathers the frames of a transaction in a buffer and
  * writes them in one call; a database file is the system's but for one
@@ -22,7 +21,7 @@
  * write that does not follow the buffered bytes.  A failed write is
  * returned by the call that found it (the commit's at the latest), so
  * SQLite rolls back; nothing of a transaction that was not committed
- * is visible to anyone, as before.
+ * is visible to anyone, as with the system's VFS.
  *
  * Only what is recognised is held: a 24-byte write at the log's end so
  * far, at a frame's place (once the page size is seen), before any sync

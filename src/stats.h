@@ -8,7 +8,7 @@
  * given, counts rows in the database; it never writes either.
  *
  * Health, per endpoint, over the last hour (the thresholds are a struct
- * stats_limits; the defaults are documented in the README):
+ * stats_limits; the defaults are documented in docs/operations.md):
  * - failing: failed (parked) or dead events stored; or a 5xx (an action failed, storage unavailable, a
  *   misconfiguration) in the last hour, and no success since;
  * - degraded: accepted (received) events due more than 10 minutes ago

@@ -148,7 +148,7 @@ status_answer(const struct conf *cf, struct store *st, const struct req *rq,
 	if (!authorized(cf->status_token, auth)) {
 		why_set(why, "status: %s", auth != NULL ? "wrong token" :
 		    "no Authorization header (does the web server pass it? "
-		    "see the README)");
+		    "see docs/operations.md)");
 		return HOOK_EAUTH;
 	}
 	if (rq->method == NULL || (strcmp(rq->method, "GET") != 0 &&

@@ -26,7 +26,7 @@
  * (kill -9), then a backup moved over the database.  No one holds the
  * old file's byte; the next connection replays that log over the backup.
  * Restoring by hand means removing DB-wal and DB-shm with the old file
- * (README, "Reliability").
+ * (docs/reliability.md, docs/design/013-walguard.md).
  */
 #ifndef ONCEHOOK_WALGUARD_H
 #define ONCEHOOK_WALGUARD_H

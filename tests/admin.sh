@@ -406,7 +406,7 @@ ok $? "stats --check with the database unreadable: exit 2, CRITICAL ($out)"
 chmod 600 "$dir/stats.db"
 ONCEHOOK_DB=$dir/hooks.db
 
-# The outbox's commands (README "Outbox"): a payment writes an order.paid
+# The outbox's commands (docs/operations.md): a payment writes an order.paid
 # row; check names the topics and their targets; deliver, list, show,
 # stats and --retry-dead as an operator uses them, with the shipped
 # e-mail target (conf-examples/outbox-mail.sh) and a fake sendmail.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Group commit for the FastCGI processes a web server started (README,
-# "Group commit"; src/sharedwriter.h), behind a real lighttpd running
+# Group commit for the FastCGI processes a web server started (docs/reliability.md,
+# docs/design/015-shared-writer.md; src/sharedwriter.h), behind a real lighttpd running
 # conf-examples/lighttpd-fastcgi.conf with 4 processes and the default
 # synchronous=full:
 #
@@ -76,8 +76,9 @@ gone() {
 }
 
 # walsize LABEL: the -wal of $db stayed bounded through the load (the
-# writer's checkpoints, the processes' copies: README, "Keeping the log
-# bounded"); without them it grows by some 24 KB an event.
+# writer's checkpoints, the processes' copies:
+# docs/design/011-checkpoint.md); without them it grows by some 24 KB an
+# event.
 walsize() {
 	_w=$(stat -c %s "$db-wal" 2>/dev/null || echo 0)
 	[ "$_w" -le $((16 * 1024 * 1024)) ]
@@ -273,7 +274,7 @@ fi
 # twice and a process once meanwhile, every answer holds.
 load_endpoint=stripe load "$tmp/load-normal-stripe.out" --kills 2 \
     --seconds 4 --stripe --every 20 --label "normal, Stripe, mostly new: "
-# A restore under normal (README, Reliability): a backup renamed over
+# A restore under normal (docs/reliability.md): a backup renamed over
 # the database while the writer runs.  Its copier had a connection of
 # its own during the load, and is asked nothing now: it lets that go
 # within a second (copier.h), as the writer and the processes let go of

@@ -520,7 +520,7 @@ else
 fi
 
 # The shipped receiver as its own script (conf-examples/outbox-receiver.php,
-# as the README shows it): a good request twice, then a forged one.
+# as docs/operations.md shows it): a good request twice, then a forged one.
 c=$(recv_url=http://127.0.0.1:$lt_port/outbox-receiver.php direct msg_shipped "$now" good)
 c="$c $(recv_url=http://127.0.0.1:$lt_port/outbox-receiver.php direct msg_shipped "$now" good)"
 c="$c $(recv_url=http://127.0.0.1:$lt_port/outbox-receiver.php direct msg_shipped_bad "$now" bad)"

@@ -197,6 +197,9 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 	    /lib/systemd/system/oncehook*.timer
 fi
 check "the man page is installed" test -r /usr/share/man/man8/oncehook.8.gz
+check "the actions file's man page is installed" \
+    test -r /usr/share/man/man5/oncehook-actions.5.gz
+check "the guides are installed" sh -c "ls /usr/share/doc/oncehook/docs/deploying.md*"
 check "the SQL is installed under /usr/share/oncehook/sql" \
     test -r /usr/share/oncehook/sql/actions/orders.sql
 # The examples: every file of conf-examples/, uncompressed, with no

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# oncehook when the database file changes under it (README, "Reliability:
+# oncehook when the database file changes under it (docs/reliability.md, "Reliability:
 # what is guaranteed and what is not").
 #
 # Part 1, behind a real lighttpd running conf-examples/lighttpd-fastcgi.conf
@@ -141,7 +141,7 @@ mv "$db.away" "$db"
 settle b1 b2 b3 b4
 check $? "renamed back: processed after the processes reopen it"
 
-# A restore as the README says to do it by file: a backup taken with
+# A restore as docs/operations.md says to do it by file: a backup taken with
 # SQLite, copied in under a new name, renamed over the database, and
 # the old -wal and -shm removed.
 as_backend sqlite3 "$db" ".backup '$d/db/backup.db'" || bail "backup"

@@ -3,7 +3,7 @@
  * oncehook tests: the documentation's variable tables against the
  * configuration table (conf_vars[] in src/conf.c).
  *
- * The README's table under "## Configuration" must list exactly the
+ * docs/configuration.md's table under "## Variables" must list exactly the
  * table's variables, each with the table's meaning and default; the man
  * page's ENVIRONMENT section must name exactly the same variables, say
  * "Required." for the required ones and "Default X." for each plain
@@ -89,18 +89,19 @@ trim(char *s)
 	memmove(s, s + i, n - i + 1);
 }
 
-/* The README's variable table. */
+/* The configuration guide's variable table. */
 static void
 test_readme(void)
 {
 	const struct conf_var	*cv;
-	char			*doc = slurp("README.md"), *p, *end, *line;
+	char			*doc = slurp("docs/configuration.md"), *p, *end,
+				*line;
 	char			 cell[3][512];
 	int			 seen[64] = { 0 }, rows = 0, i, k;
 	int			 outbox_rows = 0;
 
-	if ((p = strstr(doc, "\n## Configuration\n")) == NULL)
-		BAIL("README.md has no Configuration section");
+	if ((p = strstr(doc, "\n## Variables\n")) == NULL)
+		BAIL("docs/configuration.md has no Variables section");
 	if ((end = strstr(p + 1, "\n## ")) != NULL)
 		*end = '\0';
 	for (line = strtok(p, "\n"); line != NULL; line = strtok(NULL, "\n")) {
@@ -130,25 +131,26 @@ test_readme(void)
 			continue;
 		}
 		cv = row_of(cell[0] + 1);
-		CHECK(cv != NULL, "README: %s is a variable oncehook reads",
+		CHECK(cv != NULL, "configuration.md: %s is a variable oncehook reads",
 		    cell[0] + 1);
 		if (cv == NULL)
 			continue;
 		seen[cv - conf_vars]++;
-		CHECK(strcmp(cell[1], cv->doc) == 0, "README: %s means what "
-		    "conf.c says (README \"%s\", conf.c \"%s\")", cell[0] + 1,
+		CHECK(strcmp(cell[1], cv->doc) == 0, "configuration.md: %s "
+		    "means what conf.c says (guide \"%s\", conf.c \"%s\")",
+		    cell[0] + 1,
 		    cell[1], cv->doc);
-		CHECK(strcmp(cell[2], cv->defdoc) == 0, "README: %s defaults "
-		    "to %s as conf.c says (README %s)", cell[0] + 1,
+		CHECK(strcmp(cell[2], cv->defdoc) == 0, "configuration.md: %s "
+		    "defaults to %s as conf.c says (guide %s)", cell[0] + 1,
 		    cv->defdoc, cell[2]);
 	}
 	for (cv = conf_vars, i = 0; cv->name != NULL; cv++, i++)
-		CHECK(seen[i] == 1, "README: %s%s listed once (%d)",
+		CHECK(seen[i] == 1, "configuration.md: %s%s listed once (%d)",
 		    cv->scope == CONF_GLOBAL ? "ONCEHOOK_" : "ONCEHOOK_<NAME>_",
 		    cv->name, seen[i]);
-	CHECK(rows > 0, "README: the variable table was found (%d rows)",
+	CHECK(rows > 0, "configuration.md: the variable table was found (%d rows)",
 	    rows);
-	CHECK(outbox_rows == 2, "README: the outbox's target variables, "
+	CHECK(outbox_rows == 2, "configuration.md: the outbox's target variables, "
 	    "_COMMAND and _URL, are listed (%d)", outbox_rows);
 	free(doc);
 }

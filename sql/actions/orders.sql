@@ -28,7 +28,7 @@
 -- acknowledged, and touches no order (a Stripe account sends payment
 -- events for payments this site did not start).
 --
--- The outbox (README, "Outbox"): what the site's own code is told, after
+-- The outbox (docs/operations.md): what the site's own code is told, after
 -- the commit, by "oncehook deliver".  The first event that records an
 -- order paid writes an order.paid row, the first that records it
 -- refunded an order.refunded row, in the same transaction as the order:

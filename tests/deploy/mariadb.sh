@@ -12,7 +12,7 @@
 #                         (after saying why on stderr) if it cannot.
 #   md_sql SQL...         run SQL as the server's root over the socket
 #   md_user DB USER PASSWORD   a database and a user with the privileges
-#                         oncehook needs on it (README, "Choosing a store")
+#                         oncehook needs on it (docs/stores.md)
 #   md_stop               SIGTERM, wait for the PID, SIGKILL after 30 s
 #   md_kill               SIGKILL (a crash), no wait for a clean stop
 #   md_test_env NAME      for a test program: start a server in a new

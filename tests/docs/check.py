@@ -2,10 +2,17 @@
 """The documentation against the binary's own tables (TAP).
 
 check.py ONCEHOOK_BIN TOP_SRCDIR
+
+Also every code block and link of the documents (blocks.py says how), and
+README.md kept a door: at most 300 lines.
 """
+import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import blocks  # noqa: E402
 
 n = 0
 failed = 0
@@ -80,19 +87,59 @@ def help_synopsis(text):
 
 
 def layout(top):
-    """README's source layout names every file in src/, and no other."""
+    """docs/hacking.md's source layout names every file in src/, and no
+    other."""
     import glob
-    import os
-    readme = open(f"{top}/README.md", encoding="utf-8").read()
+    doc = "docs/hacking.md"
+    if not os.path.exists(f"{top}/{doc}"):
+        doc = "README.md"
+    readme = open(f"{top}/{doc}", encoding="utf-8").read()
     sec = readme.split("\n## Source code layout\n", 1)[1].split("\n## ")[0]
     named = set(re.findall(r"`(src/[A-Za-z0-9_.]+)`", sec))
     files = {"src/" + os.path.basename(f)
              for f in glob.glob(f"{top}/src/*.[ch]")}
-    check(not files - named, "README's source layout names every file in "
+    check(not files - named, f"{doc}'s source layout names every file in "
           "src/", "missing: %s" % sorted(files - named))
     extra = {f for f in named - files if f != "src/migrations.c"}
-    check(not extra, "README's source layout names no file that is not in "
+    check(not extra, f"{doc}'s source layout names no file that is not in "
           "src/", "not there: %s" % sorted(extra))
+
+
+def documents(binary, top, helpcmds):
+    """Every code block and every link of the documents."""
+    ctx = {"binary": binary, "top": top, "helpcmds": helpcmds,
+           "vars": blocks.Vars(top), "corpus": blocks.Corpus(top)}
+    cache = {}
+    for doc in blocks.documents(top):
+        text = open(f"{top}/{doc}", encoding="utf-8").read()
+        bs = blocks.md_blocks(text)
+        bad = []
+        for line, tag, body in bs:
+            for why in blocks.check_block(tag, body, ctx):
+                bad.append(f"{doc}:{line}: ```{tag}: {why}")
+        check(not bad, f"{doc}: each of its {len(bs)} code blocks passes "
+              "its check", "\n".join(bad))
+        ls = blocks.links(text)
+        bad = [f"{doc}: {why}" for why in
+               (blocks.check_link(doc, tg, top, cache) for tg in ls) if why]
+        check(not bad, f"{doc}: each of its {len(ls)} links resolves",
+              "\n".join(bad))
+    for page in blocks.man_pages(top):
+        text = open(f"{top}/{page}", encoding="utf-8").read()
+        bs = blocks.man_blocks(text)
+        bad = []
+        for line, tag, body in bs:
+            for why in blocks.check_block(tag, body, ctx):
+                bad.append(f"{page}:{line}: literal block ({tag}): {why}")
+        check(not bad, f"{page}: each of its {len(bs)} literal blocks "
+              "passes its check", "\n".join(bad))
+        refs = re.findall(r"^\.Xr (oncehook[\w-]*) (\d)", text, re.M)
+        bad = [f"{n}({s})" for n, s in refs
+               if not os.path.exists(f"{top}/man/{n}.{s}")]
+        check(not bad, f"{page}: the oncehook pages it names exist",
+              "missing: " + ", ".join(bad))
+    n = sum(1 for _ in open(f"{top}/README.md", encoding="utf-8"))
+    check(n <= 300, f"README.md is a door: {n} lines (at most 300)")
 
 
 def main():
@@ -110,6 +157,7 @@ def main():
         check(h[name] == m[name], f"{name}: same arguments in --help "
               "and the man page", f"--help: {h[name]!r}\nman:    {m[name]!r}")
     layout(top)
+    documents(binary, top, set(h))
     print(f"1..{n}")
     return 1 if failed else 0
 

@@ -1050,7 +1050,7 @@ class Suite:
         bytes replayed under a new, unsigned key header are a duplicate,
         never a new event.  (The same bytes under another event type
         are another event: Shopify sends one order body under several
-        topics; see the README.)"""
+        topics; see docs/operations.md.)"""
         t.must(ep.name in self.first, "needs the first delivery")
         key, typ, body, h = self.first[ep.name]
         before = self.totals()

@@ -17,7 +17,7 @@
 // timestamp tolerance), parse the JSON, answer a known event from a
 // read; otherwise, in one BEGIN IMMEDIATE transaction, claim the event
 // id in events and insert the order row with orders.sql's statement.
-// Differences (README, "Measuring"): the payload hash is the SHA-256 of
+// Differences (bench/README.md): the payload hash is the SHA-256 of
 // the body as received; no log line per request; better-sqlite3 brings
 // its own SQLite, compiled with its own options.
 

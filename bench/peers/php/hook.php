@@ -13,7 +13,7 @@
 // known event from a read; otherwise, in one BEGIN IMMEDIATE
 // transaction, claim the event id in events (UNIQUE (endpoint, key)) and
 // insert the order row with orders.sql's statement; the same answers.
-// Differences from oncehook (README, "Measuring"): the payload hash is the
+// Differences from oncehook (bench/README.md): the payload hash is the
 // SHA-256 of the body as received (oncehook hashes canonical JSON), no
 // log line per request, statements are prepared on every request (PHP
 // keeps the connection, not its statements).

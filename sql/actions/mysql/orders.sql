@@ -35,7 +35,7 @@
 -- (STRICT_ALL_TABLES) it would fail the event on every retry, and
 -- without it be cut short into another order's id.
 --
--- The outbox (README, "Outbox"): what the site's own code is told, after
+-- The outbox (docs/operations.md): what the site's own code is told, after
 -- the commit, by "oncehook deliver".  The first event that records an
 -- order paid writes an order.paid row, the first that records it
 -- refunded an order.refunded row, in the same transaction as the order:

@@ -48,7 +48,7 @@
 -- until it expires).  It does not compare the amount with the order's
 -- total (Stripe's amounts are in the smallest unit, 0 decimals for
 -- some currencies): a site that must adds the condition to the WHEREs.
--- What the site's code is told is the outbox (README, "Outbox"):
+-- What the site's code is told is the outbox (docs/operations.md):
 -- order.paid and order.refunded rows, written in the same transaction,
 -- each only by the event that changes the order's status, delivered
 -- after the commit by "oncehook deliver" (e.g. to a small endpoint that
