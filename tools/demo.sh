@@ -47,7 +47,12 @@ set +a
 stripe_secret=$LH_STRIPE_SECRET
 shop_secret=$LH_SHOP_SECRET
 "$prefix/bin/oncehook" init
-"$prefix/bin/oncehook" check | sed 's/^/   /'
+# check's verdict: its full report (every endpoint of the example) is in
+# $run/check.out; the warnings on its standard error are shown.
+"$prefix/bin/oncehook" check >"$run/check.out" 2>"$run/check.err" ||
+    { cat "$run/check.out" "$run/check.err"; exit 1; }
+echo "== oncehook check: $(grep -c '^endpoint' "$run/check.out" || true) endpoints, $(tail -n 1 "$run/check.out") (the report: $run/check.out)"
+sed 's/^/   /' "$run/check.err"
 
 lh_start "$run"
 pid=$LH_PID
@@ -86,11 +91,11 @@ stripe() {
 }
 
 pay='{"eventId":"evt_pay_42","type":"payment.success","metadata":{"orderId":"42"},"transaction":{"id":"tx_42","amount":49.99,"currency":"EUR"},"customer":{"customerEmail":"ada@example.com"}}'
-echo; echo "-- 1. payment for order 42"
+echo; echo "-- 1. shop (hmac-sha256): a payment for order 42"
 shop "$pay"
-echo "-- 2. the provider retries it"
+echo "-- 2. shop: the provider retries it"
 shop "$pay"
-echo "-- 3. ten concurrent copies of a payment for order 7"
+echo "-- 3. shop: ten concurrent copies of a payment for order 7"
 pay7='{"eventId":"evt_pay_7","type":"payment.success","metadata":{"orderId":"7"},"transaction":{"id":"tx_7","amount":12,"currency":"EUR"}}'
 copies=()
 for i in $(seq 10); do
@@ -102,15 +107,15 @@ cat "$run"/c.* | grep -o '"status":"[a-z_]*"' | sort | uniq -c
 echo "-- 4. Stripe: the refund of order 43 arrives before its payment"
 stripe '{"id":"evt_ref_43","type":"charge.refunded","data":{"object":{"id":"ch_43","metadata":{"order_id":"43"}}}}'
 stripe '{"id":"evt_pi_43","type":"payment_intent.succeeded","data":{"object":{"id":"pi_43","amount":2500,"currency":"usd","metadata":{"order_id":"43"}}}}'
-echo "-- 5. a forged delivery (wrong secret)"
+echo "-- 5. shop: a forged delivery (wrong secret)"
 shop '{"eventId":"evt_forged","type":"payment.refunded","metadata":{"orderId":"42"}}' not-the-secret
-echo "-- 6. the same key with another payload"
+echo "-- 6. shop: the same key with another payload"
 shop '{"eventId":"evt_pay_42","type":"payment.success","metadata":{"orderId":"42"},"transaction":{"amount":0.01}}'
 
 echo; echo "== events"
 sqlite3 -header -column "$ONCEHOOK_DB" \
     "SELECT endpoint, key, type, status FROM events ORDER BY id"
-echo; echo "== orders"
+echo; echo "== orders (Stripe's amounts are in cents, as sent)"
 sqlite3 -header -column "$ONCEHOOK_DB" \
     "SELECT id, status, amount, currency, payment_id FROM orders ORDER BY id"
 echo; echo "== outbox: what orders.sql wrote for the site's own code"
@@ -124,7 +129,7 @@ printf '%s %s %s\n' "$ONCEHOOK_OUTBOX_ID" "$ONCEHOOK_OUTBOX_TOPIC" "$(cat)" \
     >>"$(dirname "$0")/outbox-notes"
 SH
 chmod 755 "$run/outbox-note.sh"
-echo; echo "-- 7. oncehook deliver --once, each topic to that command"
+echo; echo "-- 7. oncehook deliver --once, each topic to a command ($run/outbox-note.sh) that notes it"
 ONCEHOOK_OUTBOX_ORDER_PAID_COMMAND=$run/outbox-note.sh \
     ONCEHOOK_OUTBOX_ORDER_REFUNDED_COMMAND=$run/outbox-note.sh \
     "$prefix/bin/oncehook" deliver --once 2>&1 | sed 's/^/   /'
