@@ -371,16 +371,20 @@ def slug(heading, seen):
     return s if n == 0 else f"{s}-{n}"
 
 
-def anchors(text):
-    seen = {}
-    out = set()
+def prose(text):
+    """The lines of a Markdown text outside its fenced blocks."""
     infence = False
     for ln in text.split("\n"):
         if re.match(r"^\s*(```|~~~)", ln):
             infence = not infence
-            continue
-        if infence:
-            continue
+        elif not infence:
+            yield ln
+
+
+def anchors(text):
+    seen = {}
+    out = set()
+    for ln in prose(text):
         m = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", ln)
         if m:
             out.add(slug(m.group(1), seen))
@@ -390,13 +394,7 @@ def anchors(text):
 def links(text):
     """(target) of each inline link outside code blocks and spans."""
     out = []
-    infence = False
-    for ln in text.split("\n"):
-        if re.match(r"^\s*(```|~~~)", ln):
-            infence = not infence
-            continue
-        if infence:
-            continue
+    for ln in prose(text):
         ln = re.sub(r"`[^`]*`", "", ln)
         for m in re.finditer(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)", ln):
             out.append(m.group(1))

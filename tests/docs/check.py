@@ -110,15 +110,17 @@ def documents(binary, top, helpcmds):
     ctx = {"binary": binary, "top": top, "helpcmds": helpcmds,
            "vars": blocks.Vars(top), "corpus": blocks.Corpus(top)}
     cache = {}
+
+    def each_block(name, bs, kind):
+        bad = [f"{name}:{line}: {kind} ({tag}): {why}"
+               for line, tag, body in bs
+               for why in blocks.check_block(tag, body, ctx)]
+        check(not bad, f"{name}: each of its {len(bs)} {kind}s passes its "
+              "check", "\n".join(bad))
+
     for doc in blocks.documents(top):
         text = open(f"{top}/{doc}", encoding="utf-8").read()
-        bs = blocks.md_blocks(text)
-        bad = []
-        for line, tag, body in bs:
-            for why in blocks.check_block(tag, body, ctx):
-                bad.append(f"{doc}:{line}: ```{tag}: {why}")
-        check(not bad, f"{doc}: each of its {len(bs)} code blocks passes "
-              "its check", "\n".join(bad))
+        each_block(doc, blocks.md_blocks(text), "code block")
         ls = blocks.links(text)
         bad = [f"{doc}: {why}" for why in
                (blocks.check_link(doc, tg, top, cache) for tg in ls) if why]
@@ -126,13 +128,7 @@ def documents(binary, top, helpcmds):
               "\n".join(bad))
     for page in blocks.man_pages(top):
         text = open(f"{top}/{page}", encoding="utf-8").read()
-        bs = blocks.man_blocks(text)
-        bad = []
-        for line, tag, body in bs:
-            for why in blocks.check_block(tag, body, ctx):
-                bad.append(f"{page}:{line}: literal block ({tag}): {why}")
-        check(not bad, f"{page}: each of its {len(bs)} literal blocks "
-              "passes its check", "\n".join(bad))
+        each_block(page, blocks.man_blocks(text), "literal block")
         refs = re.findall(r"^\.Xr (oncehook[\w-]*) (\d)", text, re.M)
         bad = [f"{n}({s})" for n, s in refs
                if not os.path.exists(f"{top}/man/{n}.{s}")]
