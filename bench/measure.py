@@ -64,7 +64,7 @@ def proc_stat(pid):
 
 
 # The database of the row under load: a group commit writer that FastCGI
-# processes started (src/sharedwriter.h) is nobody's child but init's,
+# processes started (src/writer/shared.h) is nobody's child but init's,
 # so it is found by its ONCEHOOK_DB and counted with the server.
 ADOPT_DB = None
 

@@ -312,7 +312,7 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 		[ "${6:-}" != mariadb ] || srv_db=mysql:$MD_SOCK:bench
 		# What the row's configuration says of the FastCGI processes'
 		# shared writer, for writer_check: under full it starts at the
-		# first new event (src/sharedwriter.h); with
+		# first new event (src/writer/shared.h); with
 		# ONCEHOOK_GROUP_COMMIT=off never.
 		[ "$1" = fastcgi ] && case ${6:-}.$4 in
 		nogroup.*) srv_writer=no ;;

@@ -25,11 +25,11 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "counters.h"
-#include "crypto.h"
-#include "envindex.h"
-#include "log.h"
-#include "sig.h"
+#include "observe/counters.h"
+#include "lib/crypto.h"
+#include "lib/envindex.h"
+#include "lib/log.h"
+#include "pipeline/sig.h"
 
 #ifndef ONCEHOOK_SQLDIR
 #define ONCEHOOK_SQLDIR	"/usr/local/share/oncehook/sql"

@@ -70,7 +70,7 @@ struct conf_endpoint {
 };
 
 /* ONCEHOOK_DB=mysql://user@host[:port]/database[?socket=/path]: the
- * MariaDB/MySQL store (store.h).  No password: DB_PASSWORD_FILE. */
+ * MariaDB/MySQL store (store/store.h).  No password: DB_PASSWORD_FILE. */
 struct conf_mysql {
 	char			*user;
 	char			*host;		/* "localhost" with a socket */
@@ -95,7 +95,7 @@ struct conf {
 	long long		 busy_ms;
 	char			*status_token;	/* NULL if off */
 	int			 status_placeholder; /* the example's, ignored */
-	int			 counters;	/* count requests (counters.h) */
+	int			 counters;	/* count requests (observe/counters.h) */
 	struct secret		 outbox_secret;	/* signs URL targets' POSTs */
 	long long		 outbox_timeout; /* seconds per delivery */
 	long long		 outbox_backoff; /* seconds to the 1st retry */

@@ -4,7 +4,7 @@
  *
  * This header knows no library.  It names the outcome of every stage
  * (enum hook_err), the request as the front hands it over (struct req)
- * and the response the pipeline hands back (struct resp).  resp.c is the
+ * and the response the pipeline hands back (struct resp).  front/resp.c is the
  * only place that turns an outcome into HTTP.
  *
  * Ownership: functions never take ownership of their arguments.
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The outcome of one stage; resp.c maps each to a status and a body. */
+/* The outcome of one stage; front/resp.c maps each to a status and a body. */
 enum hook_err {
 	HOOK_OK = 0,		/* new event claimed and committed */
 	HOOK_DUP,		/* known event, same payload: replay */
@@ -90,8 +90,8 @@ struct req {
 
 /*
  * Why a request ended as it did: one trace per request, written by the
- * stage that ended it (why_set(), why_client() in log.h), read by the
- * request's one log line and, where the outcome's row in resp.c lets
+ * stage that ended it (why_set(), why_client() in lib/log.h), read by the
+ * request's one log line and, where the outcome's row in front/resp.c lets
  * the sender see it, by the response.
  */
 struct why {

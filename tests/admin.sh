@@ -546,7 +546,7 @@ if command -v readelf >/dev/null 2>&1; then
 	esac
 	ok $? "--version: SQLite, jansson and libfcgi linked in or shared, as the binary is ($libs of them loaded)"
 	# Linked in, SQLite's math functions open libm at their first call
-	# (src/lazymath.c): the program does not load it at its start.
+	# (src/store/sqlite/libm.c): the program does not load it at its start.
 	libm=$(readelf -d "$ONCEHOOK_BIN" | grep -c 'NEEDED.*libm\.so')
 	case $ver in
 	*"linked in"*)

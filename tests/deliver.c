@@ -14,12 +14,12 @@
 #include <sqlite3.h>
 
 #include "conf.h"
-#include "crypto.h"
+#include "lib/crypto.h"
 #include "deliver.h"
 #include "faultvfs.h"
 #include "hook.h"
-#include "pipeline.h"
-#include "sqwal.h"
+#include "pipeline/pipeline.h"
+#include "store/sqlite/vfs.h"
 #include "testlib.h"
 
 #define SECRET	"generic-fault-test-secret"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Group commit for the FastCGI processes a web server started (docs/reliability.md,
-# docs/design/015-shared-writer.md; src/sharedwriter.h), behind a real lighttpd running
+# docs/design/015-shared-writer.md; src/writer/shared.h), behind a real lighttpd running
 # conf-examples/lighttpd-fastcgi.conf with 4 processes and the default
 # synchronous=full:
 #
@@ -10,7 +10,7 @@
 #   database with its order, none answered 200 is missing, a retry of
 #   each is 200, and in the end one row and one order per event; then
 #   the same with mostly new Stripe events (runs of them straight to
-#   the writer, without a lookup: src/pipeline.h; the writer's last line
+#   the writer, without a lookup: src/pipeline/pipeline.h; the writer's last line
 #   counts the retries among them it answered);
 # - the writer batched (its last line says the largest batch) and ends
 #   by itself once lighttpd stopped its processes;
@@ -110,7 +110,7 @@ load() {
 # straight LOG LABEL: the writer that took the most claims in LOG (its
 # last line) found the key stored in at least 1 % of them and 10: the
 # retries that came in runs of new events, sent to it without a lookup
-# (src/pipeline.h; measured 528-545 of 12,000-13,000; without straight
+# (src/pipeline/pipeline.h; measured 528-545 of 12,000-13,000; without straight
 # claims, races only: 1-8).
 straight() {
 	_l=$(sed -n 's/.* writer: \([0-9]*\) claims in .*; \([0-9]*\) found their key stored$/\1 \2/p' \
@@ -135,7 +135,7 @@ lt_start "$d" fastcgi || bail "lighttpd did not start"
 load "$tmp/load.out"
 walsize "full, under load"
 # Mostly new events to Stripe's endpoint (no replay guard): runs of them
-# go straight to the writer without a lookup (src/pipeline.h), a retry
+# go straight to the writer without a lookup (src/pipeline/pipeline.h), a retry
 # among them waits for its batch's fsync; the writer killed twice and a
 # process once meanwhile, every answer holds.
 load_endpoint=stripe load "$tmp/load-stripe.out" --kills 2 --seconds 4 \
@@ -269,7 +269,7 @@ else
 	check 1 "normal, after the load: one writer running (pids: $w)"
 fi
 # Mostly new events to Stripe's endpoint (no replay guard): runs of them
-# go straight to the writer without a lookup (src/pipeline.h), and the
+# go straight to the writer without a lookup (src/pipeline/pipeline.h), and the
 # retries among them are answered by the writer; the writer killed
 # twice and a process once meanwhile, every answer holds.
 load_endpoint=stripe load "$tmp/load-normal-stripe.out" --kills 2 \
@@ -277,10 +277,10 @@ load_endpoint=stripe load "$tmp/load-normal-stripe.out" --kills 2 \
 # A restore under normal (docs/reliability.md): a backup renamed over
 # the database while the writer runs.  Its copier had a connection of
 # its own during the load, and is asked nothing now: it lets that go
-# within a second (copier.h), as the writer and the processes let go of
+# within a second (store/sqlite/copier.h), as the writer and the processes let go of
 # theirs, so within a few seconds every delivery is processed in the
 # new file.  (A copier that kept its connection would hold the old
-# file's byte, walguard.h, and every new connection would meet 503.)
+# file's byte, store/sqlite/walguard.h, and every new connection would meet 503.)
 as_backend sqlite3 "$db" ".backup '$db.backup'" || bail "backup"
 as_backend cp "$db.backup" "$db.restore" || bail "cp backup"
 mv "$db.restore" "$db"
@@ -301,7 +301,7 @@ rows=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE key LIKE 'nrm-r%'")
 [ -z "$bad" ] && [ "$rows" = 5 ]
 check $? "normal, restored under the writer and its copier: each delivery processed in the new file within 8 s (${bad:-all 200}; $rows rows)"
 
-# The writer under normal has its copier (a thread, copier.h): what
+# The writer under normal has its copier (a thread, store/sqlite/copier.h): what
 # the sanitizers say of it is in the log once the writer has ended.
 lt_stop
 gone "$db"

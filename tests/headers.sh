@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Every header in src/ compiles on its own, included first, with the
+# Every header under src/ compiles on its own, included first, with the
 # build's flags (warnings as errors where the build has them): a header
 # is a contract and says what it needs.  TAP.
 : "${top_srcdir:?top_srcdir is not set}"
@@ -8,9 +8,9 @@
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/oncehook-headers.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
-for h in "$top_srcdir"/src/*.h; do
+for h in $(cd "$top_srcdir/src" && find . -name '*.h' | sed 's|^\./||' | sort); do
 	n=$((n + 1))
-	name=${h##*/}
+	name=$h
 	printf '#include "%s"\n' "$name" >"$tmp/t.c"
 	# shellcheck disable=SC2086
 	if out=$($CC $HEADER_CFLAGS -fsyntax-only "$tmp/t.c" 2>&1); then

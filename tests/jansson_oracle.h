@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: jansson as the oracle of jsondoc (tests/t_jsondoc.c,
- * tests/fuzz/fuzz_jsondoc.c): event.c's reading before jsondoc, its
+ * tests/fuzz/fuzz_jsondoc.c): pipeline/event.c's reading before jsondoc, its
  * normalisation of whole reals and the nesting depth of a value.
  */
 #ifndef ONCEHOOK_JANSSON_ORACLE_H

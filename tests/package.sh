@@ -120,6 +120,9 @@ then
 	tap ok "dpkg-buildpackage -us -uc -b builds from a clean copy of HEAD"
 else
 	tap not-ok "dpkg-buildpackage -us -uc -b builds from a clean copy of HEAD"
+	# The failing checks of its make check first, then the log's end.
+	grep -E '^(FAIL|ERROR|not ok)' "$work/build.log" | head -20 |
+	    sed 's/^/# /'
 	tail -n 40 "$work/build.log" | sed 's/^/# /'
 	done_
 fi

@@ -155,7 +155,7 @@ check $? "replaced by a restored backup: processed in the new file"
 
 # Again, with both processes holding the old file, and no request
 # meanwhile.  Neither may open the restored file while the other still
-# holds the old one (walguard.h); an idle process looks once a second,
+# holds the old one (store/sqlite/walguard.h); an idle process looks once a second,
 # lets go, and closes without a checkpoint, leaving the -wal and -shm at
 # the path, which are now the new file's, alone.  So after a few quiet
 # seconds both have let go by themselves (two log lines) and the first

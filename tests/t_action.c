@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: actions (src/action.c).
+ * oncehook tests: actions (src/store/sqlite/actions.c).
  *
  * The "-- on:" line: bare types as before, quoted types holding spaces
  * (GitLab's "Push Hook"), commas, and every malformed line reported as
@@ -26,12 +26,12 @@
 
 #include <sqlite3.h>
 
-#include "action.h"
-#include "actfile.h"
+#include "store/sqlite/actions.h"
+#include "store/actfile.h"
 #include "conf.h"
-#include "event.h"
+#include "pipeline/event.h"
 #include "hook.h"
-#include "sig.h"
+#include "pipeline/sig.h"
 #include "tap.h"
 
 #define SETUP	"CREATE TABLE IF NOT EXISTS ran (type TEXT, section);\n"
@@ -459,7 +459,7 @@ test_lazy(void)
 
 /*
  * SQLite's math functions in an action, each once: where sqlite3 is
- * linked in they are src/lazymath.c's, which opens libm at the first of
+ * linked in they are src/store/sqlite/libm.c's, which opens libm at the first of
  * them (tests/admin.sh: the program does not load it at its start).
  * Values other than 0 and 1, so that two functions swapped would show.
  */

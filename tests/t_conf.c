@@ -20,11 +20,11 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "envindex.h"
-#include "log.h"
-#include "route.h"
-#include "sig.h"
-#include "req.h"
+#include "lib/envindex.h"
+#include "lib/log.h"
+#include "pipeline/route.h"
+#include "pipeline/sig.h"
+#include "front/req.h"
 #include "testlib.h"
 #include "tap.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t_counters: the counters file (counters.h) and the health it feeds
- * (stats.h).  Many processes at once, windows of minutes and hours, a
+ * t_counters: the counters file (observe/counters.h) and the health it feeds
+ * (observe/stats.h).  Many processes at once, windows of minutes and hours, a
  * missing, corrupt, truncated or unwritable file, and the health rules
  * with their thresholds.
  */
@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "counters.h"
-#include "front.h"
-#include "log.h"
-#include "stats.h"
+#include "observe/counters.h"
+#include "front/front.h"
+#include "lib/log.h"
+#include "observe/stats.h"
 #include "tap.h"
 #include "testlib.h"
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: the OpenSSL room (src/crypto.c).
+ * oncehook tests: the OpenSSL room (src/lib/crypto.c).
  *
  * HMAC-SHA256 against the RFC 4231 vectors, over one piece and over
  * several; SHA-256 against FIPS 180-2; the hex and base64 codecs both
  * ways, including what they must refuse; constant-time equality.  The
  * expected values are the published ones, decoded here by a helper that
- * shares no code with crypto.c.
+ * shares no code with lib/crypto.c.
  */
 #include "config.h"
 
@@ -17,8 +17,8 @@
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
 
-#include "crypto.h"
-#include "sha256.h"
+#include "lib/crypto.h"
+#include "lib/sha256.h"
 #include "tap.h"
 
 /*
@@ -410,7 +410,7 @@ test_wipe(void)
 }
 
 /*
- * oncehook's SHA-256, HMAC and base64 are its own (sha256.h): real
+ * oncehook's SHA-256, HMAC and base64 are its own (lib/sha256.h): real
  * OpenSSL is the reference here, on every length around the block and
  * padding boundaries, random bytes, random keys (short, a block, longer
  * than a block) and messages split into random pieces.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: event extraction (src/event.c).
+ * oncehook tests: event extraction (src/pipeline/event.c).
  *
  * Canonical JSON and its hash, the idempotency key from headers, JSON
  * pointers and the hash in the configured order, the event type, and
@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "conf.h"
-#include "crypto.h"
-#include "event.h"
-#include "jsonpeek.h"
+#include "lib/crypto.h"
+#include "pipeline/event.h"
+#include "lib/jsonpeek.h"
 #include "hook.h"
 #include "tap.h"
 #include "testlib.h"

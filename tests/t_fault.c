@@ -38,9 +38,9 @@
 #include "deliver.h"
 #include "faultvfs.h"
 #include "hook.h"
-#include "pipeline.h"
-#include "resp.h"
-#include "store.h"
+#include "pipeline/pipeline.h"
+#include "front/resp.h"
+#include "store/store.h"
 #include "tap.h"
 
 #define NOW		((time_t)1700000000)

@@ -4,7 +4,7 @@
  * canonical hash stored so far.  For each text, jansson's json_loadb()
  * (JSON_REJECT_DUPLICATES) and jsondoc_read() must both take it or both
  * refuse it; when taken, the canonical forms (jansson's dump after
- * event.c's former normalisation of whole reals) must be the same
+ * pipeline/event.c's former normalisation of whole reals) must be the same
  * bytes, the nesting depth the same, and JSON pointers into the text
  * must find the same value.  The texts: a list of hard cases, then
  * TEXTS generated ones (every kind of value, escapes, surrogates,
@@ -26,7 +26,7 @@
 #include <jansson.h>
 
 #include "jansson_oracle.h"
-#include "jsondoc.h"
+#include "lib/jsondoc.h"
 #include "tap.h"
 
 static json_t *
@@ -407,7 +407,7 @@ compare(const char *text, size_t sz, int any, int pointers)
 		return 1;
 	}
 	ntaken++;
-	normalize(j);	/* event.c did, before any lookup */
+	normalize(j);	/* pipeline/event.c did, before any lookup */
 	if (depth(j) != jsondoc_depth(d)) {
 		differ("depth", text, sz);
 		ok = 0;
@@ -513,7 +513,7 @@ hard_cases(void)
 	    "literal is lost in jansson's reading)");
 }
 
-/* Nesting at and around jansson's limit, and event.c's. */
+/* Nesting at and around jansson's limit, and pipeline/event.c's. */
 static void
 deep(void)
 {

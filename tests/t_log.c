@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t_log: logging (src/log.c).  Values from requests reach the log only
+ * t_log: logging (src/lib/log.c).  Values from requests reach the log only
  * through log_escape(), which must neutralise quotes, backslashes and
  * control bytes (no forged log lines) and truncate visibly; every line
  * is written whole, with the level, and levels above the threshold are
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "lib/log.h"
 #include "tap.h"
 
 static void

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: an actions file's statements for MariaDB/MySQL
- * (src/myparse.c), without a server.
+ * (src/store/mysql/rewrite.c), without a server.
  *
  * Named parameters become ?s, recorded in the order they appear;
  * strings, comments and quoted names hide what is in them (:key, ;,
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "myparse.h"
+#include "store/mysql/rewrite.h"
 #include "tap.h"
 
 #define PREFIX	"oncehook_"

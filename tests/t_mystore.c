@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: the MariaDB/MySQL store (src/mystore.c, myaction.c,
- * mydb.c) on a real server, against store.h's contract: claims,
+ * oncehook tests: the MariaDB/MySQL store (src/store/mysql/engine.c, store/mysql/actions.c,
+ * store/mysql/conn.c) on a real server, against store/store.h's contract: claims,
  * duplicates and conflicts; the lost race and the replay guard's race
  * between processes; a batch whose middle claim fails; a failing action
  * parked and replayed; deferred work; the outbox's lease; the actions'
@@ -25,12 +25,12 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "crypto.h"
-#include "event.h"
+#include "lib/crypto.h"
+#include "pipeline/event.h"
 #include "hook.h"
-#include "mydb.h"
-#include "outbox.h"
-#include "store.h"
+#include "store/mysql/conn.h"
+#include "store/outbox.h"
+#include "store/store.h"
 #include "tap.h"
 #include "testlib.h"
 #include "testev.h"

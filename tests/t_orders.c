@@ -33,10 +33,10 @@
 #include <sqlite3.h>
 
 #include "conf.h"
-#include "event.h"
+#include "pipeline/event.h"
 #include "hook.h"
-#include "mydb.h"
-#include "store.h"
+#include "store/mysql/conn.h"
+#include "store/store.h"
 #include "tap.h"
 #include "testlib.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: the outbox (SPEC section 13; src/sqoutbox.c, the guard in
- * src/action.c, src/sendcmd.c, the signature of src/sendhttp.c).
+ * oncehook tests: the outbox (SPEC section 13; src/store/sqlite/outbox.c, the guard in
+ * src/store/sqlite/actions.c, src/outbox/sendcmd.c, the signature of src/outbox/sendhttp.c).
  *
  * What an action may write and what it may not; a row commits with its
  * event or not at all (a rolled-back action, a parked event, a replay,
@@ -28,17 +28,17 @@
 #include <sqlite3.h>
 
 #include "conf.h"
-#include "crypto.h"
-#include "event.h"
+#include "lib/crypto.h"
+#include "pipeline/event.h"
 #include "hook.h"
-#include "outbox.h"
-#include "send.h"
-#include "stats.h"
-#include "store.h"
+#include "store/outbox.h"
+#include "outbox/send.h"
+#include "observe/stats.h"
+#include "store/store.h"
 #include "tap.h"
 #include "testlib.h"
 #include "testev.h"
-#include "vectors.h"
+#include "pipeline/vectors.h"
 
 static char	 dir[64];
 
@@ -118,7 +118,7 @@ claim(struct store *st, const char *key, const char *type, char *why,
 	char			 payload[128];
 
 	/* A payload of its own: hmac-sha256 signs no time, so one payload
-	 * under two keys is a replay (store.h, rule 2). */
+	 * under two keys is a replay (store/store.h, rule 2). */
 	snprintf(payload, sizeof(payload), "{\"v\":\"%.64s\"}", key);
 	mkev(&ev, key, type, payload);
 	memset(&c, 0, sizeof(c));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: the request pipeline (src/pipeline.c).
+ * oncehook tests: the request pipeline (src/pipeline/pipeline.c).
  *
  * Requests are struct req values whose body comes from an in-memory
  * reader that counts its calls and the bytes it handed out, so the tests
@@ -27,17 +27,17 @@
 #include <sqlite3.h>
 
 #include "conf.h"
-#include "crypto.h"
-#include "event.h"
+#include "lib/crypto.h"
+#include "pipeline/event.h"
 #include "hook.h"
-#include "jsondoc.h"
-#include "pipeline.h"
-#include "resp.h"
-#include "sharedwriter.h"
-#include "store.h"
+#include "lib/jsondoc.h"
+#include "pipeline/pipeline.h"
+#include "front/resp.h"
+#include "writer/shared.h"
+#include "store/store.h"
 #include "tap.h"
 #include "testlib.h"
-#include "writer.h"
+#include "writer/writer.h"
 
 #define NOW		((time_t)1700000000)
 #define MAXBODY		4096
@@ -335,7 +335,7 @@ test_delivery(struct pipeline *p, sqlite3 *q)
  */
 /*
  * Reads of a body by jsondoc, counted: the test is linked with
- * -Wl,--wrap=jsondoc_read (Makefile.am), so event.c's calls come here.
+ * -Wl,--wrap=jsondoc_read (Makefile.am), so pipeline/event.c's calls come here.
  */
 static size_t	jsondoc_reads;
 
@@ -502,9 +502,9 @@ writer_says(struct writer_link *l, const char *key)
 
 /*
  * The writer's answers count the peers that sent it something in the
- * last 2 s (writer.h): two workers claiming, then one alone after a
+ * last 2 s (writer/writer.h): two workers claiming, then one alone after a
  * quiet spell.  Under normal, a FastCGI process hands every claim over
- * only while that count is 2 or more (sharedwriter.c).
+ * only while that count is 2 or more (writer/shared.c).
  */
 static void
 test_writer_peers(const struct conf *cf)
@@ -573,7 +573,7 @@ wal_index(uint32_t *mx, uint32_t *backfill)
 
 /*
  * How many descriptors process pid has open on the database's directory
- * (a connection's walguard, walguard.h: its lock on the file's byte)
+ * (a connection's walguard, store/sqlite/walguard.h: its lock on the file's byte)
  * and its -wal: one each per connection.  (SQLite keeps the database
  * file's own open while another connection of the process has it
  * locked.)
@@ -626,7 +626,7 @@ count_like(sqlite3 *db, const char *sql, const char *arg)
  * asked copies it after its answer (pipeline_after(): store_copy());
  * here, one event at a time and no reader in the log, a whole copy lets
  * SQLite start the log over at the writer's next commit.  Under
- * `normal` its copier does (copier.h), a thread beside it: no process
+ * `normal` its copier does (store/sqlite/copier.h), a thread beside it: no process
  * is asked, and the log is seen copied while it is still short of the
  * writer's checkpoint.
  */
@@ -940,7 +940,7 @@ while_stopped(struct pipeline *p, struct writer_link *l, pid_t pid,
 }
 
 /*
- * A run of new events straight to the writer (pipeline.h): after
+ * A run of new events straight to the writer (pipeline/pipeline.h): after
  * PIPELINE_DIRECT_AFTER new events in a row a process
  * sends the next one to the writer without a lookup, and the writer
  * answers a known key.  Seen from outside with the writer stopped: a
@@ -1091,7 +1091,7 @@ test_writer_direct(struct conf *cf, sqlite3 *q)
 	free(l.out);
 	cf->synchronous_full = was;
 
-	/* A FastCGI process's link (sharedwriter.c): straight only while
+	/* A FastCGI process's link (writer/shared.c): straight only while
 	 * it is connected to a writer whose answers say 2 peers or more. */
 	memset(&sw, 0, sizeof(sw));
 	sw.link.fd = -1;

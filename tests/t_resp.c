@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: responses (src/resp.c) against SPEC section 8.
+ * oncehook tests: responses (src/front/resp.c) against SPEC section 8.
  *
  * Every outcome has a row; the statuses are the contract's; every body
  * is one valid JSON object (parsed back with jansson) saying "status"
@@ -16,7 +16,7 @@
 
 #include <jansson.h>
 
-#include "resp.h"
+#include "front/resp.h"
 #include "tap.h"
 
 /* SPEC section 8: the status and the word of each outcome. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: signature schemes (src/sig.c), hmac-sha256 and stripe.
+ * oncehook tests: signature schemes (src/pipeline/sig.c), hmac-sha256 and stripe.
  *
  * Requests are built by hand the way the front builds them: headers are
  * CGI variables ("HTTP_STRIPE_SIGNATURE=...") with the name running up
@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "conf.h"
-#include "sig.h"
+#include "pipeline/sig.h"
 #include "tap.h"
 #include "testlib.h"
 

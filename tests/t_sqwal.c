@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: the log's frames gathered into one write (sqwal.h).
+ * oncehook tests: the log's frames gathered into one write (store/sqlite/vfs.h).
  *
  * The product's VFS over the tests' fault-injecting one (faultvfs.h),
  * which counts the writes that reach it.  A second connection opened
@@ -37,7 +37,7 @@
 
 #include "deliver.h"
 #include "faultvfs.h"
-#include "sqwal.h"
+#include "store/sqlite/vfs.h"
 #include "tap.h"
 
 static char	 dir[64], path[128], path2[128];
@@ -203,7 +203,7 @@ visible(const char *sync, int psow)
  * another connection's commit over the same place in the log, then the
  * first connection's next calls: what it held of its spilled frames
  * must not land over the other's (written out at the write lock's
- * release, sqwal.h).
+ * release, store/sqlite/vfs.h).
  */
 /* n rows of size bytes at the end of table s (no index): once spilled,
  * a page is not read again before the ROLLBACK. */

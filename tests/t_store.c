@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: the SQLite store and actions (src/sqstore.c, src/action.c).
+ * oncehook tests: the SQLite store and actions (src/store/sqlite/engine.c, src/store/sqlite/actions.c).
  *
  * Creation and migration, the schema version guard, claims with their
  * savepoints (one failing event rolls back alone), duplicates and
@@ -25,15 +25,15 @@
 #include <sqlite3.h>
 
 #include "conf.h"
-#include "crypto.h"
-#include "event.h"
+#include "lib/crypto.h"
+#include "pipeline/event.h"
 #include "hook.h"
-#include "store.h"
-#include "sqstore.h"	/* sq_work_pick: its plan */
+#include "store/store.h"
+#include "store/sqlite/engine.h"	/* sq_work_pick: its plan */
 #include "tap.h"
 #include "testlib.h"
 #include "testev.h"
-#include "walguard.h"
+#include "store/sqlite/walguard.h"
 
 #define RECEIVED	1700000000LL	/* received_at of the test events */
 
@@ -656,7 +656,7 @@ test_auto_rollback(void)
 }
 
 /*
- * The batch rule (store.h, rule 4): in one store_claim() of several
+ * The batch rule (store/store.h, rule 4): in one store_claim() of several
  * events, a claim whose action fails -- a statement error, RAISE(ABORT)
  * or RAISE(FAIL), or a trigger's RAISE(ROLLBACK) that ends the whole
  * transaction -- fails alone and the others commit; a COMMIT that fails
@@ -881,7 +881,7 @@ test_actions_errors(void)
 /*
  * A backup moved over the database while a connection holds the old
  * file: a new connection must not read the old file's -wal at the path
- * (walguard.h); it is refused (HOOK_EBUSY) until the old one lets go,
+ * (store/sqlite/walguard.h); it is refused (HOOK_EBUSY) until the old one lets go,
  * which an idle check does.  Two connections to the same file are not
  * in each other's way.
  */
@@ -990,7 +990,7 @@ test_immutable_shm(void)
 }
 
 /*
- * Another process holds oncehook's write lock for hold_ms (walguard.h):
+ * Another process holds oncehook's write lock for hold_ms (store/sqlite/walguard.h):
  * fork it, and return once it holds the lock.
  */
 static pid_t

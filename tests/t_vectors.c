@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: the providers' published test vectors (src/sig.c).
+ * oncehook tests: the providers' published test vectors (src/pipeline/sig.c).
  *
  * Each vector is checked both ways: the request a provider sent
  * verifies (with the clock at the vector's own timestamp, and refused
@@ -10,7 +10,7 @@
  * through the same decoding as in production (whsec_ base64 for
  * Standard Webhooks and Svix, the bytes as they are for the others).
  *
- * Where each vector comes from: see src/vectors.h.
+ * Where each vector comes from: see src/pipeline/vectors.h.
  */
 #include "config.h"
 
@@ -20,10 +20,10 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "sig.h"
+#include "pipeline/sig.h"
 #include "tap.h"
 #include "testlib.h"
-#include "vectors.h"
+#include "pipeline/vectors.h"
 
 
 static const char *const env[] = {

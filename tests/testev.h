@@ -9,8 +9,8 @@
 
 #include <string.h>
 
-#include "crypto.h"
-#include "event.h"
+#include "lib/crypto.h"
+#include "pipeline/event.h"
 #include "tap.h"
 
 /* ev for key, type (NULL: none) and payload, received at at; release

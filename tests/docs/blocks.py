@@ -192,8 +192,8 @@ class Vars:
                 self.endpoint.add(e.group(1))
             elif re.match(r"ONCEHOOK_\w+$", item.split()[0]):
                 self.globals.add(item.split()[0])
-        # What oncehook sets for an outbox command target (src/sendcmd.c).
-        src = open(os.path.join(top, "src/sendcmd.c"), encoding="utf-8").read()
+        # What oncehook sets for an outbox command target (src/outbox/sendcmd.c).
+        src = open(os.path.join(top, "src/outbox/sendcmd.c"), encoding="utf-8").read()
         self.globals |= set(re.findall(r'"(ONCEHOOK_OUTBOX_[A-Z_]+)=', src))
 
     def known(self, name):

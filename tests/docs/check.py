@@ -87,17 +87,17 @@ def help_synopsis(text):
 
 
 def layout(top):
-    """docs/hacking.md's source layout names every file in src/, and no
-    other."""
+    """docs/hacking.md's source layout names every file under src/, and
+    no other."""
     import glob
     doc = "docs/hacking.md"
     if not os.path.exists(f"{top}/{doc}"):
         doc = "README.md"
     readme = open(f"{top}/{doc}", encoding="utf-8").read()
     sec = readme.split("\n## Source code layout\n", 1)[1].split("\n## ")[0]
-    named = set(re.findall(r"`(src/[A-Za-z0-9_.]+)`", sec))
-    files = {"src/" + os.path.basename(f)
-             for f in glob.glob(f"{top}/src/*.[ch]")}
+    named = set(re.findall(r"`(src/[A-Za-z0-9_./]+\.[ch])`", sec))
+    files = {os.path.relpath(f, top)
+             for f in glob.glob(f"{top}/src/**/*.[ch]", recursive=True)}
     check(not files - named, f"{doc}'s source layout names every file in "
           "src/", "missing: %s" % sorted(files - named))
     extra = {f for f in named - files if f != "src/migrations.c"}

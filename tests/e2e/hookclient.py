@@ -264,7 +264,7 @@ class Response(testkit.Response):
     def from_oncehook(self):
         """Whether this is oncehook's own answer, not a page of the web
         server in front of it: a JSON object with "Cache-Control:
-        no-store", which oncehook sends with every answer (src/resp.c)
+        no-store", which oncehook sends with every answer (src/front/resp.c)
         and the shipped examples' JSON error pages (Apache's
         ErrorDocument, nginx's error_page) do not."""
         cc = (self.header("cache-control") or "").strip().lower()

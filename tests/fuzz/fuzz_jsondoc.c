@@ -4,7 +4,7 @@
  * bytes.  Both must take or refuse the text (JSON_REJECT_DUPLICATES;
  * with JSON_DECODE_ANY when the first byte is odd, which is then not
  * part of the text); when taken, the canonical forms must be the same
- * bytes (jansson's dump after event.c's former normalisation of whole
+ * bytes (jansson's dump after pipeline/event.c's former normalisation of whole
  * reals) and so must the depth.  A disagreement aborts.  Built and run
  * by tests/fuzz/run.sh; tests/t_jsondoc.c is the same comparison on
  * generated texts in make check.
@@ -19,7 +19,7 @@
 #include <jansson.h>
 
 #include "jansson_oracle.h"
-#include "jsondoc.h"
+#include "lib/jsondoc.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "conf.h"
-#include "event.h"
+#include "pipeline/event.h"
 #include "hook.h"
-#include "resp.h"
-#include "sig.h"
+#include "front/resp.h"
+#include "pipeline/sig.h"
 
 static const char *const schemes[] = {
 	"hmac-sha256", "stripe", "github", "standard", "svix", "shopify",
@@ -111,7 +111,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    .challenge = ev.challenge, .detail = why.client });
 		resp_clear(&r);
 		/* The quick look at a body jansson took finds its key and
-		 * type, or nothing (event.h, event_peek()). */
+		 * type, or nothing (pipeline/event.h, event_peek()). */
 		if (event_peek(&confs[i]->endpoints[0], &rq, body, bodysz,
 		    &pk)) {
 			if (er == HOOK_CHALLENGE)

@@ -4,7 +4,7 @@
 # SECONDS (default 60) between them: fuzz_request two thirds, from a
 # seed corpus of the providers' vectors; fuzz_jsondoc (jsondoc against
 # jansson) a third.  Not part of make check: a tool for changes to
-# sig.c, event.c, jsondoc.c, resp.c.
+# pipeline/sig.c, pipeline/event.c, lib/jsondoc.c, front/resp.c.
 # usage: tests/fuzz/run.sh [SECONDS]   (needs clang; run from anywhere)
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,10 +19,10 @@ else
 fi
 clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
     -I"$work" -I"$top/src" \
-    "$top/tests/fuzz/fuzz_request.c" "$top/src/log.c" "$top/src/crypto.c" \
-    "$top/src/sha256.c" \
-    "$top/src/conf.c" "$top/src/envindex.c" "$top/src/req.c" "$top/src/sig.c" "$top/src/event.c" "$top/src/jsondoc.c" "$top/src/jsonpeek.c" \
-    "$top/src/resp.c" $(pkg-config --cflags --libs jansson) \
+    "$top/tests/fuzz/fuzz_request.c" "$top/src/lib/log.c" "$top/src/lib/crypto.c" \
+    "$top/src/lib/sha256.c" \
+    "$top/src/conf.c" "$top/src/lib/envindex.c" "$top/src/front/req.c" "$top/src/pipeline/sig.c" "$top/src/pipeline/event.c" "$top/src/lib/jsondoc.c" "$top/src/lib/jsonpeek.c" \
+    "$top/src/front/resp.c" $(pkg-config --cflags --libs jansson) \
     -o "$work/fuzz_request"
 printf 't=1614265330,v1=aa\0001614265330\000{"id":"evt_1","type":"x"}' \
     >"$work/corpus/stripe"
@@ -32,7 +32,7 @@ printf 'sha256=00\000k\000{"type":"url_verification","challenge":"c"}' \
     >"$work/corpus/slack"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
     -I"$work" -I"$top/src" -I"$top/tests" \
-    "$top/tests/fuzz/fuzz_jsondoc.c" "$top/src/jsondoc.c" \
+    "$top/tests/fuzz/fuzz_jsondoc.c" "$top/src/lib/jsondoc.c" \
     $(pkg-config --cflags --libs jansson) -o "$work/fuzz_jsondoc"
 mkdir -p "$work/jcorpus"
 printf '{"id":"evt_1","a":[1,2.5,1e2,-0.0,"\\u00e9\\n"],"b":{"":null}}' \

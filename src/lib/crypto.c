@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oncehook: the cryptography room (see lib/crypto.h).  SHA-256 and HMAC are
+ * lib/sha256.c's; randomness is the kernel's (getrandom(2)); wiping is
+ * explicit_bzero(3).  No state: each MAC keys its own context on the
+ * stack and wipes it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "lib/crypto.h"
+#include "lib/log.h"
+#include "lib/sha256.h"
+
+int
+crypto_hmac_sha256(const void *key, size_t keysz,
+    const struct crypto_piece *pieces, size_t n,
+    unsigned char out[CRYPTO_SHA256_LEN])
+{
+	struct hmac_sha256	 k;
+	struct sha256		 m;
+	size_t			 i;
+
+	hmac_sha256_key(&k, key, keysz);
+	m = k.inner;
+	for (i = 0; i < n; i++)
+		sha256_update(&m, pieces[i].p, pieces[i].sz);
+	hmac_sha256_final(&k, &m, out);
+	explicit_bzero(&k, sizeof(k));
+	explicit_bzero(&m, sizeof(m));
+	return 0;
+}
+
+int
+crypto_sha256(const void *p, size_t sz, unsigned char out[CRYPTO_SHA256_LEN])
+{
+	struct sha256	 s;
+
+	sha256_init(&s);
+	sha256_update(&s, p, sz);
+	sha256_final(&s, out);
+	return 0;
+}
+
+int
+crypto_equal(const void *a, const void *b, size_t n)
+{
+	const volatile unsigned char	*x = a, *y = b;
+	unsigned char			 d = 0;
+	size_t				 i;
+
+	/* Every byte, whatever the first difference: no early exit. */
+	for (i = 0; i < n; i++)
+		d |= x[i] ^ y[i];
+	return d == 0;
+}
+
+void
+crypto_hex(const unsigned char *p, size_t sz, char *out)
+{
+	static const char	 digits[] = "0123456789abcdef";
+	size_t			 i;
+
+	for (i = 0; i < sz; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 0xf];
+	}
+	out[2 * sz] = '\0';
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+long
+crypto_unhex(const char *s, size_t slen, unsigned char *out, size_t outsz)
+{
+	size_t	 i;
+	int	 hi, lo;
+
+	if (slen % 2 != 0 || slen / 2 > outsz)
+		return -1;
+	for (i = 0; i < slen / 2; i++) {
+		if ((hi = hexval(s[2 * i])) < 0 ||
+		    (lo = hexval(s[2 * i + 1])) < 0)
+			return -1;
+		out[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return (long)(slen / 2);
+}
+
+static int
+b64val(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+long
+crypto_unbase64(const char *s, size_t slen, unsigned char *out, size_t outsz)
+{
+	unsigned long	 acc = 0;
+	size_t		 i, o = 0, bits = 0;
+	int		 v;
+
+	/* Padding, if any, completes a group of four. */
+	if (memchr(s, '=', slen) != NULL && slen % 4 != 0)
+		return -1;
+	/* Strip up to two '=' of padding; then the length must fit. */
+	if (slen % 4 == 0 && slen >= 1 && s[slen - 1] == '=')
+		slen--;
+	if (slen % 4 == 3 && slen >= 1 && s[slen - 1] == '=')
+		slen--;
+	if (slen % 4 == 1)
+		return -1;
+	for (i = 0; i < slen; i++) {
+		if ((v = b64val(s[i])) < 0)
+			return -1;
+		acc = (acc << 6 | (unsigned long)v) & 0xffffff;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o >= outsz)
+				return -1;
+			out[o++] = (unsigned char)(acc >> bits);
+		}
+	}
+	/* Leftover bits must be zero (canonical encoding). */
+	if (bits > 0 && (acc & ((1UL << bits) - 1)) != 0)
+		return -1;
+	return (long)o;
+}
+
+long
+crypto_base64(const unsigned char *p, size_t sz, char *out, size_t outsz)
+{
+	static const char	 abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t			 need = 4 * ((sz + 2) / 3) + 1, i, o = 0;
+	unsigned long		 v;
+
+	if (outsz < need || sz > 0x3fffffff)
+		return -1;
+	for (i = 0; i + 2 < sz; i += 3) {
+		v = (unsigned long)p[i] << 16 | (unsigned long)p[i + 1] << 8 |
+		    p[i + 2];
+		out[o++] = abc[v >> 18 & 63];
+		out[o++] = abc[v >> 12 & 63];
+		out[o++] = abc[v >> 6 & 63];
+		out[o++] = abc[v & 63];
+	}
+	if (i < sz) {
+		v = (unsigned long)p[i] << 16;
+		if (i + 1 < sz)
+			v |= (unsigned long)p[i + 1] << 8;
+		out[o++] = abc[v >> 18 & 63];
+		out[o++] = abc[v >> 12 & 63];
+		out[o++] = i + 1 < sz ? abc[v >> 6 & 63] : '=';
+		out[o++] = '=';
+	}
+	out[o] = '\0';
+	return (long)o;
+}
+
+int
+crypto_random(void *p, size_t sz)
+{
+	unsigned char	*q = p;
+	ssize_t		 r;
+
+	while (sz > 0) {
+		if ((r = getrandom(q, sz, 0)) == -1) {
+			if (errno == EINTR)
+				continue;
+			log_error("crypto: getrandom: %s", strerror(errno));
+			return -1;
+		}
+		q += r;
+		sz -= (size_t)r;
+	}
+	return 0;
+}
+
+void
+crypto_wipe(void *p, size_t sz)
+{
+	if (p != NULL && sz > 0)
+		explicit_bzero(p, sz);
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oncehook: the event in a verified body (SPEC section 5).
+ *
+ * event_extract() parses the body with jsondoc (as jansson reads it:
+ * lib/jsondoc.h), hashes its canonical form (keys sorted, no insignificant
+ * white space), and copies out the event type and the idempotency key
+ * from the endpoint's sources.  It is event_parse() then
+ * event_finish(): the pipeline looks a retry up between the two, so
+ * that a byte-identical retry is answered without the canonical form.
+ * No struct jsondoc leaves pipeline/event.c (ev->doc is opaque).
+ */
+#ifndef ONCEHOOK_EVENT_H
+#define ONCEHOOK_EVENT_H
+
+#include <stddef.h>
+
+#include "lib/crypto.h"
+#include "hook.h"
+
+struct conf_endpoint;
+
+#define EVENT_KEY_MAX	512	/* bytes in an idempotency key */
+#define EVENT_TYPE_MAX	255	/* bytes in an event type */
+/*
+ * Deepest nesting of arrays and objects in a body, the top-level object
+ * counting 1.  jsondoc reads 2048 levels (as jansson does), SQLite's
+ * JSON functions fewer: 2000 before SQLite 3.42, 1000 since
+ * (JSON_MAX_DEPTH).  A body its actions could not read would fail on
+ * every retry, so it is refused.
+ */
+#define EVENT_DEPTH_MAX	1000
+
+struct event {
+	char		*key;		/* owned */
+	char		*type;		/* owned; NULL if the body has none */
+	char		 hash[CRYPTO_SHA256_HEXLEN + 1]; /* canonical JSON */
+	const char	*payload;	/* borrowed: the raw body */
+	size_t		 payloadsz;
+	/*
+	 * The body with every string written one way (escapes decoded),
+	 * which actions see as :payload, so that SQLite's json_extract()
+	 * and jsondoc name the same members; owned, or NULL when that is
+	 * the raw body itself.
+	 */
+	char		*norm;
+	size_t		 normsz;
+	long long	 received_at;	/* Unix seconds */
+	void		*doc;		/* pipeline/event.c's: the parse, until finished */
+	char		*challenge;	/* owned; set for HOOK_CHALLENGE */
+};
+
+/*
+ * Fill ev from the raw body of rq.  Returns HOOK_OK, HOOK_CHALLENGE (a
+ * sender's URL check: ev->challenge holds the value to echo, no key),
+ * HOOK_EJSON, HOOK_ENOKEY, HOOK_EBADKEY or HOOK_ESYSTEM; on failure why says
+ * what, for the sender and the log (why_client()), and ev holds nothing
+ * to free.  ev borrows
+ * body, which must outlive it.  A body nested deeper than EVENT_DEPTH_MAX
+ * is HOOK_EJSON.
+ */
+enum hook_err	 event_extract(const struct conf_endpoint *,
+		    const struct req *, const char *body, size_t bodysz,
+		    struct event *ev, struct why *why);
+/*
+ * event_extract() in two steps.  event_parse() validates the body (the
+ * same refusals) and fills the key, the type, the challenge and the
+ * payload; ev->hash stays empty unless a key source is the hash.
+ * event_finish() then fills ev->hash and ev->norm: HOOK_OK, or
+ * HOOK_ESYSTEM (ev cleared).  Finishing a finished event does nothing.
+ */
+enum hook_err	 event_parse(const struct conf_endpoint *,
+		    const struct req *, const char *body, size_t bodysz,
+		    struct event *ev, struct why *why);
+enum hook_err	 event_finish(struct event *ev);
+/*
+ * The key and the type read from the raw body without a parse
+ * (lib/jsonpeek.h), for answering a retry of stored bytes: 1 with ev->key,
+ * ev->type and the payload set (ev->hash empty, nothing to finish), or
+ * 0 with ev empty where only event_parse() can tell.  What it finds may
+ * be believed only where a lookup finds these very bytes stored under
+ * that key (store_lookup(): HOOK_DUP or HOOK_PARKED with no hash).
+ */
+int		 event_peek(const struct conf_endpoint *,
+		    const struct req *, const char *body, size_t bodysz,
+		    struct event *ev);
+void		 event_clear(struct event *);
+/* The jansson version in use ("2.14"): the one linked in or loaded. */
+const char	*event_jansson_version(void);
+
+/*
+ * Fill ev from an event as stored (its key, type and hash copied, its
+ * payload borrowed and seen by actions as :payload exactly as the
+ * pipeline made it), for running its actions again (replay).  HOOK_OK
+ * or HOOK_ESYSTEM (ev cleared).
+ */
+enum hook_err	 event_stored(struct event *ev, const char *key,
+		    const char *type, const char *hash, const char *payload,
+		    size_t sz, long long received_at);
+
+/*
+ * Canonical JSON of the text (keys sorted, compact), as a new string
+ * the caller frees; NULL if the text is not one JSON value.
+ */
+char		*event_canonical(const char *text, size_t sz);
+
+/*
+ * The JSON text (valid, as jsondoc_read() takes it) with every string
+ * written one way: escapes decoded, then only '"', '\\' and control
+ * characters escaped (\b \f \n \r \t, else \u00XX); numbers, white
+ * space and member order untouched.  Returns a new string (its length
+ * in *outsz) the caller frees, or NULL if out of memory.
+ */
+char		*event_unescape(const char *text, size_t sz, size_t *outsz);
+
+#endif

@@ -1,0 +1,844 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oncehook: one connection to a MariaDB or MySQL server (see store/mysql/conn.h);
+ * the MariaDB Connector/C room.
+ *
+ * The library is opened with dlopen() on the first connection, not
+ * linked: a SQLite site's CGI runs would otherwise relocate it and its
+ * TLS libraries on every request for nothing.  configure checks its
+ * headers (the types and constants are mysql.h's) and names it
+ * (MARIADB_SONAME).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "lib/crypto.h"
+#include "lib/log.h"
+#include "store/mysql/conn.h"
+
+#ifndef HAVE_MARIADB
+
+enum hook_err
+mydb_connect(const struct conf *cf, struct mydb **out, char *err,
+    size_t errsz)
+{
+	(void)cf;
+	*out = NULL;
+	snprintf(err, errsz, "this oncehook was built without the MariaDB/"
+	    "MySQL store: install the Debian package libmariadb-dev and "
+	    "build it again (configure finds it)");
+	return HOOK_ECONF;
+}
+
+void
+mydb_close(struct mydb *db)
+{
+	(void)db;
+}
+
+const char *
+mydb_error(const struct mydb *db)
+{
+	(void)db;
+	return "no MariaDB/MySQL support";
+}
+
+int
+mydb_lost(const struct mydb *db)
+{
+	(void)db;
+	return 1;
+}
+
+enum hook_err
+mydb_classify(unsigned int err)
+{
+	return err == 0 ? HOOK_OK : HOOK_ESYSTEM;
+}
+
+int
+mydb_deadlock(unsigned int err)
+{
+	(void)err;
+	return 0;
+}
+
+unsigned int
+mydb_ping(struct mydb *db)
+{
+	(void)db;
+	return 2006;
+}
+
+const char *
+mydb_server(const struct mydb *db)
+{
+	(void)db;
+	return "";
+}
+
+unsigned long
+mydb_version(const struct mydb *db, int *mariadb)
+{
+	(void)db;
+	*mariadb = 0;
+	return 0;
+}
+
+char *
+mydb_sql(struct mydb *db, const char *fmt, ...)
+{
+	(void)db;
+	(void)fmt;
+	return NULL;
+}
+
+unsigned int
+mydb_run(struct mydb *db, char *sql, struct myres **res, long long *affected)
+{
+	(void)db;
+	free(sql);
+	if (res != NULL)
+		*res = NULL;
+	if (affected != NULL)
+		*affected = 0;
+	return 2000;
+}
+
+int
+mydb_next(struct myres *res, struct myrow *row)
+{
+	(void)res;
+	(void)row;
+	return 0;
+}
+
+void
+mydb_free(struct myres *res)
+{
+	(void)res;
+}
+
+long long
+mydb_int(const struct myrow *row, unsigned int i, long long def)
+{
+	(void)row;
+	(void)i;
+	return def;
+}
+
+unsigned int
+mydb_script(struct mydb *db, const char *sql)
+{
+	(void)db;
+	(void)sql;
+	return 2000;
+}
+
+unsigned int
+mydb_prepare(struct mydb *db, const char *sql, struct mystmt **out)
+{
+	(void)db;
+	(void)sql;
+	*out = NULL;
+	return 2000;
+}
+
+unsigned int
+mydb_execute(struct mydb *db, struct mystmt *st, const struct mybind *b,
+    size_t n, long long *affected)
+{
+	(void)db;
+	(void)st;
+	(void)b;
+	(void)n;
+	*affected = 0;
+	return 2000;
+}
+
+void
+mydb_stmt_close(struct mystmt *st)
+{
+	(void)st;
+}
+
+#else /* HAVE_MARIADB */
+
+#include <dlfcn.h>
+
+#include <mysql.h>
+#include <errmsg.h>
+#include <mysqld_error.h>
+
+/* The entry points used, as mysql.h declares them. */
+struct my_api {
+	void	*lib;
+	__typeof__(mysql_init)			*init;
+	__typeof__(mysql_options)		*options;
+	__typeof__(mysql_real_connect)		*real_connect;
+	__typeof__(mysql_close)			*close;
+	__typeof__(mysql_errno)			*errno_;
+	__typeof__(mysql_error)			*error;
+	__typeof__(mysql_real_query)		*real_query;
+	__typeof__(mysql_store_result)		*store_result;
+	__typeof__(mysql_free_result)		*free_result;
+	__typeof__(mysql_fetch_row)		*fetch_row;
+	__typeof__(mysql_fetch_lengths)		*fetch_lengths;
+	__typeof__(mysql_field_count)		*field_count;
+	__typeof__(mysql_affected_rows)		*affected_rows;
+	__typeof__(mysql_real_escape_string)	*escape;
+	__typeof__(mysql_get_server_info)	*server_info;
+	__typeof__(mysql_ping)			*ping;
+	__typeof__(mysql_get_server_version)	*server_version;
+	__typeof__(mysql_next_result)		*next_result;
+	__typeof__(mysql_set_server_option)	*set_server_option;
+	__typeof__(mysql_stmt_init)		*stmt_init;
+	__typeof__(mysql_stmt_prepare)		*stmt_prepare;
+	__typeof__(mysql_stmt_bind_param)	*stmt_bind_param;
+	__typeof__(mysql_stmt_execute)		*stmt_execute;
+	__typeof__(mysql_stmt_affected_rows)	*stmt_affected_rows;
+	__typeof__(mysql_stmt_store_result)	*stmt_store_result;
+	__typeof__(mysql_stmt_free_result)	*stmt_free_result;
+	__typeof__(mysql_stmt_param_count)	*stmt_param_count;
+	__typeof__(mysql_stmt_close)		*stmt_close;
+	__typeof__(mysql_stmt_errno)		*stmt_errno;
+	__typeof__(mysql_stmt_error)		*stmt_error;
+};
+
+/* The per-process cache: loaded once. */
+static struct my_api	 api;
+
+struct mydb {
+	MYSQL		*m;
+	unsigned int	 err;		/* the last error, or 0 */
+	char		 msg[256];
+	int		 lost;
+	char		 server[96];
+	unsigned long long packet;	/* max_allowed_packet; 0: not asked */
+};
+
+struct mystmt {
+	struct mydb	*db;
+	MYSQL_STMT	*st;
+	unsigned long	 nparams;
+	MYSQL_BIND	*mb;		/* nparams of each: the binding's */
+	unsigned long	*lens;
+	my_bool		*nul;
+};
+
+struct myres {
+	MYSQL_RES	*r;
+};
+
+static int
+load(char *why, size_t whysz)
+{
+	const char	*e;
+
+	if (api.lib != NULL)
+		return 0;
+	if ((api.lib = dlopen(MARIADB_SONAME, RTLD_NOW | RTLD_LOCAL)) ==
+	    NULL) {
+		e = dlerror();
+		snprintf(why, whysz, "cannot load %s (install the Debian "
+		    "package libmariadb3): %s", MARIADB_SONAME, e ? e : "?");
+		return -1;
+	}
+#define SYM(f, name) \
+	if ((*(void **)&api.f = dlsym(api.lib, name)) == NULL) \
+		goto bad
+	SYM(init, "mysql_init");
+	SYM(options, "mysql_options");
+	SYM(real_connect, "mysql_real_connect");
+	SYM(close, "mysql_close");
+	SYM(errno_, "mysql_errno");
+	SYM(error, "mysql_error");
+	SYM(real_query, "mysql_real_query");
+	SYM(store_result, "mysql_store_result");
+	SYM(free_result, "mysql_free_result");
+	SYM(fetch_row, "mysql_fetch_row");
+	SYM(fetch_lengths, "mysql_fetch_lengths");
+	SYM(field_count, "mysql_field_count");
+	SYM(affected_rows, "mysql_affected_rows");
+	SYM(escape, "mysql_real_escape_string");
+	SYM(server_info, "mysql_get_server_info");
+	SYM(ping, "mysql_ping");
+	SYM(server_version, "mysql_get_server_version");
+	SYM(next_result, "mysql_next_result");
+	SYM(set_server_option, "mysql_set_server_option");
+	SYM(stmt_init, "mysql_stmt_init");
+	SYM(stmt_prepare, "mysql_stmt_prepare");
+	SYM(stmt_bind_param, "mysql_stmt_bind_param");
+	SYM(stmt_execute, "mysql_stmt_execute");
+	SYM(stmt_affected_rows, "mysql_stmt_affected_rows");
+	SYM(stmt_store_result, "mysql_stmt_store_result");
+	SYM(stmt_free_result, "mysql_stmt_free_result");
+	SYM(stmt_param_count, "mysql_stmt_param_count");
+	SYM(stmt_close, "mysql_stmt_close");
+	SYM(stmt_errno, "mysql_stmt_errno");
+	SYM(stmt_error, "mysql_stmt_error");
+#undef SYM
+	return 0;
+bad:
+	snprintf(why, whysz, "%s: a function is missing: %s", MARIADB_SONAME,
+	    dlerror());
+	dlclose(api.lib);
+	memset(&api, 0, sizeof(api));
+	return -1;
+}
+
+/* The errors after which the connection is gone. */
+static int
+is_lost(unsigned int e)
+{
+	switch (e) {
+	case CR_SERVER_GONE_ERROR:
+	case CR_SERVER_LOST:
+	case CR_CONNECTION_ERROR:
+	case CR_CONN_HOST_ERROR:
+	case CR_COMMANDS_OUT_OF_SYNC:
+	case ER_CONNECTION_KILLED:
+	case ER_SERVER_SHUTDOWN:
+	case ER_QUERY_INTERRUPTED:
+		return 1;
+	default:
+		/* CR_SERVER_LOST_EXTENDED; MySQL's idle disconnect. */
+		return e == 2055 || e == 4031;
+	}
+}
+
+enum hook_err
+mydb_classify(unsigned int e)
+{
+	if (e == 0)
+		return HOOK_OK;
+	switch (e) {
+	case ER_TABLEACCESS_DENIED_ERROR:	/* what the operator grants */
+	case ER_COLUMNACCESS_DENIED_ERROR:
+	case ER_DBACCESS_DENIED_ERROR:
+	case ER_SPECIFIC_ACCESS_DENIED_ERROR:
+	case ER_NO_SUCH_TABLE:
+		return HOOK_ECONF;
+	case ER_LOCK_DEADLOCK:
+	case ER_LOCK_WAIT_TIMEOUT:
+	case MYDB_TOO_BIG:		/* until the server's limit is raised */
+	case CR_NET_PACKET_TOO_LARGE:
+	case ER_CON_COUNT_ERROR:
+	case ER_TOO_MANY_USER_CONNECTIONS:
+	case ER_OPTION_PREVENTS_STATEMENT:	/* read_only */
+	case ER_CANT_LOCK:
+	case ER_LOCK_TABLE_FULL:
+	case ER_RECORD_FILE_FULL:
+	case ER_DISK_FULL:
+		return HOOK_EBUSY;
+	default:
+		return is_lost(e) ? HOOK_EBUSY : HOOK_ESYSTEM;
+	}
+}
+
+int
+mydb_deadlock(unsigned int e)
+{
+	return e == ER_LOCK_DEADLOCK;
+}
+
+/* Note the connection's last error. */
+static unsigned int
+note(struct mydb *db)
+{
+	db->err = api.errno_(db->m);
+	snprintf(db->msg, sizeof(db->msg), "%s", api.error(db->m));
+	if (is_lost(db->err))
+		db->lost = 1;
+	return db->err;
+}
+
+static unsigned int
+note_stmt(struct mydb *db, MYSQL_STMT *st)
+{
+	db->err = api.stmt_errno(st);
+	snprintf(db->msg, sizeof(db->msg), "%s", api.stmt_error(st));
+	if (is_lost(db->err))
+		db->lost = 1;
+	return db->err;
+}
+
+/* Note our own running out of memory as the connection's error. */
+static unsigned int
+oom(struct mydb *db)
+{
+	db->err = MYDB_OOM;
+	snprintf(db->msg, sizeof(db->msg), "out of memory");
+	return db->err;
+}
+
+/* The first line of the password file into buf (wiped by the caller). */
+static int
+password(const char *path, char *buf, size_t bufsz, char *err, size_t errsz)
+{
+	FILE	*f;
+	size_t	 n;
+
+	buf[0] = '\0';
+	if (path == NULL)
+		return 0;
+	if ((f = fopen(path, "re")) == NULL) {
+		snprintf(err, errsz, "ONCEHOOK_DB_PASSWORD_FILE: %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (fgets(buf, (int)bufsz, f) == NULL)
+		buf[0] = '\0';
+	fclose(f);
+	n = strcspn(buf, "\r\n");
+	buf[n] = '\0';
+	return 0;
+}
+
+enum hook_err
+mydb_connect(const struct conf *cf, struct mydb **out, char *err,
+    size_t errsz)
+{
+	const struct conf_mysql	*c = cf->my;
+	struct mydb		*db;
+	char			 pw[512], init[256];
+	unsigned int		 timeout = 5, rw, e;
+	my_bool			 no = 0;
+	long long		 wait;
+	enum hook_err		 er;
+
+	*out = NULL;
+	if (load(err, errsz) == -1)
+		return HOOK_ECONF;
+	if ((db = calloc(1, sizeof(*db))) == NULL ||
+	    (db->m = api.init(NULL)) == NULL) {
+		free(db);
+		snprintf(err, errsz, "out of memory");
+		return HOOK_ESYSTEM;
+	}
+	/* A lock wait is a whole second at least; the read timeout is
+	 * longer, so that a wait is the server's to end. */
+	wait = (cf->busy_ms + 999) / 1000;
+	if (wait < 1)
+		wait = 1;
+	rw = (unsigned int)wait + 30;
+	snprintf(init, sizeof(init), "SET SESSION sql_mode = "
+	    "'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,"
+	    "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', "
+	    "time_zone = '+00:00', innodb_lock_wait_timeout = %lld", wait);
+	api.options(db->m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+	api.options(db->m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+	api.options(db->m, MYSQL_OPT_READ_TIMEOUT, &rw);
+	api.options(db->m, MYSQL_OPT_WRITE_TIMEOUT, &rw);
+	api.options(db->m, MYSQL_OPT_RECONNECT, &no);
+	api.options(db->m, MYSQL_INIT_COMMAND, init);
+	api.options(db->m, MYSQL_INIT_COMMAND,
+	    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+	if (password(cf->db_password_file, pw, sizeof(pw), err, errsz) ==
+	    -1) {
+		crypto_wipe(pw, sizeof(pw));
+		mydb_close(db);
+		return HOOK_ECONF;
+	}
+	if (api.real_connect(db->m, c->socket != NULL ? NULL : c->host,
+	    c->user, pw[0] != '\0' ? pw : NULL, c->database, c->port,
+	    c->socket, 0) == NULL) {
+		crypto_wipe(pw, sizeof(pw));
+		e = note(db);
+		/* What the operator must fix, or what may pass. */
+		er = e == ER_ACCESS_DENIED_ERROR || e == ER_BAD_DB_ERROR ||
+		    e == ER_DBACCESS_DENIED_ERROR || e == 1698 ? HOOK_ECONF :
+		    HOOK_EBUSY;
+		snprintf(err, errsz, "mysql://%s@%s/%s: %s", c->user,
+		    c->socket != NULL ? c->socket : c->host, c->database,
+		    db->msg);
+		mydb_close(db);
+		return er;
+	}
+	crypto_wipe(pw, sizeof(pw));
+	snprintf(db->server, sizeof(db->server), "%s %s",
+	    strstr(api.server_info(db->m), "MariaDB") != NULL ? "MariaDB" :
+	    "MySQL", api.server_info(db->m));
+	*out = db;
+	return HOOK_OK;
+}
+
+void
+mydb_close(struct mydb *db)
+{
+	if (db == NULL)
+		return;
+	if (db->m != NULL)
+		api.close(db->m);
+	free(db);
+}
+
+const char *
+mydb_error(const struct mydb *db)
+{
+	return db->err != 0 ? db->msg : "no error";
+}
+
+int
+mydb_lost(const struct mydb *db)
+{
+	return db->lost;
+}
+
+unsigned int
+mydb_ping(struct mydb *db)
+{
+	db->err = 0;
+	if (api.ping(db->m) != 0) {
+		(void)note(db);
+		db->lost = 1;
+	}
+	return db->err;
+}
+
+const char *
+mydb_server(const struct mydb *db)
+{
+	return db->server;
+}
+
+unsigned long
+mydb_version(const struct mydb *db, int *mariadb)
+{
+	*mariadb = strncmp(db->server, "MariaDB", 7) == 0;
+	return api.server_version(db->m);
+}
+
+/* A growing buffer for mydb_sql(). */
+struct buf {
+	char	*p;
+	size_t	 len, cap;
+	int	 oom;
+};
+
+static char *
+room(struct buf *b, size_t n)
+{
+	char	*p;
+	size_t	 cap;
+
+	if (b->oom)
+		return NULL;
+	if (b->len + n + 1 > b->cap) {
+		cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		if ((p = realloc(b->p, cap)) == NULL) {
+			b->oom = 1;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	return b->p + b->len;
+}
+
+static void
+put(struct buf *b, const char *s, size_t n)
+{
+	char	*p;
+
+	if ((p = room(b, n)) == NULL)
+		return;
+	memcpy(p, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+/* A quoted value, escaped for the connection's character set. */
+static void
+quote(struct mydb *db, struct buf *b, const char *s, size_t n)
+{
+	char	*p;
+
+	if (s == NULL) {
+		put(b, "NULL", 4);
+		return;
+	}
+	if ((p = room(b, 2 * n + 2)) == NULL)
+		return;
+	*p++ = '\'';
+	b->len += 1 + (size_t)api.escape(db->m, p, s, (unsigned long)n);
+	b->p[b->len++] = '\'';
+	b->p[b->len] = '\0';
+}
+
+char *
+mydb_sql(struct mydb *db, const char *fmt, ...)
+{
+	struct buf	 b = { NULL, 0, 0, 0 };
+	va_list		 ap;
+	const char	*f, *s;
+	char		 num[32];
+	size_t		 n;
+
+	va_start(ap, fmt);
+	for (f = fmt; *f != '\0'; f++) {
+		if (*f != '%') {
+			n = strcspn(f, "%");
+			put(&b, f, n);
+			f += n - 1;
+			continue;
+		}
+		switch (*++f) {
+		case 's':
+			s = va_arg(ap, const char *);
+			quote(db, &b, s, s != NULL ? strlen(s) : 0);
+			break;
+		case 'b':
+			s = va_arg(ap, const char *);
+			n = va_arg(ap, size_t);
+			quote(db, &b, s, n);
+			break;
+		case 'd':
+			snprintf(num, sizeof(num), "%d", va_arg(ap, int));
+			put(&b, num, strlen(num));
+			break;
+		case 'l':
+			f += 2;		/* %lld */
+			snprintf(num, sizeof(num), "%lld",
+			    va_arg(ap, long long));
+			put(&b, num, strlen(num));
+			break;
+		case 'I':
+			s = va_arg(ap, const char *);
+			put(&b, s, strlen(s));
+			break;
+		default:
+			put(&b, "%", 1);
+			break;
+		}
+	}
+	va_end(ap);
+	if (b.oom || b.p == NULL) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
+
+/*
+ * 1 if a statement of n bytes is more than the server takes in one
+ * packet (max_allowed_packet, asked once a connection, for the first
+ * statement over 1 MiB): it is not sent (the server would close the
+ * connection), and the error says what to change.
+ */
+static int
+too_big(struct mydb *db, size_t n)
+{
+	MYSQL_RES	*r;
+	MYSQL_ROW	 row;
+	const char	*q = "SELECT @@max_allowed_packet";
+
+	if (n < (1 << 20))
+		return 0;
+	if (db->packet == 0 && api.real_query(db->m, q, strlen(q)) == 0 &&
+	    (r = api.store_result(db->m)) != NULL) {
+		if ((row = api.fetch_row(r)) != NULL && row[0] != NULL)
+			db->packet = strtoull(row[0], NULL, 10);
+		api.free_result(r);
+	}
+	if (db->packet == 0 || n + 64 <= db->packet)
+		return 0;
+	db->err = MYDB_TOO_BIG;
+	snprintf(db->msg, sizeof(db->msg), "a statement of %zu bytes (the "
+	    "body, escaped) is more than the server's max_allowed_packet "
+	    "(%llu): raise it, or lower ONCEHOOK_MAX_BODY", n, db->packet);
+	return 1;
+}
+
+unsigned int
+mydb_run(struct mydb *db, char *sql, struct myres **res, long long *affected)
+{
+	MYSQL_RES	*r;
+	size_t		 len;
+
+	if (res != NULL)
+		*res = NULL;
+	if (affected != NULL)
+		*affected = 0;
+	if (sql == NULL)
+		return oom(db);
+	db->err = 0;
+	len = strlen(sql);
+	if (too_big(db, len)) {
+		free(sql);
+		return db->err;
+	}
+	if (api.real_query(db->m, sql, (unsigned long)len) != 0) {
+		free(sql);
+		return note(db);
+	}
+	free(sql);
+	r = api.store_result(db->m);
+	if (r == NULL && api.field_count(db->m) > 0)
+		return note(db);
+	if (affected != NULL && r == NULL)
+		*affected = (long long)api.affected_rows(db->m);
+	if (res != NULL && r != NULL) {
+		if ((*res = calloc(1, sizeof(**res))) == NULL) {
+			api.free_result(r);
+			return oom(db);
+		}
+		(*res)->r = r;
+	} else if (r != NULL)
+		api.free_result(r);
+	return 0;
+}
+
+int
+mydb_next(struct myres *res, struct myrow *row)
+{
+	MYSQL_ROW	 r;
+
+	if (res == NULL || (r = api.fetch_row(res->r)) == NULL)
+		return 0;
+	row->v = r;
+	row->len = api.fetch_lengths(res->r);
+	return 1;
+}
+
+void
+mydb_free(struct myres *res)
+{
+	if (res == NULL)
+		return;
+	api.free_result(res->r);
+	free(res);
+}
+
+long long
+mydb_int(const struct myrow *row, unsigned int i, long long def)
+{
+	return row->v[i] != NULL ? strtoll(row->v[i], NULL, 10) : def;
+}
+
+unsigned int
+mydb_script(struct mydb *db, const char *sql)
+{
+	MYSQL_RES	*r;
+	unsigned int	 e = 0;
+	int		 more;
+
+	db->err = 0;
+	if (api.set_server_option(db->m, MYSQL_OPTION_MULTI_STATEMENTS_ON)
+	    != 0)
+		return note(db);
+	if (api.real_query(db->m, sql, (unsigned long)strlen(sql)) != 0)
+		e = note(db);
+	else
+		do {
+			if ((r = api.store_result(db->m)) != NULL)
+				api.free_result(r);
+			else if (api.field_count(db->m) > 0) {
+				e = note(db);
+				break;
+			}
+			if ((more = api.next_result(db->m)) > 0) {
+				e = note(db);
+				break;
+			}
+		} while (more == 0);
+	if (api.set_server_option(db->m, MYSQL_OPTION_MULTI_STATEMENTS_OFF) !=
+	    0 && e == 0)
+		e = note(db);
+	return e;
+}
+
+unsigned int
+mydb_prepare(struct mydb *db, const char *sql, struct mystmt **out)
+{
+	struct mystmt	*st;
+
+	*out = NULL;
+	db->err = 0;
+	if ((st = calloc(1, sizeof(*st))) == NULL ||
+	    (st->st = api.stmt_init(db->m)) == NULL) {
+		free(st);
+		return oom(db);
+	}
+	st->db = db;
+	if (api.stmt_prepare(st->st, sql, (unsigned long)strlen(sql)) != 0) {
+		(void)note_stmt(db, st->st);
+		mydb_stmt_close(st);
+		return db->err;
+	}
+	st->nparams = api.stmt_param_count(st->st);
+	if (st->nparams > 0 && ((st->mb = calloc(st->nparams,
+	    sizeof(*st->mb))) == NULL || (st->lens = calloc(st->nparams,
+	    sizeof(*st->lens))) == NULL || (st->nul = calloc(st->nparams,
+	    sizeof(*st->nul))) == NULL)) {
+		mydb_stmt_close(st);
+		return oom(db);
+	}
+	*out = st;
+	return 0;
+}
+
+unsigned int
+mydb_execute(struct mydb *db, struct mystmt *st, const struct mybind *b,
+    size_t n, long long *affected)
+{
+	MYSQL_BIND	*mb = st->mb;
+	size_t		 i;
+
+	*affected = 0;
+	db->err = 0;
+	if (n != st->nparams) {
+		db->err = CR_PARAMS_NOT_BOUND;
+		snprintf(db->msg, sizeof(db->msg), "%zu values for %lu "
+		    "parameters", n, st->nparams);
+		return db->err;
+	}
+	if (n > 0)
+		memset(mb, 0, n * sizeof(*mb));
+	for (i = 0; i < n; i++) {
+		st->nul[i] = b[i].p == NULL && !b[i].isnum;
+		mb[i].is_null = &st->nul[i];
+		if (b[i].isnum) {
+			mb[i].buffer_type = MYSQL_TYPE_LONGLONG;
+			mb[i].buffer = (void *)&b[i].num;
+		} else {
+			/* Text in the connection's character set. */
+			st->lens[i] = (unsigned long)b[i].len;
+			mb[i].buffer_type = MYSQL_TYPE_STRING;
+			mb[i].buffer = (void *)b[i].p;
+			mb[i].buffer_length = st->lens[i];
+			mb[i].length = &st->lens[i];
+		}
+	}
+	if ((n > 0 && api.stmt_bind_param(st->st, mb) != 0) ||
+	    api.stmt_execute(st->st) != 0 ||
+	    /* A SELECT among the actions: its rows are read and dropped. */
+	    api.stmt_store_result(st->st) != 0)
+		return note_stmt(db, st->st);
+	*affected = (long long)api.stmt_affected_rows(st->st);
+	api.stmt_free_result(st->st);
+	return 0;
+}
+
+void
+mydb_stmt_close(struct mystmt *st)
+{
+	if (st == NULL)
+		return;
+	if (st->st != NULL)
+		api.stmt_close(st->st);
+	free(st->mb);
+	free(st->lens);
+	free(st->nul);
+	free(st);
+}
+
+#endif /* HAVE_MARIADB */

@@ -1,0 +1,1626 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oncehook: the MariaDB/MySQL store (store/store.h's contract, store/outbox.h);
+ * with store/mysql/conn.c and store/mysql/actions.c, the MariaDB room.
+ *
+ * How each rule of the contract is kept on a server (store/store.h numbers
+ * them):
+ * 1. One transaction per claim batch (START TRANSACTION ... COMMIT, the
+ *    actions inside); a COMMIT that fails, or whose answer never came
+ *    (the connection lost), fails the batch with HOOK_EBUSY: never 200
+ *    unless the server said the commit succeeded.
+ * 2. The claim is INSERT ... ON DUPLICATE KEY UPDATE id = id on UNIQUE
+ *    (endpoint, event_key): one affected row is ours, none is a key
+ *    claimed by another transaction, whose commit InnoDB made us wait
+ *    for; it is read again (READ COMMITTED sees it) and answered as the
+ *    duplicate or the conflict it is.  The replay guard inserts the
+ *    payload's row in {prefix}payloads, PRIMARY KEY (endpoint,
+ *    payload_hash, type), in the same transaction: two keys carrying one
+ *    payload at the same moment wait on each other, and the second finds
+ *    the first's row.  A deadlock (the server rolled the transaction
+ *    back) is tried once more; a deadlock again, or a lock wait past
+ *    innodb_lock_wait_timeout (ONCEHOOK_BUSY_TIMEOUT_MS), is HOOK_EBUSY.
+ * 3. Lookups are plain SELECTs at READ COMMITTED, outside any
+ *    transaction of ours: they take no lock and see only committed rows.
+ * 4. Several claims: a SAVEPOINT each; a claim whose actions fail, or
+ *    whose own statement the server refuses (a statement's error undoes
+ *    that statement only), rolls back to it alone.  A failure that ends
+ *    the transaction (a deadlock, a lost connection) is the batch's: a
+ *    deadlock runs the whole batch once more, then fails every claim
+ *    not decided, as does a lost connection: no partial 200s.  (SQLite
+ *    runs the batch again without the claim that ended it; here the
+ *    claim that met the deadlock is not known to be its cause.)
+ * 5. The connection's server and database are the configured ones.  A
+ *    connection found lost before a request has done anything on it
+ *    (its lookup, or its claim's START TRANSACTION) is made again once
+ *    (reconnect()): the server restarted, or closed it idle.  Lost
+ *    later, the request fails (503) and the store is broken: the caller
+ *    opens a new one; never a reconnect in the middle of a transaction.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "conf.h"
+#include "lib/crypto.h"
+#include "pipeline/event.h"
+#include "lib/log.h"
+#include "store/migrations.h"
+#include "store/mysql/actions.h"
+#include "store/mysql/conn.h"
+#include "store/outbox.h"
+#include "store/store.h"
+#include "store/engine.h"
+
+
+struct mystore {
+	struct store		 base;
+	const struct conf	*cf;
+	struct mydb		*db;
+	struct myactions	**acts;	/* per endpoint; shared if same file */
+	int			 broken;
+	long long		 used;	/* when the connection last spoke */
+	int			 skip_locked;	/* the server has SKIP LOCKED */
+	const char		*p;	/* ONCEHOOK_DB_PREFIX */
+	char			*names;	/* 'a','b': the configured endpoints */
+};
+
+static const struct store_ops mys_ops;
+
+#define MY(b)	((struct mystore *)(b))
+
+/* Run one statement built by mydb_sql(); the error number.  A lost
+ * connection marks the store broken. */
+static unsigned int
+run(struct mystore *s, char *sql, struct myres **res, long long *affected)
+{
+	unsigned int	 e;
+
+	if ((e = mydb_run(s->db, sql, res, affected)) != 0 &&
+	    mydb_lost(s->db))
+		s->broken = 1;
+	s->used = (long long)time(NULL);
+	return e;
+}
+
+
+/*
+ * A new connection in place of a lost one, before a request has done
+ * anything on it (its first read): the server restarted, or closed an
+ * idle connection (wait_timeout).  The actions are prepared again on
+ * the new one.  0, or -1 (the store stays broken).
+ */
+static int
+reconnect(struct mystore *s)
+{
+	struct mydb	*db;
+	char		 err[256];
+	size_t		 i;
+
+	if (mydb_connect(s->cf, &db, err, sizeof(err)) != HOOK_OK) {
+		log_warnx("store: connecting again: %s", err);
+		return -1;
+	}
+	/* The files stay parsed; their statements were the old
+	 * connection's, and are prepared again on first use. */
+	for (i = 0; i < s->cf->nendpoints; i++)
+		if (s->acts[i] != NULL && conf_actions_first(s->cf, i) == i)
+			myactions_reset(s->acts[i], db);
+	mydb_close(s->db);
+	s->db = db;
+	s->broken = 0;
+	s->used = (long long)time(NULL);
+	return 0;
+}
+
+#define SQL(s, ...)	mydb_sql((s)->db, __VA_ARGS__)
+
+static void
+rollback(struct mystore *s)
+{
+	(void)run(s, SQL(s, "ROLLBACK"), NULL, NULL);
+}
+
+static void
+why(struct mystore *s, const char *step, char *buf, size_t bufsz)
+{
+	snprintf(buf, bufsz, "%s: %s", step, mydb_error(s->db));
+}
+
+static int
+mys_version(const struct store *b)
+{
+	(void)b;
+	return (int)nmy_migrations;
+}
+
+static int
+mys_broken(const struct store *b)
+{
+	const struct mystore	*s = (const struct mystore *)b;
+
+	return s->broken || mydb_lost(s->db);
+}
+
+/* The server keeps the caches: nothing to give back here. */
+static void
+mys_release(struct store *b)
+{
+	(void)b;
+}
+
+/* Idle for 30 s: is the server still there?  A connection it closed
+ * (wait_timeout, a restart) is let go now, not found dead by the next
+ * delivery. */
+static int
+mys_idle(struct store *b)
+{
+	struct mystore	*s = MY(b);
+	long long	 now = (long long)time(NULL);
+
+	if (now - s->used < 30)
+		return 0;
+	s->used = now;
+	return mydb_ping(s->db) != 0;
+}
+
+static void
+mys_maintain(struct store *b)
+{
+	(void)b;
+}
+
+/* The server keeps its own log: nothing for anyone to copy. */
+static enum store_copy
+mys_copy_due(struct store *b)
+{
+	(void)b;
+	return STORE_COPY_NONE;
+}
+
+static void
+mys_copy(struct store *b)
+{
+	(void)b;
+}
+
+/* Let go of every endpoint's actions. */
+static void
+free_actions(struct mystore *s)
+{
+	size_t	 i;
+
+	if (s->acts == NULL)
+		return;
+	for (i = 0; i < s->cf->nendpoints; i++)
+		if (conf_actions_first(s->cf, i) == i)
+			myactions_free(s->acts[i]);
+	memset(s->acts, 0, s->cf->nendpoints * sizeof(*s->acts));
+}
+
+static void
+mys_close(struct store *b)
+{
+	struct mystore	*s = MY(b);
+
+	if (s == NULL)
+		return;
+	free_actions(s);
+	free(s->acts);
+	mydb_close(s->db);
+	free(s->names);
+	free(s);
+}
+
+/* The schema's version: *v (0: none yet).  The error number. */
+static unsigned int
+schema_version(struct mystore *s, int *v)
+{
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	unsigned int	 e;
+
+	*v = 0;
+	if ((e = run(s, SQL(s, "SELECT MAX(version) FROM `%Ischema`", s->p),
+	    &r, NULL)) != 0)
+		return e;
+	if (mydb_next(r, &row))
+		*v = (int)mydb_int(&row, 0, 0);
+	mydb_free(r);
+	return 0;
+}
+
+/* {prefix} in text replaced by the prefix; malloc'd. */
+static char *
+prefixed(const char *text, const char *p)
+{
+	const char	*q;
+	char		*out, *o;
+	size_t		 n = 0;
+
+	for (q = text; (q = strstr(q, "{prefix}")) != NULL; q += 8)
+		n++;
+	if ((out = malloc(strlen(text) + n * strlen(p) + 1)) == NULL)
+		return NULL;
+	for (o = out; *text != '\0';) {
+		if (strncmp(text, "{prefix}", 8) == 0) {
+			o = stpcpy(o, p);
+			text += 8;
+		} else
+			*o++ = *text++;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Create or migrate oncehook's tables, then run the action setups.
+ * DDL commits on its own on this engine: a named lock keeps two inits
+ * apart, and each migration is recorded as soon as it is applied. */
+static int
+migrate(struct mystore *s, char *err, size_t errsz)
+{
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	char		*sql;
+	size_t		 i;
+	int		 v = 0, ok = 0;
+
+	if (run(s, SQL(s, "SELECT GET_LOCK(%s, 60)", "oncehook_init"), &r,
+	    NULL) != 0 || !mydb_next(r, &row) || mydb_int(&row, 0, 0) != 1) {
+		mydb_free(r);
+		snprintf(err, errsz, "%s: another oncehook init holds the "
+		    "lock: %s", s->cf->db, mydb_error(s->db));
+		return -1;
+	}
+	mydb_free(r);
+	if (run(s, SQL(s, "CREATE TABLE IF NOT EXISTS `%Ischema` ("
+	    " version INT NOT NULL PRIMARY KEY, name VARCHAR(64) NOT NULL,"
+	    " applied_at BIGINT NOT NULL) ENGINE=InnoDB DEFAULT"
+	    " CHARSET=utf8mb4", s->p), NULL, NULL) != 0 ||
+	    schema_version(s, &v) != 0) {
+		why(s, s->cf->db, err, errsz);
+		goto out;
+	}
+	if (v > (int)nmy_migrations) {
+		snprintf(err, errsz, "%s: schema version %d is newer than this "
+		    "oncehook's (%zu): upgrade oncehook", s->cf->db, v,
+		    nmy_migrations);
+		goto out;
+	}
+	for (i = (size_t)v; i < nmy_migrations; i++) {
+		if ((sql = prefixed(my_migrations[i].sql, s->p)) == NULL) {
+			snprintf(err, errsz, "out of memory");
+			goto out;
+		}
+		if (mydb_script(s->db, sql) != 0) {
+			free(sql);
+			snprintf(err, errsz, "%s: migration %s: %s", s->cf->db,
+			    my_migrations[i].name, mydb_error(s->db));
+			goto out;
+		}
+		free(sql);
+		if (run(s, SQL(s, "INSERT INTO `%Ischema` (version, name,"
+		    " applied_at) VALUES (%d, %s, %lld)", s->p,
+		    my_migrations[i].version, my_migrations[i].name,
+		    (long long)time(NULL)), NULL, NULL) != 0) {
+			why(s, s->cf->db, err, errsz);
+			goto out;
+		}
+		log_info("%s: applied migration %s", s->cf->db,
+		    my_migrations[i].name);
+	}
+	for (i = 0; i < s->cf->nendpoints; i++)
+		if (conf_actions_first(s->cf, i) == i && myactions_setup(s->db,
+		    s->cf->endpoints[i].actions, s->p, err, errsz) == -1)
+			goto out;
+	ok = 1;
+out:
+	(void)run(s, SQL(s, "DO RELEASE_LOCK(%s)", "oncehook_init"), NULL,
+	    NULL);
+	return ok ? 0 : -1;
+}
+
+/* Endpoint i's actions, loaded unless they are (shared with the first
+ * endpoint that names the same file).  0, or -1 with err. */
+static int
+load_actions(struct mystore *s, size_t i, char *err, size_t errsz)
+{
+	size_t	 f = conf_actions_first(s->cf, i);
+
+	if (s->acts[i] != NULL)
+		return 0;
+	if (f != i) {
+		if (load_actions(s, f, err, errsz) == -1)
+			return -1;
+		s->acts[i] = s->acts[f];
+		return 0;
+	}
+	s->acts[i] = myactions_load(s->db, s->cf->endpoints[i].actions, s->p,
+	    err, errsz);
+	return s->acts[i] != NULL ? 0 : -1;
+}
+
+enum hook_err
+mys_connect(const struct conf *cf, int flags, struct store **out, char *err,
+    size_t errsz)
+{
+	struct mystore	*s;
+	enum hook_err	 er;
+	unsigned long	 ver;
+	unsigned int	 e;
+	size_t		 i, n = 3;
+	int		 v = 0, mariadb;
+
+	*out = NULL;
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return HOOK_ESYSTEM;
+	}
+	s->base.ops = &mys_ops;
+	s->cf = cf;
+	s->p = cf->db_prefix;		/* conf.c's default: oncehook_ */
+	for (i = 0; i < cf->nendpoints; i++)
+		n += strlen(cf->endpoints[i].name) + 3;
+	if ((s->names = calloc(1, n)) == NULL ||
+	    (s->acts = calloc(cf->nendpoints + 1, sizeof(*s->acts))) ==
+	    NULL) {
+		mys_close(&s->base);
+		snprintf(err, errsz, "out of memory");
+		return HOOK_ESYSTEM;
+	}
+	/* Endpoint names are letters, digits, - and _ (conf.c). */
+	for (i = 0; i < cf->nendpoints; i++)
+		snprintf(s->names + strlen(s->names), n - strlen(s->names),
+		    "%s'%s'", i ? "," : "", cf->endpoints[i].name);
+	if ((er = mydb_connect(cf, &s->db, err, errsz)) != HOOK_OK) {
+		mys_close(&s->base);
+		return er;
+	}
+	s->used = (long long)time(NULL);
+	ver = mydb_version(s->db, &mariadb);
+	s->skip_locked = mariadb ? ver >= 100600 : ver >= 80001;
+	if (flags & STORE_INIT) {
+		if ((mariadb && ver < 100500) || (!mariadb && ver < 80013)) {
+			snprintf(err, errsz, "%s: %s: oncehook needs MariaDB "
+			    "10.5 or MySQL 8.0.13 at least", cf->db,
+			    mydb_server(s->db));
+			mys_close(&s->base);
+			return HOOK_ECONF;
+		}
+		if (migrate(s, err, errsz) == -1) {
+			mys_close(&s->base);
+			return HOOK_ECONF;
+		}
+	} else if ((e = schema_version(s, &v)) != 0 || v != (int)
+	    nmy_migrations) {
+		if (e == 1146)		/* ER_NO_SUCH_TABLE */
+			snprintf(err, errsz, "%s: no oncehook tables (prefix "
+			    "%s) in this database: run oncehook init",
+			    cf->db, s->p);
+		else if (e != 0)
+			why(s, cf->db, err, errsz);
+		else if (v > (int)nmy_migrations)
+			snprintf(err, errsz, "%s: schema version %d is newer "
+			    "than this oncehook's (%zu): refusing it", cf->db,
+			    v, nmy_migrations);
+		else
+			snprintf(err, errsz, "%s: schema version %d, this "
+			    "oncehook wants %zu: run oncehook init", cf->db, v,
+			    nmy_migrations);
+		er = e != 0 && e != 1146 ? mydb_classify(e) : HOOK_ECONF;
+		mys_close(&s->base);
+		return er;
+	}
+	for (i = 0; i < cf->nendpoints && !(flags & STORE_LAZY); i++)
+		if (load_actions(s, i, err, errsz) == -1) {
+			mys_close(&s->base);
+			return HOOK_ECONF;
+		}
+	*out = &s->base;
+	return HOOK_OK;
+}
+
+/*
+ * The stored row of (endpoint, key) compared with ev: HOOK_OK if none,
+ * HOOK_DUP (HOOK_PARKED if failed or dead) or HOOK_ECONFLICT; the same
+ * bytes are HOOK_DUP whatever the hash, and without a hash other bytes
+ * are HOOK_ECONFLICT until asked again with it.  *e: the error number.
+ */
+static enum hook_err
+lookup(struct mystore *s, const char *endpoint, const struct event *ev,
+    unsigned int *e)
+{
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	enum hook_err	 er = HOOK_OK;
+	int		 same;
+
+	if (ev->hash[0] != '\0')
+		*e = run(s, SQL(s, "SELECT payload_hash = %s, status IN"
+		    " ('failed', 'dead') FROM `%Ievents` WHERE endpoint = %s"
+		    " AND event_key = %s", ev->hash, s->p, endpoint, ev->key),
+		    &r, NULL);
+	else
+		*e = run(s, SQL(s, "SELECT payload = _binary%b, status IN"
+		    " ('failed', 'dead') FROM `%Ievents` WHERE endpoint = %s"
+		    " AND event_key = %s", ev->payload, ev->payloadsz, s->p,
+		    endpoint, ev->key), &r, NULL);
+	if (*e != 0)
+		return mydb_classify(*e);
+	if (mydb_next(r, &row)) {
+		same = mydb_int(&row, 0, 0) == 1;
+		er = !same ? HOOK_ECONFLICT : mydb_int(&row, 1, 0) == 1 ?
+		    HOOK_PARKED : HOOK_DUP;
+	}
+	mydb_free(r);
+	return er;
+}
+
+static enum hook_err
+mys_lookup(struct store *b, size_t endpoint, const struct event *ev)
+{
+	struct mystore	*s = MY(b);
+	enum hook_err	 er;
+	unsigned int	 e;
+
+	er = lookup(s, s->cf->endpoints[endpoint].name, ev, &e);
+	/* A request's first statement: on a connection found lost, once
+	 * more on a new one (a read; nothing was done). */
+	if (e != 0 && mydb_lost(s->db) && reconnect(s) == 0)
+		er = lookup(s, s->cf->endpoints[endpoint].name, ev, &e);
+	if (e != 0)
+		log_warnx("store: lookup: %s", mydb_error(s->db));
+	return er;
+}
+
+/* Is ev's payload recorded for endpoint with its type under another
+ * key than ev's?  *found: 2 if that event failed or is dead.  No type
+ * and an empty one are one, as in the guard's rows.  The error
+ * number. */
+static unsigned int
+payload_known(struct mystore *s, const char *endpoint, const struct event *ev,
+    int *found)
+{
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	unsigned int	 e;
+
+	*found = 0;
+	if ((e = run(s, SQL(s, "SELECT status IN ('failed', 'dead') FROM"
+	    " `%Ievents` WHERE endpoint = %s AND payload_hash = %s AND"
+	    " COALESCE(type, '') = %s AND event_key <> %s LIMIT 1", s->p,
+	    endpoint, ev->hash, ev->type != NULL ? ev->type : "", ev->key),
+	    &r, NULL)) != 0)
+		return e;
+	if (mydb_next(r, &row))
+		*found = mydb_int(&row, 0, 0) == 1 ? 2 : 1;
+	mydb_free(r);
+	return 0;
+}
+
+static enum hook_err
+mys_replayed(struct store *b, size_t endpoint, const struct event *ev)
+{
+	struct mystore	*s = MY(b);
+	unsigned int	 e;
+	int		 found;
+
+	if ((e = payload_known(s, s->cf->endpoints[endpoint].name, ev,
+	    &found)) != 0) {
+		log_warnx("store: payload lookup: %s", mydb_error(s->db));
+		return mydb_classify(e);
+	}
+	return found == 2 ? HOOK_PARKED : found ? HOOK_DUP : HOOK_OK;
+}
+
+static unsigned int
+conflict_row(struct mystore *s, const char *endpoint, const struct event *ev)
+{
+	return run(s, SQL(s, "INSERT INTO `%Iconflicts` (endpoint, event_key,"
+	    " payload_hash, received_at) VALUES (%s, %s, %s, %lld)", s->p,
+	    endpoint, ev->key, ev->hash, ev->received_at), NULL, NULL);
+}
+
+static enum hook_err
+mys_conflict(struct store *b, size_t endpoint, const struct event *ev)
+{
+	struct mystore	*s = MY(b);
+	unsigned int	 e;
+
+	if ((e = conflict_row(s, s->cf->endpoints[endpoint].name, ev)) ==
+	    0)
+		return HOOK_OK;
+	log_warnx("store: recording a key conflict: %s", mydb_error(s->db));
+	return mydb_classify(e);
+}
+
+/* The payload's row in the replay guard's table: *isnew 0 if another
+ * key holds it (committed: the insert waited for it).  Error number. */
+static unsigned int
+guard_payload(struct mystore *s, const char *endpoint, const struct event *ev,
+    int *isnew)
+{
+	long long	 n = 0;
+	unsigned int	 e;
+
+	e = run(s, SQL(s, "INSERT INTO `%Ipayloads` (endpoint, payload_hash,"
+	    " type, event_key) VALUES (%s, %s, %s, %s) ON DUPLICATE KEY"
+	    " UPDATE endpoint = endpoint", s->p, endpoint, ev->hash,
+	    ev->type != NULL ? ev->type : "", ev->key), NULL, &n);
+	*isnew = n > 0;
+	return e;
+}
+
+/*
+ * Claim one event inside the open transaction.  Returns 0 with
+ * c->result set, or the error number that ends the whole transaction
+ * (c->why says it).  With a savepoint (sp), a claim that must not stay
+ * (its actions failed, a replay found) rolls back to it; without, the
+ * caller rolls the transaction back when c->kept.
+ */
+static unsigned int
+claim_one(struct mystore *s, struct store_claim *c, long long now, int sp)
+{
+	const struct conf_endpoint	*ep = &s->cf->endpoints[c->endpoint];
+	const struct event		*ev = c->ev;
+	long long			 n = 0;
+	unsigned int			 e;
+	int				 isnew, found;
+
+	if (sp && (e = run(s, SQL(s, "SAVEPOINT claim"), NULL, NULL)) != 0)
+		goto fail;
+	if (ep->deferred)
+		e = run(s, SQL(s, "INSERT INTO `%Ievents` (endpoint, event_key,"
+		    " type, payload_hash, payload, received_at, expires_at,"
+		    " status, attempts, next_at) VALUES (%s, %s, %s, %s, %b,"
+		    " %lld, IF(%lld < 0, NULL, %lld), 'received', 0, %lld)"
+		    " ON DUPLICATE KEY UPDATE id = id", s->p, ep->name,
+		    ev->key, ev->type, ev->hash, ev->payload, ev->payloadsz,
+		    ev->received_at, ep->retention, ev->received_at +
+		    ep->retention, now + STORE_CLAIMER_FIRST), NULL, &n);
+	else
+		e = run(s, SQL(s, "INSERT INTO `%Ievents` (endpoint, event_key,"
+		    " type, payload_hash, payload, received_at, processed_at,"
+		    " expires_at) VALUES (%s, %s, %s, %s, %b, %lld, %lld,"
+		    " IF(%lld < 0, NULL, %lld)) ON DUPLICATE KEY UPDATE"
+		    " id = id", s->p, ep->name, ev->key, ev->type, ev->hash,
+		    ev->payload, ev->payloadsz, ev->received_at, now,
+		    ep->retention, ev->received_at + ep->retention), NULL,
+		    &n);
+	if (e != 0)
+		goto fail;
+	if (n == 0) {
+		/* Claimed by another since our lookup, and committed. */
+		c->result = lookup(s, ep->name, ev, &e);
+		if (e != 0)
+			goto fail;
+		if (c->result == HOOK_OK) {
+			snprintf(c->why, sizeof(c->why), "the claim was not "
+			    "recorded");
+			c->result = HOOK_ESYSTEM;
+		} else if (c->result == HOOK_ECONFLICT &&
+		    (e = conflict_row(s, ep->name, ev)) != 0)
+			goto fail;
+		goto keep;
+	}
+	if (ep->replay_guard) {
+		/*
+		 * The row lock orders two keys of one payload: the second
+		 * waits for the first's commit and finds its row.  Events
+		 * recorded before the guard's row existed are asked too.
+		 */
+		if ((e = guard_payload(s, ep->name, ev, &isnew)) != 0 ||
+		    (e = payload_known(s, ep->name, ev, &found)) != 0)
+			goto fail;
+		if (!isnew || found) {
+			c->result = found == 2 ? HOOK_PARKED : HOOK_DUP;
+			snprintf(c->why, sizeof(c->why), "payload already "
+			    "recorded under another key");
+			goto undo;
+		}
+	}
+	if (ep->deferred) {
+		c->result = HOOK_ACCEPTED;
+		goto keep;
+	}
+	/* Loaded again after a new connection (reconnect()). */
+	if (load_actions(s, c->endpoint, c->why, sizeof(c->why)) == -1) {
+		c->result = HOOK_ECONF;
+		goto undo;
+	}
+	if ((e = myactions_run(s->acts[c->endpoint], ep->name, ev,
+	    c->why, sizeof(c->why))) != 0) {
+		if (mydb_deadlock(e) || mydb_lost(s->db))
+			return e;	/* the transaction is gone */
+		/* Only this event rolls back; the busy kinds ask a retry. */
+		c->result = mydb_classify(e) == HOOK_EBUSY ? HOOK_EBUSY :
+		    HOOK_EACTION;
+		goto undo;
+	}
+	c->result = HOOK_OK;
+keep:
+	if (sp && (e = run(s, SQL(s, "RELEASE SAVEPOINT claim"), NULL,
+	    NULL)) != 0)
+		goto fail;
+	return 0;
+undo:
+	c->kept = 1;
+	if (sp && ((e = run(s, SQL(s, "ROLLBACK TO SAVEPOINT claim"), NULL,
+	    NULL)) != 0 || (e = run(s, SQL(s, "RELEASE SAVEPOINT claim"),
+	    NULL, NULL)) != 0))
+		goto fail;
+	return 0;
+fail:
+	why(s, "claim", c->why, sizeof(c->why));
+	/*
+	 * A statement's own error (a value its column refuses, a packet
+	 * too large) undid that statement only: in a batch, this claim
+	 * fails alone, back to its savepoint.  A deadlock or a lost
+	 * connection ended the transaction: it is the batch's.
+	 */
+	if (sp && !mydb_deadlock(e) && !mydb_lost(s->db) && !s->broken) {
+		c->result = mydb_classify(e);
+		sp = 0;
+		c->kept = 1;
+		if ((e = run(s, SQL(s, "ROLLBACK TO SAVEPOINT claim"), NULL,
+		    NULL)) == 0 && (e = run(s, SQL(s, "RELEASE SAVEPOINT"
+		    " claim"), NULL, NULL)) == 0)
+			return 0;
+		why(s, "claim", c->why, sizeof(c->why));
+	}
+	return e;
+}
+
+/* One attempt at the batch; the error number that ended it (0: all
+ * decided, committed if anything is to stay). */
+static unsigned int
+claim_batch(struct mystore *s, struct store_claim *claims, size_t n,
+    long long now, const char **step)
+{
+	size_t		 i, stay = 0;
+	unsigned int	 e;
+
+	*step = "begin";
+	/* Nothing is done yet: a connection found lost (the server
+	 * restarted, or closed it idle) is made again, once. */
+	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0 &&
+	    mydb_lost(s->db) && reconnect(s) == 0)
+		e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL);
+	if (e != 0)
+		return e;
+	for (i = 0; i < n; i++) {
+		if (claims[i].kept)
+			continue;
+		*step = "claim";
+		if ((e = claim_one(s, &claims[i], now, n > 1)) != 0)
+			return e;
+		/* A single claim that must not stay: nothing to commit. */
+		if (n == 1 && claims[i].kept) {
+			rollback(s);
+			return 0;
+		}
+		stay++;
+	}
+	*step = "commit";
+	if (stay == 0) {
+		rollback(s);
+		return 0;
+	}
+	return run(s, SQL(s, "COMMIT"), NULL, NULL);
+}
+
+static enum hook_err
+mys_claim(struct store *b, struct store_claim *claims, size_t n)
+{
+	struct mystore	*s = MY(b);
+	long long	 now = (long long)time(NULL);
+	const char	*step = "begin";
+	enum hook_err	 er;
+	unsigned int	 e = 0;
+	size_t		 i, tries;
+	char		 w[200];
+
+	for (i = 0; i < n; i++) {
+		claims[i].result = HOOK_ESYSTEM;
+		claims[i].why[0] = '\0';
+		claims[i].kept = 0;
+		/* An actions file that does not load fails its claims
+		 * alone (a deferred endpoint's run later). */
+		if (!s->cf->endpoints[claims[i].endpoint].deferred &&
+		    load_actions(s, claims[i].endpoint, claims[i].why,
+		    sizeof(claims[i].why)) == -1) {
+			claims[i].result = HOOK_ECONF;
+			claims[i].kept = 1;
+		}
+	}
+	/* A deadlock rolled everything back: once more, then 503. */
+	for (tries = 0; tries < 2; tries++) {
+		/* Each attempt decides every claim again, but those whose
+		 * actions file did not load. */
+		for (i = 0; i < n; i++)
+			if (!claims[i].kept || claims[i].result != HOOK_ECONF) {
+				claims[i].kept = 0;
+				claims[i].result = HOOK_ESYSTEM;
+				claims[i].why[0] = '\0';
+			}
+		if ((e = claim_batch(s, claims, n, now, &step)) == 0)
+			return HOOK_OK;
+		if (!mydb_deadlock(e) || s->broken)
+			break;
+		log_info("store: %s (a deadlock, rolled back by the server): "
+		    "running the claim again", mydb_error(s->db));
+		rollback(s);
+	}
+	/* Rule 1: a COMMIT that failed, or whose answer was lost, is the
+	 * storage's: 503 for all; the outcome is the server's to say. */
+	er = strcmp(step, "commit") == 0 ? HOOK_EBUSY : mydb_classify(e);
+	snprintf(w, sizeof(w), "%s: %s%s", step, mydb_error(s->db),
+	    mydb_deadlock(e) ? " (a deadlock, twice)" : "");
+	if (!s->broken)
+		rollback(s);
+	for (i = 0; i < n; i++) {
+		if (claims[i].kept && claims[i].result == HOOK_ECONF)
+			continue;
+		claims[i].result = er;
+		claims[i].kept = 0;
+		if (claims[i].why[0] == '\0')
+			snprintf(claims[i].why, sizeof(claims[i].why), "%s",
+			    w);
+	}
+	return er;
+}
+
+static long long
+mys_list(struct store *b, const char *endpoint, const char *key,
+    const char *status, long long limit, int with_payload, store_row_fn fn,
+    void *arg, char *err, size_t errsz)
+{
+	struct mystore		*s = MY(b);
+	struct myres		*r = NULL;
+	struct myrow		 row;
+	struct store_row	 sr;
+	long long		 n = 0;
+
+	if (run(s, SQL(s, "SELECT endpoint, event_key, type, payload_hash,"
+	    " status, IF(%d, payload, NULL), received_at,"
+	    " COALESCE(processed_at, -1), COALESCE(expires_at, -1),"
+	    " attempts, last_error, COALESCE(next_at, -1) FROM `%Ievents`"
+	    " WHERE (%s IS NULL OR endpoint = %s)"
+	    " AND (%s IS NULL OR event_key = %s)"
+	    " AND (%s IS NULL OR status = %s)"
+	    " ORDER BY id DESC LIMIT %lld", with_payload, s->p, endpoint,
+	    endpoint, key, key, status, status, limit), &r, NULL) != 0) {
+		snprintf(err, errsz, "%s", mydb_error(s->db));
+		return -1;
+	}
+	while (mydb_next(r, &row)) {
+		sr.endpoint = row.v[0];
+		sr.key = row.v[1];
+		sr.type = row.v[2];
+		sr.payload_hash = row.v[3];
+		sr.status = row.v[4];
+		sr.payload = row.v[5];
+		sr.received_at = mydb_int(&row, 6, 0);
+		sr.processed_at = mydb_int(&row, 7, -1);
+		sr.expires_at = mydb_int(&row, 8, -1);
+		sr.attempts = mydb_int(&row, 9, 0);
+		sr.last_error = row.v[10];
+		sr.next_at = mydb_int(&row, 11, -1);
+		fn(arg, &sr);
+		n++;
+	}
+	mydb_free(r);
+	return n;
+}
+
+/* Run a DELETE ... LIMIT 500 until it deletes nothing; *total. */
+static unsigned int
+batches(struct mystore *s, const char *fmt, long long a, const char *str,
+    long long *total)
+{
+	long long	 n;
+	unsigned int	 e;
+
+	do {
+		if ((e = run(s, SQL(s, fmt, s->p, a, str), NULL, &n)) != 0)
+			return e;
+		*total += n;
+	} while (n > 0);
+	return 0;
+}
+
+/* Column 0 of sql's first row: a count. */
+static unsigned int
+count(struct mystore *s, char *sql, long long *out)
+{
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	unsigned int	 e;
+
+	*out = 0;
+	if ((e = run(s, sql, &r, NULL)) != 0)
+		return e;
+	if (mydb_next(r, &row))
+		*out = mydb_int(&row, 0, 0);
+	mydb_free(r);
+	return 0;
+}
+
+static long long
+mys_prune(struct store *b, long long now, int dry_run, int dead,
+    long long *nconflicts, char *err, size_t errsz)
+{
+	struct mystore			*s = MY(b);
+	const struct conf_endpoint	*ep;
+	const char			*st = dead ? "dead" : "processed";
+	long long			 events = 0, n;
+	unsigned int			 e;
+	size_t				 i;
+
+	*nconflicts = 0;
+	if (dry_run)
+		e = count(s, SQL(s, "SELECT COUNT(*) FROM `%Ievents` WHERE"
+		    " expires_at < %lld AND status IN ('processed', %s)", s->p,
+		    now, st), &events);
+	else if ((e = batches(s, "DELETE FROM `%Ievents` WHERE expires_at <"
+	    " %lld AND status IN ('processed', %s) LIMIT 500", now, st,
+	    &events)) == 0)
+		/* The replay guard's rows of the events gone, 500 at a
+		 * time too (MySQL refuses LIMIT in a DELETE that joins:
+		 * the rows by a derived table). */
+		do {
+			e = run(s, SQL(s, "DELETE FROM `%Ipayloads` WHERE"
+			    " (endpoint, payload_hash, type) IN (SELECT * FROM"
+			    " (SELECT p.endpoint, p.payload_hash, p.type FROM"
+			    " `%Ipayloads` p WHERE NOT EXISTS (SELECT 1 FROM"
+			    " `%Ievents` e WHERE e.endpoint = p.endpoint AND"
+			    " e.event_key = p.event_key) LIMIT 500) x)", s->p,
+			    s->p, s->p), NULL, &n);
+		} while (e == 0 && n > 0);
+	if (e == 0 && !dry_run)
+		e = run(s, SQL(s, "DELETE FROM `%Ifailures` WHERE last_at <"
+		    " %lld - " STORE_FAILURES_TTL, s->p, now), NULL, &n);
+	for (i = 0; e == 0 && i < s->cf->nendpoints; i++) {
+		ep = &s->cf->endpoints[i];
+		if (ep->retention < 0)
+			continue;
+		n = 0;
+		if (dry_run)
+			e = count(s, SQL(s, "SELECT COUNT(*) FROM `%Iconflicts`"
+			    " WHERE received_at < %lld AND endpoint = %s", s->p,
+			    now - ep->retention, ep->name), &n);
+		else
+			e = batches(s, "DELETE FROM `%Iconflicts` WHERE"
+			    " received_at < %lld AND endpoint = %s LIMIT 500",
+			    now - ep->retention, ep->name, &n);
+		*nconflicts += n;
+	}
+	if (e != 0) {
+		snprintf(err, errsz, "%s", mydb_error(s->db));
+		return -1;
+	}
+	return events;
+}
+
+static int
+mys_rows(struct store *b, long long now, struct store_counts *rows,
+    char *err, size_t errsz)
+{
+	struct mystore	*s = MY(b);
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	unsigned int	 e;
+	size_t		 i;
+	int		 pass;
+
+	memset(rows, 0, s->cf->nendpoints * sizeof(*rows));
+	for (pass = 0; pass < 2; pass++) {
+		e = pass == 0 ? run(s, SQL(s, "SELECT endpoint, COUNT(*),"
+		    " SUM(status = 'processed'), SUM(status = 'received'),"
+		    " SUM(status = 'failed'), SUM(status = 'dead'),"
+		    " SUM(status = 'received' AND COALESCE(next_at, 0) <"
+		    " %lld), SUM(status = 'processed' AND expires_at < %lld)"
+		    " FROM `%Ievents` GROUP BY endpoint", now - 600, now, s->p),
+		    &r, NULL) : run(s, SQL(s, "SELECT endpoint, COUNT(*) FROM"
+		    " `%Iconflicts` GROUP BY endpoint", s->p), &r, NULL);
+		if (e != 0) {
+			snprintf(err, errsz, "counting rows: %s",
+			    mydb_error(s->db));
+			return -1;
+		}
+		while (mydb_next(r, &row))
+			for (i = 0; i < s->cf->nendpoints; i++) {
+				if (row.v[0] == NULL ||
+				    strcmp(s->cf->endpoints[i].name,
+				    row.v[0]) != 0)
+					continue;
+				if (pass == 1) {
+					rows[i].conflicts += mydb_int(&row, 1,
+					    0);
+					continue;
+				}
+				rows[i].events += mydb_int(&row, 1, 0);
+				rows[i].processed += mydb_int(&row, 2, 0);
+				rows[i].received += mydb_int(&row, 3, 0);
+				rows[i].failed += mydb_int(&row, 4, 0);
+				rows[i].dead += mydb_int(&row, 5, 0);
+				rows[i].overdue += mydb_int(&row, 6, 0);
+				rows[i].expired += mydb_int(&row, 7, 0);
+			}
+		mydb_free(r);
+		r = NULL;
+	}
+	return 0;
+}
+
+
+static enum hook_err
+mys_failed(struct store *b, size_t endpoint, const struct event *ev,
+    const char *error, int park_after, long long *attempts)
+{
+	struct mystore			*s = MY(b);
+	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
+	long long			 now = (long long)time(NULL), n = 0;
+	enum hook_err			 er = HOOK_EACTION;
+	unsigned int			 e;
+	int				 found = 0, isnew;
+
+	*attempts = 0;
+	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0 ||
+	    (e = run(s, SQL(s, "INSERT INTO `%Ifailures` (endpoint, event_key,"
+	    " attempts, last_error, first_at, last_at) VALUES (%s, %s, 1, %s,"
+	    " %lld, %lld) ON DUPLICATE KEY UPDATE attempts = attempts + 1,"
+	    " last_error = VALUES(last_error), last_at = VALUES(last_at)",
+	    s->p, ep->name, ev->key, error, now, now), NULL, NULL)) != 0 ||
+	    (e = count(s, SQL(s, "SELECT attempts FROM `%Ifailures` WHERE"
+	    " endpoint = %s AND event_key = %s", s->p, ep->name, ev->key),
+	    attempts)) != 0)
+		goto fail;
+	if (park_after > 0 && *attempts >= park_after && ep->replay_guard) {
+		if ((e = payload_known(s, ep->name, ev, &found)) != 0)
+			goto fail;
+		if (found) {
+			er = found == 2 ? HOOK_PARKED : HOOK_DUP;
+			park_after = 0;
+		}
+	}
+	if (park_after > 0 && *attempts >= park_after) {
+		if ((e = run(s, SQL(s, "INSERT INTO `%Ievents` (endpoint,"
+		    " event_key, type, payload_hash, payload, status,"
+		    " received_at, expires_at, attempts, last_error, next_at)"
+		    " VALUES (%s, %s, %s, %s, %b, 'failed', %lld, IF(%lld < 0,"
+		    " NULL, %lld), %lld, %s, %lld) ON DUPLICATE KEY UPDATE"
+		    " id = id", s->p, ep->name, ev->key, ev->type, ev->hash,
+		    ev->payload, ev->payloadsz, ev->received_at,
+		    ep->retention, ev->received_at + ep->retention, *attempts,
+		    error, now + store_backoff(*attempts,
+		    STORE_BACKOFF_FIRST, STORE_BACKOFF_CAP)), NULL,
+		    &n)) != 0)
+			goto fail;
+		if (n > 0) {
+			er = HOOK_PARKED;
+			if (ep->replay_guard && (e = guard_payload(s, ep->name,
+			    ev, &isnew)) != 0)
+				goto fail;
+		}
+		if ((e = run(s, SQL(s, "DELETE FROM `%Ifailures` WHERE"
+		    " endpoint = %s AND event_key = %s", s->p, ep->name,
+		    ev->key), NULL, NULL)) != 0)
+			goto fail;
+	}
+	if ((e = run(s, SQL(s, "COMMIT"), NULL, NULL)) != 0)
+		goto fail;
+	return er;
+fail:
+	log_warnx("store: counting a failed attempt: %s", mydb_error(s->db));
+	if (!s->broken)
+		rollback(s);
+	return HOOK_EACTION;
+}
+
+/* A failed run (work, replay): one more attempt, its error, the next
+ * run after the backoff, or dead at max.  Its own transaction. */
+static void
+work_failed(struct mystore *s, long long id, const char *error,
+    long long attempts, long long max, long long now)
+{
+	if (run(s, SQL(s, "UPDATE `%Ievents` SET attempts = attempts + 1,"
+	    " last_error = %s, next_at = IF(attempts >= %lld, NULL, %lld),"
+	    " status = IF(attempts >= %lld, 'dead', 'failed') WHERE id = %lld"
+	    " AND status <> 'processed'", s->p, error, max,
+	    now + store_backoff(attempts,
+	    STORE_BACKOFF_FIRST, STORE_BACKOFF_CAP), max, id), NULL,
+	    NULL) != 0)
+		log_warnx("store: noting a failed run of its actions: %s",
+		    mydb_error(s->db));
+}
+
+/* The row of one event taken for a run, under its row lock. */
+struct taken {
+	long long	 id;
+	long long	 attempts;
+	size_t		 epi;
+	struct event	 ev;
+	char		*payload;
+	char		*type;
+	char		 hash[72];
+};
+
+/* Fill t from a row (id, endpoint, key, type, hash, payload,
+ * received_at, attempts, status). */
+static int
+taken(struct mystore *s, const struct myrow *row, struct taken *t,
+    char *endpoint, size_t endpointsz, char *key, size_t keysz)
+{
+	memset(t, 0, sizeof(*t));
+	t->id = mydb_int(row, 0, 0);
+	snprintf(endpoint, endpointsz, "%s", row->v[1]);
+	snprintf(key, keysz, "%s", row->v[2]);
+	t->attempts = mydb_int(row, 7, 0) + 1;
+	if (conf_endpoint_index(s->cf, endpoint, &t->epi) == -1)
+		t->epi = s->cf->nendpoints;	/* not ours: never picked */
+	snprintf(t->hash, sizeof(t->hash), "%s", row->v[4]);
+	if ((t->payload = malloc(row->len[5] + 1)) == NULL ||
+	    (row->v[3] != NULL && (t->type = strdup(row->v[3])) == NULL))
+		return -1;
+	memcpy(t->payload, row->v[5], row->len[5]);
+	t->payload[row->len[5]] = '\0';
+	return event_stored(&t->ev, key, t->type, t->hash, t->payload,
+	    row->len[5], mydb_int(row, 6, 0)) == HOOK_OK ? 0 : -1;
+}
+
+static void
+taken_clear(struct taken *t)
+{
+	event_clear(&t->ev);
+	free(t->payload);
+	free(t->type);
+}
+
+static enum store_replay
+mys_replay(struct store *b, size_t endpoint, const char *key, int dry_run,
+    char *whybuf, size_t whysz)
+{
+	struct mystore			*s = MY(b);
+	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
+	struct myres			*r = NULL;
+	struct myrow			 row;
+	struct taken			 t;
+	enum store_replay		 res = REPLAY_ERROR;
+	long long			 now = (long long)time(NULL);
+	char				 epn[64], k[520];
+	unsigned int			 e;
+
+	memset(&t, 0, sizeof(t));
+	whybuf[0] = '\0';
+	if (load_actions(s, endpoint, whybuf, whysz) == -1)
+		return REPLAY_ERROR;
+	/* The row lock: two replays, work and a live delivery of the key
+	 * cannot both run its actions. */
+	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0 ||
+	    (e = run(s, SQL(s, "SELECT id, endpoint, event_key, type,"
+	    " payload_hash, payload, received_at, attempts, status FROM"
+	    " `%Ievents` WHERE endpoint = %s AND event_key = %s FOR UPDATE",
+	    s->p, ep->name, key), &r, NULL)) != 0)
+		goto fail;
+	if (!mydb_next(r, &row)) {
+		res = REPLAY_NONE;
+		goto out;
+	}
+	if (strcmp(row.v[8], "processed") == 0) {
+		res = REPLAY_ALREADY;
+		goto out;
+	}
+	snprintf(whybuf, whysz, "%s", row.v[8]);
+	if (dry_run) {
+		res = REPLAY_WOULD;
+		goto out;
+	}
+	if (taken(s, &row, &t, epn, sizeof(epn), k, sizeof(k)) == -1) {
+		snprintf(whybuf, whysz, "out of memory");
+		goto out;
+	}
+	mydb_free(r);
+	r = NULL;
+	if ((e = myactions_run(s->acts[endpoint], ep->name, &t.ev,
+	    whybuf, whysz)) != 0) {
+		if (mydb_classify(e) == HOOK_EBUSY)
+			goto fail;
+		rollback(s);
+		work_failed(s, t.id, whybuf, t.attempts, ep->max_attempts,
+		    now);
+		res = REPLAY_FAILED;
+		goto done;
+	}
+	if ((e = run(s, SQL(s, "UPDATE `%Ievents` SET status = 'processed',"
+	    " processed_at = %lld, attempts = attempts + 1, last_error = NULL,"
+	    " next_at = NULL WHERE id = %lld", s->p, now, t.id), NULL,
+	    NULL)) != 0 || (e = run(s, SQL(s, "COMMIT"), NULL, NULL)) != 0)
+		goto fail;
+	whybuf[0] = '\0';
+	res = REPLAY_DONE;
+	goto done;
+fail:
+	why(s, "replay", whybuf, whysz);
+out:
+	mydb_free(r);
+	if (!s->broken)
+		rollback(s);
+done:
+	taken_clear(&t);
+	return res;
+}
+
+static enum store_work
+mys_work(struct store *b, const char *endpoint, const char *key,
+    long long now, long long lead, struct store_work_item *w)
+{
+	struct mystore			*s = MY(b);
+	const struct conf_endpoint	*ep;
+	struct myres			*r = NULL;
+	struct myrow			 row;
+	struct taken			 t;
+	enum store_work			 res = WORK_ERROR;
+	long long			 n;
+	unsigned int			 e = 0;
+	int				 unloaded;
+
+	memset(&t, 0, sizeof(t));
+	memset(w, 0, sizeof(*w));
+	/*
+	 * The row is taken under its lock (FOR UPDATE), skipping rows
+	 * another runner holds (SKIP LOCKED, where the server has it):
+	 * runners on several hosts share the events, each run once.  Its
+	 * effects and its status change commit together.
+	 */
+	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0)
+		goto fail;
+	if (endpoint != NULL)
+		e = run(s, SQL(s, "SELECT id, endpoint, event_key, type,"
+		    " payload_hash, payload, received_at, attempts FROM"
+		    " `%Ievents` WHERE endpoint = %s AND event_key = %s AND"
+		    " status IN ('received', 'failed') FOR UPDATE%I", s->p,
+		    endpoint, key, s->skip_locked ? " SKIP LOCKED" : ""),
+		    &r, NULL);
+	else
+		e = run(s, SQL(s, "SELECT id, endpoint, event_key, type,"
+		    " payload_hash, payload, received_at, attempts FROM"
+		    " `%Ievents` WHERE status IN ('received', 'failed') AND"
+		    " COALESCE(next_at, 0) <= %lld + IF(status = 'received',"
+		    " %lld, 0) AND endpoint IN (%I) ORDER BY next_at, id LIMIT 1"
+		    " FOR UPDATE%I", s->p, now, lead, s->names,
+		    s->skip_locked ? " SKIP LOCKED" : ""), &r, NULL);
+	if (e != 0)
+		goto fail;
+	if (!mydb_next(r, &row)) {
+		res = WORK_IDLE;
+		goto out;
+	}
+	if (taken(s, &row, &t, w->endpoint, sizeof(w->endpoint), w->key,
+	    sizeof(w->key)) == -1) {
+		snprintf(w->why, sizeof(w->why), "out of memory");
+		goto out;
+	}
+	mydb_free(r);
+	r = NULL;
+	w->attempts = t.attempts;
+	if (t.epi == s->cf->nendpoints) {
+		snprintf(w->why, sizeof(w->why), "endpoint %s is not "
+		    "configured here", w->endpoint);
+		goto out;
+	}
+	ep = &s->cf->endpoints[t.epi];
+	/* An actions file that no longer loads fails its event like a
+	 * failing action (counted, run again later). */
+	unloaded = load_actions(s, t.epi, w->why, sizeof(w->why)) == -1;
+	if (!unloaded)
+		e = myactions_run(s->acts[t.epi], w->endpoint, &t.ev, w->why,
+		    sizeof(w->why));
+	if (unloaded || e != 0) {
+		if (!unloaded && mydb_classify(e) == HOOK_EBUSY) {
+			res = WORK_BUSY;
+			goto out;
+		}
+		rollback(s);
+		work_failed(s, t.id, w->why, w->attempts, ep->max_attempts,
+		    now);
+		res = w->attempts >= ep->max_attempts ? WORK_DEAD :
+		    WORK_FAILED;
+		goto done;
+	}
+	if ((e = run(s, SQL(s, "UPDATE `%Ievents` SET status = 'processed',"
+	    " processed_at = %lld, attempts = %lld, last_error = NULL,"
+	    " next_at = NULL WHERE id = %lld AND status IN ('received',"
+	    " 'failed')", s->p, now, w->attempts, t.id), NULL, &n)) != 0)
+		goto fail;
+	if (n != 1) {
+		res = WORK_RACED;
+		goto out;
+	}
+	if ((e = run(s, SQL(s, "COMMIT"), NULL, NULL)) != 0)
+		goto fail;
+	res = WORK_DONE;
+	goto done;
+fail:
+	why(s, "work", w->why, sizeof(w->why));
+	res = mydb_classify(e) == HOOK_EBUSY ? WORK_BUSY : WORK_ERROR;
+out:
+	mydb_free(r);
+	if (!s->broken)
+		rollback(s);
+done:
+	taken_clear(&t);
+	return res;
+}
+
+/* The outbox. */
+
+static enum outbox_take
+mys_ob_take(struct store *b, long long now, long long lease,
+    int (*has_target)(void *, const char *), void *arg,
+    struct outbox_item *it, char *whybuf, size_t whysz)
+{
+	struct mystore	*s = MY(b);
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	char		*gate, *p;
+	size_t		 cap = 3, len = 0;
+	long long	 token = 0, n;
+	unsigned int	 e;
+
+	memset(it, 0, sizeof(*it));
+	/*
+	 * The outbox's times are the server's clock (UNIX_TIMESTAMP()):
+	 * deliverers on several hosts share its rows, and a lease must
+	 * mean the same to all of them, whatever their clocks say.  The
+	 * due topics, by a plain read; those with a target.
+	 */
+	(void)now;
+	if ((e = run(s, SQL(s, "SELECT DISTINCT topic FROM `%Ioutbox` WHERE"
+	    " status = 'pending' AND next_at <= UNIX_TIMESTAMP()", s->p), &r,
+	    NULL)) != 0)
+		goto fail;
+	if ((gate = calloc(1, cap)) == NULL)
+		goto oom;
+	while (mydb_next(r, &row)) {
+		/* Topics are letters, digits, . - _ (the table's CHECK). */
+		if (row.v[0] == NULL || !has_target(arg, row.v[0]) ||
+		    strspn(row.v[0], "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+		    strlen(row.v[0]))
+			continue;
+		if (len + strlen(row.v[0]) + 4 > cap) {
+			cap = 2 * (len + strlen(row.v[0]) + 4);
+			if ((p = realloc(gate, cap)) == NULL) {
+				free(gate);
+				goto oom;
+			}
+			gate = p;
+		}
+		len += (size_t)snprintf(gate + len, cap - len, "%s'%s'",
+		    len ? "," : "", row.v[0]);
+	}
+	mydb_free(r);
+	r = NULL;
+	if (len == 0 || crypto_random(&token, sizeof(token)) == -1) {
+		free(gate);
+		if (len == 0)
+			return TAKE_NONE;
+		snprintf(whybuf, whysz, "no random token");
+		return TAKE_ERROR;
+	}
+	token &= 0x7fffffffffffffffLL;
+	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) == 0)
+		e = run(s, SQL(s, "SELECT id, topic, endpoint, event_key,"
+		    " payload, created_at, attempts, seq FROM `%Ioutbox` WHERE"
+		    " status = 'pending' AND next_at <= UNIX_TIMESTAMP() AND"
+		    " topic IN (%I) ORDER BY next_at, seq LIMIT 1 FOR UPDATE%I",
+		    s->p, gate, s->skip_locked ? " SKIP LOCKED" : ""), &r,
+		    NULL);
+	free(gate);
+	if (e != 0)
+		goto fail;
+	if (!mydb_next(r, &row)) {
+		mydb_free(r);
+		rollback(s);
+		return TAKE_RACED;
+	}
+	snprintf(it->id, sizeof(it->id), "%s", row.v[0]);
+	snprintf(it->topic, sizeof(it->topic), "%s", row.v[1]);
+	snprintf(it->endpoint, sizeof(it->endpoint), "%s", row.v[2]);
+	snprintf(it->key, sizeof(it->key), "%s", row.v[3]);
+	if ((it->payload = malloc(row.len[4] + 1)) == NULL) {
+		rollback(s);
+		goto oom;
+	}
+	memcpy(it->payload, row.v[4], row.len[4]);
+	it->payload[row.len[4]] = '\0';
+	it->payloadsz = row.len[4];
+	it->created_at = mydb_int(&row, 5, 0);
+	it->attempts = mydb_int(&row, 6, 0) + 1;
+	it->seq = mydb_int(&row, 7, 0);
+	it->lease = token;
+	mydb_free(r);
+	r = NULL;
+	/* The lease counts from now: after the row lock was taken. */
+	if ((e = run(s, SQL(s, "UPDATE `%Ioutbox` SET attempts = attempts + 1,"
+	    " next_at = UNIX_TIMESTAMP() + %lld, lease = %lld WHERE seq ="
+	    " %lld", s->p, lease, token, it->seq), NULL, &n)) != 0 ||
+	    (e = run(s, SQL(s, "COMMIT"), NULL, NULL)) != 0)
+		goto fail;
+	return TAKE_ONE;
+oom:
+	mydb_free(r);
+	snprintf(whybuf, whysz, "out of memory");
+	outbox_item_clear(it);
+	return TAKE_ERROR;
+fail:
+	mydb_free(r);
+	why(s, "taking an outbox row", whybuf, whysz);
+	if (!s->broken)
+		rollback(s);
+	outbox_item_clear(it);
+	return mydb_classify(e) == HOOK_EBUSY ? TAKE_BUSY : TAKE_ERROR;
+}
+
+/* Write an attempt's outcome if the row still holds its lease. */
+static int
+settle(struct mystore *s, char *sql, char *whybuf, size_t whysz)
+{
+	long long	 n = 0;
+
+	if (run(s, sql, NULL, &n) != 0) {
+		why(s, "noting an outbox attempt", whybuf, whysz);
+		return -1;
+	}
+	return n > 0 ? 1 : 0;
+}
+
+static int
+mys_ob_delivered(struct store *b, const struct outbox_item *it, long long now,
+    char *whybuf, size_t whysz)
+{
+	struct mystore	*s = MY(b);
+
+	(void)now;		/* the server's clock: see mys_ob_take() */
+	return settle(s, SQL(s, "UPDATE `%Ioutbox` SET status = 'delivered',"
+	    " delivered_at = UNIX_TIMESTAMP(), last_error = NULL, lease ="
+	    " NULL WHERE seq = %lld AND status = 'pending' AND lease = %lld",
+	    s->p, it->seq, it->lease), whybuf, whysz);
+}
+
+static int
+mys_ob_failed(struct store *b, const struct outbox_item *it,
+    const char *error, long long now, long long first, long long max_attempts,
+    char *whybuf, size_t whysz)
+{
+	struct mystore	*s = MY(b);
+	int		 r;
+
+	(void)now;
+	r = settle(s, SQL(s, "UPDATE `%Ioutbox` SET last_error = %s, lease ="
+	    " NULL, next_at = UNIX_TIMESTAMP() + IF(attempts >= %lld, 0,"
+	    " %lld), status = IF(attempts >= %lld, 'dead', 'pending') WHERE"
+	    " seq = %lld AND status = 'pending' AND lease = %lld", s->p, error,
+	    max_attempts, store_backoff(it->attempts, first, OUTBOX_CAP),
+	    max_attempts, it->seq, it->lease), whybuf, whysz);
+	return r == 1 && it->attempts >= max_attempts ? 2 : r;
+}
+
+static long long
+mys_ob_retry(struct store *b, long long now, int dead, int waiting, char *err,
+    size_t errsz)
+{
+	struct mystore	*s = MY(b);
+	long long	 n = 0;
+
+	(void)now;
+	if (run(s, SQL(s, "UPDATE `%Ioutbox` SET attempts = IF(status ="
+	    " 'dead', 0, attempts), status = 'pending', next_at ="
+	    " UNIX_TIMESTAMP() WHERE (%d AND status = 'dead') OR (%d AND"
+	    " status = 'pending' AND next_at > UNIX_TIMESTAMP() AND lease IS"
+	    " NULL)", s->p, dead, waiting), NULL, &n) != 0) {
+		why(s, "making outbox rows due", err, errsz);
+		return -1;
+	}
+	return n;
+}
+
+static long long
+mys_ob_list(struct store *b, const char *id, const char *endpoint,
+    const char *key, const char *status, long long limit, int with_payload,
+    outbox_row_fn fn, void *arg, char *err, size_t errsz)
+{
+	struct mystore		*s = MY(b);
+	struct myres		*r = NULL;
+	struct myrow		 row;
+	struct outbox_row	 o;
+	long long		 n = 0;
+
+	if (run(s, SQL(s, "SELECT id, topic, IF(%d, payload, NULL), endpoint,"
+	    " event_key, status, last_error, created_at, attempts, next_at,"
+	    " COALESCE(delivered_at, -1) FROM `%Ioutbox`"
+	    " WHERE (%s IS NULL OR id = %s)"
+	    " AND (%s IS NULL OR (endpoint = %s AND event_key = %s))"
+	    " AND (%s IS NULL OR status = %s)"
+	    " ORDER BY seq DESC LIMIT %lld", with_payload, s->p, id, id, key,
+	    endpoint, key, status, status, limit), &r, NULL) != 0) {
+		snprintf(err, errsz, "%s", mydb_error(s->db));
+		return -1;
+	}
+	while (mydb_next(r, &row)) {
+		o.id = row.v[0];
+		o.topic = row.v[1];
+		o.payload = row.v[2];
+		o.endpoint = row.v[3];
+		o.key = row.v[4];
+		o.status = row.v[5];
+		o.last_error = row.v[6];
+		o.created_at = mydb_int(&row, 7, 0);
+		o.attempts = mydb_int(&row, 8, 0);
+		o.next_at = mydb_int(&row, 9, 0);
+		o.delivered_at = mydb_int(&row, 10, -1);
+		fn(arg, &o);
+		n++;
+	}
+	mydb_free(r);
+	return n;
+}
+
+static int
+mys_ob_topics(struct store *b, void (*fn)(void *, const char *, const char *,
+    long long, long long), void *arg, char *err, size_t errsz)
+{
+	struct mystore	*s = MY(b);
+	struct myres	*r = NULL;
+	struct myrow	 row;
+
+	if (run(s, SQL(s, "SELECT topic, status, COUNT(*), MIN(created_at)"
+	    " FROM `%Ioutbox` GROUP BY topic, status ORDER BY topic, status",
+	    s->p), &r, NULL) != 0) {
+		snprintf(err, errsz, "%s", mydb_error(s->db));
+		return -1;
+	}
+	while (mydb_next(r, &row))
+		fn(arg, row.v[0], row.v[1], mydb_int(&row, 2, 0),
+		    mydb_int(&row, 3, 0));
+	mydb_free(r);
+	return 0;
+}
+
+static long long
+mys_ob_prune(struct store *b, long long now, int dry_run, int dead, char *err,
+    size_t errsz)
+{
+	struct mystore	*s = MY(b);
+	const char	*st = dead ? "dead" : "delivered";
+	long long	 total = 0, n;
+	unsigned int	 e;
+
+	if (dry_run)
+		e = count(s, SQL(s, "SELECT COUNT(*) FROM `%Ioutbox` o WHERE"
+		    " o.status IN ('delivered', %s) AND NOT EXISTS (SELECT 1"
+		    " FROM `%Ievents` e WHERE e.endpoint = o.endpoint AND"
+		    " e.event_key = o.event_key AND (e.expires_at IS NULL OR"
+		    " e.expires_at >= %lld OR e.status NOT IN ('processed',"
+		    " %s)))", s->p, st, s->p, now, st), &total);
+	else
+		do {
+			/* MySQL refuses LIMIT in a DELETE that joins: the
+			 * rows by a derived table. */
+			e = run(s, SQL(s, "DELETE FROM `%Ioutbox` WHERE seq IN"
+			    " (SELECT seq FROM (SELECT o.seq FROM `%Ioutbox` o"
+			    " WHERE o.status IN ('delivered', %s) AND NOT"
+			    " EXISTS (SELECT 1 FROM `%Ievents` e WHERE"
+			    " e.endpoint = o.endpoint AND e.event_key ="
+			    " o.event_key) ORDER BY o.seq LIMIT 500) x)", s->p,
+			    s->p, st, s->p), NULL, &n);
+			total += n;
+		} while (e == 0 && n > 0);
+	if (e != 0) {
+		snprintf(err, errsz, "%s", mydb_error(s->db));
+		return -1;
+	}
+	return total;
+}
+
+/*
+ * The server, and what the connection's user may do in the database:
+ * the privileges shown to it (its own, through a role or a wildcard
+ * database grant too), at least SELECT, INSERT, UPDATE and DELETE;
+ * every section of the actions prepared.
+ */
+static int
+mys_about(struct store *b, char *buf, size_t bufsz)
+{
+	static const char *const need[] = {
+		"SELECT", "INSERT", "UPDATE", "DELETE", NULL
+	};
+	struct mystore	*s = MY(b);
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	char		 have[512] = " ", missing[64] = "";
+	long long	 packet = 0;
+	size_t		 i;
+
+	if (run(s, SQL(s, "SELECT PRIVILEGE_TYPE FROM"
+	    " information_schema.USER_PRIVILEGES UNION SELECT PRIVILEGE_TYPE"
+	    " FROM information_schema.SCHEMA_PRIVILEGES WHERE DATABASE()"
+	    " LIKE TABLE_SCHEMA UNION SELECT PRIVILEGE_TYPE FROM"
+	    " information_schema.TABLE_PRIVILEGES WHERE TABLE_SCHEMA ="
+	    " DATABASE() AND TABLE_NAME = CONCAT(%s, 'events')", s->p), &r,
+	    NULL) !=
+	    0) {
+		snprintf(buf, bufsz, "%s: reading its privileges: %s",
+		    mydb_server(s->db), mydb_error(s->db));
+		return -1;
+	}
+	while (mydb_next(r, &row))
+		if (row.v[0] != NULL && strlen(have) + strlen(row.v[0]) + 2 <
+		    sizeof(have)) {
+			strcat(have, row.v[0]);
+			strcat(have, " ");
+		}
+	mydb_free(r);
+	for (i = 0; need[i] != NULL; i++)
+		if (strstr(have, need[i]) == NULL && strstr(have,
+		    "ALL PRIVILEGES") == NULL)
+			snprintf(missing + strlen(missing), sizeof(missing) -
+			    strlen(missing), "%s%s", missing[0] ? ", " : "",
+			    need[i]);
+	if (missing[0] != '\0') {
+		snprintf(buf, bufsz, "%s: the user lacks %s on this database "
+		    "(docs/stores.md)", mydb_server(s->db),
+		    missing);
+		return -1;
+	}
+	for (i = 0; i < s->cf->nendpoints; i++)
+		if (load_actions(s, i, buf, bufsz) == -1 ||
+		    myactions_prepare_all(s->acts[i], buf, bufsz) == -1)
+			return -1;
+	/* A body must fit in one packet, escaped (up to twice its size). */
+	if (count(s, SQL(s, "SELECT @@max_allowed_packet"), &packet) == 0 &&
+	    packet < 2 * s->cf->maxbody + 65536) {
+		snprintf(buf, bufsz, "%s: max_allowed_packet is %lld bytes; "
+		    "a body of ONCEHOOK_MAX_BODY (%lld) may need %lld: raise "
+		    "it on the server, or lower ONCEHOOK_MAX_BODY",
+		    mydb_server(s->db), packet, s->cf->maxbody,
+		    2 * s->cf->maxbody + 65536);
+		return -1;
+	}
+	snprintf(buf, bufsz, "%s, tables %s*", mydb_server(s->db), s->p);
+	return 0;
+}
+
+static const struct store_ops mys_ops = {
+	"MariaDB/MySQL",
+	mys_version,
+	mys_about,
+	mys_broken,
+	mys_idle,
+	mys_release,
+	mys_maintain,
+	mys_copy_due,
+	mys_copy,
+	mys_close,
+	mys_lookup,
+	mys_replayed,
+	mys_claim,
+	mys_conflict,
+	mys_list,
+	mys_prune,
+	mys_rows,
+	mys_failed,
+	mys_replay,
+	mys_work,
+	mys_ob_take,
+	mys_ob_delivered,
+	mys_ob_failed,
+	mys_ob_retry,
+	mys_ob_list,
+	mys_ob_topics,
+	mys_ob_prune,
+};

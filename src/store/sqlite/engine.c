@@ -1,0 +1,2042 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oncehook: the SQLite store (see store/store.h).  With store/sqlite/actions.c, the SQLite
+ * room.
+ *
+ * Every statement is prepared once, in sqs_connect(), and reset after
+ * each use; for a CGI process (STORE_SECTIONS: one request), each on its
+ * first use instead (sq_stmt()), so that a duplicate prepares one.
+ * Errors are classified once, in sq_classify(): a database that is busy
+ * past the timeout, full, read-only or failing I/O is HOOK_EBUSY (the
+ * provider should retry: 503); anything else is HOOK_ESYSTEM.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store/sqlite/actions.h"
+#include "conf.h"
+#include "pipeline/event.h"
+#include "lib/io.h"
+#include "lib/log.h"
+#include "store/migrations.h"
+#include "store/store.h"
+#include "store/sqlite/engine.h"
+#include "store/sqlite/vfs.h"
+#include "store/sqlite/walguard.h"
+
+static const struct store_ops sqs_ops;
+static void	sqs_close(struct store *);
+
+
+
+static const char *const sqls[ST__MAX] = {
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_SAVEPOINT] = "SAVEPOINT claim",
+	[ST_RELEASE] = "RELEASE claim",
+	[ST_ROLLBACK_TO] = "ROLLBACK TO claim",
+	[ST_INSERT] = "INSERT INTO events (endpoint, key, type, payload_hash,"
+	    " payload, received_at, processed_at, expires_at)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+	    " ON CONFLICT (endpoint, key) DO NOTHING",
+	/* Due for work 10 s on: the claiming process runs it first. */
+	[ST_INSERT_RECEIVED] = "INSERT INTO events (endpoint, key, type,"
+	    " payload_hash, payload, received_at, expires_at, status,"
+	    " attempts, next_at)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?8, 'received', 0, ?7 + ?9)"
+	    " ON CONFLICT (endpoint, key) DO NOTHING",
+	[ST_LOOKUP] = "SELECT payload_hash, payload = ?3,"
+	    " status IN ('failed', 'dead') FROM events"
+	    " WHERE endpoint = ?1 AND key = ?2",
+	[ST_PAYLOAD] = "SELECT status IN ('failed', 'dead') FROM events"
+	    " WHERE endpoint = ?1 AND payload_hash = ?2 AND type IS ?3"
+	    " LIMIT 1",
+	[ST_CONFLICT] = "INSERT INTO conflicts (endpoint, key, payload_hash,"
+	    " received_at) VALUES (?1, ?2, ?3, ?4)",
+};
+
+static const char *const sides[SIDE__MAX] = { "-wal", "-shm" };
+
+enum hook_err
+sq_classify(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return HOOK_OK;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+	case SQLITE_FULL:
+	case SQLITE_READONLY:
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+	case SQLITE_PROTOCOL:
+	case SQLITE_NOLFS:
+		return HOOK_EBUSY;
+	default:
+		return HOOK_ESYSTEM;
+	}
+}
+
+/* Note in s whether error rc calls for a new connection. */
+void
+sq_note(struct sqstore *s, int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_READONLY:
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		s->broken = 1;
+		break;
+	default:
+		break;
+	}
+}
+
+static int
+sqs_broken(const struct store *b)
+{
+	const struct sqstore	*s = (const struct sqstore *)b;
+	return s->broken;
+}
+
+/* What path names now; ino 0 if nothing. */
+static void
+fileid_of(const char *path, struct fileid *id)
+{
+	struct stat	 sb;
+
+	if (path != NULL && stat(path, &sb) == 0) {
+		id->dev = sb.st_dev;
+		id->ino = sb.st_ino;
+		id->ctime = sb.st_ctim;
+	} else
+		memset(id, 0, sizeof(*id));
+}
+
+/* Remember the -wal and -shm files the connection uses; -1 if no memory. */
+static int
+sides_note(struct sqstore *s)
+{
+	size_t	 i, len = strlen(s->cf->db);
+
+	if (s->dbid.ino == 0)
+		fileid_of(s->cf->db, &s->dbid);
+	for (i = 0; i < SIDE__MAX; i++) {
+		if ((s->side[i] = malloc(len + 5)) == NULL)
+			return -1;
+		snprintf(s->side[i], len + 5, "%s%s", s->cf->db, sides[i]);
+		fileid_of(s->side[i], &s->sideid[i]);
+	}
+	return 0;
+}
+
+/*
+ * The database file moved (removed, renamed, or replaced by another
+ * file) while this connection had it open.  Its log is not the new
+ * file's: copy what it holds into the old file through our descriptor
+ * (a renamed file keeps every committed event), then remove the old
+ * -wal and -shm from the path if they are still the ones we used, so a
+ * connection to the new file does not replay the old log over it.  The
+ * connection is closed later without a checkpoint (store_close()), so
+ * it never touches the path again.
+ */
+static void
+let_go(struct sqstore *s)
+{
+	struct fileid	 now;
+	size_t		 i;
+	int		 rc;
+
+	/* Found at COMMIT: that transaction is not committed (the
+	 * caller answers 503); ended here, or the checkpoint could not
+	 * run and committed events would stay in the old log. */
+	if (!sqlite3_get_autocommit(s->db))
+		(void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	rc = sqlite3_wal_checkpoint_v2(s->db, "main",
+	    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	if (rc != SQLITE_OK)
+		log_warnx("store: %s: copying the old log into the moved file: "
+		    "%s", s->cf->db, sqlite3_errmsg(s->db));
+	for (i = 0; i < SIDE__MAX; i++) {
+		fileid_of(s->side[i], &now);
+		if (now.ino != 0 && now.ino == s->sideid[i].ino &&
+		    now.dev == s->sideid[i].dev && unlink(s->side[i]) == 0)
+			log_warnx("store: removed the old %s, which belonged "
+			    "to the file that was at %s", s->side[i],
+			    s->cf->db);
+	}
+}
+
+/*
+ * 1 if the -shm (shm: what its path names now) cannot be written: with
+ * chattr +i, SQLite's next write to its mapped memory would SIGBUS.
+ * Logged once; the store is marked moved and broken (closed without a
+ * checkpoint, which would write it too).  access() is asked only when
+ * the file's ctime changed since it was last found writable (chattr
+ * changes it), and a ctime of the last two seconds is never kept as
+ * writable: with coarse time stamps a chattr in the same tick as a
+ * write keeps the ctime.
+ */
+static int
+shm_immutable(struct sqstore *s, const struct fileid *shm)
+{
+	if (shm->ctime.tv_sec == s->shm_writable.tv_sec &&
+	    shm->ctime.tv_nsec == s->shm_writable.tv_nsec)
+		return 0;
+	if (access(s->side[SIDE_SHM], W_OK) == 0 || errno != EPERM) {
+		if (shm->ctime.tv_sec < time(NULL) - 1)
+			s->shm_writable = shm->ctime;
+		return 0;
+	}
+	log_error("store: %s-shm cannot be written (immutable? chattr -i "
+	    "it): answering 503", s->cf->db);
+	s->moved = s->broken = 1;
+	return 1;
+}
+
+/*
+ * 0 if ONCEHOOK_DB still names the database this connection has open
+ * (and DB-wal, DB-shm the files it uses), and the shared memory can be
+ * written.  Else 1, once logged: the store is marked moved and broken,
+ * nothing may be committed through it, and the pipeline opens the path
+ * again for a later request (store/store.h, rule 5).
+ */
+int
+sq_moved(struct sqstore *s)
+{
+	struct fileid	 now, shm = { 0 };
+	const char	*what = NULL;
+	int		 has_moved = 0;
+	size_t		 i;
+
+	if (s->moved)
+		return 1;
+	if (s->immutable)
+		return 0;
+	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED,
+	    &has_moved) == SQLITE_OK && has_moved)
+		what = "the database file was removed, renamed or replaced";
+	for (i = 0; what == NULL && i < SIDE__MAX; i++) {
+		fileid_of(s->side[i], &now);
+		if (i == SIDE_SHM)
+			shm = now;
+		if (s->sideid[i].ino == 0) {
+			s->sideid[i] = now;	/* made after we opened */
+			continue;
+		}
+		if (now.ino != s->sideid[i].ino || now.dev != s->sideid[i].dev)
+			what = i == SIDE_WAL ? "its -wal file was removed or "
+			    "replaced" : "its -shm file was removed or replaced";
+	}
+	if (what == NULL && shm_immutable(s, &shm))
+		return 1;
+	if (what == NULL)
+		return 0;
+	log_error("store: %s: %s while in use: nothing is committed through "
+	    "the old one (503); the path is opened again for the next "
+	    "request", s->cf->db, what);
+	s->moved = s->broken = 1;
+	if (has_moved)
+		let_go(s);
+	return 1;
+}
+
+static int
+sqs_idle(struct store *b)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	return sq_moved(s);
+}
+
+static void
+sqs_release(struct store *b)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+
+	(void)sqlite3_db_release_memory(s->db);
+}
+
+/*
+ * The log's size after each commit of this connection.  Setting it
+ * turns SQLite's automatic checkpoint off: store_maintain() does it.
+ */
+static int
+on_wal(void *arg, sqlite3 *db, const char *name, int frames)
+{
+	struct sqstore	*s = arg;
+
+	(void)db;
+	(void)name;
+	if (frames < s->wal_frames)	/* the log started over */
+		s->copy_said = 0;
+	s->wal_frames = frames;
+	return SQLITE_OK;
+}
+
+/*
+ * SQLite's own checkpoint, after a commit past 1,000 pages, is PASSIVE:
+ * it copies what no reader still needs, and the log starts over only
+ * when a writer finds it all copied and no reader in it.  With several
+ * processes looking up events all the time that is never, and the log
+ * grows without end.  Here, between requests (the
+ * answer is out), past CKPT_FRAMES: take the write lock, so oncehook's
+ * writers queue in the kernel rather than extend the log meanwhile, and
+ * RESTART: copy everything, then start the log over if no reader is in
+ * it.  Busy if a reader is (a lookup, short: the copy stops at the
+ * oldest snapshot a reader holds) or another connection is
+ * copying (store_copy()): the next call tries again, and the next
+ * commit starts the log over if it finds it all copied.  Past
+ * CKPT_FRAMES_LONG (busy that often) it waits for the readers, in naps
+ * of CKPT_NAP_US, at most CKPT_NAPS of them: not with SQLite's busy
+ * handler, which sleeps whole milliseconds while every claim of a
+ * writer waits behind this checkpoint.
+ *
+ * The copy is most of a checkpoint's cost (a read and a write of each
+ * page, then an fdatasync of the database's scattered pages, and
+ * every claim queued behind it).  A
+ * writer that claims for other processes (writer/writer.h) therefore has the
+ * log copied every STORE_COPY_STEP pages (store_copy_due()) on another
+ * connection, beside its commits (store_copy(): a PASSIVE checkpoint),
+ * by its copier or one of the processes (store/sqlite/copier.h says which when).
+ * Under load the writer
+ * commits all the while, so the log is never all copied when it begins
+ * a transaction and still reaches CKPT_FRAMES; its own checkpoint then
+ * copies only what came since the last copy.  When the load pauses, a
+ * whole copy lets the next commit start the log over (SQLite does, if
+ * no reader is in it).  Why: docs/design/016-copier.md.
+ */
+#define CKPT_FRAMES	1000
+#define CKPT_FRAMES_LONG 2000
+#define CKPT_NAP_US	100
+#define CKPT_NAPS	20
+
+/* A checkpoint in mode; a failure but busy logged (what: doing what)
+ * and noted (sq_note()).  Returns SQLite's code. */
+static int
+checkpoint(struct sqstore *s, int mode, const char *what)
+{
+	int	 rc;
+
+	rc = sqlite3_wal_checkpoint_v2(s->db, "main", mode, NULL, NULL);
+	if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY) {
+		log_warnx("store: %s: %s: %s", s->cf->db, what,
+		    sqlite3_errmsg(s->db));
+		sq_note(s, rc);
+	}
+	return rc;
+}
+
+static int
+ckpt_nap(void *arg, int n)
+{
+	(void)arg;
+	if (n >= CKPT_NAPS)
+		return 0;
+	io_nap_us(CKPT_NAP_US);
+	return 1;
+}
+
+static void
+sqs_maintain(struct store *b)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	long	 waited;
+	int	 rc;
+
+	if (s->wal_frames < CKPT_FRAMES || s->immutable || sq_moved(s))
+		return;
+	if (walguard_lock(&s->wg, (long)s->cf->busy_ms, &waited) == 1)
+		return;
+	if (s->wal_frames >= CKPT_FRAMES_LONG)
+		sqlite3_busy_handler(s->db, ckpt_nap, NULL);
+	else
+		sqlite3_busy_timeout(s->db, 0);
+	rc = checkpoint(s, SQLITE_CHECKPOINT_RESTART, "checkpoint");
+	sqlite3_busy_timeout(s->db, (int)s->cf->busy_ms);
+	walguard_unlock(&s->wg);
+	if (rc == SQLITE_OK)
+		s->wal_frames = s->copy_said = 0;
+}
+
+static enum store_copy
+sqs_copy_due(struct store *b)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+
+	if (s->wal_frames >= CKPT_FRAMES)
+		return STORE_COPY_CHECKPOINT;
+	/* Not near CKPT_FRAMES: a copy running then would make the
+	 * writer's own checkpoint busy, and the log grow past it. */
+	if (s->wal_frames - s->copy_said < STORE_COPY_STEP ||
+	    s->wal_frames > CKPT_FRAMES - STORE_COPY_STEP / 2)
+		return STORE_COPY_NONE;
+	s->copy_said = s->wal_frames;
+	return STORE_COPY_ASK;
+}
+
+static void
+sqs_copy(struct store *b)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+
+	if (!s->immutable && !sq_moved(s))
+		(void)checkpoint(s, SQLITE_CHECKPOINT_PASSIVE,
+		    "copying the log");
+}
+
+/*
+ * Statement which into *st, prepared now if it is not yet (one
+ * request's store prepares each on its first use).  An SQLite code: the
+ * prepare's failure (logged), which the caller returns as it would a
+ * failed step, *st untouched by anyone.
+ */
+int
+sq_stmt(struct sqstore *s, enum st which, sqlite3_stmt **st)
+{
+	int	 rc;
+
+	if (s->st[which] == NULL && (rc = sqlite3_prepare_v3(s->db,
+	    sqls[which], -1, SQLITE_PREPARE_PERSISTENT, &s->st[which],
+	    NULL)) != SQLITE_OK) {
+		log_warnx("store: %s: preparing \"%s\": %s", s->cf->db,
+		    sqls[which], sqlite3_errmsg(s->db));
+		s->st[which] = NULL;
+		return rc;
+	}
+	*st = s->st[which];
+	return SQLITE_OK;
+}
+
+/* Step a statement that returns no row, then reset it. */
+int
+sq_run(struct sqstore *s, enum st which)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((rc = sq_stmt(s, which, &st)) != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+/*
+ * BEGIN IMMEDIATE, after waiting in the kernel for oncehook's write lock
+ * (store/sqlite/walguard.h); SQLite's busy handler has what is left of the timeout
+ * for other writers.  An SQLite code; SQLITE_BUSY with s->lock_timeout
+ * set if the wait ran out.  sq_end() lets go after COMMIT or ROLLBACK.
+ */
+int
+sq_begin(struct sqstore *s)
+{
+	long	 waited, busy = (long)s->cf->busy_ms;
+	int	 rc;
+
+	s->lock_timeout = 0;
+	if (walguard_lock(&s->wg, busy, &waited) == 1) {
+		s->lock_timeout = waited;
+		return SQLITE_BUSY;
+	}
+	if (waited > 0)
+		sqlite3_busy_timeout(s->db, waited < busy ? (int)(busy -
+		    waited) : 1);
+	rc = sq_run(s, ST_BEGIN);
+	if (waited > 0)
+		sqlite3_busy_timeout(s->db, (int)busy);
+	return rc;
+}
+
+void
+sq_end(struct sqstore *s)
+{
+	walguard_unlock(&s->wg);
+}
+
+/* COMMIT, unless the file moved (rule 5: nothing is committed into a
+ * file that is no longer the database): SQLITE_IOERR then. */
+int
+sq_commit(struct sqstore *s)
+{
+	return sq_moved(s) ? SQLITE_IOERR : sq_run(s, ST_COMMIT);
+}
+
+/* The reason for a failed transaction, for a claim's why. */
+void
+sq_why(struct sqstore *s, const char *step, char *buf, size_t bufsz)
+{
+	if (s->moved)
+		snprintf(buf, bufsz, "%s: the database moved", step);
+	else if (s->lock_timeout > 0)
+		snprintf(buf, bufsz, "%s: other oncehook processes held the "
+		    "write lock for %ld ms (ONCEHOOK_BUSY_TIMEOUT_MS)", step,
+		    s->lock_timeout);
+	else
+		snprintf(buf, bufsz, "%s: %s", step, sqlite3_errmsg(s->db));
+}
+
+int
+store_version(void)
+{
+	return (int)nmigrations;
+}
+
+/* PRAGMA user_version into *v; an SQLite code. */
+static int
+user_version(sqlite3 *db, int *v)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st,
+	    NULL)) != SQLITE_OK)
+		return rc;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*v = sqlite3_column_int(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Create the file with mode 0600 if it does not exist. */
+static int
+create_file(const char *path, char *err, size_t errsz)
+{
+	int	 fd;
+
+	if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0600)) == -1) {
+		if (errno == EEXIST)
+			return 0;
+		snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Apply migrations past the current version and the action setups. */
+static int
+migrate(struct sqstore *s, char *err, size_t errsz)
+{
+	char	*msg = NULL;
+	char	 sql[64];
+	int	 v = 0, rc;
+	size_t	 i;
+
+	if ((rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL,
+	    NULL)) != SQLITE_OK) {
+		snprintf(err, errsz, "%s: %s", s->cf->db,
+		    sqlite3_errmsg(s->db));
+		return -1;
+	}
+	if ((rc = user_version(s->db, &v)) != SQLITE_OK)
+		goto fail;
+	if (v > (int)nmigrations) {
+		snprintf(err, errsz, "%s: schema version %d is newer than "
+		    "this oncehook's (%zu): upgrade oncehook", s->cf->db, v,
+		    nmigrations);
+		goto out;
+	}
+	for (i = (size_t)v; i < nmigrations; i++) {
+		if ((rc = sqlite3_exec(s->db, migrations[i].sql, NULL, NULL,
+		    &msg)) != SQLITE_OK) {
+			snprintf(err, errsz, "%s: migration %s: %s", s->cf->db,
+			    migrations[i].name, msg ? msg : "failed");
+			goto out;
+		}
+		log_info("%s: applied migration %s", s->cf->db,
+		    migrations[i].name);
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %zu", nmigrations);
+	if ((rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL)) != SQLITE_OK)
+		goto fail;
+	/* Our schema is in place: from here on, the guard watches. */
+	actions_guard(s->db, &s->guard);
+	for (i = 0; i < s->cf->nendpoints; i++) {
+		if (conf_actions_first(s->cf, i) < i)
+			continue;
+		if (actions_setup(s->db, &s->guard, s->cf->endpoints[i].actions,
+		    err, errsz) != SQLITE_OK)
+			goto out;
+	}
+	if ((rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL)) ==
+	    SQLITE_OK)
+		return 0;
+fail:
+	snprintf(err, errsz, "%s: %s", s->cf->db, sqlite3_errmsg(s->db));
+out:
+	sqlite3_free(msg);
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+/* Set the connection's pragmas; the database must be in WAL mode. */
+static int
+pragmas(struct sqstore *s, char *err, size_t errsz)
+{
+	sqlite3_stmt	*st = NULL;
+	const char	*mode;
+	char		 sql[128];
+	int		 rc, ok = 0;
+
+	if ((rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1,
+	    &st, NULL)) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+	    (mode = (const char *)sqlite3_column_text(st, 0)) != NULL)
+		ok = strcmp(mode, "wal") == 0;
+	sqlite3_finalize(st);
+	if (!ok) {
+		snprintf(err, errsz, "%s: cannot use WAL mode: %s", s->cf->db,
+		    sqlite3_errmsg(s->db));
+		return -1;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA synchronous = %s; "
+	    "PRAGMA foreign_keys = ON%s", s->cf->synchronous_full ? "FULL" :
+	    "NORMAL", s->sections ? "; PRAGMA journal_size_limit = 0" : "");
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errsz, "%s: %s", s->cf->db,
+		    sqlite3_errmsg(s->db));
+		return -1;
+	}
+	/*
+	 * A CGI process is often the database's only user: SQLite would
+	 * create the -wal and -shm at its open and, after the checkpoint
+	 * at its close, delete them, at every request (two files made,
+	 * grown and unlinked).  They are kept instead; the checkpointed
+	 * log is cut to nothing (journal_size_limit 0), as deleting it
+	 * did, so no page of it outlives the close that copied it into
+	 * the database, and the next first user rebuilds the -shm from
+	 * an empty log.  Long-lived processes keep their files open.
+	 */
+	if (s->sections)
+		(void)sqlite3_file_control(s->db, "main",
+		    SQLITE_FCNTL_PERSIST_WAL, &(int){ 1 });
+	return 0;
+}
+
+/*
+ * Endpoint i's actions, prepared unless they are already (shared with
+ * the first endpoint that names the same file).  0, or -1 with err.
+ */
+static int
+load_actions(struct sqstore *s, size_t i, char *err, size_t errsz)
+{
+	size_t	 f = conf_actions_first(s->cf, i);
+
+	if (s->acts[i] != NULL)
+		return 0;
+	if (f != i) {
+		if (load_actions(s, f, err, errsz) == -1)
+			return -1;
+		s->acts[i] = s->acts[f];
+		return 0;
+	}
+	s->acts[i] = actions_load(s->db, &s->guard,
+	    s->cf->endpoints[i].actions, s->sections ? ACTIONS_LAZY : 0, err,
+	    errsz);
+	return s->acts[i] != NULL ? 0 : -1;
+}
+
+/* Prepare our statements (unless one request's: sq_stmt()) and every
+ * endpoint's actions (unless lazy). */
+static int
+prepare(struct sqstore *s, char *err, size_t errsz)
+{
+	size_t	 i;
+
+	for (i = 0; i < ST__MAX && !s->sections; i++)
+		if (sqlite3_prepare_v3(s->db, sqls[i], -1,
+		    SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK) {
+			snprintf(err, errsz, "%s: %s", s->cf->db,
+			    sqlite3_errmsg(s->db));
+			return -1;
+		}
+	if ((s->acts = calloc(s->cf->nendpoints, sizeof(*s->acts))) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < s->cf->nendpoints && !s->lazy; i++)
+		if (load_actions(s, i, err, errsz) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * A WAL database on a read-only file system whose -wal and -shm files
+ * are gone (the last connection removed them on close) cannot be read
+ * the usual way: SQLite would have to create them.  Every committed
+ * transaction is then in the database file itself, so it is opened
+ * immutable and read-only: retries are still answered from a read, and
+ * a claim fails read-only (503).  Returns 0 if it did; -1 leaves s as it
+ * was.
+ */
+static int
+open_ro(struct sqstore *s)
+{
+	static const char	 hex[] = "0123456789ABCDEF";
+	const unsigned char	*p;
+	sqlite3			*db = NULL;
+	char			*uri, *o;
+	int			 v;
+
+	if (sqlite3_db_readonly(s->db, "main") != 1 &&
+	    access(s->cf->db, W_OK) == 0)
+		return -1;
+	if ((uri = malloc(strlen(s->cf->db) * 3 + 32)) == NULL)
+		return -1;
+	o = uri + sprintf(uri, "file:");
+	for (p = (const unsigned char *)s->cf->db; *p != '\0'; p++)
+		if (*p == '%' || *p == '?' || *p == '#' || *p < 0x21 ||
+		    *p >= 0x7f) {
+			*o++ = '%';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 0xf];
+		} else
+			*o++ = (char)*p;
+	strcpy(o, "?immutable=1");
+	if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+	    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	    user_version(db, &v) != SQLITE_OK) {
+		sqlite3_close(db);
+		free(uri);
+		return -1;
+	}
+	free(uri);
+	sqlite3_close(s->db);
+	s->db = db;
+	sqlite3_extended_result_codes(s->db, 1);
+	s->immutable = 1;
+	s->broken = 1;		/* the next request tries read-write */
+	return 0;
+}
+
+/*
+ * Take the database file's byte before SQLite reads the -wal at its path
+ * (store/sqlite/walguard.h): HOOK_EBUSY while another file's users still hold it.
+ * s->dbid is the file guarded.
+ */
+static enum hook_err
+guard(struct sqstore *s, char *err, size_t errsz)
+{
+	fileid_of(s->cf->db, &s->dbid);
+	if (s->dbid.ino == 0)
+		return HOOK_OK;		/* SQLite says why */
+	return walguard_take(&s->wg, s->cf->db, s->dbid.ino, err, errsz) ==
+	    WALGUARD_FOREIGN ? HOOK_EBUSY : HOOK_OK;
+}
+
+enum hook_err
+sqs_connect(const struct conf *cf, int flags, struct store **out, char *err,
+    size_t errsz)
+{
+	struct sqstore	*s;
+	struct fileid	 now;
+	enum hook_err	 er = HOOK_ECONF;
+	int		 v = 0, rc;
+
+	*out = NULL;
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return HOOK_ESYSTEM;
+	}
+	s->base.ops = &sqs_ops;
+	s->cf = cf;
+	s->wg.fd = -1;
+	s->lazy = (flags & STORE_LAZY) && !(flags & STORE_INIT);
+	s->sections = s->lazy && (flags & STORE_SECTIONS);
+	if (flags & STORE_INIT) {
+		if (create_file(cf->db, err, errsz) == -1)
+			goto err;
+	} else if (access(cf->db, F_OK) == -1 && errno == ENOENT) {
+		snprintf(err, errsz, "%s: no such database (run oncehook "
+		    "init)", cf->db);
+		goto err;
+	}
+	if ((er = guard(s, err, errsz)) != HOOK_OK)
+		goto err;
+	er = HOOK_ECONF;
+	rc = sqlite3_open_v2(cf->db, &s->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errsz, "%s: %s", cf->db, s->db ?
+		    sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		er = sq_classify(rc);
+		goto err;
+	}
+	/* The file SQLite opened is the one guarded, before the log is read. */
+	fileid_of(cf->db, &now);
+	if (s->wg.fd >= 0 && (now.ino != s->dbid.ino ||
+	    now.dev != s->dbid.dev)) {
+		snprintf(err, errsz, "%s: replaced while it was being opened",
+		    cf->db);
+		er = HOOK_EBUSY;
+		goto err;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, (int)cf->busy_ms);
+	/* The schema's version, read once (the file read-only without a
+	 * -wal: read again through the immutable connection). */
+	if (!(flags & STORE_INIT) && (rc = user_version(s->db, &v)) !=
+	    SQLITE_OK && open_ro(s) == 0) {
+		log_warnx("store: %s: read-only, with no -wal file: opened "
+		    "as immutable; retries are answered, new events get 503",
+		    cf->db);
+		rc = user_version(s->db, &v);
+	}
+	if (flags & STORE_INIT) {
+		if (pragmas(s, err, errsz) == -1 ||
+		    migrate(s, err, errsz) == -1)
+			goto err;
+	} else {
+		if (rc != SQLITE_OK) {
+			snprintf(err, errsz, "%s: %s", cf->db,
+			    sqlite3_errmsg(s->db));
+			er = sq_classify(rc);
+			goto err;
+		}
+		if (v > (int)nmigrations) {
+			snprintf(err, errsz, "%s: schema version %d is newer "
+			    "than this oncehook's (%zu): refusing it", cf->db,
+			    v, nmigrations);
+			goto err;
+		}
+		if (v < (int)nmigrations) {
+			snprintf(err, errsz, "%s: schema version %d, this "
+			    "oncehook wants %zu: run oncehook init", cf->db, v,
+			    nmigrations);
+			goto err;
+		}
+		/*
+		 * SQLite falls back to read-only when it cannot write.  Such
+		 * a connection still answers retries from a read, but must
+		 * not be kept: the file may be writable by the next request.
+		 */
+		if (sqlite3_db_readonly(s->db, "main") == 1)
+			s->broken = 1;
+		if (!s->immutable && pragmas(s, err, errsz) == -1)
+			goto err;
+		actions_guard(s->db, &s->guard);
+	}
+	if (prepare(s, err, errsz) == -1)
+		goto err;
+	if (!s->immutable)
+		sqlite3_wal_hook(s->db, on_wal, s);
+	if (sides_note(s) == -1) {
+		snprintf(err, errsz, "out of memory");
+		er = HOOK_ESYSTEM;
+		goto err;
+	}
+	*out = &s->base;
+	return HOOK_OK;
+err:
+	sqs_close(&s->base);
+	return er;
+}
+
+static void
+sqs_close(struct store *b)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	size_t	 i;
+
+	if (s == NULL)
+		return;
+	if (s->acts != NULL) {
+		for (i = 0; i < s->cf->nendpoints; i++)
+			if (conf_actions_first(s->cf, i) == i)
+				actions_free(s->acts[i]);
+		free(s->acts);
+	}
+	for (i = 0; i < ST__MAX; i++)
+		sqlite3_finalize(s->st[i]);
+	/* A moved store's paths are another file's now: hands off. */
+	if (s->moved && s->db != NULL)
+		(void)sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+		    1, NULL);
+	sqlite3_close(s->db);
+	walguard_release(&s->wg);	/* after the log is let go */
+	for (i = 0; i < SIDE__MAX; i++)
+		free(s->side[i]);
+	free(s);
+}
+
+/*
+ * The stored payload hash for (endpoint, key) compared with ev's:
+ * HOOK_OK if none is stored, HOOK_DUP (HOOK_PARKED if the event failed
+ * or is dead: it is kept, and runs nothing) or HOOK_ECONFLICT.  The same bytes
+ * as the stored payload are HOOK_DUP whatever the hash (they hash the
+ * same); without a hash (ev->hash empty), other bytes are HOOK_ECONFLICT
+ * until asked again with it (see event_parse()).
+ */
+static enum hook_err
+lookup(struct sqstore *s, const char *endpoint, const struct event *ev, int *rcp)
+{
+	sqlite3_stmt	*st;
+	const char	*hash;
+	enum hook_err	 er;
+	int		 rc;
+
+	if ((*rcp = sq_stmt(s, ST_LOOKUP, &st)) != SQLITE_OK)
+		return sq_classify(*rcp);
+	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+	if (ev->payload != NULL)
+		sqlite3_bind_text(st, 3, ev->payload, (int)ev->payloadsz,
+		    SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		hash = (const char *)sqlite3_column_text(st, 0);
+		er = sqlite3_column_int(st, 1) == 1 || (hash != NULL &&
+		    strcmp(hash, ev->hash) == 0) ? HOOK_DUP : HOOK_ECONFLICT;
+		if (er == HOOK_DUP && sqlite3_column_int(st, 2) == 1)
+			er = HOOK_PARKED;
+		rc = SQLITE_OK;
+	} else if (rc == SQLITE_DONE) {
+		er = HOOK_OK;
+		rc = SQLITE_OK;
+	} else
+		er = sq_classify(rc);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	*rcp = rc;
+	return er;
+}
+
+static enum hook_err
+sqs_lookup(struct store *b, size_t endpoint, const struct event *ev)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	enum hook_err	 er;
+	int		 rc;
+
+	if (sq_moved(s))
+		return HOOK_EBUSY;
+	er = lookup(s, s->cf->endpoints[endpoint].name, ev, &rc);
+	if (rc != SQLITE_OK) {
+		log_warnx("store: lookup: %s", sqlite3_errmsg(s->db));
+		sq_note(s, rc);
+	}
+	return er;
+}
+
+/*
+ * Is ev's payload recorded for endpoint with the same type?  Sets
+ * *found (2 if that event failed or is dead: parked); SQLite code.  The type counts: Shopify sends one order body
+ * as orders/create, orders/paid, orders/updated, told apart by a header.
+ */
+static int
+payload_known(struct sqstore *s, const char *endpoint, const struct event *ev,
+    int *found)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	*found = 0;
+	if ((rc = sq_stmt(s, ST_PAYLOAD, &st)) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->hash, -1, SQLITE_STATIC);
+	if (ev->type != NULL)
+		sqlite3_bind_text(st, 3, ev->type, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 3);
+	rc = sqlite3_step(st);
+	*found = rc != SQLITE_ROW ? 0 : sqlite3_column_int(st, 0) ? 2 : 1;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static enum hook_err
+sqs_replayed(struct store *b, size_t endpoint, const struct event *ev)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	int	 rc, found = 0;
+
+	if ((rc = payload_known(s, s->cf->endpoints[endpoint].name, ev,
+	    &found)) != SQLITE_OK) {
+		log_warnx("store: payload lookup: %s", sqlite3_errmsg(s->db));
+		sq_note(s, rc);
+		return sq_classify(rc);
+	}
+	return found == 2 ? HOOK_PARKED : found ? HOOK_DUP : HOOK_OK;
+}
+
+/* Insert a conflicts row; an SQLite code. */
+static int
+conflict_row(struct sqstore *s, const char *endpoint, const struct event *ev)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((rc = sq_stmt(s, ST_CONFLICT, &st)) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, ev->hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, ev->received_at);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static enum hook_err
+sqs_conflict(struct store *b, size_t endpoint, const struct event *ev)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	int	 rc;
+
+	char	 why[160];
+
+	if ((rc = sq_begin(s)) == SQLITE_OK &&
+	    (rc = conflict_row(s, s->cf->endpoints[endpoint].name, ev)) ==
+	    SQLITE_OK &&
+	    (rc = sq_run(s, ST_COMMIT)) == SQLITE_OK) {
+		sq_end(s);
+		return HOOK_OK;
+	}
+	sq_why(s, "recording a key conflict", why, sizeof(why));
+	log_warnx("store: %s", why);
+	sq_note(s, rc);
+	if (!sqlite3_get_autocommit(s->db))
+		(void)sq_run(s, ST_ROLLBACK);
+	sq_end(s);
+	return sq_classify(rc);
+}
+
+/* Insert the event row (received, for a deferred endpoint: its actions
+ * run later, next_at now); sets *isnew. An SQLite code. */
+static int
+insert(struct sqstore *s, const struct conf_endpoint *ep,
+    const struct event *ev, long long now, int *isnew)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((rc = sq_stmt(s, ep->deferred ? ST_INSERT_RECEIVED : ST_INSERT,
+	    &st)) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+	if (ev->type != NULL)
+		sqlite3_bind_text(st, 3, ev->type, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_text(st, 4, ev->hash, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, ev->payload, (int)ev->payloadsz,
+	    SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, ev->received_at);
+	sqlite3_bind_int64(st, 7, now);
+	if (ep->retention < 0)
+		sqlite3_bind_null(st, 8);
+	else
+		sqlite3_bind_int64(st, 8, ev->received_at + ep->retention);
+	if (ep->deferred)
+		sqlite3_bind_int(st, 9, STORE_CLAIMER_FIRST);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return rc;
+	*isnew = sqlite3_changes(s->db) > 0;
+	return SQLITE_OK;
+}
+
+/*
+ * The savepoint around one claim of a batch; a claim alone in its
+ * transaction (single) needs none: the transaction is the unit, and a
+ * savepoint would copy every page it changes into a sub-journal.
+ * step is ST_SAVEPOINT, ST_RELEASE or ST_ROLLBACK_TO.
+ */
+static int
+sp(struct sqstore *s, enum st step, int single)
+{
+	return single ? SQLITE_OK : sq_run(s, step);
+}
+
+/*
+ * Claim one event inside the open transaction (and its savepoint, when
+ * it shares the transaction with others).  Returns an SQLite code that
+ * must abort the whole transaction, or SQLITE_OK with c->result set.  A
+ * single claim whose action failed rolls the transaction back itself:
+ * c->kept, SQLITE_ABORT.
+ */
+static int
+claim_one(struct sqstore *s, struct store_claim *c, long long now, int single)
+{
+	const struct conf_endpoint	*ep = &s->cf->endpoints[c->endpoint];
+	int				 rc, isnew = 0;
+
+	if ((rc = sp(s, ST_SAVEPOINT, single)) != SQLITE_OK)
+		return rc;
+	if (ep->replay_guard) {
+		/* Serialised by the write lock: no replay slips between. */
+		if ((rc = payload_known(s, ep->name, c->ev, &isnew)) !=
+		    SQLITE_OK) {
+			snprintf(c->why, sizeof(c->why), "payload lookup: %s",
+			    sqlite3_errmsg(s->db));
+			goto undo;
+		}
+		if (isnew) {
+			c->result = isnew == 2 ? HOOK_PARKED : HOOK_DUP;
+			snprintf(c->why, sizeof(c->why), "payload already "
+			    "recorded under another key");
+			return sp(s, ST_RELEASE, single);
+		}
+	}
+	if ((rc = insert(s, ep, c->ev, now, &isnew)) != SQLITE_OK) {
+		snprintf(c->why, sizeof(c->why), "insert: %s",
+		    sqlite3_errmsg(s->db));
+		goto undo;
+	}
+	if (!isnew) {
+		/* Claimed by another process since our lookup. */
+		c->result = lookup(s, ep->name, c->ev, &rc);
+		if (rc == SQLITE_OK && c->result == HOOK_OK) {
+			/* No row, yet none inserted: never "processed". */
+			snprintf(c->why, sizeof(c->why), "the claim was not "
+			    "recorded");
+			c->result = HOOK_ESYSTEM;
+			if ((rc = sp(s, ST_ROLLBACK_TO, single)) != SQLITE_OK)
+				return rc;
+			return sp(s, ST_RELEASE, single);
+		}
+		if (rc == SQLITE_OK && c->result == HOOK_ECONFLICT)
+			rc = conflict_row(s, ep->name, c->ev);
+		if (rc != SQLITE_OK) {
+			snprintf(c->why, sizeof(c->why), "lookup: %s",
+			    sqlite3_errmsg(s->db));
+			goto undo;
+		}
+		return sp(s, ST_RELEASE, single);
+	}
+	if (ep->deferred) {
+		/* Claimed durably; the actions run after the answer. */
+		c->result = HOOK_ACCEPTED;
+		return sp(s, ST_RELEASE, single);
+	}
+	if ((rc = actions_run(s->acts[c->endpoint], ep->name, c->ev, c->why,
+	    sizeof(c->why))) != SQLITE_OK) {
+		/* Only this event rolls back; the busy kinds ask a retry. */
+		c->result = sq_classify(rc) == HOOK_EBUSY ? HOOK_EBUSY :
+		    HOOK_EACTION;
+		/*
+		 * SQLite may have rolled the whole transaction back itself
+		 * (RAISE(ROLLBACK), or after I/O errors, a full disk, out of
+		 * memory): then there is no savepoint left, and the failure
+		 * is the action's.
+		 */
+		if (sqlite3_get_autocommit(s->db)) {
+			sq_note(s, rc);
+			c->kept = 1;
+			return rc;
+		}
+		if (single) {
+			/* The transaction holds this claim alone. */
+			c->kept = 1;
+			if ((rc = sq_run(s, ST_ROLLBACK)) != SQLITE_OK)
+				return rc;
+			return SQLITE_ABORT;
+		}
+		if ((rc = sq_run(s, ST_ROLLBACK_TO)) != SQLITE_OK)
+			return rc;
+		return sq_run(s, ST_RELEASE);
+	}
+	c->result = HOOK_OK;
+	return sp(s, ST_RELEASE, single);
+undo:
+	c->result = sq_classify(rc);
+	return rc;
+}
+
+/*
+ * One attempt at the batch: BEGIN, each claim not yet decided by its
+ * own failure, COMMIT.  Returns SQLITE_OK once committed; SQLITE_DONE
+ * when a single claim failed alone and its transaction was rolled back
+ * (nothing to commit); SQLITE_ABORT when a claim's failure ended the
+ * transaction of several (that claim is kept, the attempt is to be made
+ * again without it); any other code is the transaction's own failure,
+ * with the reason in *why.
+ */
+static int
+claim_batch(struct sqstore *s, struct store_claim *claims, size_t n,
+    long long now, const char **why)
+{
+	struct fileid	 shm;
+	size_t		 i;
+	int		 rc;
+
+	/* Whether the file moved is asked at COMMIT (sq_commit()), where
+	 * it decides; a -shm that cannot be written, before BEGIN writes
+	 * it (the shared writer's claims come with no lookup first). */
+	*why = "begin";
+	if (s->moved)
+		return SQLITE_IOERR;
+	if (!s->immutable && s->side[SIDE_SHM] != NULL) {
+		fileid_of(s->side[SIDE_SHM], &shm);
+		if (shm_immutable(s, &shm))
+			return SQLITE_IOERR;
+	}
+	if ((rc = sq_begin(s)) != SQLITE_OK)
+		return rc;
+	for (i = 0; i < n; i++) {
+		if (claims[i].kept)
+			continue;
+		claims[i].result = HOOK_ESYSTEM;
+		claims[i].why[0] = '\0';
+		if ((rc = claim_one(s, &claims[i], now, n == 1)) ==
+		    SQLITE_OK)
+			continue;
+		*why = "claim";
+		/* A single claim's own failure: nothing left to commit. */
+		if (claims[i].kept && n == 1 && rc == SQLITE_ABORT)
+			return SQLITE_DONE;
+		/* Its own failure ended the transaction: retry without it. */
+		if (claims[i].kept && n > 1) {
+			if (!sqlite3_get_autocommit(s->db))
+				(void)sq_run(s, ST_ROLLBACK);
+			return SQLITE_ABORT;
+		}
+		return rc;
+	}
+	*why = "commit";
+	return sq_commit(s);
+}
+
+static enum hook_err
+sqs_claim(struct store *b, struct store_claim *claims, size_t n)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	enum hook_err	 er;
+	long long	 now = (long long)time(NULL);
+	const char	*why = "begin";
+	size_t		 i, tries;
+	int		 rc = SQLITE_OK;
+
+	if (n == 0)
+		return HOOK_OK;
+	for (i = 0; i < n; i++) {
+		claims[i].result = HOOK_ESYSTEM;
+		claims[i].why[0] = '\0';
+		claims[i].kept = 0;
+		/* STORE_LAZY: an endpoint's actions on its first claim;
+		 * with STORE_SECTIONS (CGI), each section on the first
+		 * event of its types, before the transaction (its
+		 * preparing would hold the lock), none for a deferred
+		 * endpoint (work runs them); a file or section that does
+		 * not prepare fails its claims alone, and a database that
+		 * could not be read asks a retry (503). */
+		if (load_actions(s, claims[i].endpoint, claims[i].why,
+		    sizeof(claims[i].why)) == -1 ||
+		    (s->sections &&
+		    !s->cf->endpoints[claims[i].endpoint].deferred &&
+		    actions_ready(s->acts[claims[i].endpoint],
+		    claims[i].ev->type, claims[i].why,
+		    sizeof(claims[i].why)) == -1)) {
+			rc = sqlite3_errcode(s->db);
+			claims[i].result = sq_classify(rc) == HOOK_EBUSY ?
+			    HOOK_EBUSY : HOOK_ECONF;
+			claims[i].kept = 1;
+			sq_note(s, rc);
+		}
+	}
+	/* Each retry leaves one more claim out: at most n + 1 attempts. */
+	for (tries = 0; tries <= n; tries++)
+		if ((rc = claim_batch(s, claims, n, now, &why)) != SQLITE_ABORT)
+			break;
+	if (rc == SQLITE_OK || rc == SQLITE_DONE) {
+		sq_end(s);
+		return HOOK_OK;
+	}
+	/* Rule 4: a COMMIT that failed is the storage's: 503 for all. */
+	er = strcmp(why, "commit") == 0 ? HOOK_EBUSY : sq_classify(rc);
+	sq_note(s, rc);
+	if (!sqlite3_get_autocommit(s->db))
+		(void)sq_run(s, ST_ROLLBACK);
+	sq_end(s);
+	for (i = 0; i < n; i++) {
+		/* A result its own failure set stays; the others failed with
+		 * the transaction. */
+		if (claims[i].kept)
+			continue;
+		claims[i].result = er;
+		if (claims[i].why[0] == '\0')
+			sq_why(s, why, claims[i].why, sizeof(claims[i].why));
+	}
+	return er;
+}
+
+static long long
+sqs_list(struct store *b, const char *endpoint, const char *key,
+    const char *status, long long limit, int with_payload, store_row_fn fn,
+    void *arg, char *err, size_t errsz)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	static const char	 sql[] = "SELECT endpoint, key, type,"
+	    " payload_hash, status, CASE WHEN ?4 THEN payload END,"
+	    " received_at, coalesce(processed_at, -1),"
+	    " coalesce(expires_at, -1), attempts, last_error,"
+	    " coalesce(next_at, -1)"
+	    " FROM events WHERE (?1 IS NULL OR endpoint = ?1)"
+	    " AND (?2 IS NULL OR key = ?2) AND (?5 IS NULL OR status = ?5)"
+	    " ORDER BY id DESC LIMIT ?3";
+	sqlite3_stmt		*st;
+	struct store_row	 r;
+	long long		 n = 0;
+	int			 rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errsz, "%s", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, limit);
+	sqlite3_bind_int(st, 4, with_payload);
+	sqlite3_bind_text(st, 5, status, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		r.endpoint = (const char *)sqlite3_column_text(st, 0);
+		r.key = (const char *)sqlite3_column_text(st, 1);
+		r.type = (const char *)sqlite3_column_text(st, 2);
+		r.payload_hash = (const char *)sqlite3_column_text(st, 3);
+		r.status = (const char *)sqlite3_column_text(st, 4);
+		r.payload = (const char *)sqlite3_column_text(st, 5);
+		r.received_at = sqlite3_column_int64(st, 6);
+		r.processed_at = sqlite3_column_int64(st, 7);
+		r.expires_at = sqlite3_column_int64(st, 8);
+		r.attempts = sqlite3_column_int64(st, 9);
+		r.last_error = (const char *)sqlite3_column_text(st, 10);
+		r.next_at = sqlite3_column_int64(st, 11);
+		fn(arg, &r);
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errsz, "%s", sqlite3_errmsg(s->db));
+		n = -1;
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Run sql (one statement, binding ?1 = a, ?2 = b) and step it once;
+ * *out gets column 0 of a row, or the changes of a write.  SQLite code. */
+static int
+once(struct sqstore *s, const char *sql, long long a, const char *b,
+    long long *out)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, a);
+	if (b != NULL)
+		sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
+	} else if (rc == SQLITE_DONE) {
+		*out = sqlite3_changes(s->db);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Delete in batches until none is left; total in *total.  SQLite code. */
+static int
+batches(struct sqstore *s, const char *sql, long long a, const char *b,
+    long long *total, char *why, size_t whysz)
+{
+	long long	 n;
+	int		 rc;
+
+	do {
+		if ((rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL,
+		    NULL)) != SQLITE_OK)
+			return rc;
+		if ((rc = once(s, sql, a, b, &n)) != SQLITE_OK ||
+		    (rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL)) !=
+		    SQLITE_OK) {
+			/* Keep the reason: the rollback would clear it. */
+			snprintf(why, whysz, "%s", sqlite3_errmsg(s->db));
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			return rc;
+		}
+		*total += n;
+	} while (n > 0);
+	return SQLITE_OK;
+}
+
+static long long
+sqs_prune(struct store *b, long long now, int dry_run, int dead,
+    long long *nconflicts, char *err, size_t errsz)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	const struct conf_endpoint	*ep;
+	long long			 events = 0, n = 0;
+	size_t				 i;
+	int				 rc;
+
+	*nconflicts = 0;
+	if (errsz > 0)
+		err[0] = '\0';
+	/* Only what took effect; dead events when asked (?2 = 'dead'). */
+	if (dry_run)
+		rc = once(s, "SELECT count(*) FROM events"
+		    " WHERE expires_at < ?1 AND status IN ('processed', ?2)",
+		    now, dead ? "dead" : "processed", &events);
+	else
+		rc = batches(s, "DELETE FROM events WHERE id IN (SELECT id"
+		    " FROM events WHERE expires_at < ?1"
+		    " AND status IN ('processed', ?2) LIMIT 500)", now,
+		    dead ? "dead" : "processed", &events, err, errsz);
+	/* Failed attempts of keys that never came back. */
+	if (rc == SQLITE_OK && !dry_run)
+		rc = once(s, "DELETE FROM failures WHERE last_at < ?1 - "
+		    STORE_FAILURES_TTL, now, NULL, &n);
+	for (i = 0; rc == SQLITE_OK && i < s->cf->nendpoints; i++) {
+		ep = &s->cf->endpoints[i];
+		if (ep->retention < 0)
+			continue;
+		n = 0;
+		if (dry_run)
+			rc = once(s, "SELECT count(*) FROM conflicts WHERE"
+			    " received_at < ?1 AND endpoint = ?2",
+			    now - ep->retention, ep->name, &n);
+		else
+			rc = batches(s, "DELETE FROM conflicts WHERE id IN"
+			    " (SELECT id FROM conflicts WHERE received_at < ?1"
+			    " AND endpoint = ?2 LIMIT 500)",
+			    now - ep->retention, ep->name, &n, err, errsz);
+		*nconflicts += n;
+	}
+	if (rc != SQLITE_OK) {
+		if (err[0] == '\0')
+			snprintf(err, errsz, "%s", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	return events;
+}
+
+/* Add columns 1..n of each (endpoint, ...) row of sql to rows at the
+ * offsets off[0..n). */
+static int
+rows_by_endpoint(struct sqstore *s, const char *sql, long long now,
+    struct store_counts *rows, const size_t *off, size_t n)
+{
+	sqlite3_stmt	*st;
+	const char	*name;
+	size_t		 i, k;
+	int		 rc;
+
+	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, now);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((name = (const char *)sqlite3_column_text(st, 0)) == NULL)
+			continue;
+		for (i = 0; i < s->cf->nendpoints; i++)
+			if (strcmp(s->cf->endpoints[i].name, name) == 0)
+				for (k = 0; k < n; k++)
+					*(long long *)((char *)&rows[i] +
+					    off[k]) += sqlite3_column_int64(st,
+					    (int)k + 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int
+sqs_rows(struct store *b, long long now, struct store_counts *rows,
+    char *err, size_t errsz)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	/* One scan of events for every count, one of conflicts. */
+	static const char	 ev[] = "SELECT endpoint, count(*),"
+	    " sum(status = 'processed'), sum(status = 'received'),"
+	    " sum(status = 'failed'), sum(status = 'dead'),"
+	    " sum(status = 'received' AND coalesce(next_at, 0) < ?1 - 600),"
+	    " sum(status = 'processed' AND expires_at < ?1)"
+	    " FROM events GROUP BY endpoint";
+	static const size_t	 evoff[] = {
+		offsetof(struct store_counts, events),
+		offsetof(struct store_counts, processed),
+		offsetof(struct store_counts, received),
+		offsetof(struct store_counts, failed),
+		offsetof(struct store_counts, dead),
+		offsetof(struct store_counts, overdue),
+		offsetof(struct store_counts, expired),
+	};
+	static const size_t	 cfoff[] = {
+		offsetof(struct store_counts, conflicts),
+	};
+	int	 rc;
+
+	memset(rows, 0, s->cf->nendpoints * sizeof(*rows));
+	rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = rows_by_endpoint(s, ev, now, rows, evoff,
+		    sizeof(evoff) / sizeof(evoff[0]));
+	if (rc == SQLITE_OK)
+		rc = rows_by_endpoint(s, "SELECT endpoint, count(*) FROM"
+		    " conflicts WHERE ?1 = ?1 GROUP BY endpoint", now, rows,
+		    cfoff, 1);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errsz, "counting rows: %s",
+		    sqlite3_errmsg(s->db));
+		sq_note(s, rc);
+	}
+	(void)sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+
+/*
+ * Record one more failed attempt of ev's key; at park_after attempts
+ * (0: never) store the event as failed, with its payload and error, and
+ * forget the count.  One short transaction, after the claim's was
+ * rolled back: the success path never pays for it.
+ */
+static enum hook_err
+sqs_failed(struct store *b, size_t endpoint, const struct event *ev,
+    const char *error, int park_after, long long *attempts)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	static const char	 count[] = "INSERT INTO failures (endpoint,"
+	    " key, attempts, last_error, first_at, last_at)"
+	    " VALUES (?1, ?2, 1, ?3, ?4, ?4)"
+	    " ON CONFLICT (endpoint, key) DO UPDATE SET"
+	    " attempts = attempts + 1, last_error = excluded.last_error,"
+	    " last_at = excluded.last_at RETURNING attempts";
+	static const char	 park[] = "INSERT INTO events (endpoint, key,"
+	    " type, payload_hash, payload, status, received_at, expires_at,"
+	    " attempts, last_error, next_at)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, 'failed', ?6, ?7, ?8, ?9, ?10)"
+	    " ON CONFLICT (endpoint, key) DO NOTHING";
+	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
+	sqlite3_stmt			*st = NULL;
+	long long			 now = (long long)time(NULL);
+	enum hook_err			 er = HOOK_EACTION;
+	char				 why[160];
+	int				 rc, found = 0;
+
+	*attempts = 0;
+	if (sq_moved(s))
+		return HOOK_EBUSY;
+	if ((rc = sq_begin(s)) != SQLITE_OK)
+		goto fail;
+	if ((rc = sqlite3_prepare_v2(s->db, count, -1, &st, NULL)) !=
+	    SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, now);
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW)
+		goto fail;
+	*attempts = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (park_after > 0 && *attempts >= park_after && ep->replay_guard) {
+		/* Under the lock: the payload recorded under another key
+		 * since is a duplicate, never parked to be run again. */
+		if ((rc = payload_known(s, ep->name, ev, &found)) != SQLITE_OK)
+			goto fail;
+		if (found) {
+			er = found == 2 ? HOOK_PARKED : HOOK_DUP;
+			park_after = 0;		/* nothing to park */
+		}
+	}
+	if (park_after > 0 && *attempts >= park_after) {
+		if ((rc = sqlite3_prepare_v2(s->db, park, -1, &st, NULL)) !=
+		    SQLITE_OK)
+			goto fail;
+		sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+		if (ev->type != NULL)
+			sqlite3_bind_text(st, 3, ev->type, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, ev->hash, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, ev->payload, (int)ev->payloadsz,
+		    SQLITE_STATIC);
+		sqlite3_bind_int64(st, 6, ev->received_at);
+		if (ep->retention >= 0)
+			sqlite3_bind_int64(st, 7, ev->received_at +
+			    ep->retention);
+		sqlite3_bind_int64(st, 8, *attempts);
+		sqlite3_bind_text(st, 9, error, -1, SQLITE_STATIC);
+		/* work retries it in the background, after the backoff. */
+		sqlite3_bind_int64(st, 10, now + store_backoff(*attempts,
+		    STORE_BACKOFF_FIRST, STORE_BACKOFF_CAP));
+		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+			goto fail;
+		sqlite3_finalize(st);
+		st = NULL;
+		/* Parked only if no process recorded the key meanwhile. */
+		if (sqlite3_changes(s->db) > 0)
+			er = HOOK_PARKED;
+		if ((rc = sqlite3_prepare_v2(s->db, "DELETE FROM failures"
+		    " WHERE endpoint = ?1 AND key = ?2", -1, &st, NULL)) !=
+		    SQLITE_OK)
+			goto fail;
+		sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+			goto fail;
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if ((rc = sq_commit(s)) != SQLITE_OK)
+		goto fail;
+	sq_end(s);
+	return er;
+fail:
+	sqlite3_finalize(st);
+	sq_why(s, "counting a failed attempt", why, sizeof(why));
+	log_warnx("store: %s", why);
+	sq_note(s, rc);
+	if (!sqlite3_get_autocommit(s->db))
+		(void)sq_run(s, ST_ROLLBACK);
+	sq_end(s);
+	return HOOK_EACTION;
+}
+
+static void	work_failed(struct sqstore *, long long id, const char *error,
+		    long long attempts, long long max, long long now);
+
+static enum store_replay
+sqs_replay(struct store *b, size_t endpoint, const char *key, int dry_run,
+    char *why, size_t whysz)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	static const char	 sel[] = "SELECT id, status, type,"
+	    " payload_hash, payload, received_at, attempts FROM events"
+	    " WHERE endpoint = ?1 AND key = ?2";
+	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
+	sqlite3_stmt			*st = NULL;
+	struct event			 ev;
+	enum store_replay		 res = REPLAY_ERROR;
+	long long			 id, attempts, now = (long long)time(NULL);
+	char				*payload = NULL;
+	const char			*status;
+	int				 rc;
+
+	memset(&ev, 0, sizeof(ev));
+	why[0] = '\0';
+	if (load_actions(s, endpoint, why, whysz) == -1) {
+		sq_note(s, sqlite3_errcode(s->db));
+		return REPLAY_ERROR;
+	}
+	if (sq_moved(s)) {
+		snprintf(why, whysz, "the database moved");
+		return REPLAY_ERROR;
+	}
+	/* The status is read under the write lock: two replays, work and
+	 * a live delivery of the key cannot both run its actions. */
+	if ((rc = sq_begin(s)) != SQLITE_OK ||
+	    (rc = sqlite3_prepare_v2(s->db, sel, -1, &st, NULL)) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
+		res = REPLAY_NONE;
+		goto out;
+	}
+	if (rc != SQLITE_ROW)
+		goto fail;
+	id = sqlite3_column_int64(st, 0);
+	attempts = sqlite3_column_int64(st, 6) + 1;
+	status = (const char *)sqlite3_column_text(st, 1);
+	if (status != NULL && strcmp(status, "processed") == 0) {
+		res = REPLAY_ALREADY;
+		goto out;
+	}
+	snprintf(why, whysz, "%s", status != NULL ? status : "");
+	if (dry_run) {
+		res = REPLAY_WOULD;
+		goto out;
+	}
+	if ((payload = strdup((const char *)sqlite3_column_text(st, 4))) ==
+	    NULL || event_stored(&ev, key, (const char *)
+	    sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st,
+	    3), payload, strlen(payload), sqlite3_column_int64(st, 5)) !=
+	    HOOK_OK) {
+		snprintf(why, whysz, "out of memory");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((rc = actions_run(s->acts[endpoint], ep->name, &ev, why, whysz)) !=
+	    SQLITE_OK) {
+		if (sq_classify(rc) == HOOK_EBUSY)
+			goto fail;	/* the storage's: not an attempt */
+		sq_note(s, rc);
+		if (!sqlite3_get_autocommit(s->db))
+			(void)sq_run(s, ST_ROLLBACK);
+		sq_end(s);
+		work_failed(s, id, why, attempts, ep->max_attempts, now);
+		res = REPLAY_FAILED;
+		goto done;
+	}
+	if ((rc = sqlite3_prepare_v2(s->db, "UPDATE events SET status ="
+	    " 'processed', processed_at = ?2, attempts = attempts + 1,"
+	    " last_error = NULL, next_at = NULL WHERE id = ?1", -1, &st,
+	    NULL)) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((rc = sq_commit(s)) != SQLITE_OK)
+		goto fail;
+	sq_end(s);
+	why[0] = '\0';
+	res = REPLAY_DONE;
+	goto done;
+fail:
+	sq_why(s, "replay", why, whysz);
+	sq_note(s, rc);
+out:
+	sqlite3_finalize(st);
+	if (!sqlite3_get_autocommit(s->db))
+		(void)sq_run(s, ST_ROLLBACK);
+	sq_end(s);
+done:
+	event_clear(&ev);
+	free(payload);
+	return res;
+}
+
+
+/* Note a failed run (work, replay): one more attempt in the row, its
+ * error, the next run after the backoff of attempts (the caller's
+ * count), or dead at max. */
+static void
+work_failed(struct sqstore *s, long long id, const char *error,
+    long long attempts, long long max, long long now)
+{
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	if ((rc = sq_begin(s)) == SQLITE_OK &&
+	    (rc = sqlite3_prepare_v2(s->db, "UPDATE events SET"
+	    " attempts = attempts + 1, last_error = ?3,"
+	    " next_at = CASE WHEN attempts + 1 >= ?5 THEN NULL ELSE ?4 END,"
+	    " status = CASE WHEN attempts + 1 >= ?5 THEN 'dead'"
+	    " ELSE 'failed' END"
+	    " WHERE id = ?1 AND status <> 'processed'", -1, &st,
+	    NULL)) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, now + store_backoff(attempts,
+		    STORE_BACKOFF_FIRST, STORE_BACKOFF_CAP));
+		sqlite3_bind_int64(st, 5, max);
+		rc = sqlite3_step(st) == SQLITE_DONE ? sq_run(s, ST_COMMIT) :
+		    sqlite3_errcode(s->db);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_OK) {
+		log_warnx("store: noting a failed run of its actions: %s",
+		    sqlite3_errmsg(s->db));
+		sq_note(s, rc);
+		if (!sqlite3_get_autocommit(s->db))
+			(void)sq_run(s, ST_ROLLBACK);
+	}
+	sq_end(s);
+}
+
+/*
+ * The next event to run (sqs_work()).  `status <> 'processed'` is the
+ * condition of the partial index events_pending: with it SQLite reads
+ * only the events not processed; with `IN ('received', 'failed')`
+ * alone it cannot tell the index applies, and would read every event
+ * of the endpoints, each second of `oncehook work`, in a read
+ * transaction that keeps the writer's checkpoint from starting the log
+ * over.  t_store checks the plan.
+ */
+const char sq_work_pick[] = "SELECT id, endpoint, key, type,"
+    " payload_hash, payload, received_at, attempts FROM events"
+    " WHERE status IN ('received', 'failed') AND status <> 'processed'"
+    " AND (?1 IS NULL OR (endpoint = ?1 AND key = ?2))"
+    " AND (?1 IS NOT NULL OR coalesce(next_at, 0) <= ?3"
+    " + CASE WHEN status = 'received' THEN ?5 ELSE 0 END)"
+    " AND endpoint IN (SELECT value FROM json_each(?4))"
+    " ORDER BY coalesce(next_at, 0), id LIMIT 1";
+
+/*
+ * One attempt at store_work(): in a deferred transaction, or with the
+ * write lock taken first (immediate), which the second attempt does when
+ * the first found the database changed under its reads.
+ */
+static enum store_work
+work_once(struct sqstore *s, const char *endpoint, const char *key,
+    long long now, long long lead, struct store_work_item *w, int immediate)
+{
+	sqlite3_stmt		*st = NULL;
+	struct event		 ev;
+	enum store_work		 res = WORK_ERROR;
+	char			 names[4096], *payload = NULL;
+	size_t			 i, o = 0, epi = 0;
+	long long		 id = 0;
+	int			 rc, locked = 0;
+
+	memset(&ev, 0, sizeof(ev));
+	memset(w, 0, sizeof(*w));
+	/* The configured endpoints only: another's events are not ours. */
+	o += (size_t)snprintf(names, sizeof(names), "[");
+	for (i = 0; i < s->cf->nendpoints && o < sizeof(names); i++)
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s\"%s\"",
+		    i ? "," : "", s->cf->endpoints[i].name);
+	if (o + 2 >= sizeof(names)) {
+		snprintf(w->why, sizeof(w->why), "too many endpoints");
+		return WORK_ERROR;
+	}
+	snprintf(names + o, sizeof(names) - o, "]");
+	if (sq_moved(s)) {
+		snprintf(w->why, sizeof(w->why), "the database moved");
+		return WORK_BUSY;
+	}
+	/*
+	 * First a deferred transaction: the actions may read for long
+	 * before they write, and claims go on meanwhile.  Their first write
+	 * takes the write lock, and fails (BUSY) if another commit came
+	 * between: then nothing happened, and store_work() tries again with
+	 * the lock taken from the start (claims wait meanwhile).  The
+	 * status changes in the same transaction as the effects, only from
+	 * received or failed: whoever else runs it at the same moment
+	 * (work, a replay, the process that claimed it) commits nothing.
+	 */
+	if (immediate) {
+		if ((rc = sq_begin(s)) != SQLITE_OK) {
+			sq_why(s, "begin", w->why, sizeof(w->why));
+			sq_end(s);
+			sq_note(s, rc);
+			return sq_classify(rc) == HOOK_EBUSY ? WORK_BUSY :
+			    WORK_ERROR;
+		}
+		locked = 1;
+	} else if ((rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL)) !=
+	    SQLITE_OK)
+		goto fail;
+	if ((rc = sqlite3_prepare_v2(s->db, sq_work_pick, -1, &st, NULL)) !=
+	    SQLITE_OK)
+		goto fail;
+	if (endpoint != NULL) {
+		sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	}
+	sqlite3_bind_int64(st, 3, now);
+	sqlite3_bind_text(st, 4, names, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, lead);
+	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
+		res = WORK_IDLE;
+		goto out;
+	}
+	if (rc != SQLITE_ROW)
+		goto fail;
+	id = sqlite3_column_int64(st, 0);
+	snprintf(w->endpoint, sizeof(w->endpoint), "%s",
+	    (const char *)sqlite3_column_text(st, 1));
+	snprintf(w->key, sizeof(w->key), "%s",
+	    (const char *)sqlite3_column_text(st, 2));
+	w->attempts = sqlite3_column_int64(st, 7) + 1;
+	if (conf_endpoint_index(s->cf, w->endpoint, &epi) == -1)
+		epi = s->cf->nendpoints;
+	if ((payload = strdup((const char *)sqlite3_column_text(st, 5))) ==
+	    NULL || event_stored(&ev, w->key, (const char *)
+	    sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st,
+	    4), payload, strlen(payload), sqlite3_column_int64(st, 6)) !=
+	    HOOK_OK) {
+		snprintf(w->why, sizeof(w->why), "out of memory");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (epi == s->cf->nendpoints)
+		goto out;		/* the pick knows only ours */
+	rc = load_actions(s, epi, w->why, sizeof(w->why)) == -1 ?
+	    sqlite3_errcode(s->db) : actions_run(s->acts[epi], w->endpoint,
+	    &ev, w->why, sizeof(w->why));
+	if (rc != SQLITE_OK) {
+		/* An actions file that no longer prepares fails its event
+		 * like a failing action: counted, not run again at once, so
+		 * the other endpoints' events go on. */
+		if (sq_classify(rc) == HOOK_EBUSY)
+			goto busy;	/* the storage's, not the action's */
+		sq_note(s, rc);
+		if (!sqlite3_get_autocommit(s->db))
+			(void)sq_run(s, ST_ROLLBACK);
+		if (locked) {
+			sq_end(s);
+			locked = 0;
+		}
+		work_failed(s, id, w->why, w->attempts,
+		    s->cf->endpoints[epi].max_attempts, now);
+		res = w->attempts >= s->cf->endpoints[epi].max_attempts ?
+		    WORK_DEAD : WORK_FAILED;
+		goto done;
+	}
+	if ((rc = sqlite3_prepare_v2(s->db, "UPDATE events SET status ="
+	    " 'processed', processed_at = ?2, attempts = ?3,"
+	    " last_error = NULL, next_at = NULL"
+	    " WHERE id = ?1 AND status IN ('received', 'failed')", -1, &st,
+	    NULL)) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	sqlite3_bind_int64(st, 3, w->attempts);
+	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+		goto fail;
+	if (sqlite3_changes(s->db) != 1) {
+		res = WORK_RACED;	/* run by another meanwhile */
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((rc = sq_commit(s)) != SQLITE_OK)
+		goto fail;
+	res = WORK_DONE;
+	goto done;
+fail:
+	snprintf(w->why, sizeof(w->why), "%s", sqlite3_errmsg(s->db));
+busy:
+	res = sq_classify(rc) == HOOK_EBUSY ? WORK_BUSY : WORK_ERROR;
+	sq_note(s, rc);
+out:
+	sqlite3_finalize(st);
+	if (!sqlite3_get_autocommit(s->db))
+		(void)sq_run(s, ST_ROLLBACK);
+done:
+	if (locked)
+		sq_end(s);
+	event_clear(&ev);
+	free(payload);
+	return res;
+}
+
+static enum store_work
+sqs_work(struct store *b, const char *endpoint, const char *key,
+    long long now, long long lead, struct store_work_item *w)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	enum store_work	 r;
+
+	/*
+	 * Reads first, without the lock; if a commit came between, once
+	 * more holding it from the start (no starving under steady
+	 * claims).  Always read-first: while a run holds the lock, claims
+	 * wait, and answering them fast is what deferred mode is for (a
+	 * run that must be made twice costs the work loop, not them).
+	 */
+	if ((r = work_once(s, endpoint, key, now, lead, w, 0)) == WORK_BUSY)
+		r = work_once(s, endpoint, key, now, lead, w, 1);
+	return r;
+}
+
+static int
+sqs_version(const struct store *b)
+{
+	(void)b;
+	return (int)nmigrations;
+}
+
+const char *
+store_sqlite_version(void)
+{
+	return sqlite3_libversion();
+}
+
+void
+store_process_init(void)
+{
+	/*
+	 * One thread needs neither SQLite's mutexes around its
+	 * allocations nor its memory statistics, which every request
+	 * would pay for.  Refused (SQLITE_MISUSE) if SQLite started
+	 * already: then its defaults stay.
+	 */
+	(void)sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	/*
+	 * No bulk of pages set up at a cache's first page: SQLite's
+	 * default allocates room for 20 and writes a header into each,
+	 * 20 fresh pages of memory faulted in per cache whatever is used;
+	 * each page comes from malloc() when it is first needed.  Before
+	 * sqwal_register(): finding a VFS starts SQLite, and a start
+	 * refuses this setting.
+	 */
+	(void)sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
+	(void)sqwal_register();		/* else SQLite's own, as it was */
+}
+
+int
+store_threaded(void)
+{
+	/* Allowed only with SQLite shut down, which it may not be yet
+	 * (nothing opened: a no-op); no connection is open. */
+	if (sqlite3_shutdown() != SQLITE_OK ||
+	    sqlite3_config(SQLITE_CONFIG_MULTITHREAD) != SQLITE_OK ||
+	    sqlite3_initialize() != SQLITE_OK || !sqlite3_threadsafe())
+		return -1;
+	(void)sqwal_register();		/* the start made "unix" the default */
+	return 0;
+}
+
+static int
+sqs_about(struct store *b, char *buf, size_t bufsz)
+{
+	(void)b;
+	snprintf(buf, bufsz, "SQLite %s", sqlite3_libversion());
+	return 0;
+}
+
+static const struct store_ops sqs_ops = {
+	"SQLite",
+	sqs_version,
+	sqs_about,
+	sqs_broken,
+	sqs_idle,
+	sqs_release,
+	sqs_maintain,
+	sqs_copy_due,
+	sqs_copy,
+	sqs_close,
+	sqs_lookup,
+	sqs_replayed,
+	sqs_claim,
+	sqs_conflict,
+	sqs_list,
+	sqs_prune,
+	sqs_rows,
+	sqs_failed,
+	sqs_replay,
+	sqs_work,
+	sqo_take,
+	sqo_delivered,
+	sqo_failed,
+	sqo_retry,
+	sqo_list,
+	sqo_topics,
+	sqo_prune,
+};

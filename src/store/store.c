@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oncehook: the store's front (store/store.h, store/outbox.h): the backend that
+ * ONCEHOOK_DB names, called through its table (store/engine.h).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "lib/crypto.h"
+#include "store/outbox.h"
+#include "store/store.h"
+#include "store/engine.h"
+
+enum hook_err
+store_connect(const struct conf *cf, int flags, struct store **out, char *err,
+    size_t errsz)
+{
+	*out = NULL;
+	return cf->my != NULL ? mys_connect(cf, flags, out, err, errsz) :
+	    sqs_connect(cf, flags, out, err, errsz);
+}
+
+struct store *
+store_open(const struct conf *cf, int flags, char *err, size_t errsz)
+{
+	struct store	*s;
+
+	(void)store_connect(cf, flags, &s, err, errsz);
+	return s;
+}
+
+const char *
+store_engine(const struct store *s)
+{
+	return s->ops->engine;
+}
+
+int
+store_schema(const struct store *s)
+{
+	return s->ops->version(s);
+}
+
+int
+store_about(struct store *s, char *buf, size_t bufsz)
+{
+	return s->ops->about(s, buf, bufsz);
+}
+
+int
+store_broken(const struct store *s)
+{
+	return s->ops->broken(s);
+}
+
+void
+store_drop_broken(struct store **st)
+{
+	if (*st != NULL && store_broken(*st)) {
+		store_close(*st);
+		*st = NULL;
+	}
+}
+
+int
+store_idle(struct store *s)
+{
+	return s->ops->idle(s);
+}
+
+void
+store_release(struct store *s)
+{
+	s->ops->release(s);
+}
+
+void
+store_maintain(struct store *s)
+{
+	s->ops->maintain(s);
+}
+
+enum store_copy
+store_copy_due(struct store *s)
+{
+	return s->ops->copy_due(s);
+}
+
+void
+store_copy(struct store *s)
+{
+	s->ops->copy(s);
+}
+
+void
+store_close(struct store *s)
+{
+	if (s != NULL)
+		s->ops->close(s);
+}
+
+enum hook_err
+store_lookup(struct store *s, size_t endpoint, const struct event *ev)
+{
+	return s->ops->lookup(s, endpoint, ev);
+}
+
+enum hook_err
+store_replayed(struct store *s, size_t endpoint, const struct event *ev)
+{
+	return s->ops->replayed(s, endpoint, ev);
+}
+
+enum hook_err
+store_claim(struct store *s, struct store_claim *claims, size_t n)
+{
+	return s->ops->claim(s, claims, n);
+}
+
+enum hook_err
+store_conflict(struct store *s, size_t endpoint, const struct event *ev)
+{
+	return s->ops->conflict(s, endpoint, ev);
+}
+
+long long
+store_list(struct store *s, const char *endpoint, const char *key,
+    const char *status, long long limit, int with_payload, store_row_fn fn,
+    void *arg, char *err, size_t errsz)
+{
+	return s->ops->list(s, endpoint, key, status, limit, with_payload, fn,
+	    arg, err, errsz);
+}
+
+long long
+store_prune(struct store *s, long long now, int dry_run, int dead,
+    long long *nconflicts, char *err, size_t errsz)
+{
+	return s->ops->prune(s, now, dry_run, dead, nconflicts, err, errsz);
+}
+
+int
+store_rows(struct store *s, long long now, struct store_counts *rows,
+    char *err, size_t errsz)
+{
+	return s->ops->rows(s, now, rows, err, errsz);
+}
+
+enum hook_err
+store_failed(struct store *s, size_t endpoint, const struct event *ev,
+    const char *error, int park_after, long long *attempts)
+{
+	return s->ops->failed(s, endpoint, ev, error, park_after, attempts);
+}
+
+enum store_replay
+store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
+    char *why, size_t whysz)
+{
+	return s->ops->replay(s, endpoint, key, dry_run, why, whysz);
+}
+
+enum store_work
+store_work(struct store *s, const char *endpoint, const char *key,
+    long long now, long long lead, struct store_work_item *w)
+{
+	return s->ops->work(s, endpoint, key, now, lead, w);
+}
+
+void
+outbox_item_clear(struct outbox_item *it)
+{
+	free(it->payload);
+	memset(it, 0, sizeof(*it));
+}
+
+enum outbox_take
+outbox_take(struct store *s, long long now, long long lease,
+    int (*has_target)(void *, const char *), void *arg,
+    struct outbox_item *it, char *why, size_t whysz)
+{
+	return s->ops->ob_take(s, now, lease, has_target, arg, it, why, whysz);
+}
+
+int
+outbox_delivered(struct store *s, const struct outbox_item *it, long long now,
+    char *why, size_t whysz)
+{
+	return s->ops->ob_delivered(s, it, now, why, whysz);
+}
+
+int
+outbox_failed(struct store *s, const struct outbox_item *it,
+    const char *error, long long now, long long first, long long max_attempts,
+    char *why, size_t whysz)
+{
+	return s->ops->ob_failed(s, it, error, now, first, max_attempts, why,
+	    whysz);
+}
+
+long long
+outbox_retry(struct store *s, long long now, int dead, int waiting, char *err,
+    size_t errsz)
+{
+	return s->ops->ob_retry(s, now, dead, waiting, err, errsz);
+}
+
+long long
+outbox_list(struct store *s, const char *id, const char *endpoint,
+    const char *key, const char *status, long long limit, int with_payload,
+    outbox_row_fn fn, void *arg, char *err, size_t errsz)
+{
+	return s->ops->ob_list(s, id, endpoint, key, status, limit,
+	    with_payload, fn, arg, err, errsz);
+}
+
+int
+outbox_topics(struct store *s, void (*fn)(void *, const char *, const char *,
+    long long, long long), void *arg, char *err, size_t errsz)
+{
+	return s->ops->ob_topics(s, fn, arg, err, errsz);
+}
+
+long long
+outbox_prune(struct store *s, long long now, int dry_run, int dead, char *err,
+    size_t errsz)
+{
+	return s->ops->ob_prune(s, now, dry_run, dead, err, errsz);
+}
+
+long long
+store_backoff(long long attempts, long long first, long long cap)
+{
+	unsigned int	 r = 0;
+	long long	 d = first > 0 ? first : 1;
+
+	while (attempts-- > 1 && d < cap)
+		d *= 2;
+	if (d > cap)
+		d = cap;
+	if (crypto_random(&r, sizeof(r)) == -1)
+		r = 0;
+	d = d / 2 + (long long)((double)(d - d / 2) * (double)r /
+	    4294967296.0);
+	return d > 0 ? d : 1;		/* a retry is never at once */
+}

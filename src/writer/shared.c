@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oncehook: the writer the FastCGI processes of a web server share (see
+ * writer/shared.h).
+ */
+#define _GNU_SOURCE		/* struct ucred, close_range */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "lib/crypto.h"
+#include "lib/io.h"
+#include "lib/log.h"
+#include "writer/shared.h"
+#include "store/store.h"
+#include "store/sqlite/walguard.h"
+
+#define NAME_PREFIX	"oncehook-writer/"
+#define NAME_HEX	32		/* of the SHA-256's 64 */
+#define ANSWER_MS	30000		/* past the wait for the lock */
+
+extern char	**environ;
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Append s (n bytes) and a NUL to the growing text t: 0, or -1. */
+static int
+add(char **t, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	char	*nt;
+	size_t	 nc;
+
+	if (*len + n + 1 > *cap) {
+		for (nc = *cap ? *cap : 1024; nc < *len + n + 1; nc *= 2)
+			;
+		if ((nt = realloc(*t, nc)) == NULL)
+			return -1;
+		*t = nt;
+		*cap = nc;
+	}
+	memcpy(*t + *len, s, n);
+	(*t)[*len + n] = '\0';
+	*len += n + 1;
+	return 0;
+}
+
+/*
+ * Append "LABEL dev ino", and with when "size mtime", of the file at path
+ * ("LABEL -" if none or it cannot be stat()ed): 0, or -1.
+ */
+static int
+add_ident(char **t, size_t *len, size_t *cap, const char *label,
+    const char *path, int when)
+{
+	struct stat	 sb;
+	char		 line[200];
+	int		 k;
+
+	if (path == NULL || stat(path, &sb) == -1)
+		k = snprintf(line, sizeof(line), "%s -", label);
+	else if (when)
+		k = snprintf(line, sizeof(line), "%s %ju %ju %jd %jd.%09ld",
+		    label, (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino,
+		    (intmax_t)sb.st_size, (intmax_t)sb.st_mtim.tv_sec,
+		    sb.st_mtim.tv_nsec);
+	else
+		k = snprintf(line, sizeof(line), "%s %ju %ju", label,
+		    (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino);
+	return add(t, len, cap, line, (size_t)k);
+}
+
+/*
+ * What the writer's claims depend on, as text: the user, the table's
+ * variables in the environment but the secrets, sorted, and each
+ * actions file's identity.  0, or -1 (out of memory).
+ */
+static int
+fingerprint(const struct conf *cf, unsigned char out[CRYPTO_SHA256_LEN])
+{
+	const struct conf_endpoint	*ep;
+	const struct conf_var		*v;
+	const char			**vars;
+	char				*t = NULL, line[160];
+	size_t				 n = 0, i, len = 0, cap = 0, namelen;
+	int				 rc = -1, k;
+
+	for (i = 0; environ[i] != NULL; i++)
+		n++;
+	if ((vars = calloc(n + 1, sizeof(*vars))) == NULL)
+		return -1;
+	for (i = n = 0; environ[i] != NULL; i++) {
+		if (strncmp(environ[i], "ONCEHOOK_", 9) != 0 ||
+		    strchr(environ[i], '=') == NULL)
+			continue;
+		namelen = (size_t)(strchr(environ[i], '=') - environ[i]);
+		if ((v = conf_var_of(cf, environ[i], namelen, &ep)) == NULL ||
+		    (v->flags & CONF_HIDDEN))
+			continue;
+		vars[n++] = environ[i];
+	}
+	qsort(vars, n, sizeof(*vars), cmp_str);
+	k = snprintf(line, sizeof(line), "uid %ld", (long)geteuid());
+	if (add(&t, &len, &cap, line, (size_t)k) == -1)
+		goto out;
+	/*
+	 * Which file the path is, and which binary this is: an abstract
+	 * name is shared by the whole network namespace, where the same
+	 * path can be another file (a chroot, a private mount, another
+	 * container), and after an upgrade the old writer would run the
+	 * new binary's claims.  The mount namespace too.
+	 */
+	if (add_ident(&t, &len, &cap, "db", cf->my == NULL ? cf->db : NULL,
+	    0) == -1 || add_ident(&t, &len, &cap, "exe", "/proc/self/exe",
+	    1) == -1 || add_ident(&t, &len, &cap, "mnt", "/proc/self/ns/mnt",
+	    0) == -1)
+		goto out;
+	for (i = 0; i < cf->nendpoints; i++) {
+		ep = &cf->endpoints[i];
+		(void)snprintf(line, sizeof(line), "actions %zu", i);
+		if (add_ident(&t, &len, &cap, line, ep->actions, 1) == -1)
+			goto out;
+	}
+	rc = crypto_sha256(t, len, out) == 0 ? 0 : -1;
+out:
+	free(t);
+	free(vars);
+	return rc;
+}
+
+void
+sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
+{
+	unsigned char	 h[CRYPTO_SHA256_LEN];
+	char		 hex[CRYPTO_SHA256_HEXLEN + 1];
+
+	memset(sw, 0, sizeof(*sw));
+	sw->cf = cf;
+	writer_link_init(&sw->link, -1, (long)cf->busy_ms + ANSWER_MS);
+	/*
+	 * Under synchronous=full every claim goes to the writer: a batch
+	 * shares one fsync.  Under normal there is no fsync to share; the
+	 * writer's gain is one warm connection where several processes
+	 * would each re-read the pages the others wrote, and the queue it
+	 * keeps instead of the lock.  A process alone pays the hand-over
+	 * for nothing, so under normal a process hands a claim over
+	 * when the write lock is taken as it comes to claim (the probe:
+	 * flock(2) on the database's directory, as store/sqlite/walguard.h takes it,
+	 * tried without waiting), and then every claim for as long as the
+	 * writer's answers say another process sent it something in the
+	 * last 2 s too; at quiet times no writer even starts.
+	 * Not for MariaDB/MySQL: InnoDB already commits concurrent
+	 * transactions together, and one connection would queue every
+	 * process's statements behind each other's round trips.
+	 * Why: docs/design/015-shared-writer.md.
+	 */
+	sw->probe = -1;
+	if (!cf->group_commit || cf->my != NULL)
+		return;
+	if (!cf->synchronous_full)
+		sw->probe = walguard_dir(cf->db);
+	if (fingerprint(cf, h) == -1) {
+		log_warnx("group commit: out of memory: each process claims "
+		    "its own events");
+		return;
+	}
+	crypto_hex(h, sizeof(h), hex);
+	sw->addr.sun_family = AF_UNIX;
+	/* Abstract: a NUL first, then the name, no NUL after it. */
+	(void)snprintf(sw->addr.sun_path + 1, sizeof(sw->addr.sun_path) - 1,
+	    "%s%.*s", NAME_PREFIX, NAME_HEX, hex);
+	sw->addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+	    strlen(NAME_PREFIX) + NAME_HEX);
+}
+
+/* The peer on fd is this user: 1, or 0. */
+static int
+same_user(int fd)
+{
+	struct ucred	 cr;
+	socklen_t	 len = sizeof(cr);
+
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 &&
+	    len == sizeof(cr) && cr.uid == geteuid();
+}
+
+/*
+ * Start a writer on the name: bind it (the election), then a grandchild
+ * executes this binary again as the writer, with the socket as fd 3.
+ * 0 if a writer holds the name now (this one's, or another's that was
+ * faster), -1 if none can be started.
+ */
+static int
+start_writer(struct sharedwriter *sw)
+{
+	static const int sigs[] = { SIGCHLD, SIGHUP, SIGINT, SIGQUIT,
+			    SIGPIPE, SIGTERM, SIGALRM };
+	const char	*argv[] = { "oncehook", SHAREDWRITER_ARG, NULL };
+	struct sigaction dfl, oldchld;
+	sigset_t	 none;
+	pid_t		 pid, grand, w;
+	size_t		 i;
+	int		 lfd, null, status = 0;
+
+	if ((lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
+		log_warn("group commit: socket");
+		return -1;
+	}
+	if (bind(lfd, (struct sockaddr *)&sw->addr, sw->addrlen) == -1) {
+		close(lfd);
+		if (errno == EADDRINUSE)
+			return 0;	/* another process was first */
+		log_warn("group commit: bind");
+		return -1;
+	}
+	if (listen(lfd, 128) == -1) {
+		log_warn("group commit: listen");
+		close(lfd);
+		return -1;
+	}
+	/* Its child is waited for: not if SIGCHLD were ignored (a web
+	 * server or a wrapper may have left it so). */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	(void)sigaction(SIGCHLD, &dfl, &oldchld);
+	if ((pid = fork()) == -1) {
+		log_warn("group commit: fork");
+		(void)sigaction(SIGCHLD, &oldchld, NULL);
+		close(lfd);
+		return -1;
+	}
+	if (pid == 0) {
+		/* The child only forks the writer, so that it is nobody's
+		 * child to wait for; a failure here is the parent's 1. */
+		if ((grand = fork()) != 0)
+			_exit(grand == -1 ? 1 : 0);
+		(void)setsid();
+		/* Nothing ignored or blocked goes with it through exec. */
+		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			(void)sigaction(sigs[i], &dfl, NULL);
+		sigemptyset(&none);
+		(void)sigprocmask(SIG_SETMASK, &none, NULL);
+		if ((null = open("/dev/null", O_RDWR)) == -1 ||
+		    dup2(null, 0) == -1 || dup2(null, 1) == -1 ||
+		    dup2(lfd, 3) == -1 || fcntl(3, F_SETFD, 0) == -1)
+			_exit(1);
+		/* Nothing else of this process goes with it: the writer
+		 * opens its own store. */
+		if (close_range(4, ~0U, 0) == -1) {
+			int	 fd;
+
+			for (fd = 4; fd < 1024; fd++)
+				(void)close(fd);
+		}
+		execve("/proc/self/exe", (char *const *)argv, environ);
+		log_warn("group commit: cannot start the writer: "
+		    "/proc/self/exe");
+		_exit(1);
+	}
+	close(lfd);
+	while ((w = waitpid(pid, &status, 0)) == -1 && errno == EINTR)
+		;
+	(void)sigaction(SIGCHLD, &oldchld, NULL);
+	if (w == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		log_warnx("group commit: cannot start the writer (fork)");
+		return -1;
+	}
+	log_debug("group commit: started a writer");
+	return 0;
+}
+
+/* Connect to the writer on the name: the socket, or -1 (errno). */
+static int
+dial(const struct sharedwriter *sw)
+{
+	int	 fd, fl, e;
+
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0)) == -1)
+		return -1;
+	/* A unix socket connects at once or not at all (EAGAIN: the
+	 * writer's backlog is full; it is behind). */
+	if (connect(fd, (const struct sockaddr *)&sw->addr,
+	    sw->addrlen) == -1 ||
+	    (fl = fcntl(fd, F_GETFL)) == -1 ||
+	    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* A connection to the writer, started if none runs: 0, or -1. */
+static int
+sw_connect(struct sharedwriter *sw)
+{
+	int	 fd;
+
+	if ((fd = dial(sw)) == -1) {
+		if (errno != ECONNREFUSED)
+			return -1;
+		/* Nobody holds the name.  A writer that keeps dying, or
+		 * cannot be started, is not tried again at every event. */
+		if (sw->starts > 0 &&
+		    io_ms_since(&sw->started) < SHAREDWRITER_RETRY_MS)
+			return -1;
+		sw->starts++;
+		io_clock(&sw->started);
+		if (start_writer(sw) == -1 || (fd = dial(sw)) == -1)
+			return -1;
+	}
+	if (!same_user(fd)) {
+		log_error("group commit: the writer's name is held by "
+		    "another user's process: each process claims its own "
+		    "events");
+		close(fd);
+		sw->addrlen = 0;
+		return -1;
+	}
+	/* No hello: a writer that was ending, or did not start. */
+	if (writer_hello(fd, sw->cf->busy_ms > 100 ? (long)sw->cf->busy_ms :
+	    100) == -1) {
+		close(fd);
+		return -1;
+	}
+	sw->link.fd = fd;
+	sw->link.broken = 0;
+	return 0;
+}
+
+int
+sharedwriter_claim(void *arg, struct store_claim *c)
+{
+	struct sharedwriter	*sw = arg;
+	int			 rc;
+
+	if (sw->addrlen == 0)
+		return -1;
+	/*
+	 * normal: while the writer last said other processes use it,
+	 * every claim goes there; else only one that finds the write lock
+	 * taken (the lock free, nobody to queue behind: claim here).
+	 */
+	if (sw->probe >= 0 && sw->link.peers < 2 &&
+	    !walguard_taken(sw->probe))
+		return -1;
+	if (sw->link.fd < 0 && sw_connect(sw) == -1)
+		return -1;
+	rc = writer_claim(&sw->link, c);
+	if (sw->link.broken) {
+		close(sw->link.fd);
+		sw->link.fd = -1;
+		sw->link.broken = 0;
+		sw->link.peers = 0;
+	}
+	return rc;
+}
+
+int
+sharedwriter_hands(void *arg)
+{
+	const struct sharedwriter	*sw = arg;
+
+	return sw->addrlen != 0 && sw->link.fd >= 0 && sw->link.peers >= 2;
+}
+
+void
+sharedwriter_close(struct sharedwriter *sw)
+{
+	if (sw->link.fd >= 0)
+		close(sw->link.fd);
+	sw->link.fd = -1;
+	if (sw->probe >= 0)
+		close(sw->probe);
+	sw->probe = -1;
+	free(sw->link.out);
+	sw->link.out = NULL;
+	sw->link.outcap = 0;
+}
+
+int
+sharedwriter_main(void)
+{
+	struct conf	*cf;
+	char		 err[512];
+	socklen_t	 len = sizeof(int);
+	int		 on = 0, rc;
+
+	if (getsockopt(3, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == -1 ||
+	    !on) {
+		fprintf(stderr, "oncehook: %s is how a FastCGI process starts "
+		    "its group commit writer, not a command\n",
+		    SHAREDWRITER_ARG);
+		return 2;
+	}
+	if ((cf = conf_load_env(err, sizeof(err))) == NULL) {
+		log_error("group commit writer: configuration: %s", err);
+		return 1;
+	}
+	log_setlevel(cf->loglevel);
+	log_info("writer: started for the FastCGI processes of %s",
+	    cf->my != NULL ? "this MariaDB/MySQL database" : cf->db);
+	rc = writer_listen(cf, 3, SHAREDWRITER_LINGER_MS);
+	conf_free(cf);
+	return rc;
+}

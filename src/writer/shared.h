@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oncehook: group commit for the FastCGI processes a web server started
+ * (lighttpd mod_fastcgi, Apache mod_fcgid): they find one writer process
+ * by name and hand it their new events (writer/writer.h does the claiming).
+ *
+ * Why.  serve's workers have a supervisor that starts their writer;
+ * processes lighttpd or mod_fcgid started have none, so each would
+ * commit its own claims: one fsync each under synchronous=FULL, and each
+ * would read again the pages the others wrote.  So the first of them
+ * with a new event to claim that finds no writer starts one, and all of
+ * them hand it their claims; it runs every claim waiting in one
+ * transaction (one savepoint each) and answers each after the COMMIT.
+ *
+ * The name.  An abstract unix socket (Linux): nothing in the file system
+ * to leave behind, gone with the writer.  Its name is "oncehook-writer/"
+ * and 32 hex digits of SHA-256 over the user id and what the writer's
+ * claims depend on: every ONCEHOOK_* variable of the table but the
+ * secrets (ONCEHOOK_DB among them), the identity of the database file,
+ * of this binary and of the mount namespace (one network namespace can
+ * hold several chroots or containers with the same paths, and after an
+ * upgrade the old writer must not run the new binary's claims), and
+ * each actions file's identity and time.  Processes configured alike
+ * share a writer, others do not.  Binding the name is the election:
+ * one process can, the others find it bound and connect.  The writer's
+ * first word on each connection it accepted is a hello (writer/writer.h):
+ * without it (a writer that was ending, or whose start failed) the
+ * process claims its events itself.
+ *
+ * Who may talk to whom.  An abstract socket has no file permissions, so
+ * each side checks the other's user id (SO_PEERCRED): the writer takes
+ * claims only from its own user, a process hands claims only to a
+ * writer of its own user.  Another user who took the name first can
+ * only make this user's processes claim their events themselves.
+ *
+ * Failing safe.  Whatever keeps a process from handing a claim over
+ * whole -- no writer and none can be started, the name taken, no hello,
+ * a connection that broke or stayed full (a writer stopped) before any
+ * byte of the claim was sent -- makes it claim the
+ * event itself, as without group commit: every claim is correct with
+ * several writers (store/store.h); the writer only makes them cheaper.  Once
+ * a claim was sent, only the writer's answer counts: a writer that dies
+ * first is 503 (it may have committed; the provider's retry is then the
+ * duplicate it is, or claimed anew).
+ *
+ * Only over SQLite.  Under synchronous=full every claim goes to the
+ * writer (a batch shares one fsync); under normal one that finds the
+ * write lock taken as it comes, and from then on every claim while the
+ * writer's answers say other processes sent it claims in the last 2 s
+ * (the writer's one warm connection instead of several re-reading each
+ * other's pages; a process alone claims itself, where the hand-over
+ * would cost what it saves).  On
+ * MariaDB/MySQL the server commits concurrent transactions together
+ * itself, and one connection for every process would put each one's
+ * round trips behind the others' (docs/design/015-shared-writer.md).
+ *
+ * Its life.  The writer is a new program (the same binary, executed
+ * again with SHAREDWRITER_ARG and the bound socket as descriptor 3:
+ * nothing of the SQLite connections of the process that started it
+ * survives into it), in a session of its own, a grandchild of that
+ * process, so it belongs to no request.  It ends when nobody has been
+ * connected for SHAREDWRITER_LINGER_MS (the web server stopped its
+ * processes), or on SIGTERM; the next new event starts another.
+ */
+#ifndef ONCEHOOK_SHAREDWRITER_H
+#define ONCEHOOK_SHAREDWRITER_H
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+
+#include "writer/writer.h"
+
+struct conf;
+struct store_claim;
+
+#define SHAREDWRITER_ARG	"--shared-writer"	/* argv[1] */
+#define SHAREDWRITER_LINGER_MS	2000
+#define SHAREDWRITER_RETRY_MS	5000	/* between two starts */
+
+/* A FastCGI process's way to the writer. */
+struct sharedwriter {
+	const struct conf	*cf;
+	struct writer_link	 link;		/* fd -1: not connected */
+	struct sockaddr_un	 addr;
+	socklen_t		 addrlen;	/* 0: off (claim here) */
+	struct timespec		 started;	/* the last start */
+	int			 starts;	/* tries so far */
+	int			 probe;		/* the database's directory
+						   (normal: is its write lock
+						   free?), or -1 */
+};
+
+/* Ready sw for cf's processes (group commit off: every claim here). */
+void	sharedwriter_init(struct sharedwriter *sw, const struct conf *cf);
+
+/* The pipeline's claim function (pipeline/pipeline.h): through the writer,
+ * started if none runs; -1 when the claim is the caller's to make. */
+int	sharedwriter_claim(void *sw, struct store_claim *c);
+
+/* Whether sharedwriter_claim() would hand the next claim over now to a
+ * writer other processes use too (pipeline/pipeline.h): 1, or 0. */
+int	sharedwriter_hands(void *sw);
+
+void	sharedwriter_close(struct sharedwriter *sw);
+
+/* The writer itself: `oncehook --shared-writer` with the listening
+ * socket as descriptor 3.  Returns an exit code. */
+int	sharedwriter_main(void);
+
+#endif
