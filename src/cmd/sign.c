@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oncehook: `oncehook sign`: a payload signed as the endpoint's provider
+ * signs it, to test a deployment.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/admin.h"
+#include "cmd/common.h"
+#include "conf.h"
+#include "lib/crypto.h"
+#include "pipeline/sig.h"
+
+static const char sign_usage[] =
+"usage: oncehook sign [--endpoint NAME] [--curl URL] [--id ID]\n"
+"                     [--event TYPE] [--time UNIX] FILE\n"
+"\n"
+"Sign the JSON in FILE (- for standard input) the way the endpoint's\n"
+"provider does, with its first secret and the current time, and print\n"
+"the headers to send, or with --curl a ready curl command line.\n"
+"--id sets the delivery id for schemes that send one in a header (random\n"
+"otherwise; give the same id twice to send a duplicate; for hmac-sha256\n"
+"it becomes X-Idempotency-Key, else the body's id is the key; schemes\n"
+"whose key is in the body ignore it), --event the type for schemes that\n"
+"carry it in a header\n"
+"(github, shopify, gitlab), --time the timestamp.  For gitlab the header\n"
+"is the secret itself.\n";
+
+#define SIGN_BODY_MAX	(64 << 20)	/* bytes */
+
+/* Read FILE (or stdin for "-") into a new buffer; NULL on error. */
+static char *
+read_file(const char *path, size_t *sz)
+{
+	FILE	*f;
+	char	*buf, *nb;
+	size_t	 cap = 65536, len = 0, n;
+
+	if ((f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb")) ==
+	    NULL) {
+		fprintf(stderr, "oncehook sign: %s: %s\n", path,
+		    strerror(errno));
+		return NULL;
+	}
+	if ((buf = malloc(cap)) == NULL)
+		goto fail;
+	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap) {
+			if (cap >= SIGN_BODY_MAX ||
+			    (nb = realloc(buf, cap * 2)) == NULL)
+				goto fail;
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (ferror(f))
+		goto fail;
+	if (f != stdin)
+		fclose(f);
+	*sz = len;
+	return buf;
+fail:
+	fprintf(stderr, "oncehook sign: %s: cannot read it\n", path);
+	free(buf);
+	if (f != stdin)
+		fclose(f);
+	return NULL;
+}
+
+/* Print s single-quoted for a POSIX shell. */
+static void
+shell_quote(const char *s)
+{
+	putchar('\'');
+	for (; *s != '\0'; s++)
+		if (*s == '\'')
+			fputs("'\\''", stdout);
+		else
+			putchar(*s);
+	putchar('\'');
+}
+
+/* What `sign` was asked to do. */
+struct sign_args {
+	const char	*endpoint;	/* --endpoint, or NULL */
+	const char	*curl;		/* --curl URL, or NULL */
+	const char	*file;		/* FILE, or "-" */
+	const char	*id;		/* --id, or NULL */
+	const char	*event;		/* --event, or NULL */
+	long long	 t;		/* --time, or -1 */
+};
+
+/* Parse sign's command line; 0, or 2 after a usage message. */
+static int
+sign_parse(int argc, char **argv, struct sign_args *a)
+{
+	char	*end;
+	int	 i;
+
+	memset(a, 0, sizeof(*a));
+	a->t = -1;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--endpoint") == 0 && i + 1 < argc)
+			a->endpoint = argv[++i];
+		else if (strcmp(argv[i], "--curl") == 0 && i + 1 < argc)
+			a->curl = argv[++i];
+		else if (strcmp(argv[i], "--id") == 0 && i + 1 < argc)
+			a->id = argv[++i];
+		else if (strcmp(argv[i], "--event") == 0 && i + 1 < argc)
+			a->event = argv[++i];
+		else if (strcmp(argv[i], "--time") == 0 && i + 1 < argc) {
+			errno = 0;
+			a->t = strtoll(argv[++i], &end, 10);
+			if (errno != 0 || *end != '\0' || a->t < 0) {
+				fprintf(stderr, "oncehook sign: --time wants "
+				    "Unix seconds\n");
+				return 2;
+			}
+		} else if (a->file == NULL && (argv[i][0] != '-' ||
+		    strcmp(argv[i], "-") == 0))
+			a->file = argv[i];
+		else
+			break;
+	}
+	if (i < argc || a->file == NULL || (a->id != NULL &&
+	    (*a->id == '\0' || strlen(a->id) > 200))) {
+		fputs(sign_usage, stderr);
+		return 2;
+	}
+	return 0;
+}
+
+/* The endpoint to sign for, with a usable secret; NULL after a message. */
+static const struct conf_endpoint *
+sign_endpoint(const struct conf *cf, const char *name)
+{
+	const struct conf_endpoint	*ep = NULL;
+	size_t				 i;
+
+	if (name == NULL && cf->named && cf->nendpoints > 1) {
+		fprintf(stderr, "oncehook sign: --endpoint: one of");
+		for (i = 0; i < cf->nendpoints; i++)
+			fprintf(stderr, " %s", cf->endpoints[i].name);
+		fprintf(stderr, "\n");
+		return NULL;
+	}
+	for (i = 0; i < cf->nendpoints && ep == NULL; i++)
+		if (name == NULL || strcmp(cf->endpoints[i].name, name) == 0)
+			ep = &cf->endpoints[i];
+	if (ep == NULL) {
+		fprintf(stderr, "oncehook sign: no endpoint %s\n", name);
+		return NULL;
+	}
+	if (ep->nsecrets == 0) {
+		fprintf(stderr, "oncehook sign: endpoint %s has no usable "
+		    "secret%s\n", ep->name, ep->placeholder ? " (only the "
+		    "example's placeholder)" : "");
+		return NULL;
+	}
+	return ep;
+}
+
+/* Print the signed headers, or a curl command line sending the file. */
+static void
+sign_print(const struct sig_out *out, const struct sign_args *a)
+{
+	char	 line[PATH_MAX + 8], abs[PATH_MAX];
+	size_t	 i;
+
+	if (a->curl == NULL) {
+		printf("Content-Type: application/json\n");
+		for (i = 0; i < out->n; i++)
+			printf("%s: %s\n", out->h[i].name, out->h[i].value);
+		return;
+	}
+	printf("curl -sS -X POST -H 'Content-Type: application/json'");
+	for (i = 0; i < out->n; i++) {
+		snprintf(line, sizeof(line), "%s: %s", out->h[i].name,
+		    out->h[i].value);
+		printf(" -H ");
+		shell_quote(line);
+	}
+	printf(" --data-binary ");
+	if (strcmp(a->file, "-") == 0)
+		printf("@-");
+	else {
+		/* Absolute, so the line works from anywhere. */
+		if (realpath(a->file, abs) == NULL)
+			snprintf(abs, sizeof(abs), "%s", a->file);
+		snprintf(line, sizeof(line), "@%s", abs);
+		shell_quote(line);
+	}
+	printf(" ");
+	shell_quote(a->curl);
+	printf("\n");
+}
+
+int
+admin_sign(int argc, char **argv)
+{
+	struct conf			*cf = NULL;
+	const struct conf_endpoint	*ep;
+	struct sign_args		 a;
+	struct sig_msg			 m;
+	struct sig_out			 out;
+	unsigned char			 rnd[12];
+	char				 id[40];
+	char				*body = NULL;
+	size_t				 bodysz = 0;
+	int				 rc = 1;
+
+	if (cmd_helped(argc, argv, sign_usage))
+		return 0;
+	if ((rc = sign_parse(argc, argv, &a)) != 0)
+		return rc;
+	rc = 1;
+	memset(&out, 0, sizeof(out));
+	if ((cf = cmd_load("sign", CONF_NEEDS_SECRETS)) == NULL)
+		return 1;
+	if ((ep = sign_endpoint(cf, a.endpoint)) == NULL ||
+	    (body = read_file(a.file, &bodysz)) == NULL)
+		goto out;
+	memset(&m, 0, sizeof(m));
+	m.id = a.id;
+	m.event = a.event;
+	m.id_given = m.id != NULL;
+	if (m.id == NULL) {
+		if (crypto_random(rnd, sizeof(rnd)) == -1)
+			goto out;
+		memcpy(id, "msg_", 4);
+		crypto_hex(rnd, sizeof(rnd), id + 4);
+		m.id = id;
+	}
+	m.body = body;
+	m.bodysz = bodysz;
+	m.now = a.t >= 0 ? (time_t)a.t : time(NULL);
+	if (sig_sign(ep, &m, &out) == -1) {
+		fprintf(stderr, "oncehook sign: signing failed\n");
+		goto out;
+	}
+	sign_print(&out, &a);
+	rc = 0;
+out:
+	crypto_wipe(&out, sizeof(out));
+	free(body);
+	conf_free(cf);
+	return rc;
+}
