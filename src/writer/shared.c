@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "lib/buf.h"
 #include "lib/crypto.h"
 #include "lib/io.h"
 #include "lib/log.h"
@@ -38,25 +39,11 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Append s (n bytes) and a NUL to the growing text t: 0, or -1. */
+/* Append s (n bytes) and a NUL, counted, to the text t: 0, or -1. */
 static int
-add(char **t, size_t *len, size_t *cap, const char *s, size_t n)
+add(struct buf *t, const char *s, size_t n)
 {
-	char	*nt;
-	size_t	 nc;
-
-	if (*len + n + 1 > *cap) {
-		for (nc = *cap ? *cap : 1024; nc < *len + n + 1; nc *= 2)
-			;
-		if ((nt = realloc(*t, nc)) == NULL)
-			return -1;
-		*t = nt;
-		*cap = nc;
-	}
-	memcpy(*t + *len, s, n);
-	(*t)[*len + n] = '\0';
-	*len += n + 1;
-	return 0;
+	return buf_add(t, s, n) == -1 || buf_add(t, "", 1) == -1 ? -1 : 0;
 }
 
 /*
@@ -64,8 +51,7 @@ add(char **t, size_t *len, size_t *cap, const char *s, size_t n)
  * ("LABEL -" if none or it cannot be stat()ed): 0, or -1.
  */
 static int
-add_ident(char **t, size_t *len, size_t *cap, const char *label,
-    const char *path, int when)
+add_ident(struct buf *t, const char *label, const char *path, int when)
 {
 	struct stat	 sb;
 	char		 line[200];
@@ -81,7 +67,7 @@ add_ident(char **t, size_t *len, size_t *cap, const char *label,
 	else
 		k = snprintf(line, sizeof(line), "%s %ju %ju", label,
 		    (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino);
-	return add(t, len, cap, line, (size_t)k);
+	return add(t, line, (size_t)k);
 }
 
 /*
@@ -95,8 +81,9 @@ fingerprint(const struct conf *cf, unsigned char out[CRYPTO_SHA256_LEN])
 	const struct conf_endpoint	*ep;
 	const struct conf_var		*v;
 	const char			**vars;
-	char				*t = NULL, line[160];
-	size_t				 n = 0, i, len = 0, cap = 0, namelen;
+	struct buf			 t = { NULL, 0, 0 };
+	char				 line[160];
+	size_t				 n = 0, i, namelen;
 	int				 rc = -1, k;
 
 	for (i = 0; environ[i] != NULL; i++)
@@ -115,7 +102,7 @@ fingerprint(const struct conf *cf, unsigned char out[CRYPTO_SHA256_LEN])
 	}
 	qsort(vars, n, sizeof(*vars), cmp_str);
 	k = snprintf(line, sizeof(line), "uid %ld", (long)geteuid());
-	if (add(&t, &len, &cap, line, (size_t)k) == -1)
+	if (add(&t, line, (size_t)k) == -1)
 		goto out;
 	/*
 	 * Which file the path is, and which binary this is: an abstract
@@ -124,20 +111,20 @@ fingerprint(const struct conf *cf, unsigned char out[CRYPTO_SHA256_LEN])
 	 * container), and after an upgrade the old writer would run the
 	 * new binary's claims.  The mount namespace too.
 	 */
-	if (add_ident(&t, &len, &cap, "db", cf->my == NULL ? cf->db : NULL,
-	    0) == -1 || add_ident(&t, &len, &cap, "exe", "/proc/self/exe",
-	    1) == -1 || add_ident(&t, &len, &cap, "mnt", "/proc/self/ns/mnt",
+	if (add_ident(&t, "db", cf->my == NULL ? cf->db : NULL,
+	    0) == -1 || add_ident(&t, "exe", "/proc/self/exe",
+	    1) == -1 || add_ident(&t, "mnt", "/proc/self/ns/mnt",
 	    0) == -1)
 		goto out;
 	for (i = 0; i < cf->nendpoints; i++) {
 		ep = &cf->endpoints[i];
 		(void)snprintf(line, sizeof(line), "actions %zu", i);
-		if (add_ident(&t, &len, &cap, line, ep->actions, 1) == -1)
+		if (add_ident(&t, line, ep->actions, 1) == -1)
 			goto out;
 	}
-	rc = crypto_sha256(t, len, out) == 0 ? 0 : -1;
+	rc = crypto_sha256(t.p, t.len, out) == 0 ? 0 : -1;
 out:
-	free(t);
+	free(t.p);
 	free(vars);
 	return rc;
 }

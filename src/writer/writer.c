@@ -22,6 +22,7 @@
 #include "lib/crypto.h"
 #include "pipeline/event.h"
 #include "hook.h"
+#include "lib/buf.h"
 #include "lib/io.h"
 #include "lib/log.h"
 #include "store/store.h"
@@ -31,43 +32,10 @@
 #define FRAME_MAX(cf)	(2 * (size_t)(cf)->maxbody + 4096)
 #define RESULT_MAX	(sizeof(((struct store_claim *)0)->why) + 64)
 
-/* A growable byte buffer. */
-struct buf {
-	char	*p;
-	size_t	 len, cap;
-};
-
-static int
-buf_room(struct buf *b, size_t more)
-{
-	char	*np;
-	size_t	 cap;
-
-	if (b->len + more <= b->cap)
-		return 0;
-	for (cap = b->cap ? b->cap : 4096; cap < b->len + more; cap *= 2)
-		;
-	if ((np = realloc(b->p, cap)) == NULL)
-		return -1;
-	b->p = np;
-	b->cap = cap;
-	return 0;
-}
-
-static int
-put(struct buf *b, const void *p, size_t n)
-{
-	if (buf_room(b, n) == -1)
-		return -1;
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	return 0;
-}
-
 static int
 put_u32(struct buf *b, uint32_t v)
 {
-	return put(b, &v, sizeof(v));
+	return buf_add(b, &v, sizeof(v));
 }
 
 /* A string, or WRITER_NONE for NULL. */
@@ -78,7 +46,7 @@ put_str(struct buf *b, const char *s, size_t n)
 		return put_u32(b, WRITER_NONE);
 	if (n >= WRITER_NONE)
 		return -1;
-	return put_u32(b, (uint32_t)n) == -1 ? -1 : put(b, s, n);
+	return put_u32(b, (uint32_t)n) == -1 ? -1 : buf_add(b, s, n);
 }
 
 /* Reading a frame: where, and what is left; NULL p once it ran short. */
@@ -276,9 +244,9 @@ writer_claim(void *arg, struct store_claim *c)
 		l->pid = getpid();
 	id = ((uint64_t)l->pid << 32) | (l->next++ & 0xffffffffu);
 	u = (uint32_t)c->endpoint;
-	if (put_u32(&b, 0) == -1 || put(&b, &id, sizeof(id)) == -1 ||
-	    put_u32(&b, u) == -1 || put(&b, &at, sizeof(at)) == -1 ||
-	    put(&b, ev->hash, CRYPTO_SHA256_HEXLEN) == -1 ||
+	if (put_u32(&b, 0) == -1 || buf_add(&b, &id, sizeof(id)) == -1 ||
+	    put_u32(&b, u) == -1 || buf_add(&b, &at, sizeof(at)) == -1 ||
+	    buf_add(&b, ev->hash, CRYPTO_SHA256_HEXLEN) == -1 ||
 	    put_str(&b, ev->key, strlen(ev->key)) == -1 ||
 	    put_str(&b, ev->type, ev->type ? strlen(ev->type) : 0) == -1 ||
 	    put_str(&b, ev->payload, ev->payloadsz) == -1 ||
@@ -521,8 +489,8 @@ batch_answer(struct pending *batch, const struct store_claim *claims,
 		b.len = 0;
 		result = (int32_t)claims[i].result;
 		if (put_u32(&b, 0) == 0 &&
-		    put(&b, &batch[i].id, sizeof(batch[i].id)) == 0 &&
-		    put(&b, &result, sizeof(result)) == 0 &&
+		    buf_add(&b, &batch[i].id, sizeof(batch[i].id)) == 0 &&
+		    buf_add(&b, &result, sizeof(result)) == 0 &&
 		    put_u32(&b, peers) == 0 &&
 		    put_u32(&b, i == 0 ? flags : 0) == 0 &&
 		    put_str(&b, claims[i].why, strlen(claims[i].why)) == 0) {

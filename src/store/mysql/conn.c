@@ -20,6 +20,7 @@
 #include "conf.h"
 #include "lib/crypto.h"
 #include "lib/log.h"
+#include "lib/buf.h"
 #include "store/mysql/conn.h"
 
 #ifndef HAVE_MARIADB
@@ -515,59 +516,35 @@ mydb_version(const struct mydb *db, int *mariadb)
 	return api.server_version(db->m);
 }
 
-/* A growing buffer for mydb_sql(). */
-struct buf {
-	char	*p;
-	size_t	 len, cap;
-	int	 oom;
+/* mydb_sql()'s text: its buffer, and whether it ran out of memory. */
+struct sqltext {
+	struct buf	 b;
+	int		 oom;
 };
 
-static char *
-room(struct buf *b, size_t n)
-{
-	char	*p;
-	size_t	 cap;
-
-	if (b->oom)
-		return NULL;
-	if (b->len + n + 1 > b->cap) {
-		cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		if ((p = realloc(b->p, cap)) == NULL) {
-			b->oom = 1;
-			return NULL;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	return b->p + b->len;
-}
-
 static void
-put(struct buf *b, const char *s, size_t n)
+put(struct sqltext *q, const char *s, size_t n)
 {
-	char	*p;
-
-	if ((p = room(b, n)) == NULL)
-		return;
-	memcpy(p, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
+	if (!q->oom && buf_add(&q->b, s, n) == -1)
+		q->oom = 1;
 }
 
 /* A quoted value, escaped for the connection's character set. */
 static void
-quote(struct mydb *db, struct buf *b, const char *s, size_t n)
+quote(struct mydb *db, struct sqltext *q, const char *s, size_t n)
 {
-	char	*p;
+	struct buf	*b = &q->b;
+	char		*p;
 
 	if (s == NULL) {
-		put(b, "NULL", 4);
+		put(q, "NULL", 4);
 		return;
 	}
-	if ((p = room(b, 2 * n + 2)) == NULL)
+	if (q->oom || n > ((size_t)-1 - 2) / 2 || buf_room(b, 2 * n + 2) == -1) {
+		q->oom = 1;
 		return;
+	}
+	p = b->p + b->len;
 	*p++ = '\'';
 	b->len += 1 + (size_t)api.escape(db->m, p, s, (unsigned long)n);
 	b->p[b->len++] = '\'';
@@ -577,7 +554,7 @@ quote(struct mydb *db, struct buf *b, const char *s, size_t n)
 char *
 mydb_sql(struct mydb *db, const char *fmt, ...)
 {
-	struct buf	 b = { NULL, 0, 0, 0 };
+	struct sqltext	 q = { { NULL, 0, 0 }, 0 };
 	va_list		 ap;
 	const char	*f, *s;
 	char		 num[32];
@@ -587,45 +564,45 @@ mydb_sql(struct mydb *db, const char *fmt, ...)
 	for (f = fmt; *f != '\0'; f++) {
 		if (*f != '%') {
 			n = strcspn(f, "%");
-			put(&b, f, n);
+			put(&q, f, n);
 			f += n - 1;
 			continue;
 		}
 		switch (*++f) {
 		case 's':
 			s = va_arg(ap, const char *);
-			quote(db, &b, s, s != NULL ? strlen(s) : 0);
+			quote(db, &q, s, s != NULL ? strlen(s) : 0);
 			break;
 		case 'b':
 			s = va_arg(ap, const char *);
 			n = va_arg(ap, size_t);
-			quote(db, &b, s, n);
+			quote(db, &q, s, n);
 			break;
 		case 'd':
 			snprintf(num, sizeof(num), "%d", va_arg(ap, int));
-			put(&b, num, strlen(num));
+			put(&q, num, strlen(num));
 			break;
 		case 'l':
 			f += 2;		/* %lld */
 			snprintf(num, sizeof(num), "%lld",
 			    va_arg(ap, long long));
-			put(&b, num, strlen(num));
+			put(&q, num, strlen(num));
 			break;
 		case 'I':
 			s = va_arg(ap, const char *);
-			put(&b, s, strlen(s));
+			put(&q, s, strlen(s));
 			break;
 		default:
-			put(&b, "%", 1);
+			put(&q, "%", 1);
 			break;
 		}
 	}
 	va_end(ap);
-	if (b.oom || b.p == NULL) {
-		free(b.p);
+	if (q.oom || q.b.p == NULL) {
+		free(q.b.p);
 		return NULL;
 	}
-	return b.p;
+	return q.b.p;
 }
 
 /*

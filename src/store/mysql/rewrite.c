@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/buf.h"
 #include "store/mysql/rewrite.h"
 
 enum tk {
@@ -60,12 +61,6 @@ struct plan {
 	size_t		 tbl;		/* the table's token */
 	size_t		 col0, col1;	/* ( and ) of its column list */
 	size_t		 ins;		/* ", ?, ?, ?" after token ins - 1 */
-};
-
-/* A growing NUL-terminated string. */
-struct buf {
-	char		*p;
-	size_t		 len, cap;
 };
 
 static const struct {
@@ -691,27 +686,6 @@ guard(const struct cx *c, struct plan *pl)
 			break;
 		}
 	}
-	return 0;
-}
-
-static int
-buf_add(struct buf *b, const char *s, size_t n)
-{
-	char	*p;
-	size_t	 cap;
-
-	if (b->len + n + 1 > b->cap) {
-		for (cap = b->cap ? b->cap : 128; cap < b->len + n + 1;
-		    cap *= 2)
-			;
-		if ((p = realloc(b->p, cap)) == NULL)
-			return -1;
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
 	return 0;
 }
 
