@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1847,6 +1848,60 @@ test_cgi_unprepared(const struct conf *cf)
 	pipeline_clear(&p);
 }
 
+/*
+ * The shared writer's name is the configuration's: processes whose
+ * variables differ (a new retention after a reload) find another writer,
+ * while a secret, which the name leaves out, changes nothing.
+ */
+static struct conf *
+writer_env_conf(void)
+{
+	struct conf	*cf;
+	char		 err[512];
+
+	if ((cf = conf_load_env(err, sizeof(err))) == NULL)
+		BAIL("conf_load_env: %s", err);
+	return cf;
+}
+
+static void
+test_writer_name(void)
+{
+	static const char *const names[] = { "ONCEHOOK_DB",
+	    "ONCEHOOK_SCHEME", "ONCEHOOK_SECRET", "ONCEHOOK_ACTIONS",
+	    "ONCEHOOK_RETENTION", "ONCEHOOK_SYNCHRONOUS" };
+	struct sharedwriter	 a, b, c;
+	struct conf		*ca, *cb, *cc;
+	size_t			 i;
+
+	setenv("ONCEHOOK_DB", dbpath, 1);
+	setenv("ONCEHOOK_SCHEME", "stripe", 1);
+	setenv("ONCEHOOK_SECRET", "whsec_writer-name-test-0123456789", 1);
+	setenv("ONCEHOOK_ACTIONS", actions, 1);
+	setenv("ONCEHOOK_SYNCHRONOUS", "full", 1);
+	ca = writer_env_conf();
+	sharedwriter_init(&a, ca);
+	setenv("ONCEHOOK_RETENTION", "72h", 1);
+	cb = writer_env_conf();
+	sharedwriter_init(&b, cb);
+	setenv("ONCEHOOK_SECRET", "whsec_writer-name-test-another-one", 1);
+	cc = writer_env_conf();
+	sharedwriter_init(&c, cc);
+	CHECK(a.addrlen > 0 && b.addrlen == a.addrlen &&
+	    memcmp(a.addr.sun_path, b.addr.sun_path, a.addrlen -
+	    offsetof(struct sockaddr_un, sun_path)) != 0,
+	    "writer name: another ONCEHOOK_RETENTION, another writer");
+	CHECK(c.addrlen == b.addrlen && memcmp(b.addr.sun_path,
+	    c.addr.sun_path, b.addrlen - offsetof(struct sockaddr_un,
+	    sun_path)) == 0,
+	    "writer name: another secret, the same writer");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unsetenv(names[i]);
+	conf_free(ca);
+	conf_free(cb);
+	conf_free(cc);
+}
+
 int
 main(void)
 {
@@ -1885,6 +1940,7 @@ main(void)
 	pipeline_clear(&p);
 	test_writer_peers(cf);
 	test_writer_split();
+	test_writer_name();
 	test_writer_copy(cf, q, 1);
 	test_writer_copy(cf, q, 0);
 	test_writer_batch_copy(cf, q);

@@ -104,6 +104,9 @@ fingerprint(const struct conf *cf, unsigned char out[CRYPTO_SHA256_LEN])
 	k = snprintf(line, sizeof(line), "uid %ld", (long)geteuid());
 	if (add(&t, line, (size_t)k) == -1)
 		goto out;
+	for (i = 0; i < n; i++)
+		if (add(&t, vars[i], strlen(vars[i])) == -1)
+			goto out;
 	/*
 	 * Which file the path is, and which binary this is: an abstract
 	 * name is shared by the whole network namespace, where the same
