@@ -25,10 +25,10 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "observe/counters.h"
 #include "lib/crypto.h"
 #include "lib/envindex.h"
 #include "lib/log.h"
+#include "observe/counters.h"
 #include "pipeline/sig.h"
 
 #ifndef ONCEHOOK_SQLDIR
@@ -1132,7 +1132,8 @@ const struct conf_var conf_vars[] = {
 	{ "DB_PREFIX", CONF_GLOBAL, 0, 0, 32, "oncehook_", "`oncehook_`",
 	    G(db_prefix), &kind_prefix,
 	    "MariaDB/MySQL: the prefix of oncehook's tables", NULL },
-	{ "STATUS_TOKEN", CONF_GLOBAL, CONF_HIDDEN, 16, 256, NULL, "off",
+	{ "STATUS_TOKEN", CONF_GLOBAL, CONF_HIDDEN | CONF_SIGNING, 16, 256,
+	    NULL, "off",
 	    G(status_token), &kind_token,
 	    "turns the status endpoint on (`GET .../status`, see "
 	    "docs/operations.md): its token, 16 to 256 printable characters",

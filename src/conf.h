@@ -129,7 +129,8 @@ enum conf_scope {
 #define CONF_OUTBOX	0x10	/* the outbox's: a bad value is kept in
 				   outbox_err (deliver and check refuse it),
 				   never the handler's failure */
-#define CONF_SIGNING	0x20	/* an endpoint's signing secret: read only
+#define CONF_SIGNING	0x20	/* a secret requests are checked with (an
+				   endpoint's, the status token): read only
 				   with CONF_NEEDS_SECRETS */
 #define CONF_STORE	0x40	/* where the store is: read only with
 				   CONF_NEEDS_DB */
@@ -142,6 +143,8 @@ enum conf_scope {
  */
 #define CONF_NEEDS_DB		0x01	/* the rows flagged CONF_STORE */
 #define CONF_NEEDS_SECRETS	0x02	/* the rows flagged CONF_SIGNING */
+/* (The outbox's signing secret is read by all: a bad one is kept in
+ * outbox_err, which only deliver and check refuse.) */
 #define CONF_NEEDS_ALL		(CONF_NEEDS_DB | CONF_NEEDS_SECRETS)
 
 struct conf_kind {

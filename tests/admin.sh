@@ -266,9 +266,14 @@ for p in /hooks/status /hooks/shop; do
 	# What follows the blank line that ends the head.
 	body=$(awk 'b { printf "%s", $0 } /^\r?$/ { b = 1 }' "$dir/head.out")
 	gbody=$(awk 'b { printf "%s", $0 } /^\r?$/ { b = 1 }' "$dir/get.out")
+	# The status document changes between the two requests (its
+	# counts); the endpoint's 405 does not.
+	same=0
+	[ "$p" = /hooks/status ] || [ "$hlen" = "$glen" ] || same=1
 	[ -n "$hlen" ] && [ "$hlen" -gt 0 ] && [ -z "$body" ] &&
-	    [ -n "$gbody" ] && [ "$(sed -n 1p "$dir/head.out")" = "$(sed -n 1p "$dir/get.out")" ]
-	ok $? "HEAD $p: the head alone, Content-Length $hlen as GET's (body ${#gbody} bytes, $glen)"
+	    [ -n "$gbody" ] && [ $same -eq 0 ] &&
+	    [ "$(sed -n 1p "$dir/head.out")" = "$(sed -n 1p "$dir/get.out")" ]
+	ok $? "HEAD $p: the head alone, Content-Length $hlen (GET's $glen), GET's status"
 done
 
 # Each command asks only for what it uses: those that only read or change
@@ -278,12 +283,13 @@ for c in list "show --endpoint shop evt_b" stats "stats --check" "prune --dry-ru
     "replay --failed" "work --once --max-seconds 1"; do
 	# shellcheck disable=SC2086
 	env -u ONCEHOOK_SHOP_SECRET -u ONCEHOOK_KEEP_SECRET \
-	    ONCEHOOK_KEEP_SECRET_FILE=/nonexistent "$ONCEHOOK_BIN" $c \
+	    ONCEHOOK_KEEP_SECRET_FILE=/nonexistent \
+	    ONCEHOOK_STATUS_TOKEN=short "$ONCEHOOK_BIN" $c \
 	    >"$dir/needs.out" 2>&1
 	rc=$?
 	! grep -q SECRET "$dir/needs.out" && [ $rc -ne 2 ] &&
 	    { [ $rc -eq 0 ] || [ "$c" = "stats --check" ]; }
-	ok $? "$c: no endpoint secret needed (exit $rc)"
+	ok $? "$c: no endpoint secret or status token needed (exit $rc)"
 done
 printf '%s' '{"eventId":"evt_s","type":"t"}' >"$dir/sign.json"
 env -u ONCEHOOK_DB "$ONCEHOOK_BIN" sign --endpoint shop "$dir/sign.json" \

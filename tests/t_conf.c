@@ -1129,6 +1129,55 @@ asked_get(const char *name, void *arg)
 }
 
 /*
+ * conf_load_for(): a command reads only the rows it uses.  Without
+ * CONF_NEEDS_SECRETS the endpoints' secrets and the status token are not
+ * read (bad or missing ones stop nothing, and nothing of them is kept);
+ * without CONF_NEEDS_DB the database is not; CONF_NEEDS_ALL is
+ * conf_load().
+ */
+static struct conf *
+load_for(const char *const *over, unsigned needs, char *err, size_t errsz)
+{
+	struct env	 e = { over, named };
+
+	err[0] = '\0';
+	return conf_load_for(env_get, &e, needs, err, errsz);
+}
+
+static void
+test_needs(void)
+{
+	const char *const *bad = ENV("ONCEHOOK_STRIPE_SECRET=",
+	    "ONCEHOOK_STRIPE_EU_SECRET=x", "ONCEHOOK_STRIPE_EU_SECRET_FILE=/x",
+	    "ONCEHOOK_STATUS_TOKEN=short");
+	struct conf	*cf;
+	char		 err[512];
+
+	cf = load_for(bad, CONF_NEEDS_DB, err, sizeof(err));
+	CHECK(cf != NULL && cf->db != NULL && cf->endpoints[0].nsecrets ==
+	    0 && cf->endpoints[1].nsecrets == 0 &&
+	    cf->endpoints[1].secret_file == NULL && cf->status_token == NULL,
+	    "needs DB: no secret, secret file or status token read, bad ones "
+	    "stop nothing (%s)", err);
+	conf_free(cf);
+	cf = load_for(bad, CONF_NEEDS_ALL, err, sizeof(err));
+	CHECK(cf == NULL && names(err, "ONCEHOOK_STATUS_TOKEN"),
+	    "needs all: the same configuration refused (%s)", err);
+	conf_free(cf);
+	cf = load_for(ENV("ONCEHOOK_DB="), CONF_NEEDS_SECRETS, err,
+	    sizeof(err));
+	CHECK(cf != NULL && cf->db == NULL && cf->counters_file == NULL &&
+	    cf->endpoints[1].nsecrets == 2,
+	    "needs secrets: no database read, none required; the secrets "
+	    "are (%s)", err);
+	conf_free(cf);
+	cf = load_for(ENV("ONCEHOOK_DB="), CONF_NEEDS_ALL, err, sizeof(err));
+	CHECK(cf == NULL && names(err, "ONCEHOOK_DB"),
+	    "needs all: no database refused, naming it (%s)", err);
+	conf_free(cf);
+}
+
+/*
  * The configuration table: every variable conf_load() reads is a row of
  * conf_vars[], every row is read, and every row's default is accepted.
  */
@@ -1369,6 +1418,7 @@ main(void)
 	test_placeholder();
 	test_replay_guard();
 	test_table();
+	test_needs();
 	test_outbox_vars();
 	test_envindex();
 	return tap_done();

@@ -2,7 +2,8 @@
 /*
  * oncehook: admin commands (SPEC section 9), run from a shell with the
  * same environment as the handler.  Each returns an exit code: 0 done,
- * 1 failed, 2 usage.
+ * 1 failed, 2 usage.  They print to stdout what a person asked for and
+ * to stderr what went wrong; never a secret.
  */
 #ifndef ONCEHOOK_ADMIN_H
 #define ONCEHOOK_ADMIN_H

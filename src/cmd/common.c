@@ -43,8 +43,7 @@ cmd_load(const char *cmd, unsigned needs)
 	return cf;
 }
 
-
-/* A whole number in [0, max] for a stats option; -1 if not. */
+/* A whole number in [0, max] for an option; -1 if not. */
 long long
 cmd_number(const char *s, long long max)
 {

@@ -22,7 +22,8 @@
 
 /*
  * Open the configured store for a command that reads or changes only the
- * database (no secret is read); NULL after a message.
+ * database (no endpoint secret, no status token is read); NULL after a
+ * message.
  */
 static struct store *
 open_store(const char *cmd, struct conf **cfp)

@@ -15,15 +15,15 @@
 #include <unistd.h>
 
 #include "cmd/admin.h"
-#include "conf.h"
-#include "pipeline/event.h"
-#include "front/front.h"
-#include "lib/log.h"
-#include "pipeline/pipeline.h"
 #include "cmd/selftest.h"
+#include "conf.h"
+#include "front/front.h"
 #include "front/serve.h"
-#include "writer/shared.h"
+#include "lib/log.h"
+#include "pipeline/event.h"
+#include "pipeline/pipeline.h"
 #include "store/store.h"
+#include "writer/shared.h"
 
 /*
  * The commands: one row each.  --help, the "unknown command" message

@@ -17,10 +17,10 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cmd/selftest.h"
 #include "conf.h"
 #include "hook.h"
 #include "pipeline/sig.h"
-#include "cmd/selftest.h"
 #include "pipeline/vectors.h"
 
 /* One vector's configuration, as conf_load() asks for it. */

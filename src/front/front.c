@@ -23,14 +23,14 @@
 
 #include <fcgiapp.h>
 
-#include "observe/counters.h"
 #include "front/front.h"
+#include "front/req.h"
+#include "front/resp.h"
 #include "hook.h"
 #include "lib/io.h"
 #include "lib/log.h"
+#include "observe/counters.h"
 #include "pipeline/pipeline.h"
-#include "front/req.h"
-#include "front/resp.h"
 
 extern char	**environ;
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/log.h"
 #include "front/resp.h"
+#include "lib/log.h"
 
 #define RETRY_AFTER	5	/* seconds, with a 503 */
 

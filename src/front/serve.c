@@ -28,11 +28,11 @@
 
 #include "conf.h"
 #include "front/front.h"
-#include "lib/log.h"
-#include "pipeline/pipeline.h"
 #include "front/serve.h"
-#include "store/work.h"
+#include "lib/log.h"
 #include "outbox/deliver.h"
+#include "pipeline/pipeline.h"
+#include "store/work.h"
 #include "writer/writer.h"
 
 #define WORKERS_MAX	64

@@ -28,9 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "observe/counters.h"
-#include "lib/log.h"
 #include "front/resp.h"
+#include "lib/log.h"
+#include "observe/counters.h"
 
 #define CTR_MAGIC	"oncehook-ctr"
 #define CTR_VERSION	1

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "observe/counters.h"
 #include "front/resp.h"
+#include "observe/counters.h"
 #include "observe/stats.h"
 
 #define BAR_W	10			/* chart units per hour */

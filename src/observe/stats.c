@@ -12,12 +12,12 @@
 #include <time.h>
 
 #include "conf.h"
-#include "observe/counters.h"
-#include "lib/log.h"
-#include "store/outbox.h"
 #include "front/resp.h"
-#include "pipeline/sig.h"
+#include "lib/log.h"
+#include "observe/counters.h"
 #include "observe/stats.h"
+#include "pipeline/sig.h"
+#include "store/outbox.h"
 #include "store/store.h"
 
 const struct stats_limits	stats_limits_default = { 10, 50, 100, 90, 0,

@@ -37,8 +37,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "observe/counters.h"
 #include "hook.h"
+#include "observe/counters.h"
 #include "store/store.h"
 
 struct conf;

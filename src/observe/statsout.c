@@ -12,10 +12,10 @@
 
 #include <jansson.h>
 
-#include "observe/counters.h"
 #include "conf.h"
-#include "lib/log.h"
 #include "front/resp.h"
+#include "lib/log.h"
+#include "observe/counters.h"
 #include "observe/stats.h"
 
 static const char *const cat_names[CAT__MAX] = {

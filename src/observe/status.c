@@ -10,12 +10,12 @@
 #include <strings.h>
 
 #include "conf.h"
+#include "front/req.h"
 #include "lib/crypto.h"
 #include "lib/log.h"
-#include "front/req.h"
-#include "pipeline/route.h"
 #include "observe/stats.h"
 #include "observe/status.h"
+#include "pipeline/route.h"
 
 #define AUTH_MAX	1024	/* bytes of a decoded Basic credential */
 

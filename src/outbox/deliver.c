@@ -13,11 +13,11 @@
 #include <time.h>
 
 #include "conf.h"
-#include "outbox/deliver.h"
 #include "lib/io.h"
 #include "lib/log.h"
-#include "store/outbox.h"
+#include "outbox/deliver.h"
 #include "outbox/send.h"
+#include "store/outbox.h"
 #include "store/store.h"
 
 #define DELIVER_POLL_MS		1000	/* idle: look again after */

@@ -18,11 +18,11 @@
 #include <jansson.h>
 
 #include "conf.h"
-#include "pipeline/event.h"
+#include "front/req.h"
 #include "lib/jsondoc.h"
 #include "lib/jsonpeek.h"
 #include "lib/log.h"
-#include "front/req.h"
+#include "pipeline/event.h"
 #include "pipeline/sig.h"
 
 #define STR(x)		XSTR(x)

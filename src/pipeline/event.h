@@ -15,8 +15,8 @@
 
 #include <stddef.h>
 
-#include "lib/crypto.h"
 #include "hook.h"
+#include "lib/crypto.h"
 
 struct conf_endpoint;
 

@@ -19,16 +19,16 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "observe/counters.h"
-#include "pipeline/event.h"
-#include "lib/io.h"
-#include "lib/log.h"
-#include "pipeline/pipeline.h"
 #include "front/req.h"
 #include "front/resp.h"
+#include "lib/io.h"
+#include "lib/log.h"
+#include "observe/counters.h"
+#include "observe/status.h"
+#include "pipeline/event.h"
+#include "pipeline/pipeline.h"
 #include "pipeline/route.h"
 #include "pipeline/sig.h"
-#include "observe/status.h"
 #include "store/store.h"
 
 #define BODY_CHUNK	65536	/* first allocation without Content-Length */

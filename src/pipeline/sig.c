@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "conf.h"
-#include "lib/crypto.h"
 #include "front/req.h"
+#include "lib/crypto.h"
 #include "pipeline/sig.h"
 
 #define SIG_CANDIDATES_MAX	16	/* signatures one header may offer */

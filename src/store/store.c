@@ -11,9 +11,9 @@
 
 #include "conf.h"
 #include "lib/crypto.h"
+#include "store/engine.h"
 #include "store/outbox.h"
 #include "store/store.h"
-#include "store/engine.h"
 
 enum hook_err
 store_connect(const struct conf *cf, int flags, struct store **out, char *err,

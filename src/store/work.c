@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "observe/counters.h"
 #include "lib/io.h"
 #include "lib/log.h"
+#include "observe/counters.h"
 #include "store/store.h"
 #include "store/work.h"
 

@@ -23,9 +23,9 @@
 #include "lib/crypto.h"
 #include "lib/io.h"
 #include "lib/log.h"
-#include "writer/shared.h"
-#include "store/store.h"
 #include "store/sqlite/walguard.h"
+#include "store/store.h"
+#include "writer/shared.h"
 
 #define NAME_PREFIX	"oncehook-writer/"
 #define NAME_HEX	32		/* of the SHA-256's 64 */

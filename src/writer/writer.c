@@ -18,13 +18,13 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "store/sqlite/copier.h"
-#include "lib/crypto.h"
-#include "pipeline/event.h"
 #include "hook.h"
 #include "lib/buf.h"
+#include "lib/crypto.h"
 #include "lib/io.h"
 #include "lib/log.h"
+#include "pipeline/event.h"
+#include "store/sqlite/copier.h"
 #include "store/store.h"
 #include "writer/writer.h"
 
@@ -408,7 +408,7 @@ peer_read(struct peer *q)
 	size_t	 want;
 
 	for (;;) {
-		if (buf_room(&q->in, 65536) == -1)
+		if (buf_room(&q->in, 65535) == -1)
 			return -1;
 		want = q->in.cap - q->in.len;
 		r = read(q->fd, q->in.p + q->in.len, want);

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/actfile.h"
 #include "pipeline/event.h"
+#include "store/actfile.h"
 #include "store/mysql/actions.h"
 #include "store/mysql/conn.h"
 #include "store/mysql/rewrite.h"

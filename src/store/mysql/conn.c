@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "conf.h"
+#include "lib/buf.h"
 #include "lib/crypto.h"
 #include "lib/log.h"
-#include "lib/buf.h"
 #include "store/mysql/conn.h"
 
 #ifndef HAVE_MARIADB
@@ -540,7 +540,8 @@ quote(struct mydb *db, struct sqltext *q, const char *s, size_t n)
 		put(q, "NULL", 4);
 		return;
 	}
-	if (q->oom || n > ((size_t)-1 - 2) / 2 || buf_room(b, 2 * n + 2) == -1) {
+	if (q->oom || n > ((size_t)-1 - 2) / 2 ||
+	    buf_room(b, 2 * n + 2) == -1) {
 		q->oom = 1;
 		return;
 	}

@@ -46,14 +46,14 @@
 
 #include "conf.h"
 #include "lib/crypto.h"
-#include "pipeline/event.h"
 #include "lib/log.h"
+#include "pipeline/event.h"
+#include "store/engine.h"
 #include "store/migrations.h"
 #include "store/mysql/actions.h"
 #include "store/mysql/conn.h"
 #include "store/outbox.h"
 #include "store/store.h"
-#include "store/engine.h"
 
 
 struct mystore {

@@ -19,9 +19,9 @@
 
 #include <sqlite3.h>
 
+#include "pipeline/event.h"
 #include "store/actfile.h"
 #include "store/sqlite/actions.h"
-#include "pipeline/event.h"
 
 enum param {
 	PARAM_ENDPOINT,

@@ -13,8 +13,8 @@
 #include <time.h>
 
 #include "conf.h"
-#include "store/sqlite/copier.h"
 #include "lib/log.h"
+#include "store/sqlite/copier.h"
 #include "store/store.h"
 
 /* Idle this long, the copier lets its connection go (store/sqlite/copier.h). */

@@ -24,16 +24,16 @@
 
 #include <sqlite3.h>
 
-#include "store/sqlite/actions.h"
 #include "conf.h"
-#include "pipeline/event.h"
 #include "lib/io.h"
 #include "lib/log.h"
+#include "pipeline/event.h"
 #include "store/migrations.h"
-#include "store/store.h"
+#include "store/sqlite/actions.h"
 #include "store/sqlite/engine.h"
 #include "store/sqlite/vfs.h"
 #include "store/sqlite/walguard.h"
+#include "store/store.h"
 
 static const struct store_ops sqs_ops;
 static void	sqs_close(struct store *);

@@ -13,10 +13,10 @@
 
 #include <sqlite3.h>
 
-#include "store/sqlite/actions.h"
-#include "store/outbox.h"
 #include "hook.h"
 #include "store/engine.h"
+#include "store/outbox.h"
+#include "store/sqlite/actions.h"
 #include "store/sqlite/walguard.h"
 
 /* The query of the work loop's next event (sqs_work()); t_store checks

@@ -14,8 +14,8 @@
 #include "lib/crypto.h"
 #include "lib/log.h"
 #include "store/outbox.h"
-#include "store/store.h"
 #include "store/sqlite/engine.h"
+#include "store/store.h"
 
 
 /* The has_target() of the take in progress, as an SQL function. */
