@@ -113,7 +113,8 @@ struct resp {
 	size_t		 bodysz;
 	int		 head_only;	/* a HEAD request: the head alone is
 					   written (its Content-Length is the
-					   body GET would get) */
+					   body GET would get); the front sets
+					   it, for every answer */
 };
 
 #endif

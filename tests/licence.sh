@@ -24,6 +24,10 @@ ok() {	# ok STATUS TEXT
 grep -q '^MIT License$' LICENSE 2>/dev/null &&
     grep -q '^Copyright (c) 2026 the oncehook authors$' LICENSE
 ok $? "LICENSE is the MIT licence of the oncehook authors"
+for m in man/*.[58]; do
+	sed -n '/^\.Sh AUTHORS/,/^\.Sh /p' "$m" | grep -q 'MIT licence'
+	ok $? "$m: its AUTHORS section names the MIT licence"
+done
 
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
     [ "$(git rev-parse --show-toplevel)" = "$(pwd -P)" ]; then

@@ -186,6 +186,15 @@ front_explain_faults(void)
 	sigaction(SIGBUS, &sa, NULL);
 }
 
+/* HEAD gets the head alone (RFC 9110 9.3.2), whatever made the answer. */
+static void
+head_only(struct resp *resp, char **envp)
+{
+	const char	*m = env_find(envp, "REQUEST_METHOD");
+
+	resp->head_only = m != NULL && strcmp(m, "HEAD") == 0;
+}
+
 int
 front_cgi(struct pipeline *p)
 {
@@ -203,6 +212,7 @@ front_cgi(struct pipeline *p)
 		resp_make(&resp, &(struct resp_in){ .err = HOOK_ESYSTEM });
 	} else
 		pipeline_run(p, &ce.rq, time(NULL), &resp);
+	head_only(&resp, environ);
 	body = resp_body(&resp, &bodysz);
 	if ((n = resp_head(&resp, head, sizeof(head))) < 0 ||
 	    io_write_all(STDOUT_FILENO, head, (size_t)n) == -1 ||
@@ -504,6 +514,7 @@ front_fcgi(struct pipeline *p, int listenfd)
 			phase = PHASE_ANSWERING;
 			alarm(limit);
 		}
+		head_only(&resp, r.envp);
 		body = resp_body(&resp, &bodysz);
 		if ((n = resp_head(&resp, head, sizeof(head))) < 0 ||
 		    FCGX_PutStr(head, n, r.out) != n ||

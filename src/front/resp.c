@@ -205,7 +205,6 @@ resp_make(struct resp *r, const struct resp_in *in)
 	r->retry_after = t->retry_after;
 	r->allow = t->allow;
 	r->authenticate = (t->flags & F_AUTH) != 0;
-	r->head_only = in->head_only;
 	if (t->shape == SHAPE_RAW) {
 		if ((buf = malloc(in->rawsz + 1)) == NULL)
 			goto oom;

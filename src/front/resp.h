@@ -23,7 +23,6 @@ struct resp_in {
 	const char	*raw;		/* HOOK_STATUS: the document (copied) */
 	size_t		 rawsz;
 	const char	*ctype;		/* HOOK_STATUS: its media type */
-	int		 head_only;	/* the request was HEAD: no body */
 };
 
 /*

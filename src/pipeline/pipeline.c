@@ -596,9 +596,7 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	er = run(p, rq, now, &ev, &t);
 	resp_make(resp, &(struct resp_in){ .err = er, .key = ev.key,
 	    .challenge = ev.challenge, .detail = t.why.client,
-	    .raw = t.doc, .rawsz = t.docsz, .ctype = t.ctype,
-	    .head_only = rq->method != NULL &&
-	    strcmp(rq->method, "HEAD") == 0 });
+	    .raw = t.doc, .rawsz = t.docsz, .ctype = t.ctype });
 	free(t.doc);
 	free(t.peeked);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -266,8 +266,9 @@ def commands_run(text):
     return out
 
 
-def check_sh(body, ctx, helpcmds, vars_, top):
+def check_sh(body, ctx):
     """A list of problems with a shell block."""
+    helpcmds, vars_, top = ctx["helpcmds"], ctx["vars"], ctx["top"]
     text = "\n".join(body)
     bad = []
     r = subprocess.run(["bash", "-n"], input=text, capture_output=True,
@@ -337,7 +338,7 @@ def check_block(tag, body, ctx):
     if tag == "text":
         return []
     if tag == "sh":
-        return check_sh(body, ctx, ctx["helpcmds"], ctx["vars"], ctx["top"])
+        return check_sh(body, ctx)
     if tag == "env":
         return check_env(body, ctx["vars"])
     if tag == "json":

@@ -91,8 +91,6 @@ def layout(top):
     no other."""
     import glob
     doc = "docs/hacking.md"
-    if not os.path.exists(f"{top}/{doc}"):
-        doc = "README.md"
     readme = open(f"{top}/{doc}", encoding="utf-8").read()
     sec = readme.split("\n## Source code layout\n", 1)[1].split("\n## ")[0]
     named = set(re.findall(r"`(src/[A-Za-z0-9_./]+\.[ch])`", sec))
