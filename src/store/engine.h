@@ -17,8 +17,111 @@
 #include "store/outbox.h"
 #include "store/store.h"
 
+/* A savepoint step around one claim of a batch (store/claim.c). */
+enum engine_sp {
+	ENGINE_SP_SET,		/* SAVEPOINT claim */
+	ENGINE_SP_KEEP,		/* RELEASE it: the claim stays */
+	ENGINE_SP_UNDO,		/* ROLLBACK TO it, then RELEASE */
+};
+
+/* What an engine's error left of the transaction (engine_ops.ended). */
+enum engine_end {
+	ENGINE_STATEMENT,	/* the statement failed alone; the
+				   transaction is open */
+	ENGINE_TRANSACTION,	/* the engine rolled the transaction back
+				   because of this claim (SQLite's own
+				   rollback): the batch runs again without it */
+	ENGINE_AGAIN,		/* the server ended it for reasons of its
+				   own (a deadlock): the whole batch may run
+				   once more */
+	ENGINE_LOST,		/* the connection is gone: nothing more */
+};
+
+/* Capability bits (engine_ops.caps). */
+#define ENGINE_STATEMENT_ALONE	0x01	/* a statement's own error undoes
+					   that statement only: in a batch,
+					   its claim fails alone (else it
+					   fails the batch) */
+
+/*
+ * The engine's table.  The first part is the primitives the protocol
+ * (store/claim.c) is written against; an int they return is the
+ * engine's own code, 0 for success, given back to classify, ended, note
+ * and why.  The second part is still whole operations (store/store.h).
+ * src/store/README says what a new engine implements.
+ */
 struct store_ops {
 	const char	*engine;	/* "SQLite", "MariaDB/MySQL" */
+	unsigned int	 caps;		/* ENGINE_* bits */
+
+	/* -- errors -- */
+	/* HOOK_EBUSY for what may pass (busy, lock wait, full, I/O, a
+	 * lost connection), else HOOK_ESYSTEM. */
+	enum hook_err	(*classify)(struct store *s, int code);
+	/* What code left of an open transaction. */
+	enum engine_end	(*ended)(struct store *s, int code);
+	/* Note that code may call for a new connection (store_broken()). */
+	void		(*note)(struct store *s, int code);
+	/* "step: the engine's message" into buf, for a claim's why. */
+	void		(*why)(struct store *s, const char *step, char *buf,
+			    size_t bufsz);
+	/* Before a request's reads: 0, or a code (SQLite: the file moved).
+	 * NULL: nothing to check. */
+	int		(*usable)(struct store *s);
+	/* After a request's first statement failed with code, before
+	 * anything was done: 0 if a new connection is in place (MariaDB:
+	 * the old one was lost), else -1.  NULL: never. */
+	int		(*revive)(struct store *s, int code);
+
+	/* -- the write transaction -- */
+	/* Begin it, holding whatever serialises claims (rule 2). */
+	int		(*tx_begin)(struct store *s);
+	/* Commit; 0 only once durable (rule 1). */
+	int		(*tx_commit)(struct store *s);
+	/* Roll back, if a transaction is open. */
+	void		(*tx_rollback)(struct store *s);
+	/* After the commit or the rollback: let go of the write lock. */
+	void		(*tx_end)(struct store *s);
+	int		(*savepoint)(struct store *s, enum engine_sp step);
+
+	/* -- the events -- */
+	/* (endpoint, ev->key) against the stored row: *found HOOK_OK
+	 * (none), HOOK_DUP, HOOK_PARKED or HOOK_ECONFLICT (store_lookup()). */
+	int		(*find_key)(struct store *s, size_t endpoint,
+			    const struct event *ev, enum hook_err *found);
+	/* ev's payload and type under another key of endpoint: *found 0
+	 * (none), 1 (yes), 2 (yes, failed or dead). */
+	int		(*find_payload)(struct store *s, size_t endpoint,
+			    const struct event *ev, int *found);
+	/* The replay guard inside the claim's transaction, after the
+	 * claim's insert: *found as find_payload's, and a payload claimed
+	 * at the same moment under another key is waited for or locked
+	 * out (rule 2). */
+	int		(*guard)(struct store *s, size_t endpoint,
+			    const struct event *ev, int *found);
+	/* Insert the claim (processed now, or received for a deferred
+	 * endpoint, due STORE_CLAIMER_FIRST on); *isnew 0 if the key was
+	 * there (the row untouched). */
+	int		(*insert)(struct store *s, size_t endpoint,
+			    const struct event *ev, long long now,
+			    int *isnew);
+	/* A conflicts row for ev (known key, other payload). */
+	int		(*conflict)(struct store *s, size_t endpoint,
+			    const struct event *ev);
+	/* Before the transaction: the endpoint's actions ready to run for
+	 * ev (prepared, or known not to need it).  HOOK_OK, HOOK_ECONF (a
+	 * file or section that does not prepare) or HOOK_EBUSY, with why. */
+	enum hook_err	(*ready)(struct store *s, size_t endpoint,
+			    const struct event *ev, char *why, size_t whysz);
+	/* Run the endpoint's actions for ev in the open transaction.
+	 * HOOK_OK; HOOK_EACTION (an action failed), HOOK_EBUSY (the
+	 * storage's failure) or HOOK_ECONF, with the code in *code and the
+	 * reason in why. */
+	enum hook_err	(*actions)(struct store *s, size_t endpoint,
+			    const struct event *ev, int *code, char *why,
+			    size_t whysz);
+
+	/* -- whole operations -- */
 	int		(*version)(const struct store *);
 	int		(*about)(struct store *, char *, size_t);
 	int		(*broken)(const struct store *);
@@ -28,14 +131,6 @@ struct store_ops {
 	enum store_copy	(*copy_due)(struct store *);
 	void		(*copy)(struct store *);
 	void		(*close)(struct store *);
-	enum hook_err	(*lookup)(struct store *, size_t,
-			    const struct event *);
-	enum hook_err	(*replayed)(struct store *, size_t,
-			    const struct event *);
-	enum hook_err	(*claim)(struct store *, struct store_claim *,
-			    size_t);
-	enum hook_err	(*conflict)(struct store *, size_t,
-			    const struct event *);
 	long long	(*list)(struct store *, const char *, const char *,
 			    const char *, long long, int, store_row_fn,
 			    void *, char *, size_t);
@@ -76,6 +171,7 @@ struct store_ops {
 /* Every backend's store begins with this. */
 struct store {
 	const struct store_ops	*ops;
+	const struct conf	*cf;	/* the configuration it serves */
 };
 
 /*

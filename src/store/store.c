@@ -103,30 +103,6 @@ store_close(struct store *s)
 		s->ops->close(s);
 }
 
-enum hook_err
-store_lookup(struct store *s, size_t endpoint, const struct event *ev)
-{
-	return s->ops->lookup(s, endpoint, ev);
-}
-
-enum hook_err
-store_replayed(struct store *s, size_t endpoint, const struct event *ev)
-{
-	return s->ops->replayed(s, endpoint, ev);
-}
-
-enum hook_err
-store_claim(struct store *s, struct store_claim *claims, size_t n)
-{
-	return s->ops->claim(s, claims, n);
-}
-
-enum hook_err
-store_conflict(struct store *s, size_t endpoint, const struct event *ev)
-{
-	return s->ops->conflict(s, endpoint, ev);
-}
-
 long long
 store_list(struct store *s, const char *endpoint, const char *key,
     const char *status, long long limit, int with_payload, store_row_fn fn,

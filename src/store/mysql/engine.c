@@ -360,6 +360,7 @@ mys_connect(const struct conf *cf, int flags, struct store **out, char *err,
 		return HOOK_ESYSTEM;
 	}
 	s->base.ops = &mys_ops;
+	s->base.cf = cf;
 	s->cf = cf;
 	s->p = cf->db_prefix;		/* conf.c's default: oncehook_ */
 	for (i = 0; i < cf->nendpoints; i++)
@@ -424,66 +425,49 @@ mys_connect(const struct conf *cf, int flags, struct store **out, char *err,
 }
 
 /*
- * The stored row of (endpoint, key) compared with ev: HOOK_OK if none,
- * HOOK_DUP (HOOK_PARKED if failed or dead) or HOOK_ECONFLICT; the same
- * bytes are HOOK_DUP whatever the hash, and without a hash other bytes
- * are HOOK_ECONFLICT until asked again with it.  *e: the error number.
+ * The stored row of (endpoint, key) compared with ev
+ * (engine_ops.find_key): the same bytes are HOOK_DUP whatever the hash,
+ * and without a hash other bytes are HOOK_ECONFLICT until asked again
+ * with it.
  */
-static enum hook_err
-lookup(struct mystore *s, const char *endpoint, const struct event *ev,
-    unsigned int *e)
-{
-	struct myres	*r = NULL;
-	struct myrow	 row;
-	enum hook_err	 er = HOOK_OK;
-	int		 same;
-
-	if (ev->hash[0] != '\0')
-		*e = run(s, SQL(s, "SELECT payload_hash = %s, status IN"
-		    " ('failed', 'dead') FROM `%Ievents` WHERE endpoint = %s"
-		    " AND event_key = %s", ev->hash, s->p, endpoint, ev->key),
-		    &r, NULL);
-	else
-		*e = run(s, SQL(s, "SELECT payload = _binary%b, status IN"
-		    " ('failed', 'dead') FROM `%Ievents` WHERE endpoint = %s"
-		    " AND event_key = %s", ev->payload, ev->payloadsz, s->p,
-		    endpoint, ev->key), &r, NULL);
-	if (*e != 0)
-		return mydb_classify(*e);
-	if (mydb_next(r, &row)) {
-		same = mydb_int(&row, 0, 0) == 1;
-		er = !same ? HOOK_ECONFLICT : mydb_int(&row, 1, 0) == 1 ?
-		    HOOK_PARKED : HOOK_DUP;
-	}
-	mydb_free(r);
-	return er;
-}
-
-static enum hook_err
-mys_lookup(struct store *b, size_t endpoint, const struct event *ev)
+static int
+my_find_key(struct store *b, size_t endpoint, const struct event *ev,
+    enum hook_err *found)
 {
 	struct mystore	*s = MY(b);
-	enum hook_err	 er;
+	const char	*name = s->cf->endpoints[endpoint].name;
+	struct myres	*r = NULL;
+	struct myrow	 row;
 	unsigned int	 e;
 
-	er = lookup(s, s->cf->endpoints[endpoint].name, ev, &e);
-	/* A request's first statement: on a connection found lost, once
-	 * more on a new one (a read; nothing was done). */
-	if (e != 0 && mydb_lost(s->db) && reconnect(s) == 0)
-		er = lookup(s, s->cf->endpoints[endpoint].name, ev, &e);
+	*found = HOOK_OK;
+	if (ev->hash[0] != '\0')
+		e = run(s, SQL(s, "SELECT payload_hash = %s, status IN"
+		    " ('failed', 'dead') FROM `%Ievents` WHERE endpoint = %s"
+		    " AND event_key = %s", ev->hash, s->p, name, ev->key),
+		    &r, NULL);
+	else
+		e = run(s, SQL(s, "SELECT payload = _binary%b, status IN"
+		    " ('failed', 'dead') FROM `%Ievents` WHERE endpoint = %s"
+		    " AND event_key = %s", ev->payload, ev->payloadsz, s->p,
+		    name, ev->key), &r, NULL);
 	if (e != 0)
-		log_warnx("store: lookup: %s", mydb_error(s->db));
-	return er;
+		return (int)e;
+	if (mydb_next(r, &row))
+		*found = mydb_int(&row, 0, 0) != 1 ? HOOK_ECONFLICT :
+		    mydb_int(&row, 1, 0) == 1 ? HOOK_PARKED : HOOK_DUP;
+	mydb_free(r);
+	return 0;
 }
 
 /* Is ev's payload recorded for endpoint with its type under another
- * key than ev's?  *found: 2 if that event failed or is dead.  No type
- * and an empty one are one, as in the guard's rows.  The error
- * number. */
-static unsigned int
-payload_known(struct mystore *s, const char *endpoint, const struct event *ev,
+ * key than ev's (engine_ops.find_payload)?  No type and an empty one
+ * are one, as in the guard's rows. */
+static int
+my_find_payload(struct store *b, size_t endpoint, const struct event *ev,
     int *found)
 {
+	struct mystore	*s = MY(b);
 	struct myres	*r = NULL;
 	struct myrow	 row;
 	unsigned int	 e;
@@ -492,55 +476,19 @@ payload_known(struct mystore *s, const char *endpoint, const struct event *ev,
 	if ((e = run(s, SQL(s, "SELECT status IN ('failed', 'dead') FROM"
 	    " `%Ievents` WHERE endpoint = %s AND payload_hash = %s AND"
 	    " COALESCE(type, '') = %s AND event_key <> %s LIMIT 1", s->p,
-	    endpoint, ev->hash, ev->type != NULL ? ev->type : "", ev->key),
-	    &r, NULL)) != 0)
-		return e;
+	    s->cf->endpoints[endpoint].name, ev->hash, ev->type != NULL ?
+	    ev->type : "", ev->key), &r, NULL)) != 0)
+		return (int)e;
 	if (mydb_next(r, &row))
 		*found = mydb_int(&row, 0, 0) == 1 ? 2 : 1;
 	mydb_free(r);
 	return 0;
 }
 
-static enum hook_err
-mys_replayed(struct store *b, size_t endpoint, const struct event *ev)
-{
-	struct mystore	*s = MY(b);
-	unsigned int	 e;
-	int		 found;
-
-	if ((e = payload_known(s, s->cf->endpoints[endpoint].name, ev,
-	    &found)) != 0) {
-		log_warnx("store: payload lookup: %s", mydb_error(s->db));
-		return mydb_classify(e);
-	}
-	return found == 2 ? HOOK_PARKED : found ? HOOK_DUP : HOOK_OK;
-}
-
+/* The payload's row in the guard's table: *isnew 0 if another key
+ * holds it (committed: the insert waited for it). */
 static unsigned int
-conflict_row(struct mystore *s, const char *endpoint, const struct event *ev)
-{
-	return run(s, SQL(s, "INSERT INTO `%Iconflicts` (endpoint, event_key,"
-	    " payload_hash, received_at) VALUES (%s, %s, %s, %lld)", s->p,
-	    endpoint, ev->key, ev->hash, ev->received_at), NULL, NULL);
-}
-
-static enum hook_err
-mys_conflict(struct store *b, size_t endpoint, const struct event *ev)
-{
-	struct mystore	*s = MY(b);
-	unsigned int	 e;
-
-	if ((e = conflict_row(s, s->cf->endpoints[endpoint].name, ev)) ==
-	    0)
-		return HOOK_OK;
-	log_warnx("store: recording a key conflict: %s", mydb_error(s->db));
-	return mydb_classify(e);
-}
-
-/* The payload's row in the replay guard's table: *isnew 0 if another
- * key holds it (committed: the insert waited for it).  Error number. */
-static unsigned int
-guard_payload(struct mystore *s, const char *endpoint, const struct event *ev,
+guard_row(struct mystore *s, const char *endpoint, const struct event *ev,
     int *isnew)
 {
 	long long	 n = 0;
@@ -555,23 +503,51 @@ guard_payload(struct mystore *s, const char *endpoint, const struct event *ev,
 }
 
 /*
- * Claim one event inside the open transaction.  Returns 0 with
- * c->result set, or the error number that ends the whole transaction
- * (c->why says it).  With a savepoint (sp), a claim that must not stay
- * (its actions failed, a replay found) rolls back to it; without, the
- * caller rolls the transaction back when c->kept.
+ * The replay guard (engine_ops.guard): the payload's row in
+ * {prefix}payloads, PRIMARY KEY (endpoint, payload_hash, type).  Its
+ * row lock orders two keys of one payload: the second waits for the
+ * first's commit and finds its row.  Events recorded before the guard's
+ * row existed are asked too.
  */
-static unsigned int
-claim_one(struct mystore *s, struct store_claim *c, long long now, int sp)
+static int
+my_guard(struct store *b, size_t endpoint, const struct event *ev, int *found)
 {
-	const struct conf_endpoint	*ep = &s->cf->endpoints[c->endpoint];
-	const struct event		*ev = c->ev;
+	struct mystore	*s = MY(b);
+	unsigned int	 e;
+	int		 isnew = 0;
+
+	if ((e = guard_row(s, s->cf->endpoints[endpoint].name, ev,
+	    &isnew)) != 0 ||
+	    (e = (unsigned int)my_find_payload(b, endpoint, ev, found)) != 0)
+		return (int)e;
+	if (!isnew && *found == 0)
+		*found = 1;	/* another key holds the guard's row */
+	return 0;
+}
+
+static int
+my_conflict(struct store *b, size_t endpoint, const struct event *ev)
+{
+	struct mystore	*s = MY(b);
+
+	return (int)run(s, SQL(s, "INSERT INTO `%Iconflicts` (endpoint,"
+	    " event_key, payload_hash, received_at) VALUES (%s, %s, %s,"
+	    " %lld)", s->p, s->cf->endpoints[endpoint].name, ev->key,
+	    ev->hash, ev->received_at), NULL, NULL);
+}
+
+/* INSERT ... ON DUPLICATE KEY UPDATE id = id on UNIQUE (endpoint,
+ * event_key): one affected row is ours; none is a key claimed by
+ * another transaction, whose commit InnoDB made us wait for. */
+static int
+my_insert(struct store *b, size_t endpoint, const struct event *ev,
+    long long now, int *isnew)
+{
+	struct mystore			*s = MY(b);
+	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
 	long long			 n = 0;
 	unsigned int			 e;
-	int				 isnew, found;
 
-	if (sp && (e = run(s, SQL(s, "SAVEPOINT claim"), NULL, NULL)) != 0)
-		goto fail;
 	if (ep->deferred)
 		e = run(s, SQL(s, "INSERT INTO `%Ievents` (endpoint, event_key,"
 		    " type, payload_hash, payload, received_at, expires_at,"
@@ -590,187 +566,139 @@ claim_one(struct mystore *s, struct store_claim *c, long long now, int sp)
 		    ev->payload, ev->payloadsz, ev->received_at, now,
 		    ep->retention, ev->received_at + ep->retention), NULL,
 		    &n);
-	if (e != 0)
-		goto fail;
-	if (n == 0) {
-		/* Claimed by another since our lookup, and committed. */
-		c->result = lookup(s, ep->name, ev, &e);
-		if (e != 0)
-			goto fail;
-		if (c->result == HOOK_OK) {
-			snprintf(c->why, sizeof(c->why), "the claim was not "
-			    "recorded");
-			c->result = HOOK_ESYSTEM;
-		} else if (c->result == HOOK_ECONFLICT &&
-		    (e = conflict_row(s, ep->name, ev)) != 0)
-			goto fail;
-		goto keep;
-	}
-	if (ep->replay_guard) {
-		/*
-		 * The row lock orders two keys of one payload: the second
-		 * waits for the first's commit and finds its row.  Events
-		 * recorded before the guard's row existed are asked too.
-		 */
-		if ((e = guard_payload(s, ep->name, ev, &isnew)) != 0 ||
-		    (e = payload_known(s, ep->name, ev, &found)) != 0)
-			goto fail;
-		if (!isnew || found) {
-			c->result = found == 2 ? HOOK_PARKED : HOOK_DUP;
-			snprintf(c->why, sizeof(c->why), "payload already "
-			    "recorded under another key");
-			goto undo;
-		}
-	}
-	if (ep->deferred) {
-		c->result = HOOK_ACCEPTED;
-		goto keep;
-	}
-	/* Loaded again after a new connection (reconnect()). */
-	if (load_actions(s, c->endpoint, c->why, sizeof(c->why)) == -1) {
-		c->result = HOOK_ECONF;
-		goto undo;
-	}
-	if ((e = myactions_run(s->acts[c->endpoint], ep->name, ev,
-	    c->why, sizeof(c->why))) != 0) {
-		if (mydb_deadlock(e) || mydb_lost(s->db))
-			return e;	/* the transaction is gone */
-		/* Only this event rolls back; the busy kinds ask a retry. */
-		c->result = mydb_classify(e) == HOOK_EBUSY ? HOOK_EBUSY :
-		    HOOK_EACTION;
-		goto undo;
-	}
-	c->result = HOOK_OK;
-keep:
-	if (sp && (e = run(s, SQL(s, "RELEASE SAVEPOINT claim"), NULL,
-	    NULL)) != 0)
-		goto fail;
-	return 0;
-undo:
-	c->kept = 1;
-	if (sp && ((e = run(s, SQL(s, "ROLLBACK TO SAVEPOINT claim"), NULL,
-	    NULL)) != 0 || (e = run(s, SQL(s, "RELEASE SAVEPOINT claim"),
-	    NULL, NULL)) != 0))
-		goto fail;
-	return 0;
-fail:
-	why(s, "claim", c->why, sizeof(c->why));
-	/*
-	 * A statement's own error (a value its column refuses, a packet
-	 * too large) undid that statement only: in a batch, this claim
-	 * fails alone, back to its savepoint.  A deadlock or a lost
-	 * connection ended the transaction: it is the batch's.
-	 */
-	if (sp && !mydb_deadlock(e) && !mydb_lost(s->db) && !s->broken) {
-		c->result = mydb_classify(e);
-		sp = 0;
-		c->kept = 1;
-		if ((e = run(s, SQL(s, "ROLLBACK TO SAVEPOINT claim"), NULL,
-		    NULL)) == 0 && (e = run(s, SQL(s, "RELEASE SAVEPOINT"
-		    " claim"), NULL, NULL)) == 0)
-			return 0;
-		why(s, "claim", c->why, sizeof(c->why));
-	}
-	return e;
+	*isnew = n > 0;
+	return (int)e;
 }
 
-/* One attempt at the batch; the error number that ended it (0: all
- * decided, committed if anything is to stay). */
-static unsigned int
-claim_batch(struct mystore *s, struct store_claim *claims, size_t n,
-    long long now, const char **step)
+static int
+my_savepoint(struct store *b, enum engine_sp step)
 {
-	size_t		 i, stay = 0;
+	struct mystore	*s = MY(b);
 	unsigned int	 e;
 
-	*step = "begin";
-	/* Nothing is done yet: a connection found lost (the server
-	 * restarted, or closed it idle) is made again, once. */
-	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0 &&
-	    mydb_lost(s->db) && reconnect(s) == 0)
-		e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL);
-	if (e != 0)
-		return e;
-	for (i = 0; i < n; i++) {
-		if (claims[i].kept)
-			continue;
-		*step = "claim";
-		if ((e = claim_one(s, &claims[i], now, n > 1)) != 0)
-			return e;
-		/* A single claim that must not stay: nothing to commit. */
-		if (n == 1 && claims[i].kept) {
-			rollback(s);
-			return 0;
-		}
-		stay++;
+	switch (step) {
+	case ENGINE_SP_SET:
+		return (int)run(s, SQL(s, "SAVEPOINT claim"), NULL, NULL);
+	case ENGINE_SP_KEEP:
+		return (int)run(s, SQL(s, "RELEASE SAVEPOINT claim"), NULL,
+		    NULL);
+	default:
+		if ((e = run(s, SQL(s, "ROLLBACK TO SAVEPOINT claim"), NULL,
+		    NULL)) != 0)
+			return (int)e;
+		return (int)run(s, SQL(s, "RELEASE SAVEPOINT claim"), NULL,
+		    NULL);
 	}
-	*step = "commit";
-	if (stay == 0) {
-		rollback(s);
-		return 0;
-	}
-	return run(s, SQL(s, "COMMIT"), NULL, NULL);
+}
+
+/* An actions file that does not load fails its claims alone (a
+ * deferred endpoint's run later, by work). */
+static enum hook_err
+my_ready(struct store *b, size_t endpoint, const struct event *ev, char *why,
+    size_t whysz)
+{
+	struct mystore	*s = MY(b);
+
+	(void)ev;
+	if (s->cf->endpoints[endpoint].deferred ||
+	    load_actions(s, endpoint, why, whysz) == 0)
+		return HOOK_OK;
+	return HOOK_ECONF;
 }
 
 static enum hook_err
-mys_claim(struct store *b, struct store_claim *claims, size_t n)
+my_actions(struct store *b, size_t endpoint, const struct event *ev,
+    int *code, char *why, size_t whysz)
 {
 	struct mystore	*s = MY(b);
-	long long	 now = (long long)time(NULL);
-	const char	*step = "begin";
-	enum hook_err	 er;
-	unsigned int	 e = 0;
-	size_t		 i, tries;
-	char		 w[200];
 
-	for (i = 0; i < n; i++) {
-		claims[i].result = HOOK_ESYSTEM;
-		claims[i].why[0] = '\0';
-		claims[i].kept = 0;
-		/* An actions file that does not load fails its claims
-		 * alone (a deferred endpoint's run later). */
-		if (!s->cf->endpoints[claims[i].endpoint].deferred &&
-		    load_actions(s, claims[i].endpoint, claims[i].why,
-		    sizeof(claims[i].why)) == -1) {
-			claims[i].result = HOOK_ECONF;
-			claims[i].kept = 1;
-		}
-	}
-	/* A deadlock rolled everything back: once more, then 503. */
-	for (tries = 0; tries < 2; tries++) {
-		/* Each attempt decides every claim again, but those whose
-		 * actions file did not load. */
-		for (i = 0; i < n; i++)
-			if (!claims[i].kept || claims[i].result != HOOK_ECONF) {
-				claims[i].kept = 0;
-				claims[i].result = HOOK_ESYSTEM;
-				claims[i].why[0] = '\0';
-			}
-		if ((e = claim_batch(s, claims, n, now, &step)) == 0)
-			return HOOK_OK;
-		if (!mydb_deadlock(e) || s->broken)
-			break;
-		log_info("store: %s (a deadlock, rolled back by the server): "
-		    "running the claim again", mydb_error(s->db));
-		rollback(s);
-	}
-	/* Rule 1: a COMMIT that failed, or whose answer was lost, is the
-	 * storage's: 503 for all; the outcome is the server's to say. */
-	er = strcmp(step, "commit") == 0 ? HOOK_EBUSY : mydb_classify(e);
-	snprintf(w, sizeof(w), "%s: %s%s", step, mydb_error(s->db),
-	    mydb_deadlock(e) ? " (a deadlock, twice)" : "");
-	if (!s->broken)
-		rollback(s);
-	for (i = 0; i < n; i++) {
-		if (claims[i].kept && claims[i].result == HOOK_ECONF)
-			continue;
-		claims[i].result = er;
-		claims[i].kept = 0;
-		if (claims[i].why[0] == '\0')
-			snprintf(claims[i].why, sizeof(claims[i].why), "%s",
-			    w);
-	}
-	return er;
+	*code = 0;
+	/* Loaded again after a new connection (reconnect()). */
+	if (load_actions(s, endpoint, why, whysz) == -1)
+		return HOOK_ECONF;
+	if ((*code = (int)myactions_run(s->acts[endpoint],
+	    s->cf->endpoints[endpoint].name, ev, why, whysz)) == 0)
+		return HOOK_OK;
+	return mydb_classify((unsigned int)*code) == HOOK_EBUSY ? HOOK_EBUSY :
+	    HOOK_EACTION;
+}
+
+/* Nothing is done yet: a connection found lost (the server restarted,
+ * or closed it idle) is made again, once. */
+static int
+my_tx_begin(struct store *b)
+{
+	struct mystore	*s = MY(b);
+	unsigned int	 e;
+
+	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0 &&
+	    mydb_lost(s->db) && reconnect(s) == 0)
+		e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL);
+	return (int)e;
+}
+
+static int
+my_tx_commit(struct store *b)
+{
+	return (int)run(MY(b), SQL(MY(b), "COMMIT"), NULL, NULL);
+}
+
+/* Never on a lost connection: a reconnect must not happen in the
+ * middle of a transaction. */
+static void
+my_tx_rollback(struct store *b)
+{
+	if (!MY(b)->broken)
+		rollback(MY(b));
+}
+
+static void
+my_tx_end(struct store *b)
+{
+	(void)b;
+}
+
+static enum hook_err
+my_classify(struct store *b, int code)
+{
+	(void)b;
+	return mydb_classify((unsigned int)code);
+}
+
+/* A statement's own error (a value its column refuses, a packet too
+ * large) undid that statement only; a deadlock or a lost connection
+ * ended the transaction. */
+static enum engine_end
+my_ended(struct store *b, int code)
+{
+	struct mystore	*s = MY(b);
+
+	if (mydb_lost(s->db) || s->broken)
+		return ENGINE_LOST;
+	return mydb_deadlock((unsigned int)code) ? ENGINE_AGAIN :
+	    ENGINE_STATEMENT;
+}
+
+static void
+my_note(struct store *b, int code)
+{
+	(void)b;
+	(void)code;		/* run() marks a lost connection */
+}
+
+static void
+my_why(struct store *b, const char *step, char *buf, size_t bufsz)
+{
+	why(MY(b), step, buf, bufsz);
+}
+
+/* A request's first statement failed on a lost connection: a new one,
+ * once. */
+static int
+my_revive(struct store *b, int code)
+{
+	(void)code;
+	return mydb_lost(MY(b)->db) ? reconnect(MY(b)) : -1;
 }
 
 static long long
@@ -980,7 +908,8 @@ mys_failed(struct store *b, size_t endpoint, const struct event *ev,
 	    attempts)) != 0)
 		goto fail;
 	if (park_after > 0 && *attempts >= park_after && ep->replay_guard) {
-		if ((e = payload_known(s, ep->name, ev, &found)) != 0)
+		if ((e = (unsigned int)my_find_payload(b, endpoint, ev,
+		    &found)) != 0)
 			goto fail;
 		if (found) {
 			er = found == 2 ? HOOK_PARKED : HOOK_DUP;
@@ -1002,7 +931,7 @@ mys_failed(struct store *b, size_t endpoint, const struct event *ev,
 			goto fail;
 		if (n > 0) {
 			er = HOOK_PARKED;
-			if (ep->replay_guard && (e = guard_payload(s, ep->name,
+			if (ep->replay_guard && (e = guard_row(s, ep->name,
 			    ev, &isnew)) != 0)
 				goto fail;
 		}
@@ -1596,31 +1525,46 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 }
 
 static const struct store_ops mys_ops = {
-	"MariaDB/MySQL",
-	mys_version,
-	mys_about,
-	mys_broken,
-	mys_idle,
-	mys_release,
-	mys_maintain,
-	mys_copy_due,
-	mys_copy,
-	mys_close,
-	mys_lookup,
-	mys_replayed,
-	mys_claim,
-	mys_conflict,
-	mys_list,
-	mys_prune,
-	mys_rows,
-	mys_failed,
-	mys_replay,
-	mys_work,
-	mys_ob_take,
-	mys_ob_delivered,
-	mys_ob_failed,
-	mys_ob_retry,
-	mys_ob_list,
-	mys_ob_topics,
-	mys_ob_prune,
+	.engine = "MariaDB/MySQL",
+	.caps = ENGINE_STATEMENT_ALONE,
+	.classify = my_classify,
+	.ended = my_ended,
+	.note = my_note,
+	.why = my_why,
+	.usable = NULL,
+	.revive = my_revive,
+	.tx_begin = my_tx_begin,
+	.tx_commit = my_tx_commit,
+	.tx_rollback = my_tx_rollback,
+	.tx_end = my_tx_end,
+	.savepoint = my_savepoint,
+	.find_key = my_find_key,
+	.find_payload = my_find_payload,
+	.guard = my_guard,
+	.insert = my_insert,
+	.conflict = my_conflict,
+	.ready = my_ready,
+	.actions = my_actions,
+	.version = mys_version,
+	.about = mys_about,
+	.broken = mys_broken,
+	.idle = mys_idle,
+	.release = mys_release,
+	.maintain = mys_maintain,
+	.copy_due = mys_copy_due,
+	.copy = mys_copy,
+	.close = mys_close,
+	.list = mys_list,
+	.prune = mys_prune,
+	.rows = mys_rows,
+	.failed = mys_failed,
+	.replay = mys_replay,
+	.work = mys_work,
+	.ob_take = mys_ob_take,
+	.ob_delivered = mys_ob_delivered,
+	.ob_failed = mys_ob_failed,
+	.ob_retry = mys_ob_retry,
+	.ob_list = mys_ob_list,
+	.ob_topics = mys_ob_topics,
+	.ob_prune = mys_ob_prune,
 };

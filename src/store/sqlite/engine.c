@@ -62,7 +62,7 @@ static const char *const sqls[ST__MAX] = {
 	    " WHERE endpoint = ?1 AND key = ?2",
 	[ST_PAYLOAD] = "SELECT status IN ('failed', 'dead') FROM events"
 	    " WHERE endpoint = ?1 AND payload_hash = ?2 AND type IS ?3"
-	    " LIMIT 1",
+	    " AND key <> ?4 LIMIT 1",
 	[ST_CONFLICT] = "INSERT INTO conflicts (endpoint, key, payload_hash,"
 	    " received_at) VALUES (?1, ?2, ?3, ?4)",
 };
@@ -757,6 +757,7 @@ sqs_connect(const struct conf *cf, int flags, struct store **out, char *err,
 		return HOOK_ESYSTEM;
 	}
 	s->base.ops = &sqs_ops;
+	s->base.cf = cf;
 	s->cf = cf;
 	s->wg.fd = -1;
 	s->lazy = (flags & STORE_LAZY) && !(flags & STORE_INIT);
@@ -878,85 +879,69 @@ sqs_close(struct store *b)
 }
 
 /*
- * The stored payload hash for (endpoint, key) compared with ev's:
- * HOOK_OK if none is stored, HOOK_DUP (HOOK_PARKED if the event failed
- * or is dead: it is kept, and runs nothing) or HOOK_ECONFLICT.  The same bytes
- * as the stored payload are HOOK_DUP whatever the hash (they hash the
- * same); without a hash (ev->hash empty), other bytes are HOOK_ECONFLICT
- * until asked again with it (see event_parse()).
+ * The stored payload hash for (endpoint, key) compared with ev's
+ * (engine_ops.find_key): the same bytes as the stored payload are
+ * HOOK_DUP whatever the hash (they hash the same); without a hash
+ * (ev->hash empty), other bytes are HOOK_ECONFLICT until asked again
+ * with it (see event_parse()).
  */
-static enum hook_err
-lookup(struct sqstore *s, const char *endpoint, const struct event *ev, int *rcp)
+static int
+sq_find_key(struct store *b, size_t endpoint, const struct event *ev,
+    enum hook_err *found)
 {
+	struct sqstore	*s = (struct sqstore *)b;
 	sqlite3_stmt	*st;
 	const char	*hash;
-	enum hook_err	 er;
 	int		 rc;
 
-	if ((*rcp = sq_stmt(s, ST_LOOKUP, &st)) != SQLITE_OK)
-		return sq_classify(*rcp);
-	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+	if ((rc = sq_stmt(s, ST_LOOKUP, &st)) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, s->cf->endpoints[endpoint].name, -1,
+	    SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
 	if (ev->payload != NULL)
 		sqlite3_bind_text(st, 3, ev->payload, (int)ev->payloadsz,
 		    SQLITE_STATIC);
 	rc = sqlite3_step(st);
+	*found = HOOK_OK;
 	if (rc == SQLITE_ROW) {
 		hash = (const char *)sqlite3_column_text(st, 0);
-		er = sqlite3_column_int(st, 1) == 1 || (hash != NULL &&
+		*found = sqlite3_column_int(st, 1) == 1 || (hash != NULL &&
 		    strcmp(hash, ev->hash) == 0) ? HOOK_DUP : HOOK_ECONFLICT;
-		if (er == HOOK_DUP && sqlite3_column_int(st, 2) == 1)
-			er = HOOK_PARKED;
-		rc = SQLITE_OK;
-	} else if (rc == SQLITE_DONE) {
-		er = HOOK_OK;
-		rc = SQLITE_OK;
-	} else
-		er = sq_classify(rc);
+		if (*found == HOOK_DUP && sqlite3_column_int(st, 2) == 1)
+			*found = HOOK_PARKED;
+	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	*rcp = rc;
-	return er;
-}
-
-static enum hook_err
-sqs_lookup(struct store *b, size_t endpoint, const struct event *ev)
-{
-	struct sqstore	*s = (struct sqstore *)b;
-	enum hook_err	 er;
-	int		 rc;
-
-	if (sq_moved(s))
-		return HOOK_EBUSY;
-	er = lookup(s, s->cf->endpoints[endpoint].name, ev, &rc);
-	if (rc != SQLITE_OK) {
-		log_warnx("store: lookup: %s", sqlite3_errmsg(s->db));
-		sq_note(s, rc);
-	}
-	return er;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 /*
- * Is ev's payload recorded for endpoint with the same type?  Sets
- * *found (2 if that event failed or is dead: parked); SQLite code.  The type counts: Shopify sends one order body
- * as orders/create, orders/paid, orders/updated, told apart by a header.
+ * Is ev's payload recorded for endpoint with the same type, under
+ * another key (engine_ops.find_payload)?  The type counts: Shopify
+ * sends one order body as orders/create, orders/paid, orders/updated,
+ * told apart by a header.  Under the write lock, it is also the replay
+ * guard (engine_ops.guard): the lock serialises every claim.
  */
 static int
-payload_known(struct sqstore *s, const char *endpoint, const struct event *ev,
+sq_find_payload(struct store *b, size_t endpoint, const struct event *ev,
     int *found)
 {
+	struct sqstore	*s = (struct sqstore *)b;
 	sqlite3_stmt	*st;
 	int		 rc;
 
 	*found = 0;
 	if ((rc = sq_stmt(s, ST_PAYLOAD, &st)) != SQLITE_OK)
 		return rc;
-	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, s->cf->endpoints[endpoint].name, -1,
+	    SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, ev->hash, -1, SQLITE_STATIC);
 	if (ev->type != NULL)
 		sqlite3_bind_text(st, 3, ev->type, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 3);
+	sqlite3_bind_text(st, 4, ev->key, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	*found = rc != SQLITE_ROW ? 0 : sqlite3_column_int(st, 0) ? 2 : 1;
 	sqlite3_reset(st);
@@ -964,31 +949,17 @@ payload_known(struct sqstore *s, const char *endpoint, const struct event *ev,
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static enum hook_err
-sqs_replayed(struct store *b, size_t endpoint, const struct event *ev)
+static int
+sq_conflict(struct store *b, size_t endpoint, const struct event *ev)
 {
 	struct sqstore	*s = (struct sqstore *)b;
-	int	 rc, found = 0;
-
-	if ((rc = payload_known(s, s->cf->endpoints[endpoint].name, ev,
-	    &found)) != SQLITE_OK) {
-		log_warnx("store: payload lookup: %s", sqlite3_errmsg(s->db));
-		sq_note(s, rc);
-		return sq_classify(rc);
-	}
-	return found == 2 ? HOOK_PARKED : found ? HOOK_DUP : HOOK_OK;
-}
-
-/* Insert a conflicts row; an SQLite code. */
-static int
-conflict_row(struct sqstore *s, const char *endpoint, const struct event *ev)
-{
 	sqlite3_stmt	*st;
 	int		 rc;
 
 	if ((rc = sq_stmt(s, ST_CONFLICT, &st)) != SQLITE_OK)
 		return rc;
-	sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, s->cf->endpoints[endpoint].name, -1,
+	    SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, ev->hash, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, ev->received_at);
@@ -998,38 +969,16 @@ conflict_row(struct sqstore *s, const char *endpoint, const struct event *ev)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static enum hook_err
-sqs_conflict(struct store *b, size_t endpoint, const struct event *ev)
-{
-	struct sqstore	*s = (struct sqstore *)b;
-	int	 rc;
-
-	char	 why[160];
-
-	if ((rc = sq_begin(s)) == SQLITE_OK &&
-	    (rc = conflict_row(s, s->cf->endpoints[endpoint].name, ev)) ==
-	    SQLITE_OK &&
-	    (rc = sq_run(s, ST_COMMIT)) == SQLITE_OK) {
-		sq_end(s);
-		return HOOK_OK;
-	}
-	sq_why(s, "recording a key conflict", why, sizeof(why));
-	log_warnx("store: %s", why);
-	sq_note(s, rc);
-	if (!sqlite3_get_autocommit(s->db))
-		(void)sq_run(s, ST_ROLLBACK);
-	sq_end(s);
-	return sq_classify(rc);
-}
-
 /* Insert the event row (received, for a deferred endpoint: its actions
- * run later, next_at now); sets *isnew. An SQLite code. */
+ * run later). */
 static int
-insert(struct sqstore *s, const struct conf_endpoint *ep,
-    const struct event *ev, long long now, int *isnew)
+sq_insert(struct store *b, size_t endpoint, const struct event *ev,
+    long long now, int *isnew)
 {
-	sqlite3_stmt	*st;
-	int		 rc;
+	struct sqstore			*s = (struct sqstore *)b;
+	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
+	sqlite3_stmt			*st;
+	int				 rc;
 
 	if ((rc = sq_stmt(s, ep->deferred ? ST_INSERT_RECEIVED : ST_INSERT,
 	    &st)) != SQLITE_OK)
@@ -1060,134 +1009,67 @@ insert(struct sqstore *s, const struct conf_endpoint *ep,
 	return SQLITE_OK;
 }
 
-/*
- * The savepoint around one claim of a batch; a claim alone in its
- * transaction (single) needs none: the transaction is the unit, and a
- * savepoint would copy every page it changes into a sub-journal.
- * step is ST_SAVEPOINT, ST_RELEASE or ST_ROLLBACK_TO.
- */
 static int
-sp(struct sqstore *s, enum st step, int single)
+sq_savepoint(struct store *b, enum engine_sp step)
 {
-	return single ? SQLITE_OK : sq_run(s, step);
-}
+	struct sqstore	*s = (struct sqstore *)b;
+	int		 rc;
 
-/*
- * Claim one event inside the open transaction (and its savepoint, when
- * it shares the transaction with others).  Returns an SQLite code that
- * must abort the whole transaction, or SQLITE_OK with c->result set.  A
- * single claim whose action failed rolls the transaction back itself:
- * c->kept, SQLITE_ABORT.
- */
-static int
-claim_one(struct sqstore *s, struct store_claim *c, long long now, int single)
-{
-	const struct conf_endpoint	*ep = &s->cf->endpoints[c->endpoint];
-	int				 rc, isnew = 0;
-
-	if ((rc = sp(s, ST_SAVEPOINT, single)) != SQLITE_OK)
-		return rc;
-	if (ep->replay_guard) {
-		/* Serialised by the write lock: no replay slips between. */
-		if ((rc = payload_known(s, ep->name, c->ev, &isnew)) !=
-		    SQLITE_OK) {
-			snprintf(c->why, sizeof(c->why), "payload lookup: %s",
-			    sqlite3_errmsg(s->db));
-			goto undo;
-		}
-		if (isnew) {
-			c->result = isnew == 2 ? HOOK_PARKED : HOOK_DUP;
-			snprintf(c->why, sizeof(c->why), "payload already "
-			    "recorded under another key");
-			return sp(s, ST_RELEASE, single);
-		}
-	}
-	if ((rc = insert(s, ep, c->ev, now, &isnew)) != SQLITE_OK) {
-		snprintf(c->why, sizeof(c->why), "insert: %s",
-		    sqlite3_errmsg(s->db));
-		goto undo;
-	}
-	if (!isnew) {
-		/* Claimed by another process since our lookup. */
-		c->result = lookup(s, ep->name, c->ev, &rc);
-		if (rc == SQLITE_OK && c->result == HOOK_OK) {
-			/* No row, yet none inserted: never "processed". */
-			snprintf(c->why, sizeof(c->why), "the claim was not "
-			    "recorded");
-			c->result = HOOK_ESYSTEM;
-			if ((rc = sp(s, ST_ROLLBACK_TO, single)) != SQLITE_OK)
-				return rc;
-			return sp(s, ST_RELEASE, single);
-		}
-		if (rc == SQLITE_OK && c->result == HOOK_ECONFLICT)
-			rc = conflict_row(s, ep->name, c->ev);
-		if (rc != SQLITE_OK) {
-			snprintf(c->why, sizeof(c->why), "lookup: %s",
-			    sqlite3_errmsg(s->db));
-			goto undo;
-		}
-		return sp(s, ST_RELEASE, single);
-	}
-	if (ep->deferred) {
-		/* Claimed durably; the actions run after the answer. */
-		c->result = HOOK_ACCEPTED;
-		return sp(s, ST_RELEASE, single);
-	}
-	if ((rc = actions_run(s->acts[c->endpoint], ep->name, c->ev, c->why,
-	    sizeof(c->why))) != SQLITE_OK) {
-		/* Only this event rolls back; the busy kinds ask a retry. */
-		c->result = sq_classify(rc) == HOOK_EBUSY ? HOOK_EBUSY :
-		    HOOK_EACTION;
-		/*
-		 * SQLite may have rolled the whole transaction back itself
-		 * (RAISE(ROLLBACK), or after I/O errors, a full disk, out of
-		 * memory): then there is no savepoint left, and the failure
-		 * is the action's.
-		 */
-		if (sqlite3_get_autocommit(s->db)) {
-			sq_note(s, rc);
-			c->kept = 1;
-			return rc;
-		}
-		if (single) {
-			/* The transaction holds this claim alone. */
-			c->kept = 1;
-			if ((rc = sq_run(s, ST_ROLLBACK)) != SQLITE_OK)
-				return rc;
-			return SQLITE_ABORT;
-		}
+	switch (step) {
+	case ENGINE_SP_SET:
+		return sq_run(s, ST_SAVEPOINT);
+	case ENGINE_SP_KEEP:
+		return sq_run(s, ST_RELEASE);
+	default:
 		if ((rc = sq_run(s, ST_ROLLBACK_TO)) != SQLITE_OK)
 			return rc;
 		return sq_run(s, ST_RELEASE);
 	}
-	c->result = HOOK_OK;
-	return sp(s, ST_RELEASE, single);
-undo:
-	c->result = sq_classify(rc);
-	return rc;
 }
 
 /*
- * One attempt at the batch: BEGIN, each claim not yet decided by its
- * own failure, COMMIT.  Returns SQLITE_OK once committed; SQLITE_DONE
- * when a single claim failed alone and its transaction was rolled back
- * (nothing to commit); SQLITE_ABORT when a claim's failure ended the
- * transaction of several (that claim is kept, the attempt is to be made
- * again without it); any other code is the transaction's own failure,
- * with the reason in *why.
+ * STORE_LAZY: an endpoint's actions on its first claim; with
+ * STORE_SECTIONS (CGI), each section on the first event of its types,
+ * none for a deferred endpoint (work runs them).  A database that could
+ * not be read asks a retry (503).
  */
-static int
-claim_batch(struct sqstore *s, struct store_claim *claims, size_t n,
-    long long now, const char **why)
+static enum hook_err
+sq_ready(struct store *b, size_t endpoint, const struct event *ev, char *why,
+    size_t whysz)
 {
-	struct fileid	 shm;
-	size_t		 i;
+	struct sqstore	*s = (struct sqstore *)b;
 	int		 rc;
 
-	/* Whether the file moved is asked at COMMIT (sq_commit()), where
-	 * it decides; a -shm that cannot be written, before BEGIN writes
-	 * it (the shared writer's claims come with no lookup first). */
-	*why = "begin";
+	if (load_actions(s, endpoint, why, whysz) == 0 && (!s->sections ||
+	    s->cf->endpoints[endpoint].deferred ||
+	    actions_ready(s->acts[endpoint], ev->type, why, whysz) == 0))
+		return HOOK_OK;
+	rc = sqlite3_errcode(s->db);
+	sq_note(s, rc);
+	return sq_classify(rc) == HOOK_EBUSY ? HOOK_EBUSY : HOOK_ECONF;
+}
+
+static enum hook_err
+sq_actions(struct store *b, size_t endpoint, const struct event *ev,
+    int *code, char *why, size_t whysz)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+
+	if ((*code = actions_run(s->acts[endpoint],
+	    s->cf->endpoints[endpoint].name, ev, why, whysz)) == SQLITE_OK)
+		return HOOK_OK;
+	return sq_classify(*code) == HOOK_EBUSY ? HOOK_EBUSY : HOOK_EACTION;
+}
+
+/* Whether the file moved is asked at COMMIT (sq_commit()), where it
+ * decides; a -shm that cannot be written, before BEGIN writes it (the
+ * shared writer's claims come with no lookup first). */
+static int
+sq_tx_begin(struct store *b)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	struct fileid	 shm;
+
 	if (s->moved)
 		return SQLITE_IOERR;
 	if (!s->immutable && s->side[SIDE_SHM] != NULL) {
@@ -1195,93 +1077,63 @@ claim_batch(struct sqstore *s, struct store_claim *claims, size_t n,
 		if (shm_immutable(s, &shm))
 			return SQLITE_IOERR;
 	}
-	if ((rc = sq_begin(s)) != SQLITE_OK)
-		return rc;
-	for (i = 0; i < n; i++) {
-		if (claims[i].kept)
-			continue;
-		claims[i].result = HOOK_ESYSTEM;
-		claims[i].why[0] = '\0';
-		if ((rc = claim_one(s, &claims[i], now, n == 1)) ==
-		    SQLITE_OK)
-			continue;
-		*why = "claim";
-		/* A single claim's own failure: nothing left to commit. */
-		if (claims[i].kept && n == 1 && rc == SQLITE_ABORT)
-			return SQLITE_DONE;
-		/* Its own failure ended the transaction: retry without it. */
-		if (claims[i].kept && n > 1) {
-			if (!sqlite3_get_autocommit(s->db))
-				(void)sq_run(s, ST_ROLLBACK);
-			return SQLITE_ABORT;
-		}
-		return rc;
-	}
-	*why = "commit";
-	return sq_commit(s);
+	return sq_begin(s);
+}
+
+static int
+sq_tx_commit(struct store *b)
+{
+	return sq_commit((struct sqstore *)b);
+}
+
+static void
+sq_tx_rollback(struct store *b)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+
+	if (!sqlite3_get_autocommit(s->db))
+		(void)sq_run(s, ST_ROLLBACK);
+}
+
+static void
+sq_tx_end(struct store *b)
+{
+	sq_end((struct sqstore *)b);
 }
 
 static enum hook_err
-sqs_claim(struct store *b, struct store_claim *claims, size_t n)
+sq_classify_b(struct store *b, int code)
 {
-	struct sqstore	*s = (struct sqstore *)b;
-	enum hook_err	 er;
-	long long	 now = (long long)time(NULL);
-	const char	*why = "begin";
-	size_t		 i, tries;
-	int		 rc = SQLITE_OK;
+	(void)b;
+	return sq_classify(code);
+}
 
-	if (n == 0)
-		return HOOK_OK;
-	for (i = 0; i < n; i++) {
-		claims[i].result = HOOK_ESYSTEM;
-		claims[i].why[0] = '\0';
-		claims[i].kept = 0;
-		/* STORE_LAZY: an endpoint's actions on its first claim;
-		 * with STORE_SECTIONS (CGI), each section on the first
-		 * event of its types, before the transaction (its
-		 * preparing would hold the lock), none for a deferred
-		 * endpoint (work runs them); a file or section that does
-		 * not prepare fails its claims alone, and a database that
-		 * could not be read asks a retry (503). */
-		if (load_actions(s, claims[i].endpoint, claims[i].why,
-		    sizeof(claims[i].why)) == -1 ||
-		    (s->sections &&
-		    !s->cf->endpoints[claims[i].endpoint].deferred &&
-		    actions_ready(s->acts[claims[i].endpoint],
-		    claims[i].ev->type, claims[i].why,
-		    sizeof(claims[i].why)) == -1)) {
-			rc = sqlite3_errcode(s->db);
-			claims[i].result = sq_classify(rc) == HOOK_EBUSY ?
-			    HOOK_EBUSY : HOOK_ECONF;
-			claims[i].kept = 1;
-			sq_note(s, rc);
-		}
-	}
-	/* Each retry leaves one more claim out: at most n + 1 attempts. */
-	for (tries = 0; tries <= n; tries++)
-		if ((rc = claim_batch(s, claims, n, now, &why)) != SQLITE_ABORT)
-			break;
-	if (rc == SQLITE_OK || rc == SQLITE_DONE) {
-		sq_end(s);
-		return HOOK_OK;
-	}
-	/* Rule 4: a COMMIT that failed is the storage's: 503 for all. */
-	er = strcmp(why, "commit") == 0 ? HOOK_EBUSY : sq_classify(rc);
-	sq_note(s, rc);
-	if (!sqlite3_get_autocommit(s->db))
-		(void)sq_run(s, ST_ROLLBACK);
-	sq_end(s);
-	for (i = 0; i < n; i++) {
-		/* A result its own failure set stays; the others failed with
-		 * the transaction. */
-		if (claims[i].kept)
-			continue;
-		claims[i].result = er;
-		if (claims[i].why[0] == '\0')
-			sq_why(s, why, claims[i].why, sizeof(claims[i].why));
-	}
-	return er;
+/* SQLite rolls the whole transaction back itself on RAISE(ROLLBACK),
+ * and after I/O errors, a full disk, out of memory. */
+static enum engine_end
+sq_ended(struct store *b, int code)
+{
+	(void)code;
+	return sqlite3_get_autocommit(((struct sqstore *)b)->db) ?
+	    ENGINE_TRANSACTION : ENGINE_STATEMENT;
+}
+
+static void
+sq_note_b(struct store *b, int code)
+{
+	sq_note((struct sqstore *)b, code);
+}
+
+static void
+sq_why_b(struct store *b, const char *step, char *buf, size_t bufsz)
+{
+	sq_why((struct sqstore *)b, step, buf, bufsz);
+}
+
+static int
+sq_usable(struct store *b)
+{
+	return sq_moved((struct sqstore *)b) ? SQLITE_IOERR : SQLITE_OK;
 }
 
 static long long
@@ -1560,7 +1412,8 @@ sqs_failed(struct store *b, size_t endpoint, const struct event *ev,
 	if (park_after > 0 && *attempts >= park_after && ep->replay_guard) {
 		/* Under the lock: the payload recorded under another key
 		 * since is a duplicate, never parked to be run again. */
-		if ((rc = payload_known(s, ep->name, ev, &found)) != SQLITE_OK)
+		if ((rc = sq_find_payload(b, endpoint, ev, &found)) !=
+		    SQLITE_OK)
 			goto fail;
 		if (found) {
 			er = found == 2 ? HOOK_PARKED : HOOK_DUP;
@@ -2012,31 +1865,46 @@ sqs_about(struct store *b, char *buf, size_t bufsz)
 }
 
 static const struct store_ops sqs_ops = {
-	"SQLite",
-	sqs_version,
-	sqs_about,
-	sqs_broken,
-	sqs_idle,
-	sqs_release,
-	sqs_maintain,
-	sqs_copy_due,
-	sqs_copy,
-	sqs_close,
-	sqs_lookup,
-	sqs_replayed,
-	sqs_claim,
-	sqs_conflict,
-	sqs_list,
-	sqs_prune,
-	sqs_rows,
-	sqs_failed,
-	sqs_replay,
-	sqs_work,
-	sqo_take,
-	sqo_delivered,
-	sqo_failed,
-	sqo_retry,
-	sqo_list,
-	sqo_topics,
-	sqo_prune,
+	.engine = "SQLite",
+	.caps = 0,
+	.classify = sq_classify_b,
+	.ended = sq_ended,
+	.note = sq_note_b,
+	.why = sq_why_b,
+	.usable = sq_usable,
+	.revive = NULL,
+	.tx_begin = sq_tx_begin,
+	.tx_commit = sq_tx_commit,
+	.tx_rollback = sq_tx_rollback,
+	.tx_end = sq_tx_end,
+	.savepoint = sq_savepoint,
+	.find_key = sq_find_key,
+	.find_payload = sq_find_payload,
+	.guard = sq_find_payload,
+	.insert = sq_insert,
+	.conflict = sq_conflict,
+	.ready = sq_ready,
+	.actions = sq_actions,
+	.version = sqs_version,
+	.about = sqs_about,
+	.broken = sqs_broken,
+	.idle = sqs_idle,
+	.release = sqs_release,
+	.maintain = sqs_maintain,
+	.copy_due = sqs_copy_due,
+	.copy = sqs_copy,
+	.close = sqs_close,
+	.list = sqs_list,
+	.prune = sqs_prune,
+	.rows = sqs_rows,
+	.failed = sqs_failed,
+	.replay = sqs_replay,
+	.work = sqs_work,
+	.ob_take = sqo_take,
+	.ob_delivered = sqo_delivered,
+	.ob_failed = sqo_failed,
+	.ob_retry = sqo_retry,
+	.ob_list = sqo_list,
+	.ob_topics = sqo_topics,
+	.ob_prune = sqo_prune,
 };
