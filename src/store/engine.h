@@ -42,6 +42,24 @@ enum engine_end {
 					   that statement only: in a batch,
 					   its claim fails alone (else it
 					   fails the batch) */
+#define ENGINE_ROW_LOCKS	0x02	/* a row read FOR UPDATE in the
+					   transaction is the reader's, and
+					   rows others hold can be skipped
+					   (outbox leases, store/lease.c) */
+
+/*
+ * One stored event taken for a run (engine_ops.take), filled by
+ * store_taken_fill(), cleared by store_taken_clear().
+ */
+struct store_taken {
+	long long	 id;		/* the engine's row id */
+	long long	 attempts;	/* its runs so far */
+	char		 status[16];	/* received, processed, failed, dead */
+	size_t		 endpoint;	/* its index; cf->nendpoints: not ours */
+	char		 name[64];	/* its endpoint's name */
+	struct event	*ev;		/* the stored event (owned) */
+	char		*payload;	/* owned */
+};
 
 /*
  * The engine's table.  The first part is the primitives the protocol
@@ -108,9 +126,11 @@ struct store_ops {
 	/* A conflicts row for ev (known key, other payload). */
 	int		(*conflict)(struct store *s, size_t endpoint,
 			    const struct event *ev);
-	/* Before the transaction: the endpoint's actions ready to run for
-	 * ev (prepared, or known not to need it).  HOOK_OK, HOOK_ECONF (a
-	 * file or section that does not prepare) or HOOK_EBUSY, with why. */
+	/* The endpoint's actions ready to run for ev's claim (prepared,
+	 * or known not to need it: a claim's, before its transaction); with
+	 * ev NULL, for a run of a stored event, every section.  HOOK_OK,
+	 * HOOK_ECONF (a file or section that does not prepare) or
+	 * HOOK_EBUSY (the database could not be read), with why. */
 	enum hook_err	(*ready)(struct store *s, size_t endpoint,
 			    const struct event *ev, char *why, size_t whysz);
 	/* Run the endpoint's actions for ev in the open transaction.
@@ -120,6 +140,65 @@ struct store_ops {
 	enum hook_err	(*actions)(struct store *s, size_t endpoint,
 			    const struct event *ev, int *code, char *why,
 			    size_t whysz);
+
+	/* -- runs of stored events (store/run.c) -- */
+	/* A transaction for a run that may read long before it writes:
+	 * the write lock is taken at its first write, which fails busy if
+	 * another commit came between (the run is then made again in
+	 * tx_begin's).  NULL: tx_begin's is the only kind. */
+	int		(*tx_begin_deferred)(struct store *s);
+	/* In the open transaction, take the event (endpoint, key) whatever
+	 * its status, locked against other runs (skip: or not taken if
+	 * another run holds it); with endpoint NULL, the oldest due
+	 * received or failed event of a configured endpoint (a received
+	 * one lead seconds early), skipping those other runs hold.  *found
+	 * 0 if none; else t filled (store_taken_fill()). */
+	int		(*take)(struct store *s, const char *endpoint,
+			    const char *key, long long now, long long lead,
+			    int skip, struct store_taken *t, int *found);
+	/* The taken event processed: status, processed_at now, attempts,
+	 * no error nor next run; only from a status other than processed.
+	 * *changed 0 if it was processed meanwhile. */
+	int		(*processed)(struct store *s, long long id,
+			    long long now, long long attempts, int *changed);
+	/* A failed run: one more attempt and its error, failed with the
+	 * next run at next_at, or dead at max attempts; only if it is not
+	 * processed. */
+	int		(*run_failed)(struct store *s, long long id,
+			    const char *error, long long max, long long next_at);
+	/* One more failed attempt of a key never stored (its claim rolled
+	 * back): *attempts, counting this one. */
+	int		(*count_failure)(struct store *s, size_t endpoint,
+			    const struct event *ev, const char *error,
+			    long long now, long long *attempts);
+	/* Store ev as failed (attempts, error, next run at next_at) unless
+	 * its key was stored meanwhile (*parked 0), and forget its count. */
+	int		(*park)(struct store *s, size_t endpoint,
+			    const struct event *ev, const char *error,
+			    long long attempts, long long next_at, int *parked);
+
+	/* -- the outbox's lease (store/lease.c) -- */
+	/* The oldest due pending row whose topic has_target() says yes to
+	 * into it (its attempts counting this one); *found 1, or 0 if none
+	 * is due.  With ENGINE_ROW_LOCKS, in the transaction, locked,
+	 * skipping rows others hold (*found 2 if they hold every due one);
+	 * else by a plain read before it. */
+	int		(*ob_pick)(struct store *s, long long now,
+			    int (*has_target)(void *, const char *),
+			    void *arg, struct outbox_item *it, int *found);
+	/* Lease it: one more attempt, it->lease the token, due again lease
+	 * seconds after the lock was had (so another may take it if this
+	 * deliverer dies); without row locks, only if it is still due at
+	 * now and at the attempt read.  *changed 0 if not. */
+	int		(*ob_lease)(struct store *s, struct outbox_item *it,
+			    long long now, long long lease, int *changed);
+	/* The attempt's outcome, if the row still holds it->lease: error
+	 * NULL, delivered; else failed, pending again at next_at, or dead
+	 * at max attempts.  *changed 0 if the lease was lost. */
+	int		(*ob_settle)(struct store *s,
+			    const struct outbox_item *it, long long now,
+			    const char *error, long long next_at,
+			    long long max, int *changed);
 
 	/* -- whole operations -- */
 	int		(*version)(const struct store *);
@@ -138,23 +217,7 @@ struct store_ops {
 			    long long *, char *, size_t);
 	int		(*rows)(struct store *, long long,
 			    struct store_counts *, char *, size_t);
-	enum hook_err	(*failed)(struct store *, size_t,
-			    const struct event *, const char *, int,
-			    long long *);
-	enum store_replay (*replay)(struct store *, size_t, const char *,
-			    int, char *, size_t);
-	enum store_work	(*work)(struct store *, const char *, const char *,
-			    long long, long long, struct store_work_item *);
 	/* store/outbox.h */
-	enum outbox_take (*ob_take)(struct store *, long long, long long,
-			    int (*)(void *, const char *), void *,
-			    struct outbox_item *, char *, size_t);
-	int		(*ob_delivered)(struct store *,
-			    const struct outbox_item *, long long, char *,
-			    size_t);
-	int		(*ob_failed)(struct store *,
-			    const struct outbox_item *, const char *,
-			    long long, long long, long long, char *, size_t);
 	long long	(*ob_retry)(struct store *, long long, int, int,
 			    char *, size_t);
 	long long	(*ob_list)(struct store *, const char *,
@@ -186,6 +249,18 @@ long long	 store_backoff(long long attempts, long long first,
 #define STORE_BACKOFF_CAP 21600	/* ... and its longest */
 #define STORE_FAILURES_TTL "2592000" /* failed attempts of keys unseen
 				   for 30 days are pruned (SQL text) */
+
+/*
+ * For an engine's take: fill t (name, key, type, hash copied; payload
+ * copied, len bytes; the endpoint's index looked up).  0, or -1 (out
+ * of memory; t cleared).
+ */
+int		 store_taken_fill(const struct conf *cf, struct store_taken *t,
+		    long long id, const char *name, const char *key,
+		    const char *type, const char *hash, const char *payload,
+		    size_t len, long long received_at, long long attempts,
+		    const char *status);
+void		 store_taken_clear(struct store_taken *t);
 
 /* The backends' openers (store_connect()'s contract). */
 enum hook_err	 sqs_connect(const struct conf *, int flags,

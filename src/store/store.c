@@ -126,58 +126,6 @@ store_rows(struct store *s, long long now, struct store_counts *rows,
 	return s->ops->rows(s, now, rows, err, errsz);
 }
 
-enum hook_err
-store_failed(struct store *s, size_t endpoint, const struct event *ev,
-    const char *error, int park_after, long long *attempts)
-{
-	return s->ops->failed(s, endpoint, ev, error, park_after, attempts);
-}
-
-enum store_replay
-store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
-    char *why, size_t whysz)
-{
-	return s->ops->replay(s, endpoint, key, dry_run, why, whysz);
-}
-
-enum store_work
-store_work(struct store *s, const char *endpoint, const char *key,
-    long long now, long long lead, struct store_work_item *w)
-{
-	return s->ops->work(s, endpoint, key, now, lead, w);
-}
-
-void
-outbox_item_clear(struct outbox_item *it)
-{
-	free(it->payload);
-	memset(it, 0, sizeof(*it));
-}
-
-enum outbox_take
-outbox_take(struct store *s, long long now, long long lease,
-    int (*has_target)(void *, const char *), void *arg,
-    struct outbox_item *it, char *why, size_t whysz)
-{
-	return s->ops->ob_take(s, now, lease, has_target, arg, it, why, whysz);
-}
-
-int
-outbox_delivered(struct store *s, const struct outbox_item *it, long long now,
-    char *why, size_t whysz)
-{
-	return s->ops->ob_delivered(s, it, now, why, whysz);
-}
-
-int
-outbox_failed(struct store *s, const struct outbox_item *it,
-    const char *error, long long now, long long first, long long max_attempts,
-    char *why, size_t whysz)
-{
-	return s->ops->ob_failed(s, it, error, now, first, max_attempts, why,
-	    whysz);
-}
-
 long long
 outbox_retry(struct store *s, long long now, int dead, int waiting, char *err,
     size_t errsz)

@@ -599,8 +599,7 @@ my_ready(struct store *b, size_t endpoint, const struct event *ev, char *why,
 {
 	struct mystore	*s = MY(b);
 
-	(void)ev;
-	if (s->cf->endpoints[endpoint].deferred ||
+	if ((ev != NULL && s->cf->endpoints[endpoint].deferred) ||
 	    load_actions(s, endpoint, why, whysz) == 0)
 		return HOOK_OK;
 	return HOOK_ECONF;
@@ -885,333 +884,157 @@ mys_rows(struct store *b, long long now, struct store_counts *rows,
 }
 
 
-static enum hook_err
-mys_failed(struct store *b, size_t endpoint, const struct event *ev,
-    const char *error, int park_after, long long *attempts)
+static int
+my_count_failure(struct store *b, size_t endpoint, const struct event *ev,
+    const char *error, long long now, long long *attempts)
 {
-	struct mystore			*s = MY(b);
-	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
-	long long			 now = (long long)time(NULL), n = 0;
-	enum hook_err			 er = HOOK_EACTION;
-	unsigned int			 e;
-	int				 found = 0, isnew;
+	struct mystore	*s = MY(b);
+	const char	*name = s->cf->endpoints[endpoint].name;
+	unsigned int	 e;
 
-	*attempts = 0;
-	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0 ||
-	    (e = run(s, SQL(s, "INSERT INTO `%Ifailures` (endpoint, event_key,"
+	if ((e = run(s, SQL(s, "INSERT INTO `%Ifailures` (endpoint, event_key,"
 	    " attempts, last_error, first_at, last_at) VALUES (%s, %s, 1, %s,"
 	    " %lld, %lld) ON DUPLICATE KEY UPDATE attempts = attempts + 1,"
 	    " last_error = VALUES(last_error), last_at = VALUES(last_at)",
-	    s->p, ep->name, ev->key, error, now, now), NULL, NULL)) != 0 ||
-	    (e = count(s, SQL(s, "SELECT attempts FROM `%Ifailures` WHERE"
-	    " endpoint = %s AND event_key = %s", s->p, ep->name, ev->key),
-	    attempts)) != 0)
-		goto fail;
-	if (park_after > 0 && *attempts >= park_after && ep->replay_guard) {
-		if ((e = (unsigned int)my_find_payload(b, endpoint, ev,
-		    &found)) != 0)
-			goto fail;
-		if (found) {
-			er = found == 2 ? HOOK_PARKED : HOOK_DUP;
-			park_after = 0;
-		}
-	}
-	if (park_after > 0 && *attempts >= park_after) {
-		if ((e = run(s, SQL(s, "INSERT INTO `%Ievents` (endpoint,"
-		    " event_key, type, payload_hash, payload, status,"
-		    " received_at, expires_at, attempts, last_error, next_at)"
-		    " VALUES (%s, %s, %s, %s, %b, 'failed', %lld, IF(%lld < 0,"
-		    " NULL, %lld), %lld, %s, %lld) ON DUPLICATE KEY UPDATE"
-		    " id = id", s->p, ep->name, ev->key, ev->type, ev->hash,
-		    ev->payload, ev->payloadsz, ev->received_at,
-		    ep->retention, ev->received_at + ep->retention, *attempts,
-		    error, now + store_backoff(*attempts,
-		    STORE_BACKOFF_FIRST, STORE_BACKOFF_CAP)), NULL,
-		    &n)) != 0)
-			goto fail;
-		if (n > 0) {
-			er = HOOK_PARKED;
-			if (ep->replay_guard && (e = guard_row(s, ep->name,
-			    ev, &isnew)) != 0)
-				goto fail;
-		}
-		if ((e = run(s, SQL(s, "DELETE FROM `%Ifailures` WHERE"
-		    " endpoint = %s AND event_key = %s", s->p, ep->name,
-		    ev->key), NULL, NULL)) != 0)
-			goto fail;
-	}
-	if ((e = run(s, SQL(s, "COMMIT"), NULL, NULL)) != 0)
-		goto fail;
-	return er;
-fail:
-	log_warnx("store: counting a failed attempt: %s", mydb_error(s->db));
-	if (!s->broken)
-		rollback(s);
-	return HOOK_EACTION;
+	    s->p, name, ev->key, error, now, now), NULL, NULL)) != 0)
+		return (int)e;
+	return (int)count(s, SQL(s, "SELECT attempts FROM `%Ifailures` WHERE"
+	    " endpoint = %s AND event_key = %s", s->p, name, ev->key),
+	    attempts);
 }
 
-/* A failed run (work, replay): one more attempt, its error, the next
- * run after the backoff, or dead at max.  Its own transaction. */
-static void
-work_failed(struct mystore *s, long long id, const char *error,
-    long long attempts, long long max, long long now)
-{
-	if (run(s, SQL(s, "UPDATE `%Ievents` SET attempts = attempts + 1,"
-	    " last_error = %s, next_at = IF(attempts >= %lld, NULL, %lld),"
-	    " status = IF(attempts >= %lld, 'dead', 'failed') WHERE id = %lld"
-	    " AND status <> 'processed'", s->p, error, max,
-	    now + store_backoff(attempts,
-	    STORE_BACKOFF_FIRST, STORE_BACKOFF_CAP), max, id), NULL,
-	    NULL) != 0)
-		log_warnx("store: noting a failed run of its actions: %s",
-		    mydb_error(s->db));
-}
-
-/* The row of one event taken for a run, under its row lock. */
-struct taken {
-	long long	 id;
-	long long	 attempts;
-	size_t		 epi;
-	struct event	 ev;
-	char		*payload;
-	char		*type;
-	char		 hash[72];
-};
-
-/* Fill t from a row (id, endpoint, key, type, hash, payload,
- * received_at, attempts, status). */
+/* With the replay guard's row, as a claim's: a later key of the same
+ * payload finds it. */
 static int
-taken(struct mystore *s, const struct myrow *row, struct taken *t,
-    char *endpoint, size_t endpointsz, char *key, size_t keysz)
-{
-	memset(t, 0, sizeof(*t));
-	t->id = mydb_int(row, 0, 0);
-	snprintf(endpoint, endpointsz, "%s", row->v[1]);
-	snprintf(key, keysz, "%s", row->v[2]);
-	t->attempts = mydb_int(row, 7, 0) + 1;
-	if (conf_endpoint_index(s->cf, endpoint, &t->epi) == -1)
-		t->epi = s->cf->nendpoints;	/* not ours: never picked */
-	snprintf(t->hash, sizeof(t->hash), "%s", row->v[4]);
-	if ((t->payload = malloc(row->len[5] + 1)) == NULL ||
-	    (row->v[3] != NULL && (t->type = strdup(row->v[3])) == NULL))
-		return -1;
-	memcpy(t->payload, row->v[5], row->len[5]);
-	t->payload[row->len[5]] = '\0';
-	return event_stored(&t->ev, key, t->type, t->hash, t->payload,
-	    row->len[5], mydb_int(row, 6, 0)) == HOOK_OK ? 0 : -1;
-}
-
-static void
-taken_clear(struct taken *t)
-{
-	event_clear(&t->ev);
-	free(t->payload);
-	free(t->type);
-}
-
-static enum store_replay
-mys_replay(struct store *b, size_t endpoint, const char *key, int dry_run,
-    char *whybuf, size_t whysz)
+my_park(struct store *b, size_t endpoint, const struct event *ev,
+    const char *error, long long attempts, long long next_at, int *parked)
 {
 	struct mystore			*s = MY(b);
 	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
-	struct myres			*r = NULL;
-	struct myrow			 row;
-	struct taken			 t;
-	enum store_replay		 res = REPLAY_ERROR;
-	long long			 now = (long long)time(NULL);
-	char				 epn[64], k[520];
+	long long			 n = 0;
 	unsigned int			 e;
+	int				 isnew;
 
-	memset(&t, 0, sizeof(t));
-	whybuf[0] = '\0';
-	if (load_actions(s, endpoint, whybuf, whysz) == -1)
-		return REPLAY_ERROR;
-	/* The row lock: two replays, work and a live delivery of the key
-	 * cannot both run its actions. */
-	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0 ||
-	    (e = run(s, SQL(s, "SELECT id, endpoint, event_key, type,"
-	    " payload_hash, payload, received_at, attempts, status FROM"
-	    " `%Ievents` WHERE endpoint = %s AND event_key = %s FOR UPDATE",
-	    s->p, ep->name, key), &r, NULL)) != 0)
-		goto fail;
-	if (!mydb_next(r, &row)) {
-		res = REPLAY_NONE;
-		goto out;
-	}
-	if (strcmp(row.v[8], "processed") == 0) {
-		res = REPLAY_ALREADY;
-		goto out;
-	}
-	snprintf(whybuf, whysz, "%s", row.v[8]);
-	if (dry_run) {
-		res = REPLAY_WOULD;
-		goto out;
-	}
-	if (taken(s, &row, &t, epn, sizeof(epn), k, sizeof(k)) == -1) {
-		snprintf(whybuf, whysz, "out of memory");
-		goto out;
-	}
-	mydb_free(r);
-	r = NULL;
-	if ((e = myactions_run(s->acts[endpoint], ep->name, &t.ev,
-	    whybuf, whysz)) != 0) {
-		if (mydb_classify(e) == HOOK_EBUSY)
-			goto fail;
-		rollback(s);
-		work_failed(s, t.id, whybuf, t.attempts, ep->max_attempts,
-		    now);
-		res = REPLAY_FAILED;
-		goto done;
-	}
-	if ((e = run(s, SQL(s, "UPDATE `%Ievents` SET status = 'processed',"
-	    " processed_at = %lld, attempts = attempts + 1, last_error = NULL,"
-	    " next_at = NULL WHERE id = %lld", s->p, now, t.id), NULL,
-	    NULL)) != 0 || (e = run(s, SQL(s, "COMMIT"), NULL, NULL)) != 0)
-		goto fail;
-	whybuf[0] = '\0';
-	res = REPLAY_DONE;
-	goto done;
-fail:
-	why(s, "replay", whybuf, whysz);
-out:
-	mydb_free(r);
-	if (!s->broken)
-		rollback(s);
-done:
-	taken_clear(&t);
-	return res;
+	if ((e = run(s, SQL(s, "INSERT INTO `%Ievents` (endpoint,"
+	    " event_key, type, payload_hash, payload, status,"
+	    " received_at, expires_at, attempts, last_error, next_at)"
+	    " VALUES (%s, %s, %s, %s, %b, 'failed', %lld, IF(%lld < 0,"
+	    " NULL, %lld), %lld, %s, %lld) ON DUPLICATE KEY UPDATE"
+	    " id = id", s->p, ep->name, ev->key, ev->type, ev->hash,
+	    ev->payload, ev->payloadsz, ev->received_at, ep->retention,
+	    ev->received_at + ep->retention, attempts, error, next_at), NULL,
+	    &n)) != 0)
+		return (int)e;
+	*parked = n > 0;
+	if (*parked && ep->replay_guard &&
+	    (e = guard_row(s, ep->name, ev, &isnew)) != 0)
+		return (int)e;
+	return (int)run(s, SQL(s, "DELETE FROM `%Ifailures` WHERE"
+	    " endpoint = %s AND event_key = %s", s->p, ep->name, ev->key),
+	    NULL, NULL);
 }
 
-static enum store_work
-mys_work(struct store *b, const char *endpoint, const char *key,
-    long long now, long long lead, struct store_work_item *w)
+/* SET's assignments are made left to right: attempts, once raised, is
+ * the new count in the next two. */
+static int
+my_run_failed(struct store *b, long long id, const char *error,
+    long long max, long long next_at)
 {
-	struct mystore			*s = MY(b);
-	const struct conf_endpoint	*ep;
-	struct myres			*r = NULL;
-	struct myrow			 row;
-	struct taken			 t;
-	enum store_work			 res = WORK_ERROR;
-	long long			 n;
-	unsigned int			 e = 0;
-	int				 unloaded;
+	struct mystore	*s = MY(b);
 
-	memset(&t, 0, sizeof(t));
-	memset(w, 0, sizeof(*w));
-	/*
-	 * The row is taken under its lock (FOR UPDATE), skipping rows
-	 * another runner holds (SKIP LOCKED, where the server has it):
-	 * runners on several hosts share the events, each run once.  Its
-	 * effects and its status change commit together.
-	 */
-	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0)
-		goto fail;
+	return (int)run(s, SQL(s, "UPDATE `%Ievents` SET attempts ="
+	    " attempts + 1, last_error = %s, next_at = IF(attempts >= %lld,"
+	    " NULL, %lld), status = IF(attempts >= %lld, 'dead', 'failed')"
+	    " WHERE id = %lld AND status <> 'processed'", s->p, error, max,
+	    next_at, max, id), NULL, NULL);
+}
+
+static int
+my_processed(struct store *b, long long id, long long now, long long attempts,
+    int *changed)
+{
+	struct mystore	*s = MY(b);
+	long long	 n = 0;
+	unsigned int	 e;
+
+	e = run(s, SQL(s, "UPDATE `%Ievents` SET status = 'processed',"
+	    " processed_at = %lld, attempts = %lld, last_error = NULL,"
+	    " next_at = NULL WHERE id = %lld AND status <> 'processed'",
+	    s->p, now, attempts, id), NULL, &n);
+	*changed = n == 1;
+	return (int)e;
+}
+
+/*
+ * The row is taken under its lock (FOR UPDATE), skipping rows another
+ * runner holds (SKIP LOCKED, where the server has it): runners on
+ * several hosts share the events, each run once.
+ */
+static int
+my_take(struct store *b, const char *endpoint, const char *key,
+    long long now, long long lead, int skip, struct store_taken *t,
+    int *found)
+{
+	struct mystore	*s = MY(b);
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	const char	*sl = skip && s->skip_locked ? " SKIP LOCKED" : "";
+	unsigned int	 e;
+
+	*found = 0;
 	if (endpoint != NULL)
 		e = run(s, SQL(s, "SELECT id, endpoint, event_key, type,"
-		    " payload_hash, payload, received_at, attempts FROM"
-		    " `%Ievents` WHERE endpoint = %s AND event_key = %s AND"
-		    " status IN ('received', 'failed') FOR UPDATE%I", s->p,
-		    endpoint, key, s->skip_locked ? " SKIP LOCKED" : ""),
-		    &r, NULL);
+		    " payload_hash, payload, received_at, attempts, status"
+		    " FROM `%Ievents` WHERE endpoint = %s AND event_key = %s"
+		    " FOR UPDATE%I", s->p, endpoint, key, sl), &r, NULL);
 	else
 		e = run(s, SQL(s, "SELECT id, endpoint, event_key, type,"
-		    " payload_hash, payload, received_at, attempts FROM"
-		    " `%Ievents` WHERE status IN ('received', 'failed') AND"
+		    " payload_hash, payload, received_at, attempts, status"
+		    " FROM `%Ievents` WHERE status IN ('received', 'failed') AND"
 		    " COALESCE(next_at, 0) <= %lld + IF(status = 'received',"
 		    " %lld, 0) AND endpoint IN (%I) ORDER BY next_at, id LIMIT 1"
-		    " FOR UPDATE%I", s->p, now, lead, s->names,
-		    s->skip_locked ? " SKIP LOCKED" : ""), &r, NULL);
+		    " FOR UPDATE%I", s->p, now, lead, s->names, sl), &r, NULL);
 	if (e != 0)
-		goto fail;
-	if (!mydb_next(r, &row)) {
-		res = WORK_IDLE;
-		goto out;
-	}
-	if (taken(s, &row, &t, w->endpoint, sizeof(w->endpoint), w->key,
-	    sizeof(w->key)) == -1) {
-		snprintf(w->why, sizeof(w->why), "out of memory");
-		goto out;
+		return (int)e;
+	if (mydb_next(r, &row)) {
+		if (store_taken_fill(s->cf, t, mydb_int(&row, 0, 0), row.v[1],
+		    row.v[2], row.v[3], row.v[4], row.v[5], row.len[5],
+		    mydb_int(&row, 6, 0), mydb_int(&row, 7, 0), row.v[8]) == -1)
+			e = MYDB_OOM;
+		else
+			*found = 1;
 	}
 	mydb_free(r);
-	r = NULL;
-	w->attempts = t.attempts;
-	if (t.epi == s->cf->nendpoints) {
-		snprintf(w->why, sizeof(w->why), "endpoint %s is not "
-		    "configured here", w->endpoint);
-		goto out;
-	}
-	ep = &s->cf->endpoints[t.epi];
-	/* An actions file that no longer loads fails its event like a
-	 * failing action (counted, run again later). */
-	unloaded = load_actions(s, t.epi, w->why, sizeof(w->why)) == -1;
-	if (!unloaded)
-		e = myactions_run(s->acts[t.epi], w->endpoint, &t.ev, w->why,
-		    sizeof(w->why));
-	if (unloaded || e != 0) {
-		if (!unloaded && mydb_classify(e) == HOOK_EBUSY) {
-			res = WORK_BUSY;
-			goto out;
-		}
-		rollback(s);
-		work_failed(s, t.id, w->why, w->attempts, ep->max_attempts,
-		    now);
-		res = w->attempts >= ep->max_attempts ? WORK_DEAD :
-		    WORK_FAILED;
-		goto done;
-	}
-	if ((e = run(s, SQL(s, "UPDATE `%Ievents` SET status = 'processed',"
-	    " processed_at = %lld, attempts = %lld, last_error = NULL,"
-	    " next_at = NULL WHERE id = %lld AND status IN ('received',"
-	    " 'failed')", s->p, now, w->attempts, t.id), NULL, &n)) != 0)
-		goto fail;
-	if (n != 1) {
-		res = WORK_RACED;
-		goto out;
-	}
-	if ((e = run(s, SQL(s, "COMMIT"), NULL, NULL)) != 0)
-		goto fail;
-	res = WORK_DONE;
-	goto done;
-fail:
-	why(s, "work", w->why, sizeof(w->why));
-	res = mydb_classify(e) == HOOK_EBUSY ? WORK_BUSY : WORK_ERROR;
-out:
-	mydb_free(r);
-	if (!s->broken)
-		rollback(s);
-done:
-	taken_clear(&t);
-	return res;
+	return (int)e;
 }
 
 /* The outbox. */
 
-static enum outbox_take
-mys_ob_take(struct store *b, long long now, long long lease,
+/*
+ * The outbox's times are the server's clock (UNIX_TIMESTAMP()):
+ * deliverers on several hosts share its rows, and a lease must mean the
+ * same to all of them, whatever their clocks say.  The due topics, by a
+ * plain read, those with a target; then the oldest of their due rows,
+ * locked, skipping those another deliverer holds (engine_ops.ob_pick).
+ */
+static int
+my_ob_pick(struct store *b, long long now,
     int (*has_target)(void *, const char *), void *arg,
-    struct outbox_item *it, char *whybuf, size_t whysz)
+    struct outbox_item *it, int *found)
 {
 	struct mystore	*s = MY(b);
 	struct myres	*r = NULL;
 	struct myrow	 row;
 	char		*gate, *p;
 	size_t		 cap = 3, len = 0;
-	long long	 token = 0, n;
 	unsigned int	 e;
 
-	memset(it, 0, sizeof(*it));
-	/*
-	 * The outbox's times are the server's clock (UNIX_TIMESTAMP()):
-	 * deliverers on several hosts share its rows, and a lease must
-	 * mean the same to all of them, whatever their clocks say.  The
-	 * due topics, by a plain read; those with a target.
-	 */
 	(void)now;
+	*found = 0;
 	if ((e = run(s, SQL(s, "SELECT DISTINCT topic FROM `%Ioutbox` WHERE"
 	    " status = 'pending' AND next_at <= UNIX_TIMESTAMP()", s->p), &r,
 	    NULL)) != 0)
-		goto fail;
+		return (int)e;
 	if ((gate = calloc(1, cap)) == NULL)
 		goto oom;
 	while (mydb_next(r, &row)) {
@@ -1234,109 +1057,82 @@ mys_ob_take(struct store *b, long long now, long long lease,
 	}
 	mydb_free(r);
 	r = NULL;
-	if (len == 0 || crypto_random(&token, sizeof(token)) == -1) {
+	if (len == 0) {
 		free(gate);
-		if (len == 0)
-			return TAKE_NONE;
-		snprintf(whybuf, whysz, "no random token");
-		return TAKE_ERROR;
+		return 0;
 	}
-	token &= 0x7fffffffffffffffLL;
-	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) == 0)
-		e = run(s, SQL(s, "SELECT id, topic, endpoint, event_key,"
-		    " payload, created_at, attempts, seq FROM `%Ioutbox` WHERE"
-		    " status = 'pending' AND next_at <= UNIX_TIMESTAMP() AND"
-		    " topic IN (%I) ORDER BY next_at, seq LIMIT 1 FOR UPDATE%I",
-		    s->p, gate, s->skip_locked ? " SKIP LOCKED" : ""), &r,
-		    NULL);
+	e = run(s, SQL(s, "SELECT id, topic, endpoint, event_key, payload,"
+	    " created_at, attempts, seq FROM `%Ioutbox` WHERE status ="
+	    " 'pending' AND next_at <= UNIX_TIMESTAMP() AND topic IN (%I)"
+	    " ORDER BY next_at, seq LIMIT 1 FOR UPDATE%I", s->p, gate,
+	    s->skip_locked ? " SKIP LOCKED" : ""), &r, NULL);
 	free(gate);
 	if (e != 0)
-		goto fail;
-	if (!mydb_next(r, &row)) {
-		mydb_free(r);
-		rollback(s);
-		return TAKE_RACED;
+		return (int)e;
+	*found = 2;		/* due, but held by others */
+	if (mydb_next(r, &row)) {
+		snprintf(it->id, sizeof(it->id), "%s", row.v[0]);
+		snprintf(it->topic, sizeof(it->topic), "%s", row.v[1]);
+		snprintf(it->endpoint, sizeof(it->endpoint), "%s", row.v[2]);
+		snprintf(it->key, sizeof(it->key), "%s", row.v[3]);
+		if ((it->payload = malloc(row.len[4] + 1)) == NULL)
+			goto oom;
+		memcpy(it->payload, row.v[4], row.len[4]);
+		it->payload[row.len[4]] = '\0';
+		it->payloadsz = row.len[4];
+		it->created_at = mydb_int(&row, 5, 0);
+		it->attempts = mydb_int(&row, 6, 0) + 1;
+		it->seq = mydb_int(&row, 7, 0);
+		*found = 1;
 	}
-	snprintf(it->id, sizeof(it->id), "%s", row.v[0]);
-	snprintf(it->topic, sizeof(it->topic), "%s", row.v[1]);
-	snprintf(it->endpoint, sizeof(it->endpoint), "%s", row.v[2]);
-	snprintf(it->key, sizeof(it->key), "%s", row.v[3]);
-	if ((it->payload = malloc(row.len[4] + 1)) == NULL) {
-		rollback(s);
-		goto oom;
-	}
-	memcpy(it->payload, row.v[4], row.len[4]);
-	it->payload[row.len[4]] = '\0';
-	it->payloadsz = row.len[4];
-	it->created_at = mydb_int(&row, 5, 0);
-	it->attempts = mydb_int(&row, 6, 0) + 1;
-	it->seq = mydb_int(&row, 7, 0);
-	it->lease = token;
 	mydb_free(r);
-	r = NULL;
-	/* The lease counts from now: after the row lock was taken. */
-	if ((e = run(s, SQL(s, "UPDATE `%Ioutbox` SET attempts = attempts + 1,"
-	    " next_at = UNIX_TIMESTAMP() + %lld, lease = %lld WHERE seq ="
-	    " %lld", s->p, lease, token, it->seq), NULL, &n)) != 0 ||
-	    (e = run(s, SQL(s, "COMMIT"), NULL, NULL)) != 0)
-		goto fail;
-	return TAKE_ONE;
+	return 0;
 oom:
 	mydb_free(r);
-	snprintf(whybuf, whysz, "out of memory");
-	outbox_item_clear(it);
-	return TAKE_ERROR;
-fail:
-	mydb_free(r);
-	why(s, "taking an outbox row", whybuf, whysz);
-	if (!s->broken)
-		rollback(s);
-	outbox_item_clear(it);
-	return mydb_classify(e) == HOOK_EBUSY ? TAKE_BUSY : TAKE_ERROR;
+	*found = 0;
+	return MYDB_OOM;
 }
 
-/* Write an attempt's outcome if the row still holds its lease. */
+/* The lease counts from now: after the row lock was taken. */
 static int
-settle(struct mystore *s, char *sql, char *whybuf, size_t whysz)
+my_ob_lease(struct store *b, struct outbox_item *it, long long now,
+    long long lease, int *changed)
 {
+	struct mystore	*s = MY(b);
 	long long	 n = 0;
-
-	if (run(s, sql, NULL, &n) != 0) {
-		why(s, "noting an outbox attempt", whybuf, whysz);
-		return -1;
-	}
-	return n > 0 ? 1 : 0;
-}
-
-static int
-mys_ob_delivered(struct store *b, const struct outbox_item *it, long long now,
-    char *whybuf, size_t whysz)
-{
-	struct mystore	*s = MY(b);
-
-	(void)now;		/* the server's clock: see mys_ob_take() */
-	return settle(s, SQL(s, "UPDATE `%Ioutbox` SET status = 'delivered',"
-	    " delivered_at = UNIX_TIMESTAMP(), last_error = NULL, lease ="
-	    " NULL WHERE seq = %lld AND status = 'pending' AND lease = %lld",
-	    s->p, it->seq, it->lease), whybuf, whysz);
-}
-
-static int
-mys_ob_failed(struct store *b, const struct outbox_item *it,
-    const char *error, long long now, long long first, long long max_attempts,
-    char *whybuf, size_t whysz)
-{
-	struct mystore	*s = MY(b);
-	int		 r;
+	unsigned int	 e;
 
 	(void)now;
-	r = settle(s, SQL(s, "UPDATE `%Ioutbox` SET last_error = %s, lease ="
-	    " NULL, next_at = UNIX_TIMESTAMP() + IF(attempts >= %lld, 0,"
-	    " %lld), status = IF(attempts >= %lld, 'dead', 'pending') WHERE"
-	    " seq = %lld AND status = 'pending' AND lease = %lld", s->p, error,
-	    max_attempts, store_backoff(it->attempts, first, OUTBOX_CAP),
-	    max_attempts, it->seq, it->lease), whybuf, whysz);
-	return r == 1 && it->attempts >= max_attempts ? 2 : r;
+	e = run(s, SQL(s, "UPDATE `%Ioutbox` SET attempts = attempts + 1,"
+	    " next_at = UNIX_TIMESTAMP() + %lld, lease = %lld WHERE seq ="
+	    " %lld", s->p, lease, it->lease, it->seq), NULL, &n);
+	*changed = n > 0;
+	return (int)e;
+}
+
+static int
+my_ob_settle(struct store *b, const struct outbox_item *it, long long now,
+    const char *error, long long next_at, long long max, int *changed)
+{
+	struct mystore	*s = MY(b);
+	long long	 n = 0;
+	unsigned int	 e;
+
+	/* The server's clock (my_ob_pick()): the wait, not the time. */
+	if (error == NULL)
+		e = run(s, SQL(s, "UPDATE `%Ioutbox` SET status = 'delivered',"
+		    " delivered_at = UNIX_TIMESTAMP(), last_error = NULL,"
+		    " lease = NULL WHERE seq = %lld AND status = 'pending' AND"
+		    " lease = %lld", s->p, it->seq, it->lease), NULL, &n);
+	else
+		e = run(s, SQL(s, "UPDATE `%Ioutbox` SET last_error = %s,"
+		    " lease = NULL, next_at = UNIX_TIMESTAMP() +"
+		    " IF(attempts >= %lld, 0, %lld), status = IF(attempts >="
+		    " %lld, 'dead', 'pending') WHERE seq = %lld AND status ="
+		    " 'pending' AND lease = %lld", s->p, error, max,
+		    next_at - now, max, it->seq, it->lease), NULL, &n);
+	*changed = n > 0;
+	return (int)e;
 }
 
 static long long
@@ -1526,7 +1322,7 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 
 static const struct store_ops mys_ops = {
 	.engine = "MariaDB/MySQL",
-	.caps = ENGINE_STATEMENT_ALONE,
+	.caps = ENGINE_STATEMENT_ALONE | ENGINE_ROW_LOCKS,
 	.classify = my_classify,
 	.ended = my_ended,
 	.note = my_note,
@@ -1545,6 +1341,15 @@ static const struct store_ops mys_ops = {
 	.conflict = my_conflict,
 	.ready = my_ready,
 	.actions = my_actions,
+	.tx_begin_deferred = NULL,
+	.take = my_take,
+	.processed = my_processed,
+	.run_failed = my_run_failed,
+	.count_failure = my_count_failure,
+	.park = my_park,
+	.ob_pick = my_ob_pick,
+	.ob_lease = my_ob_lease,
+	.ob_settle = my_ob_settle,
 	.version = mys_version,
 	.about = mys_about,
 	.broken = mys_broken,
@@ -1557,12 +1362,6 @@ static const struct store_ops mys_ops = {
 	.list = mys_list,
 	.prune = mys_prune,
 	.rows = mys_rows,
-	.failed = mys_failed,
-	.replay = mys_replay,
-	.work = mys_work,
-	.ob_take = mys_ob_take,
-	.ob_delivered = mys_ob_delivered,
-	.ob_failed = mys_ob_failed,
 	.ob_retry = mys_ob_retry,
 	.ob_list = mys_ob_list,
 	.ob_topics = mys_ob_topics,

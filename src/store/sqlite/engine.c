@@ -1040,8 +1040,8 @@ sq_ready(struct store *b, size_t endpoint, const struct event *ev, char *why,
 	struct sqstore	*s = (struct sqstore *)b;
 	int		 rc;
 
-	if (load_actions(s, endpoint, why, whysz) == 0 && (!s->sections ||
-	    s->cf->endpoints[endpoint].deferred ||
+	if (load_actions(s, endpoint, why, whysz) == 0 && (ev == NULL ||
+	    !s->sections || s->cf->endpoints[endpoint].deferred ||
 	    actions_ready(s->acts[endpoint], ev->type, why, whysz) == 0))
 		return HOOK_OK;
 	rc = sqlite3_errcode(s->db);
@@ -1363,15 +1363,10 @@ sqs_rows(struct store *b, long long now, struct store_counts *rows,
 }
 
 
-/*
- * Record one more failed attempt of ev's key; at park_after attempts
- * (0: never) store the event as failed, with its payload and error, and
- * forget the count.  One short transaction, after the claim's was
- * rolled back: the success path never pays for it.
- */
-static enum hook_err
-sqs_failed(struct store *b, size_t endpoint, const struct event *ev,
-    const char *error, int park_after, long long *attempts)
+/* One more failed attempt of a key never stored (engine_ops). */
+static int
+sq_count_failure(struct store *b, size_t endpoint, const struct event *ev,
+    const char *error, long long now, long long *attempts)
 {
 	struct sqstore	*s = (struct sqstore *)b;
 	static const char	 count[] = "INSERT INTO failures (endpoint,"
@@ -1380,6 +1375,30 @@ sqs_failed(struct store *b, size_t endpoint, const struct event *ev,
 	    " ON CONFLICT (endpoint, key) DO UPDATE SET"
 	    " attempts = attempts + 1, last_error = excluded.last_error,"
 	    " last_at = excluded.last_at RETURNING attempts";
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	if ((rc = sqlite3_prepare_v2(s->db, count, -1, &st, NULL)) !=
+	    SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, s->cf->endpoints[endpoint].name, -1,
+	    SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, now);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*attempts = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int
+sq_park(struct store *b, size_t endpoint, const struct event *ev,
+    const char *error, long long attempts, long long next_at, int *parked)
+{
+	struct sqstore	*s = (struct sqstore *)b;
 	static const char	 park[] = "INSERT INTO events (endpoint, key,"
 	    " type, payload_hash, payload, status, received_at, expires_at,"
 	    " attempts, last_error, next_at)"
@@ -1387,240 +1406,92 @@ sqs_failed(struct store *b, size_t endpoint, const struct event *ev,
 	    " ON CONFLICT (endpoint, key) DO NOTHING";
 	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
 	sqlite3_stmt			*st = NULL;
-	long long			 now = (long long)time(NULL);
-	enum hook_err			 er = HOOK_EACTION;
-	char				 why[160];
-	int				 rc, found = 0;
-
-	*attempts = 0;
-	if (sq_moved(s))
-		return HOOK_EBUSY;
-	if ((rc = sq_begin(s)) != SQLITE_OK)
-		goto fail;
-	if ((rc = sqlite3_prepare_v2(s->db, count, -1, &st, NULL)) !=
-	    SQLITE_OK)
-		goto fail;
-	sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, now);
-	if ((rc = sqlite3_step(st)) != SQLITE_ROW)
-		goto fail;
-	*attempts = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (park_after > 0 && *attempts >= park_after && ep->replay_guard) {
-		/* Under the lock: the payload recorded under another key
-		 * since is a duplicate, never parked to be run again. */
-		if ((rc = sq_find_payload(b, endpoint, ev, &found)) !=
-		    SQLITE_OK)
-			goto fail;
-		if (found) {
-			er = found == 2 ? HOOK_PARKED : HOOK_DUP;
-			park_after = 0;		/* nothing to park */
-		}
-	}
-	if (park_after > 0 && *attempts >= park_after) {
-		if ((rc = sqlite3_prepare_v2(s->db, park, -1, &st, NULL)) !=
-		    SQLITE_OK)
-			goto fail;
-		sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
-		if (ev->type != NULL)
-			sqlite3_bind_text(st, 3, ev->type, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, ev->hash, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 5, ev->payload, (int)ev->payloadsz,
-		    SQLITE_STATIC);
-		sqlite3_bind_int64(st, 6, ev->received_at);
-		if (ep->retention >= 0)
-			sqlite3_bind_int64(st, 7, ev->received_at +
-			    ep->retention);
-		sqlite3_bind_int64(st, 8, *attempts);
-		sqlite3_bind_text(st, 9, error, -1, SQLITE_STATIC);
-		/* work retries it in the background, after the backoff. */
-		sqlite3_bind_int64(st, 10, now + store_backoff(*attempts,
-		    STORE_BACKOFF_FIRST, STORE_BACKOFF_CAP));
-		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
-			goto fail;
-		sqlite3_finalize(st);
-		st = NULL;
-		/* Parked only if no process recorded the key meanwhile. */
-		if (sqlite3_changes(s->db) > 0)
-			er = HOOK_PARKED;
-		if ((rc = sqlite3_prepare_v2(s->db, "DELETE FROM failures"
-		    " WHERE endpoint = ?1 AND key = ?2", -1, &st, NULL)) !=
-		    SQLITE_OK)
-			goto fail;
-		sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
-		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
-			goto fail;
-		sqlite3_finalize(st);
-		st = NULL;
-	}
-	if ((rc = sq_commit(s)) != SQLITE_OK)
-		goto fail;
-	sq_end(s);
-	return er;
-fail:
-	sqlite3_finalize(st);
-	sq_why(s, "counting a failed attempt", why, sizeof(why));
-	log_warnx("store: %s", why);
-	sq_note(s, rc);
-	if (!sqlite3_get_autocommit(s->db))
-		(void)sq_run(s, ST_ROLLBACK);
-	sq_end(s);
-	return HOOK_EACTION;
-}
-
-static void	work_failed(struct sqstore *, long long id, const char *error,
-		    long long attempts, long long max, long long now);
-
-static enum store_replay
-sqs_replay(struct store *b, size_t endpoint, const char *key, int dry_run,
-    char *why, size_t whysz)
-{
-	struct sqstore	*s = (struct sqstore *)b;
-	static const char	 sel[] = "SELECT id, status, type,"
-	    " payload_hash, payload, received_at, attempts FROM events"
-	    " WHERE endpoint = ?1 AND key = ?2";
-	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
-	sqlite3_stmt			*st = NULL;
-	struct event			 ev;
-	enum store_replay		 res = REPLAY_ERROR;
-	long long			 id, attempts, now = (long long)time(NULL);
-	char				*payload = NULL;
-	const char			*status;
 	int				 rc;
 
-	memset(&ev, 0, sizeof(ev));
-	why[0] = '\0';
-	if (load_actions(s, endpoint, why, whysz) == -1) {
-		sq_note(s, sqlite3_errcode(s->db));
-		return REPLAY_ERROR;
-	}
-	if (sq_moved(s)) {
-		snprintf(why, whysz, "the database moved");
-		return REPLAY_ERROR;
-	}
-	/* The status is read under the write lock: two replays, work and
-	 * a live delivery of the key cannot both run its actions. */
-	if ((rc = sq_begin(s)) != SQLITE_OK ||
-	    (rc = sqlite3_prepare_v2(s->db, sel, -1, &st, NULL)) != SQLITE_OK)
-		goto fail;
+	if ((rc = sqlite3_prepare_v2(s->db, park, -1, &st, NULL)) !=
+	    SQLITE_OK)
+		return rc;
 	sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
-		res = REPLAY_NONE;
-		goto out;
-	}
-	if (rc != SQLITE_ROW)
-		goto fail;
-	id = sqlite3_column_int64(st, 0);
-	attempts = sqlite3_column_int64(st, 6) + 1;
-	status = (const char *)sqlite3_column_text(st, 1);
-	if (status != NULL && strcmp(status, "processed") == 0) {
-		res = REPLAY_ALREADY;
-		goto out;
-	}
-	snprintf(why, whysz, "%s", status != NULL ? status : "");
-	if (dry_run) {
-		res = REPLAY_WOULD;
-		goto out;
-	}
-	if ((payload = strdup((const char *)sqlite3_column_text(st, 4))) ==
-	    NULL || event_stored(&ev, key, (const char *)
-	    sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st,
-	    3), payload, strlen(payload), sqlite3_column_int64(st, 5)) !=
-	    HOOK_OK) {
-		snprintf(why, whysz, "out of memory");
-		goto out;
-	}
+	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+	if (ev->type != NULL)
+		sqlite3_bind_text(st, 3, ev->type, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, ev->hash, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, ev->payload, (int)ev->payloadsz,
+	    SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, ev->received_at);
+	if (ep->retention >= 0)
+		sqlite3_bind_int64(st, 7, ev->received_at + ep->retention);
+	sqlite3_bind_int64(st, 8, attempts);
+	sqlite3_bind_text(st, 9, error, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 10, next_at);
+	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	st = NULL;
-	if ((rc = actions_run(s->acts[endpoint], ep->name, &ev, why, whysz)) !=
-	    SQLITE_OK) {
-		if (sq_classify(rc) == HOOK_EBUSY)
-			goto fail;	/* the storage's: not an attempt */
-		sq_note(s, rc);
-		if (!sqlite3_get_autocommit(s->db))
-			(void)sq_run(s, ST_ROLLBACK);
-		sq_end(s);
-		work_failed(s, id, why, attempts, ep->max_attempts, now);
-		res = REPLAY_FAILED;
-		goto done;
-	}
-	if ((rc = sqlite3_prepare_v2(s->db, "UPDATE events SET status ="
-	    " 'processed', processed_at = ?2, attempts = attempts + 1,"
-	    " last_error = NULL, next_at = NULL WHERE id = ?1", -1, &st,
-	    NULL)) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, now);
-	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
-		goto fail;
+	if (rc != SQLITE_DONE)
+		return rc;
+	*parked = sqlite3_changes(s->db) > 0;
+	if ((rc = sqlite3_prepare_v2(s->db, "DELETE FROM failures"
+	    " WHERE endpoint = ?1 AND key = ?2", -1, &st, NULL)) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, ep->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	st = NULL;
-	if ((rc = sq_commit(s)) != SQLITE_OK)
-		goto fail;
-	sq_end(s);
-	why[0] = '\0';
-	res = REPLAY_DONE;
-	goto done;
-fail:
-	sq_why(s, "replay", why, whysz);
-	sq_note(s, rc);
-out:
-	sqlite3_finalize(st);
-	if (!sqlite3_get_autocommit(s->db))
-		(void)sq_run(s, ST_ROLLBACK);
-	sq_end(s);
-done:
-	event_clear(&ev);
-	free(payload);
-	return res;
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-
-/* Note a failed run (work, replay): one more attempt in the row, its
- * error, the next run after the backoff of attempts (the caller's
- * count), or dead at max. */
-static void
-work_failed(struct sqstore *s, long long id, const char *error,
-    long long attempts, long long max, long long now)
+static int
+sq_run_failed(struct store *b, long long id, const char *error,
+    long long max, long long next_at)
 {
+	struct sqstore	*s = (struct sqstore *)b;
 	sqlite3_stmt	*st = NULL;
 	int		 rc;
 
-	if ((rc = sq_begin(s)) == SQLITE_OK &&
-	    (rc = sqlite3_prepare_v2(s->db, "UPDATE events SET"
+	if ((rc = sqlite3_prepare_v2(s->db, "UPDATE events SET"
 	    " attempts = attempts + 1, last_error = ?3,"
 	    " next_at = CASE WHEN attempts + 1 >= ?5 THEN NULL ELSE ?4 END,"
 	    " status = CASE WHEN attempts + 1 >= ?5 THEN 'dead'"
 	    " ELSE 'failed' END"
 	    " WHERE id = ?1 AND status <> 'processed'", -1, &st,
-	    NULL)) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, now + store_backoff(attempts,
-		    STORE_BACKOFF_FIRST, STORE_BACKOFF_CAP));
-		sqlite3_bind_int64(st, 5, max);
-		rc = sqlite3_step(st) == SQLITE_DONE ? sq_run(s, ST_COMMIT) :
-		    sqlite3_errcode(s->db);
-	}
+	    NULL)) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, next_at);
+	sqlite3_bind_int64(st, 5, max);
+	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_OK) {
-		log_warnx("store: noting a failed run of its actions: %s",
-		    sqlite3_errmsg(s->db));
-		sq_note(s, rc);
-		if (!sqlite3_get_autocommit(s->db))
-			(void)sq_run(s, ST_ROLLBACK);
-	}
-	sq_end(s);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int
+sq_processed(struct store *b, long long id, long long now, long long attempts,
+    int *changed)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	if ((rc = sqlite3_prepare_v2(s->db, "UPDATE events SET status ="
+	    " 'processed', processed_at = ?2, attempts = ?3,"
+	    " last_error = NULL, next_at = NULL"
+	    " WHERE id = ?1 AND status <> 'processed'", -1, &st,
+	    NULL)) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	sqlite3_bind_int64(st, 3, attempts);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return rc;
+	*changed = sqlite3_changes(s->db) == 1;
+	return SQLITE_OK;
 }
 
 /*
- * The next event to run (sqs_work()).  `status <> 'processed'` is the
+ * The next event to run (work).  `status <> 'processed'` is the
  * condition of the partial index events_pending: with it SQLite reads
  * only the events not processed; with `IN ('received', 'failed')`
  * alone it cannot tell the index applies, and would read every event
@@ -1629,7 +1500,7 @@ work_failed(struct sqstore *s, long long id, const char *error,
  * over.  t_store checks the plan.
  */
 const char sq_work_pick[] = "SELECT id, endpoint, key, type,"
-    " payload_hash, payload, received_at, attempts FROM events"
+    " payload_hash, payload, received_at, attempts, status FROM events"
     " WHERE status IN ('received', 'failed') AND status <> 'processed'"
     " AND (?1 IS NULL OR (endpoint = ?1 AND key = ?2))"
     " AND (?1 IS NOT NULL OR coalesce(next_at, 0) <= ?3"
@@ -1637,174 +1508,76 @@ const char sq_work_pick[] = "SELECT id, endpoint, key, type,"
     " AND endpoint IN (SELECT value FROM json_each(?4))"
     " ORDER BY coalesce(next_at, 0), id LIMIT 1";
 
-/*
- * One attempt at store_work(): in a deferred transaction, or with the
- * write lock taken first (immediate), which the second attempt does when
- * the first found the database changed under its reads.
- */
-static enum store_work
-work_once(struct sqstore *s, const char *endpoint, const char *key,
-    long long now, long long lead, struct store_work_item *w, int immediate)
+/* Under the write lock (replay), or at the first write (work's
+ * deferred transaction, whose commit fails if another came between):
+ * SQLite locks no rows, so skip changes nothing. */
+static int
+sq_take(struct store *b, const char *endpoint, const char *key,
+    long long now, long long lead, int skip, struct store_taken *t,
+    int *found)
 {
-	sqlite3_stmt		*st = NULL;
-	struct event		 ev;
-	enum store_work		 res = WORK_ERROR;
-	char			 names[4096], *payload = NULL;
-	size_t			 i, o = 0, epi = 0;
-	long long		 id = 0;
-	int			 rc, locked = 0;
+	struct sqstore	*s = (struct sqstore *)b;
+	static const char	 bykey[] = "SELECT id, endpoint, key, type,"
+	    " payload_hash, payload, received_at, attempts, status"
+	    " FROM events WHERE endpoint = ?1 AND key = ?2";
+	sqlite3_stmt	*st = NULL;
+	char		 names[4096];
+	size_t		 i, o = 0;
+	int		 rc;
 
-	memset(&ev, 0, sizeof(ev));
-	memset(w, 0, sizeof(*w));
-	/* The configured endpoints only: another's events are not ours. */
-	o += (size_t)snprintf(names, sizeof(names), "[");
-	for (i = 0; i < s->cf->nendpoints && o < sizeof(names); i++)
-		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s\"%s\"",
-		    i ? "," : "", s->cf->endpoints[i].name);
-	if (o + 2 >= sizeof(names)) {
-		snprintf(w->why, sizeof(w->why), "too many endpoints");
-		return WORK_ERROR;
+	(void)skip;
+	*found = 0;
+	if (endpoint != NULL)
+		rc = sqlite3_prepare_v2(s->db, bykey, -1, &st, NULL);
+	else {
+		/* The configured endpoints only: another's events are not
+		 * ours. */
+		o += (size_t)snprintf(names, sizeof(names), "[");
+		for (i = 0; i < s->cf->nendpoints && o < sizeof(names); i++)
+			o += (size_t)snprintf(names + o, sizeof(names) - o,
+			    "%s\"%s\"", i ? "," : "", s->cf->endpoints[i].name);
+		if (o + 2 >= sizeof(names))
+			return SQLITE_TOOBIG;
+		snprintf(names + o, sizeof(names) - o, "]");
+		rc = sqlite3_prepare_v2(s->db, sq_work_pick, -1, &st, NULL);
 	}
-	snprintf(names + o, sizeof(names) - o, "]");
-	if (sq_moved(s)) {
-		snprintf(w->why, sizeof(w->why), "the database moved");
-		return WORK_BUSY;
-	}
-	/*
-	 * First a deferred transaction: the actions may read for long
-	 * before they write, and claims go on meanwhile.  Their first write
-	 * takes the write lock, and fails (BUSY) if another commit came
-	 * between: then nothing happened, and store_work() tries again with
-	 * the lock taken from the start (claims wait meanwhile).  The
-	 * status changes in the same transaction as the effects, only from
-	 * received or failed: whoever else runs it at the same moment
-	 * (work, a replay, the process that claimed it) commits nothing.
-	 */
-	if (immediate) {
-		if ((rc = sq_begin(s)) != SQLITE_OK) {
-			sq_why(s, "begin", w->why, sizeof(w->why));
-			sq_end(s);
-			sq_note(s, rc);
-			return sq_classify(rc) == HOOK_EBUSY ? WORK_BUSY :
-			    WORK_ERROR;
-		}
-		locked = 1;
-	} else if ((rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL)) !=
-	    SQLITE_OK)
-		goto fail;
-	if ((rc = sqlite3_prepare_v2(s->db, sq_work_pick, -1, &st, NULL)) !=
-	    SQLITE_OK)
-		goto fail;
+	if (rc != SQLITE_OK)
+		return rc;
 	if (endpoint != NULL) {
 		sqlite3_bind_text(st, 1, endpoint, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	} else {
+		sqlite3_bind_int64(st, 3, now);
+		sqlite3_bind_text(st, 4, names, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, lead);
 	}
-	sqlite3_bind_int64(st, 3, now);
-	sqlite3_bind_text(st, 4, names, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, lead);
-	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
-		res = WORK_IDLE;
-		goto out;
-	}
-	if (rc != SQLITE_ROW)
-		goto fail;
-	id = sqlite3_column_int64(st, 0);
-	snprintf(w->endpoint, sizeof(w->endpoint), "%s",
-	    (const char *)sqlite3_column_text(st, 1));
-	snprintf(w->key, sizeof(w->key), "%s",
-	    (const char *)sqlite3_column_text(st, 2));
-	w->attempts = sqlite3_column_int64(st, 7) + 1;
-	if (conf_endpoint_index(s->cf, w->endpoint, &epi) == -1)
-		epi = s->cf->nendpoints;
-	if ((payload = strdup((const char *)sqlite3_column_text(st, 5))) ==
-	    NULL || event_stored(&ev, w->key, (const char *)
-	    sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st,
-	    4), payload, strlen(payload), sqlite3_column_int64(st, 6)) !=
-	    HOOK_OK) {
-		snprintf(w->why, sizeof(w->why), "out of memory");
-		goto out;
-	}
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = SQLITE_OK;
+		if (store_taken_fill(s->cf, t, sqlite3_column_int64(st, 0),
+		    (const char *)sqlite3_column_text(st, 1),
+		    (const char *)sqlite3_column_text(st, 2),
+		    (const char *)sqlite3_column_text(st, 3),
+		    (const char *)sqlite3_column_text(st, 4),
+		    (const char *)sqlite3_column_text(st, 5),
+		    (size_t)sqlite3_column_bytes(st, 5),
+		    sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 7),
+		    (const char *)sqlite3_column_text(st, 8)) == -1)
+			rc = SQLITE_NOMEM;
+		else
+			*found = 1;
+	} else if (rc == SQLITE_DONE)
+		rc = SQLITE_OK;
 	sqlite3_finalize(st);
-	st = NULL;
-	if (epi == s->cf->nendpoints)
-		goto out;		/* the pick knows only ours */
-	rc = load_actions(s, epi, w->why, sizeof(w->why)) == -1 ?
-	    sqlite3_errcode(s->db) : actions_run(s->acts[epi], w->endpoint,
-	    &ev, w->why, sizeof(w->why));
-	if (rc != SQLITE_OK) {
-		/* An actions file that no longer prepares fails its event
-		 * like a failing action: counted, not run again at once, so
-		 * the other endpoints' events go on. */
-		if (sq_classify(rc) == HOOK_EBUSY)
-			goto busy;	/* the storage's, not the action's */
-		sq_note(s, rc);
-		if (!sqlite3_get_autocommit(s->db))
-			(void)sq_run(s, ST_ROLLBACK);
-		if (locked) {
-			sq_end(s);
-			locked = 0;
-		}
-		work_failed(s, id, w->why, w->attempts,
-		    s->cf->endpoints[epi].max_attempts, now);
-		res = w->attempts >= s->cf->endpoints[epi].max_attempts ?
-		    WORK_DEAD : WORK_FAILED;
-		goto done;
-	}
-	if ((rc = sqlite3_prepare_v2(s->db, "UPDATE events SET status ="
-	    " 'processed', processed_at = ?2, attempts = ?3,"
-	    " last_error = NULL, next_at = NULL"
-	    " WHERE id = ?1 AND status IN ('received', 'failed')", -1, &st,
-	    NULL)) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, now);
-	sqlite3_bind_int64(st, 3, w->attempts);
-	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
-		goto fail;
-	if (sqlite3_changes(s->db) != 1) {
-		res = WORK_RACED;	/* run by another meanwhile */
-		goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if ((rc = sq_commit(s)) != SQLITE_OK)
-		goto fail;
-	res = WORK_DONE;
-	goto done;
-fail:
-	snprintf(w->why, sizeof(w->why), "%s", sqlite3_errmsg(s->db));
-busy:
-	res = sq_classify(rc) == HOOK_EBUSY ? WORK_BUSY : WORK_ERROR;
-	sq_note(s, rc);
-out:
-	sqlite3_finalize(st);
-	if (!sqlite3_get_autocommit(s->db))
-		(void)sq_run(s, ST_ROLLBACK);
-done:
-	if (locked)
-		sq_end(s);
-	event_clear(&ev);
-	free(payload);
-	return res;
+	return rc;
 }
 
-static enum store_work
-sqs_work(struct store *b, const char *endpoint, const char *key,
-    long long now, long long lead, struct store_work_item *w)
+/* BEGIN (deferred): the write lock at the first write. */
+static int
+sq_tx_begin_deferred(struct store *b)
 {
 	struct sqstore	*s = (struct sqstore *)b;
-	enum store_work	 r;
 
-	/*
-	 * Reads first, without the lock; if a commit came between, once
-	 * more holding it from the start (no starving under steady
-	 * claims).  Always read-first: while a run holds the lock, claims
-	 * wait, and answering them fast is what deferred mode is for (a
-	 * run that must be made twice costs the work loop, not them).
-	 */
-	if ((r = work_once(s, endpoint, key, now, lead, w, 0)) == WORK_BUSY)
-		r = work_once(s, endpoint, key, now, lead, w, 1);
-	return r;
+	return sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);
 }
 
 static int
@@ -1885,6 +1658,15 @@ static const struct store_ops sqs_ops = {
 	.conflict = sq_conflict,
 	.ready = sq_ready,
 	.actions = sq_actions,
+	.tx_begin_deferred = sq_tx_begin_deferred,
+	.take = sq_take,
+	.processed = sq_processed,
+	.run_failed = sq_run_failed,
+	.count_failure = sq_count_failure,
+	.park = sq_park,
+	.ob_pick = sqo_pick,
+	.ob_lease = sqo_lease,
+	.ob_settle = sqo_settle,
 	.version = sqs_version,
 	.about = sqs_about,
 	.broken = sqs_broken,
@@ -1897,12 +1679,6 @@ static const struct store_ops sqs_ops = {
 	.list = sqs_list,
 	.prune = sqs_prune,
 	.rows = sqs_rows,
-	.failed = sqs_failed,
-	.replay = sqs_replay,
-	.work = sqs_work,
-	.ob_take = sqo_take,
-	.ob_delivered = sqo_delivered,
-	.ob_failed = sqo_failed,
 	.ob_retry = sqo_retry,
 	.ob_list = sqo_list,
 	.ob_topics = sqo_topics,

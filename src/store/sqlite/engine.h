@@ -103,14 +103,13 @@ void		 sq_why(struct sqstore *s, const char *step, char *buf,
 
 /* The outbox's operations, in store/sqlite/outbox.c (store/outbox.h says what each does;
  * store/sqlite/engine.c's table names them). */
-enum outbox_take sqo_take(struct store *, long long, long long,
+int		 sqo_pick(struct store *, long long,
 		    int (*)(void *, const char *), void *,
-		    struct outbox_item *, char *, size_t);
-int		 sqo_delivered(struct store *, const struct outbox_item *,
-		    long long, char *, size_t);
-int		 sqo_failed(struct store *, const struct outbox_item *,
-		    const char *, long long, long long, long long, char *,
-		    size_t);
+		    struct outbox_item *, int *);
+int		 sqo_lease(struct store *, struct outbox_item *, long long,
+		    long long, int *);
+int		 sqo_settle(struct store *, const struct outbox_item *,
+		    long long, const char *, long long, long long, int *);
 long long	 sqo_retry(struct store *, long long, int, int, char *,
 		    size_t);
 long long	 sqo_list(struct store *, const char *, const char *,

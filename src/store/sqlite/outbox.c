@@ -49,10 +49,12 @@ undo(struct sqstore *s, int rc)
 	sq_end(s);
 }
 
-enum outbox_take
-sqo_take(struct store *b, long long now, long long lease,
+/* The oldest due row, by a plain read: the rows waiting for a target
+ * are passed over without the write lock (engine_ops.ob_pick). */
+int
+sqo_pick(struct store *b, long long now,
     int (*has_target)(void *, const char *), void *arg,
-    struct outbox_item *it, char *why, size_t whysz)
+    struct outbox_item *it, int *found)
 {
 	struct sqstore	*s = (struct sqstore *)b;
 	static const char	 pick[] = "SELECT id, topic, endpoint, key,"
@@ -60,31 +62,18 @@ sqo_take(struct store *b, long long now, long long lease,
 	    " WHERE status = 'pending' AND next_at <= ?1"
 	    " AND oncehook_has_target(topic)"
 	    " ORDER BY next_at, seq LIMIT 1";
-	/* Still due, still at the attempt read: the row is ours. */
-	static const char	 take[] = "UPDATE outbox SET"
-	    " attempts = attempts + 1, next_at = ?2, lease = ?4"
-	    " WHERE seq = ?1 AND status = 'pending' AND next_at <= ?5"
-	    " AND attempts = ?3";
 	sqlite3_stmt		*st = NULL;
 	const void		*p;
-	long long		 t;
-	int			 rc, locked = 0, changed;
+	int			 rc;
 
-	memset(it, 0, sizeof(*it));
-	why[0] = '\0';
-	if (sq_moved(s)) {
-		snprintf(why, whysz, "the database moved");
-		return TAKE_BUSY;
-	}
+	*found = 0;
 	if (!s->has_target_defined) {
 		if ((rc = sqlite3_create_function(s->db, "oncehook_has_target",
 		    1, SQLITE_UTF8, s, sql_has_target, NULL, NULL)) !=
 		    SQLITE_OK)
-			goto fail;
+			return rc;
 		s->has_target_defined = 1;
 	}
-	/* The oldest due row, by a plain read: the rows waiting for a
-	 * target are passed over without the write lock. */
 	s->has_target = has_target;
 	s->has_target_arg = arg;
 	rc = sqlite3_prepare_v2(s->db, pick, -1, &st, NULL);
@@ -94,12 +83,10 @@ sqo_take(struct store *b, long long now, long long lease,
 	}
 	s->has_target = NULL;
 	s->has_target_arg = NULL;
-	if (rc == SQLITE_DONE) {
+	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(st);
-		return TAKE_NONE;
+		return rc == SQLITE_DONE ? SQLITE_OK : rc;
 	}
-	if (rc != SQLITE_ROW)
-		goto fail;
 	col(st, 0, it->id, sizeof(it->id));
 	col(st, 1, it->topic, sizeof(it->topic));
 	col(st, 2, it->endpoint, sizeof(it->endpoint));
@@ -107,9 +94,8 @@ sqo_take(struct store *b, long long now, long long lease,
 	p = sqlite3_column_blob(st, 4);
 	it->payloadsz = (size_t)sqlite3_column_bytes(st, 4);
 	if ((it->payload = malloc(it->payloadsz + 1)) == NULL) {
-		snprintf(why, whysz, "out of memory");
 		sqlite3_finalize(st);
-		return TAKE_ERROR;
+		return SQLITE_NOMEM;
 	}
 	if (it->payloadsz > 0)
 		memcpy(it->payload, p, it->payloadsz);
@@ -118,119 +104,76 @@ sqo_take(struct store *b, long long now, long long lease,
 	it->attempts = sqlite3_column_int64(st, 6) + 1;
 	it->seq = sqlite3_column_int64(st, 7);
 	sqlite3_finalize(st);
-	st = NULL;
-	if (crypto_random(&it->lease, sizeof(it->lease)) == -1) {
-		snprintf(why, whysz, "no random token");
-		outbox_item_clear(it);
-		return TAKE_ERROR;
-	}
-	it->lease &= 0x7fffffffffffffffLL;
-	/* The lease, counted from when the lock is ours (the wait for it
-	 * may have been long). */
-	if ((rc = sq_begin(s)) != SQLITE_OK)
-		goto fail;
-	locked = 1;
-	t = (long long)time(NULL);
+	*found = 1;
+	return SQLITE_OK;
+}
+
+/* Still due, still at the attempt read: the row is ours. */
+int
+sqo_lease(struct store *b, struct outbox_item *it, long long now,
+    long long lease, int *changed)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+	static const char	 take[] = "UPDATE outbox SET"
+	    " attempts = attempts + 1, next_at = ?2, lease = ?4"
+	    " WHERE seq = ?1 AND status = 'pending' AND next_at <= ?5"
+	    " AND attempts = ?3";
+	sqlite3_stmt	*st = NULL;
+	long long	 t = (long long)time(NULL);
+	int		 rc;
+
 	if (t < now)
 		t = now;
 	if ((rc = sqlite3_prepare_v2(s->db, take, -1, &st, NULL)) !=
 	    SQLITE_OK)
-		goto fail;
+		return rc;
 	sqlite3_bind_int64(st, 1, it->seq);
 	sqlite3_bind_int64(st, 2, t + lease);
 	sqlite3_bind_int64(st, 3, it->attempts - 1);
 	sqlite3_bind_int64(st, 4, it->lease);
 	sqlite3_bind_int64(st, 5, now);
-	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
-		goto fail;
-	changed = sqlite3_changes(s->db);
+	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	st = NULL;
-	if ((rc = sq_commit(s)) != SQLITE_OK)
-		goto fail;
-	sq_end(s);
-	if (changed != 1) {
-		outbox_item_clear(it);
-		return TAKE_RACED;
-	}
-	return TAKE_ONE;
-fail:
-	snprintf(why, whysz, "taking an outbox row: %s", sqlite3_errmsg(s->db));
-	if (locked)
-		sq_why(s, "taking an outbox row", why, whysz);
-	sqlite3_finalize(st);
-	undo(s, rc);
-	outbox_item_clear(it);
-	return sq_classify(rc) == HOOK_EBUSY ? TAKE_BUSY : TAKE_ERROR;
+	if (rc != SQLITE_DONE)
+		return rc;
+	*changed = sqlite3_changes(s->db) == 1;
+	return SQLITE_OK;
 }
 
-/* Run the one-row update sql on item's row in its own transaction:
- * ?1 seq, ?2 lease, ?3 now, ?4 error, ?5 next, ?6 max.  1 if the row
- * changed, 0 if not (another holds it now), -1 on failure. */
-static int
-settle(struct sqstore *s, const char *sql, const struct outbox_item *it,
-    long long now, const char *error, long long next, long long max,
-    char *why, size_t whysz)
+int
+sqo_settle(struct store *b, const struct outbox_item *it, long long now,
+    const char *error, long long next_at, long long max, int *changed)
 {
+	struct sqstore	*s = (struct sqstore *)b;
+	static const char	 delivered[] = "UPDATE outbox SET"
+	    " status = 'delivered', delivered_at = ?3, last_error = NULL,"
+	    " lease = NULL WHERE seq = ?1 AND status = 'pending'"
+	    " AND lease = ?2";
+	static const char	 failed[] = "UPDATE outbox SET"
+	    " last_error = ?4, lease = NULL,"
+	    " status = CASE WHEN attempts >= ?6 THEN 'dead' ELSE 'pending'"
+	    " END, next_at = CASE WHEN attempts >= ?6 THEN ?3 ELSE ?5 END"
+	    " WHERE seq = ?1 AND status = 'pending' AND lease = ?2";
 	sqlite3_stmt	*st = NULL;
-	int		 rc, changed;
+	int		 rc;
 
-	if (sq_moved(s)) {
-		snprintf(why, whysz, "the database moved");
-		return -1;
-	}
-	if ((rc = sq_begin(s)) != SQLITE_OK)
-		goto fail;
-	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
-		goto fail;
+	if ((rc = sqlite3_prepare_v2(s->db, error == NULL ? delivered :
+	    failed, -1, &st, NULL)) != SQLITE_OK)
+		return rc;
 	sqlite3_bind_int64(st, 1, it->seq);
 	sqlite3_bind_int64(st, 2, it->lease);
 	sqlite3_bind_int64(st, 3, now);
-	sqlite3_bind_text(st, 4, error, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, next);
-	sqlite3_bind_int64(st, 6, max);
-	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
-		goto fail;
-	changed = sqlite3_changes(s->db) > 0;
+	if (error != NULL) {
+		sqlite3_bind_text(st, 4, error, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, next_at);
+		sqlite3_bind_int64(st, 6, max);
+	}
+	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	st = NULL;
-	if ((rc = sq_commit(s)) != SQLITE_OK)
-		goto fail;
-	sq_end(s);
-	return changed;
-fail:
-	sq_why(s, "noting an outbox attempt", why, whysz);
-	sqlite3_finalize(st);
-	undo(s, rc);
-	return -1;
-}
-
-int
-sqo_delivered(struct store *b, const struct outbox_item *it, long long now,
-    char *why, size_t whysz)
-{
-	struct sqstore	*s = (struct sqstore *)b;
-	return settle(s, "UPDATE outbox SET status = 'delivered',"
-	    " delivered_at = ?3, last_error = NULL, lease = NULL"
-	    " WHERE seq = ?1 AND status = 'pending' AND lease = ?2",
-	    it, now, NULL, 0, 0, why, whysz);
-}
-
-int
-sqo_failed(struct store *b, const struct outbox_item *it,
-    const char *error, long long now, long long first, long long max,
-    char *why, size_t whysz)
-{
-	struct sqstore	*s = (struct sqstore *)b;
-	int	 r;
-
-	r = settle(s, "UPDATE outbox SET last_error = ?4, lease = NULL,"
-	    " status = CASE WHEN attempts >= ?6 THEN 'dead' ELSE 'pending'"
-	    " END, next_at = CASE WHEN attempts >= ?6 THEN ?3 ELSE ?5 END"
-	    " WHERE seq = ?1 AND status = 'pending' AND lease = ?2",
-	    it, now, error, now + store_backoff(it->attempts, first,
-	    OUTBOX_CAP), max, why, whysz);
-	return r == 1 && it->attempts >= max ? 2 : r;
+	if (rc != SQLITE_DONE)
+		return rc;
+	*changed = sqlite3_changes(s->db) > 0;
+	return SQLITE_OK;
 }
 
 long long
