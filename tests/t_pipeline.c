@@ -413,7 +413,7 @@ heap_kb(void)
 }
 
 /*
- * A second idle gives back SQLite's page cache (store_release()) and
+ * A second idle gives back SQLite's page cache (store_upkeep(): STORE_RELEASE) and
  * the allocator's free pages (io_trim()), once; the next event is
  * processed as before.
  */
@@ -624,7 +624,7 @@ count_like(sqlite3 *db, const char *sql, const char *arg)
  * that the writer's own checkpoint, past 1,000 pages, finds little to
  * copy.  Under `full` (full != 0) the writer asks the processes it
  * answers, every STORE_COPY_STEP pages (WRITER_COPY), and each that is
- * asked copies it after its answer (pipeline_after(): store_copy());
+ * asked copies it after its answer (pipeline_after(): store_upkeep(): STORE_COPY);
  * here, one event at a time and no reader in the log, a whole copy lets
  * SQLite start the log over at the writer's next commit.  Under
  * `normal` its copier does (store/sqlite/copier.h), a thread beside it: no process

@@ -1112,7 +1112,7 @@ wal_peak(const char *dbname, int n, int maintain)
 	for (i = 0; i < n; i++) {
 		claim_filler(st, "k", i);
 		if (maintain)
-			store_maintain(st);
+			store_upkeep(st, STORE_MAINTAIN);
 		if (stat(p, &sb) == 0 && sb.st_size > peak)
 			peak = sb.st_size;
 	}
@@ -1122,7 +1122,7 @@ wal_peak(const char *dbname, int n, int maintain)
 }
 
 /*
- * The log stays bounded: store_maintain() starts it over past 1,000
+ * The log stays bounded: store_upkeep(): STORE_MAINTAIN starts it over past 1,000
  * pages (about 4 MB), where without it the log only grows.
  */
 static void
@@ -1132,7 +1132,7 @@ test_checkpoint(void)
 
 	with = wal_peak("c1.sqlite", 700, 1);
 	without = wal_peak("c2.sqlite", 700, 0);
-	CHECK(with > 0 && with < 4700000, "700 claims, store_maintain() "
+	CHECK(with > 0 && with < 4700000, "700 claims, store_upkeep(): STORE_MAINTAIN "
 	    "after each: the log peaks at %lld bytes (under 4.5 MB)", with);
 	CHECK(without > 2 * with, "without it the log grows (%lld bytes)",
 	    without);
@@ -1205,7 +1205,7 @@ test_work_plan(void)
 
 /*
  * A reader that stays in the log (a report, a backup) keeps it from
- * starting over.  Past 2,000 pages store_maintain() then waits for the
+ * starting over.  Past 2,000 pages store_upkeep(): STORE_MAINTAIN then waits for the
  * readers in naps of 100 µs, at most 20 (some 2 ms; a claim waiting
  * behind the checkpoint waits that long), not for the busy timeout (100
  * ms here): the log grows, and each call still returns.  Once the reader
@@ -1234,12 +1234,12 @@ test_checkpoint_reader(void)
 		claim_filler(st, "held-", i);
 		if (wal_pages("c3.sqlite") >= 2000) {
 			clock_gettime(CLOCK_MONOTONIC, &t0);
-			store_maintain(st);
+			store_upkeep(st, STORE_MAINTAIN);
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			ms[n++] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 		} else
-			store_maintain(st);
+			store_upkeep(st, STORE_MAINTAIN);
 		if (wal_pages("c3.sqlite") > most)
 			most = wal_pages("c3.sqlite");
 	}
@@ -1254,7 +1254,7 @@ test_checkpoint_reader(void)
 	sqlite3_close(q);
 	CHECK(claim_new(st, 0, "held-last", "t.ok", "{\"v\":1}") == HOOK_OK,
 	    "reader gone: a claim");
-	store_maintain(st);
+	store_upkeep(st, STORE_MAINTAIN);
 	CHECK(claim_new(st, 0, "held-after", "t.ok", "{\"v\":2}") ==
 	    HOOK_OK && (after = wal_pages("c3.sqlite")) < 50,
 	    "reader gone: the next checkpoint starts the log over (%u pages "

@@ -22,6 +22,7 @@
 #include "lib/log.h"
 #include "pipeline/event.h"
 #include "pipeline/pipeline.h"
+#include "store/sqlite/library.h"
 #include "store/store.h"
 #include "writer/shared.h"
 
@@ -239,7 +240,7 @@ main(int argc, char **argv)
 			printf("oncehook %s\nCopyright (c) 2026 the oncehook "
 			    "authors; MIT licence (LICENSE)\n"
 			    "SQLite %s, jansson %s and libfcgi: "
-			    "%s\n", PACKAGE_VERSION, store_sqlite_version(),
+			    "%s\n", PACKAGE_VERSION, sqlite_library_version(),
 			    event_jansson_version(),
 #ifdef STATIC_LIBS
 			    "linked in (their security updates need oncehook "

@@ -85,7 +85,7 @@ pipeline_idle(struct pipeline *p)
 	if (p->released)
 		return;
 	if (p->st != NULL)
-		store_release(p->st);
+		store_upkeep(p->st, STORE_RELEASE);
 	io_trim();
 	p->released = 1;
 }
@@ -146,8 +146,8 @@ pipeline_after(struct pipeline *p)
 	if (p->st == NULL)
 		return;
 	if (copy)
-		store_copy(p->st);
-	store_maintain(p->st);
+		store_upkeep(p->st, STORE_COPY);
+	store_upkeep(p->st, STORE_MAINTAIN);
 	if (store_broken(p->st))
 		pipeline_clear(p);
 }

@@ -83,7 +83,7 @@ struct pipeline {
 	int			 released;	/* idle memory given back
 						   since the last request */
 	int			 copy;		/* the writer asked for
-						   store_copy() */
+						   store_upkeep(): STORE_COPY */
 };
 
 /* Start a pipeline over cf (may be NULL; then conferr says why). */
@@ -100,14 +100,14 @@ void	pipeline_clear(struct pipeline *);
 /*
  * Between requests (a second idle): close a store whose file moved;
  * the first time since a request, give back the memory kept for speed
- * (store_release(), then the allocator's free pages: io_trim()).
+ * (store_upkeep(): STORE_RELEASE, then the allocator's free pages: io_trim()).
  */
 void	pipeline_idle(struct pipeline *);
 
 /*
  * After a request is answered: the actions of the event it claimed in
  * deferred mode (if run_after; else `oncehook work` runs them), then the
- * store's upkeep (store_copy() if the writer asked, store_maintain()).
+ * store's upkeep (store_upkeep(): STORE_COPY if the writer asked, store_upkeep(): STORE_MAINTAIN).
  */
 void	pipeline_after(struct pipeline *);
 

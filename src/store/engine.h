@@ -205,10 +205,9 @@ struct store_ops {
 	int		(*about)(struct store *, char *, size_t);
 	int		(*broken)(const struct store *);
 	int		(*idle)(struct store *);
-	void		(*release)(struct store *);
-	void		(*maintain)(struct store *);
-	enum store_copy	(*copy_due)(struct store *);
-	void		(*copy)(struct store *);
+	/* store_upkeep(): the engine's work between requests.  NULL:
+	 * none (STORE_COPY_NONE). */
+	enum store_copy	(*upkeep)(struct store *, enum store_upkeep);
 	void		(*close)(struct store *);
 	long long	(*list)(struct store *, const char *, const char *,
 			    const char *, long long, int, store_row_fn,
@@ -261,6 +260,9 @@ int		 store_taken_fill(const struct conf *cf, struct store_taken *t,
 		    size_t len, long long received_at, long long attempts,
 		    const char *status);
 void		 store_taken_clear(struct store_taken *t);
+
+/* Once per process (store_process_init()): SQLite's library. */
+void		 sqs_process_init(void);
 
 /* The backends' openers (store_connect()'s contract). */
 enum hook_err	 sqs_connect(const struct conf *, int flags,

@@ -72,28 +72,17 @@ store_idle(struct store *s)
 	return s->ops->idle(s);
 }
 
-void
-store_release(struct store *s)
-{
-	s->ops->release(s);
-}
-
-void
-store_maintain(struct store *s)
-{
-	s->ops->maintain(s);
-}
-
 enum store_copy
-store_copy_due(struct store *s)
+store_upkeep(struct store *s, enum store_upkeep what)
 {
-	return s->ops->copy_due(s);
+	return s->ops->upkeep != NULL ? s->ops->upkeep(s, what) :
+	    STORE_COPY_NONE;
 }
 
 void
-store_copy(struct store *s)
+store_process_init(void)
 {
-	s->ops->copy(s);
+	sqs_process_init();
 }
 
 void

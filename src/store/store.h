@@ -107,7 +107,7 @@ struct store_claim {
 	char			 why[256];	/* for the log, if not OK */
 	int			 kept;		/* result set by its own failure */
 	int			 copy;		/* through a writer: it asks for
-						   store_copy() after the answer */
+						   store_upkeep(): STORE_COPY after the answer */
 };
 
 /*
@@ -143,30 +143,35 @@ void		 store_drop_broken(struct store **st);
  */
 int		 store_idle(struct store *);
 /*
- * Idle for a while (no request for a second): give back the memory the
- * connection keeps only for speed (SQLite's page cache), so that the
- * processes of a quiet site hold little.  The next request reads the
- * pages again (from the kernel's cache).
- */
-void		 store_release(struct store *);
-/*
- * Between requests, once the answer is out: keep the log bounded (a
- * checkpoint that starts it over past 1,000 pages, under the write
- * lock).  Failures are logged; store_broken() says if the connection
- * should go.
- */
-void		 store_maintain(struct store *);
-/*
- * The writer's side of keeping the log short (writer/writer.h, store/sqlite/copier.h): what
- * the log needs after a batch (SQLite; always STORE_COPY_NONE on
- * MariaDB/MySQL).  STORE_COPY_ASK each time the log grew by
- * STORE_COPY_STEP pages since it last said so, never near the writer's
- * own checkpoint: the writer has the log copied into the database
- * beside its commits (store_copy(): by its copier, or by one process it
- * answers), so that its own checkpoint (store_maintain()) copies only
- * what came since.  STORE_COPY_CHECKPOINT when store_maintain() is due
- * to checkpoint: a copy still running would make it busy (the copier's
- * is let end first).
+ * The engine's upkeep between requests, which only an embedded engine
+ * has (SQLite: its log and its page cache; a server keeps its own):
+ *
+ * STORE_RELEASE   idle for a while (no request for a second): give back
+ *                 the memory the connection keeps only for speed (the
+ *                 page cache), so that the processes of a quiet site
+ *                 hold little; the next request reads the pages again.
+ * STORE_MAINTAIN  once the answer is out: keep the log bounded (a
+ *                 checkpoint that starts it over past 1,000 pages,
+ *                 under the write lock).
+ * STORE_COPY_DUE  the writer, after a batch (writer/writer.h,
+ *                 store/sqlite/copier.h): what the log needs.
+ *                 STORE_COPY_ASK each time it grew by STORE_COPY_STEP
+ *                 pages since it last said so, never near the writer's
+ *                 own checkpoint: the writer has the log copied into the
+ *                 database beside its commits (STORE_COPY, by its copier
+ *                 or by one process it answers), so that its own
+ *                 checkpoint copies only what came since.
+ *                 STORE_COPY_CHECKPOINT when STORE_MAINTAIN is due to
+ *                 checkpoint: a copy still running would make it busy
+ *                 (the copier's is let end first).
+ * STORE_COPY      the writer's copier, or a process that handed its
+ *                 claims to a writer, once the writer asked: copy what
+ *                 the log holds into the database file (a PASSIVE
+ *                 checkpoint: it waits for nobody, holds no write lock;
+ *                 one process copies at a time, another returns at once).
+ *
+ * Returns what STORE_COPY_DUE asks, else STORE_COPY_NONE.  Failures are
+ * logged; store_broken() says if the connection should go.
  */
 #define STORE_COPY_STEP	256
 enum store_copy {
@@ -174,17 +179,13 @@ enum store_copy {
 	STORE_COPY_ASK,
 	STORE_COPY_CHECKPOINT
 };
-enum store_copy	 store_copy_due(struct store *);
-/*
- * The writer's copier, or a process that handed its claims to a writer
- * (between requests) once the writer asked: copy what the log holds
- * into the database file (a
- * PASSIVE checkpoint: it waits for nobody, holds no write lock, and
- * stops at the oldest page a reader still needs; one process copies
- * at a time, another returns at once).  Failures are logged;
- * store_broken() says if the connection should go.
- */
-void		 store_copy(struct store *);
+enum store_upkeep {
+	STORE_RELEASE,
+	STORE_MAINTAIN,
+	STORE_COPY_DUE,
+	STORE_COPY
+};
+enum store_copy	 store_upkeep(struct store *, enum store_upkeep what);
 
 void		 store_close(struct store *);
 
@@ -367,26 +368,14 @@ int		 store_version(void);
  * ("SQLite", "MariaDB/MySQL"). */
 int		 store_schema(const struct store *);
 const char	*store_engine(const struct store *);
-/* The SQLite library's version ("3.40.1"): the one linked in, or the
- * shared library this process loaded. */
-const char	*store_sqlite_version(void);
 /*
- * Once, first thing in main(), before any store is opened: SQLite set
- * up for a process that uses it from one thread (oncehook's processes
- * do, but a writer with a copier: store_threaded(); serve's workers are
- * processes): no mutexes, no memory
- * statistics.  Programs that skip it (the tests) keep SQLite's
- * defaults.
+ * Once, first thing in main(), before any store is opened: each
+ * engine's library set up for a process that uses it from one thread
+ * (SQLite: no mutexes, no memory statistics; a writer with a copier
+ * turns them back on, store/sqlite/library.h).  Programs that skip it
+ * (the tests) keep the libraries' defaults.
  */
 void		 store_process_init(void);
-/*
- * A writer that is to have a copier (store/sqlite/copier.h), before the copier
- * starts and before the writer opens any store: SQLite set up for two
- * threads, each with connections of its own (its mutexes on, what
- * store_process_init() turned off).  0, or -1: SQLite cannot be (it was
- * built without threads, or is in use): one thread only, then.
- */
-int		 store_threaded(void);
 /*
  * For "oncehook check": what the store is (the server's name and
  * version), after checking what only a server can say: the privileges

@@ -720,7 +720,7 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 			}
 			if (!released) {
 				if (st != NULL)
-					store_release(st);
+					store_upkeep(st, STORE_RELEASE);
 				io_trim();
 				released = 1;
 			}
@@ -753,7 +753,7 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 				break;
 			released = 0;
 			batch_run(cf, &st, batch, claims, nb, stats);
-			due = st != NULL ? store_copy_due(st) :
+			due = st != NULL ? store_upkeep(st, STORE_COPY_DUE) :
 			    STORE_COPY_NONE;
 			batch_answer(batch, claims, nb, (uint32_t)live,
 			    due == STORE_COPY_ASK && cp == NULL ? WRITER_COPY :
@@ -763,7 +763,7 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 			else if (due == STORE_COPY_CHECKPOINT)
 				copier_wait(cp, COPIER_WAIT_MS);
 			if (st != NULL) {
-				store_maintain(st);
+				store_upkeep(st, STORE_MAINTAIN);
 				store_drop_broken(&st);
 			}
 		} while (nb == WRITER_BATCH_MAX);

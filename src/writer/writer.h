@@ -50,7 +50,7 @@
  * WRITER_COPY (in the first answer of a batch only, and only when the
  * writer has no copier: under `full`, store/sqlite/copier.h): the log grew by
  * STORE_COPY_STEP pages since the writer last asked; that worker copies
- * it into the database after its answer (store_copy()), so that the
+ * it into the database after its answer (store_upkeep(): STORE_COPY), so that the
  * writer's own checkpoint, which every claim waits for, copies only
  * what came since.  Under `normal` the writer's copier, a thread beside
  * it, does that copy, and no worker is asked (unless the copier could
@@ -70,7 +70,7 @@ struct store_claim;
 
 #define WRITER_BATCH_MAX	64
 #define WRITER_NONE		0xffffffffu	/* a NULL string */
-#define WRITER_COPY		0x1u		/* result flag: store_copy() */
+#define WRITER_COPY		0x1u		/* result flag: store_upkeep(): STORE_COPY */
 #define WRITER_HELLO		0x6f6e6331u	/* "onc1": the shared writer
 						   accepted, and reads */
 

@@ -145,13 +145,6 @@ mys_broken(const struct store *b)
 	return s->broken || mydb_lost(s->db);
 }
 
-/* The server keeps the caches: nothing to give back here. */
-static void
-mys_release(struct store *b)
-{
-	(void)b;
-}
-
 /* Idle for 30 s: is the server still there?  A connection it closed
  * (wait_timeout, a restart) is let go now, not found dead by the next
  * delivery. */
@@ -165,26 +158,6 @@ mys_idle(struct store *b)
 		return 0;
 	s->used = now;
 	return mydb_ping(s->db) != 0;
-}
-
-static void
-mys_maintain(struct store *b)
-{
-	(void)b;
-}
-
-/* The server keeps its own log: nothing for anyone to copy. */
-static enum store_copy
-mys_copy_due(struct store *b)
-{
-	(void)b;
-	return STORE_COPY_NONE;
-}
-
-static void
-mys_copy(struct store *b)
-{
-	(void)b;
 }
 
 /* Let go of every endpoint's actions. */
@@ -1354,10 +1327,7 @@ static const struct store_ops mys_ops = {
 	.about = mys_about,
 	.broken = mys_broken,
 	.idle = mys_idle,
-	.release = mys_release,
-	.maintain = mys_maintain,
-	.copy_due = mys_copy_due,
-	.copy = mys_copy,
+	.upkeep = NULL,		/* the server keeps its own caches and log */
 	.close = mys_close,
 	.list = mys_list,
 	.prune = mys_prune,

@@ -15,6 +15,7 @@
 #include "conf.h"
 #include "lib/log.h"
 #include "store/sqlite/copier.h"
+#include "store/sqlite/library.h"
 #include "store/store.h"
 
 /* Idle this long, the copier lets its connection go (store/sqlite/copier.h). */
@@ -86,7 +87,7 @@ copier_run(void *arg)
 		    sizeof(why)) != HOOK_OK)
 			log_warnx("copier: %s", why);
 		if (st != NULL) {
-			store_copy(st);
+			store_upkeep(st, STORE_COPY);
 			store_drop_broken(&st);
 		}
 		pthread_mutex_lock(&c->mu);
@@ -108,7 +109,7 @@ copier_start(const struct conf *cf)
 
 	if (cf->my != NULL)
 		return NULL;		/* MariaDB/MySQL: its own log */
-	if (store_threaded() == -1) {
+	if (sqlite_threaded() == -1) {
 		log_warnx("copier: SQLite cannot be used from two threads "
 		    "here; the processes copy the log");
 		return NULL;

@@ -3,15 +3,15 @@
  * oncehook: the log's copy into the database, beside a writer.
  *
  * A writer that claims for other processes (writer/writer.h) commits all the
- * while; its checkpoint (store_maintain()) copies the log into the
+ * while; its checkpoint (store_upkeep(): STORE_MAINTAIN) copies the log into the
  * database under the write lock, every claim queued behind it.  Under
  * ONCEHOOK_SYNCHRONOUS=normal the processes are what is busy (each
  * commit is a write, no fsync): a process that copied the log between
  * two requests (the way under `full`, writer/writer.h) would keep the requests
  * queued on it waiting for the copy and its two fsyncs.  There the
  * writer has a copier: a thread of its own process with a connection of
- * its own, asked (copier_ask()) each time store_copy_due() says so, that
- * copies what the log holds (store_copy(): a PASSIVE checkpoint, no
+ * its own, asked (copier_ask()) each time store_upkeep(): STORE_COPY_DUE says so, that
+ * copies what the log holds (store_upkeep(): STORE_COPY: a PASSIVE checkpoint, no
  * write lock, never waiting for a reader) while the writer goes on
  * committing.  When its own checkpoint is due (STORE_COPY_CHECKPOINT),
  * the writer lets a copy still running end first (copier_wait(): it
@@ -21,7 +21,7 @@
  *
  * The two threads share the configuration (read only), this struct's
  * flags (under its mutex) and SQLite, which the writer's process then
- * runs with its mutexes on (store_threaded(): each thread uses only its
+ * runs with its mutexes on (sqlite_threaded(): each thread uses only its
  * own connections).  The copier takes no signal, and lets its
  * connection go when it has not been asked for a second, so that a
  * database file replaced meanwhile is not held (store/sqlite/walguard.h).  Not on

@@ -31,6 +31,7 @@
 #include "store/migrations.h"
 #include "store/sqlite/actions.h"
 #include "store/sqlite/engine.h"
+#include "store/sqlite/library.h"
 #include "store/sqlite/vfs.h"
 #include "store/sqlite/walguard.h"
 #include "store/store.h"
@@ -264,17 +265,10 @@ sqs_idle(struct store *b)
 	return sq_moved(s);
 }
 
-static void
-sqs_release(struct store *b)
-{
-	struct sqstore	*s = (struct sqstore *)b;
-
-	(void)sqlite3_db_release_memory(s->db);
-}
 
 /*
  * The log's size after each commit of this connection.  Setting it
- * turns SQLite's automatic checkpoint off: store_maintain() does it.
+ * turns SQLite's automatic checkpoint off: store_upkeep(): STORE_MAINTAIN does it.
  */
 static int
 on_wal(void *arg, sqlite3 *db, const char *name, int frames)
@@ -300,7 +294,7 @@ on_wal(void *arg, sqlite3 *db, const char *name, int frames)
  * RESTART: copy everything, then start the log over if no reader is in
  * it.  Busy if a reader is (a lookup, short: the copy stops at the
  * oldest snapshot a reader holds) or another connection is
- * copying (store_copy()): the next call tries again, and the next
+ * copying (store_upkeep(): STORE_COPY): the next call tries again, and the next
  * commit starts the log over if it finds it all copied.  Past
  * CKPT_FRAMES_LONG (busy that often) it waits for the readers, in naps
  * of CKPT_NAP_US, at most CKPT_NAPS of them: not with SQLite's busy
@@ -311,8 +305,8 @@ on_wal(void *arg, sqlite3 *db, const char *name, int frames)
  * page, then an fdatasync of the database's scattered pages, and
  * every claim queued behind it).  A
  * writer that claims for other processes (writer/writer.h) therefore has the
- * log copied every STORE_COPY_STEP pages (store_copy_due()) on another
- * connection, beside its commits (store_copy(): a PASSIVE checkpoint),
+ * log copied every STORE_COPY_STEP pages (store_upkeep(): STORE_COPY_DUE) on another
+ * connection, beside its commits (store_upkeep(): STORE_COPY: a PASSIVE checkpoint),
  * by its copier or one of the processes (store/sqlite/copier.h says which when).
  * Under load the writer
  * commits all the while, so the log is never all copied when it begins
@@ -353,9 +347,8 @@ ckpt_nap(void *arg, int n)
 }
 
 static void
-sqs_maintain(struct store *b)
+maintain(struct sqstore *s)
 {
-	struct sqstore	*s = (struct sqstore *)b;
 	long	 waited;
 	int	 rc;
 
@@ -375,10 +368,8 @@ sqs_maintain(struct store *b)
 }
 
 static enum store_copy
-sqs_copy_due(struct store *b)
+copy_due(struct sqstore *s)
 {
-	struct sqstore	*s = (struct sqstore *)b;
-
 	if (s->wal_frames >= CKPT_FRAMES)
 		return STORE_COPY_CHECKPOINT;
 	/* Not near CKPT_FRAMES: a copy running then would make the
@@ -390,14 +381,28 @@ sqs_copy_due(struct store *b)
 	return STORE_COPY_ASK;
 }
 
-static void
-sqs_copy(struct store *b)
+/* store_upkeep(): the page cache, the log's checkpoints. */
+static enum store_copy
+sqs_upkeep(struct store *b, enum store_upkeep what)
 {
 	struct sqstore	*s = (struct sqstore *)b;
 
-	if (!s->immutable && !sq_moved(s))
-		(void)checkpoint(s, SQLITE_CHECKPOINT_PASSIVE,
-		    "copying the log");
+	switch (what) {
+	case STORE_RELEASE:
+		(void)sqlite3_db_release_memory(s->db);
+		break;
+	case STORE_MAINTAIN:
+		maintain(s);
+		break;
+	case STORE_COPY_DUE:
+		return copy_due(s);
+	case STORE_COPY:
+		if (!s->immutable && !sq_moved(s))
+			(void)checkpoint(s, SQLITE_CHECKPOINT_PASSIVE,
+			    "copying the log");
+		break;
+	}
+	return STORE_COPY_NONE;
 }
 
 /*
@@ -1588,13 +1593,13 @@ sqs_version(const struct store *b)
 }
 
 const char *
-store_sqlite_version(void)
+sqlite_library_version(void)
 {
 	return sqlite3_libversion();
 }
 
 void
-store_process_init(void)
+sqs_process_init(void)
 {
 	/*
 	 * One thread needs neither SQLite's mutexes around its
@@ -1617,7 +1622,7 @@ store_process_init(void)
 }
 
 int
-store_threaded(void)
+sqlite_threaded(void)
 {
 	/* Allowed only with SQLite shut down, which it may not be yet
 	 * (nothing opened: a no-op); no connection is open. */
@@ -1671,10 +1676,7 @@ static const struct store_ops sqs_ops = {
 	.about = sqs_about,
 	.broken = sqs_broken,
 	.idle = sqs_idle,
-	.release = sqs_release,
-	.maintain = sqs_maintain,
-	.copy_due = sqs_copy_due,
-	.copy = sqs_copy,
+	.upkeep = sqs_upkeep,
 	.close = sqs_close,
 	.list = sqs_list,
 	.prune = sqs_prune,

@@ -68,7 +68,7 @@ struct sqstore {
 						   found writable */
 	struct walguard		 wg;	/* the log's users; the write lock */
 	int			 wal_frames; /* the log's size at our last commit */
-	int			 copy_said; /* wal_frames when store_copy_due()
+	int			 copy_said; /* wal_frames when store_upkeep(): STORE_COPY_DUE
 					       last said STORE_COPY_ASK */
 	long			 lock_timeout; /* ms waited in vain, or 0 */
 	/* outbox_take()'s filter, as SQL's oncehook_has_target(): defined
