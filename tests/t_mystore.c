@@ -164,7 +164,7 @@ qint(const char *sql)
 	struct myrow	 row;
 	long long	 v = -1;
 
-	if (mydb_run(side, mydb_sql(side, "%I", sql), &r, NULL) != 0)
+	if (mydb_run(side, strdup(sql), &r, NULL) != 0)
 		BAIL("%s: %s", sql, mydb_error(side));
 	if (mydb_next(r, &row))
 		v = mydb_int(&row, 0, -2);
@@ -175,7 +175,7 @@ qint(const char *sql)
 static void
 qrun(const char *sql)
 {
-	if (mydb_run(side, mydb_sql(side, "%I", sql), NULL, NULL) != 0)
+	if (mydb_run(side, strdup(sql), NULL, NULL) != 0)
 		BAIL("%s: %s", sql, mydb_error(side));
 }
 
@@ -615,14 +615,14 @@ test_killed(const struct conf *cf)
 		usleep(150000);
 		if (mydb_connect(cf, &db, err, sizeof(err)) != HOOK_OK)
 			_exit(1);
-		(void)mydb_run(db, mydb_sql(db, "%I", "SET @id = (SELECT"
+		(void)mydb_run(db, strdup("SET @id = (SELECT"
 		    " MAX(ID) FROM information_schema.PROCESSLIST WHERE"
 		    " INFO LIKE 'SELECT SLEEP%')"), NULL, NULL);
-		(void)mydb_run(db, mydb_sql(db, "%I", "SET @s ="
+		(void)mydb_run(db, strdup("SET @s ="
 		    " CONCAT('KILL ', @id)"), NULL, NULL);
-		(void)mydb_run(db, mydb_sql(db, "%I", "PREPARE k FROM @s"),
+		(void)mydb_run(db, strdup("PREPARE k FROM @s"),
 		    NULL, NULL);
-		(void)mydb_run(db, mydb_sql(db, "%I", "EXECUTE k"), NULL,
+		(void)mydb_run(db, strdup("EXECUTE k"), NULL,
 		    NULL);
 		mydb_close(db);
 		_exit(0);

@@ -120,7 +120,7 @@ first(const char *sql)
 
 	if (my != NULL) {
 		m = mysql_words(sql);
-		if (mydb_run(my, mydb_sql(my, "%I", m), &r, NULL) != 0)
+		if (mydb_run(my, strdup(m), &r, NULL) != 0)
 			BAIL("%s: %s", m, mydb_error(my));
 		free(m);
 		if (mydb_next(r, &row) && row.v[0] != NULL) {
@@ -145,7 +145,7 @@ first(const char *sql)
 static void
 exec_sql(const char *sql)
 {
-	if (my != NULL ? mydb_run(my, mydb_sql(my, "%I", sql), NULL, NULL) !=
+	if (my != NULL ? mydb_run(my, strdup(sql), NULL, NULL) !=
 	    0 : sqlite3_exec(q, sql, NULL, NULL, NULL) != SQLITE_OK)
 		BAIL("%s: %s", sql, my != NULL ? mydb_error(my) :
 		    sqlite3_errmsg(q));

@@ -378,13 +378,14 @@ mariadb_for(const struct pcase *pc, int ci, struct conf **cf)
 	return open_real(*cf);
 }
 
+/* The test's own names and keys (letters, digits, -): text is safe. */
 static void
-mariadb_query(char *sql, char *buf, size_t bufsz)
+mariadb_query(const char *sql, char *buf, size_t bufsz)
 {
 	struct myres	*r = NULL;
 	struct myrow	 row;
 
-	if (mydb_run(side, sql, &r, NULL) != 0)
+	if (mydb_run(side, strdup(sql), &r, NULL) != 0)
 		BAIL("side query: %s", mydb_error(side));
 	snprintf(buf, bufsz, "-");
 	if (mydb_next(r, &row) && row.v[0] != NULL)
@@ -395,17 +396,18 @@ mariadb_query(char *sql, char *buf, size_t bufsz)
 static long long
 mariadb_count(struct store *st, int ci, const char *what)
 {
-	char	 v[32];
+	char	 v[32], sql[128];
 
 	(void)st;
 	/* The effects table is the actions' own (no prefix): the case's
 	 * keys are its own. */
 	if (strcmp(what, "effects") == 0)
-		mariadb_query(mydb_sql(side, "SELECT COUNT(*) FROM effects"
-		    " WHERE k LIKE 'c%d-%%'", ci), v, sizeof(v));
+		snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM effects"
+		    " WHERE k LIKE 'c%d-%%'", ci);
 	else
-		mariadb_query(mydb_sql(side, "SELECT COUNT(*) FROM `p%d_%I`",
-		    ci, what), v, sizeof(v));
+		snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM `p%d_%s`",
+		    ci, what);
+	mariadb_query(sql, v, sizeof(v));
 	return strtoll(v, NULL, 10);
 }
 
@@ -413,9 +415,12 @@ static void
 mariadb_stat(struct store *st, int ci, const char *key, char *buf,
     size_t bufsz)
 {
+	char	 sql[160];
+
 	(void)st;
-	mariadb_query(mydb_sql(side, "SELECT status FROM `p%d_events` WHERE"
-	    " event_key = %s", ci, key), buf, bufsz);
+	snprintf(sql, sizeof(sql), "SELECT status FROM `p%d_events` WHERE"
+	    " event_key = '%s'", ci, key);
+	mariadb_query(sql, buf, bufsz);
 }
 
 static const struct engine engines[] = {

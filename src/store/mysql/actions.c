@@ -175,7 +175,7 @@ myactions_setup(struct mydb *db, const char *path, const char *prefix,
 		rc = -1;
 	}
 	for (i = 0; rc == 0 && i < st.n; i++)
-		if (mydb_run(db, mydb_sql(db, "%I", st.v[i].sql), NULL, NULL)
+		if (mydb_run(db, strdup(st.v[i].sql), NULL, NULL)
 		    != 0) {
 			snprintf(err, errsz, "%s:%d: %s", path, st.v[i].line,
 			    mydb_error(db));

@@ -92,14 +92,6 @@ mydb_version(const struct mydb *db, int *mariadb)
 	return 0;
 }
 
-char *
-mydb_sql(struct mydb *db, const char *fmt, ...)
-{
-	(void)db;
-	(void)fmt;
-	return NULL;
-}
-
 unsigned int
 mydb_run(struct mydb *db, char *sql, struct myres **res, long long *affected)
 {
@@ -163,6 +155,21 @@ mydb_execute(struct mydb *db, struct mystmt *st, const struct mybind *b,
 	return 2000;
 }
 
+unsigned int
+mydb_query(struct mydb *db, struct mystmt *st, const struct mybind *b,
+    size_t n, struct myres **res, long long *affected)
+{
+	(void)db;
+	(void)st;
+	(void)b;
+	(void)n;
+	if (res != NULL)
+		*res = NULL;
+	if (affected != NULL)
+		*affected = 0;
+	return 2000;
+}
+
 void
 mydb_stmt_close(struct mystmt *st)
 {
@@ -193,7 +200,6 @@ struct my_api {
 	__typeof__(mysql_fetch_lengths)		*fetch_lengths;
 	__typeof__(mysql_field_count)		*field_count;
 	__typeof__(mysql_affected_rows)		*affected_rows;
-	__typeof__(mysql_real_escape_string)	*escape;
 	__typeof__(mysql_get_server_info)	*server_info;
 	__typeof__(mysql_ping)			*ping;
 	__typeof__(mysql_get_server_version)	*server_version;
@@ -210,6 +216,11 @@ struct my_api {
 	__typeof__(mysql_stmt_close)		*stmt_close;
 	__typeof__(mysql_stmt_errno)		*stmt_errno;
 	__typeof__(mysql_stmt_error)		*stmt_error;
+	__typeof__(mysql_stmt_result_metadata)	*stmt_result_metadata;
+	__typeof__(mysql_stmt_bind_result)	*stmt_bind_result;
+	__typeof__(mysql_stmt_fetch)		*stmt_fetch;
+	__typeof__(mysql_stmt_fetch_column)	*stmt_fetch_column;
+	__typeof__(mysql_num_fields)		*num_fields;
 };
 
 /* The per-process cache: loaded once. */
@@ -233,8 +244,12 @@ struct mystmt {
 	my_bool		*nul;
 };
 
+/* A text query's rows (r), or a prepared statement's, copied. */
 struct myres {
 	MYSQL_RES	*r;
+	char		**v;		/* nrows * ncols fields */
+	unsigned long	*len;
+	size_t		 nrows, ncols, next;
 };
 
 static int
@@ -267,7 +282,6 @@ load(char *why, size_t whysz)
 	SYM(fetch_lengths, "mysql_fetch_lengths");
 	SYM(field_count, "mysql_field_count");
 	SYM(affected_rows, "mysql_affected_rows");
-	SYM(escape, "mysql_real_escape_string");
 	SYM(server_info, "mysql_get_server_info");
 	SYM(ping, "mysql_ping");
 	SYM(server_version, "mysql_get_server_version");
@@ -284,6 +298,11 @@ load(char *why, size_t whysz)
 	SYM(stmt_close, "mysql_stmt_close");
 	SYM(stmt_errno, "mysql_stmt_errno");
 	SYM(stmt_error, "mysql_stmt_error");
+	SYM(stmt_result_metadata, "mysql_stmt_result_metadata");
+	SYM(stmt_bind_result, "mysql_stmt_bind_result");
+	SYM(stmt_fetch, "mysql_stmt_fetch");
+	SYM(stmt_fetch_column, "mysql_stmt_fetch_column");
+	SYM(num_fields, "mysql_num_fields");
 #undef SYM
 	return 0;
 bad:
@@ -516,96 +535,6 @@ mydb_version(const struct mydb *db, int *mariadb)
 	return api.server_version(db->m);
 }
 
-/* mydb_sql()'s text: its buffer, and whether it ran out of memory. */
-struct sqltext {
-	struct buf	 b;
-	int		 oom;
-};
-
-static void
-put(struct sqltext *q, const char *s, size_t n)
-{
-	if (!q->oom && buf_add(&q->b, s, n) == -1)
-		q->oom = 1;
-}
-
-/* A quoted value, escaped for the connection's character set. */
-static void
-quote(struct mydb *db, struct sqltext *q, const char *s, size_t n)
-{
-	struct buf	*b = &q->b;
-	char		*p;
-
-	if (s == NULL) {
-		put(q, "NULL", 4);
-		return;
-	}
-	if (q->oom || n > ((size_t)-1 - 2) / 2 ||
-	    buf_room(b, 2 * n + 2) == -1) {
-		q->oom = 1;
-		return;
-	}
-	p = b->p + b->len;
-	*p++ = '\'';
-	b->len += 1 + (size_t)api.escape(db->m, p, s, (unsigned long)n);
-	b->p[b->len++] = '\'';
-	b->p[b->len] = '\0';
-}
-
-char *
-mydb_sql(struct mydb *db, const char *fmt, ...)
-{
-	struct sqltext	 q = { { NULL, 0, 0 }, 0 };
-	va_list		 ap;
-	const char	*f, *s;
-	char		 num[32];
-	size_t		 n;
-
-	va_start(ap, fmt);
-	for (f = fmt; *f != '\0'; f++) {
-		if (*f != '%') {
-			n = strcspn(f, "%");
-			put(&q, f, n);
-			f += n - 1;
-			continue;
-		}
-		switch (*++f) {
-		case 's':
-			s = va_arg(ap, const char *);
-			quote(db, &q, s, s != NULL ? strlen(s) : 0);
-			break;
-		case 'b':
-			s = va_arg(ap, const char *);
-			n = va_arg(ap, size_t);
-			quote(db, &q, s, n);
-			break;
-		case 'd':
-			snprintf(num, sizeof(num), "%d", va_arg(ap, int));
-			put(&q, num, strlen(num));
-			break;
-		case 'l':
-			f += 2;		/* %lld */
-			snprintf(num, sizeof(num), "%lld",
-			    va_arg(ap, long long));
-			put(&q, num, strlen(num));
-			break;
-		case 'I':
-			s = va_arg(ap, const char *);
-			put(&q, s, strlen(s));
-			break;
-		default:
-			put(&q, "%", 1);
-			break;
-		}
-	}
-	va_end(ap);
-	if (q.oom || q.b.p == NULL) {
-		free(q.b.p);
-		return NULL;
-	}
-	return q.b.p;
-}
-
 /*
  * 1 if a statement of n bytes is more than the server takes in one
  * packet (max_allowed_packet, asked once a connection, for the first
@@ -631,7 +560,7 @@ too_big(struct mydb *db, size_t n)
 		return 0;
 	db->err = MYDB_TOO_BIG;
 	snprintf(db->msg, sizeof(db->msg), "a statement of %zu bytes (the "
-	    "body, escaped) is more than the server's max_allowed_packet "
+	    "body) is more than the server's max_allowed_packet "
 	    "(%llu): raise it, or lower ONCEHOOK_MAX_BODY", n, db->packet);
 	return 1;
 }
@@ -680,6 +609,14 @@ mydb_next(struct myres *res, struct myrow *row)
 {
 	MYSQL_ROW	 r;
 
+	if (res != NULL && res->r == NULL) {
+		if (res->next == res->nrows)
+			return 0;
+		row->v = res->v + res->next * res->ncols;
+		row->len = res->len + res->next * res->ncols;
+		res->next++;
+		return 1;
+	}
 	if (res == NULL || (r = api.fetch_row(res->r)) == NULL)
 		return 0;
 	row->v = r;
@@ -690,9 +627,16 @@ mydb_next(struct myres *res, struct myrow *row)
 void
 mydb_free(struct myres *res)
 {
+	size_t	 i;
+
 	if (res == NULL)
 		return;
-	api.free_result(res->r);
+	if (res->r != NULL)
+		api.free_result(res->r);
+	for (i = 0; i < res->nrows * res->ncols; i++)
+		free(res->v[i]);
+	free(res->v);
+	free(res->len);
 	free(res);
 }
 
@@ -764,14 +708,14 @@ mydb_prepare(struct mydb *db, const char *sql, struct mystmt **out)
 	return 0;
 }
 
-unsigned int
-mydb_execute(struct mydb *db, struct mystmt *st, const struct mybind *b,
-    size_t n, long long *affected)
+/* Bind n values to st's parameters: 0, or the error number. */
+static unsigned int
+bind_params(struct mydb *db, struct mystmt *st, const struct mybind *b,
+    size_t n)
 {
 	MYSQL_BIND	*mb = st->mb;
-	size_t		 i;
+	size_t		 i, total = 0;
 
-	*affected = 0;
 	db->err = 0;
 	if (n != st->nparams) {
 		db->err = CR_PARAMS_NOT_BOUND;
@@ -788,22 +732,150 @@ mydb_execute(struct mydb *db, struct mystmt *st, const struct mybind *b,
 			mb[i].buffer_type = MYSQL_TYPE_LONGLONG;
 			mb[i].buffer = (void *)&b[i].num;
 		} else {
-			/* Text in the connection's character set. */
+			/* Text in the connection's character set; bytes as
+			 * they are. */
 			st->lens[i] = (unsigned long)b[i].len;
-			mb[i].buffer_type = MYSQL_TYPE_STRING;
+			mb[i].buffer_type = b[i].isblob ? MYSQL_TYPE_BLOB :
+			    MYSQL_TYPE_STRING;
 			mb[i].buffer = (void *)b[i].p;
 			mb[i].buffer_length = st->lens[i];
 			mb[i].length = &st->lens[i];
+			total += b[i].len;
 		}
 	}
-	if ((n > 0 && api.stmt_bind_param(st->st, mb) != 0) ||
-	    api.stmt_execute(st->st) != 0 ||
+	if (too_big(db, total))
+		return db->err;
+	if (n > 0 && api.stmt_bind_param(st->st, mb) != 0)
+		return note_stmt(db, st->st);
+	return 0;
+}
+
+unsigned int
+mydb_execute(struct mydb *db, struct mystmt *st, const struct mybind *b,
+    size_t n, long long *affected)
+{
+	*affected = 0;
+	if (bind_params(db, st, b, n) != 0)
+		return db->err;
+	if (api.stmt_execute(st->st) != 0 ||
 	    /* A SELECT among the actions: its rows are read and dropped. */
 	    api.stmt_store_result(st->st) != 0)
 		return note_stmt(db, st->st);
 	*affected = (long long)api.stmt_affected_rows(st->st);
 	api.stmt_free_result(st->st);
 	return 0;
+}
+
+/* Copy the rows of st's result (fields as text) into res. */
+static unsigned int
+copy_rows(struct mydb *db, struct mystmt *st, MYSQL_RES *meta,
+    struct myres *res)
+{
+	MYSQL_BIND	*rb = NULL, one;
+	unsigned long	*lens = NULL;
+	my_bool		*nul = NULL;
+	size_t		 i, c, cap = 0;
+	void		*p;
+	int		 rc;
+
+	res->ncols = api.num_fields(meta);
+	if (api.stmt_store_result(st->st) != 0)
+		return note_stmt(db, st->st);
+	if ((rb = calloc(res->ncols, sizeof(*rb))) == NULL ||
+	    (lens = calloc(res->ncols, sizeof(*lens))) == NULL ||
+	    (nul = calloc(res->ncols, sizeof(*nul))) == NULL)
+		goto oom;
+	/* No buffers: each field's length first, then the field. */
+	for (c = 0; c < res->ncols; c++) {
+		rb[c].buffer_type = MYSQL_TYPE_STRING;
+		rb[c].length = &lens[c];
+		rb[c].is_null = &nul[c];
+	}
+	if (api.stmt_bind_result(st->st, rb) != 0) {
+		(void)note_stmt(db, st->st);
+		goto out;
+	}
+	while ((rc = api.stmt_fetch(st->st)) == 0 ||
+	    rc == MYSQL_DATA_TRUNCATED) {
+		if (res->nrows == cap) {
+			cap = cap ? 2 * cap : 4;
+			if ((p = realloc(res->v, cap * res->ncols *
+			    sizeof(*res->v))) == NULL)
+				goto oom;
+			res->v = p;
+			if ((p = realloc(res->len, cap * res->ncols *
+			    sizeof(*res->len))) == NULL)
+				goto oom;
+			res->len = p;
+		}
+		i = res->nrows * res->ncols;
+		for (c = 0; c < res->ncols; c++) {
+			res->v[i + c] = NULL;
+			res->len[i + c] = 0;
+		}
+		res->nrows++;
+		for (c = 0; c < res->ncols; c++) {
+			if (nul[c])
+				continue;
+			if ((res->v[i + c] = malloc(lens[c] + 1)) == NULL)
+				goto oom;
+			memset(&one, 0, sizeof(one));
+			one.buffer_type = MYSQL_TYPE_STRING;
+			one.buffer = res->v[i + c];
+			one.buffer_length = lens[c] + 1;
+			if (lens[c] > 0 && api.stmt_fetch_column(st->st, &one,
+			    (unsigned int)c, 0) != 0) {
+				(void)note_stmt(db, st->st);
+				goto out;
+			}
+			res->v[i + c][lens[c]] = '\0';
+			res->len[i + c] = lens[c];
+		}
+	}
+	if (rc == 1)
+		(void)note_stmt(db, st->st);
+	goto out;
+oom:
+	(void)oom(db);
+out:
+	api.stmt_free_result(st->st);
+	free(rb);
+	free(lens);
+	free(nul);
+	return db->err;
+}
+
+unsigned int
+mydb_query(struct mydb *db, struct mystmt *st, const struct mybind *b,
+    size_t n, struct myres **res, long long *affected)
+{
+	MYSQL_RES	*meta;
+
+	if (res != NULL)
+		*res = NULL;
+	if (affected != NULL)
+		*affected = 0;
+	if (bind_params(db, st, b, n) != 0)
+		return db->err;
+	if (api.stmt_execute(st->st) != 0)
+		return note_stmt(db, st->st);
+	if ((meta = api.stmt_result_metadata(st->st)) == NULL) {
+		if (affected != NULL)
+			*affected = (long long)api.stmt_affected_rows(st->st);
+		return 0;
+	}
+	if (res == NULL || (*res = calloc(1, sizeof(**res))) == NULL) {
+		api.free_result(meta);
+		(void)api.stmt_store_result(st->st);
+		api.stmt_free_result(st->st);
+		return res == NULL ? 0 : oom(db);
+	}
+	if (copy_rows(db, st, meta, *res) != 0) {
+		mydb_free(*res);
+		*res = NULL;
+	}
+	api.free_result(meta);
+	return db->err;
 }
 
 void

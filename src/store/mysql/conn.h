@@ -14,10 +14,10 @@
  * ONCEHOOK_DB_PASSWORD_FILE for the connect and oncehook's copy wiped
  * at once.
  *
- * oncehook's own statements go as text, every value in them quoted by
- * the client library for the connection's character set (mydb_sql());
- * the actions' statements are prepared on the server, their values
- * bound (mydb_prepare()).
+ * Every statement that carries a value is prepared on the server and
+ * the value bound (mydb_prepare(), mydb_query(), mydb_execute()):
+ * oncehook's own (store/mysql/statements.h) and the actions'.  Text
+ * goes only for statements with no value in them (mydb_run()).
  */
 #ifndef ONCEHOOK_MYDB_H
 #define ONCEHOOK_MYDB_H
@@ -67,15 +67,6 @@ const char	*mydb_server(const struct mydb *);
  * whether it is MariaDB. */
 unsigned long	 mydb_version(const struct mydb *, int *mariadb);
 
-/*
- * A statement in text, built from fmt: %s is a string value, quoted and
- * escaped (NULL: NULL); %b is a value of n bytes (two arguments: the
- * bytes, then the size_t n); %d and %lld are numbers; %I is trusted
- * text pasted as it is (the table prefix, checked by conf.c); %% is %.
- * Nothing else.  NULL if out of memory (the statement then fails).
- */
-char		*mydb_sql(struct mydb *, const char *fmt, ...);
-
 /* A result: its rows, each field as text (NULL for NULL). */
 struct myrow {
 	char		**v;
@@ -84,7 +75,8 @@ struct myrow {
 struct myres;
 
 /*
- * Run sql (mydb_sql()'s, freed here); with res, keep its rows (*res,
+ * Run sql, a statement in text with no value in it (malloc'd, freed
+ * here: NULL is out of memory); with res, keep its rows (*res,
  * NULL if the statement made none).  *affected (if not NULL) gets the
  * rows it changed.  Returns 0, or the error number (mydb_error() says
  * it).
@@ -106,6 +98,7 @@ struct mybind {
 	size_t		 len;
 	long long	 num;		/* with p NULL and isnum */
 	int		 isnum;
+	int		 isblob;	/* p is bytes, not text */
 };
 
 /* Prepare sql on the server.  0 with *out, or the error number. */
@@ -116,6 +109,12 @@ unsigned int	 mydb_prepare(struct mydb *, const char *sql,
  * number (mydb_error()). */
 unsigned int	 mydb_execute(struct mydb *, struct mystmt *,
 		    const struct mybind *, size_t n, long long *affected);
+/* Run it with n values, keeping its rows (*res, NULL if it made none;
+ * each field as text, NULL for NULL) or the rows it changed
+ * (*affected).  0, or the error number (mydb_error()). */
+unsigned int	 mydb_query(struct mydb *, struct mystmt *,
+		    const struct mybind *, size_t n, struct myres **res,
+		    long long *affected);
 void		 mydb_stmt_close(struct mystmt *);
 
 #endif

@@ -52,6 +52,7 @@
 #include "store/migrations.h"
 #include "store/mysql/actions.h"
 #include "store/mysql/conn.h"
+#include "store/mysql/statements.h"
 #include "store/outbox.h"
 #include "store/store.h"
 
@@ -65,27 +66,129 @@ struct mystore {
 	long long		 used;	/* when the connection last spoke */
 	int			 skip_locked;	/* the server has SKIP LOCKED */
 	const char		*p;	/* ONCEHOOK_DB_PREFIX */
-	char			*names;	/* 'a','b': the configured endpoints */
+	char			*names;	/* a,b: the configured endpoints */
+	struct mystmt		*st[MY__MAX]; /* prepared on first use */
 };
 
 static const struct store_ops mys_ops;
 
 #define MY(b)	((struct mystore *)(b))
 
-/* Run one statement built by mydb_sql(); the error number.  A lost
- * connection marks the store broken. */
-static unsigned int
-run(struct mystore *s, char *sql, struct myres **res, long long *affected)
-{
-	unsigned int	 e;
+/* Values bound to a statement's ?s. */
+#define TXT(v)		{ (v), (v) != NULL ? strlen(v) : 0, 0, 0, 0 }
+#define BYTES(v, n)	{ (v), (n), 0, 0, 1 }
+#define NUM(v)		{ NULL, 0, (long long)(v), 1, 0 }
+#define NUL		{ NULL, 0, 0, 0, 0 }
+#define EXEC(s, w, res, affected, ...)					\
+	exec((s), (w), (const struct mybind[]){ __VA_ARGS__ },		\
+	    sizeof((const struct mybind[]){ __VA_ARGS__ }) /		\
+	    sizeof(struct mybind), (res), (affected))
 
-	if ((e = mydb_run(s->db, sql, res, affected)) != 0 &&
-	    mydb_lost(s->db))
+/* A lost connection marks the store broken. */
+static unsigned int
+noted(struct mystore *s, unsigned int e)
+{
+	if (e != 0 && mydb_lost(s->db))
 		s->broken = 1;
 	s->used = (long long)time(NULL);
 	return e;
 }
 
+/* Run a statement that has no value in it (transaction control, the
+ * schema); the error number. */
+static unsigned int
+run(struct mystore *s, const char *sql)
+{
+	return noted(s, mydb_run(s->db, strdup(sql), NULL, NULL));
+}
+
+/* text with {prefix} and {p} replaced by p, {skip} by skip; malloc'd. */
+static char *
+expand(const char *text, const char *p, const char *skip)
+{
+	static const char *const marks[] = { "{prefix}", "{p}", "{skip}" };
+	const char	*with[3] = { p, p, skip };
+	const char	*q;
+	char		*out, *o;
+	size_t		 n = strlen(text) + 1, i;
+
+	for (i = 0; i < 3; i++)
+		for (q = text; (q = strstr(q, marks[i])) != NULL;
+		    q += strlen(marks[i]))
+			n += strlen(with[i]);
+	if ((out = malloc(n)) == NULL)
+		return NULL;
+	for (o = out; *text != '\0';) {
+		for (i = 0; i < 3; i++)
+			if (strncmp(text, marks[i], strlen(marks[i])) == 0)
+				break;
+		if (i < 3) {
+			o = stpcpy(o, with[i]);
+			text += strlen(marks[i]);
+		} else
+			*o++ = *text++;
+	}
+	*o = '\0';
+	return out;
+}
+
+/*
+ * Run statement w (store/mysql/statements.h) with n values, prepared on
+ * this connection on its first use; its rows into *res, or the rows it
+ * changed into *affected.  The error number.
+ */
+static unsigned int
+exec(struct mystore *s, enum myst w, const struct mybind *b, size_t n,
+    struct myres **res, long long *affected)
+{
+	unsigned int	 e;
+	char		*sql;
+
+	if (s->st[w] == NULL) {
+		if ((sql = expand(my_statements[w], s->p, s->skip_locked ?
+		    " SKIP LOCKED" : "")) == NULL)
+			return mydb_run(s->db, NULL, res, affected); /* OOM */
+		e = mydb_prepare(s->db, sql, &s->st[w]);
+		free(sql);
+		if (e != 0)
+			return noted(s, e);
+	}
+	return noted(s, mydb_query(s->db, s->st[w], b, n, res, affected));
+}
+
+/* Column 0 of the first row of a statement: a count. */
+static unsigned int
+count(struct mystore *s, enum myst w, const struct mybind *b, size_t n,
+    long long *out)
+{
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	unsigned int	 e;
+
+	*out = 0;
+	if ((e = exec(s, w, b, n, &r, NULL)) != 0)
+		return e;
+	if (mydb_next(r, &row))
+		*out = mydb_int(&row, 0, 0);
+	mydb_free(r);
+	return 0;
+}
+#define COUNT(s, w, out, ...)						\
+	count((s), (w), (const struct mybind[]){ __VA_ARGS__ },		\
+	    sizeof((const struct mybind[]){ __VA_ARGS__ }) /		\
+	    sizeof(struct mybind), (out))
+
+/* The statements were the connection's: closed with it. */
+static void
+close_statements(struct mystore *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < MY__MAX; i++) {
+		mydb_stmt_close(s->st[i]);
+		s->st[i] = NULL;
+	}
+}
 
 /*
  * A new connection in place of a lost one, before a request has done
@@ -109,6 +212,7 @@ reconnect(struct mystore *s)
 	for (i = 0; i < s->cf->nendpoints; i++)
 		if (s->acts[i] != NULL && conf_actions_first(s->cf, i) == i)
 			myactions_reset(s->acts[i], db);
+	close_statements(s);
 	mydb_close(s->db);
 	s->db = db;
 	s->broken = 0;
@@ -116,12 +220,10 @@ reconnect(struct mystore *s)
 	return 0;
 }
 
-#define SQL(s, ...)	mydb_sql((s)->db, __VA_ARGS__)
-
 static void
 rollback(struct mystore *s)
 {
-	(void)run(s, SQL(s, "ROLLBACK"), NULL, NULL);
+	(void)run(s, "ROLLBACK");
 }
 
 static void
@@ -183,6 +285,7 @@ mys_close(struct store *b)
 		return;
 	free_actions(s);
 	free(s->acts);
+	close_statements(s);
 	mydb_close(s->db);
 	free(s->names);
 	free(s);
@@ -192,41 +295,12 @@ mys_close(struct store *b)
 static unsigned int
 schema_version(struct mystore *s, int *v)
 {
-	struct myres	*r = NULL;
-	struct myrow	 row;
+	long long	 n = 0;
 	unsigned int	 e;
 
-	*v = 0;
-	if ((e = run(s, SQL(s, "SELECT MAX(version) FROM `%Ischema`", s->p),
-	    &r, NULL)) != 0)
-		return e;
-	if (mydb_next(r, &row))
-		*v = (int)mydb_int(&row, 0, 0);
-	mydb_free(r);
-	return 0;
-}
-
-/* {prefix} in text replaced by the prefix; malloc'd. */
-static char *
-prefixed(const char *text, const char *p)
-{
-	const char	*q;
-	char		*out, *o;
-	size_t		 n = 0;
-
-	for (q = text; (q = strstr(q, "{prefix}")) != NULL; q += 8)
-		n++;
-	if ((out = malloc(strlen(text) + n * strlen(p) + 1)) == NULL)
-		return NULL;
-	for (o = out; *text != '\0';) {
-		if (strncmp(text, "{prefix}", 8) == 0) {
-			o = stpcpy(o, p);
-			text += 8;
-		} else
-			*o++ = *text++;
-	}
-	*o = '\0';
-	return out;
+	e = count(s, MY_SCHEMA_VERSION, NULL, 0, &n);
+	*v = (int)n;
+	return e;
 }
 
 /* Create or migrate oncehook's tables, then run the action setups.
@@ -239,21 +313,28 @@ migrate(struct mystore *s, char *err, size_t errsz)
 	struct myrow	 row;
 	char		*sql;
 	size_t		 i;
+	unsigned int	 e;
 	int		 v = 0, ok = 0;
 
-	if (run(s, SQL(s, "SELECT GET_LOCK(%s, 60)", "oncehook_init"), &r,
-	    NULL) != 0 || !mydb_next(r, &row) || mydb_int(&row, 0, 0) != 1) {
+	if (noted(s, mydb_run(s->db, strdup("SELECT GET_LOCK('oncehook_init',"
+	    " 60)"), &r, NULL)) != 0 || !mydb_next(r, &row) ||
+	    mydb_int(&row, 0, 0) != 1) {
 		mydb_free(r);
 		snprintf(err, errsz, "%s: another oncehook init holds the "
 		    "lock: %s", s->cf->db, mydb_error(s->db));
 		return -1;
 	}
 	mydb_free(r);
-	if (run(s, SQL(s, "CREATE TABLE IF NOT EXISTS `%Ischema` ("
+	if ((sql = expand("CREATE TABLE IF NOT EXISTS `{p}schema` ("
 	    " version INT NOT NULL PRIMARY KEY, name VARCHAR(64) NOT NULL,"
 	    " applied_at BIGINT NOT NULL) ENGINE=InnoDB DEFAULT"
-	    " CHARSET=utf8mb4", s->p), NULL, NULL) != 0 ||
-	    schema_version(s, &v) != 0) {
+	    " CHARSET=utf8mb4", s->p, "")) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		goto out;
+	}
+	e = run(s, sql);
+	free(sql);
+	if (e != 0 || schema_version(s, &v) != 0) {
 		why(s, s->cf->db, err, errsz);
 		goto out;
 	}
@@ -264,7 +345,7 @@ migrate(struct mystore *s, char *err, size_t errsz)
 		goto out;
 	}
 	for (i = (size_t)v; i < nmy_migrations; i++) {
-		if ((sql = prefixed(my_migrations[i].sql, s->p)) == NULL) {
+		if ((sql = expand(my_migrations[i].sql, s->p, "")) == NULL) {
 			snprintf(err, errsz, "out of memory");
 			goto out;
 		}
@@ -275,10 +356,9 @@ migrate(struct mystore *s, char *err, size_t errsz)
 			goto out;
 		}
 		free(sql);
-		if (run(s, SQL(s, "INSERT INTO `%Ischema` (version, name,"
-		    " applied_at) VALUES (%d, %s, %lld)", s->p,
-		    my_migrations[i].version, my_migrations[i].name,
-		    (long long)time(NULL)), NULL, NULL) != 0) {
+		if (EXEC(s, MY_SCHEMA_ADD, NULL, NULL,
+		    NUM(my_migrations[i].version), TXT(my_migrations[i].name),
+		    NUM(time(NULL))) != 0) {
 			why(s, s->cf->db, err, errsz);
 			goto out;
 		}
@@ -291,8 +371,7 @@ migrate(struct mystore *s, char *err, size_t errsz)
 			goto out;
 	ok = 1;
 out:
-	(void)run(s, SQL(s, "DO RELEASE_LOCK(%s)", "oncehook_init"), NULL,
-	    NULL);
+	(void)run(s, "DO RELEASE_LOCK('oncehook_init')");
 	return ok ? 0 : -1;
 }
 
@@ -345,10 +424,10 @@ mys_connect(const struct conf *cf, int flags, struct store **out, char *err,
 		snprintf(err, errsz, "out of memory");
 		return HOOK_ESYSTEM;
 	}
-	/* Endpoint names are letters, digits, - and _ (conf.c). */
+	/* For FIND_IN_SET(): names are letters, digits, - and _. */
 	for (i = 0; i < cf->nendpoints; i++)
 		snprintf(s->names + strlen(s->names), n - strlen(s->names),
-		    "%s'%s'", i ? "," : "", cf->endpoints[i].name);
+		    "%s%s", i ? "," : "", cf->endpoints[i].name);
 	if ((er = mydb_connect(cf, &s->db, err, errsz)) != HOOK_OK) {
 		mys_close(&s->base);
 		return er;
@@ -415,15 +494,11 @@ my_find_key(struct store *b, size_t endpoint, const struct event *ev,
 
 	*found = HOOK_OK;
 	if (ev->hash[0] != '\0')
-		e = run(s, SQL(s, "SELECT payload_hash = %s, status IN"
-		    " ('failed', 'dead') FROM `%Ievents` WHERE endpoint = %s"
-		    " AND event_key = %s", ev->hash, s->p, name, ev->key),
-		    &r, NULL);
+		e = EXEC(s, MY_FIND_HASH, &r, NULL, TXT(ev->hash), TXT(name),
+		    TXT(ev->key));
 	else
-		e = run(s, SQL(s, "SELECT payload = _binary%b, status IN"
-		    " ('failed', 'dead') FROM `%Ievents` WHERE endpoint = %s"
-		    " AND event_key = %s", ev->payload, ev->payloadsz, s->p,
-		    name, ev->key), &r, NULL);
+		e = EXEC(s, MY_FIND_BYTES, &r, NULL, BYTES(ev->payload,
+		    ev->payloadsz), TXT(name), TXT(ev->key));
 	if (e != 0)
 		return (int)e;
 	if (mydb_next(r, &row))
@@ -446,11 +521,9 @@ my_find_payload(struct store *b, size_t endpoint, const struct event *ev,
 	unsigned int	 e;
 
 	*found = 0;
-	if ((e = run(s, SQL(s, "SELECT status IN ('failed', 'dead') FROM"
-	    " `%Ievents` WHERE endpoint = %s AND payload_hash = %s AND"
-	    " COALESCE(type, '') = %s AND event_key <> %s LIMIT 1", s->p,
-	    s->cf->endpoints[endpoint].name, ev->hash, ev->type != NULL ?
-	    ev->type : "", ev->key), &r, NULL)) != 0)
+	if ((e = EXEC(s, MY_FIND_PAYLOAD, &r, NULL,
+	    TXT(s->cf->endpoints[endpoint].name), TXT(ev->hash),
+	    TXT(ev->type != NULL ? ev->type : ""), TXT(ev->key))) != 0)
 		return (int)e;
 	if (mydb_next(r, &row))
 		*found = mydb_int(&row, 0, 0) == 1 ? 2 : 1;
@@ -467,10 +540,8 @@ guard_row(struct mystore *s, const char *endpoint, const struct event *ev,
 	long long	 n = 0;
 	unsigned int	 e;
 
-	e = run(s, SQL(s, "INSERT INTO `%Ipayloads` (endpoint, payload_hash,"
-	    " type, event_key) VALUES (%s, %s, %s, %s) ON DUPLICATE KEY"
-	    " UPDATE endpoint = endpoint", s->p, endpoint, ev->hash,
-	    ev->type != NULL ? ev->type : "", ev->key), NULL, &n);
+	e = EXEC(s, MY_GUARD_ROW, NULL, &n, TXT(endpoint), TXT(ev->hash),
+	    TXT(ev->type != NULL ? ev->type : ""), TXT(ev->key));
 	*isnew = n > 0;
 	return e;
 }
@@ -503,10 +574,9 @@ my_conflict(struct store *b, size_t endpoint, const struct event *ev)
 {
 	struct mystore	*s = MY(b);
 
-	return (int)run(s, SQL(s, "INSERT INTO `%Iconflicts` (endpoint,"
-	    " event_key, payload_hash, received_at) VALUES (%s, %s, %s,"
-	    " %lld)", s->p, s->cf->endpoints[endpoint].name, ev->key,
-	    ev->hash, ev->received_at), NULL, NULL);
+	return (int)EXEC(s, MY_CONFLICT, NULL, NULL,
+	    TXT(s->cf->endpoints[endpoint].name), TXT(ev->key), TXT(ev->hash),
+	    NUM(ev->received_at));
 }
 
 /* INSERT ... ON DUPLICATE KEY UPDATE id = id on UNIQUE (endpoint,
@@ -518,27 +588,21 @@ my_insert(struct store *b, size_t endpoint, const struct event *ev,
 {
 	struct mystore			*s = MY(b);
 	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
+	const struct mybind		 expires = ep->retention < 0 ?
+	    (struct mybind)NUL : (struct mybind)NUM(ev->received_at +
+	    ep->retention);
 	long long			 n = 0;
 	unsigned int			 e;
 
 	if (ep->deferred)
-		e = run(s, SQL(s, "INSERT INTO `%Ievents` (endpoint, event_key,"
-		    " type, payload_hash, payload, received_at, expires_at,"
-		    " status, attempts, next_at) VALUES (%s, %s, %s, %s, %b,"
-		    " %lld, IF(%lld < 0, NULL, %lld), 'received', 0, %lld)"
-		    " ON DUPLICATE KEY UPDATE id = id", s->p, ep->name,
-		    ev->key, ev->type, ev->hash, ev->payload, ev->payloadsz,
-		    ev->received_at, ep->retention, ev->received_at +
-		    ep->retention, now + STORE_CLAIMER_FIRST), NULL, &n);
+		e = EXEC(s, MY_INSERT_RECEIVED, NULL, &n, TXT(ep->name),
+		    TXT(ev->key), TXT(ev->type), TXT(ev->hash),
+		    BYTES(ev->payload, ev->payloadsz), NUM(ev->received_at),
+		    expires, NUM(now + STORE_CLAIMER_FIRST));
 	else
-		e = run(s, SQL(s, "INSERT INTO `%Ievents` (endpoint, event_key,"
-		    " type, payload_hash, payload, received_at, processed_at,"
-		    " expires_at) VALUES (%s, %s, %s, %s, %b, %lld, %lld,"
-		    " IF(%lld < 0, NULL, %lld)) ON DUPLICATE KEY UPDATE"
-		    " id = id", s->p, ep->name, ev->key, ev->type, ev->hash,
-		    ev->payload, ev->payloadsz, ev->received_at, now,
-		    ep->retention, ev->received_at + ep->retention), NULL,
-		    &n);
+		e = EXEC(s, MY_INSERT, NULL, &n, TXT(ep->name), TXT(ev->key),
+		    TXT(ev->type), TXT(ev->hash), BYTES(ev->payload,
+		    ev->payloadsz), NUM(ev->received_at), NUM(now), expires);
 	*isnew = n > 0;
 	return (int)e;
 }
@@ -551,16 +615,13 @@ my_savepoint(struct store *b, enum engine_sp step)
 
 	switch (step) {
 	case ENGINE_SP_SET:
-		return (int)run(s, SQL(s, "SAVEPOINT claim"), NULL, NULL);
+		return (int)run(s, "SAVEPOINT claim");
 	case ENGINE_SP_KEEP:
-		return (int)run(s, SQL(s, "RELEASE SAVEPOINT claim"), NULL,
-		    NULL);
+		return (int)run(s, "RELEASE SAVEPOINT claim");
 	default:
-		if ((e = run(s, SQL(s, "ROLLBACK TO SAVEPOINT claim"), NULL,
-		    NULL)) != 0)
+		if ((e = run(s, "ROLLBACK TO SAVEPOINT claim")) != 0)
 			return (int)e;
-		return (int)run(s, SQL(s, "RELEASE SAVEPOINT claim"), NULL,
-		    NULL);
+		return (int)run(s, "RELEASE SAVEPOINT claim");
 	}
 }
 
@@ -603,16 +664,16 @@ my_tx_begin(struct store *b)
 	struct mystore	*s = MY(b);
 	unsigned int	 e;
 
-	if ((e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL)) != 0 &&
-	    mydb_lost(s->db) && reconnect(s) == 0)
-		e = run(s, SQL(s, "START TRANSACTION"), NULL, NULL);
+	if ((e = run(s, "START TRANSACTION")) != 0 && mydb_lost(s->db) &&
+	    reconnect(s) == 0)
+		e = run(s, "START TRANSACTION");
 	return (int)e;
 }
 
 static int
 my_tx_commit(struct store *b)
 {
-	return (int)run(MY(b), SQL(MY(b), "COMMIT"), NULL, NULL);
+	return (int)run(MY(b), "COMMIT");
 }
 
 /* Never on a lost connection: a reconnect must not happen in the
@@ -684,15 +745,9 @@ mys_list(struct store *b, const char *endpoint, const char *key,
 	struct store_row	 sr;
 	long long		 n = 0;
 
-	if (run(s, SQL(s, "SELECT endpoint, event_key, type, payload_hash,"
-	    " status, IF(%d, payload, NULL), received_at,"
-	    " COALESCE(processed_at, -1), COALESCE(expires_at, -1),"
-	    " attempts, last_error, COALESCE(next_at, -1) FROM `%Ievents`"
-	    " WHERE (%s IS NULL OR endpoint = %s)"
-	    " AND (%s IS NULL OR event_key = %s)"
-	    " AND (%s IS NULL OR status = %s)"
-	    " ORDER BY id DESC LIMIT %lld", with_payload, s->p, endpoint,
-	    endpoint, key, key, status, status, limit), &r, NULL) != 0) {
+	if (EXEC(s, MY_LIST, &r, NULL, NUM(with_payload), TXT(endpoint),
+	    TXT(endpoint), TXT(key), TXT(key), TXT(status), TXT(status),
+	    NUM(limit)) != 0) {
 		snprintf(err, errsz, "%s", mydb_error(s->db));
 		return -1;
 	}
@@ -718,34 +773,17 @@ mys_list(struct store *b, const char *endpoint, const char *key,
 
 /* Run a DELETE ... LIMIT 500 until it deletes nothing; *total. */
 static unsigned int
-batches(struct mystore *s, const char *fmt, long long a, const char *str,
+batches(struct mystore *s, enum myst w, const struct mybind *v, size_t nv,
     long long *total)
 {
 	long long	 n;
 	unsigned int	 e;
 
 	do {
-		if ((e = run(s, SQL(s, fmt, s->p, a, str), NULL, &n)) != 0)
+		if ((e = exec(s, w, v, nv, NULL, &n)) != 0)
 			return e;
 		*total += n;
 	} while (n > 0);
-	return 0;
-}
-
-/* Column 0 of sql's first row: a count. */
-static unsigned int
-count(struct mystore *s, char *sql, long long *out)
-{
-	struct myres	*r = NULL;
-	struct myrow	 row;
-	unsigned int	 e;
-
-	*out = 0;
-	if ((e = run(s, sql, &r, NULL)) != 0)
-		return e;
-	if (mydb_next(r, &row))
-		*out = mydb_int(&row, 0, 0);
-	mydb_free(r);
 	return 0;
 }
 
@@ -761,41 +799,30 @@ mys_prune(struct store *b, long long now, int dry_run, int dead,
 	size_t				 i;
 
 	*nconflicts = 0;
-	if (dry_run)
-		e = count(s, SQL(s, "SELECT COUNT(*) FROM `%Ievents` WHERE"
-		    " expires_at < %lld AND status IN ('processed', %s)", s->p,
-		    now, st), &events);
-	else if ((e = batches(s, "DELETE FROM `%Ievents` WHERE expires_at <"
-	    " %lld AND status IN ('processed', %s) LIMIT 500", now, st,
-	    &events)) == 0)
-		/* The replay guard's rows of the events gone, 500 at a
-		 * time too (MySQL refuses LIMIT in a DELETE that joins:
-		 * the rows by a derived table). */
-		do {
-			e = run(s, SQL(s, "DELETE FROM `%Ipayloads` WHERE"
-			    " (endpoint, payload_hash, type) IN (SELECT * FROM"
-			    " (SELECT p.endpoint, p.payload_hash, p.type FROM"
-			    " `%Ipayloads` p WHERE NOT EXISTS (SELECT 1 FROM"
-			    " `%Ievents` e WHERE e.endpoint = p.endpoint AND"
-			    " e.event_key = p.event_key) LIMIT 500) x)", s->p,
-			    s->p, s->p), NULL, &n);
-		} while (e == 0 && n > 0);
+	{
+		const struct mybind	 v[] = { NUM(now), TXT(st) };
+
+		if (dry_run)
+			e = count(s, MY_PRUNE_COUNT, v, 2, &events);
+		else if ((e = batches(s, MY_PRUNE, v, 2, &events)) == 0)
+			/* The replay guard's rows of the events gone, 500
+			 * at a time too. */
+			e = batches(s, MY_PRUNE_GUARDS, NULL, 0, &n);
+	}
 	if (e == 0 && !dry_run)
-		e = run(s, SQL(s, "DELETE FROM `%Ifailures` WHERE last_at <"
-		    " %lld - " STORE_FAILURES_TTL, s->p, now), NULL, &n);
+		e = EXEC(s, MY_PRUNE_FAILURES, NULL, &n, NUM(now));
 	for (i = 0; e == 0 && i < s->cf->nendpoints; i++) {
+		const struct mybind	 v[] = {
+			NUM(now - s->cf->endpoints[i].retention),
+			TXT(s->cf->endpoints[i].name)
+		};
+
 		ep = &s->cf->endpoints[i];
 		if (ep->retention < 0)
 			continue;
 		n = 0;
-		if (dry_run)
-			e = count(s, SQL(s, "SELECT COUNT(*) FROM `%Iconflicts`"
-			    " WHERE received_at < %lld AND endpoint = %s", s->p,
-			    now - ep->retention, ep->name), &n);
-		else
-			e = batches(s, "DELETE FROM `%Iconflicts` WHERE"
-			    " received_at < %lld AND endpoint = %s LIMIT 500",
-			    now - ep->retention, ep->name, &n);
+		e = dry_run ? count(s, MY_PRUNE_CONFLICTS_COUNT, v, 2, &n) :
+		    batches(s, MY_PRUNE_CONFLICTS, v, 2, &n);
 		*nconflicts += n;
 	}
 	if (e != 0) {
@@ -818,14 +845,8 @@ mys_rows(struct store *b, long long now, struct store_counts *rows,
 
 	memset(rows, 0, s->cf->nendpoints * sizeof(*rows));
 	for (pass = 0; pass < 2; pass++) {
-		e = pass == 0 ? run(s, SQL(s, "SELECT endpoint, COUNT(*),"
-		    " SUM(status = 'processed'), SUM(status = 'received'),"
-		    " SUM(status = 'failed'), SUM(status = 'dead'),"
-		    " SUM(status = 'received' AND COALESCE(next_at, 0) <"
-		    " %lld), SUM(status = 'processed' AND expires_at < %lld)"
-		    " FROM `%Ievents` GROUP BY endpoint", now - 600, now, s->p),
-		    &r, NULL) : run(s, SQL(s, "SELECT endpoint, COUNT(*) FROM"
-		    " `%Iconflicts` GROUP BY endpoint", s->p), &r, NULL);
+		e = pass == 0 ? EXEC(s, MY_ROWS, &r, NULL, NUM(now - 600),
+		    NUM(now)) : exec(s, MY_ROWS_CONFLICTS, NULL, 0, &r, NULL);
 		if (e != 0) {
 			snprintf(err, errsz, "counting rows: %s",
 			    mydb_error(s->db));
@@ -865,15 +886,11 @@ my_count_failure(struct store *b, size_t endpoint, const struct event *ev,
 	const char	*name = s->cf->endpoints[endpoint].name;
 	unsigned int	 e;
 
-	if ((e = run(s, SQL(s, "INSERT INTO `%Ifailures` (endpoint, event_key,"
-	    " attempts, last_error, first_at, last_at) VALUES (%s, %s, 1, %s,"
-	    " %lld, %lld) ON DUPLICATE KEY UPDATE attempts = attempts + 1,"
-	    " last_error = VALUES(last_error), last_at = VALUES(last_at)",
-	    s->p, name, ev->key, error, now, now), NULL, NULL)) != 0)
+	if ((e = EXEC(s, MY_COUNT_FAILURE, NULL, NULL, TXT(name), TXT(ev->key),
+	    TXT(error), NUM(now), NUM(now))) != 0)
 		return (int)e;
-	return (int)count(s, SQL(s, "SELECT attempts FROM `%Ifailures` WHERE"
-	    " endpoint = %s AND event_key = %s", s->p, name, ev->key),
-	    attempts);
+	return (int)COUNT(s, MY_FAILURES_OF, attempts, TXT(name),
+	    TXT(ev->key));
 }
 
 /* With the replay guard's row, as a claim's: a later key of the same
@@ -884,56 +901,43 @@ my_park(struct store *b, size_t endpoint, const struct event *ev,
 {
 	struct mystore			*s = MY(b);
 	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
+	const struct mybind		 expires = ep->retention < 0 ?
+	    (struct mybind)NUL : (struct mybind)NUM(ev->received_at +
+	    ep->retention);
 	long long			 n = 0;
 	unsigned int			 e;
 	int				 isnew;
 
-	if ((e = run(s, SQL(s, "INSERT INTO `%Ievents` (endpoint,"
-	    " event_key, type, payload_hash, payload, status,"
-	    " received_at, expires_at, attempts, last_error, next_at)"
-	    " VALUES (%s, %s, %s, %s, %b, 'failed', %lld, IF(%lld < 0,"
-	    " NULL, %lld), %lld, %s, %lld) ON DUPLICATE KEY UPDATE"
-	    " id = id", s->p, ep->name, ev->key, ev->type, ev->hash,
-	    ev->payload, ev->payloadsz, ev->received_at, ep->retention,
-	    ev->received_at + ep->retention, attempts, error, next_at), NULL,
-	    &n)) != 0)
+	if ((e = EXEC(s, MY_PARK, NULL, &n, TXT(ep->name), TXT(ev->key),
+	    TXT(ev->type), TXT(ev->hash), BYTES(ev->payload, ev->payloadsz),
+	    NUM(ev->received_at), expires, NUM(attempts), TXT(error),
+	    NUM(next_at))) != 0)
 		return (int)e;
 	*parked = n > 0;
 	if (*parked && ep->replay_guard &&
 	    (e = guard_row(s, ep->name, ev, &isnew)) != 0)
 		return (int)e;
-	return (int)run(s, SQL(s, "DELETE FROM `%Ifailures` WHERE"
-	    " endpoint = %s AND event_key = %s", s->p, ep->name, ev->key),
-	    NULL, NULL);
+	return (int)EXEC(s, MY_FORGET_FAILURES, NULL, NULL, TXT(ep->name),
+	    TXT(ev->key));
 }
 
-/* SET's assignments are made left to right: attempts, once raised, is
- * the new count in the next two. */
 static int
 my_run_failed(struct store *b, long long id, const char *error,
     long long max, long long next_at)
 {
-	struct mystore	*s = MY(b);
-
-	return (int)run(s, SQL(s, "UPDATE `%Ievents` SET attempts ="
-	    " attempts + 1, last_error = %s, next_at = IF(attempts >= %lld,"
-	    " NULL, %lld), status = IF(attempts >= %lld, 'dead', 'failed')"
-	    " WHERE id = %lld AND status <> 'processed'", s->p, error, max,
-	    next_at, max, id), NULL, NULL);
+	return (int)EXEC(MY(b), MY_RUN_FAILED, NULL, NULL, TXT(error),
+	    NUM(max), NUM(next_at), NUM(max), NUM(id));
 }
 
 static int
 my_processed(struct store *b, long long id, long long now, long long attempts,
     int *changed)
 {
-	struct mystore	*s = MY(b);
 	long long	 n = 0;
 	unsigned int	 e;
 
-	e = run(s, SQL(s, "UPDATE `%Ievents` SET status = 'processed',"
-	    " processed_at = %lld, attempts = %lld, last_error = NULL,"
-	    " next_at = NULL WHERE id = %lld AND status <> 'processed'",
-	    s->p, now, attempts, id), NULL, &n);
+	e = EXEC(MY(b), MY_PROCESSED, NULL, &n, NUM(now), NUM(attempts),
+	    NUM(id));
 	*changed = n == 1;
 	return (int)e;
 }
@@ -951,22 +955,15 @@ my_take(struct store *b, const char *endpoint, const char *key,
 	struct mystore	*s = MY(b);
 	struct myres	*r = NULL;
 	struct myrow	 row;
-	const char	*sl = skip && s->skip_locked ? " SKIP LOCKED" : "";
 	unsigned int	 e;
 
 	*found = 0;
 	if (endpoint != NULL)
-		e = run(s, SQL(s, "SELECT id, endpoint, event_key, type,"
-		    " payload_hash, payload, received_at, attempts, status"
-		    " FROM `%Ievents` WHERE endpoint = %s AND event_key = %s"
-		    " FOR UPDATE%I", s->p, endpoint, key, sl), &r, NULL);
+		e = EXEC(s, skip ? MY_TAKE_KEY_SKIP : MY_TAKE_KEY, &r, NULL,
+		    TXT(endpoint), TXT(key));
 	else
-		e = run(s, SQL(s, "SELECT id, endpoint, event_key, type,"
-		    " payload_hash, payload, received_at, attempts, status"
-		    " FROM `%Ievents` WHERE status IN ('received', 'failed') AND"
-		    " COALESCE(next_at, 0) <= %lld + IF(status = 'received',"
-		    " %lld, 0) AND endpoint IN (%I) ORDER BY next_at, id LIMIT 1"
-		    " FOR UPDATE%I", s->p, now, lead, s->names, sl), &r, NULL);
+		e = EXEC(s, MY_TAKE_DUE, &r, NULL, NUM(now), NUM(lead),
+		    TXT(s->names));
 	if (e != 0)
 		return (int)e;
 	if (mydb_next(r, &row)) {
@@ -999,33 +996,30 @@ my_ob_pick(struct store *b, long long now,
 	struct myres	*r = NULL;
 	struct myrow	 row;
 	char		*gate, *p;
-	size_t		 cap = 3, len = 0;
+	size_t		 cap = 1, len = 0;
 	unsigned int	 e;
 
 	(void)now;
 	*found = 0;
-	if ((e = run(s, SQL(s, "SELECT DISTINCT topic FROM `%Ioutbox` WHERE"
-	    " status = 'pending' AND next_at <= UNIX_TIMESTAMP()", s->p), &r,
-	    NULL)) != 0)
+	if ((e = exec(s, MY_OB_TOPICS_DUE, NULL, 0, &r, NULL)) != 0)
 		return (int)e;
 	if ((gate = calloc(1, cap)) == NULL)
 		goto oom;
+	/* For FIND_IN_SET(): topics are letters, digits, . - _ (the
+	 * table's CHECK). */
 	while (mydb_next(r, &row)) {
-		/* Topics are letters, digits, . - _ (the table's CHECK). */
 		if (row.v[0] == NULL || !has_target(arg, row.v[0]) ||
-		    strspn(row.v[0], "abcdefghijklmnopqrstuvwxyz"
-		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
-		    strlen(row.v[0]))
+		    strchr(row.v[0], ',') != NULL)
 			continue;
-		if (len + strlen(row.v[0]) + 4 > cap) {
-			cap = 2 * (len + strlen(row.v[0]) + 4);
+		if (len + strlen(row.v[0]) + 2 > cap) {
+			cap = 2 * (len + strlen(row.v[0]) + 2);
 			if ((p = realloc(gate, cap)) == NULL) {
 				free(gate);
 				goto oom;
 			}
 			gate = p;
 		}
-		len += (size_t)snprintf(gate + len, cap - len, "%s'%s'",
+		len += (size_t)snprintf(gate + len, cap - len, "%s%s",
 		    len ? "," : "", row.v[0]);
 	}
 	mydb_free(r);
@@ -1034,11 +1028,7 @@ my_ob_pick(struct store *b, long long now,
 		free(gate);
 		return 0;
 	}
-	e = run(s, SQL(s, "SELECT id, topic, endpoint, event_key, payload,"
-	    " created_at, attempts, seq FROM `%Ioutbox` WHERE status ="
-	    " 'pending' AND next_at <= UNIX_TIMESTAMP() AND topic IN (%I)"
-	    " ORDER BY next_at, seq LIMIT 1 FOR UPDATE%I", s->p, gate,
-	    s->skip_locked ? " SKIP LOCKED" : ""), &r, NULL);
+	e = EXEC(s, MY_OB_PICK, &r, NULL, TXT(gate));
 	free(gate);
 	if (e != 0)
 		return (int)e;
@@ -1071,14 +1061,12 @@ static int
 my_ob_lease(struct store *b, struct outbox_item *it, long long now,
     long long lease, int *changed)
 {
-	struct mystore	*s = MY(b);
 	long long	 n = 0;
 	unsigned int	 e;
 
 	(void)now;
-	e = run(s, SQL(s, "UPDATE `%Ioutbox` SET attempts = attempts + 1,"
-	    " next_at = UNIX_TIMESTAMP() + %lld, lease = %lld WHERE seq ="
-	    " %lld", s->p, lease, it->lease, it->seq), NULL, &n);
+	e = EXEC(MY(b), MY_OB_LEASE, NULL, &n, NUM(lease), NUM(it->lease),
+	    NUM(it->seq));
 	*changed = n > 0;
 	return (int)e;
 }
@@ -1087,23 +1075,17 @@ static int
 my_ob_settle(struct store *b, const struct outbox_item *it, long long now,
     const char *error, long long next_at, long long max, int *changed)
 {
-	struct mystore	*s = MY(b);
 	long long	 n = 0;
 	unsigned int	 e;
 
 	/* The server's clock (my_ob_pick()): the wait, not the time. */
 	if (error == NULL)
-		e = run(s, SQL(s, "UPDATE `%Ioutbox` SET status = 'delivered',"
-		    " delivered_at = UNIX_TIMESTAMP(), last_error = NULL,"
-		    " lease = NULL WHERE seq = %lld AND status = 'pending' AND"
-		    " lease = %lld", s->p, it->seq, it->lease), NULL, &n);
+		e = EXEC(MY(b), MY_OB_DELIVERED, NULL, &n, NUM(it->seq),
+		    NUM(it->lease));
 	else
-		e = run(s, SQL(s, "UPDATE `%Ioutbox` SET last_error = %s,"
-		    " lease = NULL, next_at = UNIX_TIMESTAMP() +"
-		    " IF(attempts >= %lld, 0, %lld), status = IF(attempts >="
-		    " %lld, 'dead', 'pending') WHERE seq = %lld AND status ="
-		    " 'pending' AND lease = %lld", s->p, error, max,
-		    next_at - now, max, it->seq, it->lease), NULL, &n);
+		e = EXEC(MY(b), MY_OB_FAILED, NULL, &n, TXT(error), NUM(max),
+		    NUM(next_at - now), NUM(max), NUM(it->seq),
+		    NUM(it->lease));
 	*changed = n > 0;
 	return (int)e;
 }
@@ -1116,11 +1098,7 @@ mys_ob_retry(struct store *b, long long now, int dead, int waiting, char *err,
 	long long	 n = 0;
 
 	(void)now;
-	if (run(s, SQL(s, "UPDATE `%Ioutbox` SET attempts = IF(status ="
-	    " 'dead', 0, attempts), status = 'pending', next_at ="
-	    " UNIX_TIMESTAMP() WHERE (%d AND status = 'dead') OR (%d AND"
-	    " status = 'pending' AND next_at > UNIX_TIMESTAMP() AND lease IS"
-	    " NULL)", s->p, dead, waiting), NULL, &n) != 0) {
+	if (EXEC(s, MY_OB_RETRY, NULL, &n, NUM(dead), NUM(waiting)) != 0) {
 		why(s, "making outbox rows due", err, errsz);
 		return -1;
 	}
@@ -1138,14 +1116,9 @@ mys_ob_list(struct store *b, const char *id, const char *endpoint,
 	struct outbox_row	 o;
 	long long		 n = 0;
 
-	if (run(s, SQL(s, "SELECT id, topic, IF(%d, payload, NULL), endpoint,"
-	    " event_key, status, last_error, created_at, attempts, next_at,"
-	    " COALESCE(delivered_at, -1) FROM `%Ioutbox`"
-	    " WHERE (%s IS NULL OR id = %s)"
-	    " AND (%s IS NULL OR (endpoint = %s AND event_key = %s))"
-	    " AND (%s IS NULL OR status = %s)"
-	    " ORDER BY seq DESC LIMIT %lld", with_payload, s->p, id, id, key,
-	    endpoint, key, status, status, limit), &r, NULL) != 0) {
+	if (EXEC(s, MY_OB_LIST, &r, NULL, NUM(with_payload), TXT(id), TXT(id),
+	    TXT(key), TXT(endpoint), TXT(key), TXT(status), TXT(status),
+	    NUM(limit)) != 0) {
 		snprintf(err, errsz, "%s", mydb_error(s->db));
 		return -1;
 	}
@@ -1176,9 +1149,7 @@ mys_ob_topics(struct store *b, void (*fn)(void *, const char *, const char *,
 	struct myres	*r = NULL;
 	struct myrow	 row;
 
-	if (run(s, SQL(s, "SELECT topic, status, COUNT(*), MIN(created_at)"
-	    " FROM `%Ioutbox` GROUP BY topic, status ORDER BY topic, status",
-	    s->p), &r, NULL) != 0) {
+	if (exec(s, MY_OB_TOPICS, NULL, 0, &r, NULL) != 0) {
 		snprintf(err, errsz, "%s", mydb_error(s->db));
 		return -1;
 	}
@@ -1195,29 +1166,17 @@ mys_ob_prune(struct store *b, long long now, int dry_run, int dead, char *err,
 {
 	struct mystore	*s = MY(b);
 	const char	*st = dead ? "dead" : "delivered";
-	long long	 total = 0, n;
+	long long	 total = 0;
 	unsigned int	 e;
 
 	if (dry_run)
-		e = count(s, SQL(s, "SELECT COUNT(*) FROM `%Ioutbox` o WHERE"
-		    " o.status IN ('delivered', %s) AND NOT EXISTS (SELECT 1"
-		    " FROM `%Ievents` e WHERE e.endpoint = o.endpoint AND"
-		    " e.event_key = o.event_key AND (e.expires_at IS NULL OR"
-		    " e.expires_at >= %lld OR e.status NOT IN ('processed',"
-		    " %s)))", s->p, st, s->p, now, st), &total);
-	else
-		do {
-			/* MySQL refuses LIMIT in a DELETE that joins: the
-			 * rows by a derived table. */
-			e = run(s, SQL(s, "DELETE FROM `%Ioutbox` WHERE seq IN"
-			    " (SELECT seq FROM (SELECT o.seq FROM `%Ioutbox` o"
-			    " WHERE o.status IN ('delivered', %s) AND NOT"
-			    " EXISTS (SELECT 1 FROM `%Ievents` e WHERE"
-			    " e.endpoint = o.endpoint AND e.event_key ="
-			    " o.event_key) ORDER BY o.seq LIMIT 500) x)", s->p,
-			    s->p, st, s->p), NULL, &n);
-			total += n;
-		} while (e == 0 && n > 0);
+		e = COUNT(s, MY_OB_PRUNE_COUNT, &total, TXT(st), NUM(now),
+		    TXT(st));
+	else {
+		const struct mybind	 v[] = { TXT(st) };
+
+		e = batches(s, MY_OB_PRUNE, v, 1, &total);
+	}
 	if (e != 0) {
 		snprintf(err, errsz, "%s", mydb_error(s->db));
 		return -1;
@@ -1244,14 +1203,7 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 	long long	 packet = 0;
 	size_t		 i;
 
-	if (run(s, SQL(s, "SELECT PRIVILEGE_TYPE FROM"
-	    " information_schema.USER_PRIVILEGES UNION SELECT PRIVILEGE_TYPE"
-	    " FROM information_schema.SCHEMA_PRIVILEGES WHERE DATABASE()"
-	    " LIKE TABLE_SCHEMA UNION SELECT PRIVILEGE_TYPE FROM"
-	    " information_schema.TABLE_PRIVILEGES WHERE TABLE_SCHEMA ="
-	    " DATABASE() AND TABLE_NAME = CONCAT(%s, 'events')", s->p), &r,
-	    NULL) !=
-	    0) {
+	if (EXEC(s, MY_PRIVILEGES, &r, NULL, TXT(s->p)) != 0) {
 		snprintf(buf, bufsz, "%s: reading its privileges: %s",
 		    mydb_server(s->db), mydb_error(s->db));
 		return -1;
@@ -1280,7 +1232,7 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 		    myactions_prepare_all(s->acts[i], buf, bufsz) == -1)
 			return -1;
 	/* A body must fit in one packet, escaped (up to twice its size). */
-	if (count(s, SQL(s, "SELECT @@max_allowed_packet"), &packet) == 0 &&
+	if (count(s, MY_PACKET, NULL, 0, &packet) == 0 &&
 	    packet < 2 * s->cf->maxbody + 65536) {
 		snprintf(buf, bufsz, "%s: max_allowed_packet is %lld bytes; "
 		    "a body of ONCEHOOK_MAX_BODY (%lld) may need %lld: raise "
