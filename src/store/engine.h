@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook: the store's backends, behind store/store.h and store/outbox.h.
+ * oncehook: the store's engines, behind store/store.h and store/outbox.h.
  *
- * Each backend (store/sqlite/engine.c + store/sqlite/outbox.c: SQLite; store/mysql/engine.c: MariaDB and
- * MySQL) fills one table of operations with its own half of the
- * contract written in store/store.h, and makes its store begin with struct
- * store.  store/store.c picks the backend from ONCEHOOK_DB and calls through
- * the table: nothing else knows which engine it talks to.
+ * The protocol is written once (store/claim.c, store/run.c,
+ * store/lease.c) against the primitives of struct store_ops; each engine
+ * (store/sqlite/: SQLite; store/mysql/: MariaDB and MySQL) fills the
+ * table, keeping store/store.h's contract by its own means, and makes
+ * its store begin with struct store.  store/store.c picks the engine
+ * from ONCEHOOK_DB: nothing else knows which engine it talks to.
+ * store/README.md says what a new engine implements.
  */
-#ifndef ONCEHOOK_STORE_BE_H
-#define ONCEHOOK_STORE_BE_H
+#ifndef ONCEHOOK_STORE_ENGINE_H
+#define ONCEHOOK_STORE_ENGINE_H
 
 #include <stddef.h>
 
@@ -74,7 +76,8 @@ struct store_ops {
 
 	/* -- errors -- */
 	/* HOOK_EBUSY for what may pass (busy, lock wait, full, I/O, a
-	 * lost connection), else HOOK_ESYSTEM. */
+	 * lost connection), HOOK_ECONF for what the operator must grant or
+	 * create, else HOOK_ESYSTEM. */
 	enum hook_err	(*classify)(struct store *s, int code);
 	/* What code left of an open transaction. */
 	enum engine_end	(*ended)(struct store *s, int code);

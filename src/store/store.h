@@ -71,7 +71,7 @@
  *    succeeded.  Elsewhere: SAVEPOINT / ROLLBACK TO where the server has
  *    them, and the same retry without the claim when it does not (the
  *    MariaDB store: a deadlock, which InnoDB may find in any claim, runs
- *    the whole batch once more, then fails it; store/mysql/engine.c).
+ *    the whole batch once more, then fails it; store/claim.c).
  *
  * 5. The file is the database.  A process that finds ONCEHOOK_DB no
  *    longer names the file it has open (removed, renamed, replaced)

@@ -46,8 +46,9 @@ def documents(top):
         for f in sorted(files):
             if f.endswith(".md"):
                 out.append(os.path.relpath(os.path.join(d, f), top))
-    if os.path.exists(os.path.join(top, "bench/README.md")):
-        out.append("bench/README.md")
+    for extra in ("bench/README.md", "src/store/README.md"):
+        if os.path.exists(os.path.join(top, extra)):
+            out.append(extra)
     return sorted(out)
 
 
