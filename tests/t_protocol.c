@@ -47,6 +47,8 @@ enum opk {
 	WORK,		/* store_work() of key */
 	DUE,		/* store_work() of what is due a day on */
 	STATUS,		/* key's status ("-": not stored) */
+	PRUNE,		/* store_prune() two hours on: events pruned */
+	PRUNE_DRY,	/* ... counted only */
 };
 
 struct step {
@@ -146,6 +148,16 @@ static const struct pcase cases[] = {
 	{ DUE, NULL, NULL, NULL, "DONE", 2 },
 	{ DUE, NULL, NULL, NULL, "IDLE", 2 },
 	END } },
+{ "prune: what took effect, past its retention; then it is unknown",
+    E_SQLITE | E_MARIADB, "sync", 0, 0, NULL, 0, 0, -1, {
+	{ CLAIM, "a b", "t.ok", NULL, "OK OK", 2 },
+	{ CLAIM, "c", "t.fail", NULL, "EACTION", 2 },
+	{ FAILED, "c", "t.fail", NULL, "EACTION", 2 },
+	{ FAILED, "c", "t.fail", NULL, "PARKED", 2 },
+	{ PRUNE_DRY, NULL, NULL, NULL, "2", 2 },
+	{ PRUNE, NULL, NULL, NULL, "2", 2 },
+	{ LOOKUP, "a", "t.ok", NULL, "OK", 2 },
+	{ STATUS, "c", NULL, NULL, "failed", -1 } } },
 /* What only the fake can stage. */
 { "an action that ends the transaction: the batch again without it",
     E_FAKE, "sync", 0, 0, NULL, 0, 0, -1, {
@@ -548,12 +560,17 @@ run_step(const struct engine *en, struct store *st, int ci,
 	case STATUS:
 		en->status(st, ci, keys[0], got, gotsz);
 		break;
+	case PRUNE:
+	case PRUNE_DRY:
+		snprintf(got, gotsz, "%lld", store_prune(st, now + 7200,
+		    sp->op == PRUNE_DRY, 0, &attempts, why, sizeof(why)));
+		break;
 	}
 }
 
 static const char *const op_names[] = {
 	"claim", "lookup", "failed", "replay", "dry run", "work", "work due",
-	"status"
+	"status", "prune", "prune, dry run"
 };
 
 static void

@@ -39,6 +39,16 @@ enum engine_end {
 	ENGINE_LOST,		/* the connection is gone: nothing more */
 };
 
+/* What engine_ops.prune counts or deletes. */
+enum engine_prune {
+	ENGINE_PRUNE_EVENTS,	/* expired before, status processed or arg */
+	ENGINE_PRUNE_GUARDS,	/* the replay guard's rows of events gone */
+	ENGINE_PRUNE_FAILURES,	/* failed attempts of keys unseen for
+				   STORE_FAILURES_TTL before */
+	ENGINE_PRUNE_CONFLICTS,	/* conflicts rows of endpoint arg received
+				   before */
+};
+
 /* Capability bits (engine_ops.caps). */
 #define ENGINE_STATEMENT_ALONE	0x01	/* a statement's own error undoes
 					   that statement only: in a batch,
@@ -180,6 +190,13 @@ struct store_ops {
 			    const struct event *ev, const char *error,
 			    long long attempts, long long next_at, int *parked);
 
+	/* -- pruning (store/prune.c) -- */
+	/* In the open transaction, delete at most 500 rows of what (or,
+	 * with count_only, count them all): *n. */
+	int		(*prune)(struct store *s, enum engine_prune what,
+			    long long before, const char *arg, int count_only,
+			    long long *n);
+
 	/* -- the outbox's lease (store/lease.c) -- */
 	/* The oldest due pending row whose topic has_target() says yes to
 	 * into it (its attempts counting this one); *found 1, or 0 if none
@@ -215,8 +232,6 @@ struct store_ops {
 	long long	(*list)(struct store *, const char *, const char *,
 			    const char *, long long, int, store_row_fn,
 			    void *, char *, size_t);
-	long long	(*prune)(struct store *, long long, int, int,
-			    long long *, char *, size_t);
 	int		(*rows)(struct store *, long long,
 			    struct store_counts *, char *, size_t);
 	/* store/outbox.h */

@@ -101,13 +101,6 @@ store_list(struct store *s, const char *endpoint, const char *key,
 	    arg, err, errsz);
 }
 
-long long
-store_prune(struct store *s, long long now, int dry_run, int dead,
-    long long *nconflicts, char *err, size_t errsz)
-{
-	return s->ops->prune(s, now, dry_run, dead, nconflicts, err, errsz);
-}
-
 int
 store_rows(struct store *s, long long now, struct store_counts *rows,
     char *err, size_t errsz)

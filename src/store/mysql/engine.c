@@ -771,65 +771,28 @@ mys_list(struct store *b, const char *endpoint, const char *key,
 	return n;
 }
 
-/* Run a DELETE ... LIMIT 500 until it deletes nothing; *total. */
-static unsigned int
-batches(struct mystore *s, enum myst w, const struct mybind *v, size_t nv,
-    long long *total)
+/* engine_ops.prune. */
+static int
+my_prune(struct store *b, enum engine_prune what, long long before,
+    const char *arg, int count_only, long long *n)
 {
-	long long	 n;
-	unsigned int	 e;
+	static const enum myst	 w[][2] = {
+		[ENGINE_PRUNE_EVENTS] = { MY_PRUNE, MY_PRUNE_COUNT },
+		[ENGINE_PRUNE_GUARDS] = { MY_PRUNE_GUARDS, MY__MAX },
+		[ENGINE_PRUNE_FAILURES] = { MY_PRUNE_FAILURES, MY__MAX },
+		[ENGINE_PRUNE_CONFLICTS] = { MY_PRUNE_CONFLICTS,
+		    MY_PRUNE_CONFLICTS_COUNT },
+	};
+	const struct mybind	 v[] = { NUM(before), TXT(arg) };
+	enum myst		 q = w[what][count_only != 0];
+	size_t			 nv = what == ENGINE_PRUNE_GUARDS ? 0 :
+				     what == ENGINE_PRUNE_FAILURES ? 1 : 2;
 
-	do {
-		if ((e = exec(s, w, v, nv, NULL, &n)) != 0)
-			return e;
-		*total += n;
-	} while (n > 0);
-	return 0;
-}
-
-static long long
-mys_prune(struct store *b, long long now, int dry_run, int dead,
-    long long *nconflicts, char *err, size_t errsz)
-{
-	struct mystore			*s = MY(b);
-	const struct conf_endpoint	*ep;
-	const char			*st = dead ? "dead" : "processed";
-	long long			 events = 0, n;
-	unsigned int			 e;
-	size_t				 i;
-
-	*nconflicts = 0;
-	{
-		const struct mybind	 v[] = { NUM(now), TXT(st) };
-
-		if (dry_run)
-			e = count(s, MY_PRUNE_COUNT, v, 2, &events);
-		else if ((e = batches(s, MY_PRUNE, v, 2, &events)) == 0)
-			/* The replay guard's rows of the events gone, 500
-			 * at a time too. */
-			e = batches(s, MY_PRUNE_GUARDS, NULL, 0, &n);
-	}
-	if (e == 0 && !dry_run)
-		e = EXEC(s, MY_PRUNE_FAILURES, NULL, &n, NUM(now));
-	for (i = 0; e == 0 && i < s->cf->nendpoints; i++) {
-		const struct mybind	 v[] = {
-			NUM(now - s->cf->endpoints[i].retention),
-			TXT(s->cf->endpoints[i].name)
-		};
-
-		ep = &s->cf->endpoints[i];
-		if (ep->retention < 0)
-			continue;
-		n = 0;
-		e = dry_run ? count(s, MY_PRUNE_CONFLICTS_COUNT, v, 2, &n) :
-		    batches(s, MY_PRUNE_CONFLICTS, v, 2, &n);
-		*nconflicts += n;
-	}
-	if (e != 0) {
-		snprintf(err, errsz, "%s", mydb_error(s->db));
-		return -1;
-	}
-	return events;
+	*n = 0;
+	if (q == MY__MAX)
+		return 0;
+	return (int)(count_only ? count(MY(b), q, v, nv, n) : exec(MY(b), q,
+	    v, nv, NULL, n));
 }
 
 static int
@@ -1174,8 +1137,12 @@ mys_ob_prune(struct store *b, long long now, int dry_run, int dead, char *err,
 		    TXT(st));
 	else {
 		const struct mybind	 v[] = { TXT(st) };
+		long long		 n;
 
-		e = batches(s, MY_OB_PRUNE, v, 1, &total);
+		do {
+			if ((e = exec(s, MY_OB_PRUNE, v, 1, NULL, &n)) == 0)
+				total += n;
+		} while (e == 0 && n > 0);
 	}
 	if (e != 0) {
 		snprintf(err, errsz, "%s", mydb_error(s->db));
@@ -1282,7 +1249,7 @@ static const struct store_ops mys_ops = {
 	.upkeep = NULL,		/* the server keeps its own caches and log */
 	.close = mys_close,
 	.list = mys_list,
-	.prune = mys_prune,
+	.prune = my_prune,
 	.rows = mys_rows,
 	.ob_retry = mys_ob_retry,
 	.ob_list = mys_ob_list,

@@ -1219,80 +1219,32 @@ once(struct sqstore *s, const char *sql, long long a, const char *b,
 	return rc;
 }
 
-/* Delete in batches until none is left; total in *total.  SQLite code. */
+/* engine_ops.prune: SQLite has no guard rows (its guard is the write
+ * lock). */
 static int
-batches(struct sqstore *s, const char *sql, long long a, const char *b,
-    long long *total, char *why, size_t whysz)
+sq_prune(struct store *b, enum engine_prune what, long long before,
+    const char *arg, int count_only, long long *n)
 {
-	long long	 n;
-	int		 rc;
+	static const char *const sql[][2] = {
+		[ENGINE_PRUNE_EVENTS] = { "DELETE FROM events WHERE id IN"
+		    " (SELECT id FROM events WHERE expires_at < ?1"
+		    " AND status IN ('processed', ?2) LIMIT 500)",
+		    "SELECT count(*) FROM events"
+		    " WHERE expires_at < ?1 AND status IN ('processed', ?2)" },
+		[ENGINE_PRUNE_GUARDS] = { NULL, NULL },
+		[ENGINE_PRUNE_FAILURES] = { "DELETE FROM failures WHERE"
+		    " last_at < ?1 - " STORE_FAILURES_TTL, NULL },
+		[ENGINE_PRUNE_CONFLICTS] = { "DELETE FROM conflicts WHERE id"
+		    " IN (SELECT id FROM conflicts WHERE received_at < ?1"
+		    " AND endpoint = ?2 LIMIT 500)",
+		    "SELECT count(*) FROM conflicts WHERE"
+		    " received_at < ?1 AND endpoint = ?2" },
+	};
+	const char	*q = sql[what][count_only != 0];
 
-	do {
-		if ((rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL,
-		    NULL)) != SQLITE_OK)
-			return rc;
-		if ((rc = once(s, sql, a, b, &n)) != SQLITE_OK ||
-		    (rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL)) !=
-		    SQLITE_OK) {
-			/* Keep the reason: the rollback would clear it. */
-			snprintf(why, whysz, "%s", sqlite3_errmsg(s->db));
-			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-			return rc;
-		}
-		*total += n;
-	} while (n > 0);
-	return SQLITE_OK;
-}
-
-static long long
-sqs_prune(struct store *b, long long now, int dry_run, int dead,
-    long long *nconflicts, char *err, size_t errsz)
-{
-	struct sqstore	*s = (struct sqstore *)b;
-	const struct conf_endpoint	*ep;
-	long long			 events = 0, n = 0;
-	size_t				 i;
-	int				 rc;
-
-	*nconflicts = 0;
-	if (errsz > 0)
-		err[0] = '\0';
-	/* Only what took effect; dead events when asked (?2 = 'dead'). */
-	if (dry_run)
-		rc = once(s, "SELECT count(*) FROM events"
-		    " WHERE expires_at < ?1 AND status IN ('processed', ?2)",
-		    now, dead ? "dead" : "processed", &events);
-	else
-		rc = batches(s, "DELETE FROM events WHERE id IN (SELECT id"
-		    " FROM events WHERE expires_at < ?1"
-		    " AND status IN ('processed', ?2) LIMIT 500)", now,
-		    dead ? "dead" : "processed", &events, err, errsz);
-	/* Failed attempts of keys that never came back. */
-	if (rc == SQLITE_OK && !dry_run)
-		rc = once(s, "DELETE FROM failures WHERE last_at < ?1 - "
-		    STORE_FAILURES_TTL, now, NULL, &n);
-	for (i = 0; rc == SQLITE_OK && i < s->cf->nendpoints; i++) {
-		ep = &s->cf->endpoints[i];
-		if (ep->retention < 0)
-			continue;
-		n = 0;
-		if (dry_run)
-			rc = once(s, "SELECT count(*) FROM conflicts WHERE"
-			    " received_at < ?1 AND endpoint = ?2",
-			    now - ep->retention, ep->name, &n);
-		else
-			rc = batches(s, "DELETE FROM conflicts WHERE id IN"
-			    " (SELECT id FROM conflicts WHERE received_at < ?1"
-			    " AND endpoint = ?2 LIMIT 500)",
-			    now - ep->retention, ep->name, &n, err, errsz);
-		*nconflicts += n;
-	}
-	if (rc != SQLITE_OK) {
-		if (err[0] == '\0')
-			snprintf(err, errsz, "%s", sqlite3_errmsg(s->db));
-		return -1;
-	}
-	return events;
+	*n = 0;
+	return q != NULL ? once((struct sqstore *)b, q, before, arg, n) :
+	    SQLITE_OK;
 }
 
 /* Add columns 1..n of each (endpoint, ...) row of sql to rows at the
@@ -1679,7 +1631,7 @@ static const struct store_ops sqs_ops = {
 	.upkeep = sqs_upkeep,
 	.close = sqs_close,
 	.list = sqs_list,
-	.prune = sqs_prune,
+	.prune = sq_prune,
 	.rows = sqs_rows,
 	.ob_retry = sqo_retry,
 	.ob_list = sqo_list,
