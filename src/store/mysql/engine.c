@@ -45,44 +45,21 @@
 #include <time.h>
 
 #include "conf.h"
-#include "lib/crypto.h"
 #include "lib/log.h"
 #include "pipeline/event.h"
 #include "store/engine.h"
 #include "store/migrations.h"
 #include "store/mysql/actions.h"
 #include "store/mysql/conn.h"
+#include "store/mysql/engine.h"
 #include "store/mysql/statements.h"
 #include "store/outbox.h"
 #include "store/store.h"
 
 
-struct mystore {
-	struct store		 base;
-	const struct conf	*cf;
-	struct mydb		*db;
-	struct myactions	**acts;	/* per endpoint; shared if same file */
-	int			 broken;
-	long long		 used;	/* when the connection last spoke */
-	int			 skip_locked;	/* the server has SKIP LOCKED */
-	const char		*p;	/* ONCEHOOK_DB_PREFIX */
-	char			*names;	/* a,b: the configured endpoints */
-	struct mystmt		*st[MY__MAX]; /* prepared on first use */
-};
-
 static const struct store_ops mys_ops;
 
 #define MY(b)	((struct mystore *)(b))
-
-/* Values bound to a statement's ?s. */
-#define TXT(v)		{ (v), (v) != NULL ? strlen(v) : 0, 0, 0, 0 }
-#define BYTES(v, n)	{ (v), (n), 0, 0, 1 }
-#define NUM(v)		{ NULL, 0, (long long)(v), 1, 0 }
-#define NUL		{ NULL, 0, 0, 0, 0 }
-#define EXEC(s, w, res, affected, ...)					\
-	exec((s), (w), (const struct mybind[]){ __VA_ARGS__ },		\
-	    sizeof((const struct mybind[]){ __VA_ARGS__ }) /		\
-	    sizeof(struct mybind), (res), (affected))
 
 /* A lost connection marks the store broken. */
 static unsigned int
@@ -137,8 +114,8 @@ expand(const char *text, const char *p, const char *skip)
  * this connection on its first use; its rows into *res, or the rows it
  * changed into *affected.  The error number.
  */
-static unsigned int
-exec(struct mystore *s, enum myst w, const struct mybind *b, size_t n,
+unsigned int
+my_exec(struct mystore *s, enum myst w, const struct mybind *b, size_t n,
     struct myres **res, long long *affected)
 {
 	unsigned int	 e;
@@ -157,8 +134,8 @@ exec(struct mystore *s, enum myst w, const struct mybind *b, size_t n,
 }
 
 /* Column 0 of the first row of a statement: a count. */
-static unsigned int
-count(struct mystore *s, enum myst w, const struct mybind *b, size_t n,
+unsigned int
+my_count(struct mystore *s, enum myst w, const struct mybind *b, size_t n,
     long long *out)
 {
 	struct myres	*r = NULL;
@@ -166,18 +143,13 @@ count(struct mystore *s, enum myst w, const struct mybind *b, size_t n,
 	unsigned int	 e;
 
 	*out = 0;
-	if ((e = exec(s, w, b, n, &r, NULL)) != 0)
+	if ((e = my_exec(s, w, b, n, &r, NULL)) != 0)
 		return e;
 	if (mydb_next(r, &row))
 		*out = mydb_int(&row, 0, 0);
 	mydb_free(r);
 	return 0;
 }
-#define COUNT(s, w, out, ...)						\
-	count((s), (w), (const struct mybind[]){ __VA_ARGS__ },		\
-	    sizeof((const struct mybind[]){ __VA_ARGS__ }) /		\
-	    sizeof(struct mybind), (out))
-
 /* The statements were the connection's: closed with it. */
 static void
 close_statements(struct mystore *s)
@@ -226,8 +198,8 @@ rollback(struct mystore *s)
 	(void)run(s, "ROLLBACK");
 }
 
-static void
-why(struct mystore *s, const char *step, char *buf, size_t bufsz)
+void
+my_why_of(struct mystore *s, const char *step, char *buf, size_t bufsz)
 {
 	snprintf(buf, bufsz, "%s: %s", step, mydb_error(s->db));
 }
@@ -298,7 +270,7 @@ schema_version(struct mystore *s, int *v)
 	long long	 n = 0;
 	unsigned int	 e;
 
-	e = count(s, MY_SCHEMA_VERSION, NULL, 0, &n);
+	e = my_count(s, MY_SCHEMA_VERSION, NULL, 0, &n);
 	*v = (int)n;
 	return e;
 }
@@ -335,7 +307,7 @@ migrate(struct mystore *s, char *err, size_t errsz)
 	e = run(s, sql);
 	free(sql);
 	if (e != 0 || schema_version(s, &v) != 0) {
-		why(s, s->cf->db, err, errsz);
+		my_why_of(s, s->cf->db, err, errsz);
 		goto out;
 	}
 	if (v > (int)nmy_migrations) {
@@ -359,7 +331,7 @@ migrate(struct mystore *s, char *err, size_t errsz)
 		if (EXEC(s, MY_SCHEMA_ADD, NULL, NULL,
 		    NUM(my_migrations[i].version), TXT(my_migrations[i].name),
 		    NUM(time(NULL))) != 0) {
-			why(s, s->cf->db, err, errsz);
+			my_why_of(s, s->cf->db, err, errsz);
 			goto out;
 		}
 		log_info("%s: applied migration %s", s->cf->db,
@@ -454,7 +426,7 @@ mys_connect(const struct conf *cf, int flags, struct store **out, char *err,
 			    "%s) in this database: run oncehook init",
 			    cf->db, s->p);
 		else if (e != 0)
-			why(s, cf->db, err, errsz);
+			my_why_of(s, cf->db, err, errsz);
 		else if (v > (int)nmy_migrations)
 			snprintf(err, errsz, "%s: schema version %d is newer "
 			    "than this oncehook's (%zu): refusing it", cf->db,
@@ -722,7 +694,7 @@ my_note(struct store *b, int code)
 static void
 my_why(struct store *b, const char *step, char *buf, size_t bufsz)
 {
-	why(MY(b), step, buf, bufsz);
+	my_why_of(MY(b), step, buf, bufsz);
 }
 
 /* A request's first statement failed on a lost connection: a new one,
@@ -791,7 +763,7 @@ my_prune(struct store *b, enum engine_prune what, long long before,
 	*n = 0;
 	if (q == MY__MAX)
 		return 0;
-	return (int)(count_only ? count(MY(b), q, v, nv, n) : exec(MY(b), q,
+	return (int)(count_only ? my_count(MY(b), q, v, nv, n) : my_exec(MY(b), q,
 	    v, nv, NULL, n));
 }
 
@@ -809,7 +781,7 @@ mys_rows(struct store *b, long long now, struct store_counts *rows,
 	memset(rows, 0, s->cf->nendpoints * sizeof(*rows));
 	for (pass = 0; pass < 2; pass++) {
 		e = pass == 0 ? EXEC(s, MY_ROWS, &r, NULL, NUM(now - 600),
-		    NUM(now)) : exec(s, MY_ROWS_CONFLICTS, NULL, 0, &r, NULL);
+		    NUM(now)) : my_exec(s, MY_ROWS_CONFLICTS, NULL, 0, &r, NULL);
 		if (e != 0) {
 			snprintf(err, errsz, "counting rows: %s",
 			    mydb_error(s->db));
@@ -941,216 +913,6 @@ my_take(struct store *b, const char *endpoint, const char *key,
 	return (int)e;
 }
 
-/* The outbox. */
-
-/*
- * The outbox's times are the server's clock (UNIX_TIMESTAMP()):
- * deliverers on several hosts share its rows, and a lease must mean the
- * same to all of them, whatever their clocks say.  The due topics, by a
- * plain read, those with a target; then the oldest of their due rows,
- * locked, skipping those another deliverer holds (engine_ops.ob_pick).
- */
-static int
-my_ob_pick(struct store *b, long long now,
-    int (*has_target)(void *, const char *), void *arg,
-    struct outbox_item *it, int *found)
-{
-	struct mystore	*s = MY(b);
-	struct myres	*r = NULL;
-	struct myrow	 row;
-	char		*gate, *p;
-	size_t		 cap = 1, len = 0;
-	unsigned int	 e;
-
-	(void)now;
-	*found = 0;
-	if ((e = exec(s, MY_OB_TOPICS_DUE, NULL, 0, &r, NULL)) != 0)
-		return (int)e;
-	if ((gate = calloc(1, cap)) == NULL)
-		goto oom;
-	/* For FIND_IN_SET(): topics are letters, digits, . - _ (the
-	 * table's CHECK). */
-	while (mydb_next(r, &row)) {
-		if (row.v[0] == NULL || !has_target(arg, row.v[0]) ||
-		    strchr(row.v[0], ',') != NULL)
-			continue;
-		if (len + strlen(row.v[0]) + 2 > cap) {
-			cap = 2 * (len + strlen(row.v[0]) + 2);
-			if ((p = realloc(gate, cap)) == NULL) {
-				free(gate);
-				goto oom;
-			}
-			gate = p;
-		}
-		len += (size_t)snprintf(gate + len, cap - len, "%s%s",
-		    len ? "," : "", row.v[0]);
-	}
-	mydb_free(r);
-	r = NULL;
-	if (len == 0) {
-		free(gate);
-		return 0;
-	}
-	e = EXEC(s, MY_OB_PICK, &r, NULL, TXT(gate));
-	free(gate);
-	if (e != 0)
-		return (int)e;
-	*found = 2;		/* due, but held by others */
-	if (mydb_next(r, &row)) {
-		snprintf(it->id, sizeof(it->id), "%s", row.v[0]);
-		snprintf(it->topic, sizeof(it->topic), "%s", row.v[1]);
-		snprintf(it->endpoint, sizeof(it->endpoint), "%s", row.v[2]);
-		snprintf(it->key, sizeof(it->key), "%s", row.v[3]);
-		if ((it->payload = malloc(row.len[4] + 1)) == NULL)
-			goto oom;
-		memcpy(it->payload, row.v[4], row.len[4]);
-		it->payload[row.len[4]] = '\0';
-		it->payloadsz = row.len[4];
-		it->created_at = mydb_int(&row, 5, 0);
-		it->attempts = mydb_int(&row, 6, 0) + 1;
-		it->seq = mydb_int(&row, 7, 0);
-		*found = 1;
-	}
-	mydb_free(r);
-	return 0;
-oom:
-	mydb_free(r);
-	*found = 0;
-	return MYDB_OOM;
-}
-
-/* The lease counts from now: after the row lock was taken. */
-static int
-my_ob_lease(struct store *b, struct outbox_item *it, long long now,
-    long long lease, int *changed)
-{
-	long long	 n = 0;
-	unsigned int	 e;
-
-	(void)now;
-	e = EXEC(MY(b), MY_OB_LEASE, NULL, &n, NUM(lease), NUM(it->lease),
-	    NUM(it->seq));
-	*changed = n > 0;
-	return (int)e;
-}
-
-static int
-my_ob_settle(struct store *b, const struct outbox_item *it, long long now,
-    const char *error, long long next_at, long long max, int *changed)
-{
-	long long	 n = 0;
-	unsigned int	 e;
-
-	/* The server's clock (my_ob_pick()): the wait, not the time. */
-	if (error == NULL)
-		e = EXEC(MY(b), MY_OB_DELIVERED, NULL, &n, NUM(it->seq),
-		    NUM(it->lease));
-	else
-		e = EXEC(MY(b), MY_OB_FAILED, NULL, &n, TXT(error), NUM(max),
-		    NUM(next_at - now), NUM(max), NUM(it->seq),
-		    NUM(it->lease));
-	*changed = n > 0;
-	return (int)e;
-}
-
-static long long
-mys_ob_retry(struct store *b, long long now, int dead, int waiting, char *err,
-    size_t errsz)
-{
-	struct mystore	*s = MY(b);
-	long long	 n = 0;
-
-	(void)now;
-	if (EXEC(s, MY_OB_RETRY, NULL, &n, NUM(dead), NUM(waiting)) != 0) {
-		why(s, "making outbox rows due", err, errsz);
-		return -1;
-	}
-	return n;
-}
-
-static long long
-mys_ob_list(struct store *b, const char *id, const char *endpoint,
-    const char *key, const char *status, long long limit, int with_payload,
-    outbox_row_fn fn, void *arg, char *err, size_t errsz)
-{
-	struct mystore		*s = MY(b);
-	struct myres		*r = NULL;
-	struct myrow		 row;
-	struct outbox_row	 o;
-	long long		 n = 0;
-
-	if (EXEC(s, MY_OB_LIST, &r, NULL, NUM(with_payload), TXT(id), TXT(id),
-	    TXT(key), TXT(endpoint), TXT(key), TXT(status), TXT(status),
-	    NUM(limit)) != 0) {
-		snprintf(err, errsz, "%s", mydb_error(s->db));
-		return -1;
-	}
-	while (mydb_next(r, &row)) {
-		o.id = row.v[0];
-		o.topic = row.v[1];
-		o.payload = row.v[2];
-		o.endpoint = row.v[3];
-		o.key = row.v[4];
-		o.status = row.v[5];
-		o.last_error = row.v[6];
-		o.created_at = mydb_int(&row, 7, 0);
-		o.attempts = mydb_int(&row, 8, 0);
-		o.next_at = mydb_int(&row, 9, 0);
-		o.delivered_at = mydb_int(&row, 10, -1);
-		fn(arg, &o);
-		n++;
-	}
-	mydb_free(r);
-	return n;
-}
-
-static int
-mys_ob_topics(struct store *b, void (*fn)(void *, const char *, const char *,
-    long long, long long), void *arg, char *err, size_t errsz)
-{
-	struct mystore	*s = MY(b);
-	struct myres	*r = NULL;
-	struct myrow	 row;
-
-	if (exec(s, MY_OB_TOPICS, NULL, 0, &r, NULL) != 0) {
-		snprintf(err, errsz, "%s", mydb_error(s->db));
-		return -1;
-	}
-	while (mydb_next(r, &row))
-		fn(arg, row.v[0], row.v[1], mydb_int(&row, 2, 0),
-		    mydb_int(&row, 3, 0));
-	mydb_free(r);
-	return 0;
-}
-
-static long long
-mys_ob_prune(struct store *b, long long now, int dry_run, int dead, char *err,
-    size_t errsz)
-{
-	struct mystore	*s = MY(b);
-	const char	*st = dead ? "dead" : "delivered";
-	long long	 total = 0;
-	unsigned int	 e;
-
-	if (dry_run)
-		e = COUNT(s, MY_OB_PRUNE_COUNT, &total, TXT(st), NUM(now),
-		    TXT(st));
-	else {
-		const struct mybind	 v[] = { TXT(st) };
-		long long		 n;
-
-		do {
-			if ((e = exec(s, MY_OB_PRUNE, v, 1, NULL, &n)) == 0)
-				total += n;
-		} while (e == 0 && n > 0);
-	}
-	if (e != 0) {
-		snprintf(err, errsz, "%s", mydb_error(s->db));
-		return -1;
-	}
-	return total;
-}
-
 /*
  * The server, and what the connection's user may do in the database:
  * the privileges shown to it (its own, through a role or a wildcard
@@ -1199,7 +961,7 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 		    myactions_prepare_all(s->acts[i], buf, bufsz) == -1)
 			return -1;
 	/* A body must fit in one packet, escaped (up to twice its size). */
-	if (count(s, MY_PACKET, NULL, 0, &packet) == 0 &&
+	if (my_count(s, MY_PACKET, NULL, 0, &packet) == 0 &&
 	    packet < 2 * s->cf->maxbody + 65536) {
 		snprintf(buf, bufsz, "%s: max_allowed_packet is %lld bytes; "
 		    "a body of ONCEHOOK_MAX_BODY (%lld) may need %lld: raise "

@@ -84,8 +84,21 @@ struct sqstore {
 enum hook_err	 sq_classify(int rc);
 /* Note in s whether error rc calls for a new connection. */
 void		 sq_note(struct sqstore *s, int rc);
+/* store/sqlite/file.c: the file and its log. */
 /* 1 if ONCEHOOK_DB no longer names the open file (logged once). */
 int		 sq_moved(struct sqstore *s);
+/* What path names now; ino 0 if nothing. */
+void		 sq_fileid(const char *path, struct fileid *id);
+/* Remember the -wal and -shm the connection uses; -1 if no memory. */
+int		 sq_sides(struct sqstore *s);
+/* 1 if the -shm cannot be written (logged; the store moved, broken). */
+int		 sq_shm_immutable(struct sqstore *s, const struct fileid *shm);
+/* The log's size after each commit (sqlite3_wal_hook()). */
+int		 sq_on_wal(void *arg, sqlite3 *db, const char *name,
+		    int frames);
+/* engine_ops.idle and engine_ops.upkeep. */
+int		 sq_idle(struct store *b);
+enum store_copy	 sq_upkeep(struct store *b, enum store_upkeep what);
 /* Statement which into *st (prepared on its first use for one request:
  * STORE_SECTIONS); an SQLite code, the prepare's failure logged. */
 int		 sq_stmt(struct sqstore *s, enum st which, sqlite3_stmt **st);
