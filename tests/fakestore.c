@@ -277,7 +277,8 @@ fk_insert(struct store *b, size_t endpoint, const struct event *ev,
 
 	*isnew = 0;
 	if ((rc = faulted(f, "insert")) == FAKE_RACE) {
-		if ((r = add_row(f, endpoint, ev, "processed")) == NULL)
+		if (f->tx.nrows == ROWS ||
+		    (r = add_row(f, endpoint, ev, "processed")) == NULL)
 			return f->code = FAKE_STATEMENT;
 		snprintf(r->hash, sizeof(r->hash), "other");
 		r->payload[0] = '\0';

@@ -55,7 +55,9 @@ struct step {
 	enum opk	 op;
 	const char	*keys;		/* space-separated (a batch) */
 	const char	*types;		/* one each, or one for all */
-	const char	*payload;	/* NULL: each key its own */
+	const char	*payload;	/* one each, or one for all (no
+					   spaces in one); NULL: each key
+					   its own */
 	const char	*want;		/* one result each, by name */
 	long long	 effects;	/* after it; -1: not asked */
 };
@@ -187,6 +189,20 @@ static const struct pcase cases[] = {
     "tx_commit", 1, FAKE_BUSY, -1, {
 	{ CLAIM, "a b", "t.ok", NULL, "EBUSY EBUSY", 0 },
 	{ CLAIM, "a b", "t.ok", NULL, "OK OK", 2 },
+	END } },
+{ "a guard's duplicate of a claim of its batch: not 200 if the commit "
+    "fails", E_FAKE, "sync", 0, 0, "tx_commit", 1, FAKE_BUSY, -1, {
+	{ CLAIM, "a b", "t.ok", "{\"v\":\"same\"}", "EBUSY EBUSY", 0 },
+	{ CLAIM, "a b", "t.ok", "{\"v\":\"same\"}", "OK DUP", 1 },
+	END } },
+{ "a guard's duplicate is decided again when the batch runs without "
+    "a claim", E_FAKE, "sync", 0, 0, "insert", 4, FAKE_STATEMENT, -1, {
+	{ CLAIM, "a b c", "t.ok t.ok t.rollback", "{\"v\":1} {\"v\":1} "
+	  "{\"v\":2}", "ESYSTEM ESYSTEM EACTION", 0 },
+	END } },
+{ "an undo that fails is the batch's failure: no second run", E_FAKE,
+    "sync", 0, 0, "savepoint", 2, FAKE_LOST, -1, {
+	{ CLAIM, "a b", "t.fail t.ok", NULL, "EBUSY EBUSY", 0 },
 	END } },
 { "a lost connection: the batch fails, no second run", E_FAKE, "sync", 0,
     0, NULL, 0, 0, -1, {
@@ -505,6 +521,7 @@ run_step(const struct engine *en, struct store *st, int ci,
 	struct event		 ev[BATCH];
 	struct store_work_item	 w;
 	char			 keys[BATCH][64], own[BATCH][96], k[32], t[32];
+	char			 pl[BATCH][96];
 	char			 why[256];
 	long long		 now = (long long)time(NULL), attempts;
 	size_t			 i, n = sp->keys != NULL ? words(sp->keys) : 0;
@@ -516,6 +533,8 @@ run_step(const struct engine *en, struct store *st, int ci,
 		snprintf(keys[i], sizeof(keys[i]), "c%d-%s", ci,
 		    word(sp->keys, i, k, sizeof(k)));
 		snprintf(own[i], sizeof(own[i]), "{\"v\":\"%s\"}", keys[i]);
+		if (sp->payload != NULL)
+			(void)word(sp->payload, i, pl[i], sizeof(pl[i]));
 	}
 	switch (sp->op) {
 	case CLAIM:
@@ -523,8 +542,8 @@ run_step(const struct engine *en, struct store *st, int ci,
 	case FAILED:
 		for (i = 0; i < n; i++) {
 			test_event(&ev[i], keys[i], word(sp->types, i, t,
-			    sizeof(t)), sp->payload != NULL ? sp->payload :
-			    own[i], now);
+			    sizeof(t)), sp->payload != NULL ? pl[i] : own[i],
+			    now);
 			memset(&c[i], 0, sizeof(c[i]));
 			c[i].ev = &ev[i];
 		}

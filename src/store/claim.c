@@ -42,9 +42,17 @@
 #include "store/engine.h"
 #include "store/store.h"
 
-/* kept: decided before any transaction (ready failed), or in one. */
-#define KEPT_BEFORE	2
+/*
+ * kept: a claim decided by its own failure before any transaction
+ * (ready failed) or in one (its actions failed; the claim not recorded),
+ * whose result stands whatever the batch meets; or one undone because
+ * the replay guard found its payload under another key, whose DUP stands
+ * only if the transaction commits (the row it found may be another
+ * claim's of the same batch, not yet durable).
+ */
 #define KEPT_IN_TX	1
+#define KEPT_BEFORE	2
+#define KEPT_IF_COMMIT	3
 
 /* What one attempt at a batch came to. */
 enum batch {
@@ -114,12 +122,19 @@ store_conflict(struct store *s, size_t endpoint, const struct event *ev)
 	return o->classify(s, rc);
 }
 
-/* Mark c to be undone: its result stays, whatever the batch meets. */
+/* Undo c (back to its savepoint; alone, the caller rolls back), kept
+ * as said.  A failed undo is the batch's failure, not c's. */
 static int
-undo(struct store *s, struct store_claim *c, int sp)
+undo(struct store *s, struct store_claim *c, int sp, int kept)
 {
-	c->kept = KEPT_IN_TX;
-	return sp ? s->ops->savepoint(s, ENGINE_SP_UNDO) : 0;
+	int	 rc;
+
+	c->kept = kept;
+	if (sp && (rc = s->ops->savepoint(s, ENGINE_SP_UNDO)) != 0) {
+		c->kept = 0;
+		return rc;
+	}
+	return 0;
 }
 
 /*
@@ -155,7 +170,7 @@ claim_one(struct store *s, struct store_claim *c, long long now, int sp)
 			snprintf(c->why, sizeof(c->why), "the claim was not "
 			    "recorded");
 			c->result = HOOK_ESYSTEM;
-			return undo(s, c, sp);
+			return undo(s, c, sp, KEPT_IN_TX);
 		}
 		if (c->result == HOOK_ECONFLICT &&
 		    (rc = o->conflict(s, c->endpoint, c->ev)) != 0)
@@ -170,7 +185,7 @@ claim_one(struct store *s, struct store_claim *c, long long now, int sp)
 			c->result = found == 2 ? HOOK_PARKED : HOOK_DUP;
 			snprintf(c->why, sizeof(c->why), "payload already "
 			    "recorded under another key");
-			return undo(s, c, sp);
+			return undo(s, c, sp, KEPT_IF_COMMIT);
 		}
 	}
 	if (ep->deferred) {
@@ -184,7 +199,7 @@ claim_one(struct store *s, struct store_claim *c, long long now, int sp)
 		c->result = er;
 		switch (o->ended(s, rc)) {
 		case ENGINE_STATEMENT:
-			return undo(s, c, sp);
+			return undo(s, c, sp, KEPT_IN_TX);
 		case ENGINE_TRANSACTION:
 			o->note(s, rc);
 			c->kept = KEPT_IN_TX;
@@ -206,9 +221,8 @@ fail:
 	 * this claim fails alone, back to its savepoint. */
 	if (sp && (o->caps & ENGINE_STATEMENT_ALONE) &&
 	    o->ended(s, rc) == ENGINE_STATEMENT) {
-		if ((rc = undo(s, c, sp)) == 0)
+		if ((rc = undo(s, c, sp, KEPT_IN_TX)) == 0)
 			return 0;
-		c->kept = 0;
 		o->why(s, "savepoint", c->why, sizeof(c->why));
 	}
 	return rc;
@@ -236,7 +250,10 @@ claim_batch(struct store *s, struct store_claim *claims, size_t n,
 		claims[i].why[0] = '\0';
 		*step = "claim";
 		if ((*rc = claim_one(s, &claims[i], now, n > 1)) != 0) {
-			if (claims[i].kept && n > 1) {
+			/* The engine rolled back because of this claim:
+			 * again without it. */
+			if (claims[i].kept == KEPT_IN_TX && n > 1 &&
+			    o->ended(s, *rc) == ENGINE_TRANSACTION) {
 				o->tx_rollback(s);
 				return BATCH_WITHOUT;
 			}
@@ -252,6 +269,20 @@ claim_batch(struct store *s, struct store_claim *claims, size_t n,
 		return BATCH_DONE;
 	}
 	return (*rc = o->tx_commit(s)) == 0 ? BATCH_DONE : BATCH_FAILED;
+}
+
+/* The transaction did not commit: a guard's DUP may have found a claim
+ * of this batch; it is decided again (or fails with the batch). */
+static void
+unguard(struct store_claim *claims, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (claims[i].kept == KEPT_IF_COMMIT) {
+			claims[i].kept = 0;
+			claims[i].why[0] = '\0';
+		}
 }
 
 enum hook_err
@@ -289,8 +320,10 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 			o->tx_end(s);
 			return HOOK_OK;
 		}
-		if (b == BATCH_WITHOUT)
+		if (b == BATCH_WITHOUT) {
+			unguard(claims, n);
 			continue;
+		}
 		if (again || o->ended(s, rc) != ENGINE_AGAIN)
 			break;
 		o->why(s, step, w, sizeof(w));
@@ -300,7 +333,8 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 		again = 1;
 		/* Decided in the transaction rolled back: again. */
 		for (i = 0; i < n; i++)
-			if (claims[i].kept == KEPT_IN_TX)
+			if (claims[i].kept == KEPT_IN_TX ||
+			    claims[i].kept == KEPT_IF_COMMIT)
 				claims[i].kept = 0;
 	}
 	/* Rule 4: a COMMIT that failed (or whose answer was lost) is the
@@ -312,6 +346,7 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 	o->note(s, rc);
 	o->tx_rollback(s);
 	o->tx_end(s);
+	unguard(claims, n);
 	for (i = 0; i < n; i++) {
 		/* A result its own failure set stays; the others failed with
 		 * the transaction. */

@@ -51,9 +51,9 @@ outbox_take(struct store *s, long long now, long long lease,
 		goto fail;
 	if (!locks && !found)
 		return TAKE_NONE;
+	began = 1;		/* a failed begin may hold the write lock */
 	if ((rc = o->tx_begin(s)) != 0)
 		goto fail;
-	began = 1;
 	if (locks && (rc = o->ob_pick(s, now, has_target, arg, it, &found)) !=
 	    0)
 		goto fail;

@@ -23,10 +23,21 @@ step(struct store *s, enum engine_prune what, long long before,
 	long long		 n;
 	int			 rc;
 
+	if (dry_run) {
+		/* A count: a plain read, no write lock. */
+		n = 0;
+		if ((rc = o->prune(s, what, before, arg, 1, &n)) != 0) {
+			o->why(s, "prune", err, errsz);
+			o->note(s, rc);
+			return rc;
+		}
+		*total += n;
+		return 0;
+	}
 	do {
 		n = 0;
 		if ((rc = o->tx_begin(s)) != 0 ||
-		    (rc = o->prune(s, what, before, arg, dry_run, &n)) != 0 ||
+		    (rc = o->prune(s, what, before, arg, 0, &n)) != 0 ||
 		    (rc = o->tx_commit(s)) != 0) {
 			/* The reason first: the rollback would clear it. */
 			o->why(s, "prune", err, errsz);
@@ -37,7 +48,7 @@ step(struct store *s, enum engine_prune what, long long before,
 		}
 		o->tx_end(s);
 		*total += n;
-	} while (!dry_run && n > 0);
+	} while (n > 0);
 	return 0;
 }
 

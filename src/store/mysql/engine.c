@@ -31,11 +31,12 @@
  *    runs the batch again without the claim that ended it; here the
  *    claim that met the deadlock is not known to be its cause.)
  * 5. The connection's server and database are the configured ones.  A
- *    connection found lost before a request has done anything on it
- *    (its lookup, or its claim's START TRANSACTION) is made again once
- *    (reconnect()): the server restarted, or closed it idle.  Lost
- *    later, the request fails (503) and the store is broken: the caller
- *    opens a new one; never a reconnect in the middle of a transaction.
+ *    connection found lost where nothing is under way on it (a lookup,
+ *    or the START TRANSACTION that begins a claim, a run or a note) is
+ *    made again once (reconnect()): the server restarted, or closed it
+ *    idle.  Lost later, the request fails (503) and the store is broken:
+ *    the caller opens a new one; never a reconnect in the middle of a
+ *    transaction.
  */
 #include "config.h"
 
@@ -551,6 +552,14 @@ my_conflict(struct store *b, size_t endpoint, const struct event *ev)
 	    NUM(ev->received_at));
 }
 
+/* When ev's row ends its retention: NULL if it is kept forever. */
+static struct mybind
+expires_of(const struct conf_endpoint *ep, const struct event *ev)
+{
+	return ep->retention < 0 ? (struct mybind)NUL :
+	    (struct mybind)NUM(ev->received_at + ep->retention);
+}
+
 /* INSERT ... ON DUPLICATE KEY UPDATE id = id on UNIQUE (endpoint,
  * event_key): one affected row is ours; none is a key claimed by
  * another transaction, whose commit InnoDB made us wait for. */
@@ -560,9 +569,7 @@ my_insert(struct store *b, size_t endpoint, const struct event *ev,
 {
 	struct mystore			*s = MY(b);
 	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
-	const struct mybind		 expires = ep->retention < 0 ?
-	    (struct mybind)NUL : (struct mybind)NUM(ev->received_at +
-	    ep->retention);
+	const struct mybind		 expires = expires_of(ep, ev);
 	long long			 n = 0;
 	unsigned int			 e;
 
@@ -836,9 +843,7 @@ my_park(struct store *b, size_t endpoint, const struct event *ev,
 {
 	struct mystore			*s = MY(b);
 	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
-	const struct mybind		 expires = ep->retention < 0 ?
-	    (struct mybind)NUL : (struct mybind)NUM(ev->received_at +
-	    ep->retention);
+	const struct mybind		 expires = expires_of(ep, ev);
 	long long			 n = 0;
 	unsigned int			 e;
 	int				 isnew;
@@ -960,7 +965,8 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 		if (load_actions(s, i, buf, bufsz) == -1 ||
 		    myactions_prepare_all(s->acts[i], buf, bufsz) == -1)
 			return -1;
-	/* A body must fit in one packet, escaped (up to twice its size). */
+	/* A body must fit in one packet, twice: an action's statement may
+	 * bind :payload more than once. */
 	if (my_count(s, MY_PACKET, NULL, 0, &packet) == 0 &&
 	    packet < 2 * s->cf->maxbody + 65536) {
 		snprintf(buf, bufsz, "%s: max_allowed_packet is %lld bytes; "
