@@ -368,6 +368,26 @@ load_actions(struct sqstore *s, size_t i, char *err, size_t errsz)
 	return s->acts[i] != NULL ? 0 : -1;
 }
 
+/* The configured endpoints as a JSON array, for work's pick (json_each):
+ * another's events are not ours.  Names are letters, digits, - and _. */
+static char *
+endpoint_names(const struct conf *cf)
+{
+	size_t	 i, n = 3, o = 0;
+	char	*p;
+
+	for (i = 0; i < cf->nendpoints; i++)
+		n += strlen(cf->endpoints[i].name) + 3;
+	if ((p = malloc(n)) == NULL)
+		return NULL;
+	o += (size_t)snprintf(p, n, "[");
+	for (i = 0; i < cf->nendpoints; i++)
+		o += (size_t)snprintf(p + o, n - o, "%s\"%s\"", i ? "," : "",
+		    cf->endpoints[i].name);
+	snprintf(p + o, n - o, "]");
+	return p;
+}
+
 /* Prepare our statements (unless one request's: sq_stmt()) and every
  * endpoint's actions (unless lazy). */
 static int
@@ -382,7 +402,8 @@ prepare(struct sqstore *s, char *err, size_t errsz)
 			    sqlite3_errmsg(s->db));
 			return -1;
 		}
-	if ((s->acts = calloc(s->cf->nendpoints, sizeof(*s->acts))) == NULL) {
+	if ((s->acts = calloc(s->cf->nendpoints, sizeof(*s->acts))) == NULL ||
+	    (s->names = endpoint_names(s->cf)) == NULL) {
 		snprintf(err, errsz, "out of memory");
 		return -1;
 	}
@@ -589,6 +610,7 @@ sqs_close(struct store *b)
 	walguard_release(&s->wg);	/* after the log is let go */
 	for (i = 0; i < SIDE__MAX; i++)
 		free(s->side[i]);
+	free(s->names);
 	free(s);
 }
 
@@ -1187,26 +1209,12 @@ sq_take(struct store *b, const char *endpoint, const char *key,
 	    " payload_hash, payload, received_at, attempts, status"
 	    " FROM events WHERE endpoint = ?1 AND key = ?2";
 	sqlite3_stmt	*st = NULL;
-	char		 names[4096];
-	size_t		 i, o = 0;
 	int		 rc;
 
 	(void)skip;
 	*found = 0;
-	if (endpoint != NULL)
-		rc = sqlite3_prepare_v2(s->db, bykey, -1, &st, NULL);
-	else {
-		/* The configured endpoints only: another's events are not
-		 * ours. */
-		o += (size_t)snprintf(names, sizeof(names), "[");
-		for (i = 0; i < s->cf->nendpoints && o < sizeof(names); i++)
-			o += (size_t)snprintf(names + o, sizeof(names) - o,
-			    "%s\"%s\"", i ? "," : "", s->cf->endpoints[i].name);
-		if (o + 2 >= sizeof(names))
-			return SQLITE_TOOBIG;
-		snprintf(names + o, sizeof(names) - o, "]");
-		rc = sqlite3_prepare_v2(s->db, sq_work_pick, -1, &st, NULL);
-	}
+	rc = sqlite3_prepare_v2(s->db, endpoint != NULL ? bykey : sq_work_pick,
+	    -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return rc;
 	if (endpoint != NULL) {
@@ -1214,7 +1222,7 @@ sq_take(struct store *b, const char *endpoint, const char *key,
 		sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
 	} else {
 		sqlite3_bind_int64(st, 3, now);
-		sqlite3_bind_text(st, 4, names, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, s->names, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 5, lead);
 	}
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -61,6 +61,7 @@ struct sqstore {
 	int			 lazy;	/* STORE_LAZY: actions on first claim */
 	int			 sections; /* STORE_SECTIONS: a section at a time */
 	struct action_guard	 guard;	/* the connection's authorizer */
+	char			*names;	/* ["a","b"]: the configured endpoints */
 	char			*side[SIDE__MAX];	/* their paths */
 	struct fileid		 sideid[SIDE__MAX];	/* as opened */
 	struct fileid		 dbid;			/* as opened */
