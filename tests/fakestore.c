@@ -48,6 +48,9 @@ struct fstate {
 	long long	 lastid;
 };
 
+#define FIXES	8
+
+
 struct fake {
 	struct store	 base;
 	struct store_ops ops;
@@ -59,6 +62,8 @@ struct fake {
 	char		 fault_op[32];
 	int		 fault_nth;
 	int		 fault_code;
+	char		 fixed[FIXES][128];	/* t.later's keys that now run */
+	size_t		 nfixed;
 };
 
 #define F(b)	((struct fake *)(b))
@@ -324,6 +329,17 @@ fk_ready(struct store *b, size_t endpoint, const struct event *ev, char *why,
 	return HOOK_OK;
 }
 
+static int
+is_fixed(const struct fake *f, const char *key)
+{
+	size_t	 i;
+
+	for (i = 0; i < f->nfixed; i++)
+		if (strcmp(f->fixed[i], key) == 0)
+			return 1;
+	return 0;
+}
+
 static enum hook_err
 fk_actions(struct store *b, size_t endpoint, const struct event *ev,
     int *code, char *why, size_t whysz)
@@ -339,6 +355,11 @@ fk_actions(struct store *b, size_t endpoint, const struct event *ev,
 	}
 	if (strcmp(t, "t.fail") == 0) {
 		snprintf(why, whysz, "t.fail fails");
+		*code = f->code = FAKE_STATEMENT;
+		return HOOK_EACTION;
+	}
+	if (strcmp(t, "t.later") == 0 && !is_fixed(f, ev->key)) {
+		snprintf(why, whysz, "t.later fails until fixed");
 		*code = f->code = FAKE_STATEMENT;
 		return HOOK_EACTION;
 	}
@@ -597,4 +618,22 @@ fake_status(const struct store *b, const char *key)
 
 	r = row_of(&((struct fake *)b)->cur, 0, key);
 	return r != NULL ? r->status : NULL;
+}
+
+long long
+fake_attempts(const struct store *b, const char *key)
+{
+	struct frow	*r;
+
+	r = row_of(&((struct fake *)b)->cur, 0, key);
+	return r != NULL ? r->attempts : -1;
+}
+
+void
+fake_fix(struct store *b, const char *key)
+{
+	struct fake	*f = F(b);
+
+	if (f->nfixed < FIXES)
+		snprintf(f->fixed[f->nfixed++], sizeof(f->fixed[0]), "%s", key);
 }

@@ -11,7 +11,9 @@
  *               transaction back (SQLite's RAISE(ROLLBACK));
  *   t.deadlock  the server ends the transaction (a deadlock), as many
  *               times as fake_deadlocks() says, then one effect;
- *   t.lost      the connection is lost.
+ *   t.lost      the connection is lost;
+ *   t.later     an action's own error until fake_fix() of its key, then
+ *               one effect (a cause the operator fixes).
  *
  * fake_fault() makes the nth next call of a primitive fail with a code.
  */
@@ -41,5 +43,9 @@ void		 fake_deadlocks(struct store *, int n);
 void		 fake_fault(struct store *, const char *op, int nth, int code);
 /* The status of (endpoint 0, key), or NULL if not stored. */
 const char	*fake_status(const struct store *, const char *key);
+/* The attempts of (endpoint 0, key), or -1 if not stored. */
+long long	 fake_attempts(const struct store *, const char *key);
+/* From now on, t.later's actions of key succeed. */
+void		 fake_fix(struct store *, const char *key);
 
 #endif
