@@ -1113,6 +1113,14 @@ const struct conf_var conf_vars[] = {
 	    "process, which commits several at once (see docs/reliability.md); "
 	    "`off`: each process commits its own",
 	    onoff },
+	{ "FAST_PATHS", CONF_GLOBAL, 0, 0, 0, "on", "`on`",
+	    G(fast_paths), &conf_kind_choice,
+	    "`on`: a retry of stored bytes is answered before its body is "
+	    "parsed, and a run of new events goes to the writer without a "
+	    "lookup; `off`: every request takes the plain path, and no "
+	    "writer (`GROUP_COMMIT`) runs: the answers are the same, "
+	    "slower (to rule the fast paths out)",
+	    onoff },
 	{ "BUSY_TIMEOUT_MS", CONF_GLOBAL, 0, 0, 600000, "5000", "5000",
 	    G(busy_ms), &kind_int,
 	    "wait for the write lock before answering 503", NULL },
@@ -1272,6 +1280,7 @@ conf_load_for(conf_getenv_fn get, void *arg, unsigned needs, char *err,
     size_t errsz)
 {
 	struct conf_loader	 l = { get, arg, err, errsz, NULL, NULL, 0, 0 };
+	size_t		 i;
 	struct conf	*cf;
 
 	if (!(needs & CONF_NEEDS_DB))
@@ -1288,6 +1297,9 @@ conf_load_for(conf_getenv_fn get, void *arg, unsigned needs, char *err,
 		conf_free(cf);
 		return NULL;
 	}
+	for (i = 0; i < cf->nendpoints; i++)
+		cf->endpoints[i].depth_max = cf->my != NULL ?
+		    CONF_DEPTH_MYSQL : CONF_DEPTH_SQLITE;
 	/* The counters live beside a SQLite file; a server's store has no
 	 * file here to be beside: counted only where one is named. */
 	if (cf->counters_file == NULL && cf->my == NULL && cf->db != NULL) {

@@ -44,6 +44,17 @@ struct secret {
 	size_t		 sz;
 };
 
+/*
+ * The deepest nesting of arrays and objects in a body that the store's
+ * JSON functions read, the top-level object counting 1: SQLite's since
+ * 3.42 (JSON_MAX_DEPTH; 2000 before); MariaDB's JSON_DEPTH_LIMIT of 32
+ * leaves 31 levels so counted (MySQL reads 100).  A deeper body would
+ * fail its actions on every retry, so it is refused before the claim
+ * (pipeline/event.h; tests/cases/deep-json*).
+ */
+#define CONF_DEPTH_SQLITE	1000
+#define CONF_DEPTH_MYSQL	31
+
 struct conf_endpoint {
 	char			 name[CONF_NAME_MAX]; /* "" if unnamed */
 	char			 prefix[CONF_NAME_MAX + 16]; /* ONCEHOOK_X_ */
@@ -62,6 +73,7 @@ struct conf_endpoint {
 	long long		 park_after;	/* attempts; 0: never park */
 	int			 deferred;	/* MODE=deferred */
 	long long		 max_attempts;	/* then dead */
+	unsigned		 depth_max;	/* CONF_DEPTH_* of its store */
 	int			 replay_guard;	/* a known payload is a duplicate
 						   whatever its key: the scheme
 						   signs no timestamp */
@@ -92,6 +104,8 @@ struct conf {
 	long long		 maxbody;	/* bytes */
 	int			 synchronous_full;
 	int			 group_commit;	/* a writer claims for all */
+	int			 fast_paths;	/* pipeline/pipeline.h's; off:
+						   no group commit either */
 	long long		 busy_ms;
 	char			*status_token;	/* NULL if off */
 	int			 status_placeholder; /* the example's, ignored */

@@ -689,7 +689,7 @@ serve_main(int argc, char **argv)
 	memset(&pool, 0, sizeof(pool));
 	pool.cf = cf;
 	pool.n = a.workers;
-	pool.group = a.group && cf->group_commit;
+	pool.group = a.group && cf->group_commit && cf->fast_paths;
 	pool.timeout_ms = a.timeout * 1000;
 	pool.writer = -1;
 	pool.aux[0] = (struct aux){ "work", "oncehook-work", work_child,

@@ -411,10 +411,13 @@ extract(const struct conf_endpoint *ep, const struct req *rq,
 		er = HOOK_EJSON;
 		goto out;
 	}
-	if (jsondoc_depth(d) > EVENT_DEPTH_MAX) {
-		*why = "body nests arrays and objects more than "
-		    STR(EVENT_DEPTH_MAX) " levels deep, more than actions can "
-		    "read";
+	if (jsondoc_depth(d) > (ep->depth_max != 0 ? ep->depth_max :
+	    EVENT_DEPTH_MAX)) {
+		*why = ep->depth_max == CONF_DEPTH_MYSQL ? "body nests arrays "
+		    "and objects more than " STR(CONF_DEPTH_MYSQL) " levels "
+		    "deep, more than MariaDB's JSON functions read" : "body "
+		    "nests arrays and objects more than " STR(CONF_DEPTH_SQLITE)
+		    " levels deep, more than SQLite's JSON functions read";
 		er = HOOK_EJSON;
 		goto out;
 	}

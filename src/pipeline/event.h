@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "conf.h"
 #include "hook.h"
 #include "lib/crypto.h"
 
@@ -24,12 +25,13 @@ struct conf_endpoint;
 #define EVENT_TYPE_MAX	255	/* bytes in an event type */
 /*
  * Deepest nesting of arrays and objects in a body, the top-level object
- * counting 1.  jsondoc reads 2048 levels (as jansson does), SQLite's
- * JSON functions fewer: 2000 before SQLite 3.42, 1000 since
- * (JSON_MAX_DEPTH).  A body its actions could not read would fail on
- * every retry, so it is refused.
+ * counting 1: the endpoint's depth_max, what its store's JSON functions
+ * read (conf.h: CONF_DEPTH_*; jsondoc itself reads 2048 levels, as
+ * jansson does).  A body its actions could not read would fail on every
+ * retry, so it is refused.  EVENT_DEPTH_MAX: an endpoint not loaded by
+ * conf_load() (depth_max 0).
  */
-#define EVENT_DEPTH_MAX	1000
+#define EVENT_DEPTH_MAX	CONF_DEPTH_SQLITE
 
 struct event {
 	char		*key;		/* owned */

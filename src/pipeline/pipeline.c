@@ -329,7 +329,8 @@ failed(struct pipeline *p, const struct conf_endpoint *ep, size_t epi,
 static int
 straight(const struct pipeline *p, const struct conf_endpoint *ep)
 {
-	return p->fresh >= PIPELINE_DIRECT_AFTER && p->claim != NULL &&
+	return p->cf->fast_paths && p->fresh >= PIPELINE_DIRECT_AFTER &&
+	    p->claim != NULL &&
 	    !ep->replay_guard &&
 	    (p->hands == NULL || p->hands(p->claim_arg));
 }
@@ -549,7 +550,8 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 		goto out;
 	}
 	direct = straight(p, ep);
-	if (!direct && quick_retry(p, ep, rq, body, bodysz, ev, t, &er)) {
+	if (!direct && p->cf->fast_paths &&
+	    quick_retry(p, ep, rq, body, bodysz, ev, t, &er)) {
 		t->ev = ev;
 		if (log_enabled(LOG_LEVEL_DEBUG))
 			log_payload(body);

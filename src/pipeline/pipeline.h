@@ -6,6 +6,14 @@
  * response, knowing neither FastCGI nor CGI: route, method, type, size,
  * body, signature, timestamp, event, lookup, claim.  It writes the one
  * log line of the request.
+ *
+ * The fast paths -- a retry of stored bytes answered before the parse
+ * (quick_retry(): event_peek() and a lookup), a run of new events sent
+ * straight to the writer (below), the group-commit writer itself
+ * (writer/shared.h) -- answer every request exactly as the plain path
+ * does: the same status, the same body, the same rows.  Only the cost
+ * differs.  ONCEHOOK_FAST_PATHS=off takes the plain path alone; the
+ * request cases (tests/cases/) run every case both ways and compare.
  */
 #ifndef ONCEHOOK_PIPELINE_H
 #define ONCEHOOK_PIPELINE_H

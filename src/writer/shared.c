@@ -159,7 +159,7 @@ sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
 	 * Why: docs/design/015-shared-writer.md.
 	 */
 	sw->probe = -1;
-	if (!cf->group_commit || cf->my != NULL)
+	if (!cf->group_commit || !cf->fast_paths || cf->my != NULL)
 		return;
 	if (!cf->synchronous_full)
 		sw->probe = walguard_dir(cf->db);

@@ -6,11 +6,17 @@ tests/e2e-nginx.sh) started with a filled-in conf-examples file.
 say of the server in front (its reload, its body limit, its own JSON
 error pages).
 
-Scenarios 1 to 15 exercise the orders domain through the endpoints shop
-(hmac-sha256) and stripe.  E1 to E7 and H run for every endpoint of the
-configuration, with each provider's own signature, key and type headers:
-first delivery, retry, bad signatures, stale timestamps, a key
-conflict, concurrent duplicates, hostile signature headers.
+What a request must be answered, on its own, is a request case
+(tests/cases/, run on every store with the fast paths off and on):
+retries, bad signatures, stale timestamps, key conflicts, out of order,
+a failing action, rotation, deep or escaped JSON, every provider's own.
+Here stays what needs the server in front or processes racing: the
+numbered scenarios exercise the orders domain through the endpoints
+shop (hmac-sha256) and stripe; E1, E6, E7, G and H run for every
+endpoint of the configuration, with each provider's own signature, key
+and type headers: the first delivery through the server, concurrent
+duplicates, Slack's challenge, GitLab's sections, hostile signature
+headers.
 
 Prints one line per scenario, "ok - ..." or "not ok - ..." (the shell
 numbers them), with "#" lines saying what differed.  Exit status 0 if all
@@ -27,7 +33,6 @@ import json
 import os
 import re
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -233,12 +238,6 @@ class Suite:
         return self.http.post_hmac(path or self.shop_path,
                                    secret or self.a.shop_secret, body, **kw)
 
-    def post_stripe(self, body, t=None, secret=None, **kw):
-        self.count(body)
-        return self.http.post_stripe(self.stripe_path,
-                                     secret or self.a.stripe_secret, body, t,
-                                     **kw)
-
     def evid(self, tag):
         return "evt_%s_%s" % (self.mode, tag)
 
@@ -253,13 +252,6 @@ class Suite:
                             "currency": currency},
             "customer": {"customerEmail": email},
         })
-
-    @staticmethod
-    def stripe_event(evid, typ, order, obj_id="pi_1", amount=4999,
-                     currency="usd"):
-        obj = {"id": obj_id, "amount": amount, "currency": currency,
-               "metadata": {"order_id": order}}
-        return dumps({"id": evid, "type": typ, "data": {"object": obj}})
 
     def totals(self):
         """Rows in the tables a request could have written."""
@@ -318,119 +310,6 @@ class Suite:
         t.eq(after["events"] - before["events"], 1, "new events rows")
         t.eq(after["orders"] - before["orders"], 1, "new orders rows")
 
-    def s02_retry(self, t):
-        t.must(self.s1 is not None, "needs the first delivery")
-        key, body = self.s1
-        o_before = self.order("42")
-        before = self.totals()
-        r = self.post_shop(body)
-        t.response(r, 200, "retry", status="already_processed", key=key)
-        t.eq(r.header("idempotent-replayed"), "true",
-             "retry: Idempotent-Replayed header")
-        # The same event re-serialised (keys reordered, white space): the
-        # payload hash is over the canonical JSON, so still a replay.
-        obj = json.loads(body)
-        body2 = json.dumps(dict(reversed(list(obj.items()))),
-                           indent=1).encode()
-        r = self.post_shop(body2)
-        t.response(r, 200, "re-serialised retry", status="already_processed",
-                   key=key)
-        t.eq(r.header("idempotent-replayed"), "true",
-             "re-serialised retry: Idempotent-Replayed header")
-        t.eq(len(self.events("shop", key)), 1, "events rows for the key")
-        t.eq(self.order("42"), o_before, "order 42 after the retries")
-        self.nothing_stored(t, before, "retries")
-
-    def s03_bad_signatures(self, t):
-        key = self.evid("s3")
-        body = self.generic(key, "payment.success", "31")
-        before = self.totals()
-        cases = []
-        # Signed, then one byte of the body changed.
-        tampered = body.replace(b"49.99", b"0.01")
-        sig = hookclient.sign_hmac_sha256(self.a.shop_secret, body)
-        self.count()
-        cases.append(("tampered body", self.http.post(
-            self.shop_path, tampered, {"X-Webhook-Signature": sig})))
-        cases.append(("wrong secret", self.post_shop(
-            body, secret="not-the-secret")))
-        self.count()
-        cases.append(("missing signature header",
-                      self.http.post(self.shop_path, body)))
-        self.count()
-        cases.append(("malformed signature header", self.http.post(
-            self.shop_path, body, {"X-Webhook-Signature": "sha256=zz"})))
-        # The same on the Stripe endpoint.
-        sbody = self.stripe_event(self.evid("s3s"), "payment_intent.succeeded",
-                                  "32")
-        cases.append(("stripe: wrong secret", self.post_stripe(
-            sbody, secret="whsec_wrong")))
-        stampered = sbody.replace(b"4999", b"1")
-        self.count()
-        cases.append(("stripe: tampered body", self.http.post(
-            self.stripe_path, stampered,
-            {"Stripe-Signature": hookclient.sign_stripe(
-                self.a.stripe_secret, sbody)})))
-        self.count()
-        cases.append(("stripe: missing signature header",
-                      self.http.post(self.stripe_path, sbody)))
-        for what, r in cases:
-            t.response(r, 401, what, error="invalid_signature")
-        t.eq(self.events("shop", key), [], "events rows for the key")
-        t.eq(self.order("31"), None, "order 31")
-        t.eq(self.order("32"), None, "order 32")
-        self.nothing_stored(t, before, "bad signatures")
-
-    def s04_stripe_timestamps(self, t):
-        key = self.evid("s4")
-        body = self.stripe_event(key, "payment_intent.succeeded", "43")
-        before = self.totals()
-        now = int(time.time())
-        r = self.post_stripe(body, t=now - 3600)
-        t.response(r, 400, "an hour old", error="stale_timestamp")
-        r = self.post_stripe(body, t=now + 3600)
-        t.response(r, 400, "an hour ahead", error="stale_timestamp")
-        self.nothing_stored(t, before, "stale timestamps")
-        t.eq(self.order("43"), None, "order 43 after stale deliveries")
-        r = self.post_stripe(body)
-        t.response(r, 200, "fresh", status="processed", key=key)
-        ev = self.events("stripe", key)
-        t.eq(len(ev), 1, "events rows for the key")
-        if ev:
-            t.eq(ev[0]["type"], "payment_intent.succeeded", "events.type")
-        o = self.order("43")
-        t.must(t.true(o is not None, "order 43 was not created"), "no order")
-        t.eq(o["status"], "paid", "order 43 status")
-        t.eq(int(o["amount"]), 4999, "order 43 amount")
-        t.eq(o["currency"], "usd", "order 43 currency")
-        t.eq(o["payment_id"], "pi_1", "order 43 payment_id")
-
-    def s05_key_conflict(self, t):
-        t.must(self.s1 is not None, "needs the first delivery")
-        key, body = self.s1
-        other = self.generic(key, "payment.success", "55", amount=1.00,
-                             email="b@example.com", tx="tx_5")
-        o_before = self.order("42")
-        ev_before = self.events("shop", key)
-        before = self.totals()
-        r = self.post_shop(other)
-        t.response(r, 422, "same key, other payload", error="key_conflict")
-        t.true(r.header("idempotent-replayed") is None,
-               "a conflict answered Idempotent-Replayed")
-        t.eq(self.order("42"), o_before, "order 42 after the conflict")
-        t.eq(self.order("55"), None, "order 55 (the conflicting payload)")
-        t.eq(self.events("shop", key), ev_before, "the event row")
-        after = self.totals()
-        t.eq(after["events"], before["events"], "events rows")
-        t.eq(after["orders"], before["orders"], "orders rows")
-        t.eq(after["conflicts"] - before["conflicts"], 1, "new conflicts rows")
-        c = self.db.rows("SELECT * FROM conflicts WHERE endpoint = ? AND "
-                         "key = ?", ("shop", key))
-        t.eq(len(c), 1, "conflicts rows for the key")
-        if c and ev_before:
-            t.true(c[0]["payload_hash"] != ev_before[0]["payload_hash"],
-                   "conflicts.payload_hash is the stored event's hash")
-
     def concurrent(self, t, path, body, headers, n, key):
         """Send n identical deliveries at once, each on its own
         connection; check every answer is 200 for key and exactly one is
@@ -484,36 +363,6 @@ class Suite:
         t.eq(after["events"] - before["events"], 1, "new events rows")
         t.eq(after["conflicts"], before["conflicts"], "conflicts rows")
 
-    def s07_out_of_order(self, t):
-        # Generic: the refund first.
-        r = self.post_shop(self.generic(self.evid("s7r"), "payment.refunded",
-                                        "70"))
-        t.response(r, 200, "refund before payment", status="processed")
-        o = self.order("70")
-        t.true(o is not None and o["status"] == "pending" and
-               o["refunded_at"] is not None,
-               "after the refund alone, order 70 is %r, want pending with "
-               "refunded_at kept" % (o,))
-        r = self.post_shop(self.generic(self.evid("s7p"), "payment.success",
-                                        "70"))
-        t.response(r, 200, "payment after its refund", status="processed")
-        o = self.order("70")
-        t.true(o is not None and o["status"] == "refunded",
-               "order 70 is %r, want refunded" % (o,))
-        # Stripe: charge.refunded before payment_intent.succeeded.
-        r = self.post_stripe(self.stripe_event(
-            self.evid("s7sr"), "charge.refunded", "71", obj_id="ch_1"))
-        t.response(r, 200, "stripe refund before payment", status="processed")
-        r = self.post_stripe(self.stripe_event(
-            self.evid("s7sp"), "payment_intent.succeeded", "71"))
-        t.response(r, 200, "stripe payment after its refund",
-                   status="processed")
-        o = self.order("71")
-        t.true(o is not None and o["status"] == "refunded",
-               "order 71 is %r, want refunded" % (o,))
-        t.eq(self.db.scalar("SELECT count(*) FROM orders WHERE id IN "
-                            "('70', '71')"), 2, "orders rows for 70 and 71")
-
     def s08_request_errors(self, t):
         key = self.evid("s8")
         body = self.generic(key, "payment.success", "81")
@@ -542,100 +391,6 @@ class Suite:
         t.eq(self.order("81"), None, "order 81")
         t.eq(self.order("82"), None, "order 82")
         self.nothing_stored(t, before, "refused requests")
-
-    def s09_failing_action(self, t):
-        # The orders action fails for order 90 while it is listed in a
-        # control table: a trigger refuses the insert, as a business
-        # constraint would.  Statements prepared before the schema change
-        # are re-prepared by SQLite.
-        self.db.execute("""
-            CREATE TABLE IF NOT EXISTS e2e_refused (order_id TEXT PRIMARY KEY);
-            INSERT OR IGNORE INTO e2e_refused VALUES ('90');
-            CREATE TRIGGER IF NOT EXISTS e2e_refuse BEFORE INSERT ON orders
-            WHEN EXISTS (SELECT 1 FROM e2e_refused WHERE order_id = NEW.id)
-            BEGIN SELECT RAISE(ABORT, 'e2e: order refused'); END;
-        """)
-        key = self.evid("s9")
-        body = self.generic(key, "payment.success", "90")
-        before = self.totals()
-        r = self.post_shop(body)
-        t.response(r, 500, "failing action", error="action_failed")
-        t.eq(self.events("shop", key), [], "events rows after the failure")
-        t.eq(self.order("90"), None, "order 90 after the failure")
-        self.nothing_stored(t, before, "failing action")
-        r = self.post_shop(body)
-        t.response(r, 500, "failing action, retried", error="action_failed")
-        self.db.execute("DELETE FROM e2e_refused WHERE order_id = '90';")
-        r = self.post_shop(body)
-        t.response(r, 200, "retry once the action succeeds",
-                   status="processed", key=key)
-        r = self.post_shop(body)
-        t.response(r, 200, "another retry", status="already_processed",
-                   key=key)
-        t.eq(r.header("idempotent-replayed"), "true",
-             "another retry: Idempotent-Replayed")
-        t.eq(len(self.events("shop", key)), 1, "events rows for the key")
-        o = self.order("90")
-        t.true(o is not None and o["status"] == "paid",
-               "order 90 is %r, want paid" % (o,))
-        after = self.totals()
-        t.eq(after["events"] - before["events"], 1, "new events rows")
-        t.eq(after["orders"] - before["orders"], 1, "new orders rows")
-
-    @staticmethod
-    def nested(evid, order, depth):
-        """A payment.success for order whose arrays nest depth levels,
-        the top-level object counting 1."""
-        head = dumps({"eventId": evid, "type": "payment.success",
-                      "metadata": {"orderId": order}})[:-1]
-        return (head + b',"deep":' + b"[" * (depth - 1) + b"]" * (depth - 1)
-                + b"}")
-
-    def s14_deep(self, t):
-        # oncehook's limit is 1000 levels (SQLite's JSON_MAX_DEPTH since
-        # 3.42; 2000 before): deeper bodies are refused before the claim,
-        # not failed by json_extract() on every retry.
-        key = self.evid("s14a")
-        r = self.post_shop(self.nested(key, "s14a", 999))
-        t.response(r, 200, "999 levels", status="processed", key=key)
-        o = self.order("s14a")
-        t.true(o is not None and o["status"] == "paid",
-               "999 levels: order s14a is %r, want paid" % (o,))
-        for depth in (1001, 1500, 2048):
-            key = self.evid("s14-%d" % depth)
-            before = self.totals()
-            r = self.post_shop(self.nested(key, "s14-%d" % depth, depth))
-            body = t.response(r, 400, "%d levels" % depth,
-                              error="malformed_json")
-            t.true("1000 levels" in (body.get("message") or ""),
-                   "%d levels: the message says why: %r" % (depth, body))
-            self.nothing_stored(t, before, "%d levels" % depth)
-            t.eq(len(self.events("shop", key)), 0, "%d levels: events rows"
-                 % depth)
-
-    def s15_escaped_names(self, t):
-        # What the sender escapes, json_extract() in the action finds:
-        # "order\u0049d" is the member orderId, as jansson reads it.
-        key = self.evid("s15")
-        body = (b'{"eventId":"' + key.encode() + b'","type":'
-                b'"payment.success","metadata":{"order\\u0049d":"s15"},'
-                b'"transaction":{"id":"tx_s15","amount":12.5,'
-                b'"currency":"\\u20ac"},"customer":{"customer\\u0045mail":'
-                b'"b\\u00fcyer@example.com"}}')
-        r = self.post_shop(body)
-        t.response(r, 200, "escaped member names", status="processed",
-                   key=key)
-        o = self.order("s15")
-        t.must(t.true(o is not None, "order s15 was not created"),
-               "no order")
-        t.eq(o["status"], "paid", "order s15 status")
-        t.eq(float(o["amount"]), 12.5, "order s15 amount")
-        t.eq(o["currency"], "\u20ac", "order s15 currency")
-        t.eq(o["customer_email"], "b\u00fcyer@example.com",
-             "order s15 customer_email")
-        ev = self.events("shop", key)
-        t.true(len(ev) == 1 and ev[0]["payload"] == body.decode(),
-               "events.payload keeps the raw body, escapes and all")
 
     def g_gitlab_sections(self, t, ep):
         # tests/e2e/actions-e2e.sql: -- on: "Push Hook", "Tag Push Hook"
@@ -899,16 +654,6 @@ class Suite:
         t.true(o is not None and o["status"] == "paid",
                "order 110 is %r, want paid" % (o,))
 
-    def s12_rotation(self, t):
-        key = self.evid("s12")
-        body = self.generic(key, "payment.success", "120")
-        r = self.post_shop(body, secret=self.a.shop_secret_old)
-        t.response(r, 200, "signed with the older of two secrets",
-                   status="processed", key=key)
-        o = self.order("120")
-        t.true(o is not None and o["status"] == "paid",
-               "order 120 is %r, want paid" % (o,))
-
     def s16_trailing_slash(self, t):
         # lighttpd's mod_fastcgi passes POST /hooks/shop/ as SCRIPT_NAME
         # /hooks/shop and PATH_INFO /: the name is the last non-empty
@@ -1025,107 +770,6 @@ class Suite:
         t.eq(after["events"] - before["events"], 1, "new events rows")
         t.eq(after["orders"], before["orders"], "orders rows")
         t.eq(after["conflicts"], before["conflicts"], "conflicts rows")
-
-    def e2_retry(self, t, ep):
-        t.must(ep.name in self.first, "needs the first delivery")
-        key, typ, body, h = self.first[ep.name]
-        before = self.totals()
-        r = self.send(ep, body, h)
-        t.response(r, 200, "retry, same bytes", status="already_processed",
-                   key=key)
-        t.eq(r.header("idempotent-replayed"), "true",
-             "retry: Idempotent-Replayed header")
-        if ep.scheme.timestamped:
-            # A provider signs each attempt anew, with its own time.
-            h2 = ep.scheme.headers(ep.secrets[0], body, key, typ,
-                                   int(time.time()) + 2)
-            r = self.send(ep, body, h2)
-            t.response(r, 200, "retry signed anew, 2 s later",
-                       status="already_processed", key=key)
-        t.eq(len(self.events(ep.name, key)), 1, "events rows for the key")
-        self.nothing_stored(t, before, "retries")
-
-    def e8_replay(self, t, ep):
-        """A scheme that signs no timestamp: the first delivery's signed
-        bytes replayed under a new, unsigned key header are a duplicate,
-        never a new event.  (The same bytes under another event type
-        are another event: Shopify sends one order body under several
-        topics; see docs/operations.md.)"""
-        t.must(ep.name in self.first, "needs the first delivery")
-        key, typ, body, h = self.first[ep.name]
-        before = self.totals()
-        for other in ("replayed-key-1", "replayed-key-2"):
-            h2 = ep.scheme.headers(ep.secrets[0], body, other, typ)
-            if ep.scheme.name == "hmac-sha256":
-                h2 = h2 + [("X-Idempotency-Key", other)]
-            r = self.send(ep, body, h2)
-            t.response(r, 200, "replay under key %s" % other,
-                       status="already_processed")
-            t.eq(len(self.events(ep.name, other)), 0,
-                 "events rows for the replayed key %s" % other)
-        self.nothing_stored(t, before, "replays under new keys")
-
-    def e3_refused(self, t, ep):
-        sch = ep.scheme
-        key, typ = self.key(ep, "e3"), TYPES[sch.name]
-        body = sch.body(key, typ)
-        h = sch.headers(ep.secrets[0], body, key, typ)
-        before = self.totals()
-        cases = []
-        if sch.encoding != "token":
-            # GitLab's token signs nothing: a changed body passes it.
-            cases.append(("tampered body", body[:-1] + b',"x":1}', h))
-        cases.append(("wrong secret", body, sch.headers(
-            self.wrong_secret(ep), body, key, typ)))
-        cases.append(("missing %s" % sch.sig, body,
-                      [(k, v) for k, v in h if k != sch.sig]))
-        for what, b, hh in cases:
-            r = self.send(ep, b, hh)
-            t.response(r, 401, what, error="invalid_signature")
-        t.eq(self.events(ep.name, key), [], "events rows for the key")
-        self.nothing_stored(t, before, "refused deliveries")
-
-    def e4_stale(self, t, ep):
-        sch = ep.scheme
-        key, typ = self.key(ep, "e4"), TYPES[sch.name]
-        body = sch.body(key, typ)
-        before = self.totals()
-        now = int(time.time())
-        for what, dt in (("an hour old", -3600), ("an hour ahead", 3600)):
-            r = self.send(ep, body, sch.headers(ep.secrets[0], body, key,
-                                                typ, now + dt))
-            t.response(r, 400, what, error="stale_timestamp")
-        r = self.send(ep, body, sch.headers(self.wrong_secret(ep), body, key,
-                                            typ, now - 3600))
-        t.response(r, 401, "wrong secret and an hour old (the signature is "
-                   "checked first)", error="invalid_signature")
-        self.nothing_stored(t, before, "stale deliveries")
-        r = self.send(ep, body, sch.headers(ep.secrets[0], body, key, typ,
-                                            now - 200))
-        t.response(r, 200, "200 s old, within the tolerance",
-                   status="processed", key=key)
-        t.eq(len(self.events(ep.name, key)), 1, "events rows for the key")
-
-    def e5_conflict(self, t, ep):
-        t.must(ep.name in self.first, "needs the first delivery")
-        sch = ep.scheme
-        key, typ, body, _ = self.first[ep.name]
-        other = sch.body(key, typ, variant=1)
-        t.must(other != body, "the payloads do not differ")
-        ev_before = self.events(ep.name, key)
-        before = self.totals()
-        r = self.send(ep, other, sch.headers(ep.secrets[0], other, key, typ))
-        t.response(r, 422, "same key, other payload", error="key_conflict")
-        t.true(r.header("idempotent-replayed") is None,
-               "a conflict answered Idempotent-Replayed")
-        t.eq(self.events(ep.name, key), ev_before, "the event row")
-        after = self.totals()
-        t.eq(after["events"], before["events"], "events rows")
-        t.eq(after["orders"], before["orders"], "orders rows")
-        t.eq(after["conflicts"] - before["conflicts"], 1, "new conflicts rows")
-        t.eq(self.db.scalar("SELECT count(*) FROM conflicts WHERE endpoint = "
-                            "? AND key = ?", (ep.name, key)), 1,
-             "conflicts rows for the key")
 
     def e6_concurrent(self, t, ep, n=20):
         sch = ep.scheme
@@ -1558,35 +1202,17 @@ def main():
     plan = [
         ("1. first delivery -> 200 processed, one event, order paid",
          s.s01_first_delivery),
-        ("2. retries (same bytes, re-serialised) -> 200 already_processed, "
-         "Idempotent-Replayed, nothing changed", s.s02_retry),
-        ("3. tampered body, wrong secret, missing or malformed signature "
-         "-> 401 invalid_signature, nothing stored", s.s03_bad_signatures),
-        ("4. stripe: timestamp an hour old or ahead -> 400 stale_timestamp, "
-         "nothing stored; fresh -> 200", s.s04_stripe_timestamps),
-        ("5. same key, other payload -> 422 key_conflict, recorded, never "
-         "processed", s.s05_key_conflict),
         ("6. 40 concurrent identical deliveries -> one processed, 39 "
          "already_processed, one event, one order", s.s06_concurrent),
-        ("7. refund before payment (generic and stripe) -> order refunded",
-         s.s07_out_of_order),
         ("8. GET 405 with Allow, 2 MiB 413, form 415, malformed JSON 400, "
          "unknown endpoint 404; JSON errors, nothing stored",
          s.s08_request_errors),
-        ("9. failing action -> 500 action_failed, nothing stored; fixed -> "
-         "processed once, then already_processed", s.s09_failing_action),
         ("10a. read-only database -> 503 with Retry-After, nothing "
          "processed", s.s10a_readonly),
         ("10b. database writable again -> the delivery is processed",
          s.s10b_restored),
         ("11. write lock held past the busy timeout -> 503 with "
          "Retry-After; released -> processed", s.s11_busy),
-        ("12. secret rotation: the older of two secrets -> 200 processed",
-         s.s12_rotation),
-        ("14. nested 999 levels -> processed; 1001, 1500, 2048 levels -> "
-         "400 malformed_json, nothing stored", s.s14_deep),
-        ("15. member names written with \\u escapes -> the action reads "
-         "them: order paid", s.s15_escaped_names),
         ("16. POST /hooks/shop/ (trailing slash) -> 200 processed; "
          "/hooks/nope/ -> 404, its log line names the path",
          s.s16_trailing_slash),
@@ -1601,20 +1227,7 @@ def main():
         plan += [
             ("E1. %s: first delivery -> 200 processed, event stored with "
              "its key and type" % pre, bind(s.e1_first)),
-            ("E2. %s: retry -> 200 already_processed, nothing stored"
-             % pre, bind(s.e2_retry)),
-            ("E3. %s: %swrong secret, missing signature -> 401, nothing "
-             "stored" % (pre, "tampered body, " if ep.scheme.encoding !=
-                         "token" else ""), bind(s.e3_refused)),
         ]
-        if ep.scheme.timestamped:
-            plan.append(("E4. %s: timestamp an hour old or ahead -> 400 "
-                         "stale_timestamp, nothing stored; 200 s old -> "
-                         "200" % pre, bind(s.e4_stale)))
-        if not ep.scheme.timestamped:
-            plan.append(("E8. %s: the signed bytes replayed under a new "
-                         "key header -> 200 already_processed, nothing "
-                         "stored" % pre, bind(s.e8_replay)))
         if ep.scheme.name == "gitlab" and a.e2e_actions:
             plan.append(("G. %s: Push Hook and Tag Push Hook run the section "
                          "-- on: \"Push Hook\", \"Tag Push Hook\"; Note "
@@ -1624,8 +1237,6 @@ def main():
                          "challenge, nothing stored; wrong secret 401, "
                          "stale 400" % pre, bind(s.e7_slack_challenge)))
         plan += [
-            ("E5. %s: same key, other payload -> 422 key_conflict, "
-             "recorded" % pre, bind(s.e5_conflict)),
             ("E6. %s: 20 concurrent identical deliveries -> exactly one "
              "processed" % pre, bind(s.e6_concurrent)),
             ("H. %s: hostile signature headers -> 401 or 400, nothing "

@@ -1,0 +1,474 @@
+# SPDX-License-Identifier: MIT
+"""The request cases: every folder of tests/cases/ with a case.json, fed
+to an oncehook binary and compared with what the case expects.
+
+A case is data (tests/cases/README.md): the endpoint's environment, the
+requests (method, path, headers, body, how to sign), what each must be
+answered, and the rows afterwards.  Each case runs once per store
+(SQLite; MariaDB when --mysql-url names one) and, on each, twice:
+
+  plain  as CGI, one process per request, ONCEHOOK_FAST_PATHS=off;
+  fast   as two FastCGI processes with the defaults, taking turns: the
+         retry answered from a peek, runs of new events sent straight
+         to the group-commit writer, the writer itself.
+
+Both runs must answer what the case says, and the fast one exactly
+what the plain one answered (status and body of every request, the rows
+afterwards): the pipeline's contract (src/pipeline/pipeline.h).
+
+Prints TAP.  Standard library only; the MariaDB side goes through the
+mariadb command-line client.
+"""
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "deploy"))
+
+import fcgiclient  # noqa: E402
+import hookclient  # noqa: E402
+
+MODES = ("plain", "fast")
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def check(self, ok, what, why=()):
+        self.n += 1
+        if not ok:
+            self.failed += 1
+        print("%s %d - %s" % ("ok" if ok else "not ok", self.n, what))
+        for line in why if not ok else ():
+            print("#   " + line)
+        sys.stdout.flush()
+
+
+# -- the stores ---------------------------------------------------------
+
+class SQLite:
+    name = "sqlite"
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+
+    def prepare(self, run):
+        self.path = os.path.join(self.tmp, run + ".sqlite")
+        return {"ONCEHOOK_DB": self.path}
+
+    def rows(self, sql, args=()):
+        conn = sqlite3.connect(self.path, timeout=10)
+        try:
+            return ["|".join("NULL" if v is None else str(v) for v in r)
+                    for r in conn.execute(sql, args).fetchall()]
+        finally:
+            conn.close()
+
+    def execute(self, sql):
+        conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+        try:
+            conn.executescript(sql)
+        finally:
+            conn.close()
+
+    def status(self, key):
+        r = self.rows("SELECT status FROM events WHERE key = ?", (key,))
+        return r[0] if r else None
+
+    def conflicts(self):
+        return int(self.rows("SELECT count(*) FROM conflicts")[0])
+
+
+class MariaDB:
+    """One database; a table prefix per run, the actions' own tables
+    dropped before each."""
+    name = "mariadb"
+
+    def __init__(self, url, pwfile):
+        self.url = url
+        self.pwfile = pwfile
+        u = urllib.parse.urlsplit(url)
+        self.user = u.username
+        self.db = u.path.lstrip("/")
+        self.sock = urllib.parse.parse_qs(u.query).get("socket", [None])[0]
+        with open(pwfile) as f:
+            self.pw = f.readline().strip()
+
+    def sql(self, text):
+        p = subprocess.run(
+            ["mariadb", "--no-defaults", "--socket=" + self.sock, "-u",
+             self.user, "-p" + self.pw, "-N", "-B", self.db, "-e", text],
+            capture_output=True, text=True, timeout=60)
+        if p.returncode != 0:
+            raise RuntimeError("mariadb: %s: %s" % (text, p.stderr.strip()))
+        return [ln.replace("\t", "|") for ln in p.stdout.splitlines()]
+
+    def prepare(self, run):
+        self.runs = getattr(self, "runs", 0) + 1
+        self.prefix = "c%d_" % self.runs
+        tables = self.sql("SELECT table_name FROM information_schema.tables"
+                          " WHERE table_schema = DATABASE()")
+        if tables:
+            self.sql("SET FOREIGN_KEY_CHECKS = 0; DROP TABLE %s" %
+                     ", ".join("`%s`" % t for t in tables))
+        return {"ONCEHOOK_DB": self.url, "ONCEHOOK_DB_PREFIX": self.prefix,
+                "ONCEHOOK_DB_PASSWORD_FILE": self.pwfile}
+
+    def rows(self, sql, args=()):
+        return self.sql(sql)
+
+    def execute(self, sql):
+        self.sql(sql)
+
+    @staticmethod
+    def quote(s):
+        return "'" + s.replace("\\", "\\\\").replace("'", "''") + "'"
+
+    def status(self, key):
+        r = self.sql("SELECT status FROM `%sevents` WHERE event_key = %s" %
+                     (self.prefix, self.quote(key)))
+        return r[0] if r else None
+
+    def conflicts(self):
+        return int(self.sql("SELECT count(*) FROM `%sconflicts`" %
+                            self.prefix)[0])
+
+
+# -- sending ------------------------------------------------------------
+
+def expand(case):
+    """The case's requests, each "repeat" unrolled ({n} in its body)."""
+    out = []
+    for rq in case["requests"]:
+        n = rq.get("repeat", 1)
+        for i in range(1, n + 1):
+            r = json.loads(json.dumps(rq).replace("{n}", str(i))) \
+                if n > 1 else rq
+            if n > 1:
+                r["about"] = "%s (%d of %d)" % (rq.get("about", ""), i, n)
+            out.append(r)
+    return out
+
+
+def body_of(rq):
+    if "body_text" in rq:
+        return rq["body_text"].encode("utf-8")
+    if "body" in rq:
+        body = dict(rq["body"])
+        if "pad" in rq:         # a member of that many bytes
+            body["pad"] = "x" * rq["pad"]
+        return hookclient.dumps(body)
+    return b""
+
+
+def headers_of(rq, env, body):
+    """The request's headers: signed as its endpoint's scheme says,
+    unless "sign" is false; "sign" may name another secret, move the
+    timestamp by "t" seconds, or sign another body ("body_text")."""
+    h = []
+    sign = rq.get("sign", rq.get("method", "POST") == "POST")
+    if sign:
+        ep = rq.get("endpoint", "")
+        pre = "ONCEHOOK_%s_" % ep.upper() if ep else "ONCEHOOK_"
+        scheme = env.get(pre + "SCHEME", env.get("ONCEHOOK_SCHEME"))
+        secret = env.get(pre + "SECRET", env.get("ONCEHOOK_SECRET", ""))
+        t = None
+        if isinstance(sign, dict):
+            scheme = sign.get("scheme", scheme)
+            secret = sign.get("secret", secret)
+            if "t" in sign:
+                t = int(time.time()) + sign["t"]
+            if "body_text" in sign:
+                body = sign["body_text"].encode("utf-8")
+        secret = secret.split()[0] if secret else secret
+        h += hookclient.SCHEMES[scheme].headers(
+            secret, body, rq.get("key", ""), rq.get("type", ""), t)
+    h += list(rq.get("headers", {}).items())
+    drop = [d.lower() for d in rq.get("drop_headers", [])]
+    return {k: v for k, v in h if k.lower() not in drop}
+
+
+def cgi_path(rq):
+    ep = rq.get("endpoint", "")
+    return "/hooks" + ("/" + ep if ep else "") + rq.get("path", "")
+
+
+class Plain:
+    """Each request a CGI process."""
+
+    def __init__(self, binary, env, log):
+        self.binary, self.env, self.log = binary, env, log
+
+    def send(self, rq, body, headers):
+        params = fcgiclient.cgi_params(
+            rq.get("method", "POST"), cgi_path(rq), body, headers,
+            content_type=rq.get("content_type", "application/json"))
+        env = dict(self.env)
+        env.update(params)
+        p = subprocess.run([self.binary], input=body, env=env,
+                           capture_output=True, timeout=60)
+        self.log.write(p.stderr)
+        status, hdrs, out = fcgiclient.parse_cgi(p.stdout)
+        return status, hdrs, out
+
+    def close(self):
+        pass
+
+
+class Fast:
+    """Two FastCGI processes, each on a unix socket of its own, as a web
+    server runs them, the requests taking turns (group commit hands new
+    events to the writer without a lookup only while two or more
+    processes share it); their writer stopped by PID after them."""
+
+    def __init__(self, binary, env, log, tmp):
+        self.env = env
+        self.socks = []
+        self.procs = []
+        self.turn = 0
+        for i in range(2):
+            path = os.path.join(tmp, "fcgi%d.sock" % i)
+            if os.path.exists(path):
+                os.unlink(path)
+            ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            ls.bind(path)
+            ls.listen(16)
+            self.procs.append(subprocess.Popen(
+                [binary], stdin=ls.fileno(), env=env,
+                stdout=subprocess.DEVNULL, stderr=log))
+            ls.close()
+            self.socks.append(path)
+
+    def send(self, rq, body, headers):
+        sock = self.socks[self.turn % len(self.socks)]
+        self.turn += 1
+        r = fcgiclient.request(
+            sock, rq.get("method", "POST"), cgi_path(rq), body,
+            headers, content_type=rq.get("content_type",
+                                         "application/json"))
+        return r.status, r.headers, r.body
+
+    def close(self):
+        for p in self.procs:
+            p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        for path in self.socks:
+            os.unlink(path)
+        db = self.env["ONCEHOOK_DB"].encode()
+        for pid in writers(db):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
+
+
+def writers(db):
+    """The group-commit writers over database db (their environment)."""
+    out = []
+    for d in glob.glob("/proc/[0-9]*"):
+        try:
+            with open(d + "/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            if len(argv) < 2 or argv[1] != b"--shared-writer":
+                continue
+            with open(d + "/environ", "rb") as f:
+                if b"ONCEHOOK_DB=" + db in f.read().split(b"\0"):
+                    out.append(int(os.path.basename(d)))
+        except OSError:
+            pass
+    return out
+
+
+# -- one case -----------------------------------------------------------
+
+def case_env(case, folder, store_env, store):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("ONCEHOOK_")}
+    env.update({"ONCEHOOK_LOG": "warn", "ONCEHOOK_COUNTERS": "off"})
+    mine = os.path.join(folder, "actions.mysql.sql")
+    acts = mine if store.name == "mariadb" and os.path.exists(mine) else \
+        os.path.join(folder, "actions.sql")
+    if not os.path.exists(acts):
+        acts = os.path.join(HERE, "actions.sql")
+    if "ONCEHOOK_ENDPOINTS" not in case.get("env", {}):
+        env["ONCEHOOK_ACTIONS"] = acts
+    shipped = os.path.join(os.path.dirname(os.path.dirname(HERE)), "sql",
+                           "actions", "mysql" if store.name == "mariadb"
+                           else "")
+    for k, v in case.get("env", {}).items():
+        if v.startswith("./"):
+            v = os.path.join(folder, v[2:])
+        env[k] = v.replace("{actions}", shipped.rstrip("/"))
+    env.update(store_env)
+    return env
+
+
+def match(rq, status, headers, body):
+    """What differs between an answer and the request's "expect"."""
+    want = rq.get("expect", {})
+    bad = []
+    if "status" in want and status != want["status"]:
+        bad.append("status %d, not %d" % (status, want["status"]))
+    for k, v in want.get("headers", {}).items():
+        if headers.get(k.lower()) != v:
+            bad.append("header %s: %r, not %r" % (k, headers.get(k.lower()),
+                                                  v))
+    for k in want.get("no_headers", []):
+        if k.lower() in headers:
+            bad.append("header %s present: %r" % (k, headers[k.lower()]))
+    if "json" in want or "json_has" in want:
+        try:
+            got = json.loads(body)
+        except ValueError:
+            got = None
+        if not isinstance(got, dict):
+            bad.append("not a JSON object: %r" % body[:200])
+        else:
+            for k, v in want.get("json", {}).items():
+                if got.get(k) != v:
+                    bad.append("%s: %r, not %r" % (k, got.get(k), v))
+            for k, v in want.get("json_has", {}).items():
+                if v not in str(got.get(k)):
+                    bad.append("%s: %r, without %r" % (k, got.get(k), v))
+    return bad
+
+
+def rows_after(case, store):
+    """The rows the case asks about, as they are."""
+    after = case.get("after", {})
+    got = {"events": {k: store.status(k) for k in after.get("events", {})}}
+    if "conflicts" in after:
+        got["conflicts"] = store.conflicts()
+    got["sql"] = [store.rows(q)[:1] for q, _ in after.get("sql", [])]
+    return got
+
+
+def run_mode(tap, args, name, folder, case, store, mode, tmp):
+    """Run the case's requests in one mode; checks; the answers."""
+    run = "%s-%s" % (name, mode)
+    env = case_env(case, folder, store.prepare(run), store)
+    logpath = os.path.join(tmp, run + ".log")
+    answers = []
+    with open(logpath, "wb") as log:
+        p = subprocess.run([args.bin, "init"], env=env, stdout=log,
+                           stderr=log, timeout=120)
+        if p.returncode != 0:
+            tap.check(False, "%s: %s, %s: oncehook init" % (name, store.name,
+                                                            mode),
+                      tail(logpath))
+            return None
+        if mode == "plain":
+            env["ONCEHOOK_FAST_PATHS"] = "off"
+            front = Plain(args.bin, env, log)
+        else:
+            front = Fast(args.bin, env, log, tmp)
+        try:
+            for i, rq in enumerate(expand(case)):
+                if "do_sql" in rq:
+                    # A change made by hand between two requests (the
+                    # operator's fix), not a request.
+                    store.execute(rq["do_sql"])
+                    continue
+                body = body_of(rq)
+                status, hdrs, out = front.send(rq, body,
+                                               headers_of(rq, env, body))
+                answers.append((status, out.decode("utf-8", "replace")))
+                bad = match(rq, status, hdrs, out)
+                tap.check(not bad, "%s: %s, %s: %d. %s" % (
+                    name, store.name, mode, i + 1, rq.get("about", "")),
+                    bad + (["answered %d %r" % (status, out[:200])]
+                           if bad else []))
+        finally:
+            front.close()
+    rows = rows_after(case, store)
+    after = case.get("after", {})
+    for k, v in after.get("events", {}).items():
+        tap.check(rows["events"][k] == v, "%s: %s, %s: event %s %s" % (
+            name, store.name, mode, k, v or "not stored"),
+            ["it is %s" % rows["events"][k]])
+    if "conflicts" in after:
+        tap.check(rows["conflicts"] == after["conflicts"],
+                  "%s: %s, %s: %d conflicts rows" % (
+                      name, store.name, mode, after["conflicts"]),
+                  ["%d of them" % rows["conflicts"]])
+    for (q, want), got in zip(after.get("sql", []), rows["sql"]):
+        tap.check(got == ([want] if want is not None else []),
+                  "%s: %s, %s: %s -> %s" % (name, store.name, mode, q, want),
+                  ["it is %r" % got])
+    return answers, rows
+
+
+def tail(path, n=5):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace").splitlines()[-n:]
+    except OSError:
+        return []
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin", required=True, help="the oncehook binary")
+    ap.add_argument("--mysql-url", help="a MariaDB store (mysql://...)")
+    ap.add_argument("--mysql-pw", help="its password file")
+    ap.add_argument("cases", nargs="*", help="case names (default: all)")
+    args = ap.parse_args()
+    args.bin = os.path.abspath(args.bin)
+    names = args.cases or sorted(
+        os.path.basename(os.path.dirname(p))
+        for p in glob.glob(os.path.join(HERE, "*", "case.json")))
+    tmp = tempfile.mkdtemp(prefix="oncehook-cases-")
+    os.chmod(tmp, 0o755)
+    stores = [SQLite(tmp)]
+    if args.mysql_url:
+        stores.append(MariaDB(args.mysql_url, args.mysql_pw))
+    tap = Tap()
+    try:
+        for name in names:
+            folder = os.path.join(HERE, name)
+            with open(os.path.join(folder, "case.json")) as f:
+                case = json.load(f)
+            for store in stores:
+                if store.name not in case.get("stores", [store.name]):
+                    continue
+                got = {m: run_mode(tap, args, name, folder, case, store, m,
+                                   tmp) for m in MODES}
+                if None in got.values():
+                    continue
+                diff = ["%d. plain %r, fast %r" % (i + 1, a, b)
+                        for i, (a, b) in enumerate(zip(got["plain"][0],
+                                                       got["fast"][0]))
+                        if a != b]
+                if got["plain"][1] != got["fast"][1]:
+                    diff.append("rows: plain %r, fast %r" % (
+                        got["plain"][1], got["fast"][1]))
+                tap.check(not diff, "%s: %s: the fast paths answer as the "
+                          "plain path" % (name, store.name), diff)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("1..%d" % tap.n)
+    return 1 if tap.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
