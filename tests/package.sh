@@ -11,7 +11,8 @@
 #      data directory (0700), /etc/oncehook/env from its template, the
 #      units installed and not enabled, the examples uncompressed, every
 #      path they name there;
-#   4. the end-to-end delivery suites, tests/e2e-lighttpd.sh and
+#   4. the request cases (tests/cases.sh) and the end-to-end delivery
+#      suites, tests/e2e-lighttpd.sh and
 #      tests/e2e-apache.sh, against the installed /usr/bin/oncehook with
 #      the installed examples (/usr/share/doc/oncehook/examples) and SQL
 #      (/usr/share/oncehook/sql).  The suites look for the /usr/local
@@ -258,6 +259,7 @@ suite() {	# suite SCRIPT: run it, its TAP lines renumbered as ours
 	*) tap not-ok "$s: ran to its end (exit $rc)" ;;
 	esac
 }
+suite tests/cases.sh
 suite tests/e2e-lighttpd.sh
 suite tests/e2e-apache.sh
 
