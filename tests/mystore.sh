@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # oncehook tests: the MariaDB/MySQL store's contract on a real server:
-# tests/t_mystore against a MariaDB of the test's own
+# tests/unit/t_mystore against a MariaDB of the test's own
 # (tests/deploy/mariadb.sh, md_test_env: mariadb-install-db into a
 # temporary directory, the server as an unprivileged user on a unix
 # socket, stopped by PID).  Its TAP is this script's; 77 (skipped)
@@ -12,4 +12,4 @@ set -u
 # shellcheck source=tests/deploy/mariadb.sh
 . "$top_srcdir/tests/deploy/mariadb.sh"
 md_test_env oncetest
-"$top_builddir/tests/t_mystore"
+"$top_builddir/tests/unit/t_mystore"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# oncehook tests: the orders domain on MariaDB: tests/t_orders, the same
+# oncehook tests: the orders domain on MariaDB: tests/unit/t_orders, the same
 # program as for SQLite, with sql/actions/mysql/orders.sql on a MariaDB of
 # the test's own (tests/deploy/mariadb.sh, md_test_env): every arrival
 # order of payment, refund and cancellation ends as on SQLite.  77
@@ -12,4 +12,4 @@ export top_srcdir
 # shellcheck source=tests/deploy/mariadb.sh
 . "$top_srcdir/tests/deploy/mariadb.sh"
 md_test_env orders
-"$top_builddir/tests/t_orders"
+"$top_builddir/tests/unit/t_orders"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# oncehook tests: the protocol's table of cases (tests/t_protocol.c) on
+# oncehook tests: the protocol's table of cases (tests/unit/t_protocol.c) on
 # the fake engine, SQLite and a MariaDB of the test's own
 # (tests/deploy/mariadb.sh, md_test_env: stopped by PID).  Without
 # mariadb-server, the MariaDB cases are skipped and the others run.
@@ -12,4 +12,4 @@ set -u
 if md_bin >/dev/null 2>&1; then
 	md_test_env oncetest
 fi
-"$top_builddir/tests/t_protocol"
+"$top_builddir/tests/unit/t_protocol"

@@ -13,14 +13,15 @@
 #     distcheck  `make distcheck-some`: the tarball builds (VPATH, read-
 #                only sources) and what reads the shipped files passes;
 #                then a build without MariaDB Connector/C (one test);
-#     valgrind   every unit test program (tests/t_*) under valgrind,
+#     valgrind   every unit test program (tests/unit/t_*) under valgrind,
 #                leaks checked (one test each; the fault and power-loss
-#                suites in their quick form);
+#                suites in their quick form), in two halves, one a core;
 #     fuzz       the libFuzzer targets (tests/fuzz/run.sh) for
 #                FUZZ_SECONDS (default 60; one test);
-#   then, alone (they time things, or install):
-#     bench      the benchmark's smoke mode (bench/run.sh --smoke) and
-#                bench/pages.sh over 20 deliveries (one test each);
+#   then, together:
+#     bench      the benchmark's smoke mode (bench/run.sh --smoke: does it
+#                run, do its rows pass their checks; no figure is judged)
+#                and bench/pages.sh over 20 deliveries (one test each);
 #     package    the Debian package from HEAD: lintian, install, the
 #                request cases and the e2e suites against it, purge
 #                (tests/package.sh; its TAP lines counted).
@@ -146,15 +147,19 @@ step_distcheck() {
 	fi
 }
 
-step_valgrind() {
-	echo "== valgrind"
+# valgrind HALF: the unit test programs, every other one from the first
+# (0) or the second (1): two steps, one per core.
+valgrind_half() {
+	echo "== valgrind ($1 of two halves)"
 	cd "$out/plain" || { result fail; return; }
-	local t
-	for t in tests/t_*; do
+	local t i=0
+	for t in tests/unit/t_*; do
 		case $t in *.*) continue ;; esac
 		# t_mystore needs its server: tests/mystore.sh runs it.
 		case $t in */t_mystore) continue ;; esac
 		[ -x "$t" ] || continue
+		i=$((i + 1))
+		[ $((i % 2)) -eq "$1" ] || continue
 		if top_srcdir=$root ONCEHOOK_TEST_QUICK=1 valgrind -q \
 		    --error-exitcode=1 --leak-check=full \
 		    --errors-for-leak-kinds=definite,indirect \
@@ -168,6 +173,8 @@ step_valgrind() {
 		fi
 	done
 }
+step_valgrind1() { valgrind_half 1; }
+step_valgrind2() { valgrind_half 0; }
 
 step_fuzz() {
 	echo "== fuzz (${FUZZ_SECONDS:-60}s)"
@@ -248,12 +255,11 @@ together() {
 
 start=$(date +%s)
 together plain sanitize
-together distcheck valgrind fuzz
-together bench
-together package
+together distcheck valgrind1 valgrind2 fuzz
+together bench package
 
 total_p=0 total_f=0 total_s=0
-for s in plain sanitize distcheck valgrind fuzz bench package; do
+for s in plain sanitize distcheck valgrind1 valgrind2 fuzz bench package; do
 	if [ -f "$out/steps/$s" ]; then
 		read -r p f k <"$out/steps/$s"
 	else

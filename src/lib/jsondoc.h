@@ -23,7 +23,7 @@
  * after pipeline/event.c's normalisation: reals holding whole numbers below
  * 2^53 as integers, other reals as "%.17g" with jansson's touches (".0"
  * added where no '.' or 'e', no '+' nor leading zeros in an exponent).
- * tests/t_jsondoc.c checks all of it against jansson itself.
+ * tests/unit/t_jsondoc.c checks all of it against jansson itself.
  */
 #ifndef ONCEHOOK_JSONDOC_H
 #define ONCEHOOK_JSONDOC_H

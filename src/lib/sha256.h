@@ -7,7 +7,7 @@
  * so its time does not depend on the key or the message (only on
  * lengths).
  * Checked against the standard's and the RFC's vectors and against
- * OpenSSL on random inputs (tests/t_crypto.c).
+ * OpenSSL on random inputs (tests/unit/t_crypto.c).
  */
 #ifndef ONCEHOOK_SHA256_H
 #define ONCEHOOK_SHA256_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the providers' signature vectors, one set for the binary's
- * `selftest` (src/cmd/selftest.c) and the unit tests (tests/t_vectors.c).
+ * `selftest` (src/cmd/selftest.c) and the unit tests (tests/unit/t_vectors.c).
  *
  * Each value is written once, here, as a macro (the tests splice them
  * into request strings at compile time); vectors[] in src/pipeline/vectors.c is

@@ -6,7 +6,7 @@
  * part of the text); when taken, the canonical forms must be the same
  * bytes (jansson's dump after pipeline/event.c's former normalisation of whole
  * reals) and so must the depth.  A disagreement aborts.  Built and run
- * by tests/fuzz/run.sh; tests/t_jsondoc.c is the same comparison on
+ * by tests/fuzz/run.sh; tests/unit/t_jsondoc.c is the same comparison on
  * generated texts in make check.
  */
 #include "config.h"

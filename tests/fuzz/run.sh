@@ -31,7 +31,7 @@ printf 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=\000msg_p5jXN8AQM9LWM0D4l
 printf 'sha256=00\000k\000{"type":"url_verification","challenge":"c"}' \
     >"$work/corpus/slack"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
-    -I"$work" -I"$top/src" -I"$top/tests" \
+    -I"$work" -I"$top/src" -I"$top/tests/unit" \
     "$top/tests/fuzz/fuzz_jsondoc.c" "$top/src/lib/jsondoc.c" \
     $(pkg-config --cflags --libs jansson) -o "$work/fuzz_jsondoc"
 mkdir -p "$work/jcorpus"

@@ -62,7 +62,7 @@ int	sqwal_register(void);
 /*
  * How many times, in this process, bytes were still held at such a
  * barrier (a commit's publication), and written out there.  SQLite's
- * own ways of writing the log leave none (tests/t_sqwal.c); a count
+ * own ways of writing the log leave none (tests/unit/t_sqwal.c); a count
  * means one that was not foreseen.
  */
 long	sqwal_rescues(void);

@@ -14,7 +14,7 @@
  *     transactions, ones larger than the buffer, ones that spill pages
  *     to the log before their commit, and rollbacks; the files stay
  *     sound (integrity_check); and at every moment the log's index names
- *     a commit, its frames are in the -wal file (tests/faultvfs.c
+ *     a commit, its frames are in the -wal file (tests/unit/faultvfs.c
  *     watches the -shm's header);
  *   - a transaction that spilled and rolled back leaves nothing to be
  *     written later over another connection's commit;

@@ -1334,7 +1334,7 @@ test_park_replay(void)
 	q = peer("park.sqlite");
 	exec(q, "INSERT INTO flag VALUES (1)");
 	mkev(&ev, "p1", "t.ok", "{\"v\":\"p1\"}");
-	/* The answers are the protocol's table's (tests/t_protocol.c);
+	/* The answers are the protocol's table's (tests/unit/t_protocol.c);
 	 * here, the row SQLite keeps. */
 	for (i = 0; i < 3; i++)
 		er[i] = claim_counted(st, &ev, 3, &n[i]);
@@ -1549,7 +1549,7 @@ test_deferred(void)
 		BAIL("store_open: %s", err);
 	q = peer("deferred.sqlite");
 	/* One event accepted, run, failed and dead is the protocol's table's
-	 * (tests/t_protocol.c); here, what takes processes. */
+	 * (tests/unit/t_protocol.c); here, what takes processes. */
 	/* 1,000 events, four workers, the claimer, duplicates. */
 	for (i = 0; i < 4; i++)
 		if ((pid[i] = fork()) == 0) {

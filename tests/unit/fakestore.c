@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: the in-memory engine (tests/fakestore.h).  Its state
+ * oncehook tests: the in-memory engine (tests/unit/fakestore.h).  Its state
  * is a few fixed arrays, so that a transaction or a savepoint is a copy
  * of it and a rollback a copy back.  One process, one connection: its
  * "write lock" is that nothing else runs, as SQLite's serialises claims.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: jansson as the oracle of jsondoc (tests/t_jsondoc.c,
+ * oncehook tests: jansson as the oracle of jsondoc (tests/unit/t_jsondoc.c,
  * tests/fuzz/fuzz_jsondoc.c): pipeline/event.c's reading before jsondoc, its
  * normalisation of whole reals and the nesting depth of a value.
  */

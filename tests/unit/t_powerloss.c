@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: power loss (tests/faultvfs.c).
+ * oncehook tests: power loss (tests/unit/faultvfs.c).
  *
  * A run of deliveries through the real pipeline (new events, a retry, a
  * key conflict, a ping, a failing action), with the store closed now

@@ -2,7 +2,7 @@
 /*
  * oncehook tests: the MariaDB/MySQL store (src/store/mysql/engine.c, store/mysql/actions.c,
  * store/mysql/conn.c) on a real server: what the protocol's table
- * (tests/t_protocol.c, run on MariaDB too) cannot show.  The lost race
+ * (tests/unit/t_protocol.c, run on MariaDB too) cannot show.  The lost race
  * and the replay guard's race between processes; a statement the
  * server refuses in one claim of a batch; the outbox's lease; the
  * actions' guard at load; deadlocks, lock waits, a connection killed in
@@ -209,7 +209,7 @@ test_init(const struct conf *cf)
 }
 
 /* What the later tests find (the claims themselves are the protocol's
- * table's, tests/t_protocol.c): k1 processed, one conflict row. */
+ * table's, tests/unit/t_protocol.c): k1 processed, one conflict row. */
 static void
 seed(const struct conf *cf)
 {

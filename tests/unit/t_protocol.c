@@ -2,7 +2,7 @@
 /*
  * oncehook tests: the exactly-once protocol (store/claim.c, store/run.c)
  * as one table of cases, each run against every engine it names: the
- * in-memory fake (tests/fakestore.h), SQLite, and MariaDB when
+ * in-memory fake (tests/unit/fakestore.h), SQLite, and MariaDB when
  * tests/protocol.sh has started one (ONCEHOOK_TEST_MYSQL).  A case is a
  * few steps on a fresh store of its own (a file, a table prefix, a
  * fake); each step is one check: what it must answer and, where it

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: I/O faults on the request path, as SQLite tests
- * itself (tests/faultvfs.c).
+ * itself (tests/unit/faultvfs.c).
  *
  * For each scenario (a new event, a duplicate, a key conflict, an event
  * whose action fails, a prune), each kind of error (EIO, ENOSPC,
