@@ -6,7 +6,7 @@
 # synchronous=full:
 #
 # - under load, the writer is killed three times and a FastCGI process
-#   once (tests/deploy/groupload.py): every event answered 200 is in the
+#   once (bench/load/groupload.py): every event answered 200 is in the
 #   database with its order, none answered 200 is missing, a retry of
 #   each is 200, and in the end one row and one order per event; then
 #   the same with mostly new Stripe events (runs of them straight to
@@ -85,12 +85,12 @@ walsize() {
 	check $? "$1: the log stayed bounded (-wal $_w bytes, at most 16 MiB)"
 }
 
-# load OUT [ARGS]: tests/deploy/groupload.py against this lighttpd ($d),
+# load OUT [ARGS]: bench/load/groupload.py against this lighttpd ($d),
 # its output in OUT, its ok / not ok lines as this suite's.
 load() {
 	_out=$1
 	shift
-	python3 "$top_srcdir/tests/deploy/groupload.py" "$@" \
+	python3 "$top_srcdir/bench/load/groupload.py" "$@" \
 	    --url "http://127.0.0.1:$lt_port/hooks/${load_endpoint:-shop}" \
 	    --env "$d/conf/env" \
 	    --server-pid "$server_pid" >"$_out" 2>&1

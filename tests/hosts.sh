@@ -8,7 +8,7 @@
 # a unix socket in a temporary directory), one database and user,
 # "oncehook init" once.  The deliveries are Stripe's
 # (payment_intent.succeeded), the actions sql/actions/mysql/orders.sql;
-# tests/deploy/hostsload.py sends them and reads the effects:
+# bench/load/hostsload.py sends them and reads the effects:
 #
 #   - 40 identical deliveries at once, 20 to each host: one processed,
 #     39 already_processed, one events row, one paid order, one
@@ -59,7 +59,7 @@ params=${NGINX_FASTCGI_PARAMS:-/etc/nginx/fastcgi_params}
 BUSY_MS=5000
 dp_init hosts
 for f in conf-examples/nginx.conf sql/actions/mysql/orders.sql \
-    tests/deploy/hostsload.py tests/e2e/hookclient.py; do
+    bench/load/hostsload.py tests/e2e/hookclient.py; do
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
 "$ONCEHOOK_BIN" serve --help 2>&1 | grep -q -e --workers ||
@@ -195,7 +195,7 @@ walk(int(sys.argv[2]))' "$top_srcdir/tests/pylib" "$1"
 comm() { cat "/proc/$1/comm" 2>/dev/null; }
 
 # The workers of a serve: its children but the writer, the work child
-# and the deliver one (named so by serve, as tests/deploy/serveload.py
+# and the deliver one (named so by serve, as bench/load/serveload.py
 # knows them; the deliver child's own children, the outbox command, are
 # not serve's).
 workers_of() {	# workers_of PID
@@ -252,14 +252,14 @@ workers_a0=$(workers_of "$serve_a" | sort | tr '\n' ' ')
 # shellcheck disable=SC2154
 workers_b0=$(workers_of "$serve_b" | sort | tr '\n' ' ')
 
-dp_py hosts hostsload.py "$@" same
+dp_py hosts bench/load/hostsload.py "$@" same
 stats() {	# stats HOST FILE
 	(dp_env "$tmp/$1" as_backend "$tmp/$1/bin/oncehook" stats --json) \
 	    >"$2" 2>"$2.err"
 }
 stats a "$tmp/stats-a0.json"
 stats b "$tmp/stats-b0.json"
-dp_py hosts hostsload.py "$@" --counts "$tmp/counts.json" mixed
+dp_py hosts bench/load/hostsload.py "$@" --counts "$tmp/counts.json" mixed
 stats a "$tmp/stats-a1.json"
 stats b "$tmp/stats-b1.json"
 # Each host's counters file counted its own answers of the load.
@@ -301,7 +301,7 @@ fi
 
 # The load again, host A killed meanwhile.
 rm -f "$tmp/stop" "$tmp/ready"
-$watchdog python3 "$top_srcdir/tests/deploy/hostsload.py" "$@" \
+$watchdog python3 "$top_srcdir/bench/load/hostsload.py" "$@" \
     --stop-file "$tmp/stop" --ready-file "$tmp/ready" kill \
     >"$tmp/kill.tap" 2>"$tmp/kill.err" &
 load_pid=$!
@@ -367,7 +367,7 @@ if [ $rc -gt 1 ]; then
 	sed 's/^/# /' "$tmp/kill.err"
 fi
 
-dp_py hosts hostsload.py "$@" --notes "$shared/outbox-notes" outbox
+dp_py hosts bench/load/hostsload.py "$@" --notes "$shared/outbox-notes" outbox
 
 # No crash in the logs: no worker died but those killed here.
 for h in a b; do

@@ -4,7 +4,7 @@
 # concurrent duplicate load, with workers killed, and stopped by SIGTERM
 # with a request in flight; and conf-examples/oncehook.service, which
 # runs it.  Requests go straight to serve over FastCGI
-# (tests/deploy/fcgiclient.py, driven by tests/deploy/serveload.py).
+# (tests/deploy/fcgiclient.py, driven by bench/load/serveload.py).
 #
 #   - systemd-analyze verify accepts oncehook.service (when installed)
 #   - serve refuses a listening address that is not loopback
@@ -38,7 +38,7 @@ set -u
 # purpose, and a slow build (sanitizers) must not turn contention into 503.
 BUSY_MS=5000
 dp_init serve
-for f in conf-examples/oncehook.service tests/deploy/serveload.py \
+for f in conf-examples/oncehook.service bench/load/serveload.py \
     tests/deploy/fcgiclient.py; do
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
@@ -139,7 +139,7 @@ spid=$bg_pid
 dp_track "$spid"
 if dp_wait_port "$port" "$spid"; then
 	tap ok "$label: serve --listen 127.0.0.1:PORT --workers 4 starts"
-	dp_py "$label" serveload.py workers load kill killwriter batchdup \
+	dp_py "$label" bench/load/serveload.py workers load kill killwriter batchdup \
 	    deferred term \
 	    --addr "127.0.0.1:$port" --serve-pid "$spid" \
 	    --env "$d/conf/env" --workers 4
@@ -210,7 +210,7 @@ for fam in tcp unix; do
 	dp_track "$spid"
 	if if [ $fam = tcp ]; then dp_wait_port "$port" "$spid"
 	    else dp_wait_socket "$addr" "$spid"; fi; then
-		dp_py "$label" serveload.py workers stall closing \
+		dp_py "$label" bench/load/serveload.py workers stall closing \
 		    --addr "$addr" \
 		    --serve-pid "$spid" --env "$d/conf/env" --workers 2 \
 		    --timeout 2
@@ -256,7 +256,7 @@ if dp_wait_socket "$sock" "$spid"; then
 		tap ok "$label: a second serve on the live socket is refused"
 		sed 's/^/# /' "$d/log/second.log"
 	fi
-	dp_py "$label" serveload.py workers term --addr "$sock" \
+	dp_py "$label" bench/load/serveload.py workers term --addr "$sock" \
 	    --serve-pid "$spid" --env "$d/conf/env" --workers 4
 	wait_serve "$spid" "$label"
 	if [ -e "$sock" ]; then

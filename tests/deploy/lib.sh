@@ -36,7 +36,8 @@
 #                         "scenarios.py --help"); renumber its lines as
 #                         "LABEL: ..."
 #   dp_sanitizer LABEL FILE...  one TAP line: no sanitizer report
-#   dp_py SCRIPT ARGS...  run tests/deploy/SCRIPT, renumber its lines
+#   dp_py SCRIPT ARGS...  run tests/deploy/SCRIPT (or SCRIPT, a path in the
+#                         tree), renumber its lines
 
 # The test's values.  Secrets as providers issue them: Stripe's whsec_
 # string used as is; any string for the HMAC sender (two: a rotation).
@@ -313,7 +314,11 @@ dp_py() {	# dp_py LABEL SCRIPT ARGS...
 	dp_s=$2
 	shift 2
 	# shellcheck disable=SC2086
-	$watchdog python3 "$top_srcdir/tests/deploy/$dp_s" "$@" \
+	case $dp_s in
+	*/*) dp_p=$top_srcdir/$dp_s ;;		# bench/load/...
+	*) dp_p=$top_srcdir/tests/deploy/$dp_s ;;
+	esac
+	$watchdog python3 "$dp_p" "$@" \
 	    >"$tmp/py.tap" 2>"$tmp/py.err"
 	dp_rc=$?
 	dp_relay "$dp_l" <"$tmp/py.tap"

@@ -56,9 +56,11 @@ import threading
 import time
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "pylib"))
+# The tests' client libraries, beside this folder's parent (bench/).
+TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tests")
+sys.path.insert(0, os.path.join(TESTS, "deploy"))
+sys.path.insert(0, os.path.join(TESTS, "pylib"))
 
 import fcgiclient  # noqa: E402
 from testkit import children_of, comm, read_env  # noqa: E402

@@ -53,8 +53,10 @@ import time
 import traceback
 import urllib.parse
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "e2e"))
+# The tests' client libraries, beside this folder's parent (bench/).
+TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tests")
+sys.path.insert(0, os.path.join(TESTS, "e2e"))
 
 import hookclient  # noqa: E402
 

@@ -45,8 +45,10 @@ import threading
 import time
 import urllib.parse
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "pylib"))
+# The tests' client libraries, beside this folder's parent (bench/).
+TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tests")
+sys.path.insert(0, os.path.join(TESTS, "pylib"))
 
 from testkit import children_of, comm, read_env  # noqa: E402
 
