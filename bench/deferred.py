@@ -6,7 +6,7 @@ For each mode (sync, deferred) it makes a database with one endpoint
 whose action takes about ACTION seconds (a recursive query, then the
 write), starts "oncehook serve" (4 workers; in deferred mode its work
 child too) on a loopback port, sends N signed new events one every
-INTERVAL seconds straight over FastCGI (tests/deploy/fcgiclient.py, no
+INTERVAL seconds straight over FastCGI (tests/servers/oncetest/fcgiclient.py, no
 web server in between), and measures each answer.  Then it waits until
 every event is processed and checks: N effects, one per key.
 
@@ -31,9 +31,9 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "deploy"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "servers"))
 
-import fcgiclient  # noqa: E402
+from oncetest import fcgiclient  # noqa: E402
 
 SECRET = "bench-deferred-secret-0123456789"
 

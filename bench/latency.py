@@ -10,7 +10,7 @@ N retries of one known event (answered from a read), and N forged
 requests (refused before the database), each on a new connection as a
 provider would, and prints the median, 90th percentile and mean of each
 kind in milliseconds, and the ratios to a new event.  The client signs
-with the test suite's independent signer (tests/e2e/hookclient.py).
+with the test suite's independent signer (tests/servers/oncetest/hookclient.py).
 """
 
 import http.client
@@ -21,8 +21,8 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests",
-                                "e2e"))
-import hookclient  # noqa: E402
+                                "servers"))
+from oncetest import hookclient  # noqa: E402
 
 
 def deliver(url, body, signature):

@@ -123,7 +123,7 @@ if [ $peers -eq 1 ] && { [ -z "$phpfpm" ] ||
 	exit 2
 fi
 
-# The helpers of the tests and the demo: tests/deploy/lib.sh (run
+# The helpers of the tests and the demo: tests/servers/deploy.sh (run
 # directories, "oncehook init" and "serve" as the backends' user, PIDs
 # tracked and stopped at exit) and tools/lighttpd.sh (lighttpd from the
 # shipped examples).  The busy timeout stays the shipped 5000 ms.
@@ -147,8 +147,8 @@ top_srcdir=$root
 ONCEHOOK_BIN=$bin
 ONCEHOOK_E2E_BUSY_MS=5000
 LH_ROOT=$root
-# shellcheck source=tests/deploy/lib.sh
-. "$root/tests/deploy/lib.sh"
+# shellcheck source=tests/servers/deploy.sh
+. "$root/tests/servers/deploy.sh"
 # shellcheck source=tools/lighttpd.sh
 . "$root/tools/lighttpd.sh"
 # A harness error, here and in the helpers sourced above (tap.sh's exits
@@ -171,8 +171,8 @@ md_bench_start() {
 	local d
 	[ "$md_url" = none ] && return 1
 	[ -n "$md_url" ] && return 0
-	# shellcheck source=tests/deploy/mariadb.sh
-	. "$root/tests/deploy/mariadb.sh"
+	# shellcheck source=tests/servers/mariadb.sh
+	. "$root/tests/servers/mariadb.sh"
 	d=$tmp/mariadb$((md_starts += 1))
 	if ! md_bin >/dev/null; then
 		echo "== no MariaDB server (mariadb-server): its rows left out"

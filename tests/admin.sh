@@ -178,10 +178,10 @@ fi
 # Needs root and a file system with chattr (not tmpfs).
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 fcgi() {	# fcgi EVENT-ID: one signed delivery through serve; prints status
-	python3 - "$port" "$1" "$top_srcdir/tests/deploy" <<'PY'
+	python3 - "$port" "$1" "$top_srcdir/tests/servers" <<'PY'
 import hashlib, hmac, json, sys
 sys.path.insert(0, sys.argv[3])
-import fcgiclient
+from oncetest import fcgiclient
 body = json.dumps({"eventId": sys.argv[2], "type": "webhook.ping"}).encode()
 sig = hmac.new(b"admin-test-secret", body, hashlib.sha256).hexdigest()
 try:

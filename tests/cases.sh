@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: MIT
 # oncehook tests: the request cases (tests/cases/*/case.json, see
 # tests/cases/README.md), each on SQLite and on a MariaDB of the test's
-# own (tests/deploy/mariadb.sh, md_test_env: stopped by PID), each with
+# own (tests/servers/mariadb.sh, md_test_env: stopped by PID), each with
 # the fast paths off (CGI) and on (FastCGI), by tests/cases/run.py.
 # Without mariadb-server only the SQLite runs are made.
 # ONCEHOOK_BIN: the binary to feed (default: the build's).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=.}"
-# shellcheck source=tests/deploy/mariadb.sh
-. "$top_srcdir/tests/deploy/mariadb.sh"
+# shellcheck source=tests/servers/mariadb.sh
+. "$top_srcdir/tests/servers/mariadb.sh"
 if md_bin >/dev/null 2>&1; then
 	md_test_env oncecases
 	set -- --mysql-url "$ONCEHOOK_TEST_MYSQL" \

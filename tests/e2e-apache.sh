@@ -31,7 +31,7 @@
 # stands in for systemd: --reload-signal) for mod_proxy_fcgi.  Apache
 # refuses a body over ONCEHOOK_MAX_BODY itself and has JSON error pages
 # of its own: scenarios.py --server-body-limit and --server-json-pages
-# (tests/deploy/lib.sh).
+# (tests/servers/deploy.sh).
 #
 # Run by "make check" with top_srcdir, top_builddir and ONCEHOOK_BIN set.
 # Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no
@@ -41,12 +41,12 @@
 set -u
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-[ -r "$top_srcdir/tests/deploy/lib.sh" ] || {
-	echo "Bail out! missing $top_srcdir/tests/deploy/lib.sh"
+[ -r "$top_srcdir/tests/servers/deploy.sh" ] || {
+	echo "Bail out! missing $top_srcdir/tests/servers/deploy.sh"
 	exit 99
 }
-# shellcheck source=tests/deploy/lib.sh
-. "$top_srcdir/tests/deploy/lib.sh"
+# shellcheck source=tests/servers/deploy.sh
+. "$top_srcdir/tests/servers/deploy.sh"
 
 apache=$(command -v apache2 2>/dev/null || true)
 [ -n "$apache" ] || [ ! -x /usr/sbin/apache2 ] || apache=/usr/sbin/apache2

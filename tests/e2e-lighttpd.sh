@@ -11,7 +11,7 @@
 # included from a minimal lighttpd.conf listening on 127.0.0.1 only, the
 # database is created with "oncehook init" from the very variables of the
 # filled example, and lighttpd runs in the foreground until the run ends
-# (tests/e2e/lighttpd.sh).  The examples name one endpoint per provider:
+# (tests/servers/lighttpd.sh).  The examples name one endpoint per provider:
 # the suite runs its delivery and hostile-header scenarios on each, and
 # in the CGI run also sends the hostile headers straight to the binary.
 # Then, with oncehook down, lighttpd's own error answer must be JSON with
@@ -25,43 +25,16 @@
 # backends, so that a read-only database is read-only to oncehook; the
 # temporary directory and the database then belong to nobody.
 
-set -u
-
-LC_ALL=C
-export LC_ALL
-# No __pycache__ in the source tree (it is read-only under distcheck).
-PYTHONDONTWRITEBYTECODE=1
-export PYTHONDONTWRITEBYTECODE
-
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${top_builddir:=.}"
-: "${ONCEHOOK_BIN:=$top_builddir/oncehook}"
+# shellcheck source=tests/servers/lib.sh
+. "$top_srcdir/tests/servers/lib.sh"
 
-bail() {
-	echo "Bail out! $*"
-	exit 99
-}
-
-n=0
-failed=0
-
-# Print one TAP line, numbered.
-tap() {	# tap ok|not-ok description
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		printf 'ok %d - %s\n' "$n" "$2"
-	else
-		failed=$((failed + 1))
-		printf 'not ok %d - %s\n' "$n" "$2"
-	fi
-}
-
-[ -r "$top_srcdir/tests/e2e/lighttpd.sh" ] ||
-    bail "missing $top_srcdir/tests/e2e/lighttpd.sh"
-# shellcheck source=tests/e2e/lighttpd.sh
-. "$top_srcdir/tests/e2e/lighttpd.sh"
+[ -r "$top_srcdir/tests/servers/lighttpd.sh" ] ||
+    bail "missing $top_srcdir/tests/servers/lighttpd.sh"
+# shellcheck source=tests/servers/lighttpd.sh
+. "$top_srcdir/tests/servers/lighttpd.sh"
 lt_find
-for f in tests/e2e/scenarios.py tests/e2e/hookclient.py \
+for f in tests/e2e/scenarios.py tests/servers/oncetest/hookclient.py \
     tests/e2e/actions-e2e.sql; do
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
@@ -260,11 +233,11 @@ open(p, "w", encoding="utf-8").write(text.replace(old, new))' \
 	lt_start "$d" fastcgi || return
 	python3 - "http://127.0.0.1:$lt_port/hooks" "$d/db/oncehook.db" \
 	    "$UTF16_SECRET" "$d/log/breakage.log" \
-	    "$top_srcdir/tests/e2e" >"$d/log/utf16.tap" 2>&1 <<'EOF'
+	    "$top_srcdir/tests/servers" >"$d/log/utf16.tap" 2>&1 <<'EOF'
 import hashlib, hmac, sys
 url, db, secret, log, lib = sys.argv[1:]
 sys.path.insert(0, lib)
-import hookclient
+from oncetest import hookclient
 gh = hookclient.SCHEMES["github"]
 http = hookclient.Client(url)
 for what, key in (("the 3-byte key FF FE 72", b"\xff\xfe\x72"),

@@ -26,7 +26,7 @@
 # script.  nginx refuses a body over its client_max_body_size itself and
 # has JSON error pages of its own (413; 502/504 while the backend
 # restarts): scenarios.py --server-body-limit and --server-json-pages
-# (tests/deploy/lib.sh).
+# (tests/servers/deploy.sh).
 #
 # Run by "make check" with top_srcdir, top_builddir and ONCEHOOK_BIN set.
 # Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no
@@ -36,12 +36,12 @@
 set -u
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-[ -r "$top_srcdir/tests/deploy/lib.sh" ] || {
-	echo "Bail out! missing $top_srcdir/tests/deploy/lib.sh"
+[ -r "$top_srcdir/tests/servers/deploy.sh" ] || {
+	echo "Bail out! missing $top_srcdir/tests/servers/deploy.sh"
 	exit 99
 }
-# shellcheck source=tests/deploy/lib.sh
-. "$top_srcdir/tests/deploy/lib.sh"
+# shellcheck source=tests/servers/deploy.sh
+. "$top_srcdir/tests/servers/deploy.sh"
 
 nginx=$(command -v nginx 2>/dev/null || true)
 [ -n "$nginx" ] || [ ! -x /usr/sbin/nginx ] || nginx=/usr/sbin/nginx

@@ -4,7 +4,7 @@
 # nginx (conf-examples/nginx.conf, filled as tests/e2e-nginx.sh fills it,
 # fastcgi_pass to 127.0.0.1:PORT as its comment shows) in front of its
 # own "oncehook serve --listen 127.0.0.1:PORT --workers 3" with its own
-# ONCEHOOK_COUNTERS_FILE; one private MariaDB (tests/deploy/mariadb.sh,
+# ONCEHOOK_COUNTERS_FILE; one private MariaDB (tests/servers/mariadb.sh,
 # a unix socket in a temporary directory), one database and user,
 # "oncehook init" once.  The deliveries are Stripe's
 # (payment_intent.succeeded), the actions sql/actions/mysql/orders.sql;
@@ -34,16 +34,16 @@
 set -u
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-for f in tests/deploy/lib.sh tests/deploy/mariadb.sh; do
+for f in tests/servers/deploy.sh tests/servers/mariadb.sh; do
 	[ -r "$top_srcdir/$f" ] || {
 		echo "Bail out! missing $top_srcdir/$f"
 		exit 99
 	}
 done
-# shellcheck source=tests/deploy/lib.sh
-. "$top_srcdir/tests/deploy/lib.sh"
-# shellcheck source=tests/deploy/mariadb.sh
-. "$top_srcdir/tests/deploy/mariadb.sh"
+# shellcheck source=tests/servers/deploy.sh
+. "$top_srcdir/tests/servers/deploy.sh"
+# shellcheck source=tests/servers/mariadb.sh
+. "$top_srcdir/tests/servers/mariadb.sh"
 
 md_bin >/dev/null || skip_all "mariadbd is not installed (mariadb-server)"
 command -v mariadb-install-db >/dev/null 2>&1 ||
@@ -59,7 +59,7 @@ params=${NGINX_FASTCGI_PARAMS:-/etc/nginx/fastcgi_params}
 BUSY_MS=5000
 dp_init hosts
 for f in conf-examples/nginx.conf sql/actions/mysql/orders.sql \
-    bench/load/hostsload.py tests/e2e/hookclient.py; do
+    bench/load/hostsload.py tests/servers/oncetest/hookclient.py; do
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
 "$ONCEHOOK_BIN" serve --help 2>&1 | grep -q -e --workers ||
@@ -184,12 +184,12 @@ start_nginx() {	# start_nginx DIR PORT; sets nginx_pid
 # Every descendant of a process, from /proc (children first).
 descendants() {	# descendants PID
 	python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
-import testkit
+from oncetest import testkit
 def walk(p):
     for c in testkit.children_of(p):
         walk(c)
         print(c)
-walk(int(sys.argv[2]))' "$top_srcdir/tests/pylib" "$1"
+walk(int(sys.argv[2]))' "$top_srcdir/tests/servers" "$1"
 }
 
 comm() { cat "/proc/$1/comm" 2>/dev/null; }
@@ -200,9 +200,9 @@ comm() { cat "/proc/$1/comm" 2>/dev/null; }
 # not serve's).
 workers_of() {	# workers_of PID
 	for c in $(python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
-import testkit
+from oncetest import testkit
 print(" ".join(map(str, testkit.children_of(int(sys.argv[2])))))' \
-	    "$top_srcdir/tests/pylib" "$1"); do
+	    "$top_srcdir/tests/servers" "$1"); do
 		case $(comm "$c") in
 		oncehook-writer | oncehook-work | oncehook-outbox) ;;
 		*) echo "$c" ;;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # oncehook end to end on the MariaDB/MySQL store: a private MariaDB
-# server (tests/deploy/mariadb.sh), the shipped web server examples
+# server (tests/servers/mariadb.sh), the shipped web server examples
 # filled with a mysql:// ONCEHOOK_DB and ONCEHOOK_DB_PASSWORD_FILE, and a
 # client that signs its requests itself (tests/e2e/mariadb_scenarios.py,
 # which reads every effect back from the server with the mariadb client).
@@ -33,33 +33,21 @@
 # the web servers run oncehook as nobody: the password file belongs to
 # nobody (mode 0600), and so does the MariaDB server's directory.
 
-set -u
-
-LC_ALL=C
-export LC_ALL
-PYTHONDONTWRITEBYTECODE=1
-export PYTHONDONTWRITEBYTECODE
-
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${top_builddir:=.}"
-: "${ONCEHOOK_BIN:=$top_builddir/oncehook}"
+# shellcheck source=tests/servers/lib.sh
+. "$top_srcdir/tests/servers/lib.sh"
 
-n=0
-failed=0
-# shellcheck source=tests/tap.sh
-. "$top_srcdir/tests/tap.sh"
-
-for f in tests/e2e/lighttpd.sh tests/deploy/mariadb.sh \
-    tests/e2e/mariadb_scenarios.py tests/e2e/hookclient.py \
+for f in tests/servers/lighttpd.sh tests/servers/mariadb.sh \
+    tests/e2e/mariadb_scenarios.py tests/servers/oncetest/hookclient.py \
     sql/actions/mysql/orders.sql sql/actions/mysql/wordpress.sql \
     tests/deploy/wp-schema.sql conf-examples/apache-fcgid.conf \
     conf-examples/apache-cgi.htaccess; do
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
-# shellcheck source=tests/e2e/lighttpd.sh
-. "$top_srcdir/tests/e2e/lighttpd.sh"
-# shellcheck source=tests/deploy/mariadb.sh
-. "$top_srcdir/tests/deploy/mariadb.sh"
+# shellcheck source=tests/servers/lighttpd.sh
+. "$top_srcdir/tests/servers/lighttpd.sh"
+# shellcheck source=tests/servers/mariadb.sh
+. "$top_srcdir/tests/servers/mariadb.sh"
 lt_find
 md_bin >/dev/null || { echo "1..0 # SKIP mariadbd is not installed"; exit 77; }
 command -v mariadb >/dev/null 2>&1 ||
@@ -210,7 +198,7 @@ mk_dir() {	# mk_dir DIR
 	fi
 }
 
-# A lighttpd example filled as tests/e2e/lighttpd.sh fills it, but for
+# A lighttpd example filled as tests/servers/lighttpd.sh fills it, but for
 # ONCEHOOK_DB: the database's URL, and the password file after it.
 lt_md_setup() {	# lt_md_setup MODE DIR DB-URL
 	_m=$1
@@ -476,7 +464,7 @@ run_fault() {	# run_fault DB
 	init_db "$d" "$label"
 	lt_start "$d" fastcgi || return
 	cat >"$d/bin/md-restart.sh" <<EOF
-. "$top_srcdir/tests/deploy/mariadb.sh"
+. "$top_srcdir/tests/servers/mariadb.sh"
 md_start "$tmp/md" "$md_port"
 EOF
 	scen "$label" fault "$d" "http://127.0.0.1:$lt_port/hooks" "$1" \

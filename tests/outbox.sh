@@ -5,7 +5,7 @@
 # deduplicates, so that each happens exactly once.
 #
 # One run directory: a real lighttpd from the shipped
-# conf-examples/lighttpd-fastcgi.conf (tests/e2e/lighttpd.sh), oncehook
+# conf-examples/lighttpd-fastcgi.conf (tests/servers/lighttpd.sh), oncehook
 # under mod_fastcgi at /hooks/, and on the same lighttpd (".php") a real
 # PHP-FPM 8.2 running tests/outbox/receiver.php: a site's own Standard
 # Webhooks receiver (verifies the signature itself, 401 otherwise;
@@ -63,26 +63,11 @@
 # target) and the sqlite3 reads run as nobody:nogroup.  Set
 # ONCEHOOK_E2E_KEEP=1 to keep the temporary directory.
 
-set -u
 umask 022
-
-LC_ALL=C
-export LC_ALL
-PYTHONDONTWRITEBYTECODE=1
-export PYTHONDONTWRITEBYTECODE
-npm_config_update_notifier=false
-export npm_config_update_notifier
-
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=${builddir:-.}}"
-: "${ONCEHOOK_BIN:=$top_builddir/oncehook}"
-
-[ -r "$top_srcdir/tests/tap.sh" ] || {
-	echo "Bail out! missing $top_srcdir/tests/tap.sh"
-	exit 99
-}
-# shellcheck source=tests/tap.sh
-. "$top_srcdir/tests/tap.sh"
+# shellcheck source=tests/servers/lib.sh
+. "$top_srcdir/tests/servers/lib.sh"
 
 # PHP-FPM 8.2: the one reason to skip.
 phpfpm=$(command -v php-fpm8.2 2>/dev/null || true)
@@ -103,13 +88,13 @@ for tool in python3 sqlite3 curl node npm; do
 done
 "$phpfpm" -m 2>/dev/null | grep -qx pdo_sqlite ||
     bail "$phpfpm has no pdo_sqlite (php8.2-sqlite3)"
-for f in tests/e2e/lighttpd.sh tests/outbox/receiver.php \
+for f in tests/servers/lighttpd.sh tests/outbox/receiver.php \
     tests/outbox/cmd-target.sh tests/node/verify-outbox.mjs \
     tests/node/package.json tests/node/package-lock.json; do
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
-# shellcheck source=tests/e2e/lighttpd.sh
-. "$top_srcdir/tests/e2e/lighttpd.sh"
+# shellcheck source=tests/servers/lighttpd.sh
+. "$top_srcdir/tests/servers/lighttpd.sh"
 lt_find
 backend=
 if [ -n "$run_user" ]; then

@@ -7,7 +7,7 @@
 # 1. Deliveries signed by those libraries (tests/node/deliver.mjs) are
 #    sent to oncehook behind a real lighttpd, started from the shipped
 #    conf-examples/lighttpd-fastcgi.conf with only its ports, paths and
-#    values filled in (tests/e2e/lighttpd.sh): each is processed once,
+#    values filled in (tests/servers/lighttpd.sh): each is processed once,
 #    answered already_processed when sent again, refused (401) with its
 #    body changed.
 # 2. What "oncehook sign" prints is accepted by those libraries' own
@@ -23,39 +23,9 @@
 # node, npm or python3), 99 harness error (npm ci failed, say).  Without
 # lighttpd, part 1 is skipped and part 2 still runs.
 
-set -u
-
-LC_ALL=C
-export LC_ALL
-PYTHONDONTWRITEBYTECODE=1
-export PYTHONDONTWRITEBYTECODE
-npm_config_update_notifier=false
-export npm_config_update_notifier
-
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${top_builddir:=.}"
-: "${ONCEHOOK_BIN:=$top_builddir/oncehook}"
-
-bail() {
-	echo "Bail out! $*"
-	exit 99
-}
-
-n=0
-failed=0
-
-# Print one TAP line, numbered.
-tap() {	# tap ok|not-ok|skip description
-	n=$((n + 1))
-	case $1 in
-	ok) printf 'ok %d - %s\n' "$n" "$2" ;;
-	skip) printf 'ok %d - %s # SKIP %s\n' "$n" "$2" "$3" ;;
-	*)
-		failed=$((failed + 1))
-		printf 'not ok %d - %s\n' "$n" "$2"
-		;;
-	esac
-}
+# shellcheck source=tests/servers/lib.sh
+. "$top_srcdir/tests/servers/lib.sh"
 
 # Renumber the "ok - ..." / "not ok - ..." lines of a script.
 relay() {
@@ -76,11 +46,11 @@ for tool in node npm python3; do
 done
 [ -x "$ONCEHOOK_BIN" ] || bail "ONCEHOOK_BIN=$ONCEHOOK_BIN is not an executable"
 for f in tests/node/package.json tests/node/package-lock.json \
-    tests/node/deliver.mjs tests/node/verify.mjs tests/e2e/lighttpd.sh; do
+    tests/node/deliver.mjs tests/node/verify.mjs tests/servers/lighttpd.sh; do
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
-# shellcheck source=tests/e2e/lighttpd.sh
-. "$top_srcdir/tests/e2e/lighttpd.sh"
+# shellcheck source=tests/servers/lighttpd.sh
+. "$top_srcdir/tests/servers/lighttpd.sh"
 
 watchdog=
 if command -v timeout >/dev/null 2>&1; then

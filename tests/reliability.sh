@@ -20,24 +20,12 @@
 #
 # TAP.  Environment: ONCEHOOK_BIN, top_srcdir (set by make check).
 
-set -u
-LC_ALL=C
-export LC_ALL
-PYTHONDONTWRITEBYTECODE=1
-export PYTHONDONTWRITEBYTECODE
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${ONCEHOOK_BIN:=./oncehook}"
-
-n=0
-failed=0
-. "$top_srcdir/tests/tap.sh"
-
-for t in openssl sqlite3 curl; do
-	command -v $t >/dev/null 2>&1 ||
-	    { echo "1..0 # SKIP $t is not installed"; exit 77; }
-done
-# shellcheck source=tests/e2e/lighttpd.sh
-. "$top_srcdir/tests/e2e/lighttpd.sh"
+# shellcheck source=tests/servers/lib.sh
+. "$top_srcdir/tests/servers/lib.sh"
+sv_need openssl sqlite3 curl
+# shellcheck source=tests/servers/lighttpd.sh
+. "$top_srcdir/tests/servers/lighttpd.sh"
 lt_find
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/oncehook-rel.XXXXXX") || bail "mktemp"
@@ -75,10 +63,10 @@ fpost() {
 	_b=$(body "$2")
 	python3 -c 'import sys
 sys.path.insert(0, sys.argv[1])
-import fcgiclient
+from oncetest import fcgiclient
 r = fcgiclient.request(sys.argv[2], "POST", "/hooks/shop",
     sys.argv[3].encode(), {"X-Webhook-Signature": "sha256=" + sys.argv[4]})
-print(r.status)' "$top_srcdir/tests/deploy" "$d/run/oncehook.sock-$1" \
+print(r.status)' "$top_srcdir/tests/servers" "$d/run/oncehook.sock-$1" \
 	    "$_b" "$(sign "$_b")" 2>/dev/null || echo 502
 }
 

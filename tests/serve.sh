@@ -4,7 +4,7 @@
 # concurrent duplicate load, with workers killed, and stopped by SIGTERM
 # with a request in flight; and conf-examples/oncehook.service, which
 # runs it.  Requests go straight to serve over FastCGI
-# (tests/deploy/fcgiclient.py, driven by bench/load/serveload.py).
+# (tests/servers/oncetest/fcgiclient.py, driven by bench/load/serveload.py).
 #
 #   - systemd-analyze verify accepts oncehook.service (when installed)
 #   - serve refuses a listening address that is not loopback
@@ -27,19 +27,19 @@
 set -u
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-[ -r "$top_srcdir/tests/deploy/lib.sh" ] || {
-	echo "Bail out! missing $top_srcdir/tests/deploy/lib.sh"
+[ -r "$top_srcdir/tests/servers/deploy.sh" ] || {
+	echo "Bail out! missing $top_srcdir/tests/servers/deploy.sh"
 	exit 99
 }
-# shellcheck source=tests/deploy/lib.sh
-. "$top_srcdir/tests/deploy/lib.sh"
+# shellcheck source=tests/servers/deploy.sh
+. "$top_srcdir/tests/servers/deploy.sh"
 
 # The shipped busy timeout (5 s): no scenario here holds the lock on
 # purpose, and a slow build (sanitizers) must not turn contention into 503.
 BUSY_MS=5000
 dp_init serve
 for f in conf-examples/oncehook.service bench/load/serveload.py \
-    tests/deploy/fcgiclient.py; do
+    tests/servers/oncetest/fcgiclient.py; do
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
 

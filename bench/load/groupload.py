@@ -48,9 +48,9 @@ import urllib.parse
 # The tests' client libraries, beside this folder's parent (bench/).
 TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "tests")
-sys.path.insert(0, os.path.join(TESTS, "pylib"))
+sys.path.insert(0, os.path.join(TESTS, "servers"))
 
-from testkit import children_of, comm, read_env  # noqa: E402
+from oncetest.testkit import children_of, comm, read_env  # noqa: E402
 
 THREADS = 24
 

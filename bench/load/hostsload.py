@@ -7,7 +7,7 @@
 URL-A and URL-B are the two hosts' endpoint URLs
 (http://127.0.0.1:PORT/hooks/stripe, each an nginx in front of its own
 "oncehook serve"); the deliveries are Stripe's (payment_intent.succeeded,
-signed here with Python's hmac, tests/e2e/hookclient.py); the effects are
+signed here with Python's hmac, tests/servers/oncetest/hookclient.py); the effects are
 read from the MariaDB server over its socket as root (the mariadb
 client).  The steps:
 
@@ -56,9 +56,9 @@ import urllib.parse
 # The tests' client libraries, beside this folder's parent (bench/).
 TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "tests")
-sys.path.insert(0, os.path.join(TESTS, "e2e"))
+sys.path.insert(0, os.path.join(TESTS, "servers"))
 
-import hookclient  # noqa: E402
+from oncetest import hookclient  # noqa: E402
 
 TYPE = "payment_intent.succeeded"
 

@@ -4,7 +4,7 @@
     serveload.py --addr ADDR --serve-pid PID --env FILE --workers N STEP...
 
 ADDR is where serve listens (127.0.0.1:PORT or a socket path); requests
-go straight to it over FastCGI (tests/deploy/fcgiclient.py), signed here
+go straight to it over FastCGI (tests/servers/oncetest/fcgiclient.py), signed here
 with Python's hmac for the endpoint "shop" (hmac-sha256) of FILE (the
 ONCEHOOK_* variables serve runs with); effects are read from
 ONCEHOOK_DB.  The steps, in the order given:
@@ -59,11 +59,10 @@ import traceback
 # The tests' client libraries, beside this folder's parent (bench/).
 TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "tests")
-sys.path.insert(0, os.path.join(TESTS, "deploy"))
-sys.path.insert(0, os.path.join(TESTS, "pylib"))
+sys.path.insert(0, os.path.join(TESTS, "servers"))
 
-import fcgiclient  # noqa: E402
-from testkit import children_of, comm, read_env  # noqa: E402
+from oncetest import fcgiclient  # noqa: E402
+from oncetest.testkit import children_of, comm, read_env  # noqa: E402
 
 THREADS = 16
 

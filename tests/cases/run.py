@@ -35,11 +35,9 @@ import time
 import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "deploy"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "servers"))
 
-import fcgiclient  # noqa: E402
-import hookclient  # noqa: E402
+from oncetest import fcgiclient, hookclient  # noqa: E402
 
 MODES = ("plain", "fast")
 

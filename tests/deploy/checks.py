@@ -44,9 +44,9 @@ import traceback
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "pylib"))
+    os.path.abspath(__file__))), "servers"))
 
-from testkit import Response as Resp, read_env  # noqa: E402
+from oncetest.testkit import Response as Resp, read_env  # noqa: E402
 
 PAYLOAD_TOO_LARGE = "payload_too_large"
 

@@ -46,7 +46,7 @@ def log(msg):
 
 def children():
     # Standalone on purpose: the tests copy this file next to the binary
-    # it supervises, away from tests/pylib.
+    # it supervises, away from tests/servers/oncetest.
     """PIDs whose parent is this process, zombies left out."""
     me = str(os.getpid())
     pids = []

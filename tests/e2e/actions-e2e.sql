@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: MIT
 -- oncehook e2e: additions to the orders domain for the lighttpd runs
--- (tests/e2e/lighttpd.sh, LT_ACTIONS_EXTRA).  The test's copy of
+-- (tests/servers/lighttpd.sh, LT_ACTIONS_EXTRA).  The test's copy of
 -- sql/actions/orders.sql is this file's setup part, then orders.sql as
 -- shipped, then this file's sections: orders.sql itself is unchanged.
 

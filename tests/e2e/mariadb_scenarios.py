@@ -49,11 +49,12 @@ import threading
 import time
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "servers"))
 
-import hookclient  # noqa: E402
-from testkit import read_env  # noqa: E402
-from hookclient import dumps  # noqa: E402
+from oncetest import hookclient  # noqa: E402
+from oncetest.testkit import read_env  # noqa: E402
+from oncetest.hookclient import dumps  # noqa: E402
 
 
 class Failed(Exception):

@@ -40,11 +40,12 @@ import threading
 import time
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "servers"))
 
-import hookclient  # noqa: E402
-from testkit import children_of, read_env  # noqa: E402
-from hookclient import dumps  # noqa: E402
+from oncetest import hookclient  # noqa: E402
+from oncetest.testkit import children_of, read_env  # noqa: E402
+from oncetest.hookclient import dumps  # noqa: E402
 
 # The endpoints of the orders scenarios (1 to 13), as in the shipped
 # examples: their actions file is sql/actions/orders.sql.
@@ -1089,7 +1090,7 @@ What the web server in front does itself:
 CGI program (as --cgi-user when given).
 
 --e2e-actions says the actions file holds tests/e2e/actions-e2e.sql's
-setup and sections around orders.sql (tests/e2e/lighttpd.sh,
+setup and sections around orders.sql (tests/servers/lighttpd.sh,
 LT_ACTIONS_EXTRA): scenario G then checks the gitlab endpoint's quoted
 "Push Hook" section.
 

@@ -43,12 +43,10 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "pylib"))
+    os.path.abspath(__file__))), "servers"))
 
-import hookclient  # noqa: E402
-import testkit  # noqa: E402
+from oncetest import hookclient, testkit  # noqa: E402
 
 failed = 0
 

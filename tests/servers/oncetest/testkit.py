@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: MIT
-"""What the Python test programs share (tests/e2e/, tests/deploy/).
+"""What the Python test programs share (tests/e2e/, tests/deploy/,
+tests/cases/, bench/).
 
 - read_env(path): the NAME=value lines a test writes for a server;
 - children_of(pid): the live children of a process, from /proc;
 - Response: an answer (status, headers with lower-cased names, body,
   the body as JSON or None), whatever carried it (HTTP or FastCGI).
 
-Standard library only.  The programs find it with
-sys.path.insert(0, <tests>/pylib).
+Standard library only.  The programs find the package with
+sys.path.insert(0, <tests>/servers), then "from oncetest import ...".
 """
 
 import json

@@ -39,10 +39,7 @@ import sys
 import time
 import urllib.parse
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "pylib"))
-
-import testkit  # noqa: E402
+from . import testkit
 
 
 def _mac(key, msg):

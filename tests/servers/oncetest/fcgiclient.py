@@ -18,10 +18,7 @@ import struct
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "pylib"))
-
-import testkit  # noqa: E402
+from . import testkit
 
 VERSION = 1
 BEGIN_REQUEST, ABORT_REQUEST, END_REQUEST = 1, 2, 3

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=sh disable=SC2154 # top_srcdir, ONCEHOOK_BIN: the caller's
 # oncehook tests: a real lighttpd running a shipped configuration example.
-# Sourced (POSIX sh) by tests/e2e-lighttpd.sh and tests/providers.sh.
+# Sourced (POSIX sh) by the suites that run lighttpd (tests/e2e-lighttpd.sh,
+# tests/providers.sh, tests/groupcommit.sh, ...), after lib.sh.
 #
 # The example (conf-examples/lighttpd-fastcgi.conf or lighttpd-cgi.conf)
 # is copied with only its ports, paths and values filled in (the
@@ -15,9 +16,9 @@
 # backends, so that a read-only database is read-only to oncehook; the
 # run directory and the database then belong to nobody.
 #
-# The caller sets top_srcdir and ONCEHOOK_BIN, defines bail (a harness
-# error: print "Bail out!" and exit 99) and tap (tap ok|not-ok TEXT),
-# then calls lt_find (77 with a SKIP line when lighttpd is missing).
+# The caller sources tests/servers/lib.sh first (top_srcdir,
+# ONCEHOOK_BIN, bail and tap), then calls lt_find (77 with a SKIP line
+# when lighttpd is missing).
 #
 #   lt_setup MODE DIR  fill the example for MODE (fastcgi or cgi) into
 #                      DIR/conf, copy the binary and orders.sql, run

@@ -48,15 +48,14 @@ BUSY_MS=${ONCEHOOK_E2E_BUSY_MS:-300}
 # The status endpoint's token (the examples' placeholder filled in).
 STATUS_TOKEN=deploy-status-token-5c1e9a07b3
 
-n=0
-failed=0
 tmp=
 dp_pids=
 run_user=
 run_group=
 watchdog=
 
-. "$top_srcdir/tests/tap.sh"
+# shellcheck source=tests/servers/lib.sh
+. "$top_srcdir/tests/servers/lib.sh"
 
 skip_all() {
 	echo "1..0 # SKIP $*"
@@ -95,14 +94,6 @@ dp_cleanup() {
 }
 
 dp_init() {	# dp_init NAME
-	LC_ALL=C
-	export LC_ALL
-	# No __pycache__ in the source tree (read-only under distcheck).
-	PYTHONDONTWRITEBYTECODE=1
-	export PYTHONDONTWRITEBYTECODE
-	: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-	: "${top_builddir:=.}"
-	: "${ONCEHOOK_BIN:=$top_builddir/oncehook}"
 	command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
 	[ -x "$ONCEHOOK_BIN" ] ||
 	    bail "ONCEHOOK_BIN=$ONCEHOOK_BIN is not an executable"
