@@ -38,7 +38,7 @@ for f in tests/e2e/scenarios.py tests/servers/oncetest/hookclient.py \
     tests/e2e/actions-e2e.sql; do
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
-# The gitlab endpoint's sections for "Push Hook" (scenario G).
+# The parking and replay sections of tests/e2e/statuscheck.py's "park".
 LT_ACTIONS_EXTRA=$top_srcdir/tests/e2e/actions-e2e.sql
 
 # A scenario run that hangs must not hang make check.
@@ -155,7 +155,7 @@ run_mode() {
 	    --mode "$mode" --server-pid "$server_pid" \
 	    --log "$d/log/error.log" --log "$d/log/breakage.log" \
 	    --log "$d/log/stdout.log" --header-limit 65535 \
-	    --e2e-actions "$@" \
+	    "$@" \
 	    >"$d/log/scenarios.tap" 2>"$d/log/scenarios.err"
 	rc=$?
 	relay <"$d/log/scenarios.tap"

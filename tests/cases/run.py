@@ -91,6 +91,9 @@ class SQLite:
     def conflicts(self):
         return int(self.rows("SELECT count(*) FROM conflicts")[0])
 
+    def events(self):
+        return int(self.rows("SELECT count(*) FROM events")[0])
+
 
 class MariaDB:
     """One database; a table prefix per run, the actions' own tables
@@ -144,6 +147,10 @@ class MariaDB:
 
     def conflicts(self):
         return int(self.sql("SELECT count(*) FROM `%sconflicts`" %
+                            self.prefix)[0])
+
+    def events(self):
+        return int(self.sql("SELECT count(*) FROM `%sevents`" %
                             self.prefix)[0])
 
 
@@ -334,7 +341,7 @@ def match(rq, status, headers, body):
     for k in want.get("no_headers", []):
         if k.lower() in headers:
             bad.append("header %s present: %r" % (k, headers[k.lower()]))
-    if "json" in want or "json_has" in want:
+    if "json" in want or "json_has" in want or "no_json" in want:
         try:
             got = json.loads(body)
         except ValueError:
@@ -345,6 +352,9 @@ def match(rq, status, headers, body):
             for k, v in want.get("json", {}).items():
                 if got.get(k) != v:
                     bad.append("%s: %r, not %r" % (k, got.get(k), v))
+            for k in want.get("no_json", []):
+                if k in got:
+                    bad.append("%s present: %r" % (k, got[k]))
             for k, v in want.get("json_has", {}).items():
                 if v not in str(got.get(k)):
                     bad.append("%s: %r, without %r" % (k, got.get(k), v))
@@ -357,6 +367,8 @@ def rows_after(case, store):
     got = {"events": {k: store.status(k) for k in after.get("events", {})}}
     if "conflicts" in after:
         got["conflicts"] = store.conflicts()
+    if "events_total" in after:
+        got["events_total"] = store.events()
     got["sql"] = [store.rows(q)[:1] for q, _ in after.get("sql", [])]
     return got
 
@@ -409,6 +421,11 @@ def run_mode(tap, args, name, folder, case, store, mode, tmp):
                   "%s: %s, %s: %d conflicts rows" % (
                       name, store.name, mode, after["conflicts"]),
                   ["%d of them" % rows["conflicts"]])
+    if "events_total" in after:
+        tap.check(rows["events_total"] == after["events_total"],
+                  "%s: %s, %s: %d events rows" % (
+                      name, store.name, mode, after["events_total"]),
+                  ["%d of them" % rows["events_total"]])
     for (q, want), got in zip(after.get("sql", []), rows["sql"]):
         tap.check(got == ([want] if want is not None else []),
                   "%s: %s, %s: %s -> %s" % (name, store.name, mode, q, want),

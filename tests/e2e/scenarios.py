@@ -12,11 +12,10 @@ retries, bad signatures, stale timestamps, key conflicts, out of order,
 a failing action, rotation, deep or escaped JSON, every provider's own.
 Here stays what needs the server in front or processes racing: the
 numbered scenarios exercise the orders domain through the endpoints
-shop (hmac-sha256) and stripe; E1, E6, E7, G and H run for every
-endpoint of the configuration, with each provider's own signature, key
-and type headers: the first delivery through the server, concurrent
-duplicates, Slack's challenge, GitLab's sections, hostile signature
-headers.
+shop (hmac-sha256) and stripe; E1, E6 and H run for every endpoint of
+the configuration, with each provider's own signature, key and type
+headers: the first delivery through the server, concurrent duplicates,
+hostile signature headers.
 
 Prints one line per scenario, "ok - ..." or "not ok - ..." (the shell
 numbers them), with "#" lines saying what differed.  Exit status 0 if all
@@ -393,26 +392,6 @@ class Suite:
         t.eq(self.order("82"), None, "order 82")
         self.nothing_stored(t, before, "refused requests")
 
-    def g_gitlab_sections(self, t, ep):
-        # tests/e2e/actions-e2e.sql: -- on: "Push Hook", "Tag Push Hook"
-        for typ in ("Push Hook", "Tag Push Hook"):
-            key = self.key(ep, "g-" + typ.split()[0].lower())
-            body = ep.scheme.body(key, typ)
-            r = self.send(ep, body, ep.scheme.headers(ep.secrets[0], body,
-                                                      key, typ))
-            t.response(r, 200, typ, status="processed", key=key)
-            row = self.db.one("SELECT * FROM e2e_gitlab_pushes WHERE key = "
-                              "?", (key,))
-            t.eq(row, {"key": key, "type": typ, "ref": key,
-                       "project": "e2e/hooks"},
-                 "%s: its section's row" % typ)
-        key = self.key(ep, "g-note")
-        body = ep.scheme.body(key, "Note Hook")
-        r = self.send(ep, body, ep.scheme.headers(ep.secrets[0], body, key,
-                                                  "Note Hook"))
-        t.response(r, 200, "Note Hook", status="processed", key=key)
-        t.eq(self.db.one("SELECT * FROM e2e_gitlab_pushes WHERE key = ?",
-                         (key,)), None, "Note Hook: no section, no row")
 
     # Scenario 10 makes the database read-only to oncehook: mode 0444 on
     # the file (root, running this, is not affected; the backends run as
@@ -739,13 +718,6 @@ class Suite:
             self.requests += 1
         return r
 
-    @staticmethod
-    def wrong_secret(ep):
-        """A secret of the endpoint's kind that is not its own."""
-        if ep.scheme.name in ("standard", "svix"):
-            return "whsec_" + base64.b64encode(b"not-the-secret").decode()
-        return "not-" + ep.secrets[0]
-
     def e1_first(self, t, ep):
         sch = ep.scheme
         key, typ = self.key(ep, "e1"), TYPES[sch.name]
@@ -783,31 +755,6 @@ class Suite:
         after = self.totals()
         t.eq(after["events"] - before["events"], 1, "new events rows")
         t.eq(after["conflicts"], before["conflicts"], "conflicts rows")
-
-    def e7_slack_challenge(self, t, ep):
-        # Slack checks a Request URL with a signed url_verification
-        # request and wants its "challenge" back; it has no event_id.
-        sch = ep.scheme
-        challenge = "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tY%s" % (
-            self.mode)
-        body = dumps({"token": "Jhj5dZrVaK7ZwHHjRyZWjbDl",
-                      "challenge": challenge, "type": "url_verification"})
-        before = self.totals()
-        r = self.send(ep, body, sch.headers(ep.secrets[0], body, None, None))
-        t.response(r, 200, "url_verification", challenge=challenge)
-        t.true(r.header("idempotent-replayed") is None,
-               "url_verification answered Idempotent-Replayed")
-        r = self.send(ep, body, sch.headers(self.wrong_secret(ep), body, None,
-                                            None))
-        t.response(r, 401, "url_verification, wrong secret",
-                   error="invalid_signature")
-        t.true("challenge" not in (r.json or {}),
-               "a refused url_verification answered the challenge")
-        r = self.send(ep, body, sch.headers(ep.secrets[0], body, None, None,
-                                            int(time.time()) - 3600))
-        t.response(r, 400, "url_verification an hour old",
-                   error="stale_timestamp")
-        self.nothing_stored(t, before, "url_verification")
 
     # -- hostile signature headers ---------------------------------------
     #
@@ -1031,7 +978,7 @@ USAGE = ("scenarios.py --url http://127.0.0.1:PORT/hooks --env FILE "
          "--reload-command CMD]\n       [--log FILE]... [--db PATH] "
          "[--busy-ms MS] [--header-limit BYTES]\n       "
          "[--server-body-limit BYTES] [--server-json-pages]\n       "
-         "[--cgi BIN [--cgi-user USER]] [--e2e-actions]\n       "
+         "[--cgi BIN [--cgi-user USER]]\n       "
          "[--only TEXT] [--skip TEXT]")
 
 DESCRIPTION = """\
@@ -1089,11 +1036,6 @@ What the web server in front does itself:
 --cgi also runs the hostile headers straight through the binary as a
 CGI program (as --cgi-user when given).
 
---e2e-actions says the actions file holds tests/e2e/actions-e2e.sql's
-setup and sections around orders.sql (tests/servers/lighttpd.sh,
-LT_ACTIONS_EXTRA): scenario G then checks the gitlab endpoint's quoted
-"Push Hook" section.
-
 The older form --port PORT --stripe-secret S --shop-secret S
 --shop-secret-old S --db PATH --busy-ms MS still works (endpoints stripe
 and shop only, or those of --env, the flags overriding its secrets).
@@ -1134,7 +1076,6 @@ def parse_args(argv=None):
     ap.add_argument("--stripe-secret")
     ap.add_argument("--shop-secret")
     ap.add_argument("--shop-secret-old")
-    ap.add_argument("--e2e-actions", action="store_true")
     ap.add_argument("--only", action="append", default=[])
     ap.add_argument("--skip", action="append", default=[])
     a = ap.parse_args(argv)
@@ -1229,14 +1170,6 @@ def main():
             ("E1. %s: first delivery -> 200 processed, event stored with "
              "its key and type" % pre, bind(s.e1_first)),
         ]
-        if ep.scheme.name == "gitlab" and a.e2e_actions:
-            plan.append(("G. %s: Push Hook and Tag Push Hook run the section "
-                         "-- on: \"Push Hook\", \"Tag Push Hook\"; Note "
-                         "Hook does not" % pre, bind(s.g_gitlab_sections)))
-        if ep.scheme.name == "slack":
-            plan.append(("E7. %s: url_verification -> 200 with its "
-                         "challenge, nothing stored; wrong secret 401, "
-                         "stale 400" % pre, bind(s.e7_slack_challenge)))
         plan += [
             ("E6. %s: 20 concurrent identical deliveries -> exactly one "
              "processed" % pre, bind(s.e6_concurrent)),

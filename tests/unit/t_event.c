@@ -280,70 +280,87 @@ key_fails(const char *src, const char *body, enum hook_err want,
 	conf_free(cf);
 }
 
+/* JSON pointer key sources: what each finds in a body. */
+static const struct {
+	const char	*src;
+	const char	*body;
+	const char	*want;
+	const char	*what;
+} pointers[] = {
+	{ "json:/id", "{\"id\":\"evt_1\",\"x\":{}}",
+	  "evt_1", "top-level string" },
+	{ "json:/data/object/id",
+	  "{\"data\":{\"object\":{\"id\":\"pi_3\"},\"id\":\"no\"},"
+	  "\"id\":\"x\"}",
+	  "pi_3", "nested pointer" },
+	{ "json:/a/0", "{\"a\":[\"first\",\"second\"]}",
+	  "first", "array index 0" },
+	{ "json:/a/1", "{\"a\":[\"first\",\"second\"]}",
+	  "second", "array index 1" },
+	{ "json:/a~1b", "{\"a/b\":\"slash\",\"a\":{\"b\":\"no\"}}",
+	  "slash", "~1 is a slash inside one token" },
+	{ "json:/m~0n", "{\"m~n\":\"tilde\"}", "tilde", "~0 is a tilde" },
+	{ "json:/~01", "{\"~1\":\"t1\",\"/\":\"no\"}",
+	  "t1", "~01 is ~ then 1, not /" },
+	{ "json:/id", "{\"id\":12345}",
+	  "12345", "integer becomes decimal text" },
+	{ "json:/id", "{\"id\":-7}",
+	  "-7", "negative integer becomes decimal text" },
+	{ "json:/id", "{\"id\":9007199254740993}",
+	  "9007199254740993", "integer beyond double precision kept exact" },
+	{ "json:/id json:/eventId", "{\"id\":\"\",\"eventId\":\"e2\"}",
+	  "e2", "empty-string key skipped" },
+	{ "json:/id json:/eventId", "{\"id\":null,\"eventId\":\"e3\"}",
+	  "e3", "null key skipped" },
+};
+
+/* Key sources that find no usable key, and what they answer. */
+static const struct {
+	const char	*src;
+	const char	*body;
+	enum hook_err	 er;
+	const char	*what;
+} unusable[] = {
+	{ "json:/id", "{\"type\":\"x\"}", HOOK_ENOKEY, "missing: HOOK_ENOKEY" },
+	{ "json:/id", "{\"id\":\"\"}",
+	  HOOK_ENOKEY, "empty string only: HOOK_ENOKEY" },
+	{ "json:/a/01", "{\"a\":[\"x\",\"y\"]}",
+	  HOOK_ENOKEY, "array index with a leading zero leads nowhere" },
+	{ "json:/a/2", "{\"a\":[\"x\",\"y\"]}",
+	  HOOK_ENOKEY, "array index out of range leads nowhere" },
+	{ "json:/a/-", "{\"a\":[\"x\"]}",
+	  HOOK_ENOKEY, "array index - leads nowhere" },
+	{ "json:/id/x", "{\"id\":\"s\"}",
+	  HOOK_ENOKEY, "pointer through a string leads nowhere" },
+	{ "json:/id", "{\"id\":{\"a\":1}}",
+	  HOOK_EBADKEY, "object key: HOOK_EBADKEY" },
+	{ "json:/id", "{\"id\":true}",
+	  HOOK_EBADKEY, "boolean key: HOOK_EBADKEY" },
+	{ "json:/id", "{\"id\":[\"a\"]}",
+	  HOOK_EBADKEY, "array key: HOOK_EBADKEY" },
+	{ "json:/id", "{\"id\":1.5}", HOOK_EBADKEY, "real key: HOOK_EBADKEY" },
+	{ "json:/id json:/eventId", "{\"id\":false,\"eventId\":\"e\"}",
+	  HOOK_EBADKEY, "unusable key is not skipped for a later source" },
+	{ "json:/id", "{\"id\":\"a\\u0001b\"}",
+	  HOOK_EBADKEY, "key with a control character: HOOK_EBADKEY" },
+	{ "json:/id", "{\"id\":\"a\\nb\"}",
+	  HOOK_EBADKEY, "key with a newline: HOOK_EBADKEY" },
+	{ "json:/id", "{\"id\":\"a\\u007fb\"}",
+	  HOOK_EBADKEY, "key with DEL: HOOK_EBADKEY" },
+};
+
 static void
 test_key_json(void)
 {
 	char	*big, *body;
 	size_t	 i;
 
-	pointer_case("json:/id", "{\"id\":\"evt_1\",\"x\":{}}", "evt_1",
-	    "top-level string");
-	pointer_case("json:/data/object/id",
-	    "{\"data\":{\"object\":{\"id\":\"pi_3\"},\"id\":\"no\"},"
-	    "\"id\":\"x\"}",
-	    "pi_3", "nested pointer");
-	pointer_case("json:/a/0", "{\"a\":[\"first\",\"second\"]}", "first",
-	    "array index 0");
-	pointer_case("json:/a/1", "{\"a\":[\"first\",\"second\"]}", "second",
-	    "array index 1");
-	pointer_case("json:/a~1b", "{\"a/b\":\"slash\",\"a\":{\"b\":\"no\"}}",
-	    "slash", "~1 is a slash inside one token");
-	pointer_case("json:/m~0n", "{\"m~n\":\"tilde\"}", "tilde",
-	    "~0 is a tilde");
-	pointer_case("json:/~01", "{\"~1\":\"t1\",\"/\":\"no\"}", "t1",
-	    "~01 is ~ then 1, not /");
-	pointer_case("json:/id", "{\"id\":12345}", "12345",
-	    "integer becomes decimal text");
-	pointer_case("json:/id", "{\"id\":-7}", "-7",
-	    "negative integer becomes decimal text");
-	pointer_case("json:/id", "{\"id\":9007199254740993}",
-	    "9007199254740993", "integer beyond double precision kept exact");
-	pointer_case("json:/id json:/eventId",
-	    "{\"id\":\"\",\"eventId\":\"e2\"}",
-	    "e2", "empty-string key skipped");
-	pointer_case("json:/id json:/eventId",
-	    "{\"id\":null,\"eventId\":\"e3\"}",
-	    "e3", "null key skipped");
-
-	key_fails("json:/id", "{\"type\":\"x\"}", HOOK_ENOKEY,
-	    "missing: HOOK_ENOKEY");
-	key_fails("json:/id", "{\"id\":\"\"}", HOOK_ENOKEY,
-	    "empty string only: HOOK_ENOKEY");
-	key_fails("json:/a/01", "{\"a\":[\"x\",\"y\"]}", HOOK_ENOKEY,
-	    "array index with a leading zero leads nowhere");
-	key_fails("json:/a/2", "{\"a\":[\"x\",\"y\"]}", HOOK_ENOKEY,
-	    "array index out of range leads nowhere");
-	key_fails("json:/a/-", "{\"a\":[\"x\"]}", HOOK_ENOKEY,
-	    "array index - leads nowhere");
-	key_fails("json:/id/x", "{\"id\":\"s\"}", HOOK_ENOKEY,
-	    "pointer through a string leads nowhere");
-	key_fails("json:/id", "{\"id\":{\"a\":1}}", HOOK_EBADKEY,
-	    "object key: HOOK_EBADKEY");
-	key_fails("json:/id", "{\"id\":true}", HOOK_EBADKEY,
-	    "boolean key: HOOK_EBADKEY");
-	key_fails("json:/id", "{\"id\":[\"a\"]}", HOOK_EBADKEY,
-	    "array key: HOOK_EBADKEY");
-	key_fails("json:/id", "{\"id\":1.5}", HOOK_EBADKEY,
-	    "real key: HOOK_EBADKEY");
-	key_fails("json:/id json:/eventId", "{\"id\":false,\"eventId\":\"e\"}",
-	    HOOK_EBADKEY, "unusable key is not skipped for a later source");
-	key_fails("json:/id", "{\"id\":\"a\\u0001b\"}", HOOK_EBADKEY,
-	    "key with a control character: HOOK_EBADKEY");
-	key_fails("json:/id", "{\"id\":\"a\\nb\"}", HOOK_EBADKEY,
-	    "key with a newline: HOOK_EBADKEY");
-	key_fails("json:/id", "{\"id\":\"a\\u007fb\"}", HOOK_EBADKEY,
-	    "key with DEL: HOOK_EBADKEY");
-
+	for (i = 0; i < sizeof(pointers) / sizeof(pointers[0]); i++)
+		pointer_case(pointers[i].src, pointers[i].body,
+		    pointers[i].want, pointers[i].what);
+	for (i = 0; i < sizeof(unusable) / sizeof(unusable[0]); i++)
+		key_fails(unusable[i].src, unusable[i].body, unusable[i].er,
+		    unusable[i].what);
 	/* EVENT_KEY_MAX bytes pass; one more does not. */
 	if ((big = malloc(EVENT_KEY_MAX + 2)) == NULL ||
 	    (body = malloc(EVENT_KEY_MAX + 32)) == NULL)
