@@ -1282,99 +1282,96 @@ test_writer_batch_copy(const struct conf *cf, sqlite3 *q)
 	    "%d of a batch's %d answers)", asked, most, BATCH_LINKS);
 }
 
+/*
+ * Requests refused before anything is stored, one row a check: the
+ * path, how it is signed (GSECRET, another secret, a raw signature
+ * header, or not), the method and content type (NOKEEP: none at all),
+ * the body; the status, and where it matters the outcome, a word of the
+ * answer, and that the body was never read.
+ */
+#define NOKEEP	((const char *)1)	/* the field unset (NULL) */
+
+static const char	 refused_body[] = "{\"id\":\"evt-r\",\"type\":"
+    "\"webhook.ping\"}";
+
+static const struct {
+	const char	*what;
+	const char	*path;
+	const char	*secret;	/* NULL: not signed */
+	const char	*sigheader;	/* a raw X-Webhook-Signature */
+	const char	*method;	/* NULL: POST */
+	const char	*ctype;		/* NULL: application/json */
+	const char	*body;		/* NULL: refused_body */
+	int		 status;
+	int		 err;		/* -1: not asked */
+	const char	*says;
+	int		 unread;	/* the body must not be read */
+} refusals[] = {
+	{ "bad signature: 401 invalid_signature", "/hooks/generic",
+	  "not-the-secret", NULL, NULL, NULL, NULL, 401, -1,
+	  "\"error\":\"invalid_signature\"", 0 },
+	{ "missing signature: 401", "/hooks/generic", NULL, NULL, NULL, NULL,
+	  NULL, 401, HOOK_ESIG, NULL, 0 },
+	{ "malformed signature: 401", "/hooks/generic", NULL, "sha256=zz",
+	  NULL, NULL, NULL, 401, -1, NULL, 0 },
+	{ "generic signature on the stripe endpoint: 401", "/hooks/stripe",
+	  GSECRET, NULL, NULL, NULL, NULL, 401, -1, NULL, 0 },
+	{ "GET: 405, Allow: POST, body not read", "/hooks/generic", GSECRET,
+	  NULL, "GET", NULL, NULL, 405, -1, NULL, 1 },
+	{ "no method: 405", "/hooks/generic", GSECRET, NULL, NOKEEP, NULL,
+	  NULL, 405, -1, NULL, 0 },
+	{ "text/plain: 415, body not read", "/hooks/generic", GSECRET, NULL,
+	  NULL, "text/plain", NULL, 415, -1, "unsupported_media_type", 1 },
+	{ "no content type: 415", "/hooks/generic", GSECRET, NULL, NULL,
+	  NOKEEP, NULL, 415, -1, NULL, 0 },
+	{ "application/jsonx: 415", "/hooks/generic", GSECRET, NULL, NULL,
+	  "application/jsonx", NULL, 415, -1, NULL, 0 },
+	{ "unknown endpoint: 404, body not read", "/hooks/nope", GSECRET,
+	  NULL, NULL, NULL, NULL, 404, -1, NULL, 1 },
+	{ "signed malformed JSON: 400", "/hooks/generic", GSECRET, NULL, NULL,
+	  NULL, "{\"id\":\"evt-j\",", 400, HOOK_EJSON, NULL, 0 },
+};
+
 static void
 test_refusals(struct pipeline *p, sqlite3 *q)
 {
-	static const char	 body[] = "{\"id\":\"evt-r\",\"type\":"
-	    "\"webhook.ping\"}";
-	struct call		 c;
-	struct resp		 r;
-	long long		 before;
+	struct call	 c;
+	struct resp	 r;
+	const char	*body;
+	long long	 before;
+	size_t		 i;
+	int		 ok;
 
 	before = count(q, "SELECT count(*) FROM events");
-	mkcall(&c, "/hooks/generic", body, strlen(body));
-	sign_generic(&c, "not-the-secret");
-	run(p, &c, &r);
-	CHECK(r.status == 401 && says(&r, "\"error\":\"invalid_signature\""),
-	    "bad signature: 401 invalid_signature (%d)", r.status);
-	resp_clear(&r);
-
-	mkcall(&c, "/hooks/generic", body, strlen(body));
-	run(p, &c, &r);
-	CHECK(r.status == 401 && r.err == HOOK_ESIG,
-	    "missing signature: 401 (%d)", r.status);
-	resp_clear(&r);
-
-	mkcall(&c, "/hooks/generic", body, strlen(body));
-	header(&c, "HTTP_X_WEBHOOK_SIGNATURE", "sha256=zz");
-	run(p, &c, &r);
-	CHECK(r.status == 401, "malformed signature: 401 (%d)", r.status);
-	resp_clear(&r);
-
-	mkcall(&c, "/hooks/stripe", body, strlen(body));
-	sign_generic(&c, GSECRET);
-	run(p, &c, &r);
-	CHECK(r.status == 401,
-	    "generic signature on the stripe endpoint: 401 (%d)", r.status);
-	resp_clear(&r);
+	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+		body = refusals[i].body != NULL ? refusals[i].body :
+		    refused_body;
+		mkcall(&c, refusals[i].path, body, strlen(body));
+		if (refusals[i].secret != NULL)
+			sign_generic(&c, refusals[i].secret);
+		if (refusals[i].sigheader != NULL)
+			header(&c, "HTTP_X_WEBHOOK_SIGNATURE",
+			    refusals[i].sigheader);
+		if (refusals[i].method != NULL)
+			c.rq.method = refusals[i].method == NOKEEP ? NULL :
+			    refusals[i].method;
+		if (refusals[i].ctype != NULL)
+			c.rq.content_type = refusals[i].ctype == NOKEEP ?
+			    NULL : refusals[i].ctype;
+		run(p, &c, &r);
+		ok = r.status == refusals[i].status &&
+		    (refusals[i].err == -1 || (int)r.err == refusals[i].err) &&
+		    (refusals[i].says == NULL || says(&r, refusals[i].says)) &&
+		    (!refusals[i].unread || c.b.calls == 0);
+		if (refusals[i].status == 405 && refusals[i].unread)
+			ok = ok && r.allow != NULL && strcmp(r.allow, "POST") == 0;
+		CHECK(ok, "%s (%d)", refusals[i].what, r.status);
+		resp_clear(&r);
+	}
 	CHECK(count(q, "SELECT count(*) FROM events WHERE key = 'evt-r'") ==
+	    0, "no row after a refused signature");
+	CHECK(count(q, "SELECT count(*) FROM events WHERE key = 'evt-j'") ==
 	    0 && count(q, "SELECT count(*) FROM events") == before,
-	    "no row after a refused signature");
-
-	mkcall(&c, "/hooks/generic", body, strlen(body));
-	sign_generic(&c, GSECRET);
-	c.rq.method = "GET";
-	run(p, &c, &r);
-	CHECK(r.status == 405 && r.allow != NULL &&
-	    strcmp(r.allow, "POST") == 0 && c.b.calls == 0,
-	    "GET: 405, Allow: POST, body not read (%d)", r.status);
-	resp_clear(&r);
-
-	mkcall(&c, "/hooks/generic", body, strlen(body));
-	sign_generic(&c, GSECRET);
-	c.rq.method = NULL;
-	run(p, &c, &r);
-	CHECK(r.status == 405, "no method: 405 (%d)", r.status);
-	resp_clear(&r);
-
-	mkcall(&c, "/hooks/generic", body, strlen(body));
-	sign_generic(&c, GSECRET);
-	c.rq.content_type = "text/plain";
-	run(p, &c, &r);
-	CHECK(r.status == 415 && c.b.calls == 0 &&
-	    says(&r, "unsupported_media_type"),
-	    "text/plain: 415, body not read (%d)", r.status);
-	resp_clear(&r);
-
-	mkcall(&c, "/hooks/generic", body, strlen(body));
-	sign_generic(&c, GSECRET);
-	c.rq.content_type = NULL;
-	run(p, &c, &r);
-	CHECK(r.status == 415, "no content type: 415 (%d)", r.status);
-	resp_clear(&r);
-
-	mkcall(&c, "/hooks/generic", body, strlen(body));
-	sign_generic(&c, GSECRET);
-	c.rq.content_type = "application/jsonx";
-	run(p, &c, &r);
-	CHECK(r.status == 415, "application/jsonx: 415 (%d)", r.status);
-	resp_clear(&r);
-
-	mkcall(&c, "/hooks/nope", body, strlen(body));
-	sign_generic(&c, GSECRET);
-	run(p, &c, &r);
-	CHECK(r.status == 404 && c.b.calls == 0,
-	    "unknown endpoint: 404, body not read (%d)", r.status);
-	resp_clear(&r);
-
-	mkcall(&c, "/hooks/generic", "{\"id\":\"evt-j\",", 14);
-	sign_generic(&c, GSECRET);
-	run(p, &c, &r);
-	CHECK(r.status == 400 && r.err == HOOK_EJSON &&
-	    count(q, "SELECT count(*) FROM events WHERE key = 'evt-j'") == 0,
-	    "signed malformed JSON: 400, no row (%d)", r.status);
-	resp_clear(&r);
-	CHECK(count(q, "SELECT count(*) FROM events") == before,
 	    "no refusal wrote an event");
 }
 
