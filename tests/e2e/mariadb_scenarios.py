@@ -53,41 +53,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "servers"))
 
 from oncetest import hookclient  # noqa: E402
+from oncetest.checks import Checks, Failed  # noqa: E402
 from oncetest.testkit import read_env  # noqa: E402
 from oncetest.hookclient import dumps  # noqa: E402
-
-
-class Failed(Exception):
-    pass
-
-
-class Checks:
-    def __init__(self):
-        self.failures = []
-
-    def true(self, cond, what):
-        if not cond:
-            self.failures.append(what)
-        return bool(cond)
-
-    def eq(self, got, want, what):
-        if got != want:
-            self.failures.append("%s: got %r, want %r" % (what, got, want))
-            return False
-        return True
-
-    def must(self, cond, what):
-        if not self.true(cond, what):
-            raise Failed(what)
-
-    def response(self, r, code, what, **fields):
-        ok = self.eq(r.status, code, "%s: status" % what)
-        body = r.json if isinstance(r.json, dict) else {}
-        for k, v in fields.items():
-            ok &= self.eq(body.get(k), v, "%s: body field %r" % (what, k))
-        if not ok:
-            self.failures.append("%s: response was %r" % (what, r))
-        return body
 
 
 def q(v):

@@ -43,6 +43,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "servers"))
 
 from oncetest import hookclient  # noqa: E402
+from oncetest.checks import Checks, Failed  # noqa: E402
 from oncetest.testkit import children_of, read_env  # noqa: E402
 from oncetest.hookclient import dumps  # noqa: E402
 
@@ -50,64 +51,6 @@ from oncetest.hookclient import dumps  # noqa: E402
 # examples: their actions file is sql/actions/orders.sql.
 SHOP = "shop"                   # scheme hmac-sha256
 STRIPE = "stripe"               # scheme stripe
-
-
-class Failed(Exception):
-    """A check failed hard enough that the scenario cannot go on."""
-
-
-class Checks:
-    """The checks of one scenario: every failure is kept, with what was
-    expected and what came back."""
-
-    def __init__(self):
-        self.failures = []
-
-    def true(self, cond, what):
-        if not cond:
-            self.failures.append(what)
-        return bool(cond)
-
-    def eq(self, got, want, what):
-        if got != want:
-            self.failures.append("%s: got %r, want %r" % (what, got, want))
-            return False
-        return True
-
-    def must(self, cond, what):
-        if not self.true(cond, what):
-            raise Failed(what)
-
-    def response(self, r, code, what, **fields):
-        """Status, Content-Type: application/json, a JSON object body,
-        and the given fields of it (a value, or True for "a non-empty
-        string").  Returns the JSON object (or {})."""
-        ok = self.eq(r.status, code, "%s: status" % what)
-        ct = r.header("content-type") or ""
-        ok &= self.true(ct.split(";")[0].strip() == "application/json",
-                        "%s: Content-Type is %r, want application/json"
-                        % (what, ct))
-        body = r.json if isinstance(r.json, dict) else None
-        ok &= self.true(body is not None, "%s: body is not a JSON object: %r"
-                        % (what, r.body[:200]))
-        body = body or {}
-        for k, v in fields.items():
-            if v is True:
-                ok &= self.true(isinstance(body.get(k), str) and body[k],
-                                "%s: body field %r missing or empty in %r"
-                                % (what, k, body))
-            else:
-                ok &= self.eq(body.get(k), v, "%s: body field %r" % (what, k))
-        if code >= 400:
-            ok &= self.true(isinstance(body.get("error"), str) and
-                            body["error"], "%s: no \"error\" in the body %r"
-                            % (what, body))
-            ok &= self.true("status" not in body or body["status"] not in
-                            ("processed", "already_processed"),
-                            "%s: an error says %r" % (what, body))
-        if not ok:
-            self.failures.append("%s: response was %r" % (what, r))
-        return body
 
 
 class Endpoint:

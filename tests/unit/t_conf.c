@@ -701,54 +701,50 @@ test_secret_file(void)
 	    NULL, "SECRET_FILE that does not exist");
 }
 
-/*
- * Refuse a secret file (bytes data of size len) with an error naming
- * ONCEHOOK_SECRET_FILE, holding every word of want ("|" separated) and
- * never the secret's text.
- */
+/* cf (loaded into err) is refused with an error naming var, holding
+ * every word of want ("|" separated) and never the secret's text. */
+static void
+refused_saying(struct conf *cf, const char *err, const char *var,
+    const char *want, const char *what)
+{
+	char	 words[128], *w, *save;
+	int	 ok;
+
+	ok = cf == NULL && names(err, var) &&
+	    strstr(err, "the-real-secret") == NULL;
+	snprintf(words, sizeof(words), "%s", want);
+	for (w = strtok_r(words, "|", &save); w != NULL;
+	    w = strtok_r(NULL, "|", &save))
+		ok = ok && strstr(err, w) != NULL;
+	CHECK(ok, "%s: refused naming %s, saying %s, secret not shown "
+	    "(\"%s\")", what, var, want, err);
+	conf_free(cf);
+}
+
+/* Refuse a secret file (bytes data of size len), as refused_saying(). */
 static void
 refuses_file(const char *name, const void *data, size_t len,
     const char *want, const char *what)
 {
 	struct conf	*cf;
-	const char	*path;
-	char		 var[PATH_MAX + 32], err[512], words[128], *w, *save;
-	int		 ok;
+	char		 var[PATH_MAX + 32], err[512];
 
-	path = tmpfile_bytes(name, data, len);
-	snprintf(var, sizeof(var), "ONCEHOOK_SECRET_FILE=%s", path);
+	snprintf(var, sizeof(var), "ONCEHOOK_SECRET_FILE=%s",
+	    tmpfile_bytes(name, data, len));
 	cf = load(single, OVER("ONCEHOOK_SECRET", var), err, sizeof(err));
-	ok = cf == NULL && names(err, "ONCEHOOK_SECRET_FILE") &&
-	    strstr(err, "the-real-secret") == NULL;
-	snprintf(words, sizeof(words), "%s", want);
-	for (w = strtok_r(words, "|", &save); w != NULL;
-	    w = strtok_r(NULL, "|", &save))
-		ok = ok && strstr(err, w) != NULL;
-	CHECK(ok, "%s: refused naming ONCEHOOK_SECRET_FILE, saying %s, "
-	    "secret not shown (\"%s\")", what, want, err);
-	conf_free(cf);
+	refused_saying(cf, err, "ONCEHOOK_SECRET_FILE", want, what);
 }
 
-/* Refuse ONCEHOOK_SECRET=text, saying every word of want, and never
- * the secret's text. */
+/* Refuse ONCEHOOK_SECRET=text, as refused_saying(). */
 static void
 refuses_text(const char *text, const char *want, const char *what)
 {
 	struct conf	*cf;
-	char		 var[256], err[512], words[128], *w, *save;
-	int		 ok;
+	char		 var[256], err[512];
 
 	snprintf(var, sizeof(var), "ONCEHOOK_SECRET=%s", text);
 	cf = load(single, OVER(var), err, sizeof(err));
-	ok = cf == NULL && names(err, "ONCEHOOK_SECRET") &&
-	    strstr(err, "the-real-secret") == NULL;
-	snprintf(words, sizeof(words), "%s", want);
-	for (w = strtok_r(words, "|", &save); w != NULL;
-	    w = strtok_r(NULL, "|", &save))
-		ok = ok && strstr(err, w) != NULL;
-	CHECK(ok, "%s: refused naming ONCEHOOK_SECRET, saying %s, secret "
-	    "not shown (\"%s\")", what, want, err);
-	conf_free(cf);
+	refused_saying(cf, err, "ONCEHOOK_SECRET", want, what);
 }
 
 /*
