@@ -15,15 +15,6 @@
 #include "store/outbox.h"
 #include "store/store.h"
 
-enum hook_err
-store_connect(const struct conf *cf, int flags, struct store **out, char *err,
-    size_t errsz)
-{
-	*out = NULL;
-	return cf->my != NULL ? mys_connect(cf, flags, out, err, errsz) :
-	    sqs_connect(cf, flags, out, err, errsz);
-}
-
 struct store *
 store_open(const struct conf *cf, int flags, char *err, size_t errsz)
 {

@@ -12,6 +12,10 @@ answered, and the rows afterwards.  Each case runs once per store
          retry answered from a peek, runs of new events sent straight
          to the group-commit writer, the writer itself.
 
+A third store, the in-memory engine of the tests (--fake-bin), takes
+the cases that check answers and events rather than an actions file's
+rows.
+
 Both runs must answer what the case says, and the fast one exactly
 what the plain one answered (status and body of every request, the rows
 afterwards): the pipeline's contract (src/pipeline/pipeline.h).
@@ -93,6 +97,44 @@ class SQLite:
 
     def events(self):
         return int(self.rows("SELECT count(*) FROM events")[0])
+
+
+class Fake:
+    """The in-memory engine of the tests (tests/unit/fakestore.c) in a
+    build of its own (tests/unit/oncehook-fake), its state in a file
+    between processes and its rows as JSON beside it.  Its actions are
+    the event's type (one effect each), so it runs the cases that check
+    answers and events, not the rows of an actions file."""
+    name = "fake"
+
+    def __init__(self, tmp, binary):
+        self.tmp = tmp
+        self.bin = binary
+
+    @staticmethod
+    def takes(case):
+        acts = any(k.endswith("ACTIONS") for k in case.get("env", {}))
+        sql = "sql" in case.get("after", {})
+        fix = any("do_sql" in r for r in case["requests"])
+        return not (acts or sql or fix)
+
+    def prepare(self, run):
+        self.path = os.path.join(self.tmp, run + ".fake")
+        return {"ONCEHOOK_DB": self.path}
+
+    def state(self):
+        with open(self.path + ".json") as f:
+            return json.load(f)
+
+    def status(self, key):
+        e = self.state()["events"].get(key)
+        return e["status"] if e else None
+
+    def conflicts(self):
+        return self.state()["conflicts"]
+
+    def events(self):
+        return len(self.state()["events"])
 
 
 class MariaDB:
@@ -376,11 +418,12 @@ def rows_after(case, store):
 def run_mode(tap, args, name, folder, case, store, mode, tmp):
     """Run the case's requests in one mode; checks; the answers."""
     run = "%s-%s" % (name, mode)
+    binary = getattr(store, "bin", args.bin)
     env = case_env(case, folder, store.prepare(run), store)
     logpath = os.path.join(tmp, run + ".log")
     answers = []
     with open(logpath, "wb") as log:
-        p = subprocess.run([args.bin, "init"], env=env, stdout=log,
+        p = subprocess.run([binary, "init"], env=env, stdout=log,
                            stderr=log, timeout=120)
         if p.returncode != 0:
             tap.check(False, "%s: %s, %s: oncehook init" % (name, store.name,
@@ -389,9 +432,9 @@ def run_mode(tap, args, name, folder, case, store, mode, tmp):
             return None
         if mode == "plain":
             env["ONCEHOOK_FAST_PATHS"] = "off"
-            front = Plain(args.bin, env, log)
+            front = Plain(binary, env, log)
         else:
-            front = Fast(args.bin, env, log, tmp)
+            front = Fast(binary, env, log, tmp)
         try:
             for i, rq in enumerate(expand(case)):
                 if "do_sql" in rq:
@@ -446,6 +489,8 @@ def main():
     ap.add_argument("--bin", required=True, help="the oncehook binary")
     ap.add_argument("--mysql-url", help="a MariaDB store (mysql://...)")
     ap.add_argument("--mysql-pw", help="its password file")
+    ap.add_argument("--fake-bin", help="the build on the in-memory engine "
+                    "(tests/unit/oncehook-fake)")
     ap.add_argument("cases", nargs="*", help="case names (default: all)")
     args = ap.parse_args()
     args.bin = os.path.abspath(args.bin)
@@ -457,6 +502,8 @@ def main():
     stores = [SQLite(tmp)]
     if args.mysql_url:
         stores.append(MariaDB(args.mysql_url, args.mysql_pw))
+    if args.fake_bin:
+        stores.append(Fake(tmp, os.path.abspath(args.fake_bin)))
     tap = Tap()
     try:
         for name in names:
@@ -465,6 +512,8 @@ def main():
                 case = json.load(f)
             for store in stores:
                 if store.name not in case.get("stores", [store.name]):
+                    continue
+                if store.name == "fake" and not Fake.takes(case):
                     continue
                 got = {m: run_mode(tap, args, name, folder, case, store, m,
                                    tmp) for m in MODES}

@@ -7,9 +7,11 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "pipeline/event.h"
@@ -64,6 +66,7 @@ struct fake {
 	int		 fault_code;
 	char		 fixed[FIXES][128];	/* t.later's keys that now run */
 	size_t		 nfixed;
+	char		 path[1024];	/* fake_open_file(): its state */
 };
 
 #define F(b)	((struct fake *)(b))
@@ -139,13 +142,84 @@ fk_why(struct store *b, const char *step, char *buf, size_t bufsz)
 	snprintf(buf, bufsz, "%s: fake error %d", step, F(b)->code);
 }
 
+#define STATE_MAGIC	"oncehook fake state 1\n"
+
+/* A file-backed fake (fake_open_file()): the state another process
+ * saved last, outside a transaction; 0, or a fake code. */
+static int
+load(struct fake *f)
+{
+	char	 magic[sizeof(STATE_MAGIC) - 1];
+	FILE	*fp;
+	int	 rc = 0;
+
+	if (f->path[0] == '\0' || f->in_tx)
+		return 0;
+	if ((fp = fopen(f->path, "rb")) == NULL)
+		return FAKE_LOST;
+	if (fread(magic, 1, sizeof(magic), fp) != sizeof(magic) ||
+	    memcmp(magic, STATE_MAGIC, sizeof(magic)) != 0 ||
+	    fread(&f->cur, sizeof(f->cur), 1, fp) != 1)
+		rc = FAKE_LOST;
+	fclose(fp);
+	return rc;
+}
+
+/* JSON text of s (the fake's keys and statuses: printable). */
+static void
+json_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s != '\0'; s++)
+		fprintf(fp, *s == '"' || *s == '\\' ? "\\%c" : "%c", *s);
+	fputc('"', fp);
+}
+
+/* Save the state for the next process, and beside it (PATH.json) the
+ * rows as the request cases read them (tests/cases/run.py). */
+static int
+save(struct fake *f)
+{
+	char	 tmp[sizeof(f->path) + 8], side[sizeof(f->path) + 8];
+	FILE	*fp;
+	size_t	 i;
+	int	 ok;
+
+	if (f->path[0] == '\0')
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", f->path);
+	if ((fp = fopen(tmp, "wb")) == NULL)
+		return FAKE_LOST;
+	ok = fwrite(STATE_MAGIC, 1, sizeof(STATE_MAGIC) - 1, fp) ==
+	    sizeof(STATE_MAGIC) - 1 && fwrite(&f->cur, sizeof(f->cur), 1,
+	    fp) == 1;
+	if (fclose(fp) != 0 || !ok || rename(tmp, f->path) != 0)
+		return FAKE_LOST;
+	snprintf(side, sizeof(side), "%s.json", f->path);
+	if ((fp = fopen(tmp, "w")) == NULL)
+		return FAKE_LOST;
+	fprintf(fp, "{\"effects\": %lld, \"conflicts\": %lld, \"events\": {",
+	    f->cur.effects, f->cur.conflicts);
+	for (i = 0; i < f->cur.nrows; i++) {
+		fprintf(fp, "%s", i ? ", " : "");
+		json_str(fp, f->cur.rows[i].key);
+		fprintf(fp, ": {\"status\": ");
+		json_str(fp, f->cur.rows[i].status);
+		fprintf(fp, ", \"attempts\": %lld}", f->cur.rows[i].attempts);
+	}
+	fprintf(fp, "}}\n");
+	if (fclose(fp) != 0 || rename(tmp, side) != 0)
+		return FAKE_LOST;
+	return 0;
+}
+
 static int
 fk_tx_begin(struct store *b)
 {
 	struct fake	*f = F(b);
 	int		 rc;
 
-	if ((rc = faulted(f, "tx_begin")) != 0)
+	if ((rc = faulted(f, "tx_begin")) != 0 || (rc = load(f)) != 0)
 		return rc;
 	f->tx = f->cur;
 	f->in_tx = 1;
@@ -158,7 +232,7 @@ fk_tx_commit(struct store *b)
 	struct fake	*f = F(b);
 	int		 rc;
 
-	if ((rc = faulted(f, "tx_commit")) != 0)
+	if ((rc = faulted(f, "tx_commit")) != 0 || (rc = save(f)) != 0)
 		return rc;
 	f->in_tx = 0;
 	return 0;
@@ -200,7 +274,7 @@ fk_find_key(struct store *b, size_t endpoint, const struct event *ev,
 	int		 rc;
 
 	*found = HOOK_OK;
-	if ((rc = faulted(f, "find_key")) != 0)
+	if ((rc = faulted(f, "find_key")) != 0 || (rc = load(f)) != 0)
 		return rc;
 	if ((r = row_of(&f->cur, endpoint, ev->key)) == NULL)
 		return 0;
@@ -224,7 +298,7 @@ fk_find_payload(struct store *b, size_t endpoint, const struct event *ev,
 	int		 rc;
 
 	*found = 0;
-	if ((rc = faulted(f, "find_payload")) != 0)
+	if ((rc = faulted(f, "find_payload")) != 0 || (rc = load(f)) != 0)
 		return rc;
 	for (i = 0; i < f->cur.nrows; i++) {
 		r = &f->cur.rows[i];
@@ -548,6 +622,28 @@ fk_close(struct store *b)
 	free(b);
 }
 
+static int
+fk_version(const struct store *b)
+{
+	(void)b;
+	return 1;
+}
+
+static int
+fk_about(struct store *b, char *buf, size_t bufsz)
+{
+	snprintf(buf, bufsz, "the in-memory engine of the tests (%s)",
+	    F(b)->path[0] != '\0' ? F(b)->path : "in memory");
+	return 0;
+}
+
+static int
+fk_idle(struct store *b)
+{
+	(void)b;
+	return 0;
+}
+
 struct store *
 fake_open(const struct conf *cf, unsigned int caps)
 {
@@ -580,6 +676,9 @@ fake_open(const struct conf *cf, unsigned int caps)
 	f->ops.park = fk_park;
 	f->ops.broken = fk_broken;
 	f->ops.close = fk_close;
+	f->ops.version = fk_version;
+	f->ops.about = fk_about;
+	f->ops.idle = fk_idle;
 	f->base.ops = &f->ops;
 	f->base.cf = cf;
 	return &f->base;
@@ -636,4 +735,32 @@ fake_fix(struct store *b, const char *key)
 
 	if (f->nfixed < FIXES)
 		snprintf(f->fixed[f->nfixed++], sizeof(f->fixed[0]), "%s", key);
+}
+
+struct store *
+fake_open_file(const struct conf *cf, int init, char *err, size_t errsz)
+{
+	struct store	*st;
+	struct fake	*f;
+
+	if ((st = fake_open(cf, 0)) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return NULL;
+	}
+	f = F(st);
+	snprintf(f->path, sizeof(f->path), "%s", cf->db);
+	if (access(f->path, F_OK) != 0) {
+		if (!init || save(f) != 0) {
+			snprintf(err, errsz, "%s: %s%s", f->path, strerror(errno),
+			    init ? "" : ": run oncehook init");
+			fk_close(st);
+			return NULL;
+		}
+	}
+	if (load(f) != 0) {
+		snprintf(err, errsz, "%s: not a state of the fake", f->path);
+		fk_close(st);
+		return NULL;
+	}
+	return st;
 }

@@ -34,6 +34,15 @@ struct store;
 
 /* caps: the engine_ops capability bits to claim. */
 struct store	*fake_open(const struct conf *cf, unsigned int caps);
+/*
+ * The fake for the processes of a binary (tests/unit/fakeconnect.c):
+ * its state kept in the file cf->db between them, loaded before each
+ * transaction and each read outside one, saved at each commit, with
+ * the rows as JSON beside it (cf->db.json) for the request cases.
+ * init: create the file if it is missing.  NULL with err on failure.
+ */
+struct store	*fake_open_file(const struct conf *cf, int init, char *err,
+		    size_t errsz);
 long long	 fake_effects(const struct store *);
 long long	 fake_conflicts(const struct store *);
 /* The next n runs of t.deadlock's actions end their transaction. */
