@@ -41,12 +41,8 @@
 set -u
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-[ -r "$top_srcdir/tests/servers/deploy.sh" ] || {
-	echo "Bail out! missing $top_srcdir/tests/servers/deploy.sh"
-	exit 99
-}
-# shellcheck source=tests/servers/deploy.sh
-. "$top_srcdir/tests/servers/deploy.sh"
+# shellcheck source=tests/servers/lib.sh
+. "$top_srcdir/tests/servers/lib.sh"
 
 apache=$(command -v apache2 2>/dev/null || true)
 [ -n "$apache" ] || [ ! -x /usr/sbin/apache2 ] || apache=/usr/sbin/apache2

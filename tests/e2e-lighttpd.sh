@@ -29,10 +29,6 @@
 # shellcheck source=tests/servers/lib.sh
 . "$top_srcdir/tests/servers/lib.sh"
 
-[ -r "$top_srcdir/tests/servers/lighttpd.sh" ] ||
-    bail "missing $top_srcdir/tests/servers/lighttpd.sh"
-# shellcheck source=tests/servers/lighttpd.sh
-. "$top_srcdir/tests/servers/lighttpd.sh"
 lt_find
 for f in tests/e2e/scenarios.py tests/servers/oncetest/hookclient.py \
     tests/e2e/actions-e2e.sql; do

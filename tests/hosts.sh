@@ -34,16 +34,8 @@
 set -u
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-for f in tests/servers/deploy.sh tests/servers/mariadb.sh; do
-	[ -r "$top_srcdir/$f" ] || {
-		echo "Bail out! missing $top_srcdir/$f"
-		exit 99
-	}
-done
-# shellcheck source=tests/servers/deploy.sh
-. "$top_srcdir/tests/servers/deploy.sh"
-# shellcheck source=tests/servers/mariadb.sh
-. "$top_srcdir/tests/servers/mariadb.sh"
+# shellcheck source=tests/servers/lib.sh
+. "$top_srcdir/tests/servers/lib.sh"
 
 md_bin >/dev/null || skip_all "mariadbd is not installed (mariadb-server)"
 command -v mariadb-install-db >/dev/null 2>&1 ||

@@ -44,10 +44,6 @@ for f in tests/servers/lighttpd.sh tests/servers/mariadb.sh \
     conf-examples/apache-cgi.htaccess; do
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
-# shellcheck source=tests/servers/lighttpd.sh
-. "$top_srcdir/tests/servers/lighttpd.sh"
-# shellcheck source=tests/servers/mariadb.sh
-. "$top_srcdir/tests/servers/mariadb.sh"
 lt_find
 md_bin >/dev/null || { echo "1..0 # SKIP mariadbd is not installed"; exit 77; }
 command -v mariadb >/dev/null 2>&1 ||

@@ -93,8 +93,6 @@ for f in tests/servers/lighttpd.sh tests/outbox/receiver.php \
     tests/node/package.json tests/node/package-lock.json; do
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
-# shellcheck source=tests/servers/lighttpd.sh
-. "$top_srcdir/tests/servers/lighttpd.sh"
 lt_find
 backend=
 if [ -n "$run_user" ]; then

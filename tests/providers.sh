@@ -49,8 +49,6 @@ for f in tests/node/package.json tests/node/package-lock.json \
     tests/node/deliver.mjs tests/node/verify.mjs tests/servers/lighttpd.sh; do
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
-# shellcheck source=tests/servers/lighttpd.sh
-. "$top_srcdir/tests/servers/lighttpd.sh"
 
 watchdog=
 if command -v timeout >/dev/null 2>&1; then

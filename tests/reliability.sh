@@ -24,8 +24,6 @@
 # shellcheck source=tests/servers/lib.sh
 . "$top_srcdir/tests/servers/lib.sh"
 sv_need openssl sqlite3 curl
-# shellcheck source=tests/servers/lighttpd.sh
-. "$top_srcdir/tests/servers/lighttpd.sh"
 lt_find
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/oncehook-rel.XXXXXX") || bail "mktemp"

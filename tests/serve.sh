@@ -27,12 +27,8 @@
 set -u
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-[ -r "$top_srcdir/tests/servers/deploy.sh" ] || {
-	echo "Bail out! missing $top_srcdir/tests/servers/deploy.sh"
-	exit 99
-}
-# shellcheck source=tests/servers/deploy.sh
-. "$top_srcdir/tests/servers/deploy.sh"
+# shellcheck source=tests/servers/lib.sh
+. "$top_srcdir/tests/servers/lib.sh"
 
 # The shipped busy timeout (5 s): no scenario here holds the lock on
 # purpose, and a slow build (sanitizers) must not turn contention into 503.

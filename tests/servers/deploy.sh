@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=sh disable=SC2154 # top_srcdir, ONCEHOOK_BIN: the caller's
-# oncehook deployment tests: what tests/e2e-apache.sh, tests/e2e-nginx.sh
-# and tests/serve.sh share.  Sourced (POSIX sh).
+# oncehook deployment tests: Apache, nginx and serve from the shipped
+# examples (tests/e2e-apache.sh, tests/e2e-nginx.sh, tests/serve.sh,
+# tests/hosts.sh).  Part of tests/servers/lib.sh (POSIX sh).
 #
 # Each test starts a real server from a shipped file of conf-examples/,
 # copied with only its ports, paths and secret values filled in, on
@@ -39,23 +40,9 @@
 #   dp_py SCRIPT ARGS...  run tests/deploy/SCRIPT (or SCRIPT, a path in the
 #                         tree), renumber its lines
 
-# The test's values.  Secrets as providers issue them: Stripe's whsec_
-# string used as is; any string for the HMAC sender (two: a rotation).
-STRIPE_SECRET=whsec_deployStripeSigningSecret0123456789ab
-SHOP_SECRET_OLD=deploy-shop-old-secret-71c2
-SHOP_SECRET=deploy-shop-secret-a0d93e
-BUSY_MS=${ONCEHOOK_E2E_BUSY_MS:-300}
-# The status endpoint's token (the examples' placeholder filled in).
-STATUS_TOKEN=deploy-status-token-5c1e9a07b3
-
 tmp=
 dp_pids=
-run_user=
-run_group=
 watchdog=
-
-# shellcheck source=tests/servers/lib.sh
-. "$top_srcdir/tests/servers/lib.sh"
 
 skip_all() {
 	echo "1..0 # SKIP $*"
@@ -129,16 +116,6 @@ dp_done() {
 	echo "1..$n"
 	[ $failed -eq 0 ] || exit 1
 	exit 0
-}
-
-# Run a command as the backends' user.
-as_backend() {
-	if [ -n "$run_user" ]; then
-		setpriv --reuid="$run_user" --regid="$run_group" \
-		    --clear-groups -- "$@"
-	else
-		"$@"
-	fi
 }
 
 dp_dir() {	# dp_dir DIR
@@ -249,13 +226,6 @@ s.close()' "$1" 2>/dev/null; then
 		i=$((i + 1))
 	done
 	return 1
-}
-
-free_port() {
-	python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
 }
 
 # Renumber "ok - MODE: ..." / "not ok - MODE: ..." lines as LABEL's.

@@ -1,14 +1,18 @@
 # SPDX-License-Identifier: MIT
-# shellcheck shell=sh
-# oncehook tests: the library a server suite sources first (POSIX sh),
+# shellcheck shell=sh disable=SC2034 # values the suites and parts use
+# oncehook tests: the one library a server suite sources (POSIX sh),
 # after setting top_srcdir.  It sets what every suite runs under, finds
-# the build and the binary, and brings in the TAP helpers (tap.sh).  A
-# suite then sources the part for its servers, from this folder:
+# the build and the binary, holds the fixtures every suite shares (the
+# secrets, the busy timeout, the status token, the backends' user), and
+# brings in its parts from this folder:
+#   tap.sh       tap, check, bail;
 #   lighttpd.sh  lt_*: lighttpd from conf-examples, its env, its logs;
-#   deploy.sh    dp_*: Apache, nginx, serve, the shared fixtures;
+#   deploy.sh    dp_*: Apache, nginx, serve, from conf-examples;
 #   mariadb.sh   md_*: a MariaDB server of the test's own.
-# And one more helper:
-#   sv_need TOOL...  skip the whole suite (exit 77) if a tool is missing
+# And its own helpers:
+#   sv_need TOOL...   skip the whole suite (exit 77) if a tool is missing
+#   free_port         a free TCP port on 127.0.0.1
+#   as_backend CMD... run CMD as the backends' user (nobody, as root)
 set -u
 LC_ALL=C
 export LC_ALL
@@ -24,9 +28,54 @@ failed=0
 # shellcheck source=tests/servers/tap.sh
 . "$top_srcdir/tests/servers/tap.sh"
 
+# The test's values.  Secrets as providers issue them: Stripe's whsec_
+# string used as is; Standard Webhooks and Svix a whsec_ and base64 of
+# the key; any string for the others (two for shop: a rotation).
+STRIPE_SECRET=whsec_e2eStripeSigningSecret0123456789abcdef
+SHOP_SECRET_OLD=e2e-shop-old-secret-4f1c
+SHOP_SECRET=e2e-shop-secret-9b7d2a
+GITHUB_SECRET=e2e-github-secret-7a1c
+# base64 of "e2e standard webhooks signing key 01" and "e2e svix ...".
+STANDARD_SECRET=whsec_ZTJlIHN0YW5kYXJkIHdlYmhvb2tzIHNpZ25pbmcga2V5IDAx
+SVIX_SECRET=whsec_ZTJlIHN2aXggc2lnbmluZyBrZXkgMDI=
+SHOPIFY_SECRET=e2e-shopify-client-secret-5e2b
+SLACK_SECRET=e2e0slack0signing0secret03c9d
+PADDLE_SECRET=pdl_ntfset_e2e_paddle_secret_key_8f0a
+GITLAB_SECRET=e2e-gitlab-secret-token-1b7e
+BUSY_MS=${ONCEHOOK_E2E_BUSY_MS:-300}
+STATUS_TOKEN=e2e-status-token-8d21c4f0a9
+
+# As root (CI), the servers and oncehook run as nobody (lt_*, dp_* set
+# these).
+run_user=
+run_group=
+
+free_port() {
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+as_backend() {
+	if [ -n "$run_user" ] && command -v setpriv >/dev/null 2>&1; then
+		setpriv --reuid="$run_user" --regid="$run_group" \
+		    --clear-groups -- "$@"
+	else
+		"$@"
+	fi
+}
+
 sv_need() {	# sv_need TOOL...
 	for sv_t in "$@"; do
 		command -v "$sv_t" >/dev/null 2>&1 ||
 		    { echo "1..0 # SKIP $sv_t is not installed"; exit 77; }
 	done
 }
+
+# shellcheck source=tests/servers/lighttpd.sh
+. "$top_srcdir/tests/servers/lighttpd.sh"
+# shellcheck source=tests/servers/deploy.sh
+. "$top_srcdir/tests/servers/deploy.sh"
+# shellcheck source=tests/servers/mariadb.sh
+. "$top_srcdir/tests/servers/mariadb.sh"

@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=sh disable=SC2154 # top_srcdir, ONCEHOOK_BIN: the caller's
 # oncehook tests: a real lighttpd running a shipped configuration example.
-# Sourced (POSIX sh) by the suites that run lighttpd (tests/e2e-lighttpd.sh,
-# tests/providers.sh, tests/groupcommit.sh, ...), after lib.sh.
+# Part of tests/servers/lib.sh, which the suites source (POSIX sh).
 #
 # The example (conf-examples/lighttpd-fastcgi.conf or lighttpd-cgi.conf)
 # is copied with only its ports, paths and values filled in (the
@@ -16,8 +15,8 @@
 # backends, so that a read-only database is read-only to oncehook; the
 # run directory and the database then belong to nobody.
 #
-# The caller sources tests/servers/lib.sh first (top_srcdir,
-# ONCEHOOK_BIN, bail and tap), then calls lt_find (77 with a SKIP line
+# lib.sh gives it top_srcdir, ONCEHOOK_BIN, the secrets, bail, tap,
+# free_port and as_backend; a suite calls lt_find (77 with a SKIP line
 # when lighttpd is missing).
 #
 #   lt_setup MODE DIR  fill the example for MODE (fastcgi or cgi) into
@@ -33,26 +32,7 @@
 #   lt_stop            stop it by its PID.
 #   lt_sanitizer DIR MODE  one TAP line: no sanitizer report in the logs.
 
-# The test's values.  Secrets as providers issue them: Stripe's whsec_
-# string used as is; Standard Webhooks and Svix a whsec_ and base64 of
-# the key; any string for the others (two for shop: a rotation).
-STRIPE_SECRET=whsec_e2eStripeSigningSecret0123456789abcdef
-SHOP_SECRET_OLD=e2e-shop-old-secret-4f1c
-SHOP_SECRET=e2e-shop-secret-9b7d2a
-GITHUB_SECRET=e2e-github-secret-7a1c
-# base64 of "e2e standard webhooks signing key 01" and "e2e svix ...".
-STANDARD_SECRET=whsec_ZTJlIHN0YW5kYXJkIHdlYmhvb2tzIHNpZ25pbmcga2V5IDAx
-SVIX_SECRET=whsec_ZTJlIHN2aXggc2lnbmluZyBrZXkgMDI=
-SHOPIFY_SECRET=e2e-shopify-client-secret-5e2b
-SLACK_SECRET=e2e0slack0signing0secret03c9d
-PADDLE_SECRET=pdl_ntfset_e2e_paddle_secret_key_8f0a
-GITLAB_SECRET=e2e-gitlab-secret-token-1b7e
-BUSY_MS=${ONCEHOOK_E2E_BUSY_MS:-300}
-STATUS_TOKEN=e2e-status-token-8d21c4f0a9
-
 lighttpd=
-run_user=
-run_group=
 server_pid=
 lt_port=
 
@@ -80,24 +60,6 @@ lt_find() {
 		run_user=nobody
 		run_group=$(id -gn nobody 2>/dev/null || echo nogroup)
 	fi
-}
-
-# Run a command as the backends' user (as is when not root, or without
-# setpriv: the caller then hands the files over with chown).
-as_backend() {
-	if [ -n "$run_user" ] && command -v setpriv >/dev/null 2>&1; then
-		setpriv --reuid="$run_user" --regid="$run_group" \
-		    --clear-groups -- "$@"
-	else
-		"$@"
-	fi
-}
-
-free_port() {
-	python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
 }
 
 # The placeholders of the shipped examples and what the tests put in
