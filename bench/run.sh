@@ -123,10 +123,10 @@ if [ $peers -eq 1 ] && { [ -z "$phpfpm" ] ||
 	exit 2
 fi
 
-# The helpers of the tests and the demo: tests/servers/deploy.sh (run
+# The helpers of the tests and the demo: tests/servers/lib.sh (run
 # directories, "oncehook init" and "serve" as the backends' user, PIDs
-# tracked and stopped at exit) and tools/lighttpd.sh (lighttpd from the
-# shipped examples).  The busy timeout stays the shipped 5000 ms.
+# tracked and stopped at exit: its deploy.sh part) and tools/lighttpd.sh
+# (lighttpd from the shipped examples).  The busy timeout stays the shipped 5000 ms.
 # None of oncehook's configuration in this shell's environment: lighttpd
 # passes its environment on to its processes, so a variable exported
 # here (by the caller; lh_setup exports none) reaches every lighttpd
@@ -147,8 +147,8 @@ top_srcdir=$root
 ONCEHOOK_BIN=$bin
 ONCEHOOK_E2E_BUSY_MS=5000
 LH_ROOT=$root
-# shellcheck source=tests/servers/deploy.sh
-. "$root/tests/servers/deploy.sh"
+# shellcheck source=tests/servers/lib.sh
+. "$root/tests/servers/lib.sh"
 # shellcheck source=tools/lighttpd.sh
 . "$root/tools/lighttpd.sh"
 # A harness error, here and in the helpers sourced above (tap.sh's exits
