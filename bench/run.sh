@@ -158,7 +158,7 @@ bail() {
 	exit 2
 }
 dp_init bench
-# The MariaDB rows: one server of the bench's own (tests/deploy/
+# The MariaDB rows: one server of the bench's own (tests/servers/
 # mariadb.sh), a database made again for each run; left out, with a
 # word, where mariadb-server is not installed or oncehook was built
 # without the MariaDB store.
