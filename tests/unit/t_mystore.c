@@ -29,6 +29,7 @@
 #include "pipeline/event.h"
 #include "hook.h"
 #include "store/mysql/conn.h"
+#include "store/mysql/rewrite.h"
 #include "store/outbox.h"
 #include "store/store.h"
 #include "tap.h"
@@ -401,6 +402,11 @@ test_guard(void)
 		{ "-- on: *\nSET @x = :key;\n", "a user variable" },
 		{ "-- on: *\nSELECT GET_LOCK('oncehook_init', 0);\n",
 		    "a named lock, which outlives the transaction" },
+		{ "-- on: *\nSELECT `GET_LOCK`('oncehook_init', 0);\n",
+		    "a named lock, its function's name `quoted`" },
+		{ "-- on: *\nUPDATE effects --\x7f '\n, t_events SET"
+		    " t_events.last_error = 'x' -- '\nWHERE k = 'a';\n",
+		    "oncehook's table behind a -- comment ended by DEL" },
 		{ "-- on: *\nINSERT INTO effects (k) SELECT"
 		    " LOAD_FILE('/etc/passwd');\n", "a file read" },
 	};
@@ -577,6 +583,62 @@ test_gone(const struct conf *cf)
 	store_close(st);
 }
 
+/*
+ * The guard cuts -- comments where the server does, for every byte
+ * after the two dashes: the server runs SELECT 'x' --<b> , 'y' as the
+ * one column 'x' exactly when the guard's statement (its comments
+ * dropped) has no 'y' left.  What must never be: a comment to the
+ * server the guard read as code (the text after it hidden from the
+ * guard, as a string it believed open).  Beside that, the two agree on
+ * every byte but # and - (each starts a comment of its own, which
+ * leaves SELECT 'x' - to the server, an error) and those the guard
+ * refuses outright (a quote left open, ;, ?, @).  A newline ends the
+ * comment at once: skipped.
+ */
+static void
+test_lexer_bytes(void)
+{
+	struct myp_stmts	 st;
+	struct myres		*r;
+	struct myrow		 row;
+	char			 text[64], err[256], bad[1024], hid[512];
+	size_t			 n = 0, nh = 0;
+	int			 b, server, guard;
+
+	bad[0] = hid[0] = '\0';
+	for (b = 1; b < 256; b++) {
+		if (b == '\n')
+			continue;
+		snprintf(text, sizeof(text), "SELECT 'x' --%c , 'y'", b);
+		memset(&st, 0, sizeof(st));
+		if (myp_split(text, strlen(text), 1, "t_", 0, &st, err,
+		    sizeof(err)) == -1 || st.n != 1)
+			guard = -1;	/* refused: nothing runs */
+		else
+			guard = strstr(st.v[0].sql, "'y'") == NULL;
+		myp_free(&st);
+		r = NULL;
+		server = mydb_run(side, strdup(text), &r, NULL) == 0 &&
+		    mydb_next(r, &row) && row.v[0] != NULL &&
+		    strcmp(row.v[0], "x") == 0;
+		mydb_free(r);
+		if (guard == 0 && server) {
+			nh++;
+			snprintf(hid + strlen(hid), sizeof(hid) - strlen(hid),
+			    " 0x%02x", b);
+		}
+		if (guard != -1 && b != '#' && b != '-' && guard != server) {
+			n++;
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
+			    " 0x%02x (guard %d, server %d)", b, guard, server);
+		}
+	}
+	CHECK(nh == 0, "-- then each of 254 bytes: never a comment to the "
+	    "server that the guard reads as code (%zu:%s)", nh, hid);
+	CHECK(n == 0, "... and else a comment to the guard exactly when it "
+	    "is one to the server (%zu differ:%s)", n, bad);
+}
+
 static void
 test_rows_prune(const struct conf *cf)
 {
@@ -636,6 +698,7 @@ main(void)
 	test_killed(cf);
 	test_gone(cf);
 	test_rows_prune(cf);
+	test_lexer_bytes();
 	mydb_close(side);
 	conf_free(cf);
 	tap_rmdir(dir);

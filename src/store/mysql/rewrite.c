@@ -139,8 +139,9 @@ execcomment(const char *text, size_t len, size_t p)
 /*
  * The end of the white space or comment at text[p] (not an executable
  * comment), or p if there is none there; (size_t)-1 for a comment left
- * open.  A -- comment wants a space or control character (or the end of
- * the text) after it, as the server does: a--1 is a minus minus one.
+ * open.  A -- comment wants a space or control character, DEL too (or
+ * the end of the text) after it, as the server does: a--1 is a minus
+ * minus one.
  */
 static size_t
 blank(const char *text, size_t len, size_t p)
@@ -156,8 +157,11 @@ blank(const char *text, size_t len, size_t p)
 		q = memchr(text + p, '\n', len - p);
 		return q != NULL ? (size_t)(q - text) : len;
 	case '-':
+		/* The server's lexer: -- then white space or a control
+		 * character (DEL among them), as my_isspace/my_iscntrl. */
 		if (p + 1 >= len || text[p + 1] != '-' ||
-		    (p + 2 < len && (unsigned char)text[p + 2] > ' '))
+		    (p + 2 < len && (unsigned char)text[p + 2] > ' ' &&
+		    (unsigned char)text[p + 2] != 0x7f))
 			return p;
 		q = memchr(text + p, '\n', len - p);
 		return q != NULL ? (size_t)(q - text) : len;
@@ -634,6 +638,15 @@ guard(const struct cx *c, struct plan *pl)
 	for (i = 0; i < c->n; i++) {
 		if (pl->outbox && i == pl->tbl)
 			continue;	/* the outbox, rewritten */
+		/* A call, its name bare or `quoted` (the server calls
+		 * `GET_LOCK`(...) all the same). */
+		for (j = 0; fns[j] != NULL && isname(c, i) &&
+		    punct(c, i + 1, '(') && !qualified(c, i); j++)
+			if (named(c, i, 0, "", fns[j]))
+				return cfail(c, i, "%s() is refused: its "
+				    "effect outlives the event's transaction "
+				    "(a named lock stays with the connection) "
+				    "or reaches outside the database", fns[j]);
 		switch (c->t[i].kind) {
 		case TK_ASSIGN:
 			return cfail(c, i, ":= is refused: it sets a "
@@ -644,13 +657,6 @@ guard(const struct cx *c, struct plan *pl)
 			    "refused: a statement sees the event only through "
 			    "its parameters");
 		case TK_WORD:
-			for (j = 0; fns[j] != NULL; j++)
-				if (kw(c, i, fns[j]) && punct(c, i + 1, '('))
-					return cfail(c, i, "%s() is refused: "
-					    "its effect outlives the event's "
-					    "transaction (a named lock stays "
-					    "with the connection) or reaches "
-					    "outside the database", fns[j]);
 			if (kw(c, i, "INTO") && (kind(c, i + 1) == TK_AT ||
 			    kw(c, i + 1, "OUTFILE") ||
 			    kw(c, i + 1, "DUMPFILE")))
