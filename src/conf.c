@@ -1137,7 +1137,8 @@ const struct conf_var conf_vars[] = {
 	    G(db_password_file), &kind_path,
 	    "MariaDB/MySQL: absolute path of a file holding the password "
 	    "(its first line), read at each connection", NULL },
-	{ "DB_PREFIX", CONF_GLOBAL, 0, 0, 32, "oncehook_", "`oncehook_`",
+	{ "DB_PREFIX", CONF_GLOBAL, CONF_EMPTY, 0, 32, "oncehook_",
+	    "`oncehook_`",
 	    G(db_prefix), &kind_prefix,
 	    "MariaDB/MySQL: the prefix of oncehook's tables", NULL },
 	{ "STATUS_TOKEN", CONF_GLOBAL, CONF_HIDDEN | CONF_SIGNING, 16, 256,
@@ -1240,7 +1241,9 @@ load_scope(struct conf_loader *l, enum conf_scope scope, const char *prefix,
 		if (cv->scope != scope || (cv->flags & l->skip))
 			continue;
 		if ((v = lookup(l, prefix, cv->name, var, sizeof(var))) ==
-		    NULL)
+		    NULL && (cv->flags & CONF_EMPTY))
+			v = l->get(var, l->arg);	/* "" or NULL */
+		if (v == NULL)
 			v = cv->def;
 		if (v == NULL && (cv->flags & CONF_REQUIRED)) {
 			if (strcmp(cv->name, "SCHEME") == 0)

@@ -148,6 +148,8 @@ enum conf_scope {
 				   with CONF_NEEDS_SECRETS */
 #define CONF_STORE	0x40	/* where the store is: read only with
 				   CONF_NEEDS_DB */
+#define CONF_EMPTY	0x80	/* set and empty is a value of its own,
+				   not unset (the default) */
 
 /*
  * What a command uses of the configuration (conf_load_for()).  Rows it

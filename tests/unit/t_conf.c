@@ -1185,6 +1185,32 @@ load_for(const char *const *over, unsigned needs, char *err, size_t errsz)
 	return conf_load_for(env_get, &e, needs, err, errsz);
 }
 
+/*
+ * ONCEHOOK_DB_PREFIX may be empty (the man page says so): set and
+ * empty is no prefix, not the default's, or a second installation so
+ * configured would share the first one's tables (issue 36).
+ */
+static void
+test_empty_prefix(void)
+{
+	struct conf	*cf;
+	char		 err[512];
+
+	cf = load(single, OVER("ONCEHOOK_DB=mysql://shop@localhost/shop",
+	    "ONCEHOOK_DB_PREFIX="), err, sizeof(err));
+	CHECK(cf != NULL && cf->db_prefix != NULL && cf->db_prefix[0] ==
+	    '\0', "DB_PREFIX set and empty: no prefix (%s)", cf != NULL &&
+	    cf->db_prefix != NULL ? cf->db_prefix : err);
+	conf_free(cf);
+	cf = load(single, OVER("ONCEHOOK_DB=mysql://shop@localhost/shop"),
+	    err, sizeof(err));
+	CHECK(cf != NULL && cf->db_prefix != NULL &&
+	    strcmp(cf->db_prefix, "oncehook_") == 0,
+	    "DB_PREFIX unset: the default, oncehook_ (%s)", cf != NULL &&
+	    cf->db_prefix != NULL ? cf->db_prefix : err);
+	conf_free(cf);
+}
+
 static void
 test_needs(void)
 {
@@ -1459,6 +1485,7 @@ main(void)
 	test_placeholder();
 	test_replay_guard();
 	test_table();
+	test_empty_prefix();
 	test_needs();
 	test_outbox_vars();
 	test_envindex();
