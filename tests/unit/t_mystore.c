@@ -595,6 +595,20 @@ test_gone(const struct conf *cf)
  * refuses outright (a quote left open, ;, ?, @).  A newline ends the
  * comment at once: skipped.
  */
+/* What an error of the server is answered (a Galera node cannot be
+ * staged here: its error's class is). */
+static void
+test_classes(void)
+{
+	CHECK(mydb_classify(1047) == HOOK_EBUSY, "1047, a Galera node not "
+	    "in the primary component or not synced yet: 503, as a server "
+	    "restarting (was 500)");
+	CHECK(mydb_classify(1213) == HOOK_EBUSY && mydb_classify(1205) ==
+	    HOOK_EBUSY, "a deadlock, a lock wait: 503");
+	CHECK(mydb_classify(1146) == HOOK_ECONF, "a missing table: the "
+	    "operator's (500, said so)");
+}
+
 static void
 test_lexer_bytes(void)
 {
@@ -699,6 +713,7 @@ main(void)
 	test_gone(cf);
 	test_rows_prune(cf);
 	test_lexer_bytes();
+	test_classes();
 	mydb_close(side);
 	conf_free(cf);
 	tap_rmdir(dir);

@@ -356,6 +356,10 @@ mydb_classify(unsigned int e)
 	case ER_LOCK_TABLE_FULL:
 	case ER_RECORD_FILE_FULL:
 	case ER_DISK_FULL:
+	/* Galera: a node outside the primary component, or not yet
+	 * synced after a restart ("WSREP has not yet prepared node for
+	 * application use"): down for now, as a restarting server. */
+	case ER_UNKNOWN_COM_ERROR:
 		return HOOK_EBUSY;
 	default:
 		return is_lost(e) ? HOOK_EBUSY : HOOK_ESYSTEM;
