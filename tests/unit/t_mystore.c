@@ -595,6 +595,27 @@ test_gone(const struct conf *cf)
  * refuses outright (a quote left open, ;, ?, @).  A newline ends the
  * comment at once: skipped.
  */
+/* Every table of oncehook's is binary-collated, {prefix}schema too,
+ * and init makes one an older init created otherwise so (issue 36). */
+static void
+test_collation(const struct conf *cf)
+{
+	struct store	*st;
+
+	CHECK(qint("SELECT COUNT(*) FROM information_schema.tables WHERE"
+	    " table_schema = DATABASE() AND table_name LIKE 't\\_%' AND"
+	    " table_collation <> 'utf8mb4_bin'") == 0,
+	    "init: every t_ table utf8mb4_bin, t_schema among them");
+	qrun("ALTER TABLE t_schema CONVERT TO CHARACTER SET utf8mb4 COLLATE"
+	    " utf8mb4_general_ci");
+	st = open_store(cf, STORE_INIT);
+	store_close(st);
+	CHECK(qint("SELECT COUNT(*) FROM information_schema.tables WHERE"
+	    " table_schema = DATABASE() AND table_name = 't_schema' AND"
+	    " table_collation = 'utf8mb4_bin'") == 1,
+	    "init again: an older t_schema made binary");
+}
+
 /* What an error of the server is answered (a Galera node cannot be
  * staged here: its error's class is). */
 static void
@@ -714,6 +735,7 @@ main(void)
 	test_rows_prune(cf);
 	test_lexer_bytes();
 	test_classes();
+	test_collation(cf);
 	mydb_close(side);
 	conf_free(cf);
 	tap_rmdir(dir);

@@ -301,12 +301,19 @@ migrate(struct mystore *s, char *err, size_t errsz)
 	if ((sql = expand("CREATE TABLE IF NOT EXISTS `{p}schema` ("
 	    " version INT NOT NULL PRIMARY KEY, name VARCHAR(64) NOT NULL,"
 	    " applied_at BIGINT NOT NULL) ENGINE=InnoDB DEFAULT"
-	    " CHARSET=utf8mb4", s->p, "")) == NULL) {
+	    " CHARSET=utf8mb4 COLLATE=utf8mb4_bin", s->p, "")) == NULL) {
 		snprintf(err, errsz, "out of memory");
 		goto out;
 	}
 	e = run(s, sql);
 	free(sql);
+	/* One made before it said so has the server's default collation:
+	 * binary like the others (a few rows, rebuilt at once). */
+	if (e == 0 && (sql = expand("ALTER TABLE `{p}schema` CONVERT TO"
+	    " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", s->p, "")) != NULL) {
+		e = run(s, sql);
+		free(sql);
+	}
 	if (e != 0 || schema_version(s, &v) != 0) {
 		my_why_of(s, s->cf->db, err, errsz);
 		goto out;
