@@ -616,6 +616,27 @@ test_collation(const struct conf *cf)
 	    "init again: an older t_schema made binary");
 }
 
+/* A prefix whose table names are the site's own (pc_events of a
+ * plugin, prefix pc_): init refuses it, nothing written (issue 36). */
+static void
+test_prefix_collision(const struct conf *base)
+{
+	struct conf	*cf;
+	struct store	*st;
+	char		 err[512];
+
+	qrun("CREATE TABLE pc_events (id INT PRIMARY KEY, note TEXT)");
+	cf = mkconf(base->endpoints[0].actions, "sync", "pc_");
+	CHECK(store_connect(cf, STORE_INIT, &st, err, sizeof(err)) ==
+	    HOOK_ECONF && strstr(err, "pc_events is not oncehook's") !=
+	    NULL && qint("SELECT COUNT(*) FROM information_schema.tables"
+	    " WHERE table_schema = DATABASE() AND table_name = 'pc_schema'")
+	    == 0, "init with a prefix whose events table is the site's: "
+	    "refused, nothing made (%s)", err);
+	store_close(st);
+	conf_free(cf);
+}
+
 /* What an error of the server is answered (a Galera node cannot be
  * staged here: its error's class is). */
 static void
@@ -736,6 +757,7 @@ main(void)
 	test_lexer_bytes();
 	test_classes();
 	test_collation(cf);
+	test_prefix_collision(cf);
 	mydb_close(side);
 	conf_free(cf);
 	tap_rmdir(dir);

@@ -276,6 +276,29 @@ schema_version(struct mystore *s, int *v)
 	return e;
 }
 
+/* 0, or -1 with err naming a table of one of oncehook's names that is
+ * the site's own (the prefix collides): nothing may be written then. */
+static int
+foreign(struct mystore *s, char *err, size_t errsz)
+{
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	int		 rc = 0;
+
+	if (my_exec(s, MY_FOREIGN, NULL, 0, &r, NULL) != 0) {
+		my_why_of(s, s->cf->db, err, errsz);
+		return -1;
+	}
+	if (mydb_next(r, &row) && row.v[0] != NULL) {
+		snprintf(err, errsz, "%s: table %s is not oncehook's (its "
+		    "columns are another's): choose an ONCEHOOK_DB_PREFIX its "
+		    "tables do not collide with", s->cf->db, row.v[0]);
+		rc = -1;
+	}
+	mydb_free(r);
+	return rc;
+}
+
 /* Create or migrate oncehook's tables, then run the action setups.
  * DDL commits on its own on this engine: a named lock keeps two inits
  * apart, and each migration is recorded as soon as it is applied. */
@@ -298,6 +321,8 @@ migrate(struct mystore *s, char *err, size_t errsz)
 		return -1;
 	}
 	mydb_free(r);
+	if (foreign(s, err, errsz) == -1)
+		goto out;
 	if ((sql = expand("CREATE TABLE IF NOT EXISTS `{p}schema` ("
 	    " version INT NOT NULL PRIMARY KEY, name VARCHAR(64) NOT NULL,"
 	    " applied_at BIGINT NOT NULL) ENGINE=InnoDB DEFAULT"

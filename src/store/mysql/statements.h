@@ -57,6 +57,8 @@ enum myst {
 	MY_OB_PRUNE,		/* status */
 	MY_PRIVILEGES,		/* prefix */
 	MY_PACKET,		/* (none) -> max_allowed_packet */
+	MY_FOREIGN,		/* (none) -> a table of oncehook's name
+				   that is not oncehook's */
 	MY__MAX
 };
 
