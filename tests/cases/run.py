@@ -21,7 +21,7 @@ what the plain one answered (status and body of every request, the rows
 afterwards): the pipeline's contract (src/pipeline/pipeline.h).
 
 Prints TAP.  Standard library only; the MariaDB side goes through the
-mariadb command-line client.
+mariadb command-line client (tests/servers/oncetest/mariadb.py).
 """
 
 import argparse
@@ -41,7 +41,7 @@ import urllib.parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "servers"))
 
-from oncetest import fcgiclient, hookclient  # noqa: E402
+from oncetest import fcgiclient, hookclient, mariadb  # noqa: E402
 
 MODES = ("plain", "fast")
 
@@ -145,20 +145,11 @@ class MariaDB:
         self.url = url
         self.pwfile = pwfile
         u = urllib.parse.urlsplit(url)
-        self.user = u.username
-        self.db = u.path.lstrip("/")
-        self.sock = urllib.parse.parse_qs(u.query).get("socket", [None])[0]
         with open(pwfile) as f:
-            self.pw = f.readline().strip()
-
-    def sql(self, text):
-        p = subprocess.run(
-            ["mariadb", "--no-defaults", "--socket=" + self.sock, "-u",
-             self.user, "-p" + self.pw, "-N", "-B", self.db, "-e", text],
-            capture_output=True, text=True, timeout=60)
-        if p.returncode != 0:
-            raise RuntimeError("mariadb: %s: %s" % (text, p.stderr.strip()))
-        return [ln.replace("\t", "|") for ln in p.stdout.splitlines()]
+            pw = f.readline().strip()
+        self.my = mariadb.My(urllib.parse.parse_qs(u.query)["socket"][0],
+                             u.path.lstrip("/"), u.username, pw)
+        self.sql = self.my.lines
 
     def prepare(self, run):
         self.runs = getattr(self, "runs", 0) + 1
@@ -177,13 +168,9 @@ class MariaDB:
     def execute(self, sql):
         self.sql(sql)
 
-    @staticmethod
-    def quote(s):
-        return "'" + s.replace("\\", "\\\\").replace("'", "''") + "'"
-
     def status(self, key):
         r = self.sql("SELECT status FROM `%sevents` WHERE event_key = %s" %
-                     (self.prefix, self.quote(key)))
+                     (self.prefix, mariadb.q(key)))
         return r[0] if r else None
 
     def conflicts(self):

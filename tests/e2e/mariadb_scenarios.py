@@ -42,7 +42,6 @@ failed, 2 on a harness error.  Standard library only.
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -54,73 +53,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
 
 from oncetest import hookclient  # noqa: E402
 from oncetest.checks import Checks, Failed  # noqa: E402
+from oncetest.mariadb import My, q  # noqa: E402
 from oncetest.testkit import read_env  # noqa: E402
 from oncetest.hookclient import dumps  # noqa: E402
-
-
-def q(v):
-    """An SQL literal."""
-    if v is None:
-        return "NULL"
-    if isinstance(v, int):
-        return str(v)
-    return "'" + str(v).replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def unescape(s):
-    if s == "NULL":
-        return None
-    out, i = [], 0
-    while i < len(s):
-        c = s[i]
-        if c == "\\" and i + 1 < len(s):
-            n = s[i + 1]
-            out.append({"n": "\n", "t": "\t", "0": "\0", "\\": "\\"}
-                       .get(n, n))
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-class My:
-    """Queries as the server's root, with the mariadb client."""
-
-    def __init__(self, socket, database):
-        self.cmd = [shutil.which("mariadb") or shutil.which("mysql") or
-                    "mariadb", "--no-defaults", "--socket=" + socket,
-                    "-u", "root", "-B", database]
-
-    def run(self, sql, check=True):
-        p = subprocess.run(self.cmd + ["-e", sql], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=60)
-        if check and p.returncode != 0:
-            raise RuntimeError("mariadb: %s: %s" % (
-                sql[:200], p.stderr.decode("utf-8", "replace").strip()))
-        return p
-
-    def rows(self, sql):
-        out = self.run(sql).stdout.decode("utf-8", "replace").splitlines()
-        if not out:
-            return []
-        head = out[0].split("\t")
-        return [dict(zip(head, [unescape(v) for v in ln.split("\t")]))
-                for ln in out[1:]]
-
-    def one(self, sql):
-        r = self.rows(sql)
-        return r[0] if r else None
-
-    def scalar(self, sql):
-        r = self.rows(sql)
-        if not r:
-            return None
-        v = list(r[0].values())[0]
-        try:
-            return int(v)
-        except (TypeError, ValueError):
-            return v
 
 
 def endpoints_of(env, client):

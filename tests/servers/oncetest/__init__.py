@@ -6,7 +6,8 @@ benchmark tools.
   HTTP client, and a reader of the SQLite file;
 - fcgiclient: a FastCGI client (a web server's side of the protocol);
 - testkit: what they share (Response, read_env, children_of, comm);
-- checks: a scenario's checks (Checks, Failed).
+- checks: a scenario's checks (Checks, Failed);
+- mariadb: a test server through the mariadb client (My, q).
 
 Standard library only.  A program finds it with
 sys.path.insert(0, <tests>/servers), then "from oncetest import ...".
