@@ -40,6 +40,8 @@ class My:
     def __init__(self, socket, database, user="root", password=None):
         self.cmd = [shutil.which("mariadb") or shutil.which("mysql") or
                     "mariadb", "--no-defaults", "--socket=" + socket,
+                    # UTF-8 whatever the locale (LC_ALL=C: latin1).
+                    "--default-character-set=utf8mb4",
                     "-u", user] + (["-p" + password] if password else []) + \
             ["-B", database]
 
