@@ -169,6 +169,17 @@ struct store_ops {
 	int		(*take)(struct store *s, const char *endpoint,
 			    const char *key, long long now, long long lead,
 			    int skip, struct store_taken *t, int *found);
+	/* Outside any transaction: lease the oldest due received or
+	 * failed event (as take's with endpoint NULL) to this runner until
+	 * until, by a conditional update committed at once, so that other
+	 * runners, on this server or on another node of a cluster, pass it
+	 * by while this one runs it; its endpoint's name and its key into
+	 * name and key.  *found 1 if leased, 0 if none is due, 2 if each
+	 * due one was leased by another meanwhile.  NULL: take's lock is
+	 * enough (SQLite: one writer at a time). */
+	int		(*lease)(struct store *s, long long now, long long lead,
+			    long long until, char *name, size_t namesz,
+			    char *key, size_t keysz, int *found);
 	/* The taken event processed: status, processed_at now, attempts,
 	 * no error nor next run; only from a status other than processed.
 	 * *changed 0 if it was processed meanwhile. */
@@ -262,6 +273,8 @@ struct store {
 long long	 store_backoff(long long attempts, long long first,
 		    long long cap);
 #define OUTBOX_CAP	21600	/* an outbox row's longest wait, s */
+#define STORE_RUN_LEASE 60	/* a work runner's lease of an event, s:
+				   due again after if the runner died */
 #define STORE_BACKOFF_FIRST 60	/* an event's first wait, s */
 #define STORE_BACKOFF_CAP 21600	/* ... and its longest */
 #define STORE_FAILURES_TTL "2592000" /* failed attempts of keys unseen

@@ -302,8 +302,35 @@ enum store_work
 store_work(struct store *s, const char *endpoint, const char *key,
     long long now, long long lead, struct store_work_item *w)
 {
-	enum store_work	 r;
+	const struct store_ops	*o = s->ops;
+	enum store_work		 r;
+	char			 name[64], lkey[520];
+	int			 rc, found = 0;
 
+	/*
+	 * The oldest due event, where the engine leases it first: in a
+	 * transaction of its own, so that runners on one server or on
+	 * several nodes take different events, and the run, by its key,
+	 * takes it under its lock as a run by key does.  What another run
+	 * made of it meanwhile (processed, or held by a replay) is a race
+	 * lost, not the end of the work.
+	 */
+	if (endpoint == NULL && o->lease != NULL) {
+		memset(w, 0, sizeof(*w));
+		if ((o->usable != NULL && (rc = o->usable(s)) != 0) ||
+		    (rc = o->lease(s, now, lead, now + STORE_RUN_LEASE, name,
+		    sizeof(name), lkey, sizeof(lkey), &found)) != 0) {
+			o->why(s, "work", w->why, sizeof(w->why));
+			r = o->classify(s, rc) == HOOK_EBUSY ? WORK_BUSY :
+			    WORK_ERROR;
+			o->note(s, rc);
+			return r;
+		}
+		if (found != 1)
+			return found == 2 ? WORK_RACED : WORK_IDLE;
+		r = store_work(s, name, lkey, now, lead, w);
+		return r == WORK_IDLE ? WORK_RACED : r;
+	}
 	/*
 	 * Reads first, without the lock; if a commit came between, once
 	 * more holding it from the start (no starving under steady

@@ -64,7 +64,9 @@ static const char actions[] =
 "-- on: t.ba\n"
 "UPDATE locks SET n = n + 1 WHERE id = 2;\n"
 "SELECT SLEEP(0.3);\n"
-"UPDATE locks SET n = n + 1 WHERE id = 1;\n";
+"UPDATE locks SET n = n + 1 WHERE id = 1;\n"
+"-- on: t.w\n"
+"INSERT INTO effects (k) VALUES (:key);\n";
 
 static void
 write_file(const char *name, const char *text, char *p, size_t psz)
@@ -723,6 +725,63 @@ test_rows_prune(const struct conf *cf)
 	store_close(st);
 }
 
+/*
+ * Two work runners on 100 due events: each takes its share (the lease
+ * of the oldest due event holds that row only), and each event runs
+ * once.  Before the lease, the take's plan locked every due row and the
+ * second runner found nothing: 99-100 of 100 done by one.
+ */
+static void
+test_work_share(const char *act)
+{
+	struct conf	*cf = mkconf(act, "deferred", "t_");
+	struct store	*st = open_store(cf, 0);
+	pid_t		 pid[2];
+	char		 key[32];
+	int		 i, status, done[2] = { -1, -1 };
+
+	for (i = 0; i < 100; i++) {
+		snprintf(key, sizeof(key), "ws-%d", i);
+		if (claim(st, key, "t.w", NULL, NULL, 0) != HOOK_ACCEPTED)
+			BAIL("work share: claiming %s", key);
+	}
+	store_close(st);
+	for (i = 0; i < 2; i++) {
+		if ((pid[i] = fork()) == -1)
+			BAIL("fork");
+		if (pid[i] == 0) {
+			struct store_work_item	 w;
+			struct store		*s2;
+			enum store_work		 r;
+			char			 err[256];
+			int			 n = 0, turns = 0;
+
+			if ((s2 = store_open(cf, 0, err, sizeof(err))) ==
+			    NULL)
+				_exit(255);
+			/* As "work --once" by serve's runner: received
+			 * events at once (the claimer's lead). */
+			while (turns++ < 1000 && (r = store_work(s2, NULL,
+			    NULL, (long long)time(NULL), STORE_CLAIMER_FIRST,
+			    &w)) != WORK_IDLE && r != WORK_ERROR)
+				n += r == WORK_DONE;
+			store_close(s2);
+			_exit(n);
+		}
+	}
+	for (i = 0; i < 2; i++)
+		if (waitpid(pid[i], &status, 0) != -1 && WIFEXITED(status))
+			done[i] = WEXITSTATUS(status);
+	CHECK(done[0] + done[1] == 100 && done[0] >= 20 && done[1] >= 20 &&
+	    qint("SELECT COUNT(*) FROM effects WHERE k LIKE 'ws-%'") == 100 &&
+	    qint("SELECT COUNT(DISTINCT k) FROM effects WHERE k LIKE"
+	    " 'ws-%'") == 100 && qint("SELECT COUNT(*) FROM t_events WHERE"
+	    " event_key LIKE 'ws-%' AND status = 'processed'") == 100,
+	    "two work runners on 100 events share them (%d and %d), each "
+	    "run once", done[0], done[1]);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -746,6 +805,7 @@ main(void)
 	seed(cf);
 	test_batch(cf);
 	test_races(cf);
+	test_work_share(act);
 	test_about(cf);
 	test_outbox(cf);
 	test_guard();

@@ -951,6 +951,64 @@ my_take(struct store *b, const char *endpoint, const char *key,
 }
 
 /*
+ * A work runner's lease (engine_ops.lease), outside any transaction: the
+ * oldest due events by a plain read, each then leased by an update
+ * committed alone that holds only if it is still due.  No row is locked
+ * beyond that update's own, so runners on one server, and on several
+ * nodes of a Galera cluster (where SKIP LOCKED sees only its own node's
+ * locks), take different events; two updates of one row on two nodes
+ * meet at certification, and the loser (its autocommit retried by the
+ * server, or a deadlock) passes to the next.
+ */
+static int
+my_lease(struct store *b, long long now, long long lead, long long until,
+    char *name, size_t namesz, char *key, size_t keysz, int *found)
+{
+	struct mystore	*s = MY(b);
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	struct {
+		long long	 id;
+		char		 name[64];
+		char		 key[520];
+	}		 c[8];
+	long long	 n;
+	size_t		 nc = 0, i;
+	unsigned int	 e;
+
+	*found = 0;
+	if ((e = EXEC(s, MY_DUE, &r, NULL, NUM(now), NUM(lead),
+	    TXT(s->names))) != 0)
+		return (int)e;
+	while (nc < sizeof(c) / sizeof(c[0]) && mydb_next(r, &row)) {
+		c[nc].id = mydb_int(&row, 0, 0);
+		snprintf(c[nc].name, sizeof(c[nc].name), "%s",
+		    row.v[1] != NULL ? row.v[1] : "");
+		snprintf(c[nc].key, sizeof(c[nc].key), "%s",
+		    row.v[2] != NULL ? row.v[2] : "");
+		nc++;
+	}
+	mydb_free(r);
+	for (i = 0; i < nc; i++) {
+		n = 0;
+		e = EXEC(s, MY_LEASE_RUN, NULL, &n, NUM(until), NUM(c[i].id),
+		    NUM(now), NUM(lead));
+		if (e != 0 && mydb_deadlock(e))
+			continue;	/* another runner's, on another node */
+		if (e != 0)
+			return (int)e;
+		if (n == 1) {
+			snprintf(name, namesz, "%s", c[i].name);
+			snprintf(key, keysz, "%s", c[i].key);
+			*found = 1;
+			return 0;
+		}
+	}
+	*found = nc > 0 ? 2 : 0;
+	return 0;
+}
+
+/*
  * The server, and what the connection's user may do in the database:
  * the privileges shown to it (its own, through a role or a wildcard
  * database grant too), at least SELECT, INSERT, UPDATE and DELETE;
@@ -1008,7 +1066,8 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 		    2 * s->cf->maxbody + 65536);
 		return -1;
 	}
-	snprintf(buf, bufsz, "%s, tables %s*", mydb_server(s->db), s->p);
+	snprintf(buf, bufsz, "%s, %s, tables %s*", mydb_server(s->db),
+	    mydb_tls(s->db), s->p);
 	return 0;
 }
 
@@ -1035,6 +1094,7 @@ static const struct store_ops mys_ops = {
 	.actions = my_actions,
 	.tx_begin_deferred = NULL,
 	.take = my_take,
+	.lease = my_lease,
 	.processed = my_processed,
 	.run_failed = my_run_failed,
 	.count_failure = my_count_failure,

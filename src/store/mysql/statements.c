@@ -65,6 +65,16 @@ const char *const my_statements[MY__MAX] = {
 	    " COALESCE(next_at, 0) <= ? + IF(status = 'received', ?, 0) AND"
 	    " FIND_IN_SET(endpoint, ?) ORDER BY next_at, id LIMIT 1"
 	    " FOR UPDATE{skip}",
+	/* A work runner's lease (engine_ops.lease): a plain read of the
+	 * oldest due, then each leased by a conditional update of its
+	 * next_at, committed alone (autocommit). */
+	[MY_DUE] = "SELECT id, endpoint, event_key FROM `{p}events` WHERE"
+	    " status IN ('received', 'failed') AND COALESCE(next_at, 0) <= ?"
+	    " + IF(status = 'received', ?, 0) AND FIND_IN_SET(endpoint, ?)"
+	    " ORDER BY next_at, id LIMIT 8",
+	[MY_LEASE_RUN] = "UPDATE `{p}events` SET next_at = ? WHERE id = ? AND"
+	    " status IN ('received', 'failed') AND COALESCE(next_at, 0) <= ?"
+	    " + IF(status = 'received', ?, 0)",
 	[MY_LIST] = "SELECT endpoint, event_key, type, payload_hash, status,"
 	    " IF(?, payload, NULL), received_at, COALESCE(processed_at, -1),"
 	    " COALESCE(expires_at, -1), attempts, last_error,"

@@ -34,6 +34,9 @@ enum myst {
 	MY_TAKE_KEY,		/* endpoint, key -> the taken row */
 	MY_TAKE_KEY_SKIP,	/* endpoint, key -> the taken row */
 	MY_TAKE_DUE,		/* now, lead, endpoints -> the taken row */
+	MY_DUE,			/* now, lead, endpoints -> id, endpoint,
+				   key of the oldest due, unlocked */
+	MY_LEASE_RUN,		/* until, id, now, lead */
 	MY_LIST,		/* with_payload, endpoint x2, key x2,
 				   status x2, limit */
 	MY_PRUNE_COUNT,		/* before, status */
