@@ -65,9 +65,20 @@
 --   on every MariaDB and MySQL; MySQL 8.0.20 and later deprecate it (a
 --   warning, 1287, per statement; still accepted) in favour of row
 --   aliases, which MariaDB does not have and which INSERT ... SELECT
---   cannot use.  The values come from a derived table whose columns are
---   named v_..., so that no name in ON DUPLICATE KEY UPDATE is
---   ambiguous between the table and the SELECT.
+--   cannot use.  The values are a SELECT of expressions FROM DUAL (the
+--   order id named v_id, kept by HAVING v_id IS NOT NULL), so that no
+--   name in ON DUPLICATE KEY UPDATE is ambiguous between the table and
+--   the SELECT.
+-- - No derived table: each value is read where it is used, by
+--   JSON_EXTRACT(:payload, ...) in the SELECT list, the WHERE and the
+--   SET, and the order's row is found by its primary key (WHERE id =
+--   ...).  A derived table of JSON values (SELECT ... FROM (SELECT
+--   JSON_EXTRACT(...)) AS p) is materialised in a temporary table, on
+--   disk when it is joined in an UPDATE (its columns are long text),
+--   for every event: tests/mariadb-counters.sh fails on any temporary
+--   table a section makes.  The cost is :payload bound several times
+--   in one statement (at most 14 here): see max_allowed_packet in
+--   docs/stores.md.  The outbox row's order_id is the locked row's id.
 -- - json_extract() returns a JSON value here (a string comes back
 --   quoted): a scalar is read as JSON_UNQUOTE(JSON_EXTRACT(...)), its
 --   kind as JSON_TYPE(JSON_EXTRACT(...)) ('STRING', 'INTEGER', ...; the
@@ -122,109 +133,96 @@ CREATE TABLE IF NOT EXISTS orders (
 -- 1. The order's details (first kept); creates or locks its row.
 INSERT INTO orders (id, amount, currency, customer_email, payment_id,
     created_at, updated_at)
-SELECT v_id, v_amount, v_currency, v_email, v_payment,
+SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END AS v_id,
+    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.transaction.amount'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.amount'))
+    	    REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
+    	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.amount')) AS DECIMAL(65,4)) END,
+    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.transaction.currency')) <> 'NULL'
+    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.currency')) END,
+    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.customer.customerEmail')) <> 'NULL'
+    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.customer.customerEmail')) END,
+    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.transaction.id')) <> 'NULL'
+    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.id')) END,
     :received_at, :received_at
-FROM (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id,
-    CASE WHEN JSON_TYPE(j_amount) IN ('INTEGER', 'UNSIGNED INTEGER',
-	    'DOUBLE', 'DECIMAL', 'STRING')
-	AND JSON_UNQUOTE(j_amount) REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
-	THEN CAST(JSON_UNQUOTE(j_amount) AS DECIMAL(65,4)) END AS v_amount,
-    CASE WHEN JSON_TYPE(j_currency) <> 'NULL'
-	THEN JSON_UNQUOTE(j_currency) END AS v_currency,
-    CASE WHEN JSON_TYPE(j_email) <> 'NULL'
-	THEN JSON_UNQUOTE(j_email) END AS v_email,
-    CASE WHEN JSON_TYPE(j_payment) <> 'NULL'
-	THEN JSON_UNQUOTE(j_payment) END AS v_payment
-    FROM (SELECT JSON_EXTRACT(:payload, '$.metadata.orderId') AS j_id,
-	JSON_EXTRACT(:payload, '$.transaction.amount') AS j_amount,
-	JSON_EXTRACT(:payload, '$.transaction.currency') AS j_currency,
-	JSON_EXTRACT(:payload, '$.customer.customerEmail') AS j_email,
-	JSON_EXTRACT(:payload, '$.transaction.id') AS j_payment) AS p) AS e
-WHERE v_id IS NOT NULL
+FROM DUAL HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE
     amount = COALESCE(amount, VALUES(amount)),
     currency = COALESCE(currency, VALUES(currency)),
     customer_email = COALESCE(customer_email, VALUES(customer_email)),
     payment_id = COALESCE(payment_id, VALUES(payment_id)),
     updated_at = VALUES(updated_at);
--- 2. order.paid, if no event has recorded the payment yet.
+-- 2. order.paid, if no event has recorded the payment yet (the row is
+-- there: step 1 made or locked it).
 INSERT INTO outbox (topic, payload)
 SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
-    'order_id', v_id,
+    'order_id', orders.id,
     'amount', JSON_EXTRACT(:payload, '$.transaction.amount'),
     'currency', JSON_EXTRACT(:payload, '$.transaction.currency'),
     'customer_email', JSON_EXTRACT(:payload, '$.customer.customerEmail'),
     'payment_id', JSON_EXTRACT(:payload, '$.transaction.id'),
     'event_type', :type, 'event_key', :key)
-FROM (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id
-    FROM (SELECT JSON_EXTRACT(:payload, '$.metadata.orderId') AS j_id)
-	AS p) AS e
-WHERE v_id IS NOT NULL
-AND NOT EXISTS (SELECT 1 FROM orders
-    WHERE orders.id = e.v_id AND orders.paid_at IS NOT NULL);
+FROM orders
+WHERE orders.paid_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END;
 -- 3. The fact, once.
-UPDATE orders JOIN (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id
-    FROM (SELECT JSON_EXTRACT(:payload, '$.metadata.orderId') AS j_id)
-	AS p) AS e
-    ON orders.id = e.v_id
-SET orders.paid_at = COALESCE(orders.paid_at, :received_at);
+UPDATE orders SET paid_at = COALESCE(paid_at, :received_at)
+WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END;
 
 -- on: payment.refunded
 -- 1. Creates or locks the order's row.
 INSERT INTO orders (id, created_at, updated_at)
-SELECT v_id, :received_at, :received_at
-FROM (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id
-    FROM (SELECT JSON_EXTRACT(:payload, '$.metadata.orderId') AS j_id)
-	AS p) AS e
-WHERE v_id IS NOT NULL
+SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END AS v_id,
+    :received_at, :received_at
+FROM DUAL HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE updated_at = VALUES(updated_at);
--- 2. order.refunded, if no event has recorded the refund yet.
+-- 2. order.refunded, if no event has recorded the refund yet (the row
+-- is there: step 1 made or locked it).
 INSERT INTO outbox (topic, payload)
 SELECT 'order.refunded', JSON_OBJECT('type', 'order.refunded',
-    'order_id', v_id,
+    'order_id', orders.id,
     'event_type', :type, 'event_key', :key)
-FROM (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id
-    FROM (SELECT JSON_EXTRACT(:payload, '$.metadata.orderId') AS j_id)
-	AS p) AS e
-WHERE v_id IS NOT NULL
-AND NOT EXISTS (SELECT 1 FROM orders
-    WHERE orders.id = e.v_id AND orders.refunded_at IS NOT NULL);
+FROM orders
+WHERE orders.refunded_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END;
 -- 3. The fact, once.
-UPDATE orders JOIN (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id
-    FROM (SELECT JSON_EXTRACT(:payload, '$.metadata.orderId') AS j_id)
-	AS p) AS e
-    ON orders.id = e.v_id
-SET orders.refunded_at = COALESCE(orders.refunded_at, :received_at);
+UPDATE orders SET refunded_at = COALESCE(refunded_at, :received_at)
+WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END;
 
 -- on: webhook.ping
 -- Recorded in events only.
@@ -234,204 +232,169 @@ SET orders.refunded_at = COALESCE(orders.refunded_at, :received_at);
 -- 1. The order's details (first kept); creates or locks its row.
 INSERT INTO orders (id, amount, currency, customer_email, payment_id,
     created_at, updated_at)
-SELECT v_id, v_amount, v_currency, v_email, v_payment,
+SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END AS v_id,
+    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.amount'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount'))
+    	    REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
+    	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount')) AS DECIMAL(65,4)) END,
+    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.currency')) <> 'NULL'
+    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.currency')) END,
+    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.receipt_email')) <> 'NULL'
+    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.receipt_email')) END,
+    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.id')) <> 'NULL'
+    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.id')) END,
     :received_at, :received_at
-FROM (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id,
-    CASE WHEN JSON_TYPE(j_amount) IN ('INTEGER', 'UNSIGNED INTEGER',
-	    'DOUBLE', 'DECIMAL', 'STRING')
-	AND JSON_UNQUOTE(j_amount) REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
-	THEN CAST(JSON_UNQUOTE(j_amount) AS DECIMAL(65,4)) END AS v_amount,
-    CASE WHEN JSON_TYPE(j_currency) <> 'NULL'
-	THEN JSON_UNQUOTE(j_currency) END AS v_currency,
-    CASE WHEN JSON_TYPE(j_email) <> 'NULL'
-	THEN JSON_UNQUOTE(j_email) END AS v_email,
-    CASE WHEN JSON_TYPE(j_payment) <> 'NULL'
-	THEN JSON_UNQUOTE(j_payment) END AS v_payment
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id,
-	JSON_EXTRACT(:payload, '$.data.object.amount') AS j_amount,
-	JSON_EXTRACT(:payload, '$.data.object.currency') AS j_currency,
-	JSON_EXTRACT(:payload, '$.data.object.receipt_email') AS j_email,
-	JSON_EXTRACT(:payload, '$.data.object.id') AS j_payment) AS p) AS e
-WHERE v_id IS NOT NULL
+FROM DUAL HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE
     amount = COALESCE(amount, VALUES(amount)),
     currency = COALESCE(currency, VALUES(currency)),
     customer_email = COALESCE(customer_email, VALUES(customer_email)),
     payment_id = COALESCE(payment_id, VALUES(payment_id)),
     updated_at = VALUES(updated_at);
--- 2. order.paid, if no event has recorded the payment yet.
+-- 2. order.paid, if no event has recorded the payment yet (the row is
+-- there: step 1 made or locked it).
 INSERT INTO outbox (topic, payload)
 SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
-    'order_id', v_id,
+    'order_id', orders.id,
     'amount', JSON_EXTRACT(:payload, '$.data.object.amount'),
     'currency', JSON_EXTRACT(:payload, '$.data.object.currency'),
     'customer_email', JSON_EXTRACT(:payload, '$.data.object.receipt_email'),
     'payment_id', JSON_EXTRACT(:payload, '$.data.object.id'),
     'event_type', :type, 'event_key', :key)
-FROM (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id)
-	AS p) AS e
-WHERE v_id IS NOT NULL
-AND NOT EXISTS (SELECT 1 FROM orders
-    WHERE orders.id = e.v_id AND orders.paid_at IS NOT NULL);
+FROM orders
+WHERE orders.paid_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
 -- 3. The fact, once.
-UPDATE orders JOIN (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id)
-	AS p) AS e
-    ON orders.id = e.v_id
-SET orders.paid_at = COALESCE(orders.paid_at, :received_at);
+UPDATE orders SET paid_at = COALESCE(paid_at, :received_at)
+WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
 
 -- on: checkout.session.completed
 -- Stripe: data.object is the Checkout Session.
 -- 1. The order's details (first kept); creates or locks its row.
 INSERT INTO orders (id, amount, currency, customer_email, payment_id,
     created_at, updated_at)
-SELECT v_id, v_amount, v_currency, v_email, v_payment,
+SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END AS v_id,
+    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.amount_total'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount_total'))
+    	    REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
+    	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount_total')) AS DECIMAL(65,4)) END,
+    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.currency')) <> 'NULL'
+    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.currency')) END,
+    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.customer_details.email')) <> 'NULL'
+    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.customer_details.email')) END,
+    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) <> 'NULL'
+    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) END,
     :received_at, :received_at
-FROM (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id,
-    CASE WHEN JSON_TYPE(j_amount) IN ('INTEGER', 'UNSIGNED INTEGER',
-	    'DOUBLE', 'DECIMAL', 'STRING')
-	AND JSON_UNQUOTE(j_amount) REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
-	THEN CAST(JSON_UNQUOTE(j_amount) AS DECIMAL(65,4)) END AS v_amount,
-    CASE WHEN JSON_TYPE(j_currency) <> 'NULL'
-	THEN JSON_UNQUOTE(j_currency) END AS v_currency,
-    CASE WHEN JSON_TYPE(j_email) <> 'NULL'
-	THEN JSON_UNQUOTE(j_email) END AS v_email,
-    CASE WHEN JSON_TYPE(j_payment) <> 'NULL'
-	THEN JSON_UNQUOTE(j_payment) END AS v_payment
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id,
-	JSON_EXTRACT(:payload, '$.data.object.amount_total') AS j_amount,
-	JSON_EXTRACT(:payload, '$.data.object.currency') AS j_currency,
-	JSON_EXTRACT(:payload, '$.data.object.customer_details.email')
-	    AS j_email,
-	JSON_EXTRACT(:payload, '$.data.object.payment_intent') AS j_payment)
-	AS p) AS e
-WHERE v_id IS NOT NULL
+FROM DUAL HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE
     amount = COALESCE(amount, VALUES(amount)),
     currency = COALESCE(currency, VALUES(currency)),
     customer_email = COALESCE(customer_email, VALUES(customer_email)),
     payment_id = COALESCE(payment_id, VALUES(payment_id)),
     updated_at = VALUES(updated_at);
--- 2. order.paid, if no event has recorded the payment yet.
+-- 2. order.paid, if no event has recorded the payment yet (the row is
+-- there: step 1 made or locked it).
 INSERT INTO outbox (topic, payload)
 SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
-    'order_id', v_id,
+    'order_id', orders.id,
     'amount', JSON_EXTRACT(:payload, '$.data.object.amount_total'),
     'currency', JSON_EXTRACT(:payload, '$.data.object.currency'),
-    'customer_email',
-	JSON_EXTRACT(:payload, '$.data.object.customer_details.email'),
+    'customer_email', JSON_EXTRACT(:payload, '$.data.object.customer_details.email'),
     'payment_id', JSON_EXTRACT(:payload, '$.data.object.payment_intent'),
     'event_type', :type, 'event_key', :key)
-FROM (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id)
-	AS p) AS e
-WHERE v_id IS NOT NULL
-AND NOT EXISTS (SELECT 1 FROM orders
-    WHERE orders.id = e.v_id AND orders.paid_at IS NOT NULL);
+FROM orders
+WHERE orders.paid_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
 -- 3. The fact, once.
-UPDATE orders JOIN (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id)
-	AS p) AS e
-    ON orders.id = e.v_id
-SET orders.paid_at = COALESCE(orders.paid_at, :received_at);
+UPDATE orders SET paid_at = COALESCE(paid_at, :received_at)
+WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
 
 -- on: charge.refunded
 -- Stripe: data.object is the Charge; its metadata carries the order id.
 -- 1. Creates or locks the order's row.
 INSERT INTO orders (id, created_at, updated_at)
-SELECT v_id, :received_at, :received_at
-FROM (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id)
-	AS p) AS e
-WHERE v_id IS NOT NULL
+SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END AS v_id,
+    :received_at, :received_at
+FROM DUAL HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE updated_at = VALUES(updated_at);
--- 2. order.refunded, if no event has recorded the refund yet.
+-- 2. order.refunded, if no event has recorded the refund yet (the row
+-- is there: step 1 made or locked it).
 INSERT INTO outbox (topic, payload)
 SELECT 'order.refunded', JSON_OBJECT('type', 'order.refunded',
-    'order_id', v_id,
+    'order_id', orders.id,
     'event_type', :type, 'event_key', :key)
-FROM (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id)
-	AS p) AS e
-WHERE v_id IS NOT NULL
-AND NOT EXISTS (SELECT 1 FROM orders
-    WHERE orders.id = e.v_id AND orders.refunded_at IS NOT NULL);
+FROM orders
+WHERE orders.refunded_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
 -- 3. The fact, once.
-UPDATE orders JOIN (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id)
-	AS p) AS e
-    ON orders.id = e.v_id
-SET orders.refunded_at = COALESCE(orders.refunded_at, :received_at);
+UPDATE orders SET refunded_at = COALESCE(refunded_at, :received_at)
+WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
 
 -- on: payment_intent.canceled
 -- Cancels a pending order; a paid order stays paid (see the status).
 INSERT INTO orders (id, cancelled_at, created_at, updated_at)
-SELECT v_id, :received_at, :received_at, :received_at
-FROM (SELECT
-    CASE WHEN (JSON_TYPE(j_id) = 'STRING'
-	    OR (JSON_TYPE(j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_id)) <= 191
-	THEN JSON_UNQUOTE(j_id) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id)
-	AS p) AS e
-WHERE v_id IS NOT NULL
+SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
+        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	IN ('INTEGER', 'UNSIGNED INTEGER')
+    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+    	    REGEXP '^-{0,1}[0-9]+$'))
+        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
+        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END AS v_id,
+    :received_at, :received_at, :received_at
+FROM DUAL HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE
     cancelled_at = COALESCE(cancelled_at, VALUES(cancelled_at)),
     updated_at = VALUES(updated_at);

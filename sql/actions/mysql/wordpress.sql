@@ -57,6 +57,10 @@
 -- "customer_email", "payment_id" (order.paid), "event_type",
 -- "event_key"}, the amount as Stripe wrote it.
 --
+-- No derived table (sql/actions/mysql/orders.sql says why): the order
+-- id is read from :payload where it is used, and the row found by its
+-- primary key.
+--
 -- Each section first locks the order's row (an UPDATE that changes
 -- nothing), so that two events of one order in two transactions at once
 -- are run one after the other, then writes its outbox row if the order's
@@ -74,15 +78,11 @@
 -- on: payment_intent.succeeded
 -- Stripe: data.object is the PaymentIntent (amount in the smallest unit).
 -- 1. Lock the order's row.
-UPDATE wp_wc_orders JOIN (SELECT
-    CASE WHEN JSON_TYPE(j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(j_id) REGEXP '^[0-9]{1,19}$'
-	THEN CAST(JSON_UNQUOTE(j_id) AS UNSIGNED) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id)
-	AS p) AS e
-    ON wp_wc_orders.id = e.v_id
-SET wp_wc_orders.status = wp_wc_orders.status;
+UPDATE wp_wc_orders SET status = status
+WHERE id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
+	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
 -- 2. order.paid, if the order is one this payment changes.
 INSERT INTO outbox (topic, payload)
 SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
@@ -92,132 +92,97 @@ SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
     'customer_email', JSON_EXTRACT(:payload, '$.data.object.receipt_email'),
     'payment_id', JSON_EXTRACT(:payload, '$.data.object.id'),
     'event_type', :type, 'event_key', :key)
-FROM wp_wc_orders AS o JOIN (SELECT
-    CASE WHEN JSON_TYPE(j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(j_id) REGEXP '^[0-9]{1,19}$'
-	THEN CAST(JSON_UNQUOTE(j_id) AS UNSIGNED) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id)
-	AS p) AS e
-    ON o.id = e.v_id
-WHERE o.status IN ('wc-pending', 'wc-on-hold', 'wc-failed');
+FROM wp_wc_orders AS o
+WHERE o.status IN ('wc-pending', 'wc-on-hold', 'wc-failed')
+AND o.id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
+	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
 -- 3. The order is paid.
-UPDATE wp_wc_orders JOIN (SELECT
-    CASE WHEN JSON_TYPE(j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(j_id) REGEXP '^[0-9]{1,19}$'
-	THEN CAST(JSON_UNQUOTE(j_id) AS UNSIGNED) END AS v_id,
-    CASE WHEN JSON_TYPE(j_txn) = 'STRING'
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_txn)) BETWEEN 1 AND 100
-	THEN JSON_UNQUOTE(j_txn) END AS v_txn
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id,
-	JSON_EXTRACT(:payload, '$.data.object.id') AS j_txn) AS p) AS e
-    ON wp_wc_orders.id = e.v_id
-SET wp_wc_orders.status = 'wc-processing',
-    wp_wc_orders.transaction_id = COALESCE(e.v_txn,
-	wp_wc_orders.transaction_id),
-    wp_wc_orders.date_updated_gmt =
+UPDATE wp_wc_orders SET status = 'wc-processing',
+    transaction_id = COALESCE(CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.id')) = 'STRING'
+    	    AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.id'))) BETWEEN 1 AND 100
+    	    THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.id')) END,
+	transaction_id),
+    date_updated_gmt =
 	DATE_ADD('1970-01-01 00:00:00', INTERVAL :received_at SECOND)
-WHERE wp_wc_orders.status IN ('wc-pending', 'wc-on-hold', 'wc-failed');
+WHERE status IN ('wc-pending', 'wc-on-hold', 'wc-failed')
+AND id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
+	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
 
 -- on: checkout.session.completed
 -- Stripe: data.object is the Checkout Session.  A session paid by a
 -- delayed method completes unpaid (payment_status "unpaid"): only a
 -- "paid" one changes the order.
 -- 1. Lock the order's row.
-UPDATE wp_wc_orders JOIN (SELECT
-    CASE WHEN JSON_TYPE(j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(j_id) REGEXP '^[0-9]{1,19}$'
-	THEN CAST(JSON_UNQUOTE(j_id) AS UNSIGNED) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id)
-	AS p) AS e
-    ON wp_wc_orders.id = e.v_id
-SET wp_wc_orders.status = wp_wc_orders.status;
+UPDATE wp_wc_orders SET status = status
+WHERE id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
+	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
 -- 2. order.paid, if the order is one this payment changes.
 INSERT INTO outbox (topic, payload)
 SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
     'order_id', CAST(o.id AS CHAR),
     'amount', JSON_EXTRACT(:payload, '$.data.object.amount_total'),
     'currency', JSON_EXTRACT(:payload, '$.data.object.currency'),
-    'customer_email',
-	JSON_EXTRACT(:payload, '$.data.object.customer_details.email'),
+    'customer_email', JSON_EXTRACT(:payload, '$.data.object.customer_details.email'),
     'payment_id', JSON_EXTRACT(:payload, '$.data.object.payment_intent'),
     'event_type', :type, 'event_key', :key)
-FROM wp_wc_orders AS o JOIN (SELECT
-    CASE WHEN JSON_TYPE(j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(j_id) REGEXP '^[0-9]{1,19}$'
-	AND JSON_UNQUOTE(j_paid) = 'paid'
-	THEN CAST(JSON_UNQUOTE(j_id) AS UNSIGNED) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id,
-	JSON_EXTRACT(:payload, '$.data.object.payment_status') AS j_paid)
-	AS p) AS e
-    ON o.id = e.v_id
-WHERE o.status IN ('wc-pending', 'wc-on-hold', 'wc-failed');
+FROM wp_wc_orders AS o
+WHERE o.status IN ('wc-pending', 'wc-on-hold', 'wc-failed')
+AND o.id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_status')) = 'paid'
+	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
 -- 3. The order is paid.
-UPDATE wp_wc_orders JOIN (SELECT
-    CASE WHEN JSON_TYPE(j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(j_id) REGEXP '^[0-9]{1,19}$'
-	AND JSON_UNQUOTE(j_paid) = 'paid'
-	THEN CAST(JSON_UNQUOTE(j_id) AS UNSIGNED) END AS v_id,
-    CASE WHEN JSON_TYPE(j_txn) = 'STRING'
-	AND CHAR_LENGTH(JSON_UNQUOTE(j_txn)) BETWEEN 1 AND 100
-	THEN JSON_UNQUOTE(j_txn) END AS v_txn
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id,
-	JSON_EXTRACT(:payload, '$.data.object.payment_status') AS j_paid,
-	JSON_EXTRACT(:payload, '$.data.object.payment_intent') AS j_txn)
-	AS p) AS e
-    ON wp_wc_orders.id = e.v_id
-SET wp_wc_orders.status = 'wc-processing',
-    wp_wc_orders.transaction_id = COALESCE(e.v_txn,
-	wp_wc_orders.transaction_id),
-    wp_wc_orders.date_updated_gmt =
+UPDATE wp_wc_orders SET status = 'wc-processing',
+    transaction_id = COALESCE(CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) = 'STRING'
+    	    AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_intent'))) BETWEEN 1 AND 100
+    	    THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) END,
+	transaction_id),
+    date_updated_gmt =
 	DATE_ADD('1970-01-01 00:00:00', INTERVAL :received_at SECOND)
-WHERE wp_wc_orders.status IN ('wc-pending', 'wc-on-hold', 'wc-failed');
+WHERE status IN ('wc-pending', 'wc-on-hold', 'wc-failed')
+AND id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_status')) = 'paid'
+	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
 
 -- on: charge.refunded
 -- Stripe: data.object is the Charge; its metadata carries the order id.
 -- Only a full refund (data.object.refunded true) changes the order.
 -- 1. Lock the order's row.
-UPDATE wp_wc_orders JOIN (SELECT
-    CASE WHEN JSON_TYPE(j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(j_id) REGEXP '^[0-9]{1,19}$'
-	THEN CAST(JSON_UNQUOTE(j_id) AS UNSIGNED) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id)
-	AS p) AS e
-    ON wp_wc_orders.id = e.v_id
-SET wp_wc_orders.status = wp_wc_orders.status;
+UPDATE wp_wc_orders SET status = status
+WHERE id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
+	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
 -- 2. order.refunded, if the order is one this refund changes.
 INSERT INTO outbox (topic, payload)
 SELECT 'order.refunded', JSON_OBJECT('type', 'order.refunded',
     'order_id', CAST(o.id AS CHAR),
     'event_type', :type, 'event_key', :key)
-FROM wp_wc_orders AS o JOIN (SELECT
-    CASE WHEN JSON_TYPE(j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(j_id) REGEXP '^[0-9]{1,19}$'
-	AND JSON_TYPE(j_full) = 'BOOLEAN' AND JSON_UNQUOTE(j_full) = 'true'
-	THEN CAST(JSON_UNQUOTE(j_id) AS UNSIGNED) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id,
-	JSON_EXTRACT(:payload, '$.data.object.refunded') AS j_full)
-	AS p) AS e
-    ON o.id = e.v_id
-WHERE o.status IN ('wc-processing', 'wc-completed');
+FROM wp_wc_orders AS o
+WHERE o.status IN ('wc-processing', 'wc-completed')
+AND o.id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
+	AND JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.refunded')) = 'BOOLEAN'
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.refunded')) = 'true'
+	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
 -- 3. The order is refunded.
-UPDATE wp_wc_orders JOIN (SELECT
-    CASE WHEN JSON_TYPE(j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(j_id) REGEXP '^[0-9]{1,19}$'
-	AND JSON_TYPE(j_full) = 'BOOLEAN' AND JSON_UNQUOTE(j_full) = 'true'
-	THEN CAST(JSON_UNQUOTE(j_id) AS UNSIGNED) END AS v_id
-    FROM (SELECT
-	JSON_EXTRACT(:payload, '$.data.object.metadata.order_id') AS j_id,
-	JSON_EXTRACT(:payload, '$.data.object.refunded') AS j_full)
-	AS p) AS e
-    ON wp_wc_orders.id = e.v_id
-SET wp_wc_orders.status = 'wc-refunded',
-    wp_wc_orders.date_updated_gmt =
+UPDATE wp_wc_orders SET status = 'wc-refunded',
+    date_updated_gmt =
 	DATE_ADD('1970-01-01 00:00:00', INTERVAL :received_at SECOND)
-WHERE wp_wc_orders.status IN ('wc-processing', 'wc-completed');
+WHERE status IN ('wc-processing', 'wc-completed')
+AND id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
+	AND JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.refunded')) = 'BOOLEAN'
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.refunded')) = 'true'
+	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
