@@ -16,6 +16,9 @@ For each moment:
   fcgi  the same, to one FastCGI process whose connection to the server
         is the one cut (a delivery before made it): then a new event to
         it is processed on its next connection;
+  fcgi deferred  a deferred event to a FastCGI process, which runs it
+        after its answer (200 accepted): the second COMMIT, the run's,
+        cut; the run all or nothing, work runs what is left;
   work  a deferred event's run by "oncehook work --once" cut at its
         COMMIT: all of the run or none of it; once the run's lease is
         over, work again runs it (before) or finds nothing to run;
@@ -311,6 +314,63 @@ def deliveries(tap, w, moment, kind):
         front.close()
 
 
+def after_answer(tap, w, moment):
+    """A deferred event to a FastCGI process, which runs its actions
+    after the answer: the claim's COMMIT passes (200 accepted), the
+    run's, the second, is cut; the run is all or nothing, work runs
+    what is left, once."""
+    prefix = "cf_%s_after_" % moment[:2]
+    env = w.env(prefix)
+    what = "fcgi deferred, %s at the run's COMMIT" % moment
+    ok, p = w.init(prefix)
+    if not tap.check(ok, "%s: oncehook init through the proxy" % what,
+                     p.stderr.decode(errors="replace")):
+        return
+    front = Fcgi(w, env)
+    try:
+        key = w.key("%s_after" % moment[:2])
+        cuts = len(w.proxy.stats()["cuts"])
+        w.proxy.arm(moment, 2)
+        r = front.send(*delivery(key, "later"))
+        tap.check(r.status == 200 and r.json.get("status") == "accepted",
+                  "%s: 200 accepted (the claim's COMMIT passed)" % what,
+                  answer(r))
+        tap.check(w.proxy.wait_cut(cuts + 1, 5),
+                  "%s: the proxy cut the second COMMIT" % what,
+                  repr(w.proxy.stats()))
+        w.proxy.disarm()
+        # Before: the process runs it again on a new connection at once
+        # (processed), or finds it still locked by the transaction the
+        # server is ending, and leaves it to work (received).
+        st, n = w.status(prefix, "later", key), w.effects(key)
+        if moment == "before":
+            tap.check((st, n) in (("received", 0), ("processed", 1)),
+                      "%s: the run all or nothing" % what,
+                      "status %r, %r effects" % (st, n))
+        else:
+            tap.check((st, n) == ("processed", 1), "%s: the event "
+                      "processed with 1 effect" % what,
+                      "status %r, %r effects" % (st, n))
+        # The claimer's turn over, work runs what is left.
+        w.root.run("UPDATE `%sevents` SET next_at = next_at - 3600 WHERE "
+                   "event_key = %s AND status <> 'processed'" % (
+                       prefix, mariadb.q(key)))
+        p = w.run(["work", "--once"], env)
+        tap.check(p.returncode == 0, "%s: work --once exits 0" % what,
+                  (p.stdout + p.stderr).decode(errors="replace")
+                  .splitlines())
+        once(tap, w, what, prefix, "later", key)
+        nxt = w.key("next")
+        r = front.send(*delivery(nxt))
+        tap.check(r.status == 200 and r.json.get("status") == "processed"
+                  and front.alive(), "%s: the same process answers a new "
+                  "event 200 processed" % what, answer(r))
+    except (OSError, fcgiclient.Incomplete, subprocess.SubprocessError) as e:
+        tap.check(False, "%s: the exchange" % what, repr(e))
+    finally:
+        front.close()
+
+
 def accepted(tap, w, env, what, key):
     r = Cgi(w, env).send(*delivery(key, "later"))
     return tap.check(r.status == 200 and r.json.get("status") == "accepted",
@@ -353,13 +413,18 @@ def runs(tap, w, moment, cmd):
         # A run whose commit is unknown is not made again at once: on
         # MariaDB work leases an event before its run (STORE_RUN_LEASE),
         # and the lease outlives a run that died.  All or nothing now.
+        # It says "processed" only when the commit is known.
         st, n = w.status(prefix, "later", key), w.effects(key)
+        said = "outcome=processed" in out
         want = ("received", 0) if moment == "before" else ("processed", 1)
-        tap.check(p.returncode == 0 and (st, n) == want,
-                  "%s: work --once exits 0, the event %s with %d effect%s"
-                  % (what, want[0], want[1], "" if want[1] == 1 else "s"),
-                  ["exit %d, status %r, %r effects" % (p.returncode, st, n)]
-                  + out.splitlines())
+        tap.check(p.returncode == 0 and (st, n) == want and
+                  said == (moment == "answered"),
+                  "%s: work --once exits 0, the event %s with %d effect%s, "
+                  "logged processed %s" % (
+                      what, want[0], want[1], "" if want[1] == 1 else "s",
+                      "once" if moment == "answered" else "never"),
+                  ["exit %d, status %r, %r effects, logged processed: %s"
+                   % (p.returncode, st, n, said)] + out.splitlines())
         # The lease ran out (or was never taken).
         w.root.run("UPDATE `%sevents` SET next_at = next_at - 3600 WHERE "
                    "event_key = %s AND status <> 'processed'" % (
@@ -596,6 +661,7 @@ def main():
             continue
         for kind in (Cgi, Fcgi):
             deliveries(tap, w, moment, kind)
+        after_answer(tap, w, moment)
         for cmd in ("work", "replay"):
             runs(tap, w, moment, cmd)
         deliver(tap, w, moment)
