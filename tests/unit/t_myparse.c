@@ -119,9 +119,15 @@ test_params(void)
 	    "SELECT 'x\\';:key', 'y'';:type', \"a\\\";:b\", `c``;:d` "
 	    "FROM t WHERE k = ?", "K", 0,
 	    "backslash and doubled quotes inside strings and names");
-	one("SELECT 1--1 FROM t", "SELECT 1--1 FROM t", "", 0,
+	one("SELECT 1--1 FROM t", "SELECT 1- -1 FROM t", "", 0,
 	    "-- with no space after it is two minuses, as the server reads "
-	    "it");
+	    "it, sent apart");
+	one("SELECT 1 --/**/'\n, GET_LOCK('x', 0), '\n",
+	    "SELECT 1 - - '\n, GET_LOCK('x', 0), '", "", 0,
+	    "two minuses before a comment dropped are sent apart: never "
+	    "a -- comment to the server that hides the string's quote");
+	one("SELECT 1--#x\n", "SELECT 1- -", "", 0,
+	    "... and at the end, where -- would be a comment too");
 	one("SELECT 1 --\nFROM t --", "SELECT 1  \nFROM t", "", 0,
 	    "-- at the end of a line or of the text is a comment");
 	one("SELECT/**/1#x\nFROM t", "SELECT 1 \nFROM t", "", 0,
@@ -263,6 +269,22 @@ test_kinds(void)
 	    "executable comment", "/*M! in a section");
 	allowed("SELECT 'INTO OUTFILE', \"@v\", `:=` FROM t",
 	    "INTO OUTFILE, @v and := in strings and names");
+	/* Numbers end where the server ends them (tests/unit/t_mylex.c
+	 * found these passing). */
+	refused("SELECT 1.5INTO OUTFILE '/tmp/x'", 0, 1,
+	    "INTO OUTFILE is refused", "1.5INTO: the number 1.5, then INTO");
+	refused("SELECT 1e1INTO DUMPFILE '/tmp/x'", 0, 1,
+	    "INTO DUMPFILE is refused", "1e1INTO: an exponent ends it");
+	refused("SELECT .5e-1into outfile '/tmp/x'", 0, 1,
+	    "INTO OUTFILE is refused", ".5e-1into");
+	refused("SELECT 1 FROM t WHERE a = 1.e1oncehook_events.id", 0, 1,
+	    "oncehook_events is oncehook's own table", "1.e1, then a name");
+	allowed("SELECT 1aINTO, 0x1INTO, 0b1e1, 1e FROM t",
+	    "digits run into a name are a name (1aINTO, 0x1INTO), as to "
+	    "the server");
+	one("SELECT 0x41, 1.5, .5e1, 12e+3 FROM t",
+	    "SELECT 0x41, 1.5, .5e1, 12e+3 FROM t", "", 0,
+	    "numbers sent as written");
 }
 
 static void
@@ -300,8 +322,10 @@ test_own(void)
 	    "RELEASE_ALL_LOCKS() is refused", "`quoted`, a space before (");
 	allowed("SELECT shop.GET_LOCK(1), `get_lock`",
 	    "a function of the site's own, qualified; a column so named");
-	allowed("SELECT 1 --x", "--x is minus minus x, not a comment");
-	allowed("SELECT 1 --2", "--2 is minus minus two, not a comment");
+	one("SELECT 1 --x", "SELECT 1 - -x", "", 0,
+	    "--x is minus minus x, not a comment");
+	one("SELECT 1 --2", "SELECT 1 - -2", "", 0,
+	    "--2 is minus minus two, not a comment");
 	allowed("SELECT * FROM `oncehook_ev``ents`, oncehook_events_old, "
 	    "shop.events, `oncehook_`",
 	    "names that only look like an own table's");

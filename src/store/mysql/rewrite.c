@@ -178,6 +178,74 @@ blank(const char *text, size_t len, size_t p)
 	}
 }
 
+/* 1 for the server's [0-9], and [0-9A-Fa-f]. */
+static int
+digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int
+hexdigit(unsigned char c)
+{
+	return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/*
+ * The end of the number, or of the name, that starts at text[p] with a
+ * digit or a . and a digit, as the server's lexer cuts it: 0x41 and 0b1
+ * followed by no name byte are numbers; digits run into name bytes are
+ * a name (1a), unless an exponent follows (1e1, 1e+1: the number ends
+ * there); digits with a point and an exponent are a number whatever
+ * follows (1.5, .5e1), so 1.5INTO is 1.5 then INTO.  A . and digits
+ * right after a name (t.5INTO) are a name to the server: cutting them
+ * as a number sees a word more, never one less.
+ */
+static size_t
+number(const char *text, size_t len, size_t p)
+{
+	size_t	 q = p, d;
+
+#define AT(i)	((i) < len ? (unsigned char)text[i] : 0)
+	if (AT(q) == '0' && (AT(q + 1) == 'x' || AT(q + 1) == 'b')) {
+		for (d = q + 2; AT(q + 1) == 'x' ? hexdigit(AT(d)) :
+		    AT(d) == '0' || AT(d) == '1'; d++)
+			;
+		if (d > q + 2 && !namech(AT(d)))
+			return d;
+	} else if (AT(q) != '.') {
+		while (digit(AT(q)))
+			q++;
+		if ((AT(q) == 'e' || AT(q) == 'E') && (digit(AT(q + 1)) ||
+		    ((AT(q + 1) == '+' || AT(q + 1) == '-') &&
+		    digit(AT(q + 2))))) {
+			for (q += 2; digit(AT(q)); q++)
+				;
+			return q;
+		}
+		if (!namech(AT(q)) && !(AT(q) == '.' && AT(q + 1) != '.'))
+			return q;
+	}
+	if (AT(q) == '.') {
+		/* A point: its digits, then an exponent if any. */
+		for (q++; digit(AT(q)); q++)
+			;
+		if (AT(q) == 'e' || AT(q) == 'E') {
+			d = q + 1;
+			if (AT(d) == '+' || AT(d) == '-')
+				d++;
+			if (digit(AT(d)))
+				for (q = d; digit(AT(q)); q++)
+					;
+		}
+		return q;
+	}
+	for (q = p; namech(AT(q)); q++)
+		;
+	return q;
+#undef AT
+}
+
 /* The end of the quoted string or name opening at text[p] (its quote
  * doubled, and for strings \ escaping), or (size_t)-1 if left open. */
 static size_t
@@ -255,6 +323,9 @@ lex(const char *text, size_t len, int first_line, struct toks *tv,
 				;
 		else if (c == '@')
 			e = p + 1 < len && text[p + 1] == '@' ? p + 2 : p + 1;
+		else if (digit(c) || (c == '.' && p + 1 < len &&
+		    digit((unsigned char)text[p + 1])))
+			e = number(text, len, p);
 		else if (namech(c))
 			for (e = p; e < len && namech((unsigned char)text[e]);
 			    e++)
@@ -289,8 +360,8 @@ lex(const char *text, size_t len, int first_line, struct toks *tv,
 			t->kind = TK_QMARK;
 		else if (c == '@')
 			t->kind = TK_AT;
-		else if (namech(c))
-			t->kind = TK_WORD;
+		else if (namech(c) || (c == '.' && e > p + 1))
+			t->kind = TK_WORD;	/* a number too */
 		else
 			t->kind = TK_PUNCT;
 		line += lines(text + p, text + e);
@@ -775,6 +846,11 @@ emit(const struct cx *c, const struct plan *pl, int setup,
 			    param_add(s, MYP_KEY) | param_add(s, MYP_NOW);
 		if (i > 0 && rc == 0)
 			rc = gap(&b, c->text, c->t[i - 1].end, c->t[i].off, 1);
+		/* Two minuses go apart: once a comment after them is
+		 * dropped (or at the end), -- would be one to the server. */
+		if (rc == 0 && punct(c, i, '-') && b.len > 0 &&
+		    b.p[b.len - 1] == '-')
+			rc = buf_add(&b, " ", 1);
 		if (rc != 0)
 			break;
 		if (c->t[i].kind == TK_PARAM) {

@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oncehook tests: the MariaDB actions guard's lexer
+ * (src/store/mysql/rewrite.c) against the server's own, over generated
+ * inputs (issue 36).
+ *
+ * Each input is a section's statement, SELECT 1 and pieces drawn by a
+ * seeded generator: quotes of every kind with their escapes ('', \',
+ * ``), introducers (N'', X'', _utf8mb4''), comments of every kind
+ * (slash-star, executable and versioned, #, -- with each byte after
+ * it), white space, multibyte and invalid bytes, numbers run into
+ * words; and somewhere among them a payload the guard refuses when it
+ * reads it as code: oncehook's own table, or GET_LOCK().  Whether that
+ * payload is live is the server's to say: the statement is run, and a
+ * live table names itself in the error (the database has no oncehook
+ * tables), a live GET_LOCK() leaves a lock.  For every input:
+ *
+ *  - the guard passes it, so the payload is not code to the guard: the
+ *    server runs neither what oncehook sends (comments dropped) nor the
+ *    text as written with the payload live;
+ *  - the guard passes it: both texts fare alike on the server (one
+ *    runs, with the same first value, or both fail);
+ *  - the guard refuses it for the payload: the text as written does
+ *    not run on the server with the payload inert.
+ *
+ * The connection is oncehook's own (store/mysql/conn.c: its sql_mode
+ * and utf8mb4), on a server whose default sql_mode (set by
+ * tests/mylex.sh) has NO_BACKSLASH_ESCAPES and ANSI_QUOTES, as a site's
+ * might: the guard lexes as that connection does.  The same inputs on a
+ * connection set to either mode find differences (the inputs can).
+ *
+ * tests/mylex.sh starts the server and runs this program with
+ * ONCEHOOK_TEST_MYSQL and ONCEHOOK_TEST_MYSQL_PW; ONCEHOOK_TEST_SEED
+ * changes the seed (printed), ONCEHOOK_TEST_CASES the count.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "store/mysql/conn.h"
+#include "store/mysql/rewrite.h"
+#include "tap.h"
+#include "testlib.h"
+
+#define PREFIX		"oncehook_"
+#define LOCK		"oncehook_lexlock"
+
+static uint64_t	 rng;
+
+static uint32_t
+rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+/* Pieces that move the lexer's state: quotes and escapes, comments,
+ * whole elements, and the rest; one drawn from a class by weight. */
+static const char *const quoting[] = {
+	"'", "\"", "`", "\\", "\\'", "\\\"", "''", "\"\"", "``", "\\\\",
+	"\\`", "'\\''", "\"\\\"\"", "N'", "X'", "B'", "n'", "x'", "b'",
+	"_utf8mb4'", "_binary'", "_latin1'", "_big5'", "\\n", "\\Z", "\\%",
+	"\x81\\", "\xc3\\",
+};
+static const char *const commenting[] = {
+	"/*", "*/", "/* /* */", "/*/", "/*!", "/*!100000 ", "/*!999999 ",
+	"/*!50700 ", "/*!M ", "/*M!", "/*M!100000 ", "/*M!999999 ", "/*m!",
+	"/*+ ", "*", "#", "-- ", "--", "---", "-", "--\t", "--\r",
+};
+static const char *const whole[] = {
+	" ", "\n", "\r", "\r\n", "\t", "\f", "\v", "'a'", "\"b\"", "`c`",
+	"/**/", "/*x*/", "#x\n", "-- x\n", "N'x'", "X'41'", "B'1'",
+	"_utf8mb4'x'", ",", "1", "a", "$", "a$", "(", ")", ".", "e1",
+	"1e1", "1.5", ".5", "0x41", "0b1", "1e", "AS", "\xc3\xa9",
+	"\xe2\x82\xac", "\xc2\xa0", "\x80", "\xc3", "\xff", "\xa0", "\x7f",
+};
+#define N(a)	(sizeof(a) / sizeof(a[0]))
+
+/* Where a piece can hide what follows, and what may end it. */
+static const char *const opens[] = {
+	"'", "\"", "`", "/*", "#", "-- ", "/*!", "/*M!", "/*!100000 ",
+	"/*!999999 ", "/*M!999999 ", "N'", "X'", "_utf8mb4'", "'a\\'",
+	"\"a\\\"", "'\\\\'", "`a\\`", "--", "'\\", "\"\\", "/*!50700 ",
+};
+static const char *const closes[] = {
+	"'", "\"", "`", "*/", "\n", "", "\\'", "'\n", "#'", "-- '", "#\"",
+	"#`", "/*'*/", "' #", "\" #", "*/'", "'/*", "\\\"", "`#",
+};
+
+/* What the guard refuses when it is code; table is 1 for a table
+ * (named by the server's error when live), 0 for a lock. */
+static const struct {
+	const char	*text;
+	int		 table;
+} payloads[] = {
+	{ " FROM oncehook_events ", 1 },
+	{ " FROM oncehook_events", 1 },
+	{ ", (SELECT 2 FROM oncehook_events) ", 1 },
+	{ " FROM `oncehook_events` ", 1 },
+	{ ", oncehook_events.id ", 1 },
+	{ ", GET_LOCK('" LOCK "', 0) ", 0 },
+	{ ", `GET_LOCK`('" LOCK "', 0)", 0 },
+	{ ", get_lock ('" LOCK "', 0) ", 0 },
+};
+#define NPAYLOADS N(payloads)
+
+/* Append s to b (of size bsz). */
+static void
+add(char *b, size_t bsz, const char *s)
+{
+	size_t	 n = strlen(b);
+
+	snprintf(b + n, bsz - n, "%s", s);
+}
+
+/* A piece, or -- and a byte (1-255) now and then. */
+static void
+piece(char *b, size_t bsz)
+{
+	char		 two[4] = "--";
+	uint32_t	 w = rnd(20);
+
+	if (w < 2) {
+		two[2] = (char)(1 + rnd(255));
+		add(b, bsz, two);
+	} else if (w < 11)
+		add(b, bsz, quoting[rnd(N(quoting))]);
+	else if (w < 16)
+		add(b, bsz, commenting[rnd(N(commenting))]);
+	else
+		add(b, bsz, whole[rnd(N(whole))]);
+}
+
+/* One input into b; the payload's index into *pl. */
+static void
+gen(char *b, size_t bsz, size_t *pl)
+{
+	uint32_t	 i, n;
+
+	*pl = rnd(NPAYLOADS);
+	snprintf(b, bsz, "SELECT 1%s", rnd(2) ? " " : "");
+	if (rnd(4) == 0) {
+		/* Pieces at random, the payload among them. */
+		n = 1 + rnd(6);
+		for (i = 0; i < n; i++) {
+			if (i == n / 2)
+				add(b, bsz, payloads[*pl].text);
+			piece(b, bsz);
+		}
+		return;
+	}
+	/* An opener, pieces, the payload, pieces, a closer, pieces. */
+	add(b, bsz, opens[rnd(N(opens))]);
+	for (n = rnd(3); n > 0; n--)
+		piece(b, bsz);
+	add(b, bsz, payloads[*pl].text);
+	for (n = rnd(2) ? 0 : 1 + rnd(2); n > 0; n--)
+		piece(b, bsz);
+	add(b, bsz, closes[rnd(N(closes))]);
+	for (n = rnd(2) ? 0 : 1 + rnd(2); n > 0; n--)
+		piece(b, bsz);
+}
+
+/* What the server made of a statement. */
+enum fate {
+	RAN,		/* it ran, the payload inert */
+	LIVE,		/* the payload was code */
+	SYNTAX,		/* not parsed: nothing ran */
+	OTHER,		/* parsed, and failed otherwise: undecided */
+};
+
+static const char *const fates[] = { "ran", "live", "syntax", "other" };
+
+/* Run sql on db: its fate, and its first value into v. */
+static enum fate
+run(struct mydb *db, const char *sql, int table, char *v, size_t vsz)
+{
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	const char	*m;
+	unsigned int	 e;
+	long long	 locks;
+	enum fate	 f;
+
+	v[0] = '\0';
+	e = mydb_run(db, strdup(sql), &r, NULL);
+	if (e == 0 && mydb_next(r, &row))
+		snprintf(v, vsz, "%s", row.v[0] != NULL ? row.v[0] : "NULL");
+	mydb_free(r);
+	m = mydb_error(db);
+	if (e == 0)
+		f = RAN;
+	else if (e == 1064)
+		f = SYNTAX;
+	else if (table && (strstr(m, "'" PREFIX "events'") != NULL ||
+	    strstr(m, "." PREFIX "events'") != NULL ||
+	    strstr(m, "'" PREFIX "events.") != NULL))
+		f = LIVE;
+	else
+		f = OTHER;
+	if (mydb_lost(db))
+		BAIL("the connection was lost on %s: %s", sql, m);
+	if (!table) {
+		r = NULL;
+		if (mydb_run(db, strdup("SELECT RELEASE_ALL_LOCKS()"), &r,
+		    NULL) != 0 || !mydb_next(r, &row))
+			BAIL("RELEASE_ALL_LOCKS(): %s", mydb_error(db));
+		locks = mydb_int(&row, 0, -1);
+		mydb_free(r);
+		if (locks != 0)
+			f = LIVE;
+	}
+	return f;
+}
+
+/* The input for a message: control bytes and others as \xNN. */
+static const char *
+shown(const char *s)
+{
+	static char	 b[1024];
+	size_t		 n = 0;
+
+	for (; *s != '\0' && n + 5 < sizeof(b); s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f ||
+		    *s == '\\')
+			n += (size_t)snprintf(b + n, sizeof(b) - n, "\\x%02x",
+			    (unsigned char)*s);
+		else
+			b[n++] = *s;
+	b[n] = '\0';
+	return b;
+}
+
+struct tally {
+	size_t	 cases, passed, refused;
+	size_t	 live, inert, ran;	/* decided by the server, as written */
+	size_t	 hole, hidden, differ, over;
+	char	 first[4][1400];	/* the first of each, to show */
+};
+
+static void
+note(char *first, size_t sz, const char *what, const char *text,
+    const char *more)
+{
+	if (first[0] == '\0')
+		snprintf(first, sz, "%s: \"%s\"%s", what, shown(text), more);
+}
+
+/* n inputs from seed, the server's reading on db. */
+static void
+sweep(struct mydb *db, uint64_t seed, size_t n, struct tally *t)
+{
+	struct myp_stmts	 st;
+	char			 text[512], err[512], vt[256], vs[256];
+	char			 more[700];
+	const char		*sent;
+	size_t			 k, pl;
+	enum fate		 ft, fs;
+	int			 passed, ours;
+
+	memset(t, 0, sizeof(*t));
+	rng = seed != 0 ? seed : 1;
+	for (k = 0; k < n; k++) {
+		gen(text, sizeof(text), &pl);
+		t->cases++;
+		memset(&st, 0, sizeof(st));
+		err[0] = '\0';
+		passed = myp_split(text, strlen(text), 1, PREFIX, 0, &st, err,
+		    sizeof(err)) == 0 && st.n == 1;
+		/* Refused for the payload, as code, not for another cause. */
+		ours = !passed && (strstr(err, PREFIX "events is oncehook's")
+		    != NULL || strstr(err, "GET_LOCK() is refused") != NULL);
+		sent = passed ? st.v[0].sql : NULL;
+		ft = run(db, text, payloads[pl].table, vt, sizeof(vt));
+		if (ft == LIVE)
+			t->live++;
+		else if (ft == RAN || ft == SYNTAX)
+			t->inert++;
+		t->ran += ft == RAN;
+		if (passed) {
+			t->passed++;
+			fs = run(db, sent, payloads[pl].table, vs, sizeof(vs));
+			snprintf(more, sizeof(more), " sent as \"%s\" (%s, %s)",
+			    shown(sent), fates[ft], fates[fs]);
+			if (fs == LIVE) {
+				t->hole++;
+				note(t->first[0], sizeof(t->first[0]),
+				    "payload live as sent", text, more);
+			}
+			if (ft == LIVE) {
+				t->hidden++;
+				note(t->first[1], sizeof(t->first[1]),
+				    "payload live as written", text, more);
+			}
+			if ((ft == RAN) != (fs == RAN) ||
+			    (ft == RAN && strcmp(vt, vs) != 0)) {
+				t->differ++;
+				note(t->first[2], sizeof(t->first[2]),
+				    "read otherwise once comments are dropped",
+				    text, more);
+			}
+		} else {
+			t->refused++;
+			if (ours && ft == RAN) {
+				t->over++;
+				snprintf(more, sizeof(more), " (%s)", err);
+				note(t->first[3], sizeof(t->first[3]),
+				    "refused, the payload inert", text, more);
+			}
+		}
+		myp_free(&st);
+	}
+}
+
+/*
+ * Numbers run into a word: where the server ends a number (1e1INTO is
+ * 1e1 then INTO; 1a is a name), the guard must too, or SELECT ...
+ * INTO OUTFILE passes its refusal.  A live INTO OUTFILE is refused by
+ * the server for the user's want of the FILE privilege, or fails to
+ * write into a directory that is not there.
+ */
+static void
+test_numbers(struct mydb *db)
+{
+	static const char *const nums[] = {
+		"1", "12", "1e1", "1E1", "1e+1", "1e-1", "1e", "1e+", "1.5",
+		"1.", ".5", ".5e1", "1.5e1", "1.5e+1", "1.e1", "0x41", "0x",
+		"0x4g", "0b1", "0b", "0b12", "01", "1.5.5", "1..5", "1a",
+		"a1", "'s'", "`c`", "1.5e", "0x1e1", "1e1e1",
+	};
+	static const char *const words[] = { "INTO", "into", "INTO/**/" };
+	struct myp_stmts	 st;
+	struct myres		*r;
+	char			 text[256], err[512], bad[1024] = "";
+	const char		*m;
+	size_t			 i, j, n = 0, live = 0;
+	unsigned int		 e;
+	int			 guard, server;
+
+	for (i = 0; i < N(nums); i++)
+		for (j = 0; j < N(words); j++) {
+			snprintf(text, sizeof(text), "SELECT %s%s OUTFILE "
+			    "'/nonexistent/oncehook-lex'", nums[i], words[j]);
+			memset(&st, 0, sizeof(st));
+			guard = myp_split(text, strlen(text), 1, PREFIX, 0,
+			    &st, err, sizeof(err)) == 0;
+			myp_free(&st);
+			r = NULL;
+			e = mydb_run(db, strdup(text), &r, NULL);
+			mydb_free(r);
+			m = mydb_error(db);
+			server = e != 0 && e != 1064 && (strstr(m, "FILE") !=
+			    NULL || strstr(m, "nonexistent") != NULL);
+			live += server;
+			if (guard && server) {
+				n++;
+				snprintf(bad + strlen(bad), sizeof(bad) -
+				    strlen(bad), " %s%s", nums[i], words[j]);
+			}
+		}
+	CHECK(n == 0 && live >= N(nums), "a number run into INTO: never "
+	    "passed when the server writes the file (%zu of %zu live:%s)",
+	    n, live, bad);
+}
+
+static struct mydb *
+connect_db(void)
+{
+	struct var	 vars[] = {
+		{ "ONCEHOOK_DB", getenv("ONCEHOOK_TEST_MYSQL") },
+		{ "ONCEHOOK_DB_PASSWORD_FILE", getenv("ONCEHOOK_TEST_MYSQL_PW") },
+		{ "ONCEHOOK_DB_PREFIX", PREFIX },
+		{ "ONCEHOOK_SCHEME", "hmac-sha256" },
+		{ "ONCEHOOK_SECRET", "secret-a" },
+		{ NULL, NULL }
+	};
+	struct conf	*cf;
+	struct mydb	*db;
+	char		 err[512];
+
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	if (mydb_connect(cf, &db, err, sizeof(err)) != HOOK_OK)
+		BAIL("connect: %s", err);
+	conf_free(cf);
+	return db;
+}
+
+static void
+text_of(struct mydb *db, const char *sql, char *v, size_t vsz)
+{
+	struct myres	*r = NULL;
+	struct myrow	 row;
+
+	if (mydb_run(db, strdup(sql), &r, NULL) != 0 || !mydb_next(r, &row))
+		BAIL("%s: %s", sql, mydb_error(db));
+	snprintf(v, vsz, "%s", row.v[0] != NULL ? row.v[0] : "");
+	mydb_free(r);
+}
+
+int
+main(void)
+{
+	static const char *const modes[] = {
+		"NO_BACKSLASH_ESCAPES", "ANSI_QUOTES"
+	};
+	struct mydb	*db;
+	struct tally	 t;
+	const char	*s;
+	char		 global[256], session[256], sql[128];
+	uint64_t	 seed = 36;
+	size_t		 n = 6000, i;
+
+	if (getenv("ONCEHOOK_TEST_MYSQL") == NULL ||
+	    getenv("ONCEHOOK_TEST_MYSQL_PW") == NULL) {
+		printf("1..0 # SKIP no server: tests/mylex.sh runs this\n");
+		return 0;
+	}
+	if ((s = getenv("ONCEHOOK_TEST_SEED")) != NULL)
+		seed = strtoull(s, NULL, 10);
+	if ((s = getenv("ONCEHOOK_TEST_CASES")) != NULL)
+		n = strtoul(s, NULL, 10);
+	db = connect_db();
+	text_of(db, "SELECT @@GLOBAL.sql_mode", global, sizeof(global));
+	text_of(db, "SELECT CONCAT(@@SESSION.sql_mode, ' ',"
+	    " @@character_set_client)", session, sizeof(session));
+	CHECK(strstr(global, "NO_BACKSLASH_ESCAPES") != NULL &&
+	    strstr(global, "ANSI_QUOTES") != NULL &&
+	    strstr(session, "NO_BACKSLASH_ESCAPES") == NULL &&
+	    strstr(session, "ANSI_QUOTES") == NULL &&
+	    strstr(session, " utf8mb4") != NULL, "the server's default "
+	    "sql_mode (%s) is not oncehook's connection's (%s)", global,
+	    session);
+
+	sweep(db, seed, n, &t);
+	printf("# seed %llu: %zu inputs, %zu passed, %zu refused; as "
+	    "written the payload live in %zu, inert in %zu (%zu ran)\n",
+	    (unsigned long long)seed, t.cases, t.passed, t.refused, t.live,
+	    t.inert, t.ran);
+	CHECK(t.hole == 0, "no input passed whose payload the server runs "
+	    "as sent (%zu) %s", t.hole, t.first[0]);
+	CHECK(t.hidden == 0, "no input passed whose payload the server runs "
+	    "as written (%zu) %s", t.hidden, t.first[1]);
+	CHECK(t.differ == 0, "every input passed runs alike as written and "
+	    "as sent (%zu differ) %s", t.differ, t.first[2]);
+	CHECK(t.over == 0, "no input refused for its payload that the "
+	    "server runs with the payload inert (%zu) %s", t.over,
+	    t.first[3]);
+	CHECK(t.live >= n / 50 && t.ran >= n / 20 && t.passed >= n / 20,
+	    "the inputs decide: payload live in %zu, %zu ran with it inert, "
+	    "%zu passed", t.live, t.ran, t.passed);
+	test_numbers(db);
+
+	/* The same inputs where the connection lexes otherwise. */
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(sql, sizeof(sql), "SET SESSION sql_mode = '%s'",
+		    modes[i]);
+		if (mydb_run(db, strdup(sql), NULL, NULL) != 0)
+			BAIL("%s: %s", sql, mydb_error(db));
+		sweep(db, seed, n, &t);
+		CHECK(t.hole + t.hidden + t.differ > 0, "under %s the guard "
+		    "would read otherwise, and the inputs show it (%zu, %zu, "
+		    "%zu) %s", modes[i], t.hole, t.hidden, t.differ,
+		    t.first[0][0] ? t.first[0] : t.first[1][0] ? t.first[1] :
+		    t.first[2]);
+	}
+	mydb_close(db);
+	return tap_done();
+}
