@@ -530,7 +530,7 @@ def proxy_itself(tap, w):
     at each moment, seen from the client and from the server."""
     yes = [b"COMMIT", b"commit", b"  Commit ;", b"/* x */ COMMIT /* y */",
            b"-- a\nCOMMIT", b"# a\ncommit\n", b"COMMIT WORK",
-           b"--\x7f\nCOMMIT"]
+           b"--\x7f\nCOMMIT", b"/*!100000 COMMIT */", b"/*M!COMMIT*/"]
     no = [b"COMMIT AND CHAIN", b"SELECT 'COMMIT'", b"ROLLBACK",
           b"/* COMMIT */", b"-- COMMIT", b"COMMITX", b"--COMMIT"]
     bad = [t for t in yes if not myproxy.is_commit(t)] + \

@@ -9,7 +9,8 @@ length, a sequence id, the payload).  It reads what goes by only to
 find the client's COMMITs:
 
 - COM_QUERY (0x03) whose text is COMMIT (any case, comments and white
-  space around it, "WORK" after it, a ";" at the end);
+  space around it, "WORK" after it, a ";" at the end; what an
+  executable comment /*! ... */ holds counts as text);
 - COM_STMT_EXECUTE (0x17) of a statement prepared from such a text: the
   COM_STMT_PREPARE (0x16) is noted and its statement id read from the
   server's answer (an id of 0xffffffff, MariaDB's "the statement just
@@ -73,6 +74,9 @@ CLIENT_COMPRESS = 0x00000020
 CLIENT_SSL = 0x00000800
 CLIENT_ZSTD = 0x04000000        # MySQL's zstd compression
 
+# MariaDB runs what an executable comment holds (/*! ... */, /*M! ... */,
+# a version number first).
+_EXECUTABLE = re.compile(rb"/\*M?!\d*(.*?)\*/", re.S)
 _COMMENTS = re.compile(rb"/\*.*?\*/|(?:--[ \t\x00-\x1f\x7f]|#)[^\n]*"
                        rb"(?:\n|$)", re.S)
 _COMMIT = re.compile(rb"\s*COMMIT(?:\s+WORK)?\s*;?\s*", re.I)
@@ -80,6 +84,7 @@ _COMMIT = re.compile(rb"\s*COMMIT(?:\s+WORK)?\s*;?\s*", re.I)
 
 def is_commit(text):
     """Whether SQL text (bytes) is a COMMIT, comments aside."""
+    text = _EXECUTABLE.sub(lambda m: b" " + m.group(1) + b" ", text)
     return _COMMIT.fullmatch(_COMMENTS.sub(b" ", text)) is not None
 
 
