@@ -13,6 +13,9 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -754,6 +757,94 @@ set_choice(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	return fail(l, var, "want %s (got \"%.64s\")", want, v);
 }
 
+/*
+ * 1 if the connection to m never leaves the machine: localhost (the
+ * client library takes it to mean the server's unix socket, which
+ * carries no TLS) or an IPv4 loopback address (127.0.0.0/8).
+ */
+static int
+db_local(const struct conf_mysql *m, int *socket)
+{
+	struct in_addr	 a;
+
+	*socket = m->socket != NULL || strcmp(m->host, "localhost") == 0;
+	return *socket || (inet_pton(AF_INET, m->host, &a) == 1 &&
+	    (ntohl(a.s_addr) >> 24) == 127);
+}
+
+/*
+ * ONCEHOOK_DB_TLS: one of the row's words; unset, off for the socket
+ * and the loopback, verify-identity for any other host.  TLS is asked
+ * for on the socket by no one who means it: refused there, not ignored.
+ */
+static int
+set_db_tls(struct conf_loader *l, const struct conf_var *cv,
+    const char *var, const char *v, void *dst)
+{
+	const struct conf_mysql	*m = l->cf->my;
+	int			 socket, local;
+
+	*(int *)dst = CONF_TLS_OFF;
+	if (v != NULL && set_choice(l, cv, var, v, dst) == -1)
+		return -1;
+	if (m == NULL)			/* SQLite: no connection */
+		return 0;
+	local = db_local(m, &socket);
+	if (v == NULL)
+		*(int *)dst = local ? CONF_TLS_OFF : CONF_TLS_VERIFY_IDENTITY;
+	else if (socket && *(int *)dst != CONF_TLS_OFF)
+		return fail(l, var, "%s: mysql://...@localhost connects "
+		    "through the server's unix socket, which carries no TLS: "
+		    "leave ONCEHOOK_DB_TLS unset (or off), or connect to "
+		    "127.0.0.1 (TCP)", v);
+	return 0;
+}
+
+/*
+ * ONCEHOOK_DB_TLS_KEY, the last of the TLS rows: its path, then what
+ * the four say together.  A file that would be ignored is refused: its
+ * writer expects it to be used.
+ */
+static int
+set_db_tls_key(struct conf_loader *l, const struct conf_var *cv,
+    const char *var, const char *v, void *dst)
+{
+	struct conf	*cf = l->cf;
+	int		 socket;
+
+	if (v != NULL && set_path(l, cv, var, v, dst) == -1)
+		return -1;
+	if (cf->my == NULL)		/* SQLite: no connection */
+		return 0;
+	if ((cf->db_tls_cert == NULL) != (cf->db_tls_key == NULL))
+		return fail(l, cf->db_tls_key == NULL ?
+		    "ONCEHOOK_DB_TLS_CERT" : "ONCEHOOK_DB_TLS_KEY", "the "
+		    "client certificate and its key go together: set both "
+		    "ONCEHOOK_DB_TLS_CERT and ONCEHOOK_DB_TLS_KEY, or neither");
+	var = cf->db_tls_ca != NULL ? "ONCEHOOK_DB_TLS_CA" :
+	    "ONCEHOOK_DB_TLS_CERT";
+	if (cf->db_tls == CONF_TLS_OFF && (cf->db_tls_ca != NULL ||
+	    cf->db_tls_cert != NULL)) {
+		if (db_local(cf->my, &socket) && socket)
+			return fail(l, var, "set, but the server's unix "
+			    "socket (localhost) carries no TLS: unset it, or "
+			    "connect to 127.0.0.1 (TCP)");
+		return fail(l, var, "set while ONCEHOOK_DB_TLS is off (its "
+		    "default for 127.x.x.x): set ONCEHOOK_DB_TLS=verify-"
+		    "identity (or verify-ca, required), or unset it");
+	}
+	if (cf->db_tls == CONF_TLS_REQUIRED && cf->db_tls_ca != NULL)
+		return fail(l, "ONCEHOOK_DB_TLS_CA", "set with "
+		    "ONCEHOOK_DB_TLS=required, which checks no certificate: "
+		    "use verify-ca or verify-identity to check the server's "
+		    "against it");
+	if (cf->db_tls == CONF_TLS_VERIFY_CA && cf->db_tls_ca == NULL)
+		return fail(l, "ONCEHOOK_DB_TLS", "verify-ca needs "
+		    "ONCEHOOK_DB_TLS_CA, the file of the CA that signed the "
+		    "server's certificate");
+	return 0;
+}
+
 static int
 set_level(struct conf_loader *l, const struct conf_var *cv, const char *var,
     const char *v, void *dst)
@@ -1071,6 +1162,8 @@ static const struct conf_kind
 	kind_path = { set_path, show_text },
 	kind_db = { set_db, show_text },
 	kind_prefix = { set_prefix, show_text },
+	kind_db_tls = { set_db_tls, show_choice },
+	kind_db_tls_key = { set_db_tls_key, show_text },
 	kind_actions = { set_actions, show_text },
 	kind_token = { set_token, show_set },
 	kind_outbox_secret = { set_outbox_secret, show_set },
@@ -1086,6 +1179,8 @@ const struct conf_kind	conf_kind_choice = { set_choice, show_choice };
 static const char *const synchronous[] = { "normal", "full", NULL };
 static const char *const onoff[] = { "off", "on", NULL };
 static const char *const modes[] = { "sync", "deferred", NULL };
+static const char *const db_tls[] = { "off", "required", "verify-ca",
+    "verify-identity", NULL };	/* enum conf_tls */
 
 #define G(f)	offsetof(struct conf, f)
 #define E(f)	offsetof(struct conf_endpoint, f)
@@ -1141,6 +1236,25 @@ const struct conf_var conf_vars[] = {
 	    "`oncehook_`",
 	    G(db_prefix), &kind_prefix,
 	    "MariaDB/MySQL: the prefix of oncehook's tables", NULL },
+	{ "DB_TLS", CONF_GLOBAL, CONF_STORE | CONF_UNSET_TOO, 0, 0, NULL,
+	    "`verify-identity`; `off` for `localhost` (the socket) and "
+	    "`127.x.x.x`", G(db_tls), &kind_db_tls,
+	    "MariaDB/MySQL over TCP: `off`, `required` (encrypted, the "
+	    "server's certificate not checked), `verify-ca` (signed by "
+	    "`DB_TLS_CA`), `verify-identity` (and issued to the host "
+	    "connected to; see docs/stores.md)", db_tls },
+	{ "DB_TLS_CA", CONF_GLOBAL, CONF_STORE, 0, 0, NULL,
+	    "— (the system's CAs)", G(db_tls_ca), &kind_path,
+	    "MariaDB/MySQL: absolute path of the CA certificate file (PEM) "
+	    "the server's certificate is checked against", NULL },
+	{ "DB_TLS_CERT", CONF_GLOBAL, CONF_STORE, 0, 0, NULL, "— (none)",
+	    G(db_tls_cert), &kind_path,
+	    "MariaDB/MySQL: absolute path of oncehook's client certificate "
+	    "(PEM), with `DB_TLS_KEY`", NULL },
+	{ "DB_TLS_KEY", CONF_GLOBAL, CONF_STORE | CONF_UNSET_TOO, 0, 0, NULL,
+	    "— (none)", G(db_tls_key), &kind_db_tls_key,
+	    "MariaDB/MySQL: absolute path of the client certificate's "
+	    "private key (PEM, unencrypted), with `DB_TLS_CERT`", NULL },
 	{ "STATUS_TOKEN", CONF_GLOBAL, CONF_HIDDEN | CONF_SIGNING, 16, 256,
 	    NULL, "off",
 	    G(status_token), &kind_token,
@@ -1365,6 +1479,9 @@ conf_free(struct conf *cf)
 	mysql_free(cf->my);
 	free(cf->db_password_file);
 	free(cf->db_prefix);
+	free(cf->db_tls_ca);
+	free(cf->db_tls_cert);
+	free(cf->db_tls_key);
 	free(cf->counters_file);
 	free(cf);
 }

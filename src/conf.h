@@ -91,12 +91,26 @@ struct conf_mysql {
 	char			*socket;	/* or NULL */
 };
 
+/* ONCEHOOK_DB_TLS: what a TCP connection to the server asks of TLS. */
+enum conf_tls {
+	CONF_TLS_OFF,			/* none (the socket, the loopback) */
+	CONF_TLS_REQUIRED,		/* encrypted; no certificate checked */
+	CONF_TLS_VERIFY_CA,		/* and signed by ONCEHOOK_DB_TLS_CA */
+	CONF_TLS_VERIFY_IDENTITY,	/* and issued to the host connected
+					   to (the system's CAs without
+					   ONCEHOOK_DB_TLS_CA) */
+};
+
 struct conf {
 	char			*db;		/* ONCEHOOK_DB, as given */
 	struct conf_mysql	*my;		/* parsed, if mysql://; else
 						   db is the SQLite file */
 	char			*db_password_file; /* or NULL */
 	char			*db_prefix;	/* ONCEHOOK_DB_PREFIX */
+	int			 db_tls;	/* enum conf_tls */
+	char			*db_tls_ca;	/* files, or NULL */
+	char			*db_tls_cert;
+	char			*db_tls_key;
 	char			*counters_file;	/* NULL: counting off */
 	struct conf_endpoint	*endpoints;
 	size_t			 nendpoints;

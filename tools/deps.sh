@@ -9,7 +9,8 @@
 #   tools/deps.sh        (or "test") the demo's and what the whole test
 #                        suite drives besides: the other web servers
 #                        (Apache with mod_fcgid, nginx, spawn-fcgi),
-#                        MariaDB, valgrind and clang (sanitizers, fuzzing),
+#                        MariaDB (and tcpdump: tests/tls.sh reads the
+#                        wire), valgrind and clang (sanitizers, fuzzing),
 #                        wrk (bench/run.sh --smoke), promtool (prometheus:
 #                        the metrics), chromium (the status page), PHP-FPM
 #                        (the outbox's receiver), jq, Node.js and npm (the
@@ -27,7 +28,7 @@ demo_pkgs=(
 	sqlite3 openssl curl python3 lighttpd
 )
 test_pkgs=(
-	libfcgi-bin libmariadb-dev mariadb-server
+	libfcgi-bin libmariadb-dev mariadb-server tcpdump
 	apache2 libapache2-mod-fcgid nginx-light spawn-fcgi
 	valgrind clang libclang-rt-14-dev wrk
 	prometheus chromium

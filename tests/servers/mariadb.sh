@@ -6,10 +6,13 @@
 # unprivileged user on a unix socket there (no TCP unless asked), stopped
 # by PID.  Sourced (POSIX sh).
 #
-#   md_start DIR [PORT]   make DIR/data and start the server; sets
-#                         MD_SOCK (the socket), MD_PID, MD_LOG; with PORT
-#                         it also listens on 127.0.0.1:PORT.  Returns 1
-#                         (after saying why on stderr) if it cannot.
+#   md_start DIR [PORT [OPT...]]   make DIR/data and start the server;
+#                         sets MD_SOCK (the socket), MD_PID, MD_LOG; with
+#                         PORT it also listens on 127.0.0.1:PORT (PORT ""
+#                         for the socket alone); OPT... are more of the
+#                         server's options (--ssl-cert=... in tls.sh).
+#                         Returns 1 (after saying why on stderr) if it
+#                         cannot.
 #   md_sql SQL...         run SQL as the server's root over the socket
 #   md_user DB USER PASSWORD   a database and a user with the privileges
 #                         oncehook needs on it (docs/stores.md)
@@ -30,7 +33,31 @@ md_bin() {
 	return 1
 }
 
-md_start() {	# md_start DIR [PORT]
+md_start() {	# md_start DIR [PORT [OPT...]]
+	md_prepare "$1" || return 1
+	md_s=$1
+	md_p=${2:-}
+	shift
+	[ $# -eq 0 ] || shift
+	if [ -n "$md_p" ]; then
+		md_launch "$md_s" --port="$md_p" --bind-address=127.0.0.1 "$@"
+	else
+		md_launch "$md_s" --skip-networking "$@"
+	fi || return 1
+	md_wait
+}
+
+# The pieces of md_start, for servers of other shapes (galera.sh):
+#   md_prepare DIR        DIR's folders and a data directory
+#                         (mariadb-install-db); sets MD_DIR, MD_SOCK,
+#                         MD_LOG and md_user_ (who the server runs as)
+#   md_options DIR        the options every server of the tests runs
+#                         with, one a line (for set -- "$@")
+#   md_launch DIR OPT...  start mariadbd in the background with
+#                         md_options and OPT...; sets MD_PID
+#   md_wait [TRIES]       until the server answers on MD_SOCK (0.1 s a
+#                         try, 300 by default); 1 if it exited or not
+md_prepare() {	# md_prepare DIR
 	MD_DIR=$1
 	MD_SOCK=$1/run/mysqld.sock
 	MD_LOG=$1/log/mariadb.log
@@ -43,7 +70,7 @@ md_start() {	# md_start DIR [PORT]
 		# The server must reach its directory through its parents.
 		chmod o+x "$1" "$(dirname "$1")" 2>/dev/null
 	fi
-	md_exe=$(md_bin) || { echo "md_start: no mariadbd (mariadb-server)" >&2; return 1; }
+	md_bin >/dev/null || { echo "md_start: no mariadbd (mariadb-server)" >&2; return 1; }
 	if ! mariadb-install-db --no-defaults --datadir="$1/data" \
 	    --user="$md_user_" --auth-root-authentication-method=socket \
 	    --skip-test-db >"$1/log/install.log" 2>&1; then
@@ -51,24 +78,37 @@ md_start() {	# md_start DIR [PORT]
 		tail -n 20 "$1/log/install.log" >&2
 		return 1
 	fi
-	if [ -n "${2:-}" ]; then
-		set -- "$1" --port="$2" --bind-address=127.0.0.1
-	else
-		set -- "$1" --skip-networking
-	fi
-	md_d=$1
-	shift
+}
+
+md_options() {	# md_options DIR
 	# No native AIO: the servers of suites run side by side (tools/test.sh)
 	# would together exhaust fs.aio-max-nr, and the last one not start.
-	"$md_exe" --no-defaults --datadir="$md_d/data" --socket="$MD_SOCK" \
-	    --pid-file="$md_d/run/mariadb.pid" --tmpdir="$md_d/tmp" \
-	    --log-error="$MD_LOG" --user="$md_user_" \
+	printf '%s\n' --no-defaults --datadir="$1/data" \
+	    --socket="$1/run/mysqld.sock" --pid-file="$1/run/mariadb.pid" \
+	    --tmpdir="$1/tmp" --log-error="$1/log/mariadb.log" \
+	    --user="$md_user_" \
 	    --innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
-	    --innodb-use-native-aio=0 \
-	    --max-connections=200 "$@" >/dev/null 2>&1 &
+	    --innodb-use-native-aio=0 --max-connections=200
+}
+
+md_launch() {	# md_launch DIR OPT...
+	md_d=$1
+	shift
+	md_exe=$(md_bin) || { echo "md_start: no mariadbd (mariadb-server)" >&2; return 1; }
+	# The options hold no newline (paths of the tests' temporary folders).
+	md_ifs=$IFS
+	IFS='
+'
+	# shellcheck disable=SC2046 # one word a line
+	set -- $(md_options "$md_d") "$@"
+	IFS=$md_ifs
+	"$md_exe" "$@" >/dev/null 2>&1 &
 	MD_PID=$!
+}
+
+md_wait() {	# md_wait [TRIES]
 	i=0
-	while [ $i -lt 300 ]; do
+	while [ $i -lt "${1:-300}" ]; do
 		if ! kill -0 "$MD_PID" 2>/dev/null; then
 			echo "md_start: mariadbd exited:" >&2
 			tail -n 20 "$MD_LOG" >&2
@@ -80,7 +120,7 @@ md_start() {	# md_start DIR [PORT]
 		sleep 0.1
 		i=$((i + 1))
 	done
-	echo "md_start: mariadbd did not answer in 30 s" >&2
+	echo "md_start: mariadbd did not answer in $((${1:-300} / 10)) s" >&2
 	md_kill
 	return 1
 }

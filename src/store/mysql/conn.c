@@ -12,10 +12,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "lib/buf.h"
@@ -79,6 +81,13 @@ mydb_ping(struct mydb *db)
 
 const char *
 mydb_server(const struct mydb *db)
+{
+	(void)db;
+	return "";
+}
+
+const char *
+mydb_tls(const struct mydb *db)
 {
 	(void)db;
 	return "";
@@ -181,8 +190,31 @@ mydb_stmt_close(struct mystmt *st)
 #include <dlfcn.h>
 
 #include <mysql.h>
+#include <mysql/plugin_auth.h>
 #include <errmsg.h>
 #include <mysqld_error.h>
+
+/*
+ * An authentication plugin as mysql/client_plugin.h declares it
+ * (MYSQL_CLIENT_PLUGIN_HEADER and authenticate_user), written out here:
+ * Debian's copy of that header includes one its package does not ship.
+ */
+#define MY_AUTH_PLUGIN		2	/* MYSQL_CLIENT_AUTHENTICATION_PLUGIN */
+#define MY_AUTH_INTERFACE	0x0100	/* its INTERFACE_VERSION */
+struct my_auth_plugin {
+	int		 type;
+	unsigned int	 interface_version;
+	const char	*name;
+	const char	*author;
+	const char	*desc;
+	unsigned int	 version[3];
+	const char	*license;
+	void		*mysql_api;
+	int		(*init)(char *, size_t, int, va_list);
+	int		(*deinit)(void);
+	int		(*options)(const char *, const void *);
+	int		(*authenticate_user)(MYSQL_PLUGIN_VIO *, MYSQL *);
+};
 
 /* The entry points used, as mysql.h declares them. */
 struct my_api {
@@ -221,6 +253,10 @@ struct my_api {
 	__typeof__(mysql_stmt_fetch)		*stmt_fetch;
 	__typeof__(mysql_stmt_fetch_column)	*stmt_fetch_column;
 	__typeof__(mysql_num_fields)		*num_fields;
+	__typeof__(mysql_get_ssl_cipher)	*ssl_cipher;
+	__typeof__(mariadb_get_infov)		*get_infov;
+	struct my_auth_plugin *(*register_plugin)(MYSQL *,
+	    struct my_auth_plugin *);
 };
 
 /* The per-process cache: loaded once. */
@@ -232,6 +268,7 @@ struct mydb {
 	char		 msg[256];
 	int		 lost;
 	char		 server[96];
+	char		 tls[96];	/* "TLS off", "TLSv1.3 TLS_AES_..." */
 	unsigned long long packet;	/* max_allowed_packet; 0: not asked */
 };
 
@@ -303,6 +340,9 @@ load(char *why, size_t whysz)
 	SYM(stmt_fetch, "mysql_stmt_fetch");
 	SYM(stmt_fetch_column, "mysql_stmt_fetch_column");
 	SYM(num_fields, "mysql_num_fields");
+	SYM(ssl_cipher, "mysql_get_ssl_cipher");
+	SYM(get_infov, "mariadb_get_infov");
+	SYM(register_plugin, "mysql_client_register_plugin");
 #undef SYM
 	return 0;
 bad:
@@ -425,11 +465,140 @@ password(const char *path, char *buf, size_t bufsz, char *err, size_t errsz)
 	return 0;
 }
 
+static const char *const tls_words[] = { "off", "required", "verify-ca",
+    "verify-identity" };		/* enum conf_tls */
+
+/*
+ * The login's first step under ONCEHOOK_DB_TLS=required or verify-ca
+ * (MYSQL_DEFAULT_AUTH).  Connector/C (3.3, and 3.4 unless it verifies
+ * the certificate) answers a greeting that offers no TLS with the login
+ * in clear: user, database and the password's scramble of the server's
+ * challenge, which a man in the middle who struck the offer out could
+ * pass on to the real server and be logged in as oncehook.  This runs
+ * before the library writes anything, and stops there; with TLS offered
+ * it sends an empty first answer (TLS starts before it), and the server
+ * asks for the user's own method (one more round trip).  The connection
+ * is restricted to this method until it has run (MARIADB_OPT_RESTRICTED_
+ * AUTH), so that a greeting without CLIENT_PLUGIN_AUTH fails instead of
+ * skipping it.  verify-identity needs no guard: the library refuses such
+ * a greeting itself.
+ */
+static int
+tls_guard(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	if (!(m->server_capabilities & CLIENT_SSL))
+		return CR_ERROR;	/* mydb_connect() says why */
+	/* TLS is offered (and enforced): the server's choice of method
+	 * for the user, asked for next, is free again. */
+	api.options(m, MARIADB_OPT_RESTRICTED_AUTH, NULL);
+	return vio->write_packet(vio, (const unsigned char *)"", 0) != 0 ?
+	    CR_ERROR : CR_OK;
+}
+
+static struct my_auth_plugin tls_guard_plugin = {
+	MY_AUTH_PLUGIN, MY_AUTH_INTERFACE,
+	"oncehook_tls_guard", "oncehook",
+	"stops the login where the server offers no TLS", { 1, 0, 0 }, "MIT",
+	NULL, NULL, NULL, NULL, tls_guard
+};
+
+/*
+ * The TLS options of ONCEHOOK_DB_TLS (conf.c has checked that they go
+ * together), every one set either way: Connector/C 3.4 encrypts and
+ * verifies by default, 3.3 does neither.  With a CA file the library
+ * checks the server's chain against it (verify-ca); verify-identity
+ * adds the host name (or IP address) check, against the system's CAs
+ * when no file is given.  The files are opened here first, so that one
+ * that cannot be read is named, not an OpenSSL error.  0, or -1 with
+ * the reason in err.
+ */
+static int
+tls_options(const struct conf *cf, struct mydb *db, char *err, size_t errsz)
+{
+	const char *const	 files[] = { cf->db_tls_ca, cf->db_tls_cert,
+				     cf->db_tls_key };
+	const char *const	 vars[] = { "ONCEHOOK_DB_TLS_CA",
+				     "ONCEHOOK_DB_TLS_CERT",
+				     "ONCEHOOK_DB_TLS_KEY" };
+	my_bool			 on = cf->db_tls != CONF_TLS_OFF;
+	my_bool			 host = cf->db_tls == CONF_TLS_VERIFY_IDENTITY;
+	size_t			 i;
+	int			 fd;
+	static int		 registered;	/* the guard, in this process */
+
+	api.options(db->m, MYSQL_OPT_SSL_ENFORCE, &on);
+	api.options(db->m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &host);
+	if (!on)
+		return 0;
+	if (!host) {
+		if (!registered && api.register_plugin(db->m,
+		    &tls_guard_plugin) == NULL) {
+			snprintf(err, errsz, "ONCEHOOK_DB_TLS=%s: %s",
+			    tls_words[cf->db_tls], api.error(db->m));
+			return -1;
+		}
+		registered = 1;
+		/* Only the guard may start the login: a greeting without
+		 * CLIENT_PLUGIN_AUTH would have the library skip the default
+		 * and log in with mysql_native_password at once. */
+		if (api.options(db->m, MYSQL_DEFAULT_AUTH,
+		    tls_guard_plugin.name) != 0 || api.options(db->m,
+		    MARIADB_OPT_RESTRICTED_AUTH, tls_guard_plugin.name) != 0) {
+			snprintf(err, errsz, "ONCEHOOK_DB_TLS=%s: this client "
+			    "library (%s) cannot hold the login back from a "
+			    "server that offers no TLS: use verify-identity",
+			    tls_words[cf->db_tls], MARIADB_SONAME);
+			return -1;
+		}
+	}
+	for (i = 0; i < 3; i++) {
+		if (files[i] == NULL)
+			continue;
+		if ((fd = open(files[i], O_RDONLY | O_CLOEXEC)) == -1) {
+			snprintf(err, errsz, "%s: %s: %s", vars[i], files[i],
+			    strerror(errno));
+			return -1;
+		}
+		close(fd);
+	}
+	if (cf->db_tls_ca != NULL)
+		api.options(db->m, MYSQL_OPT_SSL_CA, cf->db_tls_ca);
+	if (cf->db_tls_cert != NULL) {
+		api.options(db->m, MYSQL_OPT_SSL_CERT, cf->db_tls_cert);
+		api.options(db->m, MYSQL_OPT_SSL_KEY, cf->db_tls_key);
+		/* An encrypted key fails; OpenSSL would otherwise ask for
+		 * its passphrase on the terminal. */
+		api.options(db->m, MARIADB_OPT_TLS_PASSPHRASE, "");
+	}
+	return 0;
+}
+
+/*
+ * What a failed connect's message gains with TLS on: the setting, and
+ * what Connector/C's "Validation of SSL server certificate failed" means
+ * (the chain was checked before it: the name is what failed).
+ */
+static void
+tls_why(const struct conf *cf, const struct mydb *db, char *why,
+    size_t whysz)
+{
+	why[0] = '\0';
+	if (cf->db_tls == CONF_TLS_OFF)
+		return;
+	snprintf(why, whysz, "%s (ONCEHOOK_DB_TLS=%s)",
+	    db->err == CR_SSL_CONNECTION_ERROR && strstr(db->msg,
+	    "Validation of SSL server certificate") != NULL ? ": the "
+	    "server's certificate is not issued to the host in ONCEHOOK_DB" :
+	    "", tls_words[cf->db_tls]);
+}
+
 enum hook_err
 mydb_connect(const struct conf *cf, struct mydb **out, char *err,
     size_t errsz)
 {
 	const struct conf_mysql	*c = cf->my;
+	const char		*cipher, *version = NULL;
+	char			 why[160];
 	struct mydb		*db;
 	char			 pw[512], init[256];
 	unsigned int		 timeout = 5, rw, e;
@@ -464,6 +633,10 @@ mydb_connect(const struct conf *cf, struct mydb **out, char *err,
 	api.options(db->m, MYSQL_INIT_COMMAND, init);
 	api.options(db->m, MYSQL_INIT_COMMAND,
 	    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+	if (tls_options(cf, db, err, errsz) == -1) {
+		mydb_close(db);
+		return HOOK_ECONF;
+	}
 	if (password(cf->db_password_file, pw, sizeof(pw), err, errsz) ==
 	    -1) {
 		crypto_wipe(pw, sizeof(pw));
@@ -475,17 +648,42 @@ mydb_connect(const struct conf *cf, struct mydb **out, char *err,
 	    c->socket, 0) == NULL) {
 		crypto_wipe(pw, sizeof(pw));
 		e = note(db);
+		/* The greeting read offered no TLS: the guard, or the
+		 * library (verify-identity), stopped before the login. */
+		if (cf->db_tls != CONF_TLS_OFF && db->m->server_capabilities !=
+		    0 && !(db->m->server_capabilities & CLIENT_SSL))
+			snprintf(db->msg, sizeof(db->msg), "the server offers "
+			    "no TLS: nothing was sent to it");
 		/* What the operator must fix, or what may pass. */
 		er = e == ER_ACCESS_DENIED_ERROR || e == ER_BAD_DB_ERROR ||
 		    e == ER_DBACCESS_DENIED_ERROR || e == 1698 ? HOOK_ECONF :
 		    HOOK_EBUSY;
-		snprintf(err, errsz, "mysql://%s@%s/%s: %s", c->user,
+		tls_why(cf, db, why, sizeof(why));
+		snprintf(err, errsz, "mysql://%s@%s/%s: %s%s", c->user,
 		    c->socket != NULL ? c->socket : c->host, c->database,
-		    db->msg);
+		    db->msg, why);
 		mydb_close(db);
 		return er;
 	}
 	crypto_wipe(pw, sizeof(pw));
+	/* Never a clear connection where TLS was asked for, whatever the
+	 * library did with the options. */
+	if ((cipher = api.ssl_cipher(db->m)) == NULL) {
+		if (cf->db_tls != CONF_TLS_OFF) {
+			snprintf(err, errsz, "mysql://%s@%s/%s: the connection "
+			    "is not encrypted (ONCEHOOK_DB_TLS=%s)", c->user,
+			    c->host, c->database, tls_words[cf->db_tls]);
+			mydb_close(db);
+			return HOOK_EBUSY;
+		}
+		snprintf(db->tls, sizeof(db->tls), "TLS off");
+	} else {
+		if (api.get_infov(db->m, MARIADB_CONNECTION_TLS_VERSION,
+		    &version) != 0 || version == NULL)
+			version = "TLS";
+		snprintf(db->tls, sizeof(db->tls), "%s %s (%s)", version,
+		    cipher, tls_words[cf->db_tls]);
+	}
 	snprintf(db->server, sizeof(db->server), "%s %s",
 	    strstr(api.server_info(db->m), "MariaDB") != NULL ? "MariaDB" :
 	    "MySQL", api.server_info(db->m));
@@ -530,6 +728,12 @@ const char *
 mydb_server(const struct mydb *db)
 {
 	return db->server;
+}
+
+const char *
+mydb_tls(const struct mydb *db)
+{
+	return db->tls;
 }
 
 unsigned long

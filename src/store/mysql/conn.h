@@ -63,6 +63,9 @@ int		 mydb_deadlock(unsigned int err);
 unsigned int	 mydb_ping(struct mydb *);
 /* "MariaDB 10.11.19" or the like. */
 const char	*mydb_server(const struct mydb *);
+/* The connection's TLS: "TLSv1.3 TLS_AES_256_GCM_SHA384 (verify-ca)",
+ * its version, cipher and ONCEHOOK_DB_TLS; or "TLS off". */
+const char	*mydb_tls(const struct mydb *);
 /* The server's version as 100000 * major + 100 * minor + patch, and
  * whether it is MariaDB. */
 unsigned long	 mydb_version(const struct mydb *, int *mariadb);
