@@ -636,6 +636,54 @@ test_prefix_collision(const struct conf *base)
 	    == 0, "init with a prefix whose events table is the site's: "
 	    "refused, nothing made (%s)", err);
 	store_close(st);
+	st = NULL;
+	CHECK(store_connect(cf, 0, &st, err, sizeof(err)) == HOOK_ECONF &&
+	    strstr(err, "pc_events is not oncehook's") != NULL, "check "
+	    "(a connection, no init) with it names the site's table too "
+	    "(%s)", err);
+	store_close(st);
+	conf_free(cf);
+}
+
+/* A table of oncehook's replaced by a site's after init (DROP, CREATE
+ * with other columns): check refuses, naming it (issue 36). */
+static void
+test_prefix_replaced(void)
+{
+	struct conf	*cf;
+	struct store	*st;
+	char		 act[sizeof(dir) + 64], about[512];
+	int		 rc;
+
+	write_file("select.sql", "-- on: t.ok\nSELECT 1;\n", act,
+	    sizeof(act));
+	cf = mkconf(act, "sync", "rp_");
+	st = open_store(cf, STORE_INIT);
+	rc = store_about(st, about, sizeof(about));
+	CHECK(rc == 0, "check after init with prefix rp_: %s", about);
+	qrun("DROP TABLE rp_events");
+	qrun("CREATE TABLE rp_events (id INT PRIMARY KEY, note TEXT)");
+	rc = store_about(st, about, sizeof(about));
+	store_close(st);
+	CHECK(rc == -1 && strstr(about, "rp_events is not oncehook's") !=
+	    NULL, "... on the connection that made it, its look prepared "
+	    "before: refused (%s)", about);
+	st = open_store(cf, 0);
+	rc = store_about(st, about, sizeof(about));
+	store_close(st);
+	CHECK(rc == -1 && strstr(about, "rp_events is not oncehook's") !=
+	    NULL, "check after rp_events was replaced by a site's table: "
+	    "refused, named (%s)", about);
+	/* A site's webhook log, with an endpoint column of its own. */
+	qrun("DROP TABLE rp_events");
+	qrun("CREATE TABLE rp_events (id INT PRIMARY KEY, endpoint"
+	    " VARCHAR(200), body TEXT)");
+	st = open_store(cf, 0);
+	rc = store_about(st, about, sizeof(about));
+	store_close(st);
+	CHECK(rc == -1 && strstr(about, "rp_events is not oncehook's") !=
+	    NULL, "... by one with an endpoint column: refused too (%s)",
+	    about);
 	conf_free(cf);
 }
 
@@ -818,6 +866,7 @@ main(void)
 	test_classes();
 	test_collation(cf);
 	test_prefix_collision(cf);
+	test_prefix_replaced();
 	mydb_close(side);
 	conf_free(cf);
 	tap_rmdir(dir);

@@ -454,7 +454,9 @@ mys_connect(const struct conf *cf, int flags, struct store **out, char *err,
 		}
 	} else if ((e = schema_version(s, &v)) != 0 || v != (int)
 	    nmy_migrations) {
-		if (e == 1146)		/* ER_NO_SUCH_TABLE */
+		if (foreign(s, err, errsz) == -1)
+			;	/* a site's table of one of oncehook's names */
+		else if (e == 1146)	/* ER_NO_SUCH_TABLE */
 			snprintf(err, errsz, "%s: no oncehook tables (prefix "
 			    "%s) in this database: run oncehook init",
 			    cf->db, s->p);
@@ -1027,6 +1029,9 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 	long long	 packet = 0;
 	size_t		 i;
 
+	/* A table of oncehook's replaced by a site's after init. */
+	if (foreign(s, buf, bufsz) == -1)
+		return -1;
 	if (EXEC(s, MY_PRIVILEGES, &r, NULL, TXT(s->p)) != 0) {
 		snprintf(buf, bufsz, "%s: reading its privileges: %s",
 		    mydb_server(s->db), mydb_error(s->db));

@@ -155,14 +155,16 @@ const char *const my_statements[MY__MAX] = {
 	    " information_schema.TABLE_PRIVILEGES WHERE TABLE_SCHEMA ="
 	    " DATABASE() AND TABLE_NAME = CONCAT(?, 'events')",
 	[MY_PACKET] = "SELECT @@max_allowed_packet",
-	/* A table named as one of oncehook's, without the column every one
-	 * of them has (a site's own pc_events, with the prefix pc_). */
+	/* A table named as one of oncehook's, without the two columns
+	 * every one of them has (a site's own pc_events, with the prefix
+	 * pc_, even one with an endpoint column). */
 	[MY_FOREIGN] = "SELECT t.TABLE_NAME FROM information_schema.TABLES t"
 	    " WHERE t.TABLE_SCHEMA = DATABASE() AND t.TABLE_NAME IN"
 	    " ('{p}events', '{p}payloads', '{p}conflicts', '{p}failures',"
-	    " '{p}outbox', '{p}schema') AND NOT EXISTS (SELECT 1 FROM"
+	    " '{p}outbox', '{p}schema') AND (SELECT COUNT(*) FROM"
 	    " information_schema.COLUMNS c WHERE c.TABLE_SCHEMA ="
 	    " t.TABLE_SCHEMA AND c.TABLE_NAME = t.TABLE_NAME AND"
-	    " c.COLUMN_NAME = IF(t.TABLE_NAME = '{p}schema', 'applied_at',"
-	    " 'endpoint')) ORDER BY t.TABLE_NAME LIMIT 1",
+	    " c.COLUMN_NAME IN (IF(t.TABLE_NAME = '{p}schema', 'applied_at',"
+	    " 'endpoint'), IF(t.TABLE_NAME = '{p}schema', 'version',"
+	    " 'event_key'))) < 2 ORDER BY t.TABLE_NAME LIMIT 1",
 };
