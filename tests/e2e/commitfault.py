@@ -457,8 +457,9 @@ def runs(tap, w, moment, cmd):
 class Mini:
     """A MariaDB client of the binary protocol's few commands this test
     needs (mysql_native_password, COM_QUERY, COM_STMT_PREPARE and
-    COM_STMT_EXECUTE without parameters), to prove that the proxy finds
-    a prepared COMMIT as well as a COMMIT in text."""
+    COM_STMT_EXECUTE without parameters, MariaDB's direct execution),
+    to prove that the proxy finds a prepared COMMIT as well as a COMMIT
+    in text."""
 
     def __init__(self, port, user, password, database):
         self.s = socket.create_connection(("127.0.0.1", port), 10)
@@ -528,6 +529,14 @@ class Mini:
         self.write(0, b"\x17" + struct.pack("<IBI", sid, 0, 1))
         return self.ok(self.read()[1])
 
+    def execute_direct(self, sql):
+        """MariaDB's direct execution: the prepare and the execute of
+        the statement just prepared (id 0xffffffff) sent together."""
+        self.write(0, b"\x16" + sql.encode())
+        self.write(0, b"\x17" + struct.pack("<IBI", 0xffffffff, 0, 1))
+        self.ok(self.read()[1])
+        return self.ok(self.read()[1])
+
     def close(self):
         self.s.close()
 
@@ -548,18 +557,22 @@ def proxy_itself(tap, w):
         pw = f.readline().strip()
     w.root.run("CREATE TABLE IF NOT EXISTS cf_proxy (id INT PRIMARY KEY)"
                " ENGINE=InnoDB")
-    for i, moment in enumerate(myproxy.MOMENTS, 1):
+    cases = [(f, m) for f in ("prepared", "direct") for m in myproxy.MOMENTS]
+    for i, (form, moment) in enumerate(cases, 1):
         cuts = len(w.proxy.stats()["cuts"])
         w.root.run("DELETE FROM cf_proxy WHERE id = %d" % i)
         try:
             c = Mini(w.proxy.port, w.a.user, pw, w.a.database)
-            sid = c.prepare(" commit ")
+            sid = c.prepare(" commit ") if form == "prepared" else None
             c.query("START TRANSACTION")
             c.query("INSERT INTO cf_proxy VALUES (%d)" % i)
             w.proxy.arm(moment)
             seen = "no answer"
             try:
-                c.execute(sid)
+                if sid is not None:
+                    c.execute(sid)
+                else:
+                    c.execute_direct("COMMIT")
                 seen = "OK, then the connection closed"
                 c.query("SELECT 1")
                 seen = "OK, then a statement answered"
@@ -585,8 +598,11 @@ def proxy_itself(tap, w):
         want_rows = 0 if moment == "before" else 1
         tap.check(seen == want_seen and rows == want_rows and
                   len(w.proxy.stats()["cuts"]) == cuts + 1,
-                  "proxy: a prepared COMMIT cut %s: the client sees %s, "
-                  "the server has %d row" % (moment, want_seen, want_rows),
+                  "proxy: a %s COMMIT cut %s: the client sees %s, the "
+                  "server has %d row" % (
+                      "prepared" if form == "prepared" else
+                      "directly executed (id 0xffffffff)", moment,
+                      want_seen, want_rows),
                   "the client saw %r, the server has %r rows, cuts %r" % (
                       seen, rows, w.proxy.stats()["cuts"]))
 
