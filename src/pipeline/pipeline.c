@@ -325,14 +325,17 @@ failed(struct pipeline *p, const struct conf_endpoint *ep, size_t epi,
 	return er;
 }
 
-/* This event straight to the writer, without a lookup (pipeline/pipeline.h)? */
+/* This event straight to the writer, or to a store whose claims answer
+ * a known key as cheaply (store_claims_direct()), without a lookup
+ * (pipeline/pipeline.h)? */
 static int
 straight(const struct pipeline *p, const struct conf_endpoint *ep)
 {
 	return p->cf->fast_paths && p->fresh >= PIPELINE_DIRECT_AFTER &&
-	    p->claim != NULL &&
 	    !ep->replay_guard &&
-	    (p->hands == NULL || p->hands(p->claim_arg));
+	    ((p->claim != NULL && (p->hands == NULL ||
+	    p->hands(p->claim_arg))) ||
+	    (p->st != NULL && store_claims_direct(p->st)));
 }
 
 /* What a lookup said of a key (HOOK_OK: unknown), or a claim: new

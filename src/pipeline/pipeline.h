@@ -63,7 +63,10 @@ typedef int	(*pipeline_hands_fn)(void *arg);
  * waits for its batch's fsync, as the new events around it do.  Never
  * for an endpoint with a replay guard (the process reads by payload
  * before a claim anyway, and the claim checks the payload before the
- * key), nor when the claim would not be handed over (hands below).
+ * key), nor when the claim would not be handed over (hands below),
+ * unless the process's own store claims a known key about as cheaply
+ * as it reads it (store_claims_direct(): MariaDB, where the lookup is a
+ * round trip and the claim's insert answers "new" or "known" itself).
  */
 #define PIPELINE_DIRECT_AFTER	8
 

@@ -58,6 +58,11 @@ enum engine_prune {
 					   transaction is the reader's, and
 					   rows others hold can be skipped
 					   (outbox leases, store/lease.c) */
+#define ENGINE_DIRECT_CLAIM	0x04	/* a claim of a key already
+					   recorded waits for that key's row
+					   only and costs a few round trips:
+					   runs of new events may skip their
+					   lookups (store_claims_direct()) */
 
 /*
  * One stored event taken for a run (engine_ops.take), filled by

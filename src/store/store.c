@@ -31,6 +31,12 @@ store_engine(const struct store *s)
 }
 
 int
+store_claims_direct(const struct store *s)
+{
+	return (s->ops->caps & ENGINE_DIRECT_CLAIM) != 0;
+}
+
+int
 store_schema(const struct store *s)
 {
 	return s->ops->version(s);

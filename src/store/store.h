@@ -368,6 +368,12 @@ int		 store_version(void);
  * ("SQLite", "MariaDB/MySQL"). */
 int		 store_schema(const struct store *);
 const char	*store_engine(const struct store *);
+/* 1 if a claim of a key already recorded costs the store about what a
+ * lookup would, so that a run of new events may skip the lookups
+ * (pipeline/pipeline.h): row locks, the claim's insert waiting for that
+ * key's row only (MariaDB/MySQL); 0 where it takes the one write lock
+ * (SQLite). */
+int		 store_claims_direct(const struct store *);
 /*
  * Once, first thing in main(), before any store is opened: each
  * engine's library set up for a process that uses it from one thread

@@ -264,16 +264,27 @@ mys_close(struct store *b)
 	free(s);
 }
 
-/* The schema's version: *v (0: none yet).  The error number. */
+/* The schema's version: *v (0: none yet).  The error number.  Once a
+ * connection (each CGI request's), and with no value in it: one text
+ * query, not a statement prepared, run and closed. */
 static unsigned int
 schema_version(struct mystore *s, int *v)
 {
-	long long	 n = 0;
+	struct myres	*r = NULL;
+	struct myrow	 row;
+	char		*sql;
 	unsigned int	 e;
 
-	e = my_count(s, MY_SCHEMA_VERSION, NULL, 0, &n);
-	*v = (int)n;
-	return e;
+	*v = 0;
+	if ((sql = expand(my_statements[MY_SCHEMA_VERSION], s->p, "")) ==
+	    NULL)
+		return noted(s, mydb_run(s->db, NULL, NULL, NULL)); /* OOM */
+	if ((e = noted(s, mydb_run(s->db, sql, &r, NULL))) != 0)
+		return e;
+	if (mydb_next(r, &row))
+		*v = (int)mydb_int(&row, 0, 0);
+	mydb_free(r);
+	return 0;
 }
 
 /* 0, or -1 with err naming a table of one of oncehook's names that is
@@ -557,8 +568,13 @@ guard_row(struct mystore *s, const char *endpoint, const struct event *ev,
  * The replay guard (engine_ops.guard): the payload's row in
  * {prefix}payloads, PRIMARY KEY (endpoint, payload_hash, type).  Its
  * row lock orders two keys of one payload: the second waits for the
- * first's commit and finds its row.  Events recorded before the guard's
- * row existed are asked too.
+ * first's commit and finds its row, and then the events are asked
+ * whether that key's event failed or is dead (parked).  A row this
+ * claim made new is the answer alone: every claim and park of a guarded
+ * endpoint writes the row, so only events recorded while the endpoint
+ * had no guard lack one, and those were committed before the lookup
+ * that precedes every guarded claim (store_replayed(): the pipeline
+ * sends no guarded event without it) and found there.
  */
 static int
 my_guard(struct store *b, size_t endpoint, const struct event *ev, int *found)
@@ -567,11 +583,15 @@ my_guard(struct store *b, size_t endpoint, const struct event *ev, int *found)
 	unsigned int	 e;
 	int		 isnew = 0;
 
+	*found = 0;
 	if ((e = guard_row(s, s->cf->endpoints[endpoint].name, ev,
-	    &isnew)) != 0 ||
-	    (e = (unsigned int)my_find_payload(b, endpoint, ev, found)) != 0)
+	    &isnew)) != 0)
 		return (int)e;
-	if (!isnew && *found == 0)
+	if (isnew)
+		return 0;
+	if ((e = (unsigned int)my_find_payload(b, endpoint, ev, found)) != 0)
+		return (int)e;
+	if (*found == 0)
 		*found = 1;	/* another key holds the guard's row */
 	return 0;
 }
@@ -1078,7 +1098,8 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 
 static const struct store_ops mys_ops = {
 	.engine = "MariaDB/MySQL",
-	.caps = ENGINE_STATEMENT_ALONE | ENGINE_ROW_LOCKS,
+	.caps = ENGINE_STATEMENT_ALONE | ENGINE_ROW_LOCKS |
+	    ENGINE_DIRECT_CLAIM,
 	.classify = my_classify,
 	.ended = my_ended,
 	.note = my_note,
