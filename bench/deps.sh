@@ -1,17 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # What bench/run.sh's peers need, beyond tools/deps.sh (which brings wrk,
-# lighttpd, nginx, node and npm): PHP-FPM with SQLite and OPcache, a C++
-# compiler, and the Node peer's packages (bench/peers/node/package-lock.json,
-# "npm ci").  better-sqlite3 is built from source against the installed
-# node's headers: no prebuilt binary is fetched.  The suite does not need
+# lighttpd, nginx, node and npm): PHP-FPM with SQLite, PDO MySQL (the
+# MariaDB rows' peer) and OPcache, a C++ compiler, and the Node peer's
+# packages (bench/peers/node/package-lock.json, "npm ci").
+# better-sqlite3 is built from source against the installed node's
+# headers: no prebuilt binary is fetched.  The suite does not need
 # this (bench/run.sh --smoke runs no peer).  Run as root (or with sudo)
 # on Debian 12; does nothing when all is there.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/tools/deps.sh"
-pkgs=(php8.2-fpm php8.2-sqlite3 php8.2-opcache g++ python3)
+pkgs=(php8.2-fpm php8.2-sqlite3 php8.2-mysql php8.2-opcache g++ python3)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |

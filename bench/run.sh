@@ -6,8 +6,9 @@
 # full, new and duplicate events; "oncehook serve" behind nginx; CGI
 # against the minimal responder as CGI; SQLite's raw commit loop (full,
 # normal) and an fdatasync loop; and the two peers of bench/peers/
-# (PHP-FPM with a persistent PDO, Node with better-sqlite3) doing the
-# same work.  Prints a table (medians of the runs) and the ratios, and
+# (PHP-FPM with a persistent PDO, Node with better-sqlite3; PHP-FPM with
+# PDO MySQL beside the MariaDB rows, on their server) doing the same
+# work.  Prints a table (medians of the runs) and the ratios, and
 # saves both under _build/bench/results/.
 #
 # usage: bench/run.sh [--smoke] [--seconds S] [--runs R] [--conns C]
@@ -116,12 +117,27 @@ phpfpm=$(command -v php-fpm8.2 2>/dev/null || true)
 for f in /usr/sbin/php-fpm*; do
 	[ -n "$phpfpm" ] || [ ! -x "$f" ] || phpfpm=$f
 done
-if [ $peers -eq 1 ] && { [ -z "$phpfpm" ] ||
-    [ ! -d "$root/bench/peers/node/node_modules/better-sqlite3" ]; }; then
-	echo "bench/run.sh: the peers need bench/deps.sh (PHP-FPM, npm ci);" \
-	    "or --no-peers" >&2
+# The peers' parts, asked only of the rows wanted (--only).
+peers_need() {	# peers_need: exit 2 if a wanted peer row cannot run
+	local miss=
+	[ $peers -eq 1 ] || return 0
+	if [ -z "$phpfpm" ] && wanted_any "php-fpm x4 normal new" \
+	    "php-fpm x4 normal new, mariadb"; then
+		miss="PHP-FPM"
+	fi
+	if ! php -m 2>/dev/null | grep -qx pdo_mysql &&
+	    wanted_any "php-fpm x4 normal new, mariadb"; then
+		miss="$miss PDO MySQL (php8.2-mysql)"
+	fi
+	if [ ! -d "$root/bench/peers/node/node_modules/better-sqlite3" ] &&
+	    wanted_any "node x4 normal new"; then
+		miss="$miss the Node peer's packages (npm ci)"
+	fi
+	[ -z "$miss" ] && return 0
+	echo "bench/run.sh: the peers need bench/deps.sh ($miss); or" \
+	    "--no-peers" >&2
 	exit 2
-fi
+}
 
 # The helpers of the tests and the demo: tests/servers/lib.sh (run
 # directories, "oncehook init" and "serve" as the backends' user, PIDs
@@ -324,6 +340,8 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	dp_track "$LH_PID"
 	srv_url=http://127.0.0.1:$LH_PORT/hooks/stripe
 	srv_pids=$LH_PID
+	# The server's CPU counts the database's.
+	[ "${6:-}" != mariadb ] || srv_pids=$srv_pids,$MD_PID
 	srv_log=$run/oncehook.log
 }
 
@@ -413,11 +431,31 @@ ENV
 	dp_init_db "$1"
 }
 
-# PHP-FPM (pm static, PROCS children) behind nginx.
-srv_php() {	# srv_php PROCS SYNC
+# PHP-FPM (pm static, PROCS children) behind nginx; with STORE mariadb,
+# bench/peers/php/hook-mysql.php on the bench's MariaDB database (the
+# same server and tables as the oncehook mariadb rows, made by "oncehook
+# init"), else hook.php on SQLite.
+srv_php() {	# srv_php PROCS SYNC [STORE]
 	local d=$tmp/run$((seq += 1)) port pid kv
-	peer_dir "$d" "$2"
-	cp "$root/bench/peers/php/hook.php" "$d/htdocs/hook.php"
+	if [ "${3:-}" = mariadb ]; then
+		md_fresh || bail "no MariaDB for a mariadb row"
+		dp_dir "$d"
+		cat >"$d/conf/env" <<ENV
+ONCEHOOK_DB=$md_url
+ONCEHOOK_DB_PASSWORD_FILE=$md_pw
+ONCEHOOK_ENDPOINTS=stripe
+ONCEHOOK_STRIPE_SCHEME=stripe
+ONCEHOOK_STRIPE_SECRET=$secret
+ONCEHOOK_STRIPE_ACTIONS=$bench_actions_my
+ONCEHOOK_STRIPE_TOLERANCE=$tolerance
+ENV
+		chmod 0600 "$d/conf/env"
+		dp_init_db "$d"
+		cp "$root/bench/peers/php/hook-mysql.php" "$d/htdocs/hook.php"
+	else
+		peer_dir "$d" "$2"
+		cp "$root/bench/peers/php/hook.php" "$d/htdocs/hook.php"
+	fi
 	chmod 0644 "$d/htdocs/hook.php"
 	{
 		echo "[global]"
@@ -458,6 +496,11 @@ CONF
 	srv_pids=$pid,$nginx_pid
 	srv_app=$(basename "$phpfpm")
 	srv_db=$d/db/oncehook.db
+	if [ "${3:-}" = mariadb ]; then
+		srv_db=mysql:$MD_SOCK:bench
+		# The server's CPU counts the database's.
+		srv_pids=$srv_pids,$MD_PID
+	fi
 }
 
 # Node (express + better-sqlite3), PROCS cluster workers, serving HTTP
@@ -591,6 +634,7 @@ echo "== bench/run.sh: ${seconds}s x $runs run(s) per row, $conns" \
 echo "== $("$bin" --version | tr '\n' ' ')"
 echo "== $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 minimal=$out/bin/minimal
+peers_need
 start=$(date +%s)
 # Every row, once: the runs are passes of plan() (one run of each row
 # per pass), not a row's runs one after another, so that rows compared
@@ -680,10 +724,13 @@ plan() {
 		# The site's own database (MariaDB, a unix socket, the same
 		# machine): new events and duplicates, FastCGI and CGI (one
 		# connection per request there).
+		# The PHP peer on the same server is their anchor.
 		md_rows=("oncehook fcgi x4 normal new, mariadb"
 		    "oncehook fcgi x4 normal dup, mariadb"
 		    "oncehook cgi normal new, mariadb"
 		    "oncehook cgi normal dup, mariadb")
+		[ $peers -eq 0 ] || md_rows+=("php-fpm x4 normal new, mariadb"
+		    "php-fpm x4 normal dup, mariadb")
 		if wanted_any "${md_rows[@]}" && md_bench_start; then
 			row "${md_rows[0]}" new \
 			    srv_lighttpd fastcgi "$bin" 4 normal on mariadb
@@ -693,6 +740,10 @@ plan() {
 			    srv_lighttpd cgi "$bin" 1 normal on mariadb
 			row "${md_rows[3]}" dup \
 			    srv_lighttpd cgi "$bin" 1 normal on mariadb
+			if [ $peers -eq 1 ]; then
+				row "${md_rows[4]}" new srv_php 4 normal mariadb
+				row "${md_rows[5]}" dup srv_php 4 normal mariadb
+			fi
 			md_bench_stop
 		fi
 		# One process, no load generator: 5 s are plenty.
