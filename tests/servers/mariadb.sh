@@ -18,7 +18,8 @@
 #                         oncehook needs on it (docs/stores.md)
 #   md_stop               SIGTERM, wait for the PID, SIGKILL after 30 s
 #   md_kill               SIGKILL (a crash), no wait for a clean stop
-#   md_test_env NAME      for a test program: start a server in a new
+#   md_test_env NAME [OPT...]  for a test program: start a server (with
+#                         OPT..., more of its options) in a new
 #                         temporary directory (removed, and the server
 #                         stopped, at exit), a database and user NAME,
 #                         and export ONCEHOOK_TEST_MYSQL (its URL) and
@@ -158,28 +159,30 @@ md_kill() {
 	MD_PID=
 }
 
-md_test_env() {	# md_test_env NAME
+md_test_env() {	# md_test_env NAME [OPT...]
+	md_n=$1
+	shift
 	if ! md_bin >/dev/null 2>&1; then
 		echo "1..0 # SKIP no MariaDB server (Debian's mariadb-server)"
 		exit 77
 	fi
-	md_tmp=$(mktemp -d "${TMPDIR:-/tmp}/oncehook-$1.XXXXXX") || exit 99
+	md_tmp=$(mktemp -d "${TMPDIR:-/tmp}/oncehook-$md_n.XXXXXX") || exit 99
 	trap 'md_stop >/dev/null 2>&1; rm -rf "$md_tmp"' EXIT
 	trap 'exit 99' HUP INT TERM
-	if ! md_start "$md_tmp/md" >"$md_tmp/start.log" 2>&1; then
+	if ! md_start "$md_tmp/md" "" "$@" >"$md_tmp/start.log" 2>&1; then
 		# The server's own [ERROR] lines say why; else the end.
 		echo "Bail out! MariaDB did not start: $( { grep -m 3 \
 		    'ERROR' "$md_tmp/start.log" || tail -n 3 \
 		    "$md_tmp/start.log"; } | tr '\n' ' ')"
 		exit 99
 	fi
-	md_user "$1" "$1" "pw-$1-1" || {
+	md_user "$md_n" "$md_n" "pw-$md_n-1" || {
 		echo "Bail out! cannot make the test database and user"
 		exit 99
 	}
-	printf 'pw-%s-1\n' "$1" >"$md_tmp/pw"
+	printf 'pw-%s-1\n' "$md_n" >"$md_tmp/pw"
 	chmod 600 "$md_tmp/pw"
-	ONCEHOOK_TEST_MYSQL="mysql://$1@localhost/$1?socket=$MD_SOCK"
+	ONCEHOOK_TEST_MYSQL="mysql://$md_n@localhost/$md_n?socket=$MD_SOCK"
 	ONCEHOOK_TEST_MYSQL_PW=$md_tmp/pw
 	export ONCEHOOK_TEST_MYSQL ONCEHOOK_TEST_MYSQL_PW
 }

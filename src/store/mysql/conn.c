@@ -621,7 +621,10 @@ mydb_connect(const struct conf *cf, struct mydb **out, char *err,
 	if (wait < 1)
 		wait = 1;
 	rw = (unsigned int)wait + 30;
-	snprintf(init, sizeof(init), "SET SESSION sql_mode = "
+	/* NAMES as well as the handshake's: a server with
+	 * character-set-client-handshake off keeps its own character set
+	 * otherwise, and the actions guard lexes as utf8mb4 does. */
+	snprintf(init, sizeof(init), "SET NAMES utf8mb4, SESSION sql_mode = "
 	    "'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,"
 	    "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', "
 	    "time_zone = '+00:00', innodb_lock_wait_timeout = %lld", wait);
