@@ -4,8 +4,8 @@
  * (src/store/mysql/rewrite.c) against the server's own, over generated
  * inputs (issue 36).
  *
- * Each input is a section's statement, SELECT 1 and pieces drawn by a
- * seeded generator: quotes of every kind with their escapes ('', \',
+ * Each input is a section's statement, SELECT 1 (or UPDATE lex_t SET
+ * c = 'x') and pieces drawn by a seeded generator: quotes of every kind with their escapes ('', \',
  * ``), introducers (N'', X'', _utf8mb4''), comments of every kind
  * (slash-star, executable and versioned, #, -- with each byte after
  * it), white space, multibyte and invalid bytes, numbers run into
@@ -95,19 +95,24 @@ static const char *const closes[] = {
 };
 
 /* What the guard refuses when it is code; table is 1 for a table
- * (named by the server's error when live), 0 for a lock. */
+ * (named by the server's error when live), 0 for a lock; set for a
+ * payload after UPDATE lex_t SET c = 'x', else after SELECT 1. */
 static const struct {
 	const char	*text;
-	int		 table;
+	int		 table, set;
 } payloads[] = {
-	{ " FROM oncehook_events ", 1 },
-	{ " FROM oncehook_events", 1 },
-	{ ", (SELECT 2 FROM oncehook_events) ", 1 },
-	{ " FROM `oncehook_events` ", 1 },
-	{ ", oncehook_events.id ", 1 },
-	{ ", GET_LOCK('" LOCK "', 0) ", 0 },
-	{ ", `GET_LOCK`('" LOCK "', 0)", 0 },
-	{ ", get_lock ('" LOCK "', 0) ", 0 },
+	{ " FROM oncehook_events ", 1, 0 },
+	{ " FROM oncehook_events", 1, 0 },
+	{ ", (SELECT 2 FROM oncehook_events) ", 1, 0 },
+	{ " FROM `oncehook_events` ", 1, 0 },
+	{ ", oncehook_events.id ", 1, 0 },
+	{ ", GET_LOCK('" LOCK "', 0) ", 0, 0 },
+	{ ", `GET_LOCK`('" LOCK "', 0)", 0, 0 },
+	{ ", get_lock ('" LOCK "', 0) ", 0, 0 },
+	{ ", c = (SELECT 2 FROM oncehook_events) ", 1, 1 },
+	{ ", oncehook_events.id = 1 ", 1, 1 },
+	{ " WHERE c IN (SELECT id FROM `oncehook_events`)", 1, 1 },
+	{ ", c = GET_LOCK('" LOCK "', 0) ", 0, 1 },
 };
 #define NPAYLOADS N(payloads)
 
@@ -143,9 +148,13 @@ static void
 gen(char *b, size_t bsz, size_t *pl)
 {
 	uint32_t	 i, n;
+	uint32_t	 set = rnd(4) == 0;
 
-	*pl = rnd(NPAYLOADS);
-	snprintf(b, bsz, "SELECT 1%s", rnd(2) ? " " : "");
+	do
+		*pl = rnd(NPAYLOADS);
+	while ((uint32_t)payloads[*pl].set != set);
+	snprintf(b, bsz, "%s%s", set ? "UPDATE lex_t SET c = 'x'" :
+	    "SELECT 1", rnd(2) ? " " : "");
 	if (rnd(4) == 0) {
 		/* Pieces at random, the payload among them. */
 		n = 1 + rnd(6);
@@ -370,6 +379,45 @@ test_numbers(struct mydb *db)
 	    n, live, bad);
 }
 
+/*
+ * Each byte (1-255) right after a name, and right before one: where
+ * the server ends the name, the guard must too.  The bytes for which
+ * the server reads oncehook's table and the guard passed the statement
+ * into bad; their count.
+ */
+static size_t
+name_bytes(struct mydb *db, char *bad, size_t badsz)
+{
+	static const struct {
+		const char	*a, *z;		/* the byte between */
+	} forms[] = {
+		{ "SELECT 1 FROM oncehook_events", "" },
+		{ "SELECT 1 FROM ", "oncehook_events" },
+		{ "SELECT 1 FROM oncehook_events", "1" },
+	};
+	struct myp_stmts	 st;
+	char			 text[128], err[512], v[64];
+	size_t			 f, n = 0;
+	int			 b, guard;
+
+	bad[0] = '\0';
+	for (f = 0; f < N(forms); f++)
+		for (b = 1; b < 256; b++) {
+			snprintf(text, sizeof(text), "%s%c%s", forms[f].a, b,
+			    forms[f].z);
+			memset(&st, 0, sizeof(st));
+			guard = myp_split(text, strlen(text), 1, PREFIX, 0,
+			    &st, err, sizeof(err)) == 0;
+			myp_free(&st);
+			if (guard && run(db, text, 1, v, sizeof(v)) == LIVE) {
+				n++;
+				snprintf(bad + strlen(bad), badsz - strlen(bad),
+				    " %zu:0x%02x", f, b);
+			}
+		}
+	return n;
+}
+
 static struct mydb *
 connect_db(void)
 {
@@ -416,9 +464,9 @@ main(void)
 	struct mydb	*db, *other;
 	struct tally	 t;
 	const char	*s;
-	char		 global[256], session[256];
+	char		 global[256], session[256], bad[2048];
 	uint64_t	 seed = 36;
-	size_t		 n = 6000, i;
+	size_t		 n = 6000, i, nb;
 
 	if (getenv("ONCEHOOK_TEST_MYSQL") == NULL ||
 	    getenv("ONCEHOOK_TEST_MYSQL_PW") == NULL) {
@@ -430,6 +478,10 @@ main(void)
 	if ((s = getenv("ONCEHOOK_TEST_CASES")) != NULL)
 		n = strtoul(s, NULL, 10);
 	db = connect_db();
+	if (mydb_run(db, strdup("CREATE TABLE lex_t (c TEXT)"), NULL, NULL)
+	    != 0 || mydb_run(db, strdup("INSERT INTO lex_t VALUES ('x')"),
+	    NULL, NULL) != 0)
+		BAIL("lex_t: %s", mydb_error(db));
 	text_of(db, "SELECT @@GLOBAL.sql_mode", global, sizeof(global));
 	text_of(db, "SELECT CONCAT(@@SESSION.sql_mode, ' ',"
 	    " @@character_set_client, ' ', @@character_set_connection)",
@@ -460,6 +512,9 @@ main(void)
 	    "the inputs decide: payload live in %zu, %zu ran with it inert, "
 	    "%zu passed", t.live, t.ran, t.passed);
 	test_numbers(db);
+	CHECK(name_bytes(db, bad, sizeof(bad)) == 0, "each byte after or "
+	    "before oncehook_events: never passed when the server reads the "
+	    "table (%s)", bad);
 
 	/* The same inputs where the connection lexes otherwise. */
 	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
@@ -467,12 +522,13 @@ main(void)
 		if (mydb_run(other, strdup(others[i]), NULL, NULL) != 0)
 			BAIL("%s: %s", others[i], mydb_error(other));
 		sweep(other, seed, n, &t);
+		nb = name_bytes(other, bad, sizeof(bad));
 		mydb_close(other);
-		CHECK(t.hole + t.hidden + t.differ > 0, "after %s the guard "
-		    "would read otherwise, and the inputs show it (%zu, %zu, "
-		    "%zu) %s", others[i], t.hole, t.hidden, t.differ,
-		    t.first[0][0] ? t.first[0] : t.first[1][0] ? t.first[1] :
-		    t.first[2]);
+		CHECK(t.hole + t.hidden + t.differ + nb > 0, "after %s the "
+		    "guard would read otherwise, and the inputs show it (%zu, "
+		    "%zu, %zu; bytes:%s) %s", others[i], t.hole, t.hidden,
+		    t.differ, bad, t.first[0][0] ? t.first[0] :
+		    t.first[1][0] ? t.first[1] : t.first[2]);
 	}
 	mydb_close(db);
 	return tap_done();
