@@ -16,6 +16,10 @@ For each moment:
   fcgi  the same, to one FastCGI process whose connection to the server
         is the one cut (a delivery before made it): then a new event to
         it is processed on its next connection;
+  fcgi-direct  the same, the claim sent without a lookup first (after
+        eight new events in a row, to an endpoint without a replay
+        guard): its failure is followed by the lookup it skipped, so
+        unanswered is 200 already_processed, the commit read back;
   fcgi deferred  a deferred event to a FastCGI process, which runs it
         after its answer (200 accepted): the second COMMIT, the run's,
         cut; the run all or nothing, work runs what is left;
@@ -54,6 +58,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "servers"))
 from oncetest import fcgiclient, hookclient, mariadb, myproxy  # noqa: E402
 
 SECRET = "commitfault-secret-1"
+STRIPE_SECRET = "whsec_commitfaultStripeSecret0123456789"
 ACTIONS = """-- SPDX-License-Identifier: MIT
 -- One effect per run of an event's actions: no unique key, so that a
 -- second run would show as a second row.
@@ -120,7 +125,7 @@ class World:
             # The proxy reads clear text only (TLS is the server's
             # choice, and the proxy's greeting offers none).
             "ONCEHOOK_DB_TLS": "off",
-            "ONCEHOOK_ENDPOINTS": "now,later",
+            "ONCEHOOK_ENDPOINTS": "now,later,fast",
             "ONCEHOOK_NOW_SCHEME": "hmac-sha256",
             "ONCEHOOK_NOW_SECRET": SECRET,
             "ONCEHOOK_NOW_ACTIONS": self.actions,
@@ -128,6 +133,9 @@ class World:
             "ONCEHOOK_LATER_SECRET": SECRET,
             "ONCEHOOK_LATER_ACTIONS": self.actions,
             "ONCEHOOK_LATER_MODE": "deferred",
+            "ONCEHOOK_FAST_SCHEME": "stripe",
+            "ONCEHOOK_FAST_SECRET": STRIPE_SECRET,
+            "ONCEHOOK_FAST_ACTIONS": self.actions,
             "ONCEHOOK_LOG": "info",
             "ONCEHOOK_COUNTERS": "off",
             "ONCEHOOK_BUSY_TIMEOUT_MS": "3000",
@@ -165,16 +173,20 @@ class World:
 
 
 def delivery(key, endpoint="now"):
-    """The one signed delivery of key: (path, body, headers)."""
-    s = hookclient.SCHEMES["hmac-sha256"]
+    """The one signed delivery of key: (path, body, headers); Stripe's
+    scheme (signed timestamps: no replay guard) for the endpoint fast."""
+    fast = endpoint == "fast"
+    s = hookclient.SCHEMES["stripe" if fast else "hmac-sha256"]
     body = s.body(key, "thing.happened")
     return ("/hooks/" + endpoint, body,
-            dict(s.headers(SECRET, body, key, "thing.happened")))
+            dict(s.headers(STRIPE_SECRET if fast else SECRET, body, key,
+                           "thing.happened")))
 
 
 class Cgi:
     """One process per request."""
     name = "cgi"
+    endpoint, warm, verifies = "now", 0, False
 
     def __init__(self, world, env):
         self.w, self.env = world, env
@@ -198,6 +210,7 @@ class Fcgi:
     """One FastCGI process, as a web server starts it (its listening
     socket on standard input): one connection to the server, kept."""
     name = "fcgi"
+    endpoint, warm, verifies = "now", 1, False
 
     def __init__(self, world, env):
         self.w = world
@@ -228,6 +241,14 @@ class Fcgi:
         os.unlink(self.path)
 
 
+class FcgiDirect(Fcgi):
+    """The same, its claims sent without a lookup first: after
+    PIPELINE_DIRECT_AFTER new events in a row (src/pipeline/pipeline.h),
+    to an endpoint without a replay guard."""
+    name = "fcgi-direct"
+    endpoint, warm, verifies = "fast", 8, True
+
+
 def answer(r):
     """An answer in a line."""
     return "%d %s Retry-After=%s" % (
@@ -235,9 +256,16 @@ def answer(r):
         r.body[:80], r.header("retry-after"))
 
 
-def check_first(tap, what, moment, r):
-    """Never 200 unless the commit is known."""
-    if moment == "answered":
+def check_first(tap, what, moment, r, verifies=False):
+    """Never 200 unless the commit is known: from the COMMIT's answer,
+    or (verifies: a claim sent without a lookup, whose failure is
+    followed by the lookup it skipped) from a read after it."""
+    if moment == "unanswered" and verifies:
+        tap.check(r.status == 200 and isinstance(r.json, dict) and
+                  r.json.get("status") == "already_processed",
+                  "%s: the commit found by a read on a new connection: "
+                  "200 already_processed" % what, answer(r))
+    elif moment == "answered":
         tap.check(r.status == 200 and isinstance(r.json, dict) and
                   r.json.get("status") == "processed",
                   "%s: the commit answered, then the cut: 200 processed"
@@ -257,7 +285,7 @@ def once(tap, w, what, prefix, endpoint, key):
 
 
 def deliveries(tap, w, moment, kind):
-    prefix = "cf_%s_%s_" % (moment[:2], kind.name)
+    prefix = "cf_%s_%s_" % (moment[:2], kind.name.replace("-", ""))
     env = w.env(prefix)
     ok, p = w.init(prefix)
     if not tap.check(ok, "%s %s: oncehook init through the proxy" % (
@@ -266,30 +294,32 @@ def deliveries(tap, w, moment, kind):
     what = "%s, %s" % (kind.name, moment)
     front = kind(w, env)
     try:
-        if kind is Fcgi:
-            # A connection the process keeps, then reuses: the one cut.
+        # A connection the process keeps, then reuses: the one cut.
+        for i in range(kind.warm):
             warm = w.key("warm")
-            r = front.send(*delivery(warm))
-            tap.check(r.status == 200, "%s: a first event 200" % what,
-                      answer(r))
+            r = front.send(*delivery(warm, kind.endpoint))
+            if r.status != 200:
+                break
+        if kind.warm:
+            tap.check(r.status == 200, "%s: %d new event%s before, 200" % (
+                what, kind.warm, "s" if kind.warm > 1 else ""), answer(r))
         conns = w.proxy.stats()["connections"]
         cuts = len(w.proxy.stats()["cuts"])
         key = w.key("%s_%s" % (moment[:2], kind.name))
-        d = delivery(key)
+        d = delivery(key, kind.endpoint)
         w.proxy.arm(moment)
         r = front.send(*d)
         w.proxy.disarm()
         made = w.proxy.wait_cut(cuts + 1, 1)
         tap.check(made, "%s: the proxy cut the connection at its COMMIT"
                   % what, repr(w.proxy.stats()))
-        if kind is Fcgi:
+        if kind.warm:
             s = w.proxy.stats()
-            tap.check(s["connections"] == conns and
-                      s["cuts"][-1][1] == conns,
+            tap.check(s["cuts"][-1][1] == conns,
                       "%s: the cut connection is the process's kept one"
                       % what, repr(s))
-        check_first(tap, what, moment, r)
-        st = w.status(prefix, "now", key)
+        check_first(tap, what, moment, r, kind.verifies)
+        st = w.status(prefix, kind.endpoint, key)
         want = None if moment == "before" else "processed"
         tap.check(st == want, "%s: after the cut the event's row is %s" % (
             what, want or "absent (rolled back)"), "status %r" % st)
@@ -299,15 +329,16 @@ def deliveries(tap, w, moment, kind):
         tap.check(r.status == 200 and isinstance(r.json, dict) and
                   r.json.get("status") == want,
                   "%s: the retry answered 200 %s" % (what, want), answer(r))
-        once(tap, w, what, prefix, "now", key)
-        if kind is Fcgi:
+        once(tap, w, what, prefix, kind.endpoint, key)
+        if kind.warm:
             nxt = w.key("next")
-            r = front.send(*delivery(nxt))
+            r = front.send(*delivery(nxt, kind.endpoint))
             tap.check(r.status == 200 and r.json.get("status") ==
                       "processed" and front.alive(),
                       "%s: the same process answers a new event 200 "
                       "processed" % what, answer(r))
-            once(tap, w, what + ", the next event", prefix, "now", nxt)
+            once(tap, w, what + ", the next event", prefix, kind.endpoint,
+                 nxt)
     except (OSError, fcgiclient.Incomplete, subprocess.SubprocessError) as e:
         tap.check(False, "%s: the exchange" % what, repr(e))
     finally:
@@ -682,7 +713,7 @@ def main():
     for moment in myproxy.MOMENTS:
         if a.only and moment != a.only:
             continue
-        for kind in (Cgi, Fcgi):
+        for kind in (Cgi, Fcgi, FcgiDirect):
             deliveries(tap, w, moment, kind)
         after_answer(tap, w, moment)
         for cmd in ("work", "replay"):
