@@ -13,7 +13,10 @@
 #     the handshakes (Ssl_accepts)
 #   - verify-identity refuses the wrong name and the unknown CA, verify-ca
 #     the unknown CA: `check` exits 1 saying why, a delivery is 503 and
-#     nothing is stored; a server without TLS is refused by `required`
+#     nothing is stored
+#   - a fake server whose greeting offers no TLS (with and without
+#     CLIENT_PLUGIN_AUTH): required, verify-ca and verify-identity send it
+#     nothing, not even the user name (off does: the check can fail)
 #   - users created REQUIRE SSL and REQUIRE X509: reached only with TLS,
 #     and with the client certificate
 #   - every configuration error, and the files: missing, unreadable, an
@@ -26,6 +29,7 @@
 # Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no
 # mariadbd, openssl or python3), 99 harness error.
 
+# shellcheck disable=SC2015,SC2086 # bail exits; $to, $VI, $live: words
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 # shellcheck source=tests/servers/lib.sh
 . "$top_srcdir/tests/servers/lib.sh"
@@ -184,7 +188,6 @@ VI="ONCEHOOK_DB_TLS=verify-identity ONCEHOOK_DB_TLS_CA=$CA"
 
 # --- the right certificate ---------------------------------------------
 
-# shellcheck disable=SC2086 # VI is words
 env $VI "$ONCEHOOK_BIN" init >"$tmp/init.out" 2>&1
 check $? "init over TLS (verify-identity, the test CA)"
 md_sql "SHOW COLUMNS FROM tls.oncehook_events" | grep -q '^event_key' ||
@@ -206,7 +209,6 @@ for mode in required verify-ca verify-identity; do
 done
 
 # A delivery: the server's view of oncehook's own session.
-# shellcheck disable=SC2086
 st=$(cgi "$(event evt_tls_1 ord-tls-1)" $VI)
 c=$(cipher_of ord-tls-1)
 [ "$st" = "Status: 200 OK" ] && [ -n "$c" ]
@@ -216,7 +218,6 @@ check $? "check's cipher is the server's ($c)"
 
 # FastCGI: serve's connection, seen live from the server.
 sport=$(free_port) || bail "no free port"
-# shellcheck disable=SC2086
 env $VI "$ONCEHOOK_BIN" serve --listen "127.0.0.1:$sport" --workers 1 \
     2>"$tmp/serve.log" &
 serve_pid=$!
@@ -327,7 +328,7 @@ while True:
         break
     k += 1
     caps = 0x0001 | 0x0004 | 0x0008 | 0x0200 | 0x2000 | 0x8000  # no SSL
-    hi = 0x0002 | (0x0008 if k % 2 else 0)  # PLUGIN_AUTH every other one
+    hi = 0x0002 | (0 if k % 2 else 0x0008)  # PLUGIN_AUTH on even ones
     p = (b"\x0a" + b"5.5.5-10.11.0-fake\0" + struct.pack("<I", 7) +
          b"abcdefgh\0" + struct.pack("<HBHH", caps, 45, 2, hi) +
          bytes([21]) + b"\0" * 10 + b"ijklmnopqrst\0" +
@@ -505,7 +506,6 @@ if [ "$(id -u)" != 0 ] || ! command -v tcpdump >/dev/null 2>&1; then
 else
 	ev=evt_wire_$$
 	ord=ord-wire-$$-secretorder
-	# shellcheck disable=SC2086
 	capture tls "$ev" "$ord" $VI
 	rc=$?
 	pkts=$(tcpdump -r "$tmp/tls.pcap" 2>/dev/null | wc -l)
