@@ -396,6 +396,15 @@ chk ONCEHOOK_DB="mysql://tlsx509@127.0.0.1:$port/tls" ONCEHOOK_DB_TLS=verify-ide
     ONCEHOOK_DB_TLS_CA="$CA" ONCEHOOK_DB_TLS_CERT="$pki/client.pem" \
     ONCEHOOK_DB_TLS_KEY="$pki/client.key"
 ck $? "REQUIRE X509 user with ONCEHOOK_DB_TLS_CERT and _KEY: connects"
+said "oncehook check: warning: $pki/client.key is readable by others (mode 644); chmod 600 it"
+check $? "check warns of a client key others may read"
+chmod 0600 "$pki/client.key"
+chk ONCEHOOK_DB="mysql://tlsx509@127.0.0.1:$port/tls" ONCEHOOK_DB_TLS=verify-identity \
+    ONCEHOOK_DB_TLS_CA="$CA" ONCEHOOK_DB_TLS_CERT="$pki/client.pem" \
+    ONCEHOOK_DB_TLS_KEY="$pki/client.key"
+rc=$?
+[ $rc -eq 0 ] && ! said "readable by others"
+check $? "... and not of one at mode 600 (exit $rc)"
 
 # --- configuration errors and files ------------------------------------
 

@@ -396,12 +396,17 @@ admin_check(int argc, char **argv)
 	    NULL);
 	if (docroot_ok("check", cf) == -1)
 		rc = 1;
-	/* The database file, or the file with the server's password. */
-	path = cf->my != NULL ? cf->db_password_file : cf->db;
-	if (path != NULL && stat(path, &sb) == 0 && (sb.st_mode & 077) != 0)
-		fprintf(stderr, "oncehook check: warning: %s is readable by "
-		    "others (mode %03o); chmod 600 it\n", path,
-		    (unsigned)(sb.st_mode & 0777));
+	/* The database file, or the files with the server's password and
+	 * the client certificate's key. */
+	for (i = 0; i < 2; i++) {
+		path = cf->my == NULL ? (i == 0 ? cf->db : NULL) : i == 0 ?
+		    cf->db_password_file : cf->db_tls_key;
+		if (path != NULL && stat(path, &sb) == 0 &&
+		    (sb.st_mode & 077) != 0)
+			fprintf(stderr, "oncehook check: warning: %s is "
+			    "readable by others (mode %03o); chmod 600 it\n",
+			    path, (unsigned)(sb.st_mode & 0777));
+	}
 	if ((st = store_open(cf, 0, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "oncehook check: %s\n", err);
 		rc = 1;
