@@ -1211,6 +1211,95 @@ test_empty_prefix(void)
 	conf_free(cf);
 }
 
+/*
+ * ONCEHOOK_DB_TLS: its default follows the host (off for the socket and
+ * 127.0.0.0/8, verify-identity for any other), and the four variables
+ * are checked together (docs/stores.md, "TLS"); without a server
+ * (tests/tls.sh runs them against one).
+ */
+static void
+test_db_tls(void)
+{
+	static const struct {
+		const char	*db, *tls;
+		int		 want;
+	} dflt[] = {
+		{ "mysql://shop@localhost/shop", NULL, CONF_TLS_OFF },
+		{ "mysql://shop@localhost/shop?socket=/run/m.sock", NULL,
+		    CONF_TLS_OFF },
+		{ "mysql://shop@127.0.0.1:3307/shop", NULL, CONF_TLS_OFF },
+		{ "mysql://shop@127.255.0.9/shop", NULL, CONF_TLS_OFF },
+		{ "mysql://shop@128.0.0.1/shop", NULL,
+		    CONF_TLS_VERIFY_IDENTITY },
+		{ "mysql://shop@127.0.0.1.example.net/shop", NULL,
+		    CONF_TLS_VERIFY_IDENTITY },
+		{ "mysql://shop@db1.example.net/shop", NULL,
+		    CONF_TLS_VERIFY_IDENTITY },
+		{ "mysql://shop@db1.example.net/shop", "off", CONF_TLS_OFF },
+		{ "mysql://shop@127.0.0.1/shop", "required",
+		    CONF_TLS_REQUIRED },
+		{ "/var/lib/oncehook/hooks.db", NULL, CONF_TLS_OFF },
+	};
+	struct conf	*cf;
+	char		 err[512], tls[64];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(dflt) / sizeof(dflt[0]); i++) {
+		char	 db[128];
+
+		snprintf(db, sizeof(db), "ONCEHOOK_DB=%s", dflt[i].db);
+		snprintf(tls, sizeof(tls), "ONCEHOOK_DB_TLS%s%s",
+		    dflt[i].tls != NULL ? "=" : "",
+		    dflt[i].tls != NULL ? dflt[i].tls : "");
+		cf = load(single, OVER(db, tls), err, sizeof(err));
+		CHECK(cf != NULL && cf->db_tls == dflt[i].want,
+		    "%s, ONCEHOOK_DB_TLS %s: %d (%s)", dflt[i].db,
+		    dflt[i].tls != NULL ? dflt[i].tls : "unset",
+		    cf != NULL ? cf->db_tls : -1, err);
+		conf_free(cf);
+	}
+	cf = load(single, OVER("ONCEHOOK_DB=mysql://shop@db1.example.net/shop",
+	    "ONCEHOOK_DB_TLS=verify-ca", "ONCEHOOK_DB_TLS_CA=/etc/o/ca.pem",
+	    "ONCEHOOK_DB_TLS_CERT=/etc/o/c.pem",
+	    "ONCEHOOK_DB_TLS_KEY=/etc/o/c.key"), err, sizeof(err));
+	CHECK(cf != NULL && cf->db_tls == CONF_TLS_VERIFY_CA &&
+	    cf->db_tls_ca != NULL && strcmp(cf->db_tls_ca, "/etc/o/ca.pem")
+	    == 0 && cf->db_tls_cert != NULL && cf->db_tls_key != NULL,
+	    "verify-ca with a CA, a certificate and its key (%s)", err);
+	conf_free(cf);
+	/* SQLite: the names are checked, and otherwise unused. */
+	refuses(single, OVER("ONCEHOOK_DB_TLS=on"), "ONCEHOOK_DB_TLS", NULL,
+	    "SQLite, DB_TLS=on");
+	refuses(single, OVER("ONCEHOOK_DB=mysql://s@db1.example.net/s",
+	    "ONCEHOOK_DB_TLS=Verify-CA"), "ONCEHOOK_DB_TLS", NULL,
+	    "DB_TLS=Verify-CA (the words are lower case)");
+	refuses(single, OVER("ONCEHOOK_DB=mysql://s@db1.example.net/s",
+	    "ONCEHOOK_DB_TLS=verify-ca"), "ONCEHOOK_DB_TLS", NULL,
+	    "verify-ca without a CA file");
+	refuses(single, OVER("ONCEHOOK_DB=mysql://s@db1.example.net/s",
+	    "ONCEHOOK_DB_TLS=required", "ONCEHOOK_DB_TLS_CA=/etc/o/ca.pem"),
+	    "ONCEHOOK_DB_TLS_CA", NULL, "required with a CA file");
+	refuses(single, OVER("ONCEHOOK_DB=mysql://s@127.0.0.1/s",
+	    "ONCEHOOK_DB_TLS_CA=/etc/o/ca.pem"), "ONCEHOOK_DB_TLS_CA", NULL,
+	    "a CA file with TLS off by default (127.0.0.1)");
+	refuses(single, OVER("ONCEHOOK_DB=mysql://s@db1.example.net/s",
+	    "ONCEHOOK_DB_TLS_CERT=/etc/o/c.pem"), "ONCEHOOK_DB_TLS_CERT",
+	    NULL, "a certificate without its key");
+	refuses(single, OVER("ONCEHOOK_DB=mysql://s@db1.example.net/s",
+	    "ONCEHOOK_DB_TLS_KEY=/etc/o/c.key"), "ONCEHOOK_DB_TLS_KEY",
+	    NULL, "a key without its certificate");
+	refuses(single, OVER("ONCEHOOK_DB=mysql://s@db1.example.net/s",
+	    "ONCEHOOK_DB_TLS_CA=ca.pem"), "ONCEHOOK_DB_TLS_CA", NULL,
+	    "a relative CA path");
+	refuses(single, OVER("ONCEHOOK_DB=mysql://s@localhost/s",
+	    "ONCEHOOK_DB_TLS=verify-identity"), "ONCEHOOK_DB_TLS", NULL,
+	    "TLS on the socket (localhost)");
+	refuses(single, OVER("ONCEHOOK_DB=mysql://s@localhost/s?socket=/r/m",
+	    "ONCEHOOK_DB_TLS_CERT=/etc/o/c.pem",
+	    "ONCEHOOK_DB_TLS_KEY=/etc/o/c.key"), "ONCEHOOK_DB_TLS_CERT", NULL,
+	    "a client certificate on the socket");
+}
+
 static void
 test_needs(void)
 {
@@ -1486,6 +1575,7 @@ main(void)
 	test_replay_guard();
 	test_table();
 	test_empty_prefix();
+	test_db_tls();
 	test_needs();
 	test_outbox_vars();
 	test_envindex();
