@@ -618,6 +618,32 @@ test_collation(const struct conf *cf)
 	    "init again: an older t_schema made binary");
 }
 
+/* `oncehook check` (ONCEHOOK_BIN) with prefix and actions file act:
+ * its exit status, its output into out. */
+static int
+check_cmd(const char *prefix, const char *act, char *out, size_t outsz)
+{
+	const char	*bin = getenv("ONCEHOOK_BIN");
+	char		 cmd[2048];
+	size_t		 n = 0, k;
+	FILE		*f;
+	int		 st;
+
+	snprintf(cmd, sizeof(cmd), "ONCEHOOK_DB='%s' "
+	    "ONCEHOOK_DB_PASSWORD_FILE='%s' ONCEHOOK_DB_PREFIX=%s "
+	    "ONCEHOOK_SCHEME=hmac-sha256 ONCEHOOK_SECRET=secret-a-0123456789 "
+	    "ONCEHOOK_ACTIONS='%s' '%s' check 2>&1", url, pwfile, prefix, act,
+	    bin != NULL ? bin : "./oncehook");
+	if ((f = popen(cmd, "r")) == NULL)
+		BAIL("popen %s", cmd);
+	while (n + 1 < outsz && (k = fread(out + n, 1, outsz - n - 1, f)) >
+	    0)
+		n += k;
+	out[n] = '\0';
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 /* A prefix whose table names are the site's own (pc_events of a
  * plugin, prefix pc_): init refuses it, nothing written (issue 36). */
 static void
@@ -625,7 +651,7 @@ test_prefix_collision(const struct conf *base)
 {
 	struct conf	*cf;
 	struct store	*st;
-	char		 err[512];
+	char		 err[512], out[4096];
 
 	qrun("CREATE TABLE pc_events (id INT PRIMARY KEY, note TEXT)");
 	cf = mkconf(base->endpoints[0].actions, "sync", "pc_");
@@ -641,6 +667,9 @@ test_prefix_collision(const struct conf *base)
 	    strstr(err, "pc_events is not oncehook's") != NULL, "check "
 	    "(a connection, no init) with it names the site's table too "
 	    "(%s)", err);
+	CHECK(check_cmd("pc_", cf->endpoints[0].actions, out, sizeof(out))
+	    == 1 && strstr(out, "table pc_events is not oncehook's") != NULL,
+	    "... oncehook check exits 1 naming it");
 	store_close(st);
 	conf_free(cf);
 }
@@ -652,7 +681,7 @@ test_prefix_replaced(void)
 {
 	struct conf	*cf;
 	struct store	*st;
-	char		 act[sizeof(dir) + 64], about[512];
+	char		 act[sizeof(dir) + 64], about[512], out[4096];
 	int		 rc;
 
 	write_file("select.sql", "-- on: t.ok\nSELECT 1;\n", act,
@@ -674,6 +703,9 @@ test_prefix_replaced(void)
 	CHECK(rc == -1 && strstr(about, "rp_events is not oncehook's") !=
 	    NULL, "check after rp_events was replaced by a site's table: "
 	    "refused, named (%s)", about);
+	CHECK(check_cmd("rp_", act, out, sizeof(out)) == 1 && strstr(out,
+	    "table rp_events is not oncehook's") != NULL, "... oncehook "
+	    "check exits 1 naming it");
 	/* A site's webhook log, with an endpoint column of its own. */
 	qrun("DROP TABLE rp_events");
 	qrun("CREATE TABLE rp_events (id INT PRIMARY KEY, endpoint"
