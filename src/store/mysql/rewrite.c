@@ -3,13 +3,16 @@
  * oncehook: an actions file's statements for MariaDB/MySQL (see
  * store/mysql/rewrite.h).
  *
- * A lexer cuts the text into tokens as the server's lexer would:
- * comments, strings, quoted names, named parameters.  A statement ends
- * at a ; outside them; each one of a section is judged and rewritten on
- * its tokens, never on its text.  What lies between two tokens is white
- * space and comments only: a section's comments are dropped from the
- * SQL sent (each becomes white space), so the server reads nothing the
- * guard did not.  Pure string work: no server, no global state.
+ * A lexer cuts the text into tokens as the server's lexer would on
+ * oncehook's connection (store/mysql/conn.c: its sql_mode, utf8mb4):
+ * comments, strings, quoted names, numbers, named parameters.  A
+ * statement ends at a ; outside them; each one of a section is judged
+ * and rewritten on its tokens, never on its text.  What lies between two
+ * tokens is white space and comments only: a section's comments are
+ * dropped from the SQL sent (each becomes white space, and two minuses
+ * go apart), so the server reads nothing the guard did not.
+ * tests/unit/t_mylex.c holds the lexer to the server's.  Pure string
+ * work: no server, no global state.
  */
 #include "config.h"
 
