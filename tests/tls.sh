@@ -440,6 +440,14 @@ bad 1 "ONCEHOOK_DB_TLS_CA: set, but the server's unix socket (localhost) carries
     ONCEHOOK_DB="$sock" ONCEHOOK_DB_TLS_CA="$CA"
 bad 1 "ONCEHOOK_DB_TLS_CA: $tmp/none.pem: No such file or directory" \
     ONCEHOOK_DB_TLS=verify-ca ONCEHOOK_DB_TLS_CA="$tmp/none.pem"
+# A delivery meets it as the password file's: what the operator fixes.
+st=$(cgi "$(event evt_tls_7 ord-tls-7)" ONCEHOOK_DB_TLS=verify-ca \
+    ONCEHOOK_DB_TLS_CA="$tmp/none.pem")
+[ "$st" = "Status: 500 Internal Server Error" ] &&
+    [ "$(stored evt_tls_7 ord-tls-7)" = 0 ] &&
+    grep -q "status=500 .*ONCEHOOK_DB_TLS_CA: $tmp/none.pem: No such file" \
+    "$tmp/cgi.log"
+check $? "a missing CA file: a delivery is 500, logged naming it, nothing stored ('$st')"
 chk ONCEHOOK_DB="$sock"
 said ", TLS off, tables"
 ck $? "the unix socket: TLS off by default, check connects"
