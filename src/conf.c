@@ -763,12 +763,12 @@ set_choice(struct conf_loader *l, const struct conf_var *cv, const char *var,
  * carries no TLS) or an IPv4 loopback address (127.0.0.0/8).
  */
 static int
-db_local(const struct conf_mysql *m, int *socket)
+db_local(const struct conf_mysql *m, int *sock)
 {
 	struct in_addr	 a;
 
-	*socket = m->socket != NULL || strcmp(m->host, "localhost") == 0;
-	return *socket || (inet_pton(AF_INET, m->host, &a) == 1 &&
+	*sock = m->socket != NULL || strcmp(m->host, "localhost") == 0;
+	return *sock || (inet_pton(AF_INET, m->host, &a) == 1 &&
 	    (ntohl(a.s_addr) >> 24) == 127);
 }
 
@@ -782,17 +782,17 @@ set_db_tls(struct conf_loader *l, const struct conf_var *cv,
     const char *var, const char *v, void *dst)
 {
 	const struct conf_mysql	*m = l->cf->my;
-	int			 socket, local;
+	int			 sock, local;
 
 	*(int *)dst = CONF_TLS_OFF;
 	if (v != NULL && set_choice(l, cv, var, v, dst) == -1)
 		return -1;
 	if (m == NULL)			/* SQLite: no connection */
 		return 0;
-	local = db_local(m, &socket);
+	local = db_local(m, &sock);
 	if (v == NULL)
 		*(int *)dst = local ? CONF_TLS_OFF : CONF_TLS_VERIFY_IDENTITY;
-	else if (socket && *(int *)dst != CONF_TLS_OFF)
+	else if (sock && *(int *)dst != CONF_TLS_OFF)
 		return fail(l, var, "%s: mysql://...@localhost connects "
 		    "through the server's unix socket, which carries no TLS: "
 		    "leave ONCEHOOK_DB_TLS unset (or off), or connect to "
@@ -810,7 +810,7 @@ set_db_tls_key(struct conf_loader *l, const struct conf_var *cv,
     const char *var, const char *v, void *dst)
 {
 	struct conf	*cf = l->cf;
-	int		 socket;
+	int		 sock;
 
 	if (v != NULL && set_path(l, cv, var, v, dst) == -1)
 		return -1;
@@ -825,7 +825,7 @@ set_db_tls_key(struct conf_loader *l, const struct conf_var *cv,
 	    "ONCEHOOK_DB_TLS_CERT";
 	if (cf->db_tls == CONF_TLS_OFF && (cf->db_tls_ca != NULL ||
 	    cf->db_tls_cert != NULL)) {
-		if (db_local(cf->my, &socket) && socket)
+		if (db_local(cf->my, &sock) && sock)
 			return fail(l, var, "set, but the server's unix "
 			    "socket (localhost) carries no TLS: unset it, or "
 			    "connect to 127.0.0.1 (TCP)");
