@@ -219,6 +219,7 @@ def setup(args, srv, name):
     pwfile = os.path.join(args.tmp, name + ".pw")
     with open(pwfile, "w") as f:
         f.write(pw + "\n")
+    os.chmod(pwfile, 0o600)
     acts = args.actions or os.path.join(args.srcdir, "sql", "actions",
                                         "mysql")
     env = {k: v for k, v in os.environ.items()
@@ -276,6 +277,20 @@ def check(args, srv):
         sys.stdout.flush()
 
     env = setup(args, srv, "counters_check")
+    # The packet a statement of the actions needs: the body as many times
+    # as one statement binds :payload (orders.sql: up to 14).
+    srv.root.run("SET GLOBAL max_allowed_packet = 4194304")
+    try:
+        e = dict(env, ONCEHOOK_MAX_BODY="1048576")
+        p = subprocess.run([args.bin, "check"], env=e, capture_output=True,
+                           timeout=60)
+        said = (p.stdout + p.stderr).decode("utf-8", "replace")
+        ok(p.returncode != 0 and "max_allowed_packet" in said and
+           "14 times" in said,
+           "check: max_allowed_packet 4 MiB is too small for a 1 MiB body "
+           "bound 14 times", said.splitlines()[-3:])
+    finally:
+        srv.root.run("SET GLOBAL max_allowed_packet = 16777216")
     for mode in ("cgi", "fcgi"):
         hook = Oncehook(args.bin, env, mode, args.tmp)
         try:

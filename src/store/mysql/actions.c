@@ -145,6 +145,23 @@ ready(struct myactions *a, struct mysection *m, char *err, size_t errsz)
 	return 0;
 }
 
+size_t
+myactions_payloads(const struct myactions *a)
+{
+	const struct myp_stmt	*st;
+	size_t			 i, j, k, n, most = 0;
+
+	for (i = 0; i < a->file.n; i++)
+		for (j = 0; j < a->v[i].stmts.n; j++) {
+			st = &a->v[i].stmts.v[j];
+			for (k = n = 0; k < st->nparams; k++)
+				n += st->params[k] == MYP_PAYLOAD;
+			if (n > most)
+				most = n;
+		}
+	return most;
+}
+
 int
 myactions_prepare_all(struct myactions *a, char *err, size_t errsz)
 {

@@ -26,6 +26,9 @@ struct myactions *myactions_load(struct mydb *, const char *path,
 int		 myactions_prepare_all(struct myactions *, char *err,
 		    size_t errsz);
 void		 myactions_free(struct myactions *);
+/* The most times one statement of the file binds :payload (a statement
+ * carries every bound value in one packet). */
+size_t		 myactions_payloads(const struct myactions *);
 
 /*
  * Run the setup part of the file at path (oncehook init), statement by

@@ -1046,8 +1046,8 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 	struct myres	*r = NULL;
 	struct myrow	 row;
 	char		 have[512] = " ", missing[64] = "";
-	long long	 packet = 0;
-	size_t		 i;
+	long long	 packet = 0, room;
+	size_t		 i, copies = 1;
 
 	/* A table of oncehook's replaced by a site's after init. */
 	if (foreign(s, buf, bufsz) == -1)
@@ -1076,19 +1076,23 @@ mys_about(struct store *b, char *buf, size_t bufsz)
 		    missing);
 		return -1;
 	}
-	for (i = 0; i < s->cf->nendpoints; i++)
+	for (i = 0; i < s->cf->nendpoints; i++) {
 		if (load_actions(s, i, buf, bufsz) == -1 ||
 		    myactions_prepare_all(s->acts[i], buf, bufsz) == -1)
 			return -1;
-	/* A body must fit in one packet, twice: an action's statement may
-	 * bind :payload more than once. */
-	if (my_count(s, MY_PACKET, NULL, 0, &packet) == 0 &&
-	    packet < 2 * s->cf->maxbody + 65536) {
+		if (myactions_payloads(s->acts[i]) > copies)
+			copies = myactions_payloads(s->acts[i]);
+	}
+	/* A body must fit in one packet as many times as one statement
+	 * binds :payload (the claim's insert: once; an action's: as
+	 * often as it names it). */
+	room = (long long)copies * s->cf->maxbody + 65536;
+	if (my_count(s, MY_PACKET, NULL, 0, &packet) == 0 && packet < room) {
 		snprintf(buf, bufsz, "%s: max_allowed_packet is %lld bytes; "
-		    "a body of ONCEHOOK_MAX_BODY (%lld) may need %lld: raise "
-		    "it on the server, or lower ONCEHOOK_MAX_BODY",
-		    mydb_server(s->db), packet, s->cf->maxbody,
-		    2 * s->cf->maxbody + 65536);
+		    "a body of ONCEHOOK_MAX_BODY (%lld) bound %zu times by "
+		    "one action's statement needs %lld: raise it on the "
+		    "server, or lower ONCEHOOK_MAX_BODY", mydb_server(s->db),
+		    packet, s->cf->maxbody, copies, room);
 		return -1;
 	}
 	snprintf(buf, bufsz, "%s, %s, tables %s*", mydb_server(s->db),
