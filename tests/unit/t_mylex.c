@@ -110,6 +110,8 @@ static const struct {
 	{ ", GET_LOCK('" LOCK "', 0) ", 0, 0 },
 	{ ", `GET_LOCK`('" LOCK "', 0)", 0, 0 },
 	{ ", get_lock ('" LOCK "', 0) ", 0, 0 },
+	{ ", mariadb_schema.GET_LOCK('" LOCK "', 0) ", 0, 0 },
+	{ ", `oracle_schema` . get_lock ('" LOCK "', 0)", 0, 0 },
 	{ ", c = (SELECT 2 FROM oncehook_events) ", 1, 1 },
 	{ ", oncehook_events.id = 1 ", 1, 1 },
 	{ " WHERE c IN (SELECT id FROM `oncehook_events`)", 1, 1 },

@@ -713,9 +713,11 @@ guard(const struct cx *c, struct plan *pl)
 		if (pl->outbox && i == pl->tbl)
 			continue;	/* the outbox, rewritten */
 		/* A call, its name bare or `quoted` (the server calls
-		 * `GET_LOCK`(...) all the same). */
+		 * `GET_LOCK`(...) all the same), qualified or not (it
+		 * calls mariadb_schema.GET_LOCK(...), oracle_schema's and
+		 * maxdb_schema's the built-in too). */
 		for (j = 0; fns[j] != NULL && isname(c, i) &&
-		    punct(c, i + 1, '(') && !qualified(c, i); j++)
+		    punct(c, i + 1, '('); j++)
 			if (named(c, i, 0, "", fns[j]))
 				return cfail(c, i, "%s() is refused: its "
 				    "effect outlives the event's transaction "
