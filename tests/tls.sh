@@ -399,6 +399,23 @@ ck $? "REQUIRE X509 user with ONCEHOOK_DB_TLS_CERT and _KEY: connects"
 said "oncehook check: warning: $pki/client.key is readable by others (mode 644); chmod 600 it"
 check $? "check warns of a client key others may read"
 chmod 0600 "$pki/client.key"
+# A key inside the document root is refused, as the password file.
+mkdir -p "$tmp/www" && cp "$pki/client.pem" "$pki/client.key" "$tmp/www/" ||
+    bail "cp"
+chk DOCUMENT_ROOT="$tmp/www" ONCEHOOK_DB_TLS=verify-identity \
+    ONCEHOOK_DB_TLS_CA="$CA" ONCEHOOK_DB_TLS_CERT="$tmp/www/client.pem" \
+    ONCEHOOK_DB_TLS_KEY="$tmp/www/client.key"
+rc=$?
+st=$(cgi "$(event evt_tls_8 ord-tls-8)" DOCUMENT_ROOT="$tmp/www" \
+    ONCEHOOK_DB_TLS=verify-identity ONCEHOOK_DB_TLS_CA="$CA" \
+    ONCEHOOK_DB_TLS_CERT="$tmp/www/client.pem" \
+    ONCEHOOK_DB_TLS_KEY="$tmp/www/client.key")
+[ $rc -eq 1 ] && said "$tmp/www/client.key lies inside DOCUMENT_ROOT" &&
+    [ "$st" = "Status: 500 Internal Server Error" ] &&
+    [ "$(stored evt_tls_8 ord-tls-8)" = 0 ] &&
+    grep -q "status=500 .*$tmp/www/client.key lies inside the document root" \
+    "$tmp/cgi.log"
+ck $? "a client key inside the document root: check exit $rc, a delivery '$st'"
 chk ONCEHOOK_DB="mysql://tlsx509@127.0.0.1:$port/tls" ONCEHOOK_DB_TLS=verify-identity \
     ONCEHOOK_DB_TLS_CA="$CA" ONCEHOOK_DB_TLS_CERT="$pki/client.pem" \
     ONCEHOOK_DB_TLS_KEY="$pki/client.key"

@@ -154,6 +154,9 @@ route_exposed(const struct conf *cf, const char *root,
 	if (cf->db_password_file != NULL &&
 	    route_path_inside(cf->db_password_file, root) == 1)
 		return cf->db_password_file;
+	if (cf->db_tls_key != NULL &&
+	    route_path_inside(cf->db_tls_key, root) == 1)
+		return cf->db_tls_key;
 	if (cf->counters_file != NULL &&
 	    route_path_inside(cf->counters_file, root) == 1)
 		return cf->counters_file;
