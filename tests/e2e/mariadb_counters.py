@@ -48,7 +48,7 @@ UNANSWERED = ("Close stmt", "Quit")
 # (FastCGI), its statements prepared; under CGI, all a request makes.
 CEILING = {"new": 6, "dup": 1, "dup in a run": 5, "new, replay guard": 9,
            # CGI: the handshake counts one ("Connect").
-           "cgi new": 16, "cgi dup": 6}
+           "cgi new": 15, "cgi dup": 5}
 
 
 def stripe_event(key, typ, obj):

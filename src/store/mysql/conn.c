@@ -600,7 +600,7 @@ mydb_connect(const struct conf *cf, struct mydb **out, char *err,
 	const char		*cipher, *version = NULL;
 	char			 why[160];
 	struct mydb		*db;
-	char			 pw[512], init[256];
+	char			 pw[512], init[320];
 	unsigned int		 timeout = 5, rw, e;
 	my_bool			 no = 0;
 	long long		 wait;
@@ -624,18 +624,11 @@ mydb_connect(const struct conf *cf, struct mydb **out, char *err,
 	/* NAMES as well as the handshake's: a server with
 	 * character-set-client-handshake off keeps its own character set
 	 * otherwise, and the actions guard lexes as utf8mb4 does. */
-	snprintf(init, sizeof(init), "SET NAMES utf8mb4, SESSION sql_mode = "
-	    "'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,"
-	    "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', "
-	    "time_zone = '+00:00', innodb_lock_wait_timeout = %lld", wait);
 	api.options(db->m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
 	api.options(db->m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
 	api.options(db->m, MYSQL_OPT_READ_TIMEOUT, &rw);
 	api.options(db->m, MYSQL_OPT_WRITE_TIMEOUT, &rw);
 	api.options(db->m, MYSQL_OPT_RECONNECT, &no);
-	api.options(db->m, MYSQL_INIT_COMMAND, init);
-	api.options(db->m, MYSQL_INIT_COMMAND,
-	    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
 	if (tls_options(cf, db, err, errsz) == -1) {
 		mydb_close(db);
 		return HOOK_ECONF;
@@ -690,6 +683,25 @@ mydb_connect(const struct conf *cf, struct mydb **out, char *err,
 	snprintf(db->server, sizeof(db->server), "%s %s",
 	    strstr(api.server_info(db->m), "MariaDB") != NULL ? "MariaDB" :
 	    "MySQL", api.server_info(db->m));
+	/* The session's settings in one statement, one round trip (a CGI
+	 * request's connection pays it every time): the isolation level
+	 * as a variable, named as the server names it (MariaDB's
+	 * tx_isolation; MySQL 8.0 has only transaction_isolation). */
+	snprintf(init, sizeof(init), "SET NAMES utf8mb4, SESSION sql_mode = "
+	    "'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,"
+	    "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', "
+	    "time_zone = '+00:00', innodb_lock_wait_timeout = %lld, "
+	    "SESSION %s = 'READ-COMMITTED'", wait,
+	    strncmp(db->server, "MariaDB", 7) == 0 ? "tx_isolation" :
+	    "transaction_isolation");
+	if ((e = mydb_run(db, strdup(init), NULL, NULL)) != 0) {
+		snprintf(err, errsz, "mysql://%s@%s/%s: setting up the "
+		    "session: %s", c->user, c->socket != NULL ? c->socket :
+		    c->host, c->database, db->msg);
+		er = mydb_classify(e) == HOOK_ECONF ? HOOK_ECONF : HOOK_EBUSY;
+		mydb_close(db);
+		return er;
+	}
 	*out = db;
 	return HOOK_OK;
 }
