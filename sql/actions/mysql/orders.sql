@@ -135,22 +135,22 @@ INSERT INTO orders (id, amount, currency, customer_email, payment_id,
     created_at, updated_at)
 SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END AS v_id,
     CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.transaction.amount'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.amount'))
-    	    REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
-    	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.amount')) AS DECIMAL(65,4)) END,
+	IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.amount'))
+	    REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
+	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.amount')) AS DECIMAL(65,4)) END,
     CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.transaction.currency')) <> 'NULL'
-    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.currency')) END,
+	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.currency')) END,
     CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.customer.customerEmail')) <> 'NULL'
-    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.customer.customerEmail')) END,
+	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.customer.customerEmail')) END,
     CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.transaction.id')) <> 'NULL'
-    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.id')) END,
+	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.id')) END,
     :received_at, :received_at
 FROM DUAL HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE
@@ -172,18 +172,18 @@ SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
 FROM orders
 WHERE orders.paid_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END;
 -- 3. The fact, once.
 UPDATE orders SET paid_at = COALESCE(paid_at, :received_at)
 WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END;
 
@@ -192,9 +192,9 @@ WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 
 INSERT INTO orders (id, created_at, updated_at)
 SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END AS v_id,
     :received_at, :received_at
@@ -209,18 +209,18 @@ SELECT 'order.refunded', JSON_OBJECT('type', 'order.refunded',
 FROM orders
 WHERE orders.refunded_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END;
 -- 3. The fact, once.
 UPDATE orders SET refunded_at = COALESCE(refunded_at, :received_at)
 WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END;
 
@@ -234,22 +234,22 @@ INSERT INTO orders (id, amount, currency, customer_email, payment_id,
     created_at, updated_at)
 SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END AS v_id,
     CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.amount'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount'))
-    	    REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
-    	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount')) AS DECIMAL(65,4)) END,
+	IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount'))
+	    REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
+	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount')) AS DECIMAL(65,4)) END,
     CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.currency')) <> 'NULL'
-    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.currency')) END,
+	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.currency')) END,
     CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.receipt_email')) <> 'NULL'
-    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.receipt_email')) END,
+	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.receipt_email')) END,
     CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.id')) <> 'NULL'
-    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.id')) END,
+	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.id')) END,
     :received_at, :received_at
 FROM DUAL HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE
@@ -271,18 +271,18 @@ SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
 FROM orders
 WHERE orders.paid_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
 -- 3. The fact, once.
 UPDATE orders SET paid_at = COALESCE(paid_at, :received_at)
 WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
 
@@ -293,22 +293,22 @@ INSERT INTO orders (id, amount, currency, customer_email, payment_id,
     created_at, updated_at)
 SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END AS v_id,
     CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.amount_total'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount_total'))
-    	    REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
-    	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount_total')) AS DECIMAL(65,4)) END,
+	IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount_total'))
+	    REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
+	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount_total')) AS DECIMAL(65,4)) END,
     CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.currency')) <> 'NULL'
-    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.currency')) END,
+	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.currency')) END,
     CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.customer_details.email')) <> 'NULL'
-    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.customer_details.email')) END,
+	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.customer_details.email')) END,
     CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) <> 'NULL'
-    	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) END,
+	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) END,
     :received_at, :received_at
 FROM DUAL HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE
@@ -330,18 +330,18 @@ SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
 FROM orders
 WHERE orders.paid_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
 -- 3. The fact, once.
 UPDATE orders SET paid_at = COALESCE(paid_at, :received_at)
 WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
 
@@ -351,9 +351,9 @@ WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.o
 INSERT INTO orders (id, created_at, updated_at)
 SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END AS v_id,
     :received_at, :received_at
@@ -368,18 +368,18 @@ SELECT 'order.refunded', JSON_OBJECT('type', 'order.refunded',
 FROM orders
 WHERE orders.refunded_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
 -- 3. The fact, once.
 UPDATE orders SET refunded_at = COALESCE(refunded_at, :received_at)
 WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
 
@@ -388,9 +388,9 @@ WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.o
 INSERT INTO orders (id, cancelled_at, created_at, updated_at)
 SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
         OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	IN ('INTEGER', 'UNSIGNED INTEGER')
-    	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-    	    REGEXP '^-{0,1}[0-9]+$'))
+	IN ('INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
+	    REGEXP '^-{0,1}[0-9]+$'))
         AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
         THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END AS v_id,
     :received_at, :received_at, :received_at

@@ -101,8 +101,8 @@ AND o.id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.or
 -- 3. The order is paid.
 UPDATE wp_wc_orders SET status = 'wc-processing',
     transaction_id = COALESCE(CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.id')) = 'STRING'
-    	    AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.id'))) BETWEEN 1 AND 100
-    	    THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.id')) END,
+	    AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.id'))) BETWEEN 1 AND 100
+	    THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.id')) END,
 	transaction_id),
     date_updated_gmt =
 	DATE_ADD('1970-01-01 00:00:00', INTERVAL :received_at SECOND)
@@ -141,8 +141,8 @@ AND o.id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.or
 -- 3. The order is paid.
 UPDATE wp_wc_orders SET status = 'wc-processing',
     transaction_id = COALESCE(CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) = 'STRING'
-    	    AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_intent'))) BETWEEN 1 AND 100
-    	    THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) END,
+	    AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_intent'))) BETWEEN 1 AND 100
+	    THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) END,
 	transaction_id),
     date_updated_gmt =
 	DATE_ADD('1970-01-01 00:00:00', INTERVAL :received_at SECOND)
