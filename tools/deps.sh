@@ -28,7 +28,7 @@ demo_pkgs=(
 	sqlite3 openssl curl python3 lighttpd
 )
 test_pkgs=(
-	libfcgi-bin libmariadb-dev mariadb-server tcpdump
+	libfcgi-bin libmariadb-dev mariadb-server tcpdump galera-4 rsync iproute2
 	apache2 libapache2-mod-fcgid nginx-light spawn-fcgi
 	valgrind clang libclang-rt-14-dev wrk
 	prometheus chromium

@@ -1,12 +1,18 @@
 # SPDX-License-Identifier: MIT
-"""Two web hosts on one MariaDB, for tests/hosts.sh.
+"""Web hosts on one MariaDB (tests/hosts.sh) or on the nodes of a Galera
+cluster (tests/galera.sh).
 
-    hostsload.py --url-a URL --url-b URL --secret S --sock SOCK --db DB
+    hostsload.py --url-a URL --url-b URL [--url NAME=URL ...] --secret S
+                 --sock SOCK --db DB [--sync-wait] [--db-kill]
                  [--stop-file F --ready-file F] STEP
 
-URL-A and URL-B are the two hosts' endpoint URLs
-(http://127.0.0.1:PORT/hooks/stripe, each an nginx in front of its own
-"oncehook serve"); the deliveries are Stripe's (payment_intent.succeeded,
+URL-A and URL-B (and each --url, hosts named as given) are the hosts'
+endpoint URLs: http://127.0.0.1:PORT/hooks/stripe (an nginx in front of
+its own "oncehook serve"), or fcgi://127.0.0.1:PORT/hooks/stripe (the
+serve itself, spoken to in FastCGI as a web server would); deliveries
+go to the hosts in turn.  --sync-wait reads the effects causally
+(wsrep_sync_wait: a Galera node sees every commit of the cluster
+first).  The deliveries are Stripe's (payment_intent.succeeded,
 signed here with Python's hmac, tests/servers/oncetest/hookclient.py); the effects are
 read from the MariaDB server over its socket as root (the mariadb
 client).  The steps:
@@ -36,6 +42,11 @@ client).  The steps:
 
 A 503 with Retry-After from oncehook (a lock wait past
 ONCEHOOK_BUSY_TIMEOUT_MS) is delivered again until 200 and counted.
+With --db-kill (tests/galera.sh) the "kill" step's host A stays up and
+its database node is killed and brought back instead: every answer of
+every host is then 200 or oncehook's 503 with Retry-After (none 500 or
+other), host A's answered 503 meanwhile and 200 again after.  Every
+step prints its answers counted by host (status and outcome).
 Prints "ok - hosts: ..." / "not ok - hosts: ..." lines (the shell
 numbers them) and "#" lines with figures.  Exit status 0, 1 if a check
 failed, 2 on a harness error.  Standard library only.
@@ -58,7 +69,7 @@ TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "tests")
 sys.path.insert(0, os.path.join(TESTS, "servers"))
 
-from oncetest import hookclient  # noqa: E402
+from oncetest import fcgiclient, hookclient  # noqa: E402
 
 TYPE = "payment_intent.succeeded"
 
@@ -70,6 +81,9 @@ class Host:
         self.host = u.hostname
         self.port = u.port
         self.path = u.path
+        # FastCGI straight to serve: no web server in between.
+        self.fcgi = "%s:%d" % (u.hostname, u.port) \
+            if u.scheme == "fcgi" else None
 
 
 class Answer:
@@ -93,7 +107,10 @@ class Answer:
 class Run:
     def __init__(self, a):
         self.a = a
-        self.hosts = [Host("A", a.url_a), Host("B", a.url_b)]
+        self.hosts = [Host(n, u) for n, u in
+                      [("A", a.url_a), ("B", a.url_b)] +
+                      [tuple(x.split("=", 1)) for x in a.url]]
+        self.tally = {}         # (host, status, outcome) -> answers
         self.failures = []
         self.failed = 0
         self.lock = threading.Lock()
@@ -134,7 +151,18 @@ class Run:
         print("# " + msg)
         sys.stdout.flush()
 
+    def note_tally(self, step):
+        """The step's answers by host: status and outcome, then reset."""
+        for h in self.hosts:
+            got = sorted((st, o, n) for (hn, st, o), n in self.tally.items()
+                         if hn == h.name)
+            self.note("%s: host %s answered: %s" % (step, h.name, ", ".join(
+                "%d %s x%d" % (st, o or "-", n) for st, o, n in got)))
+        self.tally = {}
+
     def sql(self, query):
+        if self.a.sync_wait:
+            query = "SET SESSION wsrep_sync_wait = 1; " + query
         out = subprocess.run(
             ["mariadb", "--no-defaults", "--socket=" + self.a.sock, "-u",
              "root", "-N", "-B", "-e", query, self.a.db],
@@ -158,6 +186,15 @@ class Run:
     def post(self, host, body, sig, timeout=30):
         """One POST over a connection of this thread's (kept alive);
         an Answer, or raises OSError / http.client.HTTPException."""
+        if host.fcgi:
+            r = fcgiclient.request(host.fcgi, "POST", host.path, body, {
+                "Content-Type": "application/json",
+                "Stripe-Signature": sig,
+                "User-Agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)"},
+                timeout=timeout)
+            with self.lock:
+                self.requests += 1
+            return Answer(r.status, list(r.headers.items()), r.body)
         conns = getattr(self.local, "conns", None)
         if conns is None:
             conns = self.local.conns = {}
@@ -206,11 +243,19 @@ class Run:
             tries += 1
             try:
                 ans = self.post(host, body, sig or self.sign(body))
-            except (OSError, http.client.HTTPException) as e:
-                if tolerate:
+            except (OSError, http.client.HTTPException,
+                    fcgiclient.Incomplete) as e:
+                with self.lock:
+                    t = (host.name, 0, type(e).__name__)
+                    self.tally[t] = self.tally.get(t, 0) + 1
+                if tolerate and not self.a.db_kill:
                     return None
                 self.check(False, "%s: host %s: %s" % (key, host.name, e))
                 return "error"
+            with self.lock:
+                t = (host.name, ans.status, ans.state() if ans.status ==
+                     200 else None)
+                self.tally[t] = self.tally.get(t, 0) + 1
             if ans.status == 200:
                 s = ans.state()
                 if s == "already_processed" and \
@@ -236,9 +281,17 @@ class Run:
                 self.check("retry-after" in ans.headers,
                            "%s: host %s: 503 without Retry-After: %r"
                            % (key, host.name, ans))
+                # A database node down (--db-kill): its host's 503s are
+                # the answer meanwhile; the event is delivered later.
+                if tolerate and self.a.db_kill and tries >= 3:
+                    return None
                 if tries < 100:
                     time.sleep(0.05 + random.random() * 0.1)
                     continue
+            if tolerate and self.a.db_kill:
+                self.check(False, "%s: host %s: %r (only 200 or 503 "
+                           "with Retry-After)" % (key, host.name, ans))
+                return None
             if tolerate:
                 return None
             self.check(False, "%s: host %s: %r" % (key, host.name, ans))
@@ -296,9 +349,10 @@ class Run:
 
         def one(i):
             barrier.wait()
-            s = self.deliver(self.hosts[i % 2], key, body, sig)
+            h = self.hosts[i % len(self.hosts)]
+            s = self.deliver(h, key, body, sig)
             with self.lock:
-                answers.append((self.hosts[i % 2].name, s))
+                answers.append((h.name, s))
 
         t0 = time.time()
         threads = [threading.Thread(target=one, args=(i,)) for i in range(40)]
@@ -318,6 +372,7 @@ class Run:
                   "%d 503s redelivered" % (
                       dt, [h for h, s in answers if s == "processed"],
                       self.busy))
+        self.note_tally("same")
 
     def mixed(self):
         self.tag += "m"
@@ -326,8 +381,8 @@ class Run:
         bodies = {}
         sent = []               # keys whose first delivery has started
         answers = {}            # key -> [status, ...]
-        per_host = {"A": 0, "B": 0}
-        by_host = {"A": {}, "B": {}}    # host -> status -> answers
+        per_host = {h.name: 0 for h in self.hosts}
+        by_host = {h.name: {} for h in self.hosts}  # host -> status -> n
         busy0 = self.busy
         barrier = threading.Barrier(senders)
 
@@ -336,7 +391,7 @@ class Run:
             barrier.wait()
             u = 0
             for j in range(per):
-                host = self.hosts[(j + s) % 2]
+                host = self.hosts[(j + s) % len(self.hosts)]
                 if j % 2 == 0 or not sent:
                     key = "evt-%s-%d-%d" % (self.tag, s, u)
                     order = "ord-%s-%d-%d" % (self.tag, s, u)
@@ -382,12 +437,15 @@ class Run:
         if self.a.counts:
             with open(self.a.counts, "w") as f:
                 json.dump(by_host, f)
-        self.note("mixed: %d deliveries (%d to A, %d to B) in %.2fs: "
+        self.note("mixed: %d deliveries (%s) in %.2fs: "
                   "%.0f requests/s; %d processed, %d already_processed; "
                   "%d 503s redelivered %r" % (
-                      total, per_host["A"], per_host["B"], dt,
+                      total, ", ".join("%d to %s" % (per_host[h.name],
+                                                     h.name)
+                                       for h in self.hosts), dt,
                       (self.requests - req0) / dt, proc, dup,
                       self.busy - busy0, self.busy_why))
+        self.note_tally("mixed")
 
     def kill(self):
         self.tag += "k"
@@ -396,7 +454,7 @@ class Run:
         bodies = {}
         sent = []
         answers = {}            # key -> [status or None, ...]
-        stats = {"A": [0, 0], "B": [0, 0]}   # [answered 200, not]
+        stats = {h.name: [0, 0] for h in self.hosts}  # [200, not]
         busy0 = self.busy
         stop = self.a.stop_file
         barrier = threading.Barrier(senders)
@@ -406,7 +464,7 @@ class Run:
             barrier.wait()
             u = j = 0
             while not os.path.exists(stop):
-                host = self.hosts[(j + s) % 2]
+                host = self.hosts[(j + s) % len(self.hosts)]
                 if j % 2 == 0 or not sent:
                     key = "evt-%s-%d-%d" % (self.tag, s, u)
                     order = "ord-%s-%d-%d" % (self.tag, s, u)
@@ -458,8 +516,8 @@ class Run:
         for i, k in enumerate(missing):
             st = None
             for t in range(20):
-                st = self.deliver(self.hosts[(i + t) % 2], k, bodies[k],
-                                  tolerate=(t < 19))
+                st = self.deliver(self.hosts[(i + t) % len(self.hosts)], k,
+                                  bodies[k], tolerate=(t < 19))
                 if st:
                     break
                 time.sleep(0.2)
@@ -469,8 +527,10 @@ class Run:
                    % [k for k, v in again.items() if not v][:10])
         # Once more, every event, through host A (restarted): each
         # already_processed now.
+        tally = self.tally
+        self.tally = {}
         for i, k in enumerate(sorted(events)):
-            st = self.deliver(self.hosts[i % 2], k, bodies[k])
+            st = self.deliver(self.hosts[i % len(self.hosts)], k, bodies[k])
             self.check(st == "already_processed",
                        "%s: after the restart: %r, want already_processed"
                        % (k, st))
@@ -478,21 +538,37 @@ class Run:
             self.check(v.count("processed") <= 1,
                        "%s: answers %r, more than one processed" % (k, v))
         self.effects(events, "kill")
-        self.note("kill: %d events, %d deliveries in %.2fs (A: %d answered "
-                  "200, %d not; B: %d answered 200, %d not); %d never "
+        after = self.tally
+        self.tally = tally
+        self.note("kill: %d events, %d deliveries in %.2fs (%s); %d never "
                   "answered 200 until redelivered (%d of them redelivered "
                   "processed, %d already_processed); %d 503s from oncehook "
                   "redelivered %r; %d 503s from nginx (backend down)" % (
                       len(events), sum(len(v) for v in answers.values()),
-                      dt, stats["A"][0], stats["A"][1], stats["B"][0],
-                      stats["B"][1], len(missing),
+                      dt, "; ".join("%s: %d answered 200, %d not" % (
+                          h.name, stats[h.name][0], stats[h.name][1])
+                          for h in self.hosts), len(missing),
                       list(again.values()).count("processed"),
                       list(again.values()).count("already_processed"),
                       self.busy - busy0, self.busy_why, self.down))
-        self.check(unanswered > 0 and stats["B"][1] == 0,
-                   "host A down for a while (%d deliveries not answered "
-                   "200), host B always answering (%d not answered 200)"
-                   % (stats["A"][1], stats["B"][1]))
+        self.note_tally("kill, under the load")
+        self.tally = after
+        self.note_tally("kill, every event once more after")
+        if self.a.db_kill:
+            # The other nodes stall until the dead one leaves the view,
+            # and may answer 503 meanwhile; host A's front end answers
+            # 503 until its node is back, and serves again after.
+            self.check(stats["A"][1] > 0 and
+                       sum(n for (h, st, o), n in after.items()
+                           if h == "A" and st == 200) > 0,
+                       "host A answered 503 while its node was down (%d "
+                       "deliveries not answered 200) and 200 after"
+                       % stats["A"][1])
+        else:
+            self.check(unanswered > 0 and stats["B"][1] == 0,
+                       "host A down for a while (%d deliveries not "
+                       "answered 200), host B always answering (%d not "
+                       "answered 200)" % (stats["A"][1], stats["B"][1]))
 
     def outbox(self):
         deadline = time.time() + 60
@@ -533,6 +609,10 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--url-a", required=True)
     p.add_argument("--url-b", required=True)
+    p.add_argument("--url", action="append", default=[],
+                   help="NAME=URL: one more host")
+    p.add_argument("--sync-wait", action="store_true")
+    p.add_argument("--db-kill", action="store_true")
     p.add_argument("--secret", required=True)
     p.add_argument("--sock", required=True)
     p.add_argument("--db", required=True)
@@ -544,13 +624,17 @@ def main():
     a = p.parse_args()
     r = Run(a)
     names = {
-        "same": "40 identical deliveries at once, 20 to each host: one "
-                "processed, one row, one effect",
-        "mixed": "8 senders x 500 deliveries (half repeats), both hosts: "
-                 "each event once, one effect each",
-        "kill": "host A's serve killed (SIGKILL) mid-load and restarted, "
-                "host B sending on, the unanswered redelivered: each "
-                "event once",
+        "same": "40 identical deliveries at once, spread over %d hosts: one "
+                "processed, one row, one effect" % len(r.hosts),
+        "mixed": "8 senders x 500 deliveries (half repeats), %d hosts: "
+                 "each event once, one effect each" % len(r.hosts),
+        "kill": ("host A's database node killed (SIGKILL) mid-load and "
+                 "brought back, the other hosts sending on, the "
+                 "unanswered redelivered: each event once, only 200 or "
+                 "503" if a.db_kill else
+                 "host A's serve killed (SIGKILL) mid-load and restarted, "
+                 "host B sending on, the unanswered redelivered: each "
+                 "event once"),
         "outbox": "every order.paid row delivered once by the "
                   "two hosts' deliver children",
     }

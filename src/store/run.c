@@ -141,9 +141,12 @@ run_failed(struct store *s, long long id, const char *error,
 	o->tx_end(s);
 }
 
-enum store_replay
-store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
-    char *why, size_t whysz)
+/* One attempt at store_replay(); *again 1 if it failed because the
+ * server ended its transaction for reasons of its own (a deadlock, a
+ * Galera certification conflict with another node's run of the key). */
+static enum store_replay
+replay_once(struct store *s, size_t endpoint, const char *key, int dry_run,
+    char *why, size_t whysz, int *again)
 {
 	const struct store_ops		*o = s->ops;
 	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
@@ -155,6 +158,7 @@ store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
 
 	memset(&t, 0, sizeof(t));
 	why[0] = '\0';
+	*again = 0;
 	if (o->ready(s, endpoint, NULL, why, whysz) != HOOK_OK)
 		return REPLAY_ERROR;
 	if (o->usable != NULL && (rc = o->usable(s)) != 0) {
@@ -197,6 +201,7 @@ store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
 	res = REPLAY_DONE;
 	goto done;
 fail:
+	*again = o->ended(s, rc) == ENGINE_AGAIN;
 	o->why(s, "replay", why, whysz);
 	o->note(s, rc);
 out:
@@ -205,6 +210,25 @@ out:
 done:
 	store_taken_clear(&t);
 	return res;
+}
+
+/*
+ * A replay that lost its transaction to another run of the key (on
+ * another node of a cluster: its commit failed certification) is made
+ * again, and then finds the key processed, as a replay waiting for the
+ * other's lock on one server does.
+ */
+enum store_replay
+store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
+    char *why, size_t whysz)
+{
+	enum store_replay	 r;
+	int			 again = 0, tries = 0;
+
+	do
+		r = replay_once(s, endpoint, key, dry_run, why, whysz, &again);
+	while (r == REPLAY_ERROR && again && ++tries < 3);
+	return r;
 }
 
 /*
@@ -338,7 +362,7 @@ store_work(struct store *s, const char *endpoint, const char *key,
 	 * wait, and answering them fast is what deferred mode is for (a
 	 * run that must be made twice costs the work loop, not them).
 	 */
-	if (s->ops->tx_begin_deferred == NULL)
+	if (o->tx_begin_deferred == NULL)
 		return work_once(s, endpoint, key, now, lead, w, 0);
 	if ((r = work_once(s, endpoint, key, now, lead, w, 1)) == WORK_BUSY)
 		r = work_once(s, endpoint, key, now, lead, w, 0);

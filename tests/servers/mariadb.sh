@@ -45,7 +45,7 @@ md_start() {	# md_start DIR [PORT [OPT...]]
 	else
 		md_launch "$md_s" --skip-networking "$@"
 	fi || return 1
-	md_wait
+	md_wait 300
 }
 
 # The pieces of md_start, for servers of other shapes (galera.sh):
