@@ -223,11 +223,14 @@ store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
     char *why, size_t whysz)
 {
 	enum store_replay	 r;
+	char			 k[160], w[300];
 	int			 again = 0, tries = 0;
 
-	do
-		r = replay_once(s, endpoint, key, dry_run, why, whysz, &again);
-	while (r == REPLAY_ERROR && again && ++tries < 3);
+	while ((r = replay_once(s, endpoint, key, dry_run, why, whysz,
+	    &again)) == REPLAY_ERROR && again && ++tries < 3)
+		log_info("store: replay of key=\"%s\": %s (the server ended "
+		    "the transaction): running it again", log_escape(k,
+		    sizeof(k), key), log_escape(w, sizeof(w), why));
 	return r;
 }
 
