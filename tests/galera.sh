@@ -9,8 +9,9 @@
 # whose ONCEHOOK_DB is its node's socket, spoken to in FastCGI (as a web
 # server would) by bench/load/hostsload.py, the load of tests/hosts.sh.
 # The stripe endpoint's actions are sql/actions/mysql/orders.sql; the
-# "later" endpoint (deferred) runs the test's own, which fail until the
-# test opens a gate.
+# "later" endpoint (deferred: serve --no-work leaves its events
+# received, for "oncehook work" and "oncehook replay") runs the test's
+# own, one row an event.
 #
 #   - 40 identical deliveries at once over the three hosts: one
 #     processed, one events row, one paid order, one order.paid row
@@ -21,7 +22,7 @@
 #     twice, host A answers 503 (not 500) meanwhile, then 200 again
 #   - "oncehook deliver" on hosts A and B at once: every order.paid
 #     row delivered once
-#   - "oncehook work" on hosts A and B at once on 100 failed events:
+#   - "oncehook work" on hosts A and B at once on 100 received events:
 #     both take a share, each event run once
 #   - "oncehook replay KEY" on hosts A and B at once, 10 keys: each
 #     exits 0 (one replayed, the other finds it processed), one effect
