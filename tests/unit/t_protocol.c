@@ -273,6 +273,16 @@ static const struct pcase cases[] = {
 	{ CLAIM, "a b c", "t.fail t.ok t.deadlock", NULL, "EACTION OK OK",
 	  2, NULL },
 	END }, 0 },
+{ "a replay whose commit the server ended (a deadlock, a Galera "
+    "certification conflict) runs once more", E_FAKE, "sync", 0, 0,
+    "tx_commit", 2, FAKE_DEADLOCK, -1, {
+	{ CLAIM, "p1", "t.later", NULL, "EACTION", 0, NULL },
+	{ FAILED, "p1", "t.later", NULL, "PARKED 1", 0, NULL },
+	{ FIX, "p1", NULL, NULL, "fixed", 0, NULL },
+	{ REPLAY, "p1", NULL, NULL, "DONE", 1,
+	  "its commit ended by the server: run again, done, one effect" },
+	{ REPLAY, "p1", NULL, NULL, "ALREADY", 1, NULL },
+	END }, 1 },
 { "a failed commit: nothing of the batch is 200", E_FAKE, "sync", 0, 0,
     "tx_commit", 1, FAKE_BUSY, -1, {
 	{ CLAIM, "a b", "t.ok", NULL, "EBUSY EBUSY", 0, NULL },
