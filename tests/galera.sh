@@ -112,7 +112,9 @@ mkdir -p "$shared" || bail "mkdir $shared"
 printf '%s\n' "$DB_PASS" >"$shared/dbpass"
 chmod 0600 "$shared/dbpass"
 # The "later" endpoint's actions: one row an event (no key: a second
-# run would show), the slow ones long enough for two runs to overlap.
+# run would show); the fast ones long enough that two work runners
+# started a moment apart both run (100 take 2 s), the slow ones long
+# enough for two replays to overlap.
 cat >"$shared/later.sql" <<'EOF'
 -- SPDX-License-Identifier: MIT
 CREATE TABLE IF NOT EXISTS later_effects (
@@ -120,6 +122,7 @@ CREATE TABLE IF NOT EXISTS later_effects (
     k VARCHAR(200) NOT NULL
 ) ENGINE=InnoDB;
 -- on: later.fast
+SELECT SLEEP(0.02);
 INSERT INTO later_effects (k) VALUES (:key);
 -- on: later.slow
 SELECT SLEEP(0.5);

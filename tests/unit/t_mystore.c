@@ -66,6 +66,7 @@ static const char actions[] =
 "SELECT SLEEP(0.3);\n"
 "UPDATE locks SET n = n + 1 WHERE id = 1;\n"
 "-- on: t.w\n"
+"SELECT SLEEP(0.005);\n"
 "INSERT INTO effects (k) VALUES (:key);\n";
 
 static void
