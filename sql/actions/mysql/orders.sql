@@ -65,27 +65,34 @@
 --   on every MariaDB and MySQL; MySQL 8.0.20 and later deprecate it (a
 --   warning, 1287, per statement; still accepted) in favour of row
 --   aliases, which MariaDB does not have and which INSERT ... SELECT
---   cannot use.  The values are a SELECT of expressions FROM DUAL (the
---   order id named v_id, kept by HAVING v_id IS NOT NULL), so that no
---   name in ON DUPLICATE KEY UPDATE is ambiguous between the table and
---   the SELECT.
--- - No derived table: each value is read where it is used, by
---   JSON_EXTRACT(:payload, ...) in the SELECT list, the WHERE and the
---   SET, and the order's row is found by its primary key (WHERE id =
---   ...).  A derived table of JSON values (SELECT ... FROM (SELECT
---   JSON_EXTRACT(...)) AS p) is materialised in a temporary table, on
---   disk when it is joined in an UPDATE (its columns are long text),
---   for every event: tests/mariadb-counters.sh fails on any temporary
---   table a section makes.  The cost is :payload bound several times
---   in one statement (at most 14 here): see max_allowed_packet in
---   docs/stores.md.  The outbox row's order_id is the locked row's id.
--- - json_extract() returns a JSON value here (a string comes back
---   quoted): a scalar is read as JSON_UNQUOTE(JSON_EXTRACT(...)), its
---   kind as JSON_TYPE(JSON_EXTRACT(...)) ('STRING', 'INTEGER', ...; the
---   same names on MariaDB and MySQL).  JSON_VALUE() is not used: MySQL
---   has it from 8.0.21 only.  MariaDB calls a number written with an
---   exponent and no point (1e3) an INTEGER; an integer id must also be
---   written as one (digits only), as SQLite and MySQL require.
+--   cannot use.  The values are a SELECT of expressions (the order id
+--   named v_id, kept by HAVING v_id IS NOT NULL), so that no name in ON
+--   DUPLICATE KEY UPDATE is ambiguous between the table and the SELECT.
+-- - The event is read once per statement: JSON_TABLE(:payload, '$'
+--   COLUMNS (j_x JSON PATH '$.a.x', ...)) AS p, one row, each value the
+--   statement needs a column of it (named j_*, no orders column's name).
+--   It is the SELECT's row source, joined to the order's row by its
+--   primary key (the outbox), or a scalar subquery in the WHERE of an
+--   UPDATE (WHERE id = (SELECT ... FROM JSON_TABLE(...) AS p)): an
+--   UPDATE joined to a JSON_TABLE makes a temporary table, on disk, for
+--   every event, and so does a derived table (FROM (SELECT ...) AS p);
+--   tests/mariadb-counters.sh fails on any temporary table a section
+--   makes.  JSON_EXTRACT(:payload, ...) at each use would parse the
+--   whole body again each time, and bind it each time (docs/actions.md).
+--   JSON_TABLE needs MariaDB 10.6 or MySQL 8.0.4: on MariaDB 10.5
+--   oncehook check fails on this file's first section, naming its line.
+--   It fails a statement, where JSON_EXTRACT() returned NULL, on a body
+--   the server's JSON parser refuses: oncehook refuses those before the
+--   claim (nesting beyond MariaDB's 32 levels, a lone surrogate, \u0000).
+-- - A JSON PATH column holds the value as JSON (a string quoted), as
+--   JSON_EXTRACT() returns it: a scalar is read as JSON_UNQUOTE(p.j_x),
+--   its kind as JSON_TYPE(p.j_x) ('STRING', 'INTEGER', ...; the same
+--   names on MariaDB and MySQL), a value put in a JSON_OBJECT() as
+--   JSON_EXTRACT(p.j_x, '$') (else MariaDB writes it as a string).
+--   JSON_VALUE() is not used: MySQL has it from 8.0.21 only.  MariaDB
+--   calls a number written with an exponent and no point (1e3) an
+--   INTEGER; an integer id must also be written as one (digits only),
+--   as SQLite and MySQL require.
 -- - The amount is DECIMAL(65,4) (SQLite's NUMERIC kept what came):
 --   Stripe's amounts are integers in the smallest unit, the generic
 --   format's may carry decimals.  An amount that is a JSON number or a
@@ -133,26 +140,30 @@ CREATE TABLE IF NOT EXISTS orders (
 -- 1. The order's details (first kept); creates or locks its row.
 INSERT INTO orders (id, amount, currency, customer_email, payment_id,
     created_at, updated_at)
-SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END AS v_id,
-    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.transaction.amount'))
-	IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.amount'))
+SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END AS v_id,
+    CASE WHEN JSON_TYPE(p.j_amount)
+	    IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
+	AND JSON_UNQUOTE(p.j_amount)
 	    REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
-	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.amount')) AS DECIMAL(65,4)) END,
-    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.transaction.currency')) <> 'NULL'
-	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.currency')) END,
-    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.customer.customerEmail')) <> 'NULL'
-	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.customer.customerEmail')) END,
-    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.transaction.id')) <> 'NULL'
-	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.transaction.id')) END,
+	THEN CAST(JSON_UNQUOTE(p.j_amount) AS DECIMAL(65,4)) END,
+    CASE WHEN JSON_TYPE(p.j_currency) <> 'NULL'
+	THEN JSON_UNQUOTE(p.j_currency) END,
+    CASE WHEN JSON_TYPE(p.j_email) <> 'NULL'
+	THEN JSON_UNQUOTE(p.j_email) END,
+    CASE WHEN JSON_TYPE(p.j_payment) <> 'NULL'
+	THEN JSON_UNQUOTE(p.j_payment) END,
     :received_at, :received_at
-FROM DUAL HAVING v_id IS NOT NULL
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.metadata.orderId',
+	j_amount JSON PATH '$.transaction.amount',
+	j_currency JSON PATH '$.transaction.currency',
+	j_email JSON PATH '$.customer.customerEmail',
+	j_payment JSON PATH '$.transaction.id')) AS p
+HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE
     amount = COALESCE(amount, VALUES(amount)),
     currency = COALESCE(currency, VALUES(currency)),
@@ -164,41 +175,45 @@ ON DUPLICATE KEY UPDATE
 INSERT INTO outbox (topic, payload)
 SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
     'order_id', orders.id,
-    'amount', JSON_EXTRACT(:payload, '$.transaction.amount'),
-    'currency', JSON_EXTRACT(:payload, '$.transaction.currency'),
-    'customer_email', JSON_EXTRACT(:payload, '$.customer.customerEmail'),
-    'payment_id', JSON_EXTRACT(:payload, '$.transaction.id'),
+    'amount', JSON_EXTRACT(p.j_amount, '$'),
+    'currency', JSON_EXTRACT(p.j_currency, '$'),
+    'customer_email', JSON_EXTRACT(p.j_email, '$'),
+    'payment_id', JSON_EXTRACT(p.j_payment, '$'),
     'event_type', :type, 'event_key', :key)
-FROM orders
-WHERE orders.paid_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END;
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.metadata.orderId',
+	j_amount JSON PATH '$.transaction.amount',
+	j_currency JSON PATH '$.transaction.currency',
+	j_email JSON PATH '$.customer.customerEmail',
+	j_payment JSON PATH '$.transaction.id')) AS p
+JOIN orders ON orders.id = CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END
+WHERE orders.paid_at IS NULL;
 -- 3. The fact, once.
 UPDATE orders SET paid_at = COALESCE(paid_at, :received_at)
-WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END;
+WHERE id = (SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END
+    FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.metadata.orderId')) AS p);
 
 -- on: payment.refunded
 -- 1. Creates or locks the order's row.
 INSERT INTO orders (id, created_at, updated_at)
-SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END AS v_id,
+SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END AS v_id,
     :received_at, :received_at
-FROM DUAL HAVING v_id IS NOT NULL
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.metadata.orderId')) AS p
+HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE updated_at = VALUES(updated_at);
 -- 2. order.refunded, if no event has recorded the refund yet (the row
 -- is there: step 1 made or locked it).
@@ -206,23 +221,23 @@ INSERT INTO outbox (topic, payload)
 SELECT 'order.refunded', JSON_OBJECT('type', 'order.refunded',
     'order_id', orders.id,
     'event_type', :type, 'event_key', :key)
-FROM orders
-WHERE orders.refunded_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END;
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.metadata.orderId')) AS p
+JOIN orders ON orders.id = CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END
+WHERE orders.refunded_at IS NULL;
 -- 3. The fact, once.
 UPDATE orders SET refunded_at = COALESCE(refunded_at, :received_at)
-WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.metadata.orderId')) END;
+WHERE id = (SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END
+    FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.metadata.orderId')) AS p);
 
 -- on: webhook.ping
 -- Recorded in events only.
@@ -232,26 +247,30 @@ WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.metadata.orderId')) = 
 -- 1. The order's details (first kept); creates or locks its row.
 INSERT INTO orders (id, amount, currency, customer_email, payment_id,
     created_at, updated_at)
-SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END AS v_id,
-    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.amount'))
-	IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount'))
+SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END AS v_id,
+    CASE WHEN JSON_TYPE(p.j_amount)
+	    IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
+	AND JSON_UNQUOTE(p.j_amount)
 	    REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
-	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount')) AS DECIMAL(65,4)) END,
-    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.currency')) <> 'NULL'
-	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.currency')) END,
-    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.receipt_email')) <> 'NULL'
-	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.receipt_email')) END,
-    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.id')) <> 'NULL'
-	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.id')) END,
+	THEN CAST(JSON_UNQUOTE(p.j_amount) AS DECIMAL(65,4)) END,
+    CASE WHEN JSON_TYPE(p.j_currency) <> 'NULL'
+	THEN JSON_UNQUOTE(p.j_currency) END,
+    CASE WHEN JSON_TYPE(p.j_email) <> 'NULL'
+	THEN JSON_UNQUOTE(p.j_email) END,
+    CASE WHEN JSON_TYPE(p.j_payment) <> 'NULL'
+	THEN JSON_UNQUOTE(p.j_payment) END,
     :received_at, :received_at
-FROM DUAL HAVING v_id IS NOT NULL
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id',
+	j_amount JSON PATH '$.data.object.amount',
+	j_currency JSON PATH '$.data.object.currency',
+	j_email JSON PATH '$.data.object.receipt_email',
+	j_payment JSON PATH '$.data.object.id')) AS p
+HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE
     amount = COALESCE(amount, VALUES(amount)),
     currency = COALESCE(currency, VALUES(currency)),
@@ -263,54 +282,62 @@ ON DUPLICATE KEY UPDATE
 INSERT INTO outbox (topic, payload)
 SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
     'order_id', orders.id,
-    'amount', JSON_EXTRACT(:payload, '$.data.object.amount'),
-    'currency', JSON_EXTRACT(:payload, '$.data.object.currency'),
-    'customer_email', JSON_EXTRACT(:payload, '$.data.object.receipt_email'),
-    'payment_id', JSON_EXTRACT(:payload, '$.data.object.id'),
+    'amount', JSON_EXTRACT(p.j_amount, '$'),
+    'currency', JSON_EXTRACT(p.j_currency, '$'),
+    'customer_email', JSON_EXTRACT(p.j_email, '$'),
+    'payment_id', JSON_EXTRACT(p.j_payment, '$'),
     'event_type', :type, 'event_key', :key)
-FROM orders
-WHERE orders.paid_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id',
+	j_amount JSON PATH '$.data.object.amount',
+	j_currency JSON PATH '$.data.object.currency',
+	j_email JSON PATH '$.data.object.receipt_email',
+	j_payment JSON PATH '$.data.object.id')) AS p
+JOIN orders ON orders.id = CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END
+WHERE orders.paid_at IS NULL;
 -- 3. The fact, once.
 UPDATE orders SET paid_at = COALESCE(paid_at, :received_at)
-WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
+WHERE id = (SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END
+    FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id')) AS p);
 
 -- on: checkout.session.completed
 -- Stripe: data.object is the Checkout Session.
 -- 1. The order's details (first kept); creates or locks its row.
 INSERT INTO orders (id, amount, currency, customer_email, payment_id,
     created_at, updated_at)
-SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END AS v_id,
-    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.amount_total'))
-	IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount_total'))
+SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END AS v_id,
+    CASE WHEN JSON_TYPE(p.j_amount)
+	    IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL', 'STRING')
+	AND JSON_UNQUOTE(p.j_amount)
 	    REGEXP '^-{0,1}[0-9]{1,61}([.][0-9]+){0,1}$'
-	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.amount_total')) AS DECIMAL(65,4)) END,
-    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.currency')) <> 'NULL'
-	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.currency')) END,
-    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.customer_details.email')) <> 'NULL'
-	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.customer_details.email')) END,
-    CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) <> 'NULL'
-	THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) END,
+	THEN CAST(JSON_UNQUOTE(p.j_amount) AS DECIMAL(65,4)) END,
+    CASE WHEN JSON_TYPE(p.j_currency) <> 'NULL'
+	THEN JSON_UNQUOTE(p.j_currency) END,
+    CASE WHEN JSON_TYPE(p.j_email) <> 'NULL'
+	THEN JSON_UNQUOTE(p.j_email) END,
+    CASE WHEN JSON_TYPE(p.j_payment) <> 'NULL'
+	THEN JSON_UNQUOTE(p.j_payment) END,
     :received_at, :received_at
-FROM DUAL HAVING v_id IS NOT NULL
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id',
+	j_amount JSON PATH '$.data.object.amount_total',
+	j_currency JSON PATH '$.data.object.currency',
+	j_email JSON PATH '$.data.object.customer_details.email',
+	j_payment JSON PATH '$.data.object.payment_intent')) AS p
+HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE
     amount = COALESCE(amount, VALUES(amount)),
     currency = COALESCE(currency, VALUES(currency)),
@@ -322,42 +349,46 @@ ON DUPLICATE KEY UPDATE
 INSERT INTO outbox (topic, payload)
 SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
     'order_id', orders.id,
-    'amount', JSON_EXTRACT(:payload, '$.data.object.amount_total'),
-    'currency', JSON_EXTRACT(:payload, '$.data.object.currency'),
-    'customer_email', JSON_EXTRACT(:payload, '$.data.object.customer_details.email'),
-    'payment_id', JSON_EXTRACT(:payload, '$.data.object.payment_intent'),
+    'amount', JSON_EXTRACT(p.j_amount, '$'),
+    'currency', JSON_EXTRACT(p.j_currency, '$'),
+    'customer_email', JSON_EXTRACT(p.j_email, '$'),
+    'payment_id', JSON_EXTRACT(p.j_payment, '$'),
     'event_type', :type, 'event_key', :key)
-FROM orders
-WHERE orders.paid_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id',
+	j_amount JSON PATH '$.data.object.amount_total',
+	j_currency JSON PATH '$.data.object.currency',
+	j_email JSON PATH '$.data.object.customer_details.email',
+	j_payment JSON PATH '$.data.object.payment_intent')) AS p
+JOIN orders ON orders.id = CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END
+WHERE orders.paid_at IS NULL;
 -- 3. The fact, once.
 UPDATE orders SET paid_at = COALESCE(paid_at, :received_at)
-WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
+WHERE id = (SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END
+    FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id')) AS p);
 
 -- on: charge.refunded
 -- Stripe: data.object is the Charge; its metadata carries the order id.
 -- 1. Creates or locks the order's row.
 INSERT INTO orders (id, created_at, updated_at)
-SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END AS v_id,
+SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END AS v_id,
     :received_at, :received_at
-FROM DUAL HAVING v_id IS NOT NULL
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id')) AS p
+HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE updated_at = VALUES(updated_at);
 -- 2. order.refunded, if no event has recorded the refund yet (the row
 -- is there: step 1 made or locked it).
@@ -365,36 +396,36 @@ INSERT INTO outbox (topic, payload)
 SELECT 'order.refunded', JSON_OBJECT('type', 'order.refunded',
     'order_id', orders.id,
     'event_type', :type, 'event_key', :key)
-FROM orders
-WHERE orders.refunded_at IS NULL AND orders.id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id')) AS p
+JOIN orders ON orders.id = CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END
+WHERE orders.refunded_at IS NULL;
 -- 3. The fact, once.
 UPDATE orders SET refunded_at = COALESCE(refunded_at, :received_at)
-WHERE id = CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END;
+WHERE id = (SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END
+    FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id')) AS p);
 
 -- on: payment_intent.canceled
 -- Cancels a pending order; a paid order stays paid (see the status).
 INSERT INTO orders (id, cancelled_at, created_at, updated_at)
-SELECT CASE WHEN (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) = 'STRING'
-        OR (JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	IN ('INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    REGEXP '^-{0,1}[0-9]+$'))
-        AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))) <= 191
-        THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) END AS v_id,
+SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
+	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
+		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
+	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
+	THEN JSON_UNQUOTE(p.j_id) END AS v_id,
     :received_at, :received_at, :received_at
-FROM DUAL HAVING v_id IS NOT NULL
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id')) AS p
+HAVING v_id IS NOT NULL
 ON DUPLICATE KEY UPDATE
     cancelled_at = COALESCE(cancelled_at, VALUES(cancelled_at)),
     updated_at = VALUES(updated_at);

@@ -57,9 +57,11 @@
 -- "customer_email", "payment_id" (order.paid), "event_type",
 -- "event_key"}, the amount as Stripe wrote it.
 --
--- No derived table (sql/actions/mysql/orders.sql says why): the order
--- id is read from :payload where it is used, and the row found by its
--- primary key.
+-- The event is read once per statement, by JSON_TABLE(:payload, ...)
+-- (MariaDB 10.6, MySQL 8.0.4; sql/actions/mysql/orders.sql says why
+-- and how), and the row found by its primary key; no derived table.
+-- The paying UPDATEs read it twice, the payment's id in their SET: an
+-- UPDATE joined to a JSON_TABLE makes a temporary table.
 --
 -- Each section first locks the order's row (an UPDATE that changes
 -- nothing), so that two events of one order in two transactions at once
@@ -79,38 +81,46 @@
 -- Stripe: data.object is the PaymentIntent (amount in the smallest unit).
 -- 1. Lock the order's row.
 UPDATE wp_wc_orders SET status = status
-WHERE id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
-	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
+WHERE id = (SELECT CASE WHEN JSON_TYPE(p.j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(p.j_id) REGEXP '^[0-9]{1,19}$'
+	THEN CAST(JSON_UNQUOTE(p.j_id) AS UNSIGNED) END
+    FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id')) AS p);
 -- 2. order.paid, if the order is one this payment changes.
 INSERT INTO outbox (topic, payload)
 SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
     'order_id', CAST(o.id AS CHAR),
-    'amount', JSON_EXTRACT(:payload, '$.data.object.amount'),
-    'currency', JSON_EXTRACT(:payload, '$.data.object.currency'),
-    'customer_email', JSON_EXTRACT(:payload, '$.data.object.receipt_email'),
-    'payment_id', JSON_EXTRACT(:payload, '$.data.object.id'),
+    'amount', JSON_EXTRACT(p.j_amount, '$'),
+    'currency', JSON_EXTRACT(p.j_currency, '$'),
+    'customer_email', JSON_EXTRACT(p.j_email, '$'),
+    'payment_id', JSON_EXTRACT(p.j_payment, '$'),
     'event_type', :type, 'event_key', :key)
-FROM wp_wc_orders AS o
-WHERE o.status IN ('wc-pending', 'wc-on-hold', 'wc-failed')
-AND o.id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
-	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id',
+	j_amount JSON PATH '$.data.object.amount',
+	j_currency JSON PATH '$.data.object.currency',
+	j_email JSON PATH '$.data.object.receipt_email',
+	j_payment JSON PATH '$.data.object.id')) AS p
+JOIN wp_wc_orders AS o ON o.id = CASE WHEN JSON_TYPE(p.j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(p.j_id) REGEXP '^[0-9]{1,19}$'
+	THEN CAST(JSON_UNQUOTE(p.j_id) AS UNSIGNED) END
+WHERE o.status IN ('wc-pending', 'wc-on-hold', 'wc-failed');
 -- 3. The order is paid.
 UPDATE wp_wc_orders SET status = 'wc-processing',
-    transaction_id = COALESCE(CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.id')) = 'STRING'
-	    AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.id'))) BETWEEN 1 AND 100
-	    THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.id')) END,
+    transaction_id = COALESCE((SELECT CASE WHEN JSON_TYPE(p.j_payment) = 'STRING'
+	    AND CHAR_LENGTH(JSON_UNQUOTE(p.j_payment)) BETWEEN 1 AND 100
+	    THEN JSON_UNQUOTE(p.j_payment) END
+	FROM JSON_TABLE(:payload, '$' COLUMNS (
+	    j_payment JSON PATH '$.data.object.id')) AS p),
 	transaction_id),
     date_updated_gmt =
 	DATE_ADD('1970-01-01 00:00:00', INTERVAL :received_at SECOND)
 WHERE status IN ('wc-pending', 'wc-on-hold', 'wc-failed')
-AND id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
-	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
+AND id = (SELECT CASE WHEN JSON_TYPE(p.j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(p.j_id) REGEXP '^[0-9]{1,19}$'
+	THEN CAST(JSON_UNQUOTE(p.j_id) AS UNSIGNED) END
+    FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id')) AS p);
 
 -- on: checkout.session.completed
 -- Stripe: data.object is the Checkout Session.  A session paid by a
@@ -118,71 +128,85 @@ AND id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.orde
 -- "paid" one changes the order.
 -- 1. Lock the order's row.
 UPDATE wp_wc_orders SET status = status
-WHERE id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
-	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
+WHERE id = (SELECT CASE WHEN JSON_TYPE(p.j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(p.j_id) REGEXP '^[0-9]{1,19}$'
+	THEN CAST(JSON_UNQUOTE(p.j_id) AS UNSIGNED) END
+    FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id')) AS p);
 -- 2. order.paid, if the order is one this payment changes.
 INSERT INTO outbox (topic, payload)
 SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
     'order_id', CAST(o.id AS CHAR),
-    'amount', JSON_EXTRACT(:payload, '$.data.object.amount_total'),
-    'currency', JSON_EXTRACT(:payload, '$.data.object.currency'),
-    'customer_email', JSON_EXTRACT(:payload, '$.data.object.customer_details.email'),
-    'payment_id', JSON_EXTRACT(:payload, '$.data.object.payment_intent'),
+    'amount', JSON_EXTRACT(p.j_amount, '$'),
+    'currency', JSON_EXTRACT(p.j_currency, '$'),
+    'customer_email', JSON_EXTRACT(p.j_email, '$'),
+    'payment_id', JSON_EXTRACT(p.j_payment, '$'),
     'event_type', :type, 'event_key', :key)
-FROM wp_wc_orders AS o
-WHERE o.status IN ('wc-pending', 'wc-on-hold', 'wc-failed')
-AND o.id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_status')) = 'paid'
-	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id',
+	j_amount JSON PATH '$.data.object.amount_total',
+	j_currency JSON PATH '$.data.object.currency',
+	j_email JSON PATH '$.data.object.customer_details.email',
+	j_payment JSON PATH '$.data.object.payment_intent',
+	j_status JSON PATH '$.data.object.payment_status')) AS p
+JOIN wp_wc_orders AS o ON o.id = CASE WHEN JSON_TYPE(p.j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(p.j_id) REGEXP '^[0-9]{1,19}$'
+	AND JSON_UNQUOTE(p.j_status) = 'paid'
+	THEN CAST(JSON_UNQUOTE(p.j_id) AS UNSIGNED) END
+WHERE o.status IN ('wc-pending', 'wc-on-hold', 'wc-failed');
 -- 3. The order is paid.
 UPDATE wp_wc_orders SET status = 'wc-processing',
-    transaction_id = COALESCE(CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) = 'STRING'
-	    AND CHAR_LENGTH(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_intent'))) BETWEEN 1 AND 100
-	    THEN JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_intent')) END,
+    transaction_id = COALESCE((SELECT CASE WHEN JSON_TYPE(p.j_payment) = 'STRING'
+	    AND CHAR_LENGTH(JSON_UNQUOTE(p.j_payment)) BETWEEN 1 AND 100
+	    THEN JSON_UNQUOTE(p.j_payment) END
+	FROM JSON_TABLE(:payload, '$' COLUMNS (
+	    j_payment JSON PATH '$.data.object.payment_intent')) AS p),
 	transaction_id),
     date_updated_gmt =
 	DATE_ADD('1970-01-01 00:00:00', INTERVAL :received_at SECOND)
 WHERE status IN ('wc-pending', 'wc-on-hold', 'wc-failed')
-AND id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.payment_status')) = 'paid'
-	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
+AND id = (SELECT CASE WHEN JSON_TYPE(p.j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(p.j_id) REGEXP '^[0-9]{1,19}$'
+	AND JSON_UNQUOTE(p.j_status) = 'paid'
+	THEN CAST(JSON_UNQUOTE(p.j_id) AS UNSIGNED) END
+    FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id',
+	j_status JSON PATH '$.data.object.payment_status')) AS p);
 
 -- on: charge.refunded
 -- Stripe: data.object is the Charge; its metadata carries the order id.
 -- Only a full refund (data.object.refunded true) changes the order.
 -- 1. Lock the order's row.
 UPDATE wp_wc_orders SET status = status
-WHERE id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
-	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
+WHERE id = (SELECT CASE WHEN JSON_TYPE(p.j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(p.j_id) REGEXP '^[0-9]{1,19}$'
+	THEN CAST(JSON_UNQUOTE(p.j_id) AS UNSIGNED) END
+    FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id')) AS p);
 -- 2. order.refunded, if the order is one this refund changes.
 INSERT INTO outbox (topic, payload)
 SELECT 'order.refunded', JSON_OBJECT('type', 'order.refunded',
     'order_id', CAST(o.id AS CHAR),
     'event_type', :type, 'event_key', :key)
-FROM wp_wc_orders AS o
-WHERE o.status IN ('wc-processing', 'wc-completed')
-AND o.id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
-	AND JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.refunded')) = 'BOOLEAN'
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.refunded')) = 'true'
-	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
+FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id',
+	j_refunded JSON PATH '$.data.object.refunded')) AS p
+JOIN wp_wc_orders AS o ON o.id = CASE WHEN JSON_TYPE(p.j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(p.j_id) REGEXP '^[0-9]{1,19}$'
+	AND JSON_TYPE(p.j_refunded) = 'BOOLEAN'
+	AND JSON_UNQUOTE(p.j_refunded) = 'true'
+	THEN CAST(JSON_UNQUOTE(p.j_id) AS UNSIGNED) END
+WHERE o.status IN ('wc-processing', 'wc-completed');
 -- 3. The order is refunded.
 UPDATE wp_wc_orders SET status = 'wc-refunded',
     date_updated_gmt =
 	DATE_ADD('1970-01-01 00:00:00', INTERVAL :received_at SECOND)
 WHERE status IN ('wc-processing', 'wc-completed')
-AND id = CASE WHEN JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id'))
-	    IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) REGEXP '^[0-9]{1,19}$'
-	AND JSON_TYPE(JSON_EXTRACT(:payload, '$.data.object.refunded')) = 'BOOLEAN'
-	AND JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.refunded')) = 'true'
-	THEN CAST(JSON_UNQUOTE(JSON_EXTRACT(:payload, '$.data.object.metadata.order_id')) AS UNSIGNED) END;
+AND id = (SELECT CASE WHEN JSON_TYPE(p.j_id) IN ('STRING', 'INTEGER', 'UNSIGNED INTEGER')
+	AND JSON_UNQUOTE(p.j_id) REGEXP '^[0-9]{1,19}$'
+	AND JSON_TYPE(p.j_refunded) = 'BOOLEAN'
+	AND JSON_UNQUOTE(p.j_refunded) = 'true'
+	THEN CAST(JSON_UNQUOTE(p.j_id) AS UNSIGNED) END
+    FROM JSON_TABLE(:payload, '$' COLUMNS (
+	j_id JSON PATH '$.data.object.metadata.order_id',
+	j_refunded JSON PATH '$.data.object.refunded')) AS p);
