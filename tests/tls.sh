@@ -333,9 +333,13 @@ while True:
          b"abcdefgh\0" + struct.pack("<HBHH", caps, 45, 2, hi) +
          bytes([21]) + b"\0" * 10 + b"ijklmnopqrst\0" +
          (b"mysql_native_password\0" if hi & 0x0008 else b""))
+    # The file exists before the client reads the greeting (the test
+    # looks at it as soon as the client has given up), and is written
+    # unbuffered.
+    out = open("%s.%d" % (sys.argv[2], k), "wb", buffering=0)
     c.sendall(struct.pack("<I", len(p))[:3] + b"\0" + p)
     c.settimeout(3)
-    with open("%s.%d" % (sys.argv[2], k), "wb") as out:
+    with out:
         try:
             while True:
                 d = c.recv(4096)
@@ -372,6 +376,11 @@ for mode in required verify-ca verify-identity; do
 done
 chk ONCEHOOK_DB="mysql://tls@127.0.0.1:$fport/tls" ONCEHOOK_DB_TLS=off
 k=$((k + 1))
+i=0	# the bytes may reach the file just after the client gave up
+until grep -q -a tls "$tmp/fake.$k" 2>/dev/null || [ $i -ge 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 grep -q -a tls "$tmp/fake.$k"
 check $? "... and with TLS off the login is sent to it (the check can fail)"
 kill "$fake_pid" 2>/dev/null
