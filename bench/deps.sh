@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # What bench/run.sh's peers need, beyond tools/deps.sh (which brings wrk,
 # lighttpd, nginx, node and npm): PHP-FPM with SQLite, PDO MySQL (the
-# MariaDB rows' peer) and OPcache, a C++ compiler, and the Node peer's
-# packages (bench/peers/node/package-lock.json, "npm ci").
+# MariaDB rows' peer) and OPcache, a C++ compiler, and the Node peers'
+# packages, express and better-sqlite3 (bench/peers/node/package-lock.json,
+# "npm ci"): the minimal peers and the same-work ones need the same.
 # better-sqlite3 is built from source against the installed node's
 # headers: no prebuilt binary is fetched.  The suite does not need
 # this (bench/run.sh --smoke runs no peer).  Run as root (or with sudo)

@@ -6,7 +6,8 @@ check the database, append one JSON line of results.
 usage:
   measure.py load --row NAME --run N --out FILE --url URL --mode MODE
       --pool DIR [--ndup K] --seconds S --conns C --threads T
-      --pids PID,... --app NAME,... [--db PATH] [--log FILE]
+      --pids PID,... --app NAME,... [--db PATH [--claims TABLE]]
+      [--log FILE]
   measure.py loop --row NAME --run N --out FILE [--db PATH] -- CMD ARGS...
   measure.py deliver --url URL --pool DIR --ndup K
 
@@ -26,6 +27,8 @@ The checks, after the load has stopped and the database has settled
   dup   every answer 200 "already_processed"; no new rows at all;
   any   every answer 200 (a responder with no database);
   and no socket errors, no exhausted pool.
+The events rows are those of --claims TABLE where the server records its
+events in a table of its own (the minimal peers' processed_events).
 deliver sends the first K events of the pool once each, one at a time
 (what a dup row then sends again); each must be answered "processed".
 loop runs CMD (bench/minimal/commitloop), which prints one JSON line;
@@ -180,6 +183,10 @@ def rss(roots, apps):
         (sum(priv) / len(priv) if priv else 0.0)
 
 
+# The table of the events, where the server is not oncehook ("events").
+CLAIMS = "events"
+
+
 def counts(db):
     if not db:
         return None
@@ -196,7 +203,7 @@ def counts(db):
     c = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=10)
     try:
         return tuple(c.execute("SELECT count(*) FROM %s" % t).fetchone()[0]
-                     for t in ("events", "orders"))
+                     for t in (CLAIMS, "orders"))
     finally:
         c.close()
 
@@ -236,7 +243,8 @@ class WalWatch(threading.Thread):
 
 
 def run_load(a):
-    global ADOPT_DB
+    global ADOPT_DB, CLAIMS
+    CLAIMS = a.claims
     ADOPT_DB = a.db if a.db and not a.db.startswith("mysql:") else None
     roots = [int(p) for p in a.pids.split(",") if p]
     apps = set(a.app.split(","))
@@ -390,13 +398,21 @@ def deliver(a):
         parts = f.read().rstrip("\n").split("@ID@")
     with open(os.path.join(a.pool, "pool.ts")) as f:
         ts = f.read().strip()
+    try:
+        with open(os.path.join(a.pool, "pool.scheme")) as f:
+            scheme = f.read().strip()
+    except FileNotFoundError:
+        scheme = "stripe"
     with open(os.path.join(a.pool, "pool.ids")) as f:
         pool = [next(f).split() for _ in range(a.ndup)]
     c = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
     for ident, sig in pool:
-        c.request("POST", u.path, ident.join(parts).encode(), {
-            "Content-Type": "application/json",
-            "Stripe-Signature": "t=%s,v1=%s" % (ts, sig)})
+        h = {"Content-Type": "application/json"}
+        if scheme == "hmac-sha256":
+            h["X-Webhook-Signature"] = "sha256=" + sig
+        else:
+            h["Stripe-Signature"] = "t=%s,v1=%s" % (ts, sig)
+        c.request("POST", u.path, ident.join(parts).encode(), h)
         resp = c.getresponse()
         body = resp.read()
         if resp.status != 200 or b'"status":"processed"' not in body:
@@ -423,6 +439,7 @@ def main():
     ap.add_argument("--pids", default="")
     ap.add_argument("--app", default="")
     ap.add_argument("--db")
+    ap.add_argument("--claims", default="events")
     ap.add_argument("--log")
     argv = sys.argv[1:]
     cmd = argv[argv.index("--") + 1:] if "--" in argv else []

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 """Pre-signed Stripe-like events for bench/wrk.lua (wrk's Lua has no HMAC).
 
-usage: pool.py SECRET N DIR
+usage: pool.py SECRET N DIR [SCHEME]
 
-Writes into DIR:
+SCHEME stripe (the default) or hmac-sha256.  Writes into DIR:
   pool.tmpl  the 1 KB event body (payment_intent.succeeded, with
              data.object.metadata.order_id) as one line, with @ID@ where
              each event's id goes (the event id evt_@ID@, the payment
@@ -12,8 +12,11 @@ Writes into DIR:
              so every body has the same length;
   pool.ts    the Unix time all signatures were made at;
   pool.ids   N lines "ID SIG", SIG the hex of
-             HMAC-SHA256(SECRET, ts + "." + body): Stripe's v1.
-The request is then Stripe-Signature: t=<ts>,v1=<SIG>.
+             HMAC-SHA256(SECRET, ts + "." + body): Stripe's v1; under
+             hmac-sha256, HMAC-SHA256(SECRET, body);
+  pool.scheme  the scheme.
+The request is then Stripe-Signature: t=<ts>,v1=<SIG>, or
+X-Webhook-Signature: sha256=<SIG> (bench/wrk.lua).
 """
 
 import hashlib
@@ -42,9 +45,11 @@ TEMPLATE = (
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5) or \
+            sys.argv[4:] not in ([], ["stripe"], ["hmac-sha256"]):
         sys.exit(__doc__.strip().splitlines()[2])
     secret, n, out = sys.argv[1].encode(), int(sys.argv[2]), sys.argv[3]
+    scheme = (sys.argv[4:] or ["stripe"])[0]
     ts = int(time.time())
     tmpl = TEMPLATE.replace("@TS@", str(ts))
     pad = 1024 - len(tmpl.replace("@ID@", "0" * 16))
@@ -54,7 +59,7 @@ def main():
                             % ("p" * max(pad - 7, 0)), 1)
     parts = tmpl.split("@ID@")
     base = hmac.new(secret, digestmod=hashlib.sha256)
-    prefix = ("%d." % ts).encode()
+    prefix = ("%d." % ts).encode() if scheme == "stripe" else b""
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "pool.tmpl"), "w") as f:
         f.write(tmpl + "\n")
@@ -73,6 +78,8 @@ def main():
         f.writelines(lines)
     os.replace(os.path.join(out, "pool.ids.tmp"),
                os.path.join(out, "pool.ids"))
+    with open(os.path.join(out, "pool.scheme"), "w") as f:
+        f.write(scheme + "\n")
     with open(os.path.join(out, "pool.ts"), "w") as f:
         f.write("%d\n" % ts)
 

@@ -5,11 +5,12 @@
 # lighttpd mod_fastcgi with 1, 2 and 4 processes, synchronous normal and
 # full, new and duplicate events; "oncehook serve" behind nginx; CGI
 # against the minimal responder as CGI; SQLite's raw commit loop (full,
-# normal) and an fdatasync loop; and the two peers of bench/peers/
-# (PHP-FPM with a persistent PDO, Node with better-sqlite3; PHP-FPM with
-# PDO MySQL beside the MariaDB rows, on their server) doing the same
-# work.  Prints a table (medians of the runs) and the ratios, and
-# saves both under _build/bench/results/.
+# normal) and an fdatasync loop; and the peers of bench/peers/, two
+# kinds: the handler a site owner would write (minimal: PHP-FPM x4,
+# Node x1) and oncehook's work re-done (same work: PHP-FPM with a
+# persistent PDO, Node with better-sqlite3; PHP-FPM with PDO MySQL
+# beside the MariaDB rows, on their server).  Prints a table (medians of
+# the runs) and the ratios, and saves both under _build/bench/results/.
 #
 # usage: bench/run.sh [--smoke] [--seconds S] [--runs R] [--conns C]
 #                     [--only REGEX] [--no-peers] [--all] [--bin PATH]
@@ -24,7 +25,8 @@
 #   --no-peers    leave out PHP-FPM and Node
 #   --all         also the rows left out to keep a run near 10 minutes:
 #                 duplicates with 2 processes and with full for 1 and 2
-#                 (the read path does not commit), the peers under full
+#                 (the read path does not commit), the same-work peers'
+#                 duplicates, the peers under full
 #   --bin PATH    the oncehook to measure (default: build _build/bench)
 #   --keep        keep the run directories (logs, databases)
 #   --smoke       CI's check that the benchmark still works: a few
@@ -122,6 +124,7 @@ peers_need() {	# peers_need: exit 2 if a wanted peer row cannot run
 	local miss=
 	[ $peers -eq 1 ] || return 0
 	if [ -z "$phpfpm" ] && wanted_any "php-fpm x4 normal new" \
+	    "php-fpm x4 minimal new" "php-fpm x4 minimal dup" \
 	    "php-fpm x4 normal new, mariadb"; then
 		miss="PHP-FPM"
 	fi
@@ -130,7 +133,8 @@ peers_need() {	# peers_need: exit 2 if a wanted peer row cannot run
 		miss="$miss PDO MySQL (php8.2-mysql)"
 	fi
 	if [ ! -d "$root/bench/peers/node/node_modules/better-sqlite3" ] &&
-	    wanted_any "node x4 normal new"; then
+	    wanted_any "node x4 normal new" "node x1 minimal new" \
+	    "node x1 minimal dup"; then
 		miss="$miss the Node peer's packages (npm ci)"
 	fi
 	[ -z "$miss" ] && return 0
@@ -248,16 +252,17 @@ ndup=100
 
 # The pool of signed events (bench/pool.py): enough for 20,000 new
 # events a second (a row that runs out says so and fails), made again
-# when it is 50 minutes old.
-pool=$tmp/pool
+# when it is 50 minutes old; one pool per scheme (stripe, hmac-sha256),
+# made when a row first needs it.  Sets pool.
 pool_n=$(awk -v s="$seconds" 'BEGIN { n = int(s * 20000);
     print (n < 20000 ? 20000 : n) }')
-pool_fresh() {
+pool_fresh() {	# pool_fresh SCHEME
 	local ts
+	pool=$tmp/pool-$1
 	ts=$(cat "$pool/pool.ts" 2>/dev/null || echo 0)
 	[ $(($(date +%s) - ts)) -lt 3000 ] && return 0
-	echo "== signing $pool_n events (bench/pool.py)"
-	python3 "$root/bench/pool.py" "$secret" "$pool_n" "$pool" ||
+	echo "== signing $pool_n events, $1 (bench/pool.py)"
+	python3 "$root/bench/pool.py" "$secret" "$pool_n" "$pool" "$1" ||
 	    { echo "bench/run.sh: pool.py failed" >&2; exit 2; }
 }
 
@@ -279,11 +284,15 @@ no_outbox "$root/sql/actions/mysql/orders.sql" "$bench_actions_my"
 
 seq=0
 # Each server setup leaves: srv_url, srv_pids (comma list, tracked),
-# srv_app (process names that are the application), srv_db ("" if none).
+# srv_app (process names that are the application), srv_db ("" if none);
+# and may set srv_scheme (the pool's scheme, stripe unless set) and
+# srv_claims (the table of the events where it is not "events").
 
 # lighttpd from conf-examples/lighttpd-MODE.conf running PROG, PROCS
 # processes (fastcgi), synchronous SYNC, ONCEHOOK_COUNTERS COUNTERS.
-# With STORE mariadb, the bench's MariaDB database for ONCEHOOK_DB.
+# With STORE mariadb, the bench's MariaDB database for ONCEHOOK_DB; with
+# hmac, the example's endpoint "shop" (scheme hmac-sha256, its replay
+# guard) is the one loaded.
 srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	local run=$tmp/run$((seq += 1)) prog=$2 ctr=${5:-on}
 	lh_setup "$1" "$run" "$prog" "$root"
@@ -300,7 +309,7 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	[ "${6:-}" != nogroup ] ||
 	    sed -i 's|"ONCEHOOK_LOG" => "info",|&\n"ONCEHOOK_GROUP_COMMIT" => "off",|' \
 	    "$run/oncehook.conf"
-	sed -i -e "s|$LH_STRIPE_SECRET|$secret|" \
+	sed -i -e "s|$LH_STRIPE_SECRET|$secret|" -e "s|$LH_SHOP_SECRET|$secret|" \
 	    -e "s|\"max-procs\" => 2,|\"max-procs\" => $3,|" \
 	    -e "s|\"ONCEHOOK_LOG\" => \"info\",|&\n\"ONCEHOOK_SYNCHRONOUS\" => \"$4\",\n\"ONCEHOOK_STRIPE_TOLERANCE\" => \"$tolerance\",\n\"ONCEHOOK_COUNTERS\" => \"$ctr\",|" \
 	    "$run/oncehook.conf"
@@ -339,6 +348,10 @@ srv_lighttpd() {	# srv_lighttpd fastcgi|cgi PROG PROCS SYNC [COUNTERS [STORE]]
 	lh_start "$run" || bail "lighttpd did not start ($run/error.log)"
 	dp_track "$LH_PID"
 	srv_url=http://127.0.0.1:$LH_PORT/hooks/stripe
+	if [ "${6:-}" = hmac ]; then
+		srv_url=http://127.0.0.1:$LH_PORT/hooks/shop
+		srv_scheme=hmac-sha256
+	fi
 	srv_pids=$LH_PID
 	# The server's CPU counts the database's.
 	[ "${6:-}" != mariadb ] || srv_pids=$srv_pids,$MD_PID
@@ -431,11 +444,23 @@ ENV
 	dp_init_db "$1"
 }
 
+# The minimal peers' table (bench/peers/minimal.sql) in a peer's
+# database, made as the backends' user (so are its -wal and -shm).
+minimal_db() {	# minimal_db DIR
+	as_backend "${backend_python:-python3}" -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript(sys.stdin.read())
+c.close()' "$1/db/oncehook.db" <"$root/bench/peers/minimal.sql" ||
+	    bail "minimal.sql in $1"
+	srv_claims=processed_events
+}
+
 # PHP-FPM (pm static, PROCS children) behind nginx; with STORE mariadb,
 # bench/peers/php/hook-mysql.php on the bench's MariaDB database (the
 # same server and tables as the oncehook mariadb rows, made by "oncehook
-# init"), else hook.php on SQLite.
-srv_php() {	# srv_php PROCS SYNC [STORE]
+# init"), with minimal bench/peers/php/minimal.php (the handler a site
+# owner would write), else hook.php on SQLite.
+srv_php() {	# srv_php PROCS SYNC [STORE|minimal]
 	local d=$tmp/run$((seq += 1)) port pid kv
 	if [ "${3:-}" = mariadb ]; then
 		md_fresh || bail "no MariaDB for a mariadb row"
@@ -452,6 +477,10 @@ ENV
 		chmod 0600 "$d/conf/env"
 		dp_init_db "$d"
 		cp "$root/bench/peers/php/hook-mysql.php" "$d/htdocs/hook.php"
+	elif [ "${3:-}" = minimal ]; then
+		peer_dir "$d" "$2"
+		minimal_db "$d"
+		cp "$root/bench/peers/php/minimal.php" "$d/htdocs/hook.php"
 	else
 		peer_dir "$d" "$2"
 		cp "$root/bench/peers/php/hook.php" "$d/htdocs/hook.php"
@@ -504,13 +533,18 @@ CONF
 }
 
 # Node (express + better-sqlite3), PROCS cluster workers, serving HTTP
-# itself.
-srv_node() {	# srv_node PROCS SYNC
-	local d=$tmp/run$((seq += 1)) port
+# itself; with minimal, bench/peers/node/minimal.js, one process.
+srv_node() {	# srv_node PROCS SYNC [minimal]
+	local d=$tmp/run$((seq += 1)) port js=server.js
 	peer_dir "$d" "$2"
+	if [ "${3:-}" = minimal ]; then
+		[ "$1" = 1 ] || bail "minimal.js is one process"
+		minimal_db "$d"
+		js=minimal.js
+	fi
 	port=$(free_port)
 	dp_backend "$d" "$d/log/node.log" "$(command -v node)" \
-	    "$root/bench/peers/node/server.js" --listen "127.0.0.1:$port" \
+	    "$root/bench/peers/node/$js" --listen "127.0.0.1:$port" \
 	    --workers "$1"
 	dp_track "$bg_pid"
 	dp_wait_port "$port" "$bg_pid" ||
@@ -577,9 +611,9 @@ row() {	# row NAME EVENTS SETUP ARGS...
 	shift 2
 	wanted "$name" || return 0
 	for r in $pass; do
-		pool_fresh
-		srv_writer=
+		srv_writer='' srv_scheme=stripe srv_claims=''
 		"$@"
+		pool_fresh "$srv_scheme"
 		if [ "$mode" = dup ] || [ "$mode" = forged ]; then
 			python3 "$root/bench/measure.py" deliver --url "$srv_url" \
 			    --pool "$pool" --ndup "$ndup" || {
@@ -593,7 +627,8 @@ row() {	# row NAME EVENTS SETUP ARGS...
 		    --url "$srv_url" --mode "$mode" --pool "$pool" \
 		    --ndup "$ndup" --seconds "$seconds" --conns "$conns" \
 		    --threads 2 --pids "$srv_pids" --app "$srv_app" \
-		    ${srv_db:+--db "$srv_db"} --log "$tmp/wrk-$seq.log"
+		    ${srv_db:+--db "$srv_db"} \
+		    ${srv_claims:+--claims "$srv_claims"} --log "$tmp/wrk-$seq.log"
 		rc=$?
 		[ $rc -le 1 ] || sed 's/^/# /' "$tmp/wrk-$seq.log"
 		dp_stop
@@ -692,6 +727,10 @@ plan() {
 		    srv_lighttpd fastcgi "$bin" 4 full on nogroup
 		row "oncehook fcgi x4 normal new, shipped orders.sql" new \
 		    srv_lighttpd fastcgi "$bin" 4 normal on shipped
+		# A scheme without a signed timestamp: the example's endpoint
+		# "shop", hmac-sha256, with its replay guard.
+		row "oncehook fcgi x4 normal new, hmac-sha256" new \
+		    srv_lighttpd fastcgi "$bin" 4 normal on hmac
 		row "oncehook fcgi x4 normal dup, counters off" dup \
 		    srv_lighttpd fastcgi "$bin" 4 normal off
 		row "oncehook fcgi x4 normal forged" forged \
@@ -751,12 +790,24 @@ plan() {
 		loop "sqlite loop full"   sqlite full @DB@ "$ls"
 		loop "sqlite loop normal" sqlite normal @DB@ "$ls"
 		loop "fdatasync loop"     fdatasync @FILE@ "$ls"
+		# Two kinds of peer: the handler a site owner would write
+		# (minimal), and oncehook's work re-done (the same work).  The
+		# same-work peers' duplicates only with --all: the minimal
+		# peers' stand for the read path's peers.
 		if [ $peers -eq 1 ]; then
+			row "php-fpm x4 minimal new" new srv_php 4 normal minimal
+			row "node x1 minimal new"    new srv_node 1 normal minimal
 			row "php-fpm x4 normal new" new srv_php 4 normal
 			row "node x4 normal new"    new srv_node 4 normal
-			row "php-fpm x4 normal dup" dup srv_php 4 normal
-			row "node x4 normal dup"    dup srv_node 4 normal
+			row "php-fpm x4 minimal dup" dup srv_php 4 normal minimal
+			row "node x1 minimal dup"    dup srv_node 1 normal minimal
 			if [ $all -eq 1 ]; then
+				row "php-fpm x4 normal dup" dup srv_php 4 normal
+				row "node x4 normal dup"    dup srv_node 4 normal
+				row "php-fpm x4 minimal full new" new \
+				    srv_php 4 full minimal
+				row "node x1 minimal full new" new \
+				    srv_node 1 full minimal
 				row "php-fpm x4 full new" new srv_php 4 full
 				row "node x4 full new"    new srv_node 4 full
 			fi

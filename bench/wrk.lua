@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- bench/run.sh's load for wrk: signed Stripe-like events from a pool made
--- by bench/pool.py (wrk's Lua has no HMAC).
+-- by bench/pool.py (wrk's Lua has no HMAC), with the header of the pool's
+-- scheme (Stripe-Signature, or hmac-sha256's X-Webhook-Signature).
 --
 --   wrk -t T -c C -d S -s bench/wrk.lua URL -- MODE POOLDIR [NDUP]
 --
@@ -45,6 +46,12 @@ function init(args)
 	f = assert(io.open(pooldir .. "/pool.ts"))
 	ts = f:read("*l")
 	f:close()
+	-- pool.py's scheme: stripe unless the pool says hmac-sha256.
+	f = io.open(pooldir .. "/pool.scheme")
+	scheme = f and f:read("*l") or "stripe"
+	if f then
+		f:close()
+	end
 	ids, sigs = {}, {}
 	local i = 0
 	for line in io.lines(pooldir .. "/pool.ids") do
@@ -70,10 +77,13 @@ end
 local function make(i)
 	local id = ids[i]
 	local body = table.concat(parts, id)
-	return wrk.format("POST", nil, {
-		["Content-Type"] = "application/json",
-		["Stripe-Signature"] = "t=" .. ts .. ",v1=" .. sigs[i],
-	}, body)
+	local h = { ["Content-Type"] = "application/json" }
+	if scheme == "hmac-sha256" then
+		h["X-Webhook-Signature"] = "sha256=" .. sigs[i]
+	else
+		h["Stripe-Signature"] = "t=" .. ts .. ",v1=" .. sigs[i]
+	end
+	return wrk.format("POST", nil, h, body)
 end
 
 function request()
