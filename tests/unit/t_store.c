@@ -1480,6 +1480,154 @@ test_migrate_v3(void)
 	conf_free(cf);
 }
 
+/* Runs the migration file name (sql/migrations) on q. */
+static void
+exec_file(sqlite3 *q, const char *name)
+{
+	char		 fp[4096], *text;
+	FILE		*f;
+	long		 sz;
+
+	snprintf(fp, sizeof(fp), "%s/sql/migrations/%s", tap_srcdir(), name);
+	if ((f = fopen(fp, "r")) == NULL || fseek(f, 0, SEEK_END) ||
+	    (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+	    (text = calloc(1, (size_t)sz + 1)) == NULL ||
+	    fread(text, 1, (size_t)sz, f) != (size_t)sz)
+		BAIL("reading %s", fp);
+	fclose(f);
+	exec(q, text);
+	free(text);
+}
+
+/* The temporary b-trees (OpenEphemeral) sql's program opens. */
+static int
+ephemerals(sqlite3 *q, const char *sql)
+{
+	sqlite3_stmt	*st;
+	char		 ex[1024];
+	const char	*op;
+	int		 n = 0;
+
+	snprintf(ex, sizeof(ex), "EXPLAIN %s", sql);
+	if (sqlite3_prepare_v2(q, ex, -1, &st, NULL) != SQLITE_OK)
+		BAIL("%s: %s", ex, sqlite3_errmsg(q));
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if ((op = (const char *)sqlite3_column_text(st, 1)) != NULL &&
+		    strcmp(op, "OpenEphemeral") == 0)
+			n++;
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* What the store writes to events on the way of a new event, and of a
+ * deferred one's run. */
+static const char *const event_writes[] = {
+	"INSERT INTO events (endpoint, key, type, payload_hash, payload,"
+	" received_at, processed_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5,"
+	" ?6, ?7, ?8) ON CONFLICT (endpoint, key) DO NOTHING",
+	"INSERT INTO events (endpoint, key, type, payload_hash, payload,"
+	" received_at, expires_at, status, attempts, next_at) VALUES (?1, ?2,"
+	" ?3, ?4, ?5, ?6, ?8, 'received', 0, ?7 + ?9) ON CONFLICT (endpoint,"
+	" key) DO NOTHING",
+	"UPDATE events SET status = 'processed', processed_at = ?1 WHERE"
+	" id = ?2",
+};
+
+static int
+event_ephemerals(sqlite3 *q)
+{
+	size_t	 i;
+	int	 n = 0;
+
+	for (i = 0; i < sizeof(event_writes) / sizeof(event_writes[0]); i++)
+		n += ephemerals(q, event_writes[i]);
+	return n;
+}
+
+/* Every column of every event, as one text (the rows, compared). */
+#define EVENTS_TEXT "SELECT group_concat(quote(id) || quote(endpoint) || " \
+	"quote(key) || quote(type) || quote(payload_hash) || quote(payload) " \
+	"|| quote(status) || quote(received_at) || quote(processed_at) || " \
+	"quote(expires_at) || quote(attempts) || quote(last_error) || " \
+	"quote(next_at), '|') FROM (SELECT * FROM events ORDER BY id)"
+
+/*
+ * Migration 6 on a database of version 5 (from the migration files),
+ * with events of every status in it: init keeps every row as it was,
+ * the status rule still holds, and an event's insert or update no longer
+ * builds a temporary b-tree for the CHECK.
+ */
+static void
+test_migrate_v5(void)
+{
+	static const char *const files[] = { "001-events.sql",
+	    "002-payload-index.sql", "003-list-order.sql", "004-statuses.sql",
+	    "005-outbox.sql" };
+	struct conf	*cf = mkconf("m5.sqlite", "a.sql");
+	struct store	*st;
+	char		 p[sizeof(dir) + 64], err[512], before[2048],
+			 after[2048];
+	sqlite3		*q;
+	size_t		 i;
+	int		 eph5, eph6;
+
+	if (sqlite3_open(path(p, "m5.sqlite"), &q) != SQLITE_OK)
+		BAIL("open m5");
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		exec_file(q, files[i]);
+	exec(q, "PRAGMA journal_mode = WAL; PRAGMA user_version = 5;"
+	    "INSERT INTO events (endpoint, key, type, payload_hash, payload,"
+	    " status, received_at, processed_at, expires_at, attempts,"
+	    " last_error, next_at) VALUES"
+	    " ('a', 'old1', 't.ok', 'h1', '{\"v\":1}', 'processed', 100, 101,"
+	    " 1000, 1, NULL, NULL),"
+	    " ('a', 'old2', NULL, 'h2', '{\"v\":2}', 'received', 200, NULL,"
+	    " NULL, 0, NULL, 210),"
+	    " ('a', 'old3', 't.ok', 'h3', '{\"v\":3}', 'failed', 300, NULL,"
+	    " NULL, 3, 'boom', 400),"
+	    " ('b', 'old4', 't.ok', 'h4', '{\"v\":4}', 'dead', 400, NULL,"
+	    " 5000, 9, 'gone', NULL);"
+	    "INSERT INTO conflicts (endpoint, key, payload_hash, received_at)"
+	    " VALUES ('a', 'old1', 'hx', 150)");
+	qtext(q, EVENTS_TEXT, before, sizeof(before));
+	eph5 = event_ephemerals(q);
+	sqlite3_close(q);
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("m5.sqlite");
+	qtext(q, EVENTS_TEXT, after, sizeof(after));
+	eph6 = event_ephemerals(q);
+	CHECK(qint(q, "PRAGMA user_version") == store_version() &&
+	    store_version() >= 6 && strcmp(before, after) == 0 &&
+	    qint(q, "SELECT count(*) FROM conflicts") == 1,
+	    "v5 -> current: every event kept, column for column (%s)", after);
+	CHECK(eph5 > 0 && eph6 == 0, "an event's insert and status update "
+	    "built %d temporary b-trees at v5, %d after", eph5, eph6);
+	CHECK(qint(q, "SELECT count(*) FROM sqlite_master WHERE type = "
+	    "'index' AND tbl_name = 'events' AND name IN ('events_expires_at',"
+	    " 'events_endpoint_payload', 'events_pending')") == 3 &&
+	    qint(q, "SELECT count(*) FROM pragma_integrity_check WHERE "
+	    "integrity_check = 'ok'") == 1, "the indexes are back, "
+	    "integrity_check ok");
+	CHECK(sqlite3_exec(q, "UPDATE events SET status = 'done' WHERE key = "
+	    "'old1'", NULL, NULL, NULL) == SQLITE_CONSTRAINT &&
+	    sqlite3_exec(q, "UPDATE events SET status = 'dead' WHERE key = "
+	    "'old3'", NULL, NULL, NULL) == SQLITE_OK, "the status rule holds: "
+	    "an unknown status refused, a known one taken");
+	{
+		enum hook_err	 a = claim_new(st, 0, "old1", "t.ok",
+				    "{\"v\":1}"),
+				 b = claim_new(st, 0, "new1", "t.ok",
+				    "{\"v\":\"n\"}");
+
+		CHECK(a == HOOK_DUP && b == HOOK_OK, "the old keys stay "
+		    "claimed, new ones are claimed (%d %d)", a, b);
+	}
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
 /* Work until nothing is due at now (0: the clock's, past the 10 s a
  * claimer has first); the number of events this process ran. */
 static int
@@ -1698,6 +1846,7 @@ main(void)
 	test_work_plan();
 	test_migrate_v2();
 	test_migrate_v3();
+	test_migrate_v5();
 	test_park_replay();
 	test_deferred();
 
