@@ -223,6 +223,7 @@ front_cgi(struct pipeline *p)
 	resp_clear(&resp);
 	cgi_drain(ce.rq.content_length, consumed);
 	pipeline_after(p);
+	pipeline_leave(p);
 	return rc;
 }
 

@@ -78,6 +78,13 @@ pipeline_clear(struct pipeline *p)
 }
 
 void
+pipeline_leave(struct pipeline *p)
+{
+	if (p->st != NULL && store_leave(p->st))
+		p->st = NULL;	/* the exit lets it go */
+}
+
+void
 pipeline_idle(struct pipeline *p)
 {
 	if (p->st != NULL && store_idle(p->st))

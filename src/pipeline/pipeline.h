@@ -107,6 +107,12 @@ void	pipeline_claim_through(struct pipeline *, pipeline_claim_fn fn,
 /* Close the store and unmap the counters (each opened again when next
  * needed); the configuration stays the caller's. */
 void	pipeline_clear(struct pipeline *);
+/*
+ * A process that exits after this request (CGI): its store is left to
+ * the exit when the engine says it may (store_leave()), so that
+ * pipeline_clear() does not close it.
+ */
+void	pipeline_leave(struct pipeline *);
 
 /*
  * Between requests (a second idle): close a store whose file moved;

@@ -245,6 +245,9 @@ struct store_ops {
 	 * none (STORE_COPY_NONE). */
 	enum store_copy	(*upkeep)(struct store *, enum store_upkeep);
 	void		(*close)(struct store *);
+	/* store_leave(): 1 if the connection may be left to the
+	 * process's exit.  NULL: never (store_close() it). */
+	int		(*leave)(struct store *);
 	long long	(*list)(struct store *, const char *, const char *,
 			    const char *, long long, int, store_row_fn,
 			    void *, char *, size_t);

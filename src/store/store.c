@@ -89,6 +89,12 @@ store_close(struct store *s)
 		s->ops->close(s);
 }
 
+int
+store_leave(struct store *s)
+{
+	return s != NULL && s->ops->leave != NULL && s->ops->leave(s);
+}
+
 long long
 store_list(struct store *s, const char *endpoint, const char *key,
     const char *status, long long limit, int with_payload, store_row_fn fn,

@@ -188,6 +188,16 @@ enum store_upkeep {
 enum store_copy	 store_upkeep(struct store *, enum store_upkeep what);
 
 void		 store_close(struct store *);
+/*
+ * A process about to exit (CGI, after its answer and its upkeep): 1 if
+ * the connection may be left to the exit, its locks and files let go
+ * by the kernel, without closing it: the engine says nothing is lost
+ * and nothing is owed that a close would do (SQLite: no transaction
+ * open, and another connection has the same file open, so this one's
+ * close could not checkpoint the log anyway).  The store must not be
+ * used afterwards; store_close() still frees it.  0: close it.
+ */
+int		 store_leave(struct store *);
 
 /*
  * Look (endpoint, key) up without taking the write lock.  HOOK_OK if

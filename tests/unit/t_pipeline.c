@@ -1802,6 +1802,60 @@ test_slack(struct pipeline *p, sqlite3 *q)
 }
 
 /*
+ * A CGI process leaves its connection to its exit (pipeline_leave())
+ * only when another oncehook connection has the same file open: then its
+ * close could not checkpoint the log, and would only free what the exit
+ * frees.  Alone, it closes, so that the last process's close copies the
+ * log and cuts it.
+ */
+static void
+test_cgi_leave(const struct conf *cf, sqlite3 *q)
+{
+	static const char	 alone[] = "{\"id\":\"evt-leave-1\",\"type\":"
+	    "\"payment.success\",\"metadata\":{\"orderId\":\"pl1\"}}";
+	static const char	 shared[] = "{\"id\":\"evt-leave-2\",\"type\":"
+	    "\"payment.success\",\"metadata\":{\"orderId\":\"pl2\"}}";
+	struct pipeline		 p;
+	struct resp		 r;
+	struct store		*other, *st;
+	char			 err[512];
+
+	pipeline_init(&p, cf, NULL);
+	p.one_request = 1;
+	post_generic(&p, alone, &r);
+	CHECK(r.status == 200 && r.err == HOOK_OK, "CGI leave, alone: the "
+	    "event processed (%d %s)", r.status, text(&r));
+	resp_clear(&r);
+	pipeline_after(&p);
+	pipeline_leave(&p);
+	CHECK(p.st != NULL, "CGI leave: with no other oncehook connection "
+	    "to the file, the store is not left to the exit (closed, so the "
+	    "last close checkpoints)");
+	pipeline_clear(&p);
+
+	if ((other = store_open(cf, STORE_LAZY, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	pipeline_init(&p, cf, NULL);
+	p.one_request = 1;
+	post_generic(&p, shared, &r);
+	CHECK(r.status == 200 && r.err == HOOK_OK, "CGI leave, shared: the "
+	    "event processed (%d %s)", r.status, text(&r));
+	resp_clear(&r);
+	pipeline_after(&p);
+	st = p.st;
+	pipeline_leave(&p);
+	CHECK(st != NULL && p.st == NULL, "CGI leave: with another "
+	    "oncehook connection to the file, the store is left to the exit");
+	CHECK(count(q, "SELECT count(*) FROM events WHERE key = "
+	    "'evt-leave-2'") == 1 && count(q, "SELECT count(*) FROM orders "
+	    "WHERE id = 'pl2'") == 1, "CGI leave: the event left with its "
+	    "store was committed, with its order");
+	pipeline_clear(&p);
+	store_close(st);
+	store_close(other);
+}
+
+/*
  * A CGI process (one request) prepares each statement on its first use.
  * One that cannot be prepared (its table dropped behind oncehook's back)
  * is an error on that request's path, answered and logged, never a
@@ -1944,6 +1998,7 @@ main(void)
 	test_writer_direct(cf, q);
 	test_writer_direct_failing(cf);
 	test_misconfigured();
+	test_cgi_leave(cf, q);
 	test_cgi_unprepared(cf);	/* last: it drops a table */
 
 	sqlite3_close(q);

@@ -615,6 +615,24 @@ sqs_close(struct store *b)
 }
 
 /*
+ * store_leave(): a CGI process's connection, when another connection
+ * has the same file open (its walguard byte), no transaction is open
+ * and the file has not moved.  Then SQLite's close could not take the
+ * file for itself to checkpoint the log (the other still reads it);
+ * what it would do is free the parsed schema and statements and let go
+ * of locks and files, which the exit does.  The last user closes, so
+ * the log is still copied and cut at the last close (006-wal-files-kept).
+ */
+static int
+sqs_leave(struct store *b)
+{
+	struct sqstore	*s = (struct sqstore *)b;
+
+	return s->sections && !s->moved && !s->immutable && s->db != NULL &&
+	    sqlite3_get_autocommit(s->db) && walguard_shared(&s->wg);
+}
+
+/*
  * The stored payload hash for (endpoint, key) compared with ev's
  * (engine_ops.find_key): the same bytes as the stored payload are
  * HOOK_DUP whatever the hash (they hash the same); without a hash
@@ -1347,6 +1365,7 @@ static const struct store_ops sqs_ops = {
 	.idle = sq_idle,
 	.upkeep = sq_upkeep,
 	.close = sqs_close,
+	.leave = sqs_leave,
 	.list = sqs_list,
 	.prune = sq_prune,
 	.rows = sqs_rows,

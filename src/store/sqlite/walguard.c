@@ -119,7 +119,14 @@ walguard_take(struct walguard *g, const char *dbpath, ino_t ino, char *err,
 		return WALGUARD_FOREIGN;
 	}
 	g->fd = fd;
+	g->byte = byte;
 	return 0;
+}
+
+int
+walguard_shared(const struct walguard *g)
+{
+	return g->fd >= 0 && held(g->fd, g->byte, 1);
 }
 
 void

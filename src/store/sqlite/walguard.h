@@ -56,6 +56,7 @@
 struct walguard {
 	int	 fd;		/* the directory; < 0 if none */
 	int	 locked;	/* this process holds the write lock */
+	off_t	 byte;		/* the file's byte, held while fd >= 0 */
 };
 
 /*
@@ -66,6 +67,13 @@ struct walguard {
  */
 int	walguard_take(struct walguard *g, const char *dbpath, ino_t ino,
 	    char *err, size_t errsz);
+
+/*
+ * 1 if another open description (another oncehook connection, in this
+ * process or another) holds the same file's byte: the file has other
+ * users besides this connection.  0 if none, or g is off.
+ */
+int	walguard_shared(const struct walguard *g);
 
 /* Let go of everything g holds; g is off afterwards. */
 void	walguard_release(struct walguard *g);
