@@ -336,10 +336,9 @@ failed(struct pipeline *p, const struct conf_endpoint *ep, size_t epi,
  * a known key as cheaply (store_claims_direct()), without a lookup
  * (pipeline/pipeline.h)? */
 static int
-straight(const struct pipeline *p, const struct conf_endpoint *ep)
+straight(const struct pipeline *p)
 {
 	return p->cf->fast_paths && p->fresh >= PIPELINE_DIRECT_AFTER &&
-	    !ep->replay_guard &&
 	    ((p->claim != NULL && (p->hands == NULL ||
 	    p->hands(p->claim_arg))) ||
 	    (p->st != NULL && store_claims_direct(p->st)));
@@ -360,19 +359,23 @@ count_fresh(struct pipeline *p, enum hook_err er)
 /*
  * A claim sent without a lookup came back failed (the writer gone or out
  * of time; the database read-only, full or failing): lookups first
- * again, and what the lookup would have answered of a known key, from a
+ * again, and what the lookups would have answered of a known key (or,
+ * behind a replay guard, of a payload known under another key), from a
  * read of what is committed, so that a retry is still 200 while nothing
- * can be written.  An unknown key keeps er.
+ * can be written.  An unknown key and payload keep er.
  */
 static enum hook_err
-known_anyway(struct pipeline *p, size_t epi, struct event *ev,
-    struct trace *t, enum hook_err er)
+known_anyway(struct pipeline *p, const struct conf_endpoint *ep, size_t epi,
+    struct event *ev, struct trace *t, enum hook_err er)
 {
 	enum hook_err	 found;
 	char		 was[sizeof(t->why.log)];
 
 	p->fresh = 0;
-	if (!hook_known(found = store_lookup(p->st, epi, ev)))
+	if (!hook_known(found = store_lookup(p->st, epi, ev)) &&
+	    (found != HOOK_OK || !ep->replay_guard ||
+	    ((found = store_replayed(p->st, epi, ev)) != HOOK_DUP &&
+	    found != HOOK_PARKED)))
 		return er;
 	snprintf(was, sizeof(was), "%s", t->why.log);
 	memset(&t->why, 0, sizeof(t->why));
@@ -419,7 +422,9 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 		if (rehash)
 			er = store_lookup(p->st, epi, ev);
 	}
-	if (er == HOOK_OK && ep->replay_guard &&
+	/* Sent straight, the claim checks the payload under the write
+	 * lock (store/claim.c), as the read here would. */
+	if (er == HOOK_OK && ep->replay_guard && !direct &&
 	    ((er = store_replayed(p->st, epi, ev)) == HOOK_DUP ||
 	    er == HOOK_PARKED))
 		why_set(&t->why, "payload already recorded "
@@ -440,7 +445,7 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 			why_set(&t->why, "%s", c.why);
 		if (direct && (er == HOOK_EBUSY || er == HOOK_ESYSTEM ||
 		    er == HOOK_ECONF))
-			er = known_anyway(p, epi, ev, t, er);
+			er = known_anyway(p, ep, epi, ev, t, er);
 		if (er == HOOK_EACTION)
 			er = failed(p, ep, epi, ev, c.why, t);
 		if (er == HOOK_ACCEPTED && p->run_after) {
@@ -559,7 +564,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 			why_set(&t->why, "%s", v.why);
 		goto out;
 	}
-	direct = straight(p, ep);
+	direct = straight(p);
 	if (!direct && p->cf->fast_paths &&
 	    quick_retry(p, ep, rq, body, bodysz, ev, t, &er)) {
 		t->ev = ev;

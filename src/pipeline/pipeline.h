@@ -60,13 +60,15 @@ typedef int	(*pipeline_hands_fn)(void *arg);
  * or failing) is followed by the lookup it skipped: a known key is
  * answered from that read, as it would have been, so a retry is still
  * 200 while nothing can be written.  Under `full` a retry in a run
- * waits for its batch's fsync, as the new events around it do.  Never
- * for an endpoint with a replay guard (the process reads by payload
- * before a claim anyway, and the claim checks the payload before the
- * key), nor when the claim would not be handed over (hands below),
- * unless the process's own store claims a known key about as cheaply
- * as it reads it (store_claims_direct(): MariaDB, where the lookup is a
- * round trip and the claim's insert answers "new" or "known" itself).
+ * waits for its batch's fsync, as the new events around it do.  Behind
+ * a replay guard too: the claim checks the payload under the write lock
+ * (a payload known under another key is the duplicate it is), and a
+ * claim so sent that failed is followed by the payload's lookup as well
+ * as the key's.  Never when the claim would not be handed over (hands
+ * below), unless the process's own store claims a known key about as
+ * cheaply as it reads it (store_claims_direct(): MariaDB, where the
+ * lookup is a round trip and the claim's insert answers "new" or "known"
+ * itself).
  */
 #define PIPELINE_DIRECT_AFTER	8
 

@@ -1049,10 +1049,10 @@ test_writer_direct(struct conf *cf, sqlite3 *q)
 	    "link gave up (%ld ms), from a read (%d, result %d)",
 	    PIPELINE_DIRECT_AFTER + 2, a.took, a.status, (int)a.er);
 
-	/* Nor for an endpoint with a replay guard (generic's scheme has no
-	 * timestamp): the process reads by payload before a claim anyway,
-	 * and the claim checks the payload before the key.  Other bytes
-	 * under a known key, the writer stopped: the key's lookup answers. */
+	/* Behind a replay guard too (generic's scheme has no timestamp):
+	 * the claim checks the payload under the write lock.  Other bytes
+	 * under a known key, the writer stopped: sent straight, answered
+	 * from a read once the link gave up. */
 	for (i = 0, ok = 1; i <= PIPELINE_DIRECT_AFTER; i++) {
 		snprintf(body, sizeof(body), "{\"id\":\"evt-direct-g%d\","
 		    "\"type\":\"payment.success\",\"metadata\":{\"orderId\":"
@@ -1063,6 +1063,7 @@ test_writer_direct(struct conf *cf, sqlite3 *q)
 	}
 	f1 = p.fresh;
 	stop_writer(pid);
+	l.timeout_ms = SHORT_MS;
 	snprintf(body, sizeof(body), "{\"id\":\"evt-direct-g%d\","
 	    "\"type\":\"payment.success\",\"metadata\":{\"orderId\":"
 	    "\"odg%d\"},\"pad\":1}", PIPELINE_DIRECT_AFTER,
@@ -1070,14 +1071,80 @@ test_writer_direct(struct conf *cf, sqlite3 *q)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	post_generic(&p, body, &r);
 	took = ms_since(&t0);
+	l.timeout_ms = LONG_MS;
 	kill(pid, SIGCONT);
 	CHECK(ok && f1 == PIPELINE_DIRECT_AFTER && r.status == 422 &&
-	    r.err == HOOK_ECONFLICT && took < QUICK_MS, "direct: never for "
-	    "an endpoint with a replay guard: after %d new events (%u in a "
-	    "row) other bytes under a known key are answered by the lookup "
-	    "at once, the writer stopped (%d, result %d, %ld ms)",
-	    PIPELINE_DIRECT_AFTER + 1, f1, r.status, (int)r.err, took);
+	    r.err == HOOK_ECONFLICT && took >= SHORT_MS && p.fresh == 0,
+	    "direct: behind a replay guard too: after %d new events (%u in a "
+	    "row) other bytes under a known key go to the writer, the writer "
+	    "stopped: 422 from a read when the link gave up (%d, result %d, "
+	    "%ld ms)", PIPELINE_DIRECT_AFTER + 1, f1, r.status, (int)r.err,
+	    took);
 	resp_clear(&r);
+
+	/* A captured payload under a new, unsigned key: the claim's guard
+	 * answers it, the writer running; the writer stopped, the payload's
+	 * read does once the link gave up.  Nothing stored under the new
+	 * keys, no order twice. */
+	{
+		struct stopped	 g[2];
+		int		 k, okk[2];
+
+		for (k = 0; k < 2; k++) {
+			okk[k] = 1;
+			for (i = 0; i < PIPELINE_DIRECT_AFTER; i++) {
+				snprintf(body, sizeof(body), "{\"id\":"
+				    "\"evt-guard-%d-%d\",\"type\":\"payment."
+				    "success\",\"metadata\":{\"orderId\":"
+				    "\"gq%d-%d\"}}", k, i, k, i);
+				post_generic(&p, body, &r);
+				okk[k] &= r.status == 200 && r.err == HOOK_OK;
+				resp_clear(&r);
+			}
+			f1 = p.fresh;
+			okk[k] &= f1 == PIPELINE_DIRECT_AFTER;
+			if (k == 1) {
+				stop_writer(pid);
+				l.timeout_ms = SHORT_MS;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			{
+				struct call	 c;
+
+				mkcall(&c, "/hooks/generic", body,
+				    strlen(body));
+				header(&c, "HTTP_X_IDEMPOTENCY_KEY", k == 0 ?
+				    "evt-guard-new0" : "evt-guard-new1");
+				sign_generic(&c, GSECRET);
+				run(&p, &c, &r);
+			}
+			g[k].took = ms_since(&t0);
+			g[k].status = r.status;
+			g[k].er = r.err;
+			okk[k] &= r.replayed && p.fresh == 0;
+			resp_clear(&r);
+			if (k == 1) {
+				l.timeout_ms = LONG_MS;
+				kill(pid, SIGCONT);
+			}
+		}
+		CHECK(okk[0] && g[0].status == 200 && g[0].er == HOOK_DUP,
+		    "direct, replay guard: a payload known under another key "
+		    "sent straight is the writer's duplicate (%d, result %d)",
+		    g[0].status, (int)g[0].er);
+		CHECK(okk[1] && g[1].status == 200 && g[1].er == HOOK_DUP &&
+		    g[1].took >= SHORT_MS, "direct, replay guard: the writer "
+		    "stopped, a payload known under another key is 200 from "
+		    "the payload's read when the link gave up (%d, result %d, "
+		    "%ld ms)", g[1].status, (int)g[1].er, g[1].took);
+		CHECK(count(q, "SELECT count(*) FROM events WHERE key LIKE "
+		    "'evt-guard-new%'") == 0 && count(q, "SELECT count(*) FROM "
+		    "events WHERE key LIKE 'evt-guard-%'") ==
+		    2 * PIPELINE_DIRECT_AFTER && count(q, "SELECT count(*) "
+		    "FROM orders WHERE id LIKE 'gq%'") ==
+		    2 * PIPELINE_DIRECT_AFTER, "direct, replay guard: nothing "
+		    "stored under the new keys, each order once");
+	}
 
 	CHECK(count(q, "SELECT count(*) FROM events WHERE key LIKE "
 	    "'evt-direct-%'") == 7 * PIPELINE_DIRECT_AFTER + 3 &&
