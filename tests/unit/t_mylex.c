@@ -30,6 +30,11 @@
  * that connection does.  The same inputs on a connection set to either
  * mode, or to latin1, find differences (the inputs can).
  *
+ * The sweep runs twice: with the prefix oncehook_, and with one that
+ * starts with a digit (1_, or ONCEHOOK_TEST_DIGIT_PREFIX), as a
+ * prefix may; the payloads name the tables bare, quoted and qualified
+ * with the database (d.1_events is a name to the server).
+ *
  * tests/mylex.sh starts the server and runs this program with
  * ONCEHOOK_TEST_MYSQL and ONCEHOOK_TEST_MYSQL_PW; ONCEHOOK_TEST_SEED
  * changes the seed (printed), ONCEHOOK_TEST_CASES the count.
@@ -47,8 +52,12 @@
 #include "tap.h"
 #include "testlib.h"
 
-#define PREFIX		"oncehook_"
 #define LOCK		"oncehook_lexlock"
+
+/* The prefix the guard is given, and the test's database: a payload's
+ * {p} and {d}. */
+static char	 prefix[64] = "oncehook_";
+static char	 dbname[128];
 
 static uint64_t	 rng;
 
@@ -80,6 +89,7 @@ static const char *const whole[] = {
 	"_utf8mb4'x'", ",", "1", "a", "$", "a$", "(", ")", ".", "e1",
 	"1e1", "1.5", ".5", "0x41", "0b1", "1e", "AS", "\xc3\xa9",
 	"\xe2\x82\xac", "\xc2\xa0", "\x80", "\xc3", "\xff", "\xa0", "\x7f",
+	"x.", "`x`.", "1_", "2e",
 };
 #define N(a)	(sizeof(a) / sizeof(a[0]))
 
@@ -97,28 +107,40 @@ static const char *const closes[] = {
 /* What the guard refuses when it is code; table is 1 for a table
  * (named by the server's error when live), 0 for a lock; set 1 for a
  * payload after UPDATE lex_t SET c = 'x', 2 after UPDATE lex_t (a
- * newline and SET c = 'y' end the statement), else after SELECT 1. */
+ * newline and SET c = 'y' end the statement), else after SELECT 1.
+ * {p} is the prefix, {d} the test's database (a table qualified with
+ * it is named by the server's error; a prefix may start with a digit,
+ * and the name after d. is a name to the server all the same). */
 static const struct {
 	const char	*text;
 	int		 table, set;
 } payloads[] = {
-	{ " FROM oncehook_events ", 1, 0 },
-	{ " FROM oncehook_events", 1, 0 },
-	{ ", (SELECT 2 FROM oncehook_events) ", 1, 0 },
-	{ " FROM `oncehook_events` ", 1, 0 },
-	{ ", oncehook_events.id ", 1, 0 },
+	{ " FROM {p}events ", 1, 0 },
+	{ " FROM {p}events", 1, 0 },
+	{ ", (SELECT 2 FROM {p}events) ", 1, 0 },
+	{ " FROM `{p}events` ", 1, 0 },
+	{ ", {p}events.id ", 1, 0 },
 	{ ", GET_LOCK('" LOCK "', 0) ", 0, 0 },
 	{ ", `GET_LOCK`('" LOCK "', 0)", 0, 0 },
 	{ ", get_lock ('" LOCK "', 0) ", 0, 0 },
 	{ ", mariadb_schema.GET_LOCK('" LOCK "', 0) ", 0, 0 },
 	{ ", `oracle_schema` . get_lock ('" LOCK "', 0)", 0, 0 },
-	{ ", c = (SELECT 2 FROM oncehook_events) ", 1, 1 },
-	{ ", oncehook_events.id = 1 ", 1, 1 },
-	{ " WHERE c IN (SELECT id FROM `oncehook_events`)", 1, 1 },
+	{ ", c = (SELECT 2 FROM {p}events) ", 1, 1 },
+	{ ", {p}events.id = 1 ", 1, 1 },
+	{ " WHERE c IN (SELECT id FROM `{p}events`)", 1, 1 },
 	{ ", c = GET_LOCK('" LOCK "', 0) ", 0, 1 },
-	{ ", oncehook_events ", 1, 2 },
-	{ ", `oncehook_events` ", 1, 2 },
-	{ " JOIN oncehook_events", 1, 2 },
+	{ ", {p}events ", 1, 2 },
+	{ ", `{p}events` ", 1, 2 },
+	{ " JOIN {p}events", 1, 2 },
+	{ " FROM {d}.{p}events ", 1, 0 },
+	{ " FROM {d}.{p}events", 1, 0 },
+	{ " FROM `{d}`.{p}events ", 1, 0 },
+	{ " FROM {d} . {p}events ", 1, 0 },
+	{ ", {d}.{p}events.id ", 1, 0 },
+	{ ", (SELECT 2 FROM {d}./**/{p}events) ", 1, 0 },
+	{ ", c = (SELECT 2 FROM {d}.{p}events) ", 1, 1 },
+	{ ", {d}.{p}events ", 1, 2 },
+	{ ", `{d}`.{p}events ", 1, 2 },
 };
 #define NPAYLOADS N(payloads)
 
@@ -129,6 +151,25 @@ add(char *b, size_t bsz, const char *s)
 	size_t	 n = strlen(b);
 
 	snprintf(b + n, bsz - n, "%s", s);
+}
+
+/* Append s to b, its {p} the prefix and {d} the database. */
+static void
+expand(char *b, size_t bsz, const char *s)
+{
+	char	 one[2] = "";
+
+	for (; *s != '\0'; s++)
+		if (strncmp(s, "{p}", 3) == 0) {
+			add(b, bsz, prefix);
+			s += 2;
+		} else if (strncmp(s, "{d}", 3) == 0) {
+			add(b, bsz, dbname);
+			s += 2;
+		} else {
+			one[0] = *s;
+			add(b, bsz, one);
+		}
 }
 
 /* A piece, or -- and a byte (1-255) now and then. */
@@ -181,7 +222,7 @@ gen_rest(char *b, size_t bsz, size_t pl)
 		n = 1 + rnd(6);
 		for (i = 0; i < n; i++) {
 			if (i == n / 2)
-				add(b, bsz, payloads[pl].text);
+				expand(b, bsz, payloads[pl].text);
 			piece(b, bsz);
 		}
 		return;
@@ -190,7 +231,7 @@ gen_rest(char *b, size_t bsz, size_t pl)
 	add(b, bsz, opens[rnd(N(opens))]);
 	for (n = rnd(3); n > 0; n--)
 		piece(b, bsz);
-	add(b, bsz, payloads[pl].text);
+	expand(b, bsz, payloads[pl].text);
 	for (n = rnd(2) ? 0 : 1 + rnd(2); n > 0; n--)
 		piece(b, bsz);
 	add(b, bsz, closes[rnd(N(closes))]);
@@ -218,7 +259,12 @@ run(struct mydb *db, const char *sql, int table, char *v, size_t vsz)
 	unsigned int	 e;
 	long long	 locks;
 	enum fate	 f;
+	char		 n1[80], n2[80], n3[80], n4[80];
 
+	snprintf(n1, sizeof(n1), "'%sevents'", prefix);
+	snprintf(n2, sizeof(n2), ".%sevents'", prefix);
+	snprintf(n3, sizeof(n3), "'%sevents.", prefix);
+	snprintf(n4, sizeof(n4), ".%sevents.", prefix);
 	v[0] = '\0';
 	e = mydb_run(db, strdup(sql), &r, NULL);
 	if (e == 0 && mydb_next(r, &row))
@@ -229,9 +275,8 @@ run(struct mydb *db, const char *sql, int table, char *v, size_t vsz)
 		f = RAN;
 	else if (e == 1064)
 		f = SYNTAX;
-	else if (table && (strstr(m, "'" PREFIX "events'") != NULL ||
-	    strstr(m, "." PREFIX "events'") != NULL ||
-	    strstr(m, "'" PREFIX "events.") != NULL))
+	else if (table && (strstr(m, n1) != NULL || strstr(m, n2) != NULL ||
+	    strstr(m, n3) != NULL || strstr(m, n4) != NULL))
 		f = LIVE;
 	else
 		f = OTHER;
@@ -289,7 +334,7 @@ sweep(struct mydb *db, uint64_t seed, size_t n, struct tally *t)
 {
 	struct myp_stmts	 st;
 	char			 text[512], err[512], vt[256], vs[256];
-	char			 more[700];
+	char			 more[700], own[96];
 	const char		*sent;
 	size_t			 k, pl;
 	enum fate		 ft, fs;
@@ -302,11 +347,12 @@ sweep(struct mydb *db, uint64_t seed, size_t n, struct tally *t)
 		t->cases++;
 		memset(&st, 0, sizeof(st));
 		err[0] = '\0';
-		passed = myp_split(text, strlen(text), 1, PREFIX, 0, &st, err,
+		passed = myp_split(text, strlen(text), 1, prefix, 0, &st, err,
 		    sizeof(err)) == 0 && st.n == 1;
 		/* Refused for the payload, as code, not for another cause. */
-		ours = !passed && (strstr(err, PREFIX "events is oncehook's")
-		    != NULL || strstr(err, "GET_LOCK() is refused") != NULL);
+		snprintf(own, sizeof(own), "%sevents is oncehook's", prefix);
+		ours = !passed && (strstr(err, own) != NULL ||
+		    strstr(err, "GET_LOCK() is refused") != NULL);
 		sent = passed ? st.v[0].sql : NULL;
 		ft = run(db, text, payloads[pl].table, vt, sizeof(vt));
 		if (ft == LIVE)
@@ -379,7 +425,7 @@ test_numbers(struct mydb *db)
 			snprintf(text, sizeof(text), "SELECT %s%s OUTFILE "
 			    "'/nonexistent/oncehook-lex'", nums[i], words[j]);
 			memset(&st, 0, sizeof(st));
-			guard = myp_split(text, strlen(text), 1, PREFIX, 0,
+			guard = myp_split(text, strlen(text), 1, prefix, 0,
 			    &st, err, sizeof(err)) == 0;
 			myp_free(&st);
 			r = NULL;
@@ -412,22 +458,28 @@ name_bytes(struct mydb *db, char *bad, size_t badsz)
 	static const struct {
 		const char	*a, *z;		/* the byte between */
 	} forms[] = {
-		{ "SELECT 1 FROM oncehook_events", "" },
-		{ "SELECT 1 FROM ", "oncehook_events" },
-		{ "SELECT 1 FROM oncehook_events", "1" },
+		{ "SELECT 1 FROM {p}events", "" },
+		{ "SELECT 1 FROM ", "{p}events" },
+		{ "SELECT 1 FROM {p}events", "1" },
+		{ "SELECT 1 FROM {d}", "{p}events" },
+		{ "SELECT 1 FROM {d}.", "{p}events" },
+		{ "SELECT 1 FROM `{d}`", "{p}events" },
 	};
 	struct myp_stmts	 st;
-	char			 text[128], err[512], v[64];
+	char			 text[256], err[512], v[64], one[2] = "";
 	size_t			 f, n = 0;
 	int			 b, guard;
 
 	bad[0] = '\0';
 	for (f = 0; f < N(forms); f++)
 		for (b = 1; b < 256; b++) {
-			snprintf(text, sizeof(text), "%s%c%s", forms[f].a, b,
-			    forms[f].z);
+			text[0] = '\0';
+			one[0] = (char)b;
+			expand(text, sizeof(text), forms[f].a);
+			add(text, sizeof(text), one);
+			expand(text, sizeof(text), forms[f].z);
 			memset(&st, 0, sizeof(st));
-			guard = myp_split(text, strlen(text), 1, PREFIX, 0,
+			guard = myp_split(text, strlen(text), 1, prefix, 0,
 			    &st, err, sizeof(err)) == 0;
 			myp_free(&st);
 			if (guard && run(db, text, 1, v, sizeof(v)) == LIVE) {
@@ -445,7 +497,7 @@ connect_db(void)
 	struct var	 vars[] = {
 		{ "ONCEHOOK_DB", getenv("ONCEHOOK_TEST_MYSQL") },
 		{ "ONCEHOOK_DB_PASSWORD_FILE", getenv("ONCEHOOK_TEST_MYSQL_PW") },
-		{ "ONCEHOOK_DB_PREFIX", PREFIX },
+		{ "ONCEHOOK_DB_PREFIX", "oncehook_" },
 		{ "ONCEHOOK_SCHEME", "hmac-sha256" },
 		{ "ONCEHOOK_SECRET", "secret-a" },
 		{ NULL, NULL }
@@ -474,6 +526,38 @@ text_of(struct mydb *db, const char *sql, char *v, size_t vsz)
 	mydb_free(r);
 }
 
+/* The sweep of n inputs from seed on db, and each byte about a name,
+ * with the prefix set: the guard never passes a live payload. */
+static void
+sweep_checks(struct mydb *db, uint64_t seed, size_t n)
+{
+	struct tally	 t;
+	char		 bad[2048];
+
+	sweep(db, seed, n, &t);
+	printf("# prefix %s, seed %llu: %zu inputs, %zu passed, %zu "
+	    "refused; as written the payload live in %zu, inert in %zu (%zu "
+	    "ran)\n", prefix, (unsigned long long)seed, t.cases, t.passed,
+	    t.refused, t.live, t.inert, t.ran);
+	CHECK(t.hole == 0, "prefix %s: no input passed whose payload the "
+	    "server runs as sent (%zu) %s", prefix, t.hole, t.first[0]);
+	CHECK(t.hidden == 0, "prefix %s: no input passed whose payload the "
+	    "server runs as written (%zu) %s", prefix, t.hidden, t.first[1]);
+	CHECK(t.differ == 0, "prefix %s: every input passed runs alike as "
+	    "written and as sent (%zu differ) %s", prefix, t.differ,
+	    t.first[2]);
+	CHECK(t.over == 0, "prefix %s: no input refused for its payload "
+	    "that the server runs with the payload inert (%zu) %s", prefix,
+	    t.over, t.first[3]);
+	CHECK(t.live >= n / 100 && t.ran >= n / 20 && t.passed >= n / 20,
+	    "prefix %s: the inputs decide: payload live in %zu, %zu ran with "
+	    "it inert, %zu passed", prefix, t.live, t.ran, t.passed);
+	CHECK(name_bytes(db, bad, sizeof(bad)) == 0, "prefix %s: each byte "
+	    "after or before %sevents, or about the point of %s.%sevents: "
+	    "never passed when the server reads the table (%s)", prefix,
+	    prefix, dbname, prefix, bad);
+}
+
 int
 main(void)
 {
@@ -484,7 +568,7 @@ main(void)
 	};
 	struct mydb	*db, *other;
 	struct tally	 t;
-	const char	*s;
+	const char	*s, *digits = "1_";
 	char		 global[256], session[256], bad[2048];
 	uint64_t	 seed = 36;
 	size_t		 n = 8000, i, nb;
@@ -498,7 +582,10 @@ main(void)
 		seed = strtoull(s, NULL, 10);
 	if ((s = getenv("ONCEHOOK_TEST_CASES")) != NULL)
 		n = strtoul(s, NULL, 10);
+	if ((s = getenv("ONCEHOOK_TEST_DIGIT_PREFIX")) != NULL)
+		digits = s;
 	db = connect_db();
+	text_of(db, "SELECT DATABASE()", dbname, sizeof(dbname));
 	if (mydb_run(db, strdup("CREATE TABLE lex_t (c TEXT)"), NULL, NULL)
 	    != 0 || mydb_run(db, strdup("INSERT INTO lex_t VALUES ('x')"),
 	    NULL, NULL) != 0)
@@ -515,27 +602,16 @@ main(void)
 	    "default sql_mode (%s) and its forced latin1 are not oncehook's "
 	    "connection's (%s)", global, session);
 
-	sweep(db, seed, n, &t);
-	printf("# seed %llu: %zu inputs, %zu passed, %zu refused; as "
-	    "written the payload live in %zu, inert in %zu (%zu ran)\n",
-	    (unsigned long long)seed, t.cases, t.passed, t.refused, t.live,
-	    t.inert, t.ran);
-	CHECK(t.hole == 0, "no input passed whose payload the server runs "
-	    "as sent (%zu) %s", t.hole, t.first[0]);
-	CHECK(t.hidden == 0, "no input passed whose payload the server runs "
-	    "as written (%zu) %s", t.hidden, t.first[1]);
-	CHECK(t.differ == 0, "every input passed runs alike as written and "
-	    "as sent (%zu differ) %s", t.differ, t.first[2]);
-	CHECK(t.over == 0, "no input refused for its payload that the "
-	    "server runs with the payload inert (%zu) %s", t.over,
-	    t.first[3]);
-	CHECK(t.live >= n / 100 && t.ran >= n / 20 && t.passed >= n / 20,
-	    "the inputs decide: payload live in %zu, %zu ran with it inert, "
-	    "%zu passed", t.live, t.ran, t.passed);
+	sweep_checks(db, seed, n);
 	test_numbers(db);
-	CHECK(name_bytes(db, bad, sizeof(bad)) == 0, "each byte after or "
-	    "before oncehook_events: never passed when the server reads the "
-	    "table (%s)", bad);
+	/* A prefix may start with a digit (conf.c): the same inputs, the
+	 * payloads' tables named from a digit. */
+	if (strlen(digits) >= sizeof(prefix) || (digits[0] < '0' ||
+	    digits[0] > '9'))
+		BAIL("ONCEHOOK_TEST_DIGIT_PREFIX %s: a digit first", digits);
+	snprintf(prefix, sizeof(prefix), "%s", digits);
+	sweep_checks(db, seed, n);
+	snprintf(prefix, sizeof(prefix), "oncehook_");
 
 	/* The same inputs where the connection lexes otherwise. */
 	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {

@@ -356,6 +356,77 @@ test_own(void)
 	}
 }
 
+/* text, with prefix, refused for the own table own, on line 1. */
+static void
+refused_as(const char *prefix, const char *text, const char *own,
+    const char *what)
+{
+	struct myp_stmts	 st = { NULL, 0 };
+	char			 err[512], want[128];
+	int			 rc;
+
+	err[0] = '\0';
+	rc = myp_split(text, strlen(text), 1, prefix, 0, &st, err,
+	    sizeof(err));
+	snprintf(want, sizeof(want), "line 1: %s is oncehook's own table",
+	    own);
+	CHECK(rc == -1 && strncmp(err, want, strlen(want)) == 0,
+	    "prefix %s: %s (got %s)", prefix, what, rc == -1 ? err :
+	    "accepted");
+	myp_free(&st);
+}
+
+/*
+ * A prefix may start with a digit (conf.c).  The server reads the name
+ * right after name. as a name even from a digit (shop.1_events,
+ * shop.1e1); the guard too, or a qualified own table passes it
+ * (tests/unit/t_mylex.c holds it to the server).
+ */
+static void
+test_digit_prefix(void)
+{
+	struct myp_stmts	 st = { NULL, 0 };
+	char			 err[256];
+	const char		*t;
+
+	refused_as("1_", "DELETE FROM shop.1_events", "1_events",
+	    "shop.1_events: the name after shop. from a digit");
+	refused_as("1_", "DELETE FROM `shop`.1_events", "1_events",
+	    "`shop`.1_events: after a quoted name too");
+	refused_as("1_", "DELETE FROM \"shop\".1_events", "1_events",
+	    "\"shop\".1_events: after a double-quoted name too");
+	refused_as("2024_", "UPDATE shop.2024_events SET status = 'failed'",
+	    "2024_events", "shop.2024_events, a prefix of digits");
+	refused_as("1_", "DELETE FROM shop . 1_events", "1_events",
+	    "shop . 1_events, spaces around the point");
+	refused_as("1_", "DELETE FROM shop./**/1_events", "1_events",
+	    "a comment after the point");
+	refused_as("1_", "SELECT shop.1_events.id FROM t", "1_events",
+	    "a column qualified by shop.1_events");
+	refused_as("1_", "SELECT a.1b.1_payloads.c FROM t", "1_payloads",
+	    "a chain of names from digits");
+	refused_as("1e1_", "SELECT 1 FROM shop.1e1_events", "1e1_events",
+	    "shop.1e1_events: no exponent after the point");
+	refused_as("0x1_", "SELECT 1 FROM shop.0x1_schema", "0x1_schema",
+	    "shop.0x1_schema: no hex number after the point");
+	refused_as("1_", "SELECT 1 FROM t WHERE shop.`1_outbox`.a = 1",
+	    "1_outbox", "shop.`1_outbox`, quoted");
+	/* Read as the server reads them: no own table named. */
+	t = "SELECT t.1e1, t.5INTO, t.0x41, 1.5, .5e1, 1a.2b FROM t";
+	CHECK(myp_split(t, strlen(t), 1, "1_", 0, &st, err, sizeof(err)) ==
+	    0 && st.n == 1 && strcmp(st.v[0].sql, t) == 0,
+	    "names after a point from a digit, numbers, sent as written "
+	    "(%s)", st.n == 1 ? st.v[0].sql : err);
+	myp_free(&st);
+	/* A point with a space before it, then digits: the server's
+	 * number .1, then a name; no own table. */
+	t = "SELECT 1 FROM shop .1_events";
+	CHECK(myp_split(t, strlen(t), 1, "1_", 0, &st, err, sizeof(err)) ==
+	    0, "shop .1_events: .1 and _events, as the server reads it "
+	    "(%s)", err);
+	myp_free(&st);
+}
+
 static void
 test_outbox(void)
 {
@@ -566,6 +637,7 @@ main(void)
 	test_lines();
 	test_kinds();
 	test_own();
+	test_digit_prefix();
 	test_outbox();
 	test_setup();
 	test_memory();

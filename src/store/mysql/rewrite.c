@@ -200,16 +200,17 @@ hexdigit(unsigned char c)
  * followed by no name byte are numbers; digits run into name bytes are
  * a name (1a), unless an exponent follows (1e1, 1e+1: the number ends
  * there); digits with a point and an exponent are a number whatever
- * follows (1.5, .5e1), so 1.5INTO is 1.5 then INTO.  A . and digits
- * right after a name (t.5INTO) are a name to the server: cutting them
- * as a number sees a word more, never one less.
+ * follows (1.5, .5e1), so 1.5INTO is 1.5 then INTO.  *name is 1 for a
+ * name.  A . right after a name is not cut here (lex(): t.5INTO is t,
+ * the point, and the name 5INTO).
  */
 static size_t
-number(const char *text, size_t len, size_t p)
+number(const char *text, size_t len, size_t p, int *name)
 {
 	size_t	 q = p, d;
 
 #define AT(i)	((i) < len ? (unsigned char)text[i] : 0)
+	*name = 0;
 	if (AT(q) == '0' && (AT(q + 1) == 'x' || AT(q + 1) == 'b')) {
 		for (d = q + 2; AT(q + 1) == 'x' ? hexdigit(AT(d)) :
 		    AT(d) == '0' || AT(d) == '1'; d++)
@@ -245,6 +246,7 @@ number(const char *text, size_t len, size_t p)
 	}
 	for (q = p; namech(AT(q)); q++)
 		;
+	*name = 1;
 	return q;
 #undef AT
 }
@@ -280,7 +282,8 @@ lex(const char *text, size_t len, int first_line, struct toks *tv,
 	struct tok	*t;
 	const char	*z;
 	size_t		 p = 0, e, cap = 0;
-	int		 line = first_line;
+	size_t		 named_end = (size_t)-1, sep_end = (size_t)-1;
+	int		 line = first_line, name;
 	unsigned char	 c;
 
 	tv->v = NULL;
@@ -302,6 +305,7 @@ lex(const char *text, size_t len, int first_line, struct toks *tv,
 		if (p >= len)
 			return 0;
 		c = (unsigned char)text[p];
+		name = 0;
 		if (execcomment(text, len, p)) {
 			for (e = p + 3; e + 1 < len &&
 			    !(text[e] == '*' && text[e + 1] == '/'); e++)
@@ -326,9 +330,25 @@ lex(const char *text, size_t len, int first_line, struct toks *tv,
 				;
 		else if (c == '@')
 			e = p + 1 < len && text[p + 1] == '@' ? p + 2 : p + 1;
-		else if (digit(c) || (c == '.' && p + 1 < len &&
+		else if (c == '.' && p == named_end && p + 1 < len &&
+		    namech((unsigned char)text[p + 1])) {
+			/* A . right against a name and a name byte: the
+			 * server's separator, and whatever name bytes follow
+			 * it are a name even from a digit (shop.1_events,
+			 * t.1e1).  After a quoted name the server reads .1 as
+			 * a number, and what follows can only be a syntax
+			 * error: reading a name there too refuses only what
+			 * would not run. */
+			e = p + 1;
+			sep_end = e;
+		} else if (p == sep_end && namech(c)) {
+			for (e = p; e < len && namech((unsigned char)text[e]);
+			    e++)
+				;
+			name = 1;
+		} else if (digit(c) || (c == '.' && p + 1 < len &&
 		    digit((unsigned char)text[p + 1])))
-			e = number(text, len, p);
+			e = number(text, len, p, &name);
 		else if (namech(c))
 			for (e = p; e < len && namech((unsigned char)text[e]);
 			    e++)
@@ -367,6 +387,10 @@ lex(const char *text, size_t len, int first_line, struct toks *tv,
 			t->kind = TK_WORD;	/* a number too */
 		else
 			t->kind = TK_PUNCT;
+		/* Where a name ends: a . there may be a separator. */
+		named_end = t->kind == TK_QIDENT || (t->kind == TK_STRING &&
+		    c == '"') || (t->kind == TK_WORD && (name ||
+		    (!digit(c) && c != '.'))) ? e : (size_t)-1;
 		line += lines(text + p, text + e);
 		p = e;
 	}
