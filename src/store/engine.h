@@ -179,9 +179,12 @@ struct store_ops {
 	 * until, by a conditional update committed at once, so that other
 	 * runners, on this server or on another node of a cluster, pass it
 	 * by while this one runs it; its endpoint's name and its key into
-	 * name and key.  *found 1 if leased, 0 if none is due, 2 if each
-	 * due one was leased by another meanwhile.  NULL: take's lock is
-	 * enough (SQLite: one writer at a time). */
+	 * name and key.  A due event whose row another run holds (a
+	 * claimer running it, a replay) is passed by, not waited for.
+	 * *found 1 if leased, 0 if none is due (or each is held so), 2 if
+	 * a due one was run or leased by another meanwhile.  A name or key
+	 * longer than namesz or keysz is an error, not cut.  NULL: take's
+	 * lock is enough (SQLite: one writer at a time). */
 	int		(*lease)(struct store *s, long long now, long long lead,
 			    long long until, char *name, size_t namesz,
 			    char *key, size_t keysz, int *found);

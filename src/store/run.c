@@ -237,11 +237,14 @@ store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,
 /*
  * One attempt at store_work(): in a deferred transaction (where the
  * engine has one), or in tx_begin's, which the second attempt uses
- * when the first found the database changed under its reads.
+ * when the first found the database changed under its reads.  The
+ * event's row is taken even if another run holds it (wait: waited
+ * for, up to the lock wait), else passed by.
  */
 static enum store_work
 work_once(struct store *s, const char *endpoint, const char *key,
-    long long now, long long lead, struct store_work_item *w, int deferred)
+    long long now, long long lead, struct store_work_item *w, int deferred,
+    int wait)
 {
 	const struct store_ops		*o = s->ops;
 	const struct conf_endpoint	*ep;
@@ -258,7 +261,8 @@ work_once(struct store *s, const char *endpoint, const char *key,
 	}
 	if ((rc = deferred ? o->tx_begin_deferred(s) : o->tx_begin(s)) != 0)
 		goto fail;
-	if ((rc = o->take(s, endpoint, key, now, lead, 1, &t, &found)) != 0)
+	if ((rc = o->take(s, endpoint, key, now, lead, !wait, &t, &found)) !=
+	    0)
 		goto fail;
 	/* By key: only an event whose actions are still to run. */
 	if (!found || (endpoint != NULL && strcmp(t.status, "received") != 0 &&
@@ -331,16 +335,18 @@ store_work(struct store *s, const char *endpoint, const char *key,
 {
 	const struct store_ops	*o = s->ops;
 	enum store_work		 r;
-	char			 name[64], lkey[520];
+	char			 name[CONF_NAME_MAX], lkey[EVENT_KEY_MAX + 1];
 	int			 rc, found = 0;
 
 	/*
 	 * The oldest due event, where the engine leases it first: in a
 	 * transaction of its own, so that runners on one server or on
 	 * several nodes take different events, and the run, by its key,
-	 * takes it under its lock as a run by key does.  What another run
-	 * made of it meanwhile (processed, or held by a replay) is a race
-	 * lost, not the end of the work.
+	 * takes it under its lock as a run by key does.  A due event whose
+	 * row another run holds (a claimer running it, a replay) is passed
+	 * by; *found 0 when each due one is held: nothing to do here.  What
+	 * another run made of the leased one meanwhile (processed) is a
+	 * race lost, not the end of the work.
 	 */
 	if (endpoint == NULL && o->lease != NULL) {
 		memset(w, 0, sizeof(*w));
@@ -355,7 +361,10 @@ store_work(struct store *s, const char *endpoint, const char *key,
 		}
 		if (found != 1)
 			return found == 2 ? WORK_RACED : WORK_IDLE;
-		r = store_work(s, name, lkey, now, lead, w);
+		/* Ours now: waited for if another's lease step holds it
+		 * for a moment (passing it by would leave it leased, not
+		 * run, until the lease ends). */
+		r = work_once(s, name, lkey, now, lead, w, 0, 1);
 		return r == WORK_IDLE ? WORK_RACED : r;
 	}
 	/*
@@ -366,8 +375,9 @@ store_work(struct store *s, const char *endpoint, const char *key,
 	 * run that must be made twice costs the work loop, not them).
 	 */
 	if (o->tx_begin_deferred == NULL)
-		return work_once(s, endpoint, key, now, lead, w, 0);
-	if ((r = work_once(s, endpoint, key, now, lead, w, 1)) == WORK_BUSY)
-		r = work_once(s, endpoint, key, now, lead, w, 0);
+		return work_once(s, endpoint, key, now, lead, w, 0, 0);
+	if ((r = work_once(s, endpoint, key, now, lead, w, 1, 0)) ==
+	    WORK_BUSY)
+		r = work_once(s, endpoint, key, now, lead, w, 0, 0);
 	return r;
 }

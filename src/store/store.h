@@ -86,7 +86,9 @@
 
 #include <stddef.h>
 
+#include "conf.h"
 #include "hook.h"
+#include "pipeline/event.h"
 
 struct conf;
 struct event;
@@ -349,8 +351,8 @@ enum store_work {
 
 /* The event store_work() took, and why it failed. */
 struct store_work_item {
-	char		 endpoint[64];
-	char		 key[520];
+	char		 endpoint[CONF_NAME_MAX];
+	char		 key[EVENT_KEY_MAX + 1];
 	long long	 attempts;	/* counting this run */
 	char		 why[256];
 };

@@ -863,6 +863,62 @@ test_work_share(const char *act)
 	conf_free(cf);
 }
 
+/*
+ * A due event whose row another run holds (a claimer running it, a
+ * replay; here a side transaction's FOR UPDATE): work passes it by and
+ * runs the others at once, never busy.  Before, the lease's update of
+ * the oldest waited for that lock past the lock wait (2 s here), and
+ * work was busy on the same event, again and again.
+ */
+static void
+test_work_locked(const char *act)
+{
+	struct conf		*cf = mkconf(act, "deferred", "t_");
+	struct store		*st = open_store(cf, 0);
+	struct store_work_item	 w;
+	struct timespec		 t0, t1;
+	enum store_work		 r;
+	char			 key[32], sql[128];
+	int			 i, done = 0, busy = 0, turns = 0;
+	double			 ms;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(key, sizeof(key), "wl-%d", i);
+		if (claim(st, key, "t.w", NULL, NULL, 0) != HOOK_ACCEPTED)
+			BAIL("work locked: claiming %s", key);
+	}
+	/* That row alone, as a run takes it (by its index). */
+	snprintf(sql, sizeof(sql), "SELECT id FROM t_events WHERE id = %lld"
+	    " FOR UPDATE", qint("SELECT id FROM t_events WHERE event_key ="
+	    " 'wl-0'"));
+	qrun("START TRANSACTION");
+	qrun(sql);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (turns++ < 8 && (r = store_work(st, NULL, NULL,
+	    (long long)time(NULL), STORE_CLAIMER_FIRST, &w)) != WORK_IDLE &&
+	    r != WORK_ERROR && r != WORK_BUSY)
+		done += r == WORK_DONE;
+	busy = r == WORK_BUSY;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	CHECK(done == 2 && !busy && r == WORK_IDLE && qint("SELECT COUNT(*)"
+	    " FROM effects WHERE k IN ('wl-1', 'wl-2')") == 2 && qint("SELECT"
+	    " COUNT(*) FROM effects WHERE k = 'wl-0'") == 0, "the oldest due "
+	    "event's row held by another run: work runs the others (%d done, "
+	    "last %d%s)", done, (int)r, busy ? ", busy" : "");
+	CHECK(ms < 1000, "... at once, not after the lock wait (%.1f ms; the "
+	    "lock wait is 2 s)", ms);
+	qrun("ROLLBACK");
+	r = store_work(st, NULL, NULL, (long long)time(NULL),
+	    STORE_CLAIMER_FIRST, &w);
+	CHECK(r == WORK_DONE && qint("SELECT COUNT(*) FROM effects WHERE k ="
+	    " 'wl-0'") == 1, "... and the held one once it is free (%d)",
+	    (int)r);
+	store_close(st);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -887,6 +943,7 @@ main(void)
 	test_batch(cf);
 	test_races(cf);
 	test_work_share(act);
+	test_work_locked(act);
 	test_about(cf);
 	test_outbox(cf);
 	test_guard();

@@ -80,27 +80,30 @@ run(struct mystore *s, const char *sql)
 	return noted(s, mydb_run(s->db, strdup(sql), NULL, NULL));
 }
 
-/* text with {prefix} and {p} replaced by p, {skip} by skip; malloc'd. */
+/* text with {prefix} and {p} replaced by p, {skip} by skip, {nowait} by
+ * nowait; malloc'd. */
 static char *
-expand(const char *text, const char *p, const char *skip)
+expand(const char *text, const char *p, const char *skip, const char *nowait)
 {
-	static const char *const marks[] = { "{prefix}", "{p}", "{skip}" };
-	const char	*with[3] = { p, p, skip };
+	static const char *const marks[] = {
+		"{prefix}", "{p}", "{skip}", "{nowait}"
+	};
+	const char	*with[4] = { p, p, skip, nowait };
 	const char	*q;
 	char		*out, *o;
 	size_t		 n = strlen(text) + 1, i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 4; i++)
 		for (q = text; (q = strstr(q, marks[i])) != NULL;
 		    q += strlen(marks[i]))
 			n += strlen(with[i]);
 	if ((out = malloc(n)) == NULL)
 		return NULL;
 	for (o = out; *text != '\0';) {
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < 4; i++)
 			if (strncmp(text, marks[i], strlen(marks[i])) == 0)
 				break;
-		if (i < 3) {
+		if (i < 4) {
 			o = stpcpy(o, with[i]);
 			text += strlen(marks[i]);
 		} else
@@ -124,7 +127,8 @@ my_exec(struct mystore *s, enum myst w, const struct mybind *b, size_t n,
 
 	if (s->st[w] == NULL) {
 		if ((sql = expand(my_statements[w], s->p, s->skip_locked ?
-		    " SKIP LOCKED" : "")) == NULL)
+		    " SKIP LOCKED" : "", s->skip_locked ? " SKIP LOCKED" :
+		    " NOWAIT")) == NULL)
 			return mydb_run(s->db, NULL, res, affected); /* OOM */
 		e = mydb_prepare(s->db, sql, &s->st[w]);
 		free(sql);
@@ -202,8 +206,22 @@ rollback(struct mystore *s)
 void
 my_why_of(struct mystore *s, const char *step, char *buf, size_t bufsz)
 {
-	snprintf(buf, bufsz, "%s: %s", step, mydb_error(s->db));
+	snprintf(buf, bufsz, "%s: %s", step, s->why[0] != '\0' ? s->why :
+	    mydb_error(s->db));
+	s->why[0] = '\0';
 }
+
+/* A lock not waited for (NOWAIT: ER_LOCK_WAIT_TIMEOUT on MariaDB,
+ * ER_LOCK_NOWAIT on MySQL), or waited for past innodb_lock_wait_timeout. */
+static int
+lock_held(unsigned int e)
+{
+	return e == 1205 || e == 3572;
+}
+
+/* The error of a value longer than oncehook's limits (ER_DATA_TOO_LONG's
+ * number: not busy, a storage error); s->why says which. */
+#define MY_TOO_LONG	1406
 
 static int
 mys_version(const struct store *b)
@@ -276,7 +294,7 @@ schema_version(struct mystore *s, int *v)
 	unsigned int	 e;
 
 	*v = 0;
-	if ((sql = expand(my_statements[MY_SCHEMA_VERSION], s->p, "")) ==
+	if ((sql = expand(my_statements[MY_SCHEMA_VERSION], s->p, "", "")) ==
 	    NULL)
 		return noted(s, mydb_run(s->db, NULL, NULL, NULL)); /* OOM */
 	if ((e = noted(s, mydb_run(s->db, sql, &r, NULL))) != 0)
@@ -337,7 +355,7 @@ migrate(struct mystore *s, char *err, size_t errsz)
 	if ((sql = expand("CREATE TABLE IF NOT EXISTS `{p}schema` ("
 	    " version INT NOT NULL PRIMARY KEY, name VARCHAR(64) NOT NULL,"
 	    " applied_at BIGINT NOT NULL) ENGINE=InnoDB DEFAULT"
-	    " CHARSET=utf8mb4 COLLATE=utf8mb4_bin", s->p, "")) == NULL) {
+	    " CHARSET=utf8mb4 COLLATE=utf8mb4_bin", s->p, "", "")) == NULL) {
 		snprintf(err, errsz, "out of memory");
 		goto out;
 	}
@@ -346,7 +364,8 @@ migrate(struct mystore *s, char *err, size_t errsz)
 	/* One made before it said so has the server's default collation:
 	 * binary like the others (a few rows, rebuilt at once). */
 	if (e == 0 && (sql = expand("ALTER TABLE `{p}schema` CONVERT TO"
-	    " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", s->p, "")) != NULL) {
+	    " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", s->p, "", "")) !=
+	    NULL) {
 		e = run(s, sql);
 		free(sql);
 	}
@@ -361,7 +380,8 @@ migrate(struct mystore *s, char *err, size_t errsz)
 		goto out;
 	}
 	for (i = (size_t)v; i < nmy_migrations; i++) {
-		if ((sql = expand(my_migrations[i].sql, s->p, "")) == NULL) {
+		if ((sql = expand(my_migrations[i].sql, s->p, "", "")) ==
+		    NULL) {
 			snprintf(err, errsz, "out of memory");
 			goto out;
 		}
@@ -974,13 +994,15 @@ my_take(struct store *b, const char *endpoint, const char *key,
 
 /*
  * A work runner's lease (engine_ops.lease), outside any transaction: the
- * oldest due events by a plain read, each then leased by an update
- * committed alone that holds only if it is still due.  No row is locked
- * beyond that update's own, so runners on one server, and on several
- * nodes of a Galera cluster (where SKIP LOCKED sees only its own node's
- * locks), take different events; two updates of one row on two nodes
- * meet at certification, and the loser (its autocommit retried by the
- * server, or a deadlock) passes to the next.
+ * oldest due events by a plain read, each then leased in a transaction
+ * of its own: its row locked without waiting (SKIP LOCKED, or NOWAIT),
+ * so that one another run holds (a claimer running it, a replay) is
+ * passed by, not waited for past innodb_lock_wait_timeout; then an
+ * update that holds only if it is still due.  No row is locked beyond
+ * that one, so runners on one server, and on several nodes of a Galera
+ * cluster (where SKIP LOCKED sees only its own node's locks), take
+ * different events; two updates of one row on two nodes meet at
+ * certification, and the loser (a deadlock) passes to the next.
  */
 static int
 my_lease(struct store *b, long long now, long long lead, long long until,
@@ -991,12 +1013,13 @@ my_lease(struct store *b, long long now, long long lead, long long until,
 	struct myrow	 row;
 	struct {
 		long long	 id;
-		char		 name[64];
-		char		 key[520];
+		char		 name[CONF_NAME_MAX];
+		char		 key[EVENT_KEY_MAX + 1];
 	}		 c[8];
 	long long	 n;
 	size_t		 nc = 0, i;
 	unsigned int	 e;
+	int		 raced = 0, locked;
 
 	*found = 0;
 	if ((e = EXEC(s, MY_DUE, &r, NULL, NUM(now), NUM(lead),
@@ -1004,29 +1027,64 @@ my_lease(struct store *b, long long now, long long lead, long long until,
 		return (int)e;
 	while (nc < sizeof(c) / sizeof(c[0]) && mydb_next(r, &row)) {
 		c[nc].id = mydb_int(&row, 0, 0);
-		snprintf(c[nc].name, sizeof(c[nc].name), "%s",
-		    row.v[1] != NULL ? row.v[1] : "");
-		snprintf(c[nc].key, sizeof(c[nc].key), "%s",
-		    row.v[2] != NULL ? row.v[2] : "");
+		/* Longer than the limits (conf.c's, the claim's): never
+		 * found by its key; an error, not a lease of another. */
+		if (row.v[1] == NULL || row.v[2] == NULL ||
+		    row.len[1] >= sizeof(c[nc].name) ||
+		    row.len[2] >= sizeof(c[nc].key)) {
+			snprintf(s->why, sizeof(s->why), "event id %lld: its "
+			    "endpoint or key is longer than oncehook's limits",
+			    c[nc].id);
+			mydb_free(r);
+			return MY_TOO_LONG;
+		}
+		memcpy(c[nc].name, row.v[1], row.len[1] + 1);
+		memcpy(c[nc].key, row.v[2], row.len[2] + 1);
 		nc++;
 	}
 	mydb_free(r);
 	for (i = 0; i < nc; i++) {
+		if (strlen(c[i].name) >= namesz || strlen(c[i].key) >= keysz) {
+			snprintf(s->why, sizeof(s->why), "event id %lld: its "
+			    "endpoint or key is longer than the lease's room",
+			    c[i].id);
+			return MY_TOO_LONG;
+		}
 		n = 0;
-		e = EXEC(s, MY_LEASE_RUN, NULL, &n, NUM(until), NUM(c[i].id),
-		    NUM(now), NUM(lead));
-		if (e != 0 && mydb_deadlock(e))
-			continue;	/* another runner's, on another node */
+		locked = 0;
+		if ((e = run(s, "START TRANSACTION")) != 0)
+			return (int)e;
+		r = NULL;
+		if ((e = EXEC(s, MY_LEASE_LOCK, &r, NULL,
+		    NUM(c[i].id))) == 0) {
+			locked = !mydb_next(r, &row);	/* skipped */
+			mydb_free(r);
+		}
+		if (e == 0 && !locked)
+			e = EXEC(s, MY_LEASE_RUN, NULL, &n, NUM(until),
+			    NUM(c[i].id), NUM(now), NUM(lead));
+		if (e == 0 && n == 1)
+			e = run(s, "COMMIT");
+		if (e != 0 || n != 1)
+			my_tx_rollback(b);
+		if (e != 0 && lock_held(e))
+			continue;	/* another run's (NOWAIT) */
+		if (e != 0 && mydb_deadlock(e)) {
+			raced = 1;	/* another runner's, on another node */
+			continue;
+		}
 		if (e != 0)
 			return (int)e;
 		if (n == 1) {
-			snprintf(name, namesz, "%s", c[i].name);
-			snprintf(key, keysz, "%s", c[i].key);
+			memcpy(name, c[i].name, strlen(c[i].name) + 1);
+			memcpy(key, c[i].key, strlen(c[i].key) + 1);
 			*found = 1;
 			return 0;
 		}
+		if (!locked)
+			raced = 1;	/* run, or leased, by another */
 	}
-	*found = nc > 0 ? 2 : 0;
+	*found = raced ? 2 : 0;
 	return 0;
 }
 

@@ -22,6 +22,9 @@ struct mystore {
 	int			 broken;
 	long long		 used;	/* when the connection last spoke */
 	int			 skip_locked;	/* the server has SKIP LOCKED */
+	char			 why[160]; /* an error of ours, not the
+					      server's: my_why_of() says it,
+					      once */
 	const char		*p;	/* ONCEHOOK_DB_PREFIX */
 	char			*names;	/* a,b: the configured endpoints */
 	struct mystmt		*st[MY__MAX]; /* prepared on first use */
@@ -54,7 +57,8 @@ unsigned int	 my_exec(struct mystore *s, enum myst w,
 /* Column 0 of the first row of statement w: a count. */
 unsigned int	 my_count(struct mystore *s, enum myst w,
 		    const struct mybind *b, size_t n, long long *out);
-/* "step: the server's message" into buf. */
+/* "step: the server's message" into buf, or s->why's if set (then
+ * cleared). */
 void		 my_why_of(struct mystore *s, const char *step, char *buf,
 		    size_t bufsz);
 

@@ -66,12 +66,15 @@ const char *const my_statements[MY__MAX] = {
 	    " FIND_IN_SET(endpoint, ?) ORDER BY next_at, id LIMIT 1"
 	    " FOR UPDATE{skip}",
 	/* A work runner's lease (engine_ops.lease): a plain read of the
-	 * oldest due, then each leased by a conditional update of its
-	 * next_at, committed alone (autocommit). */
+	 * oldest due, then each, in a transaction of its own, locked
+	 * without waiting (a row another run holds is passed by) and
+	 * leased by a conditional update of its next_at. */
 	[MY_DUE] = "SELECT id, endpoint, event_key FROM `{p}events` WHERE"
 	    " status IN ('received', 'failed') AND COALESCE(next_at, 0) <= ?"
 	    " + IF(status = 'received', ?, 0) AND FIND_IN_SET(endpoint, ?)"
 	    " ORDER BY next_at, id LIMIT 8",
+	[MY_LEASE_LOCK] = "SELECT id FROM `{p}events` WHERE id = ?"
+	    " FOR UPDATE{nowait}",
 	[MY_LEASE_RUN] = "UPDATE `{p}events` SET next_at = ? WHERE id = ? AND"
 	    " status IN ('received', 'failed') AND COALESCE(next_at, 0) <= ?"
 	    " + IF(status = 'received', ?, 0)",

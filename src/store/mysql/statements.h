@@ -3,10 +3,11 @@
  * oncehook: the MariaDB/MySQL store's own statements, by name.  Each is
  * prepared once per connection, on its first use (store/mysql/engine.c),
  * and every value in it is a bound ?: no value is ever written into SQL
- * text.  The text has two marks filled in at prepare time from the
- * configuration, not from a request: {p} is the table prefix (letters,
- * digits and _, checked by conf.c) and {skip} is " SKIP LOCKED" where the
- * server has it.
+ * text.  The text has marks filled in at prepare time from the
+ * configuration and the server, not from a request: {p} is the table
+ * prefix (letters, digits and _, checked by conf.c), {skip} is " SKIP
+ * LOCKED" where the server has it, and {nowait} is " SKIP LOCKED" there,
+ * else " NOWAIT": a row another transaction holds is not waited for.
  */
 #ifndef ONCEHOOK_MYSQL_STATEMENTS_H
 #define ONCEHOOK_MYSQL_STATEMENTS_H
@@ -36,6 +37,7 @@ enum myst {
 	MY_TAKE_DUE,		/* now, lead, endpoints -> the taken row */
 	MY_DUE,			/* now, lead, endpoints -> id, endpoint,
 				   key of the oldest due, unlocked */
+	MY_LEASE_LOCK,		/* id -> id, unless another holds it */
 	MY_LEASE_RUN,		/* until, id, now, lead */
 	MY_LIST,		/* with_payload, endpoint x2, key x2,
 				   status x2, limit */
