@@ -379,8 +379,9 @@ known_anyway(struct pipeline *p, const struct conf_endpoint *ep, size_t epi,
 		return er;
 	snprintf(was, sizeof(was), "%s", t->why.log);
 	memset(&t->why, 0, sizeof(t->why));
-	/* A conflict is the claim's to record, if the writer still runs it
-	 * (the process recording it too would make two rows of one). */
+	/* A conflict is record()'s to record where the claim was this
+	 * process's own; a writer's claim records it when the writer runs
+	 * it (this process recording it too would make two rows of one). */
 	why_set(&t->why, "known, answered from a read (the claim sent "
 	    "without one: %.200s)", was);
 	return found;
@@ -399,7 +400,7 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 	struct store_claim	 c;
 	enum hook_err		 er, fe;
 	size_t			 epi = (size_t)(ep - p->cf->endpoints);
-	int			 rehash;
+	int			 rehash, by_writer;
 
 	if ((er = ensure_store(p, t)) != HOOK_OK)
 		return er;
@@ -435,7 +436,9 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 		memset(&c, 0, sizeof(c));
 		c.endpoint = epi;
 		c.ev = ev;
-		if (p->claim == NULL || p->claim(p->claim_arg, &c) == -1)
+		by_writer = p->claim != NULL &&
+		    p->claim(p->claim_arg, &c) != -1;
+		if (!by_writer)
 			(void)store_claim(p->st, &c, 1);
 		er = c.result;
 		if (hook_known(er))
@@ -444,8 +447,13 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 		if (c.why[0] != '\0')
 			why_set(&t->why, "%s", c.why);
 		if (direct && (er == HOOK_EBUSY || er == HOOK_ESYSTEM ||
-		    er == HOOK_ECONF))
-			er = known_anyway(p, ep, epi, ev, t, er);
+		    er == HOOK_ECONF) && (er = known_anyway(p, ep, epi, ev,
+		    t, er)) == HOOK_ECONFLICT && !by_writer &&
+		    store_conflict(p->st, epi, ev) != HOOK_OK)
+			/* The failed claim was this process's (a row lock
+			 * past its wait, a lost connection): no writer
+			 * records the conflict the read found. */
+			why_set(&t->why, "conflict not recorded");
 		if (er == HOOK_EACTION)
 			er = failed(p, ep, epi, ev, c.why, t);
 		if (er == HOOK_ACCEPTED && p->run_after) {

@@ -57,6 +57,13 @@
  *    retry then waits for that transaction; pipeline/pipeline.h.)
  *    Elsewhere: a consistent read without locks (READ COMMITTED or a
  *    snapshot), on a connection that is not inside a write transaction.
+ *    Except in such a run (store_claims_direct(), MariaDB/MySQL): the
+ *    process claims the next event itself, without the lookup, and a
+ *    duplicate in the run is answered by that claim, INSERT ... ON
+ *    DUPLICATE KEY, which takes the key's row lock (waiting for a
+ *    transaction that holds it).  A claim that fails there (a lock wait
+ *    past its timeout, a lost connection) is answered from a read, and
+ *    a conflict found so is recorded by the process (no writer will).
  *
  * 4. A batch of several claims (store_claim() with n > 1) keeps each
  *    claim independent: every claim has its own savepoint, and a claim

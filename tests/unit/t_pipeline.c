@@ -35,7 +35,9 @@
 #include "pipeline/pipeline.h"
 #include "front/resp.h"
 #include "writer/shared.h"
+#include "store/engine.h"
 #include "store/store.h"
+#include "fakestore.h"
 #include "tap.h"
 #include "testlib.h"
 #include "writer/writer.h"
@@ -2020,6 +2022,46 @@ test_writer_name(void)
 	conf_free(cc);
 }
 
+/*
+ * A run of new events claimed straight by the process itself (an engine
+ * with ENGINE_DIRECT_CLAIM, MariaDB's INSERT ... ON DUPLICATE KEY; here
+ * the fake), no writer: other bytes under a known key whose claim fails
+ * (a row lock past its wait) are answered 422 from a read, and the
+ * conflict is recorded (SPEC: a conflict is recorded), once.  Before,
+ * the process left it to a writer there was none of.
+ */
+static void
+test_direct_conflict(const struct conf *cf)
+{
+	struct pipeline	 p;
+	struct resp	 r;
+	long long	 before;
+	int		 ok;
+
+	pipeline_init(&p, cf, NULL);
+	if ((p.st = fake_open(cf, ENGINE_DIRECT_CLAIM)) == NULL)
+		BAIL("fake_open");
+	ok = post_new(&p, "x", PIPELINE_DIRECT_AFTER);
+	before = fake_conflicts(p.st);
+	fake_fault(p.st, "insert", 1, FAKE_BUSY);
+	post_direct(&p, "x", 1, 7, &r);
+	CHECK(ok && r.status == 422 && r.err == HOOK_ECONFLICT &&
+	    fake_conflicts(p.st) == before + 1, "direct, no writer: other "
+	    "bytes under a known key, the claim out of time: 422 from a read "
+	    "(%d), the conflict recorded (%lld of 1)", r.status,
+	    fake_conflicts(p.st) - before);
+	resp_clear(&r);
+	/* A claim that answers the conflict itself records it, once. */
+	ok = post_new(&p, "y", PIPELINE_DIRECT_AFTER);
+	before = fake_conflicts(p.st);
+	post_direct(&p, "y", 1, 7, &r);
+	CHECK(ok && r.status == 422 && fake_conflicts(p.st) == before + 1,
+	    "direct, no writer: the claim's own conflict, recorded once "
+	    "(%d, %lld)", r.status, fake_conflicts(p.st) - before);
+	resp_clear(&r);
+	pipeline_clear(&p);
+}
+
 int
 main(void)
 {
@@ -2064,6 +2106,7 @@ main(void)
 	test_writer_batch_copy(cf, q);
 	test_writer_direct(cf, q);
 	test_writer_direct_failing(cf);
+	test_direct_conflict(cf);
 	test_misconfigured();
 	test_cgi_leave(cf, q);
 	test_cgi_unprepared(cf);	/* last: it drops a table */
