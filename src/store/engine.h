@@ -285,7 +285,10 @@ long long	 store_backoff(long long attempts, long long first,
 		    long long cap);
 #define OUTBOX_CAP	21600	/* an outbox row's longest wait, s */
 #define STORE_RUN_LEASE 60	/* a work runner's lease of an event, s:
-				   due again after if the runner died */
+				   due again after if the runner died; a
+				   received one STORE_RUN_LEASE - lead after
+				   for a runner with a lead (the claimer's
+				   runner: 60 - STORE_CLAIMER_FIRST) */
 #define STORE_BACKOFF_FIRST 60	/* an event's first wait, s */
 #define STORE_BACKOFF_CAP 21600	/* ... and its longest */
 #define STORE_FAILURES_TTL "2592000" /* failed attempts of keys unseen

@@ -216,7 +216,8 @@ done:
  * A replay that lost its transaction to another run of the key (on
  * another node of a cluster: its commit failed certification) is made
  * again, and then finds the key processed, as a replay waiting for the
- * other's lock on one server does.
+ * other's lock on one server does: 3 attempts in all (2 reruns), the
+ * last one's answer kept.
  */
 enum store_replay
 store_replay(struct store *s, size_t endpoint, const char *key, int dry_run,

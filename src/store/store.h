@@ -347,8 +347,12 @@ enum store_replay store_replay(struct store *, size_t endpoint,
 
 /* What became of a store_work() call. */
 enum store_work {
-	WORK_IDLE,		/* nothing due */
-	WORK_RACED,		/* the event was run by another meanwhile */
+	WORK_IDLE,		/* nothing due (the lease: or each due one
+				   held by another run, which runs it) */
+	WORK_RACED,		/* the event was run by another meanwhile;
+				   or (the lease) each due one tried was
+				   run or leased by another, those another
+				   run held passed by (only held: IDLE) */
 	WORK_DONE,		/* one event's actions ran and committed */
 	WORK_FAILED,		/* its actions failed: failed, a later run */
 	WORK_DEAD,		/* ... for the last time: dead */
