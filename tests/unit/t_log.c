@@ -8,6 +8,8 @@
  */
 #include "config.h"
 
+#include <sys/wait.h>
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +108,62 @@ test_lines(void)
 	    "debug shown at level debug");
 }
 
+/* Lines in one second, then in the next, then in a forked child. */
+static void
+emit_times(void)
+{
+	time_t	 t0 = time(NULL);
+
+	log_setlevel(LOG_LEVEL_INFO);
+	log_info("one");
+	log_warnx("two");
+	log_info("three");
+	while (time(NULL) == t0)
+		usleep(20000);
+	log_info("four");
+}
+
+/*
+ * A line's head is made again when its second, level or pid changed
+ * (vlog() keeps the last one): each line has its own level, a line of
+ * the next second that second's stamp, a forked child its own pid.
+ */
+static void
+test_heads(void)
+{
+	char	 out[4096], want[128], stamp[32], *p;
+	int	 fds[2], st;
+	pid_t	 child;
+	ssize_t	 n;
+
+	capture(emit_times, out, sizeof(out));
+	CHECK(strstr(out, " info: one\n") != NULL &&
+	    strstr(out, " warn: two\n") != NULL &&
+	    strstr(out, " info: three\n") != NULL, "lines of one second: "
+	    "each its own level");
+	log_utc((int64_t)time(NULL), stamp, sizeof(stamp));
+	snprintf(want, sizeof(want), "oncehook[%ld]: %s info: four\n",
+	    (long)getpid(), stamp);
+	CHECK((p = strstr(out, "four")) != NULL && strstr(out, want) != NULL,
+	    "a line of the next second has that second's stamp (%s)", want);
+	if (pipe(fds) == -1)
+		BAIL("pipe");
+	if ((child = fork()) == 0) {
+		dup2(fds[1], 2);
+		log_forked();
+		log_info("child");
+		_exit(0);
+	}
+	close(fds[1]);
+	n = read(fds[0], out, sizeof(out) - 1);
+	out[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	waitpid(child, &st, 0);
+	snprintf(want, sizeof(want), "oncehook[%ld]: ", (long)child);
+	CHECK(strncmp(out, want, strlen(want)) == 0, "a forked child's line "
+	    "has its pid, in the second its parent logged in (%.40s)", out);
+}
+
 /* log_utc() against gmtime_r() + strftime(), the library's answer. */
 static void
 test_utc(void)
@@ -151,5 +209,6 @@ main(void)
 	test_escape();
 	test_levels();
 	test_lines();
+	test_heads();
 	return tap_done();
 }
