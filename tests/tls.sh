@@ -17,10 +17,15 @@
 #   - a fake server whose greeting offers no TLS (with and without
 #     CLIENT_PLUGIN_AUTH): required, verify-ca and verify-identity send it
 #     nothing, not even the user name (off does: the check can fail)
+#   - a fake server that offers TLS with a self-signed certificate, then
+#     asks for mysql_clear_password, dialog, a full caching_sha2_password
+#     or sha256_password login: required sends it no password; verify-ca
+#     with a certificate of its CA does (the fake's own check)
 #   - users created REQUIRE SSL and REQUIRE X509: reached only with TLS,
 #     and with the client certificate
 #   - every configuration error, and the files: missing, unreadable, an
-#     encrypted key (refused, never a passphrase prompt)
+#     encrypted key (refused, never a passphrase prompt); a client library
+#     that refuses a TLS option (tests/servers/refuseopt.c, preloaded)
 #   - a capture of the loopback (tcpdump, as root): with TLS, neither the
 #     event's key nor its order's data nor the user name in it; with TLS
 #     off, all of them (the check can fail)
@@ -387,6 +392,131 @@ kill "$fake_pid" 2>/dev/null
 wait "$fake_pid" 2>/dev/null
 fake_pid=
 
+# A server that offers TLS with a certificate of its own (self-signed,
+# which required accepts, as a man in the middle's would be), then asks
+# for a login method that sends the password itself: mysql_clear_password,
+# dialog, a full caching_sha2_password or sha256_password login.  Under
+# required oncehook sends none of them the password (design 022); under
+# verify-ca, with a certificate the CA file vouches for, it does (the
+# fake's check).  Each connection's bytes, decrypted, in tfake.PORT.N.
+tlsfake() {	# tlsfake PORT CERT KEY: in the background
+	python3 - "$1" "$tmp/tfake.$1" "$2" "$3" <<'PY' &
+import socket, ssl, struct, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(4)
+s.settimeout(120)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[3], sys.argv[4])
+methods = ["mysql_clear_password", "dialog", "caching_sha2_password",
+           "sha256_password"]
+nonce = b"abcdefghijklmnopqrst"
+
+def packet(c, seq, body):
+    c.sendall(struct.pack("<I", len(body))[:3] + bytes([seq]) + body)
+
+def read(c, out):
+    h = b""
+    while len(h) < 4:
+        d = c.recv(4 - len(h))
+        if not d:
+            raise EOFError
+        h += d
+    n = h[0] | h[1] << 8 | h[2] << 16
+    b = b""
+    while len(b) < n:
+        d = c.recv(n - len(b))
+        if not d:
+            raise EOFError
+        b += d
+    out.write(h + b)
+    return h[3], b
+
+k = 0
+while True:
+    try:
+        c, _ = s.accept()
+    except OSError:
+        break
+    k += 1
+    m = methods[(k - 2) % len(methods)]  # connection 1: the probe
+    caps = 0x0001 | 0x0004 | 0x0008 | 0x0200 | 0x0800 | 0x2000 | 0x8000
+    hi = 0x0002 | 0x0008
+    p = (b"\x0a" + b"5.5.5-10.11.0-fake\0" + struct.pack("<I", 7) +
+         nonce[:8] + b"\0" + struct.pack("<HBHH", caps, 45, 2, hi) +
+         bytes([21]) + b"\0" * 10 + nonce[8:] + b"\0" +
+         b"mysql_native_password\0")
+    out = open("%s.%d" % (sys.argv[2], k), "wb", buffering=0)
+    c.settimeout(5)
+    try:
+        with out:
+            packet(c, 0, p)
+            read(c, out)                    # the SSL request
+            c = ctx.wrap_socket(c, server_side=True)
+            seq, _ = read(c, out)           # the login
+            if m == "dialog":
+                data = b"\x05Password: "    # a password, the last question
+            else:
+                data = nonce + b"\0"
+            packet(c, seq + 1, b"\xfe" + m.encode() + b"\0" + data)
+            seq, _ = read(c, out)
+            if m == "caching_sha2_password":
+                packet(c, seq + 1, b"\x01\x04")  # full authentication
+                seq, _ = read(c, out)
+            while True:
+                read(c, out)
+    except (OSError, EOFError, ssl.SSLError):
+        pass
+    c.close()
+PY
+}
+waitport() {	# waitport PORT
+	i=0
+	until python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" \
+	    2>/dev/null || [ $i -ge 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+tport=$(free_port) || bail "no free port"
+tlsfake "$tport" "$pki/ca2.pem" "$pki/ca2.key"
+fake_pid=$!
+waitport "$tport"
+k=1
+for m in mysql_clear_password dialog caching_sha2_password sha256_password; do
+	k=$((k + 1))
+	chk ONCEHOOK_DB="mysql://tls@127.0.0.1:$tport/tls" ONCEHOOK_DB_TLS=required
+	rc=$?
+	[ $rc -eq 1 ] && said "the server asks for a login method that can send the password itself, refused where its certificate is not checked: use verify-ca or verify-identity (ONCEHOOK_DB_TLS=required)" &&
+	    [ -s "$tmp/tfake.$tport.$k" ] &&
+	    ! grep -q -a -F -e "$PW" "$tmp/tfake.$tport.$k"
+	ck $? "required, a self-signed certificate, then $m asked for: no password sent (exit $rc, $(wc -c <"$tmp/tfake.$tport.$k" 2>/dev/null || echo no) bytes read)"
+done
+kill "$fake_pid" 2>/dev/null
+wait "$fake_pid" 2>/dev/null
+tport=$(free_port) || bail "no free port"
+tlsfake "$tport" "$pki/server.pem" "$pki/server.key"
+fake_pid=$!
+waitport "$tport"
+k=1
+for m in mysql_clear_password dialog; do
+	k=$((k + 1))
+	chk ONCEHOOK_DB="mysql://tls@127.0.0.1:$tport/tls" ONCEHOOK_DB_TLS=verify-ca \
+	    ONCEHOOK_DB_TLS_CA="$CA"
+	i=0
+	until grep -q -a -F -e "$PW" "$tmp/tfake.$tport.$k" 2>/dev/null ||
+	    [ $i -ge 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q -a -F -e "$PW" "$tmp/tfake.$tport.$k"
+	check $? "verify-ca, a certificate of the CA: $m is the server's to ask for (the fake reads the password)"
+done
+kill "$fake_pid" 2>/dev/null
+wait "$fake_pid" 2>/dev/null
+fake_pid=
+
 # --- users that require TLS ----------------------------------------------
 
 chk ONCEHOOK_DB="mysql://tlsreq@127.0.0.1:$port/tls" ONCEHOOK_DB_TLS=off
@@ -477,6 +607,41 @@ check $? "a missing CA file: a delivery is 500, logged naming it, nothing stored
 chk ONCEHOOK_DB="$sock"
 said ", TLS off, tables"
 ck $? "the unix socket: TLS off by default, check connects"
+# A client library that refuses a TLS option (an older or other one):
+# a configuration error naming the setting, never a verify-ca that
+# checks nothing (tests/servers/refuseopt.c, preloaded, refuses the one
+# named).
+# shellcheck disable=SC2086 # HEADER_CFLAGS: words
+${CC:-cc} ${HEADER_CFLAGS:-} -shared -fPIC -o "$tmp/refuseopt.so" \
+    "$top_srcdir/tests/servers/refuseopt.c" -ldl 2>"$tmp/cc.err" || {
+	sed 's/^/# /' "$tmp/cc.err"
+	bail "cannot build tests/servers/refuseopt.c"
+}
+for o in MYSQL_OPT_SSL_ENFORCE:ONCEHOOK_DB_TLS=verify-ca \
+    MYSQL_OPT_SSL_VERIFY_SERVER_CERT:ONCEHOOK_DB_TLS=verify-identity \
+    MYSQL_OPT_SSL_CA:ONCEHOOK_DB_TLS_CA MYSQL_OPT_SSL_CERT:ONCEHOOK_DB_TLS_CERT \
+    MYSQL_OPT_SSL_KEY:ONCEHOOK_DB_TLS_KEY \
+    MARIADB_OPT_TLS_PASSPHRASE:ONCEHOOK_DB_TLS_KEY; do
+	opt=${o%%:*} var=${o#*:}
+	tls=verify-ca
+	case $var in *=verify-identity) tls=verify-identity ;; esac
+	chk LD_PRELOAD="$tmp/refuseopt.so" REFUSE_OPTION="$opt" \
+	    ONCEHOOK_DB_TLS=$tls ONCEHOOK_DB_TLS_CA="$CA" \
+	    ONCEHOOK_DB_TLS_CERT="$pki/client.pem" \
+	    ONCEHOOK_DB_TLS_KEY="$pki/client.key"
+	rc=$?
+	[ $rc -eq 1 ] && said "oncehook check: $var: this client library" &&
+	    said "refused its option $opt" && ! said "database ok"
+	ck $? "the library refuses $opt: check exit $rc naming $var"
+done
+st=$(cgi "$(event evt_tls_9 ord-tls-9)" LD_PRELOAD="$tmp/refuseopt.so" \
+    REFUSE_OPTION=MYSQL_OPT_SSL_CA ONCEHOOK_DB_TLS=verify-ca \
+    ONCEHOOK_DB_TLS_CA="$CA")
+[ "$st" = "Status: 500 Internal Server Error" ] &&
+    [ "$(stored evt_tls_9 ord-tls-9)" = 0 ] &&
+    grep -q "status=500 .*ONCEHOOK_DB_TLS_CA: this client library .* refused its option MYSQL_OPT_SSL_CA" \
+    "$tmp/cgi.log"
+check $? "... a delivery meets it as a configuration error: 500, logged, nothing stored ('$st')"
 chk ONCEHOOK_DB="mysql://tls@db.invalid:$port/tls"
 said "ONCEHOOK_DB_TLS                  verify-identity"
 check $? "a host not the loopback: verify-identity by default"

@@ -482,15 +482,26 @@ static const char *const tls_words[] = { "off", "required", "verify-ca",
  * AUTH), so that a greeting without CLIENT_PLUGIN_AUTH fails instead of
  * skipping it.  verify-identity needs no guard: the library refuses such
  * a greeting itself.
+ *
+ * After it, the user's method: under verify-ca any (the certificate was
+ * checked against the CA file, which conf.c allows under verify-ca
+ * alone); under required only those that never send the password itself
+ * (NO_CLEAR_AUTH), since a man in the middle may present a certificate
+ * of its own, which required accepts, and then ask for
+ * mysql_clear_password, dialog, or a full caching_sha2_password or
+ * sha256_password login (which send the password over TLS as is).
  */
+#define NO_CLEAR_AUTH	"mysql_native_password,client_ed25519," \
+			"auth_gssapi_client,parsec"
+
 static int
 tls_guard(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 {
 	if (!(m->server_capabilities & CLIENT_SSL))
 		return CR_ERROR;	/* mydb_connect() says why */
-	/* TLS is offered (and enforced): the server's choice of method
-	 * for the user, asked for next, is free again. */
-	api.options(m, MARIADB_OPT_RESTRICTED_AUTH, NULL);
+	if (api.options(m, MARIADB_OPT_RESTRICTED_AUTH,
+	    m->options.ssl_ca != NULL ? NULL : NO_CLEAR_AUTH) != 0)
+		return CR_ERROR;
 	return vio->write_packet(vio, (const unsigned char *)"", 0) != 0 ?
 	    CR_ERROR : CR_OK;
 }
@@ -503,6 +514,24 @@ static struct my_auth_plugin tls_guard_plugin = {
 };
 
 /*
+ * Set a TLS option: 0, or -1 with err naming the setting (var) when the
+ * library refuses it: a verify-ca whose CA file or check were dropped
+ * would act as required does.
+ */
+static int
+tls_set(struct mydb *db, enum mysql_option o, const void *v,
+    const char *oname, const char *var, const char *val, char *err,
+    size_t errsz)
+{
+	if (api.options(db->m, o, v) == 0)
+		return 0;
+	snprintf(err, errsz, "%s%s%s: this client library (%s) refused its "
+	    "option %s", var, val != NULL ? "=" : "", val != NULL ? val : "",
+	    MARIADB_SONAME, oname);
+	return -1;
+}
+
+/*
  * The TLS options of ONCEHOOK_DB_TLS (conf.c has checked that they go
  * together), every one set either way: Connector/C 3.4 encrypts and
  * verifies by default, 3.3 does neither.  With a CA file the library
@@ -510,8 +539,11 @@ static struct my_auth_plugin tls_guard_plugin = {
  * adds the host name (or IP address) check, against the system's CAs
  * when no file is given.  The files are opened here first, so that one
  * that cannot be read is named, not an OpenSSL error.  0, or -1 with
- * the reason in err.
+ * the reason in err (an option the library refuses too).
  */
+#define TLS_SET(o, v, var, val) \
+	if (tls_set(db, o, v, #o, var, val, err, errsz) == -1) \
+		return -1
 static int
 tls_options(const struct conf *cf, struct mydb *db, char *err, size_t errsz)
 {
@@ -524,10 +556,12 @@ tls_options(const struct conf *cf, struct mydb *db, char *err, size_t errsz)
 	my_bool			 host = cf->db_tls == CONF_TLS_VERIFY_IDENTITY;
 	size_t			 i;
 	int			 fd;
+	const char		*mode = tls_words[cf->db_tls];
 	static int		 registered;	/* the guard, in this process */
 
-	api.options(db->m, MYSQL_OPT_SSL_ENFORCE, &on);
-	api.options(db->m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &host);
+	TLS_SET(MYSQL_OPT_SSL_ENFORCE, &on, "ONCEHOOK_DB_TLS", mode);
+	TLS_SET(MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &host, "ONCEHOOK_DB_TLS",
+	    mode);
 	if (!on)
 		return 0;
 	if (!host) {
@@ -562,21 +596,27 @@ tls_options(const struct conf *cf, struct mydb *db, char *err, size_t errsz)
 		close(fd);
 	}
 	if (cf->db_tls_ca != NULL)
-		api.options(db->m, MYSQL_OPT_SSL_CA, cf->db_tls_ca);
+		TLS_SET(MYSQL_OPT_SSL_CA, cf->db_tls_ca, "ONCEHOOK_DB_TLS_CA",
+		    NULL);
 	if (cf->db_tls_cert != NULL) {
-		api.options(db->m, MYSQL_OPT_SSL_CERT, cf->db_tls_cert);
-		api.options(db->m, MYSQL_OPT_SSL_KEY, cf->db_tls_key);
+		TLS_SET(MYSQL_OPT_SSL_CERT, cf->db_tls_cert,
+		    "ONCEHOOK_DB_TLS_CERT", NULL);
+		TLS_SET(MYSQL_OPT_SSL_KEY, cf->db_tls_key,
+		    "ONCEHOOK_DB_TLS_KEY", NULL);
 		/* An encrypted key fails; OpenSSL would otherwise ask for
 		 * its passphrase on the terminal. */
-		api.options(db->m, MARIADB_OPT_TLS_PASSPHRASE, "");
+		TLS_SET(MARIADB_OPT_TLS_PASSPHRASE, "", "ONCEHOOK_DB_TLS_KEY",
+		    NULL);
 	}
 	return 0;
 }
+#undef TLS_SET
 
 /*
  * What a failed connect's message gains with TLS on: the setting, and
  * what Connector/C's "Validation of SSL server certificate failed" means
- * (the chain was checked before it: the name is what failed).
+ * (the chain was checked before it: the name is what failed), or its
+ * "plugin not allowed" (tls_guard()).
  */
 static void
 tls_why(const struct conf *cf, const struct mydb *db, char *why,
@@ -589,7 +629,11 @@ tls_why(const struct conf *cf, const struct mydb *db, char *why,
 	    db->err == CR_SSL_CONNECTION_ERROR && strstr(db->msg,
 	    "Validation of SSL server certificate") != NULL ? ": the "
 	    "server's certificate is not issued to the host in ONCEHOOK_DB" :
-	    "", tls_words[cf->db_tls]);
+	    db->err == CR_PLUGIN_NOT_ALLOWED && db->m != NULL &&
+	    (db->m->server_capabilities & CLIENT_SSL) ? ": the server asks "
+	    "for a login method that can send the password itself, refused "
+	    "where its certificate is not checked: use verify-ca or "
+	    "verify-identity" : "", tls_words[cf->db_tls]);
 }
 
 enum hook_err
@@ -598,7 +642,7 @@ mydb_connect(const struct conf *cf, struct mydb **out, char *err,
 {
 	const struct conf_mysql	*c = cf->my;
 	const char		*cipher, *version = NULL;
-	char			 why[160];
+	char			 why[256];
 	struct mydb		*db;
 	char			 pw[512], init[320];
 	unsigned int		 timeout = 5, rw, e;
