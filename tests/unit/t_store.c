@@ -1628,6 +1628,110 @@ test_migrate_v5(void)
 	conf_free(cf);
 }
 
+/* oncehook_event() as an action's run defines it: event a/k1 at 100. */
+static void
+fake_event_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char	*what = (const char *)sqlite3_value_text(argv[0]);
+
+	(void)argc;
+	if (what != NULL && strcmp(what, "endpoint") == 0)
+		sqlite3_result_text(ctx, "a", -1, SQLITE_STATIC);
+	else if (what != NULL && strcmp(what, "key") == 0)
+		sqlite3_result_text(ctx, "k1", -1, SQLITE_STATIC);
+	else if (what != NULL && strcmp(what, "time") == 0)
+		sqlite3_result_int64(ctx, 100);
+	else
+		sqlite3_result_null(ctx);
+}
+
+static void
+fake_event(sqlite3 *q)
+{
+	if (sqlite3_create_function(q, "oncehook_event", 1, SQLITE_UTF8, NULL,
+	    fake_event_fn, NULL, NULL) != SQLITE_OK)
+		BAIL("oncehook_event: %s", sqlite3_errmsg(q));
+}
+
+#define OUTBOX_TEXT "SELECT group_concat(quote(seq) || quote(id) || " \
+	"quote(topic) || quote(payload) || quote(endpoint) || quote(key) || " \
+	"quote(created_at) || quote(status) || quote(attempts) || " \
+	"quote(next_at) || quote(delivered_at) || quote(last_error) || " \
+	"quote(lease), '|') FROM (SELECT * FROM outbox ORDER BY seq)"
+
+static int
+outbox_ephemerals(sqlite3 *q)
+{
+	return ephemerals(q, "INSERT INTO outbox (topic, payload) VALUES "
+	    "(?1, ?2)") + ephemerals(q, "UPDATE outbox SET status = "
+	    "'delivered', delivered_at = ?2 WHERE seq = ?1");
+}
+
+/*
+ * Migration 7 on a database of version 6 (from the migration files) with
+ * outbox rows, one delivered: init keeps every row as it was, id and
+ * seq too; the index and both triggers are back (a row gets its id, a
+ * row that chooses one is refused); an action's outbox row and its
+ * delivery no longer build a temporary b-tree for the status CHECK.
+ */
+static void
+test_migrate_v6(void)
+{
+	static const char *const files[] = { "001-events.sql",
+	    "002-payload-index.sql", "003-list-order.sql", "004-statuses.sql",
+	    "005-outbox.sql", "006-status-check.sql" };
+	struct conf	*cf = mkconf("m6.sqlite", "a.sql");
+	struct store	*st;
+	char		 p[sizeof(dir) + 64], err[512], before[2048],
+			 after[2048], id[64];
+	sqlite3		*q;
+	size_t		 i;
+	int		 eph6, eph7;
+
+	if (sqlite3_open(path(p, "m6.sqlite"), &q) != SQLITE_OK)
+		BAIL("open m6");
+	fake_event(q);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		exec_file(q, files[i]);
+	exec(q, "PRAGMA journal_mode = WAL; PRAGMA user_version = 6;"
+	    "INSERT INTO outbox (topic, payload) VALUES ('order.paid',"
+	    " '{\"n\":1}'), ('order.paid', '{\"n\":2}');"
+	    "UPDATE outbox SET status = 'delivered', delivered_at = 150,"
+	    " attempts = 1 WHERE seq = 1");
+	qtext(q, OUTBOX_TEXT, before, sizeof(before));
+	eph6 = outbox_ephemerals(q);
+	sqlite3_close(q);
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("m6.sqlite");
+	fake_event(q);
+	qtext(q, OUTBOX_TEXT, after, sizeof(after));
+	eph7 = outbox_ephemerals(q);
+	CHECK(qint(q, "PRAGMA user_version") == store_version() &&
+	    store_version() >= 7 && strcmp(before, after) == 0 &&
+	    strstr(after, "'ob_") != NULL, "v6 -> current: every outbox row "
+	    "kept, column for column (%s)", after);
+	CHECK(eph6 > 0 && eph7 == 0, "an outbox row's insert and delivery "
+	    "built %d temporary b-trees at v6, %d after", eph6, eph7);
+	exec(q, "INSERT INTO outbox (topic, payload) VALUES ('order.paid',"
+	    " '{\"n\":3}')");
+	CHECK(qint(q, "SELECT count(*) FROM sqlite_master WHERE tbl_name = "
+	    "'outbox' AND name IN ('outbox_due', 'outbox_insert', "
+	    "'outbox_id')") == 3 && strncmp(qtext(q, "SELECT id FROM outbox "
+	    "WHERE seq = 3", id, sizeof(id)), "ob_", 3) == 0 &&
+	    sqlite3_exec(q, "INSERT INTO outbox (id, topic, payload) VALUES "
+	    "('mine', 'order.paid', '{}')", NULL, NULL, NULL) ==
+	    SQLITE_CONSTRAINT && sqlite3_exec(q, "UPDATE outbox SET status = "
+	    "'gone' WHERE seq = 2", NULL, NULL, NULL) == SQLITE_CONSTRAINT &&
+	    qint(q, "SELECT count(*) FROM pragma_integrity_check WHERE "
+	    "integrity_check = 'ok'") == 1, "the index and both triggers are "
+	    "back: a new row gets its id (%s), one that chooses it is refused, "
+	    "an unknown status too; integrity_check ok", id);
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
 /* Work until nothing is due at now (0: the clock's, past the 10 s a
  * claimer has first); the number of events this process ran. */
 static int
@@ -1847,6 +1951,7 @@ main(void)
 	test_migrate_v2();
 	test_migrate_v3();
 	test_migrate_v5();
+	test_migrate_v6();
 	test_park_replay();
 	test_deferred();
 
