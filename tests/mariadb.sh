@@ -63,6 +63,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/oncehook-mariadb.XXXXXX") ||
     bail "mktemp failed"
 chmod 0755 "$tmp"
 apache_pid=
+proxy_pid=
 
 # Apache by its PID (not our child: its PID file's).
 stop_apache() {
@@ -81,6 +82,10 @@ stop_apache() {
 cleanup() {
 	lt_stop
 	stop_apache
+	if [ -n "$proxy_pid" ]; then
+		kill "$proxy_pid" 2>/dev/null
+		wait "$proxy_pid" 2>/dev/null
+	fi
 	# After a restart by the fault scenario, the server is no child of
 	# this shell: its PID is in its PID file.
 	if [ -z "${MD_PID:-}" ] && [ -s "$tmp/md/run/mariadb.pid" ]; then
@@ -115,11 +120,42 @@ printf '%s\n' "$DB_PASSWORD" >"$pwfile" || bail "writing $pwfile"
 chmod 0600 "$pwfile"
 [ -z "$run_user" ] || chown "$run_user:$run_group" "$pwfile" ||
     bail "chown $pwfile"
-for db in shop_ltf shop_ltc shop_apf shop_apc shop_wp shop_fault; do
+for db in shop_ltf shop_ltc shop_apf shop_apc shop_wp shop_fault shop_proxy; do
 	md_user "$db" "$DB_USER" "$DB_PASSWORD" ||
 	    bail "md_user $db failed"
 done
 tap ok "databases and the user $DB_USER made with md_user"
+
+# Behind a proxy that reports another server version (MySQL 8.0's),
+# oncehook names the session's isolation variable transaction_isolation,
+# which MariaDB knows from 11.1 only; told so (1193), it takes the other
+# name, and connects.
+python3 "$top_srcdir/tests/servers/oncetest/myproxy.py" \
+    --upstream "127.0.0.1:$md_port" --version 8.0.35-proxy \
+    >"$tmp/proxy.port" 2>"$tmp/proxy.err" &
+proxy_pid=$!
+i=0
+until [ -s "$tmp/proxy.port" ] || [ $i -ge 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+pport=$(head -n 1 "$tmp/proxy.port")
+[ -n "$pport" ] || bail "the proxy did not start: $(cat "$tmp/proxy.err")"
+for cmd in init check; do
+	env ONCEHOOK_DB="mysql://$DB_USER@127.0.0.1:$pport/shop_proxy" \
+	    ONCEHOOK_DB_PASSWORD_FILE="$pwfile" ONCEHOOK_DB_TLS=off \
+	    ONCEHOOK_SCHEME=hmac-sha256 ONCEHOOK_SECRET=proxy-test-secret-0123 \
+	    ONCEHOOK_ACTIONS="$top_srcdir/sql/actions/mysql/orders.sql" \
+	    ONCEHOOK_COUNTERS=off "$ONCEHOOK_BIN" $cmd >"$tmp/proxy.$cmd" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && { [ $cmd = init ] ||
+	    grep -q "^database ok: MySQL 8.0.35-proxy, TLS off" "$tmp/proxy.$cmd"; }
+	check $? "a proxy reporting MySQL 8.0.35: oncehook $cmd connects (exit $rc)"
+	[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/proxy.$cmd"
+done
+kill "$proxy_pid" 2>/dev/null
+wait "$proxy_pid" 2>/dev/null
+proxy_pid=
 
 url_socket() {	# url_socket DB
 	echo "mysql://$DB_USER@localhost/$1?socket=$MD_SOCK"

@@ -645,7 +645,10 @@ mydb_connect(const struct conf *cf, struct mydb **out, char *err,
 	char			 why[256];
 	struct mydb		*db;
 	char			 pw[512], init[320];
-	unsigned int		 timeout = 5, rw, e;
+	static const char *const iso_names[] = { "tx_isolation",
+				     "transaction_isolation" };
+	unsigned int		 timeout = 5, rw, e, k;
+	int			 iso;
 	my_bool			 no = 0;
 	long long		 wait;
 	enum hook_err		 er;
@@ -730,15 +733,26 @@ mydb_connect(const struct conf *cf, struct mydb **out, char *err,
 	/* The session's settings in one statement, one round trip (a CGI
 	 * request's connection pays it every time): the isolation level
 	 * as a variable, named as the server names it (MariaDB's
-	 * tx_isolation; MySQL 8.0 has only transaction_isolation). */
-	snprintf(init, sizeof(init), "SET NAMES utf8mb4, SESSION sql_mode = "
-	    "'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,"
-	    "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', "
-	    "time_zone = '+00:00', innodb_lock_wait_timeout = %lld, "
-	    "SESSION %s = 'READ-COMMITTED'", wait,
-	    strncmp(db->server, "MariaDB", 7) == 0 ? "tx_isolation" :
-	    "transaction_isolation");
-	if ((e = mydb_run(db, strdup(init), NULL, NULL)) != 0) {
+	 * tx_isolation, transaction_isolation from 11.1; MySQL 8.0 has only
+	 * transaction_isolation).  SET TRANSACTION ISOLATION LEVEL cannot
+	 * share the statement.  The name is guessed from the version
+	 * string, which a proxy may rewrite: the server's "unknown system
+	 * variable" has the other name tried once (a SET that fails sets
+	 * none of its variables). */
+	iso = strncmp(db->server, "MariaDB", 7) == 0 ? 0 : 1;
+	for (k = 0; k < 2; k++, iso = !iso) {
+		snprintf(init, sizeof(init), "SET NAMES utf8mb4, SESSION "
+		    "sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,"
+		    "NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,"
+		    "NO_ENGINE_SUBSTITUTION', time_zone = '+00:00', "
+		    "innodb_lock_wait_timeout = %lld, SESSION %s = "
+		    "'READ-COMMITTED'", wait, iso_names[iso]);
+		if ((e = mydb_run(db, strdup(init), NULL, NULL)) !=
+		    ER_UNKNOWN_SYSTEM_VARIABLE ||
+		    strstr(db->msg, iso_names[iso]) == NULL)
+			break;
+	}
+	if (e != 0) {
 		snprintf(err, errsz, "mysql://%s@%s/%s: setting up the "
 		    "session: %s", c->user, c->socket != NULL ? c->socket :
 		    c->host, c->database, db->msg);

@@ -37,13 +37,16 @@ client's and the server's sockets closed), then disarms:
 The proxy speaks clear text only: the server's greeting is passed on
 without its CLIENT_SSL and compression capability bits, so that a
 client never asks for TLS or compression (a client configured to
-require TLS then refuses the server: set ONCEHOOK_DB_TLS=off).
+require TLS then refuses the server: set ONCEHOOK_DB_TLS=off).  With
+version, the greeting names that server version instead of the
+server's own, as some proxies do (tests/mariadb.sh: a MariaDB reported
+as MySQL 8.0).
 
 Use it in a test program (FaultProxy(...).start(), arm(), stats()), or
 run it:
 
   python3 myproxy.py --upstream 127.0.0.1:3306 [--listen 127.0.0.1:0]
-      [--control PATH] [--arm MOMENT[:N]]
+      [--control PATH] [--arm MOMENT[:N]] [--version STRING]
 
 which prints the port it listens on, then relays until killed; with
 --control it takes lines on that unix socket: "arm MOMENT [N]",
@@ -88,14 +91,18 @@ def is_commit(text):
     return _COMMIT.fullmatch(_COMMENTS.sub(b" ", text)) is not None
 
 
-def strip_greeting(payload):
+def strip_greeting(payload, version=None):
     """The server's greeting (protocol 10) without the TLS and
-    compression capability bits; other payloads as they are."""
+    compression capability bits, its server version version if given;
+    other payloads as they are."""
     if not payload or payload[0] != 10:
         return payload
     end = payload.find(b"\0", 1)
     if end < 0:
         return payload
+    if version is not None:
+        payload = b"\x0a" + version.encode() + payload[end:]
+        end = 1 + len(version.encode())
     lo = end + 1 + 4 + 8 + 1           # version, thread id, scramble, 0
     if len(payload) < lo + 2:
         return payload
@@ -207,7 +214,8 @@ class _Conn:
         """Pass a server's packet on; False: cut now."""
         if not self.greeted:
             self.greeted = True
-            self.client.sendall(_frame(seq, strip_greeting(payload)))
+            self.client.sendall(_frame(seq, strip_greeting(
+                payload, self.proxy.version)))
             return True
         if seq == 1 and self.waiting:
             kind, cut = self.waiting.pop(0)
@@ -227,8 +235,9 @@ class FaultProxy:
     """The proxy: start() listens (on listen, a (host, port); port 0
     picks one) and relays to upstream; the port is self.port."""
 
-    def __init__(self, upstream, listen=("127.0.0.1", 0)):
+    def __init__(self, upstream, listen=("127.0.0.1", 0), version=None):
         self.upstream = upstream
+        self.version = version  # the greeting's, if not the server's
         self.lock = threading.Lock()
         self.cond = threading.Condition(self.lock)
         self.stopping = False
@@ -351,8 +360,9 @@ def main():
     ap.add_argument("--listen", default="127.0.0.1:0", type=_addr)
     ap.add_argument("--control")
     ap.add_argument("--arm", help="MOMENT[:N]")
+    ap.add_argument("--version", help="the server version it reports")
     a = ap.parse_args()
-    p = FaultProxy(a.upstream, a.listen)
+    p = FaultProxy(a.upstream, a.listen, a.version)
     if a.arm:
         m, _, n = a.arm.partition(":")
         p.arm(m, int(n or 1))
