@@ -129,7 +129,16 @@ tap ok "databases and the user $DB_USER made with md_user"
 # Behind a proxy that reports another server version (MySQL 8.0's),
 # oncehook names the session's isolation variable transaction_isolation,
 # which MariaDB knows from 11.1 only; told so (1193), it takes the other
-# name, and connects.
+# name, and connects; a delivery's action records the session's level.
+cat >"$tmp/proxy.sql" <<'EOF' || bail "writing $tmp/proxy.sql"
+-- SPDX-License-Identifier: MIT
+CREATE TABLE IF NOT EXISTS proxy_iso (k VARCHAR(64) PRIMARY KEY,
+    iso VARCHAR(64));
+-- on: *
+INSERT INTO proxy_iso (k, iso) SELECT :key, VARIABLE_VALUE
+FROM information_schema.SESSION_VARIABLES
+WHERE VARIABLE_NAME = 'TX_ISOLATION';
+EOF
 python3 "$top_srcdir/tests/servers/oncetest/myproxy.py" \
     --upstream "127.0.0.1:$md_port" --version 8.0.35-proxy \
     >"$tmp/proxy.port" 2>"$tmp/proxy.err" &
@@ -145,7 +154,7 @@ for cmd in init check; do
 	env ONCEHOOK_DB="mysql://$DB_USER@127.0.0.1:$pport/shop_proxy" \
 	    ONCEHOOK_DB_PASSWORD_FILE="$pwfile" ONCEHOOK_DB_TLS=off \
 	    ONCEHOOK_SCHEME=hmac-sha256 ONCEHOOK_SECRET=proxy-test-secret-0123 \
-	    ONCEHOOK_ACTIONS="$top_srcdir/sql/actions/mysql/orders.sql" \
+	    ONCEHOOK_ACTIONS="$tmp/proxy.sql" \
 	    ONCEHOOK_COUNTERS=off "$ONCEHOOK_BIN" $cmd >"$tmp/proxy.$cmd" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] && { [ $cmd = init ] ||
@@ -153,6 +162,21 @@ for cmd in init check; do
 	check $? "a proxy reporting MySQL 8.0.35: oncehook $cmd connects (exit $rc)"
 	[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/proxy.$cmd"
 done
+body='{"id":"evt_proxy_1","type":"order.paid"}'
+sig=$(printf '%s' "$body" | openssl dgst -sha256 \
+    -hmac proxy-test-secret-0123 -r | cut -d' ' -f1)
+st=$(printf '%s' "$body" | env \
+    ONCEHOOK_DB="mysql://$DB_USER@127.0.0.1:$pport/shop_proxy" \
+    ONCEHOOK_DB_PASSWORD_FILE="$pwfile" ONCEHOOK_DB_TLS=off \
+    ONCEHOOK_SCHEME=hmac-sha256 ONCEHOOK_SECRET=proxy-test-secret-0123 \
+    ONCEHOOK_ACTIONS="$tmp/proxy.sql" ONCEHOOK_COUNTERS=off \
+    GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=POST \
+    CONTENT_TYPE=application/json CONTENT_LENGTH=${#body} \
+    PATH_INFO=/hooks/proxy HTTP_X_WEBHOOK_SIGNATURE="sha256=$sig" \
+    "$ONCEHOOK_BIN" 2>"$tmp/proxy.cgi" | head -n 1 | tr -d '\r')
+iso=$(md_sql "SELECT iso FROM shop_proxy.proxy_iso WHERE k = 'evt_proxy_1'")
+[ "$st" = "Status: 200 OK" ] && [ "$iso" = READ-COMMITTED ]
+check $? "... and a delivery through it runs at READ COMMITTED ('$st', '$iso')"
 kill "$proxy_pid" 2>/dev/null
 wait "$proxy_pid" 2>/dev/null
 proxy_pid=
