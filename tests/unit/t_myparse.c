@@ -421,6 +421,7 @@ test_digit_prefix(void)
 	/* A point with a space before it, then digits: the server's
 	 * number .1, then a name; no own table. */
 	t = "SELECT 1 FROM shop .1_events";
+	err[0] = '\0';		/* written only on failure */
 	CHECK(myp_split(t, strlen(t), 1, "1_", 0, &st, err, sizeof(err)) ==
 	    0, "shop .1_events: .1 and _events, as the server reads it "
 	    "(%s)", err);
