@@ -30,11 +30,7 @@ chmod 0755 "$tmp"
 # shellcheck disable=SC2317 # run by the trap
 cleanup() {
 	md_stop
-	if [ -n "${ONCEHOOK_E2E_KEEP:-}" ]; then
-		echo "# kept $tmp"
-	else
-		rm -rf "$tmp"
-	fi
+	sv_tmp_done "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 99' HUP INT TERM

@@ -48,11 +48,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/oncehook-e2e.XXXXXX") || bail "mktemp failed"
 # shellcheck disable=SC2317 # run by the trap
 cleanup() {
 	lt_stop
-	if [ -n "${ONCEHOOK_E2E_KEEP:-}" ]; then
-		echo "# kept $tmp"
-	else
-		rm -rf "$tmp"
-	fi
+	sv_tmp_done "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 99' HUP INT TERM

@@ -57,11 +57,7 @@ done
 gl_cleanup() {
 	dp_stop
 	gl_stop
-	if [ -n "${ONCEHOOK_E2E_KEEP:-}" ]; then
-		echo "# kept $tmp"
-	elif [ -n "$tmp" ]; then
-		rm -rf "$tmp"
-	fi
+	sv_tmp_done "$tmp"
 }
 trap gl_cleanup EXIT
 

@@ -61,11 +61,7 @@ done
 md_cleanup() {
 	dp_stop
 	md_stop
-	if [ -n "${ONCEHOOK_E2E_KEEP:-}" ]; then
-		echo "# kept $tmp"
-	elif [ -n "$tmp" ]; then
-		rm -rf "$tmp"
-	fi
+	sv_tmp_done "$tmp"
 }
 trap md_cleanup EXIT
 

@@ -92,11 +92,7 @@ cleanup() {
 		MD_PID=$(cat "$tmp/md/run/mariadb.pid")
 	fi
 	md_stop
-	if [ -n "${ONCEHOOK_E2E_KEEP:-}" ]; then
-		echo "# kept $tmp"
-	else
-		rm -rf "$tmp"
-	fi
+	sv_tmp_done "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 99' HUP INT TERM

@@ -128,11 +128,7 @@ cleanup() {
 		kill "$fpm_pid" 2>/dev/null
 		wait "$fpm_pid" 2>/dev/null
 	fi
-	if [ -n "${ONCEHOOK_E2E_KEEP:-}" ]; then
-		echo "# kept $tmp"
-	else
-		rm -rf "$tmp"
-	fi
+	sv_tmp_done "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 99' HUP INT TERM

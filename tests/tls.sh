@@ -54,11 +54,7 @@ cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	md_stop
-	if [ -n "${ONCEHOOK_E2E_KEEP:-}" ]; then
-		echo "# kept $tmp"
-	else
-		rm -rf "$tmp"
-	fi
+	sv_tmp_done "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 99' HUP INT TERM

@@ -73,11 +73,7 @@ dp_stop() {
 # shellcheck disable=SC2317 # run by the trap
 dp_cleanup() {
 	dp_stop
-	if [ -n "${ONCEHOOK_E2E_KEEP:-}" ]; then
-		echo "# kept $tmp"
-	elif [ -n "$tmp" ]; then
-		rm -rf "$tmp"
-	fi
+	sv_tmp_done "$tmp"
 }
 
 dp_init() {	# dp_init NAME

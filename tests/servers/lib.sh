@@ -66,6 +66,16 @@ as_backend() {
 	fi
 }
 
+# A suite's temporary directory at its end: kept (and named) with
+# ONCEHOOK_E2E_KEEP set, else removed.
+sv_tmp_done() {	# sv_tmp_done DIR
+	if [ -n "${ONCEHOOK_E2E_KEEP:-}" ]; then
+		echo "# kept $1"
+	elif [ -n "$1" ]; then
+		rm -rf "$1"
+	fi
+}
+
 sv_need() {	# sv_need TOOL...
 	for sv_t in "$@"; do
 		command -v "$sv_t" >/dev/null 2>&1 ||
