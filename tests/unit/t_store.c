@@ -1409,6 +1409,90 @@ test_park_replay(void)
 	conf_free(cf);
 }
 
+/* Runs the migration file name (sql/migrations) on q. */
+static void
+exec_file(sqlite3 *q, const char *name)
+{
+	char		 fp[4096], *text;
+	FILE		*f;
+	long		 sz;
+
+	snprintf(fp, sizeof(fp), "%s/sql/migrations/%s", tap_srcdir(), name);
+	if ((f = fopen(fp, "r")) == NULL || fseek(f, 0, SEEK_END) ||
+	    (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+	    (text = calloc(1, (size_t)sz + 1)) == NULL ||
+	    fread(text, 1, (size_t)sz, f) != (size_t)sz)
+		BAIL("reading %s", fp);
+	fclose(f);
+	exec(q, text);
+	free(text);
+}
+
+/* oncehook_event() as an action's run defines it: event a/k1 at 100. */
+static void
+fake_event_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char	*what = (const char *)sqlite3_value_text(argv[0]);
+
+	(void)argc;
+	if (what != NULL && strcmp(what, "endpoint") == 0)
+		sqlite3_result_text(ctx, "a", -1, SQLITE_STATIC);
+	else if (what != NULL && strcmp(what, "key") == 0)
+		sqlite3_result_text(ctx, "k1", -1, SQLITE_STATIC);
+	else if (what != NULL && strcmp(what, "time") == 0)
+		sqlite3_result_int64(ctx, 100);
+	else
+		sqlite3_result_null(ctx);
+}
+
+static void
+fake_event(sqlite3 *q)
+{
+	if (sqlite3_create_function(q, "oncehook_event", 1, SQLITE_UTF8, NULL,
+	    fake_event_fn, NULL, NULL) != SQLITE_OK)
+		BAIL("oncehook_event: %s", sqlite3_errmsg(q));
+}
+
+/*
+ * A database name at schema version v, made by the first v migration
+ * files themselves, in WAL mode (with oncehook_event() for the
+ * triggers of the outbox's migrations).
+ */
+static sqlite3 *
+old_db(const char *name, int v)
+{
+	static const char *const files[] = { "001-events.sql",
+	    "002-payload-index.sql", "003-list-order.sql", "004-statuses.sql",
+	    "005-outbox.sql", "006-status-check.sql" };
+	char		 p[sizeof(dir) + 64], pragmas[128];
+	sqlite3		*q;
+	int		 i;
+
+	if (v > (int)(sizeof(files) / sizeof(files[0])))
+		BAIL("old_db: no version %d here", v);
+	if (sqlite3_open(path(p, name), &q) != SQLITE_OK)
+		BAIL("open %s", name);
+	fake_event(q);
+	for (i = 0; i < v; i++)
+		exec_file(q, files[i]);
+	snprintf(pragmas, sizeof(pragmas), "PRAGMA journal_mode = WAL;"
+	    " PRAGMA user_version = %d;", v);
+	exec(q, pragmas);
+	return q;
+}
+
+/* After a migration: a key stored before it is still claimed, a new
+ * one is claimed. */
+static void
+old_keys_claimed(struct store *st)
+{
+	enum hook_err	 a = claim_new(st, 0, "old1", "t.ok", "{\"v\":1}"),
+			 b = claim_new(st, 0, "new1", "t.ok", "{\"v\":\"n\"}");
+
+	CHECK(a == HOOK_DUP && b == HOOK_OK, "the old keys stay claimed, new "
+	    "ones are claimed (%d %d)", a, b);
+}
+
 /*
  * A database made by the previous release (schema version 3, from the
  * migration files themselves) with real rows: init keeps every row, as
@@ -1417,32 +1501,12 @@ test_park_replay(void)
 static void
 test_migrate_v3(void)
 {
-	static const char *const files[] = { "001-events.sql",
-	    "002-payload-index.sql", "003-list-order.sql" };
 	struct conf	*cf = mkconf("m3.sqlite", "a.sql");
 	struct store	*st;
-	char		 p[sizeof(dir) + 64], fp[4096], err[512], *text;
-	sqlite3		*q;
-	FILE		*f;
-	long		 sz;
-	size_t		 i;
+	char		 err[512];
+	sqlite3		*q = old_db("m3.sqlite", 3);
 
-	if (sqlite3_open(path(p, "m3.sqlite"), &q) != SQLITE_OK)
-		BAIL("open m3");
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(fp, sizeof(fp), "%s/sql/migrations/%s", tap_srcdir(),
-		    files[i]);
-		if ((f = fopen(fp, "r")) == NULL || fseek(f, 0, SEEK_END) ||
-		    (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-		    (text = calloc(1, (size_t)sz + 1)) == NULL ||
-		    fread(text, 1, (size_t)sz, f) != (size_t)sz)
-			BAIL("reading %s", fp);
-		fclose(f);
-		exec(q, text);
-		free(text);
-	}
-	exec(q, "PRAGMA journal_mode = WAL; PRAGMA user_version = 3;"
-	    "INSERT INTO events (endpoint, key, type, payload_hash, payload,"
+	exec(q, "INSERT INTO events (endpoint, key, type, payload_hash, payload,"
 	    " received_at, processed_at, expires_at) VALUES"
 	    " ('a', 'old1', 't.ok', 'h1', '{\"v\":1}', 100, 101, 1000),"
 	    " ('a', 'old2', NULL, 'h2', '{\"v\":2}', 200, 201, NULL),"
@@ -1466,37 +1530,10 @@ test_migrate_v3(void)
 	    qint(q, "SELECT count(*) FROM pragma_integrity_check WHERE "
 	    "integrity_check = 'ok'") == 1, "integrity_check ok after the "
 	    "migration");
-	{
-		enum hook_err	 a = claim_new(st, 0, "old1", "t.ok",
-				    "{\"v\":1}"),
-				 b = claim_new(st, 0, "new1", "t.ok",
-				    "{\"v\":\"n\"}");
-
-		CHECK(a == HOOK_DUP && b == HOOK_OK, "the old keys stay "
-		    "claimed, new ones are claimed (%d %d)", a, b);
-	}
+	old_keys_claimed(st);
 	sqlite3_close(q);
 	store_close(st);
 	conf_free(cf);
-}
-
-/* Runs the migration file name (sql/migrations) on q. */
-static void
-exec_file(sqlite3 *q, const char *name)
-{
-	char		 fp[4096], *text;
-	FILE		*f;
-	long		 sz;
-
-	snprintf(fp, sizeof(fp), "%s/sql/migrations/%s", tap_srcdir(), name);
-	if ((f = fopen(fp, "r")) == NULL || fseek(f, 0, SEEK_END) ||
-	    (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-	    (text = calloc(1, (size_t)sz + 1)) == NULL ||
-	    fread(text, 1, (size_t)sz, f) != (size_t)sz)
-		BAIL("reading %s", fp);
-	fclose(f);
-	exec(q, text);
-	free(text);
 }
 
 /* The temporary b-trees (OpenEphemeral) sql's program opens. */
@@ -1560,23 +1597,13 @@ event_ephemerals(sqlite3 *q)
 static void
 test_migrate_v5(void)
 {
-	static const char *const files[] = { "001-events.sql",
-	    "002-payload-index.sql", "003-list-order.sql", "004-statuses.sql",
-	    "005-outbox.sql" };
 	struct conf	*cf = mkconf("m5.sqlite", "a.sql");
 	struct store	*st;
-	char		 p[sizeof(dir) + 64], err[512], before[2048],
-			 after[2048];
-	sqlite3		*q;
-	size_t		 i;
+	char		 err[512], before[2048], after[2048];
+	sqlite3		*q = old_db("m5.sqlite", 5);
 	int		 eph5, eph6;
 
-	if (sqlite3_open(path(p, "m5.sqlite"), &q) != SQLITE_OK)
-		BAIL("open m5");
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		exec_file(q, files[i]);
-	exec(q, "PRAGMA journal_mode = WAL; PRAGMA user_version = 5;"
-	    "INSERT INTO events (endpoint, key, type, payload_hash, payload,"
+	exec(q, "INSERT INTO events (endpoint, key, type, payload_hash, payload,"
 	    " status, received_at, processed_at, expires_at, attempts,"
 	    " last_error, next_at) VALUES"
 	    " ('a', 'old1', 't.ok', 'h1', '{\"v\":1}', 'processed', 100, 101,"
@@ -1614,43 +1641,10 @@ test_migrate_v5(void)
 	    sqlite3_exec(q, "UPDATE events SET status = 'dead' WHERE key = "
 	    "'old3'", NULL, NULL, NULL) == SQLITE_OK, "the status rule holds: "
 	    "an unknown status refused, a known one taken");
-	{
-		enum hook_err	 a = claim_new(st, 0, "old1", "t.ok",
-				    "{\"v\":1}"),
-				 b = claim_new(st, 0, "new1", "t.ok",
-				    "{\"v\":\"n\"}");
-
-		CHECK(a == HOOK_DUP && b == HOOK_OK, "the old keys stay "
-		    "claimed, new ones are claimed (%d %d)", a, b);
-	}
+	old_keys_claimed(st);
 	sqlite3_close(q);
 	store_close(st);
 	conf_free(cf);
-}
-
-/* oncehook_event() as an action's run defines it: event a/k1 at 100. */
-static void
-fake_event_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	const char	*what = (const char *)sqlite3_value_text(argv[0]);
-
-	(void)argc;
-	if (what != NULL && strcmp(what, "endpoint") == 0)
-		sqlite3_result_text(ctx, "a", -1, SQLITE_STATIC);
-	else if (what != NULL && strcmp(what, "key") == 0)
-		sqlite3_result_text(ctx, "k1", -1, SQLITE_STATIC);
-	else if (what != NULL && strcmp(what, "time") == 0)
-		sqlite3_result_int64(ctx, 100);
-	else
-		sqlite3_result_null(ctx);
-}
-
-static void
-fake_event(sqlite3 *q)
-{
-	if (sqlite3_create_function(q, "oncehook_event", 1, SQLITE_UTF8, NULL,
-	    fake_event_fn, NULL, NULL) != SQLITE_OK)
-		BAIL("oncehook_event: %s", sqlite3_errmsg(q));
 }
 
 #define OUTBOX_TEXT "SELECT group_concat(quote(seq) || quote(id) || " \
@@ -1677,24 +1671,13 @@ outbox_ephemerals(sqlite3 *q)
 static void
 test_migrate_v6(void)
 {
-	static const char *const files[] = { "001-events.sql",
-	    "002-payload-index.sql", "003-list-order.sql", "004-statuses.sql",
-	    "005-outbox.sql", "006-status-check.sql" };
 	struct conf	*cf = mkconf("m6.sqlite", "a.sql");
 	struct store	*st;
-	char		 p[sizeof(dir) + 64], err[512], before[2048],
-			 after[2048], id[64];
-	sqlite3		*q;
-	size_t		 i;
+	char		 err[512], before[2048], after[2048], id[64];
+	sqlite3		*q = old_db("m6.sqlite", 6);
 	int		 eph6, eph7;
 
-	if (sqlite3_open(path(p, "m6.sqlite"), &q) != SQLITE_OK)
-		BAIL("open m6");
-	fake_event(q);
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		exec_file(q, files[i]);
-	exec(q, "PRAGMA journal_mode = WAL; PRAGMA user_version = 6;"
-	    "INSERT INTO outbox (topic, payload) VALUES ('order.paid',"
+	exec(q, "INSERT INTO outbox (topic, payload) VALUES ('order.paid',"
 	    " '{\"n\":1}'), ('order.paid', '{\"n\":2}');"
 	    "UPDATE outbox SET status = 'delivered', delivered_at = 150,"
 	    " attempts = 1 WHERE seq = 1");
