@@ -69,7 +69,7 @@ TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "tests")
 sys.path.insert(0, os.path.join(TESTS, "servers"))
 
-from oncetest import fcgiclient, hookclient  # noqa: E402
+from oncetest import checks, fcgiclient, hookclient  # noqa: E402
 
 TYPE = "payment_intent.succeeded"
 
@@ -130,22 +130,7 @@ class Run:
         return cond
 
     def run(self, name, fn):
-        self.failures = []
-        try:
-            fn()
-        except Exception:
-            self.failures.append("exception:\n" + traceback.format_exc())
-        if self.failures:
-            self.failed += 1
-            print("not ok - hosts: %s" % name)
-            for f in self.failures[:30]:
-                for line in str(f).splitlines():
-                    print("#   " + line)
-            if len(self.failures) > 30:
-                print("#   ... and %d more" % (len(self.failures) - 30))
-        else:
-            print("ok - hosts: %s" % name)
-        sys.stdout.flush()
+        checks.tap_scenario(self, "hosts", name, fn)
 
     def note(self, msg):
         print("# " + msg)

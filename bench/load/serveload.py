@@ -54,14 +54,13 @@ import struct
 import sys
 import threading
 import time
-import traceback
 
 # The tests' client libraries, beside this folder's parent (bench/).
 TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "tests")
 sys.path.insert(0, os.path.join(TESTS, "servers"))
 
-from oncetest import fcgiclient  # noqa: E402
+from oncetest import checks, fcgiclient  # noqa: E402
 from oncetest.testkit import children_of, comm, read_env  # noqa: E402
 
 THREADS = 16
@@ -113,22 +112,7 @@ class Run:
         return cond
 
     def run(self, name, fn):
-        self.failures = []
-        try:
-            fn()
-        except Exception:
-            self.failures.append("exception:\n" + traceback.format_exc())
-        if self.failures:
-            self.failed += 1
-            print("not ok - serve: %s" % name)
-            for f in self.failures[:30]:
-                for line in str(f).splitlines():
-                    print("#   " + line)
-            if len(self.failures) > 30:
-                print("#   ... and %d more" % (len(self.failures) - 30))
-        else:
-            print("ok - serve: %s" % name)
-        sys.stdout.flush()
+        checks.tap_scenario(self, "serve", name, fn)
 
     def body(self, key, order):
         return json.dumps({

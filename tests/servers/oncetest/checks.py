@@ -4,6 +4,31 @@ every failure is kept, with what was expected and what came back.
 Standard library only."""
 
 
+def tap_scenario(owner, label, name, fn, most=30):
+    """Run fn() as one TAP test, "label: name", for a load script's
+    owner (its .failures, emptied first and filled by its checks, and
+    its .failed, counted): an exception is a failure; at most `most`
+    failures are printed."""
+    import sys
+    import traceback
+    owner.failures = []
+    try:
+        fn()
+    except Exception:
+        owner.failures.append("exception:\n" + traceback.format_exc())
+    if owner.failures:
+        owner.failed += 1
+        print("not ok - %s: %s" % (label, name))
+        for f in owner.failures[:most]:
+            for line in str(f).splitlines():
+                print("#   " + line)
+        if len(owner.failures) > most:
+            print("#   ... and %d more" % (len(owner.failures) - most))
+    else:
+        print("ok - %s: %s" % (label, name))
+    sys.stdout.flush()
+
+
 class Failed(Exception):
     """A check failed hard enough that the scenario cannot go on."""
 
