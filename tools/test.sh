@@ -27,7 +27,9 @@
 #                (tests/package.sh; its TAP lines counted).
 #
 # Each step's output goes to _build/<step>.log and is printed whole, in
-# the order above, when its group ends.  Ends with one line
+# the order above, when its group ends.  Every long command has a time
+# limit (bounded()): a hang is one failure, named, and the run still ends
+# well inside CI's 90 minutes.  Ends with one line
 # "N passed, N failed" over all steps, and exits 1 if anything failed.
 set -uo pipefail
 
@@ -73,6 +75,31 @@ count() {
 	skipped=$((skipped + ${s:-0}))
 }
 
+# bounded SECONDS WHAT COMMAND...: the command, killed with everything it
+# started (timeout(1) gives it its own process group) if it has not
+# ended in SECONDS; then "WHAT had no end in SECONDS s" and status 124.
+bounded() {
+	local limit=$1 what=$2 rc
+	shift 2
+	timeout -k 30 "$limit" "$@"
+	rc=$?
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		echo "== $what had no end in ${limit}s: killed"
+		return 124
+	fi
+	return $rc
+}
+
+# The automake tests of the build in . that began and did not end.
+unfinished() {
+	local l
+	for l in tests/*.log tests/unit/*.log; do
+		[ -f "$l" ] && [ ! -f "${l%.log}.trs" ] || continue
+		echo "--- unfinished: $l"
+		tail -n 5 "$l"
+	done
+}
+
 # suite NAME TARGET CONFIGURE-FLAGS...: build in _build/NAME, make TARGET.
 suite() {
 	local name=$1 target=$2 dir="$out/$1"
@@ -89,7 +116,11 @@ suite() {
 		result fail
 		return
 	fi
-	make -j"$jobs" "$target" >check.out 2>&1
+	if ! bounded "${SUITE_LIMIT:-1500}" "make $target" \
+	    make -j"$jobs" "$target" >check.out 2>&1; then
+		tail -n 1 check.out | grep 'had no end' && unfinished &&
+		    result fail
+	fi
 	grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS|XFAIL):' check.out |
 	    grep -v '^PASS' || true
 	grep -E '^# (TOTAL|PASS|FAIL|ERROR|SKIP):' check.out
@@ -116,13 +147,15 @@ step_distcheck() {
 	echo "== distcheck (make distcheck-some)"
 	cd "$out/plain" || { result fail; return; }
 	# The fault and power-loss suites ran in full: a sample here.
-	if ONCEHOOK_TEST_QUICK=1 make -j"$jobs" distcheck-some \
+	if ONCEHOOK_TEST_QUICK=1 bounded 1200 "make distcheck-some" \
+	    make -j"$jobs" distcheck-some \
 	    DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.out 2>&1; then
 		result ok
 		grep -E 'archives ready|\.tar\.gz' distcheck.out | head -3
 	else
 		result fail
-		grep -E '^(FAIL|ERROR)|rror' distcheck.out | head -30
+		grep -E '^(FAIL|ERROR)|rror|had no end' distcheck.out | head -30
+		(cd oncehook-*/_build/sub 2>/dev/null && unfinished)
 	fi
 	# A build without MariaDB Connector/C still builds, and a mysql://
 	# store says what it needs (one step).
@@ -160,7 +193,8 @@ valgrind_half() {
 		[ -x "$t" ] || continue
 		i=$((i + 1))
 		[ $((i % 2)) -eq "$1" ] || continue
-		if top_srcdir=$root ONCEHOOK_TEST_QUICK=1 valgrind -q \
+		if top_srcdir=$root ONCEHOOK_TEST_QUICK=1 bounded 900 \
+		    "valgrind $t" valgrind -q \
 		    --error-exitcode=1 --leak-check=full \
 		    --errors-for-leak-kinds=definite,indirect \
 		    --log-file="$t.valgrind" "./$t" >"$t.valgrind.out" 2>&1; then
@@ -169,7 +203,7 @@ valgrind_half() {
 			result fail
 			echo "FAIL: valgrind $t"
 			head -30 "$t.valgrind"
-			grep -E '^(not ok|Bail out)' "$t.valgrind.out" | head -10
+			grep -E '^(not ok|Bail out|== )' "$t.valgrind.out" | head -10
 		fi
 	done
 }
@@ -178,8 +212,8 @@ step_valgrind2() { valgrind_half 0; }
 
 step_fuzz() {
 	echo "== fuzz (${FUZZ_SECONDS:-60}s)"
-	if sh "$root/tests/fuzz/run.sh" "${FUZZ_SECONDS:-60}" \
-	    >"$out/fuzz.out" 2>&1; then
+	if bounded 900 "tests/fuzz/run.sh" sh "$root/tests/fuzz/run.sh" \
+	    "${FUZZ_SECONDS:-60}" >"$out/fuzz.out" 2>&1; then
 		result ok
 		grep -E '^(stat::number_of_executed_units|Done)' \
 		    "$out/fuzz.out" | head -2
@@ -192,8 +226,9 @@ step_fuzz() {
 step_bench() {
 	# The benchmark still runs and its rows pass their checks.
 	echo "== bench smoke"
-	if bash "$root/bench/run.sh" --smoke --bin "$out/plain/oncehook" \
-	    >"$out/bench-smoke.out" 2>&1; then
+	if bounded 900 "bench/run.sh --smoke" bash "$root/bench/run.sh" \
+	    --smoke --bin "$out/plain/oncehook" >"$out/bench-smoke.out" 2>&1
+	then
 		result ok
 		grep -E '^(  |bench:)' "$out/bench-smoke.out"
 	else
@@ -202,8 +237,8 @@ step_bench() {
 	fi
 	# WAL pages per new event (bench/pages.sh) still measures.
 	echo "== bench pages"
-	if bash "$root/bench/pages.sh" --bin "$out/plain/oncehook" 20 \
-	    >"$out/bench-pages.out" 2>&1; then
+	if bounded 300 "bench/pages.sh" bash "$root/bench/pages.sh" \
+	    --bin "$out/plain/oncehook" 20 >"$out/bench-pages.out" 2>&1; then
 		result ok
 		cat "$out/bench-pages.out"
 	else
@@ -214,8 +249,11 @@ step_bench() {
 
 step_package() {
 	echo "== package"
-	bash "$root/tests/package.sh" >"$out/package.out" 2>&1
 	local p f
+	bounded 1500 "tests/package.sh" bash "$root/tests/package.sh" \
+	    >"$out/package.out" 2>&1 || [ $? -ne 124 ] || {
+		echo "Bail out! tests/package.sh had no end" >>"$out/package.out"
+	}
 	p=$(grep -c '^ok ' "$out/package.out")
 	f=$(grep -c -e '^not ok ' -e '^Bail out!' "$out/package.out")
 	passed=$((passed + p))

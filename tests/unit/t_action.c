@@ -557,7 +557,7 @@ fifo_writer(const char *fifo, size_t total, const char *sec)
 	char	 piece[7];
 	int	 fd;
 
-	if ((fifo_pid = fork()) == -1)
+	if ((fifo_pid = tap_fork()) == -1)
 		BAIL("fork: %s", strerror(errno));
 	if (fifo_pid != 0)
 		return;

@@ -191,7 +191,7 @@ test_processes(void)
 
 	fresh();
 	for (i = 0; i < 4; i++) {
-		if ((pid[i] = fork()) == 0) {
+		if ((pid[i] = tap_fork()) == 0) {
 			c = counters_open(path);
 			for (k = 0; k < 5000; k++)
 				counters_count(c, k % 2 ? "alpha" : "beta",
@@ -284,7 +284,7 @@ test_damage(void)
 
 	/* Truncated under the mapping: the count in flight is lost, the
 	 * process lives, and a minute later it maps the file again. */
-	if ((pid = fork()) == 0) {
+	if ((pid = tap_fork()) == 0) {
 		front_explain_faults();
 		if (truncate(path, 0) == -1)
 			_exit(3);
@@ -586,7 +586,7 @@ test_memory(void)
 	int		 i, maps;
 
 	fresh();
-	if (fork() == 0) {
+	if (tap_fork() == 0) {
 		c = counters_open(path);
 		for (i = 0; i < 20; i++) {
 			snprintf(name, sizeof(name), "e%d", i);

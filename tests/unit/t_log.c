@@ -148,7 +148,7 @@ test_heads(void)
 	    "a line of the next second has that second's stamp (%s)", want);
 	if (pipe(fds) == -1)
 		BAIL("pipe");
-	if ((child = fork()) == 0) {
+	if ((child = tap_fork()) == 0) {
 		dup2(fds[1], 2);
 		log_forked();
 		log_info("child");

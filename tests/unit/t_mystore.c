@@ -271,7 +271,7 @@ race(const struct conf *cf, int n, int samekey, int *ok, int *dup,
 
 	*ok = *dup = *other = 0;
 	for (i = 0; i < n; i++) {
-		if ((pid[i] = fork()) == -1)
+		if ((pid[i] = tap_fork()) == -1)
 			BAIL("fork");
 		if (pid[i] == 0) {
 			struct store	*st;
@@ -444,7 +444,7 @@ test_deadlock(const struct conf *cf)
 	before = qint("SELECT VARIABLE_VALUE FROM information_schema."
 	    "GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DEADLOCKS'");
 	for (i = 0; i < 2; i++) {
-		if ((pid[i] = fork()) == -1)
+		if ((pid[i] = tap_fork()) == -1)
 			BAIL("fork");
 		if (pid[i] == 0) {
 			struct store	*st;
@@ -528,7 +528,7 @@ test_killed(const struct conf *cf)
 	enum hook_err	 er;
 
 	/* The store's connection is the newest of the user's. */
-	if ((pid = fork()) == -1)
+	if ((pid = tap_fork()) == -1)
 		BAIL("fork");
 	if (pid == 0) {
 		struct mydb	*db;
@@ -828,7 +828,7 @@ test_work_share(const char *act)
 	}
 	store_close(st);
 	for (i = 0; i < 2; i++) {
-		if ((pid[i] = fork()) == -1)
+		if ((pid[i] = tap_fork()) == -1)
 			BAIL("fork");
 		if (pid[i] == 0) {
 			struct store_work_item	 w;

@@ -480,7 +480,7 @@ test_concurrent(void)
 	if (pipe(fds) == -1)
 		BAIL("pipe");
 	for (k = 0; k < 4; k++) {
-		if ((pid[k] = fork()) == -1)
+		if ((pid[k] = tap_fork()) == -1)
 			BAIL("fork");
 		if (pid[k] == 0) {
 			close(fds[0]);

@@ -470,7 +470,7 @@ fork_pair(int sv[2])
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
 		BAIL("socketpair: %s", strerror(errno));
-	if ((pid = fork()) == -1)
+	if ((pid = tap_fork()) == -1)
 		BAIL("fork: %s", strerror(errno));
 	close(sv[pid == 0 ? 0 : 1]);
 	return pid;
@@ -522,7 +522,7 @@ test_writer_peers(const struct conf *cf)
 	for (i = 0; i < 2; i++)
 		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]) == -1)
 			BAIL("socketpair: %s", strerror(errno));
-	if ((pid = fork()) == -1)
+	if ((pid = tap_fork()) == -1)
 		BAIL("fork: %s", strerror(errno));
 	if (pid == 0) {
 		close(sv[0][0]);
@@ -1302,7 +1302,7 @@ test_writer_batch_copy(const struct conf *cf, sqlite3 *q)
 			BAIL("socketpair: %s", strerror(errno));
 		wfd[k] = sv[k][1];
 	}
-	if ((pid = fork()) == -1)
+	if ((pid = tap_fork()) == -1)
 		BAIL("fork: %s", strerror(errno));
 	if (pid == 0) {
 		for (k = 0; k < BATCH_LINKS; k++)

@@ -983,7 +983,7 @@ hold_write_lock(const char *dbname, long hold_ms)
 
 	if (pipe(fds) == -1 || stat(path(p, dbname), &sb) == -1)
 		BAIL("pipe/stat: %s", strerror(errno));
-	if ((pid = fork()) == -1)
+	if ((pid = tap_fork()) == -1)
 		BAIL("fork: %s", strerror(errno));
 	if (pid == 0) {
 		close(fds[0]);
@@ -1358,7 +1358,7 @@ test_park_replay(void)
 	if (pipe(fds) == -1)
 		BAIL("pipe");
 	for (i = 0; i < 4; i++) {
-		if ((pid[i] = fork()) == 0) {
+		if ((pid[i] = tap_fork()) == 0) {
 			struct store	*s2;
 			enum store_replay r;
 			char		 c = 'x';
@@ -1787,7 +1787,7 @@ test_deferred(void)
 	 * (tests/unit/t_protocol.c); here, what takes processes. */
 	/* 1,000 events, four workers, the claimer, duplicates. */
 	for (i = 0; i < 4; i++)
-		if ((pid[i] = fork()) == 0) {
+		if ((pid[i] = tap_fork()) == 0) {
 			struct store	*s2;
 			sqlite3		*cq = peer("deferred.sqlite");
 			int		 n = 0, rounds;
@@ -1809,7 +1809,7 @@ test_deferred(void)
 			(void)n;
 			_exit(0);
 		}
-	if ((pid[4] = fork()) == 0) {
+	if ((pid[4] = tap_fork()) == 0) {
 		struct store	*s2;
 		enum hook_err	 e;
 
@@ -1878,7 +1878,7 @@ test_deferred(void)
 	/* kill -9 of a worker in the middle of a slow action. */
 	CHECK(claim_new(st, 0, "s1", "t.slow", "{\"v\":\"s1\"}") ==
 	    HOOK_ACCEPTED, "a slow event accepted");
-	if ((pid[5] = fork()) == 0) {
+	if ((pid[5] = tap_fork()) == 0) {
 		struct store	*s2;
 
 		if ((s2 = store_open(cf, 0, err, sizeof(err))) == NULL)
