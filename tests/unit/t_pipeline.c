@@ -901,15 +901,24 @@ ms_since(const struct timespec *t0)
 	    (t1.tv_nsec - t0->tv_nsec) / 1000000);
 }
 
-/* The writer pid stopped, not only told to stop. */
+/* The writer pid stopped, not only told to stop.  The wait is taken
+ * again when a signal ends it: a late tick of the write lock's timer
+ * (store/sqlite/walguard.c) can, and a bail-out here would leave the
+ * writer stopped. */
 static void
 stop_writer(pid_t pid)
 {
+	pid_t	 w;
 	int	 st;
 
-	if (kill(pid, SIGSTOP) == -1 ||
-	    waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st))
+	if (kill(pid, SIGSTOP) == -1)
+		BAIL("the writer cannot be stopped: %s", strerror(errno));
+	while ((w = waitpid(pid, &st, WUNTRACED)) == -1 && errno == EINTR)
+		;
+	if (w != pid || !WIFSTOPPED(st)) {
+		kill(pid, SIGKILL);
 		BAIL("the writer did not stop");
+	}
 }
 
 /* What the answer to event i of tag (pad as post_direct()) was while the
