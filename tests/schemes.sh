@@ -5,7 +5,8 @@
 # tests/e2e/schemes.py (its format is written there): scheme, secret,
 # who signs (the provider's npm library through tests/node/sign.mjs, or
 # "oncehook sign"), whether it is timestamped, a sample body.  Adding a
-# scheme to this suite is adding its row.
+# scheme to this suite is adding its row; a scheme of the binary without
+# one is a failure.
 #
 # The deliveries are signed once: by the libraries of
 # tests/node/package-lock.json (installed with "npm ci" into a temporary

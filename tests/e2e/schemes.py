@@ -5,8 +5,8 @@ endpoint each, through a real deployment.
 
 THE TABLE.  ROWS below holds one row per scheme; adding a scheme to the
 suite is adding its row (and, when a library of tests/node/package.json
-signs it, that library's entry in tests/node/sign.mjs's SIGNERS).  A row
-is
+signs it, that library's entry in tests/node/sign.mjs's SIGNERS).  A
+scheme the binary knows without a row fails the suite.  A row is
 
     row(SCHEME, SECRET, SIGN, STALE, BODY, [OPTION=VALUE, ...])
 
@@ -258,7 +258,34 @@ def sign_oncehook(a, r, secret, ev, ts, body):
     return headers, body
 
 
+def known_schemes(a):
+    """The schemes the binary knows, from its own message for an unknown
+    one (src/conf.c, scheme_names())."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "ONCEHOOK_DB": os.path.join(a.tmp, "unused.db"),
+           "ONCEHOOK_ENDPOINTS": "probe",
+           "ONCEHOOK_PROBE_SCHEME": "no-such-scheme",
+           "ONCEHOOK_PROBE_SECRET": "unused"}
+    p = subprocess.run([a.bin, "sign", "--endpoint", "probe", os.devnull],
+                       env=env, capture_output=True, text=True, timeout=30)
+    m = re.search(r"\(one of: ([^)]*)\)", p.stderr)
+    if p.returncode == 0 or not m:
+        raise RuntimeError("no list of schemes in %r" % p.stderr)
+    return m.group(1).split()
+
+
 def cmd_sign(a):
+    # A scheme of the binary without a row would go untested: a failure.
+    try:
+        missing = [x for x in known_schemes(a)
+                   if x not in [r["scheme"] for r in ROWS]]
+        bad = ["no row for %s" % ", ".join(missing)] if missing else []
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+        bad = [str(e)]
+    print("%s - %s: every scheme oncehook knows has its row in "
+          "tests/e2e/schemes.py" % ("not ok" if bad else "ok", a.label))
+    for b in bad:
+        print("#   %s" % b)
     now = int(time.time())
     plan = []       # (row, case, secret, event, ts)
     for r in ROWS:
@@ -319,7 +346,7 @@ def cmd_sign(a):
                 a.label, name, len(s["cases"]), s["row"]["sign"]))
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(signed, f)
-    return 1 if failed else 0
+    return 1 if failed or bad else 0
 
 
 # -- send ---------------------------------------------------------------
