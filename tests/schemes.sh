@@ -54,7 +54,8 @@ if command -v timeout >/dev/null 2>&1; then
 fi
 schemes=$top_srcdir/tests/e2e/schemes.py
 
-# schemes LABEL ARGS...: run schemes.py, its lines numbered as LABEL's.
+# run_schemes LABEL ARGS...: run schemes.py, its lines numbered as
+# LABEL's; a run that ends early or prints no result is a failure.
 run_schemes() {
 	rs_l=$1
 	shift
@@ -62,7 +63,8 @@ run_schemes() {
 	$watchdog python3 "$schemes" "$@" >"$tmp/py.tap" 2>"$tmp/py.err"
 	rs_rc=$?
 	dp_relay "$rs_l" <"$tmp/py.tap"
-	if [ $rs_rc -gt 1 ] || ! grep -q '^ok' "$tmp/py.tap"; then
+	if [ $rs_rc -gt 1 ] ||
+	    ! grep -q -e '^ok' -e '^not ok' "$tmp/py.tap"; then
 		tap not-ok "$rs_l: schemes.py $1 ran to its end (exit $rs_rc)"
 	fi
 	sed 's/^/# /' "$tmp/py.err"
@@ -124,8 +126,9 @@ run_lighttpd() {	# run_lighttpd MODE LABEL
 	dp_track "$server_pid"
 	tap ok "$2: lighttpd starts with conf-examples/lighttpd-$1.conf"
 	f0=$failed
-	run_schemes "$2" send --label "$2" --url "http://127.0.0.1:$lt_port/hooks" \
-	    --db "$d/db/oncehook.db" --signed "$signed"
+	run_schemes "$2" send --label "$2" \
+	    --url "http://127.0.0.1:$lt_port/hooks" --db "$d/db/oncehook.db" \
+	    --signed "$signed"
 	dp_stop
 	server_pid=
 	if [ "$failed" -gt "$f0" ]; then
@@ -136,7 +139,8 @@ run_lighttpd() {	# run_lighttpd MODE LABEL
 }
 
 lighttpd=$(command -v lighttpd 2>/dev/null || true)
-[ -n "$lighttpd" ] || [ ! -x /usr/sbin/lighttpd ] || lighttpd=/usr/sbin/lighttpd
+[ -n "$lighttpd" ] || [ ! -x /usr/sbin/lighttpd ] ||
+    lighttpd=/usr/sbin/lighttpd
 if [ -n "$lighttpd" ]; then
 	lt_find
 	run_lighttpd fastcgi "lighttpd + FastCGI"
@@ -164,8 +168,9 @@ run_nginx() {	# run_nginx LABEL
 	tap ok "$1: oncehook serve starts as oncehook.service says"
 	dp_start_nginx "$d" "$port" "$1" || { dp_stop; return; }
 	f0=$failed
-	run_schemes "$1" send --label "$1" --url "http://127.0.0.1:$port/hooks" \
-	    --db "$d/db/oncehook.db" --signed "$signed"
+	run_schemes "$1" send --label "$1" \
+	    --url "http://127.0.0.1:$port/hooks" --db "$d/db/oncehook.db" \
+	    --signed "$signed"
 	dp_stop
 	if [ "$failed" -gt "$f0" ]; then
 		tail -n 20 "$d/log/serve.log" 2>/dev/null | sed 's/^/# oncehook: /'

@@ -73,7 +73,6 @@ Prints "ok - LABEL: ..." / "not ok - LABEL: ..." lines; exits 0, 1 if
 a check failed, 2 on a usage error, 3 on a harness error.
 """
 
-import base64
 import json
 import os
 import re
