@@ -53,68 +53,6 @@ for f in conf-examples/nginx.conf conf-examples/nginx-spawn-fcgi.sh \
 	[ -r "$top_srcdir/$f" ] || bail "missing $top_srcdir/$f"
 done
 
-# The test's nginx.conf around the filled example.
-nginx_conf() {	# nginx_conf DIR PORT
-	d=$1
-	ex=$top_srcdir/conf-examples/nginx.conf
-	dp_need "$ex" 'fastcgi_pass unix:/run/oncehook/oncehook.sock;' \
-	    'include fastcgi_params;' 'client_max_body_size 1m;'
-	sed -e "s|unix:/run/oncehook/oncehook.sock|unix:$d/run/oncehook.sock|" \
-	    "$ex" >"$d/conf/oncehook.conf"
-	if grep -v '^[[:space:]]*#' "$d/conf/oncehook.conf" |
-	    grep -e 'unix:/run/oncehook'; then
-		bail "nginx.conf: placeholders left after filling"
-	fi
-	# "include fastcgi_params" is relative to the configuration's
-	# directory: Debian's file, beside it.
-	cp "$params" "$d/conf/fastcgi_params" || bail "copying $params"
-	{
-		echo "# oncehook tests: a minimal nginx around the example"
-		echo "daemon off;"
-		echo "worker_processes 2;"
-		echo "pid $d/run/nginx.pid;"
-		echo "error_log $d/log/error.log warn;"
-		if [ -n "$run_user" ]; then
-			echo "user $run_user $run_group;"
-		fi
-		echo "events { worker_connections 512; }"
-		echo "http {"
-		echo "	access_log $d/log/access.log;"
-		echo "	default_type application/octet-stream;"
-		for t in client_body fastcgi proxy uwsgi scgi; do
-			echo "	${t}_temp_path $d/tmp/$t;"
-		done
-		echo "	server {"
-		echo "		listen 127.0.0.1:$2;"
-		echo "		server_name localhost;"
-		echo "		root $d/htdocs;"
-		echo "		include $d/conf/oncehook.conf;"
-		echo "	}"
-		echo "}"
-	} >"$d/conf/nginx.conf"
-}
-
-nginx_pid=
-start_nginx() {	# start_nginx DIR PORT LABEL
-	if ! "$nginx" -t -p "$1" -c "$1/conf/nginx.conf" -e "$1/log/error.log" \
-	    >"$1/log/t.log" 2>&1; then
-		tap not-ok "$3: nginx -t accepts the filled example"
-		sed 's/^/# /' "$1/log/t.log"
-		return 1
-	fi
-	tap ok "$3: nginx -t accepts the filled example"
-	"$nginx" -p "$1" -c "$1/conf/nginx.conf" -e "$1/log/error.log" \
-	    >"$1/log/stdout.log" 2>&1 &
-	nginx_pid=$!
-	dp_track "$nginx_pid"
-	if ! dp_wait_port "$2" "$nginx_pid"; then
-		tap not-ok "$3: nginx starts"
-		sed 's/^/# /' "$1/log/stdout.log" "$1/log/error.log" 2>/dev/null
-		return 1
-	fi
-	tap ok "$3: nginx starts"
-}
-
 after_run() {	# after_run DIR LABEL BACKEND_PID
 	dp_py "$2" checks.py routing early limits \
 	    --url "http://127.0.0.1:$port/hooks" --env "$1/conf/env"
@@ -132,7 +70,7 @@ run_serve() {
 	dp_fill_service "$d"
 	dp_init_db "$d"
 	port=$(free_port) || bail "no free port"
-	nginx_conf "$d" "$port"
+	dp_nginx_conf "$d" "$port"
 	if ! dp_start_serve "$d"; then
 		tap not-ok "$label: oncehook serve starts as oncehook.service says"
 		sed 's/^/# /' "$d/log/serve.log"
@@ -140,7 +78,7 @@ run_serve() {
 		return
 	fi
 	tap ok "$label: oncehook serve starts as oncehook.service says"
-	start_nginx "$d" "$port" "$label" || { dp_stop; return; }
+	dp_start_nginx "$d" "$port" "$label" || { dp_stop; return; }
 	dp_scenarios "$label" fastcgi "$d" "http://127.0.0.1:$port/hooks" \
 	    "$serve_sup" --log "$d/log/serve.log" --reload-signal USR1
 	# The counters and the status endpoint; again after a restart of
@@ -173,7 +111,7 @@ run_spawn() {
 	    "$d/conf/env"
 	dp_init_db "$d"
 	port=$(free_port) || bail "no free port"
-	nginx_conf "$d" "$port"
+	dp_nginx_conf "$d" "$port"
 	script=$top_srcdir/conf-examples/nginx-spawn-fcgi.sh
 	# shellcheck disable=SC2016 # the script's lines, as they are
 	dp_need "$script" ': "${SPAWN_PROGRAM:=/usr/local/bin/oncehook}"' \
@@ -229,7 +167,7 @@ run_spawn() {
 	else
 		tap not-ok "$label: the socket is mode 0660 (got $mode)"
 	fi
-	start_nginx "$d" "$port" "$label" || { dp_stop; return; }
+	dp_start_nginx "$d" "$port" "$label" || { dp_stop; return; }
 	dp_scenarios "$label" fastcgi "$d" "http://127.0.0.1:$port/hooks" \
 	    "$sup" --log "$d/log/oncehook.log" --reload-signal USR1
 	dp_py "$label" checks.py routing early limits \

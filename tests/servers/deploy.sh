@@ -39,6 +39,13 @@
 #   dp_sanitizer LABEL FILE...  one TAP line: no sanitizer report
 #   dp_py SCRIPT ARGS...  run tests/deploy/SCRIPT (or SCRIPT, a path in the
 #                         tree), renumber its lines
+#   dp_nginx_conf DIR PORT  DIR/conf/nginx.conf: a minimal nginx on
+#                         127.0.0.1:PORT around conf-examples/nginx.conf
+#                         (its socket put in DIR/run); needs $nginx and
+#                         $params (Debian's fastcgi_params)
+#   dp_start_nginx DIR PORT LABEL  nginx -t, then start it (tracked;
+#                         sets nginx_pid): two TAP lines, 0 once it
+#                         answers
 
 tmp=
 dp_pids=
@@ -373,4 +380,66 @@ dp_start_serve() {	# dp_start_serve DIR
 	serve_sup=$bg_pid
 	dp_track "$serve_sup"
 	dp_wait_socket "$1/run/oncehook.sock" "$serve_sup"
+}
+
+# A test's nginx.conf around the filled example.
+dp_nginx_conf() {	# dp_nginx_conf DIR PORT
+	d=$1
+	ex=$top_srcdir/conf-examples/nginx.conf
+	dp_need "$ex" 'fastcgi_pass unix:/run/oncehook/oncehook.sock;' \
+	    'include fastcgi_params;' 'client_max_body_size 1m;'
+	sed -e "s|unix:/run/oncehook/oncehook.sock|unix:$d/run/oncehook.sock|" \
+	    "$ex" >"$d/conf/oncehook.conf"
+	if grep -v '^[[:space:]]*#' "$d/conf/oncehook.conf" |
+	    grep -e 'unix:/run/oncehook'; then
+		bail "nginx.conf: placeholders left after filling"
+	fi
+	# "include fastcgi_params" is relative to the configuration's
+	# directory: Debian's file, beside it.
+	cp "$params" "$d/conf/fastcgi_params" || bail "copying $params"
+	{
+		echo "# oncehook tests: a minimal nginx around the example"
+		echo "daemon off;"
+		echo "worker_processes 2;"
+		echo "pid $d/run/nginx.pid;"
+		echo "error_log $d/log/error.log warn;"
+		if [ -n "$run_user" ]; then
+			echo "user $run_user $run_group;"
+		fi
+		echo "events { worker_connections 512; }"
+		echo "http {"
+		echo "	access_log $d/log/access.log;"
+		echo "	default_type application/octet-stream;"
+		for t in client_body fastcgi proxy uwsgi scgi; do
+			echo "	${t}_temp_path $d/tmp/$t;"
+		done
+		echo "	server {"
+		echo "		listen 127.0.0.1:$2;"
+		echo "		server_name localhost;"
+		echo "		root $d/htdocs;"
+		echo "		include $d/conf/oncehook.conf;"
+		echo "	}"
+		echo "}"
+	} >"$d/conf/nginx.conf"
+}
+
+nginx_pid=
+dp_start_nginx() {	# dp_start_nginx DIR PORT LABEL
+	if ! "$nginx" -t -p "$1" -c "$1/conf/nginx.conf" -e "$1/log/error.log" \
+	    >"$1/log/t.log" 2>&1; then
+		tap not-ok "$3: nginx -t accepts the filled example"
+		sed 's/^/# /' "$1/log/t.log"
+		return 1
+	fi
+	tap ok "$3: nginx -t accepts the filled example"
+	"$nginx" -p "$1" -c "$1/conf/nginx.conf" -e "$1/log/error.log" \
+	    >"$1/log/stdout.log" 2>&1 &
+	nginx_pid=$!
+	dp_track "$nginx_pid"
+	if ! dp_wait_port "$2" "$nginx_pid"; then
+		tap not-ok "$3: nginx starts"
+		sed 's/^/# /' "$1/log/stdout.log" "$1/log/error.log" 2>/dev/null
+		return 1
+	fi
+	tap ok "$3: nginx starts"
 }

@@ -1,0 +1,520 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""oncehook tests (tests/schemes.sh): every signature scheme, one
+endpoint each, through a real deployment.
+
+THE TABLE.  ROWS below holds one row per scheme; adding a scheme to the
+suite is adding its row (and, when a library of tests/node/package.json
+signs it, that library's entry in tests/node/sign.mjs's SIGNERS).  A
+scheme the binary knows without a row fails the suite.  A row is
+
+    row(SCHEME, SECRET, SIGN, STALE, BODY, [OPTION=VALUE, ...])
+
+  SCHEME  the scheme's name in src/pipeline/sig.c; its endpoint is named
+          after it (/hooks/SCHEME, ONCEHOOK_<SCHEME>_*, "-" as "_").
+  SECRET  the endpoint's secret, in the form the provider issues it.
+  SIGN    who signs the deliveries: "npm:NAME", the provider's own
+          library through SIGNERS[NAME] of tests/node/sign.mjs, where
+          tests/node has one; else "oncehook", "oncehook sign"
+          (which tests/providers.sh checks against the libraries).
+  STALE   True if the scheme signs a timestamp: a delivery signed an
+          hour ago must then be refused, 400 stale_timestamp.
+  BODY    a sample payload, as text.  Every "{id}" becomes 32 hex
+          digits new to each delivery and "{uuid}" the same as a UUID
+          (the event's id: the key must contain one of them), "{ts}"
+          and "{ts_ms}" the signing time in seconds and milliseconds.
+  Options:
+    env={"URL": ...}   more ONCEHOOK_<SCHEME>_* settings of the
+                       endpoint, by suffix, on the servers and given to
+                       the signer (a URL-signing scheme's public URL).
+    event="push"       the event type given to the signer (--event),
+                       for schemes that carry it in a header.
+    other="..."        the "other key" (default: SECRET with one
+                       character changed, its form kept).
+    tamper=(OLD, NEW)  how the "body changed" delivery changes the
+                       signed body (default: the id replaced by
+                       another); for a scheme whose signature leaves
+                       part of the body out, change a signed part.
+    tamper=None        the scheme signs no body (a token, a password):
+                       no "body changed" delivery (a SKIP line); its
+                       forgery is the one with another key.
+    answer="[accepted]"  the body of the 200 answers where the provider
+                       expects its own, not oncehook's JSON.
+
+For each row, on each deployment (tests/schemes.sh runs "send" once per
+deployment, each with a database of its own):
+
+  valid      signed now with SECRET        -> 200 processed
+  again      the very same request         -> 200 already_processed
+  tampered   valid's headers, body changed -> 401 invalid_signature
+  other key  a new event signed with other -> 401 invalid_signature
+  stale      a new event signed an hour ago -> 400 stale_timestamp
+             (STALE rows only)
+
+then, from the database: one event row for the endpoint, keyed as the
+200 said, and one row of its effect (the catch-all action of
+tests/e2e/actions-schemes.sql records each event it applies): the
+refused events, each with ids of its own, left nothing.
+
+Commands (tests/schemes.sh runs them):
+
+  schemes.py conf lighttpd|env FILE ACTIONS
+      Replace, in a filled example (a lighttpd configuration or a
+      NAME=value environment file), the example's endpoints by the
+      table's, each running ACTIONS.
+  schemes.py sign --bin ONCEHOOK --tmp DIR --out FILE [--node DIR]
+      Sign every delivery once (they are the same for every
+      deployment), with the libraries installed in DIR (rows signed
+      by npm are skipped without it); write them to FILE.
+  schemes.py send --label LABEL --url BASE --db SQLITE --signed FILE
+      Send them to BASE/SCHEME and check the answers and the rows.
+
+Prints "ok - LABEL: ..." / "not ok - LABEL: ..." lines; exits 0, 1 if
+a check failed, 2 on a usage error, 3 on a harness error.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "servers"))
+from oncetest import hookclient  # noqa: E402
+
+
+def row(scheme, secret, sign, stale, body, **opts):
+    known = {"env", "event", "other", "tamper", "answer"}
+    if set(opts) - known:
+        raise SystemExit("schemes.py: row %s: unknown option %s"
+                         % (scheme, sorted(set(opts) - known)))
+    return dict(scheme=scheme, secret=secret, sign=sign, stale=stale,
+                body=body, **opts)
+
+
+# One row per scheme, in the order of src/pipeline/sig.c's table.
+ROWS = [
+    row("hmac-sha256", "e2e-schemes-shop-secret-9b7d2a", "oncehook", False,
+        '{"id":"evt_{id}","type":"order.created","data":{"total":4999}}'),
+    row("stripe", "whsec_e2eSchemesStripeSecret0123456789abcdef",
+        "npm:stripe", True,
+        '{"id":"evt_{id}","object":"event","type":"customer.created",'
+        '"livemode":false,"data":{"object":{"id":"cus_{id}"}}}'),
+    row("github", "e2e-schemes-github-secret-7a1c", "npm:octokit", False,
+        '{"zen":"Design for failure.","hook_id":12345678,'
+        '"head_commit":{"id":"{id}"}}', event="push"),
+    row("standard", "whsec_ZTJlIHNjaGVtZXMgc3RhbmRhcmQgc2lnbmluZyBrZXk=",
+        "npm:standardwebhooks", True,
+        '{"type":"invoice.paid","timestamp":"2026-01-01T00:00:00Z",'
+        '"data":{"id":"inv_{id}"}}'),
+    row("svix", "whsec_ZTJlIHNjaGVtZXMgc3ZpeCBzaWduaW5nIGtleSAwMg==",
+        "npm:svix", True,
+        '{"type":"invoice.paid","data":{"id":"inv_{id}"}}'),
+    row("shopify", "e2e-schemes-shopify-secret-5e2b", "oncehook", False,
+        '{"id":820982911946154508,"admin_graphql_api_id":'
+        '"gid://shopify/Order/{id}","total_price":"254.98"}',
+        event="orders/create"),
+    row("slack", "e2e0schemes0slack0secret03c9d", "oncehook", True,
+        '{"type":"event_callback","team_id":"T061EG9R6","event_id":'
+        '"Ev{id}","event":{"type":"app_mention","text":"hi"}}'),
+    row("paddle", "pdl_ntfset_e2e_schemes_paddle_secret_8f0a", "oncehook",
+        True,
+        '{"event_id":"evt_{id}","event_type":"transaction.completed",'
+        '"occurred_at":"2026-01-01T00:00:00.000000Z","data":{"id":"txn_1"}}'),
+    row("gitlab", "e2e-schemes-gitlab-token-1b7e", "oncehook", False,
+        '{"object_kind":"push","ref":"refs/heads/main",'
+        '"checkout_sha":"{id}"}', event="Push Hook", tamper=None),
+]
+
+STALE_S = 3600          # "an hour ago": past every scheme's tolerance
+
+
+def var(endpoint):
+    return "ONCEHOOK_" + endpoint.upper().replace("-", "_")
+
+
+def other_secret(s):
+    """s with the first letter or digit from its middle on changed to
+    another of its kind (a hex digit stays one): a secret of the same
+    form (whsec_ and base64 stays valid) that is not s."""
+    for i in range(len(s) // 2, len(s)):
+        c = s[i]
+        if c.isdigit():
+            n = str((int(c) + 1) % 10)
+        elif c in "abcdefABCDEF":
+            base = "a" if c.islower() else "A"
+            n = chr(ord(base) + (ord(c) - ord(base) + 1) % 6)
+        elif c.isascii() and c.isalpha():
+            n = "g" if c == "z" else "G" if c == "Z" else chr(ord(c) + 1)
+        else:
+            continue
+        return s[:i] + n + s[i + 1:]
+    raise SystemExit("schemes.py: cannot derive another secret from the "
+                     "row's; give other=")
+
+
+def endpoint_env(r, secret=None):
+    """The endpoint's variables (without ACTIONS)."""
+    v = var(r["scheme"])
+    env = {v + "_SCHEME": r["scheme"],
+           v + "_SECRET": secret if secret is not None else r["secret"]}
+    for k, val in (r.get("env") or {}).items():
+        env["%s_%s" % (v, k)] = val
+    return env
+
+
+# -- conf ---------------------------------------------------------------
+
+def cmd_conf(fmt, path, actions):
+    if fmt == "lighttpd":
+        line_re = re.compile(r'^(\s*)"(ONCEHOOK_[A-Z0-9_]+)" => "(.*)",?\s*$')
+
+        def fmt_line(indent, k, val):
+            if '"' in val or "\\" in val:
+                raise SystemExit("schemes.py: %s: a quote or backslash" % k)
+            return '%s"%s" => "%s",\n' % (indent, k, val)
+    elif fmt == "env":
+        line_re = re.compile(r'^()(ONCEHOOK_[A-Z0-9_]+)="?(.*?)"?\s*$')
+
+        def fmt_line(indent, k, val):
+            if "\n" in val or " " in val:
+                raise SystemExit("schemes.py: %s: a space or newline" % k)
+            return "%s=%s\n" % (k, val)
+    else:
+        raise SystemExit("schemes.py conf: lighttpd or env, not %s" % fmt)
+    with open(path, encoding="utf-8") as f:
+        lines = f.readlines()
+    old = None
+    for ln in lines:
+        m = line_re.match(ln)
+        if m and m.group(2) == "ONCEHOOK_ENDPOINTS":
+            old = [e.strip() for e in m.group(3).split(",") if e.strip()]
+    if not old:
+        raise SystemExit("schemes.py: %s: no ONCEHOOK_ENDPOINTS" % path)
+    prefixes = tuple(var(e) + "_" for e in old)
+    mine = {}
+    for r in ROWS:
+        mine.update(endpoint_env(r))
+        mine[var(r["scheme"]) + "_ACTIONS"] = actions
+    out = []
+    for ln in lines:
+        m = line_re.match(ln)
+        if not m:
+            out.append(ln)
+        elif m.group(2) == "ONCEHOOK_ENDPOINTS":
+            # The example's endpoints give way to the table's, as an
+            # administrator keeps only those used.
+            out.append(fmt_line(m.group(1), "ONCEHOOK_ENDPOINTS",
+                                ",".join(r["scheme"] for r in ROWS)))
+            out += [fmt_line(m.group(1), k, v) for k, v in mine.items()]
+        elif not m.group(2).startswith(prefixes):
+            out.append(ln)
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(out)
+    return 0
+
+
+# -- sign ---------------------------------------------------------------
+
+def render(body, ev, ts):
+    return (body.replace("{id}", ev["id"]).replace("{uuid}", ev["uuid"])
+            .replace("{ts_ms}", str(ts * 1000)).replace("{ts}", str(ts)))
+
+
+def new_event():
+    u = uuid.uuid4()
+    return {"id": u.hex, "uuid": str(u)}
+
+
+def sign_oncehook(a, r, secret, ev, ts, body):
+    """Headers from "oncehook sign", as a list of (name, value)."""
+    ep = r["scheme"]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "ONCEHOOK_DB": os.path.join(a.tmp, "unused.db"),
+           "ONCEHOOK_ENDPOINTS": ep}
+    env.update(endpoint_env(r, secret))
+    f = os.path.join(a.tmp, "body-%s" % ev["id"])
+    with open(f, "w", encoding="utf-8") as fh:
+        fh.write(body)
+    cmd = [a.bin, "sign", "--endpoint", ep, "--id", ev["uuid"],
+           "--time", str(ts)]
+    if r.get("event"):
+        cmd += ["--event", r["event"]]
+    p = subprocess.run(cmd + [f], env=env, capture_output=True, text=True,
+                       timeout=30)
+    if p.returncode != 0:
+        raise RuntimeError("oncehook sign --endpoint %s: exit %d: %s"
+                           % (ep, p.returncode, p.stderr.strip()))
+    headers = []
+    for ln in p.stdout.splitlines():
+        k, sep, v = ln.partition(": ")
+        if not sep:
+            raise RuntimeError("oncehook sign printed %r" % ln)
+        headers.append((k, v))
+    return headers, body
+
+
+def known_schemes(a):
+    """The schemes the binary knows, from its own message for an unknown
+    one (src/conf.c, scheme_names())."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "ONCEHOOK_DB": os.path.join(a.tmp, "unused.db"),
+           "ONCEHOOK_ENDPOINTS": "probe",
+           "ONCEHOOK_PROBE_SCHEME": "no-such-scheme",
+           "ONCEHOOK_PROBE_SECRET": "unused"}
+    p = subprocess.run([a.bin, "sign", "--endpoint", "probe", os.devnull],
+                       env=env, capture_output=True, text=True, timeout=30)
+    m = re.search(r"\(one of: ([^)]*)\)", p.stderr)
+    if p.returncode == 0 or not m:
+        raise RuntimeError("no list of schemes in %r" % p.stderr)
+    return m.group(1).split()
+
+
+def cmd_sign(a):
+    # A scheme of the binary without a row would go untested: a failure.
+    try:
+        missing = [x for x in known_schemes(a)
+                   if x not in [r["scheme"] for r in ROWS]]
+        bad = ["no row for %s" % ", ".join(missing)] if missing else []
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+        bad = [str(e)]
+    print("%s - %s: every scheme oncehook knows has its row in "
+          "tests/e2e/schemes.py" % ("not ok" if bad else "ok", a.label))
+    for b in bad:
+        print("#   %s" % b)
+    now = int(time.time())
+    plan = []       # (row, case, secret, event, ts)
+    for r in ROWS:
+        cases = [("valid", r["secret"], now),
+                 ("other", r.get("other") or other_secret(r["secret"]), now)]
+        if r["stale"]:
+            cases.append(("stale", r["secret"], now - STALE_S))
+        for case, secret, ts in cases:
+            plan.append((r, case, secret, new_event(), ts))
+    jobs = []
+    for r, case, secret, ev, ts in plan:
+        if r["sign"].startswith("npm:") and a.node:
+            jobs.append({"signer": r["sign"][4:], "secret": secret,
+                         "id": ev["id"], "uuid": ev["uuid"], "ts": ts,
+                         "body": render(r["body"], ev, ts),
+                         "event": r.get("event"), "env": r.get("env") or {}})
+    npm = []
+    if jobs:
+        p = subprocess.run(["node", os.path.join(a.node, "sign.mjs")],
+                           input=json.dumps(jobs), capture_output=True,
+                           text=True, timeout=120)
+        if p.returncode != 0:
+            print("# sign.mjs: exit %d\n# %s" % (
+                p.returncode, p.stderr.strip().replace("\n", "\n# ")))
+            return 3
+        npm = json.loads(p.stdout)
+    signed = {}
+    failed = 0
+    for r, case, secret, ev, ts in plan:
+        s = signed.setdefault(r["scheme"], {"row": r, "cases": {}})
+        if r["sign"].startswith("npm:"):
+            if not a.node:
+                s["skip"] = "node or npm is not installed"
+                continue
+            out = npm.pop(0)
+            headers = list(out["headers"].items())
+            body = out.get("body", render(r["body"], ev, ts))
+        elif r["sign"] == "oncehook":
+            try:
+                headers, body = sign_oncehook(a, r, secret, ev, ts,
+                                              render(r["body"], ev, ts))
+            except (RuntimeError, OSError,
+                    subprocess.TimeoutExpired) as e:
+                print("not ok - %s: %s (%s): %s" % (a.label, r["scheme"],
+                                                    case, e))
+                failed += 1
+                s["skip"] = "its signing failed"
+                continue
+        else:
+            raise SystemExit("schemes.py: row %s: SIGN is npm:NAME or "
+                             "oncehook, not %r" % (r["scheme"], r["sign"]))
+        if not any(k.lower() == "content-type" for k, _ in headers):
+            headers.insert(0, ("Content-Type", "application/json"))
+        s["cases"][case] = {"headers": headers, "body": body, **ev}
+    for name, s in signed.items():
+        if "skip" not in s:
+            print("ok - %s: %s: %d deliveries signed by %s" % (
+                a.label, name, len(s["cases"]), s["row"]["sign"]))
+    with open(a.out, "w", encoding="utf-8") as f:
+        json.dump(signed, f)
+    return 1 if failed or bad else 0
+
+
+# -- send ---------------------------------------------------------------
+
+class Tap:
+    def __init__(self, label):
+        self.label = label
+        self.failed = 0
+
+    def check(self, what, bad, r=None):
+        if not bad:
+            print("ok - %s: %s" % (self.label, what))
+            return True
+        self.failed += 1
+        print("not ok - %s: %s" % (self.label, what))
+        for b in bad:
+            print("#   %s" % b)
+        if r is not None:
+            print("#   answer: %d %s" % (r.status, r.body[:300]))
+        return False
+
+    def skip(self, what, why):
+        print("ok - %s: %s # SKIP %s" % (self.label, what, why))
+
+
+def expect(r, status, fields):
+    bad = []
+    if r.status != status:
+        bad.append("status %d, want %d" % (r.status, status))
+    for k, v in fields.items():
+        got = r.json.get(k) if isinstance(r.json, dict) else None
+        if got != v:
+            bad.append("%s: %r, want %r" % (k, got, v))
+    return bad
+
+
+def tampered(s, c):
+    r = s["row"]
+    if r.get("tamper"):
+        old, new = r["tamper"]
+        if old not in c["body"]:
+            raise SystemExit("schemes.py: row %s: tamper: no %r in the body"
+                             % (r["scheme"], old))
+        return c["body"].replace(old, new, 1)
+    # The event's id, both forms, one digit off.
+    flip = "0" if c["id"][-1] != "0" else "1"
+    body = c["body"].replace(c["id"], c["id"][:-1] + flip)
+    body = body.replace(c["uuid"], c["uuid"][:-1] + flip)
+    if body == c["body"]:
+        raise SystemExit("schemes.py: row %s: no {id} or {uuid} in BODY "
+                         "to change: give tamper=" % r["scheme"])
+    return body
+
+
+def send_one(t, client, db, name, s):
+    r = s["row"]
+    c = s["cases"]
+    path = client.path(name)
+
+    def post(case, body=None):
+        return client.request("POST", path,
+                              (body or c[case]["body"]).encode("utf-8"),
+                              c[case]["headers"])
+
+    def ok200(what, resp, status):
+        if r.get("answer") is not None:
+            bad = [] if resp.status == 200 and \
+                resp.body.decode("utf-8", "replace") == r["answer"] else \
+                ["want 200 %s" % r["answer"]]
+            return t.check(what, bad, resp)
+        bad = expect(resp, 200, {"status": status})
+        key = resp.json.get("key") if isinstance(resp.json, dict) else None
+        if not bad and not (isinstance(key, str) and
+                            (c["valid"]["id"] in key or
+                             c["valid"]["uuid"] in key)):
+            bad.append("key %r holds neither %s nor %s" % (
+                key, c["valid"]["id"], c["valid"]["uuid"]))
+        t.check(what, bad, resp)
+        return key
+
+    how = r["sign"]
+    key = ok200("%s: valid delivery (%s) -> 200 processed" % (name, how),
+                post("valid"), "processed")
+    ok200("%s: the same delivery again -> 200 already_processed" % name,
+          post("valid"), "already_processed")
+    what = "%s: body changed, same headers -> 401 invalid_signature" % name
+    if "tamper" in r and r["tamper"] is None:
+        t.skip(what, "%s signs no body" % r["scheme"])
+    else:
+        resp = post("valid", tampered(s, c["valid"]))
+        t.check(what, expect(resp, 401, {"error": "invalid_signature"}),
+                resp)
+    resp = post("other")
+    t.check("%s: signed with another key -> 401 invalid_signature" % name,
+            expect(resp, 401, {"error": "invalid_signature"}), resp)
+    if r["stale"]:
+        resp = post("stale")
+        t.check("%s: signed %d s ago -> 400 stale_timestamp"
+                % (name, STALE_S),
+                expect(resp, 400, {"error": "stale_timestamp"}), resp)
+
+    # What the database holds: one event, applied once.
+    events = db.rows("SELECT key, status FROM events WHERE endpoint = ?",
+                     (name,))
+    effects = db.rows("SELECT key FROM scheme_effects WHERE endpoint = ?",
+                      (name,))
+    bad = []
+    if len(events) != 1:
+        bad.append("events: %r, want one" % events)
+    elif isinstance(key, str) and events[0]["key"] != key:
+        bad.append("event key %r, the answer said %r"
+                   % (events[0]["key"], key))
+    elif events[0]["status"] != "processed":
+        bad.append("event status %r" % events[0]["status"])
+    if len(effects) != 1 or (events and
+                             effects[0]["key"] != events[0]["key"]):
+        bad.append("effects: %r, want one, of the event" % effects)
+    t.check("%s: one event and one effect in the database, the refused "
+            "deliveries none" % name, bad)
+
+
+def cmd_send(a):
+    with open(a.signed, encoding="utf-8") as f:
+        signed = json.load(f)
+    t = Tap(a.label)
+    client = hookclient.Client(a.url)
+    db = hookclient.Db(a.db)
+    for name, s in signed.items():
+        if "skip" in s:
+            t.skip("%s: deliveries signed by %s" % (name, s["row"]["sign"]),
+                   s["skip"])
+            continue
+        try:
+            send_one(t, client, db, name, s)
+        except OSError as e:
+            t.check("%s: the deliveries reach the server" % name, [str(e)])
+    return 1 if t.failed else 0
+
+
+def main(argv):
+    import argparse
+    p = argparse.ArgumentParser(prog="schemes.py")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("conf")
+    c.add_argument("format")
+    c.add_argument("file")
+    c.add_argument("actions")
+    s = sub.add_parser("sign")
+    s.add_argument("--bin", required=True)
+    s.add_argument("--tmp", required=True)
+    s.add_argument("--out", required=True)
+    s.add_argument("--node")
+    s.add_argument("--label", default="sign")
+    d = sub.add_parser("send")
+    d.add_argument("--label", required=True)
+    d.add_argument("--url", required=True)
+    d.add_argument("--db", required=True)
+    d.add_argument("--signed", required=True)
+    a = p.parse_args(argv)
+    if a.cmd == "conf":
+        return cmd_conf(a.format, a.file, a.actions)
+    if a.cmd == "sign":
+        return cmd_sign(a)
+    return cmd_send(a)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except (OSError, ValueError, KeyError) as e:
+        print("# schemes.py: %s: %s" % (type(e).__name__, e))
+        sys.exit(3)
