@@ -1293,7 +1293,7 @@ const struct conf_var conf_vars[] = {
 	{ "SCHEME", CONF_ENDPOINT, CONF_REQUIRED, 0, 0, NULL, "required",
 	    E(scheme), &kind_scheme,
 	    "`stripe`, `github`, `standard`, `svix`, `shopify`, `slack`, "
-	    "`paddle`, `gitlab`, `hmac-sha256`", NULL },
+	    "`paddle`, `gitlab`, `zoom`, `hmac-sha256`", NULL },
 	{ "SECRET", CONF_ENDPOINT, CONF_HIDDEN | CONF_SIGNING, 0, 0, NULL,
 	    "required unless `_SECRET_FILE`", E(secrets), &kind_secret,
 	    "one or more secrets, separated by white space (space, tab, CR, "

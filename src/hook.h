@@ -25,7 +25,8 @@ enum hook_err {
 	HOOK_ACCEPTED,		/* deferred mode: claimed, actions to run */
 	HOOK_PARKED,		/* failed too often: stored as failed, or a
 				   delivery of such an event (runs nothing) */
-	HOOK_CHALLENGE,		/* a sender's URL check (Slack), answered */
+	HOOK_HANDSHAKE,		/* a sender's check of the endpoint (Slack,
+				   Zoom, Stripe): answered, never stored */
 	HOOK_STATUS,		/* the status endpoint's document */
 	HOOK_ENOTFOUND,		/* no endpoint of that name */
 	HOOK_EMETHOD,		/* not POST */
@@ -53,6 +54,19 @@ hook_known(enum hook_err er)
 {
 	return er == HOOK_DUP || er == HOOK_PARKED || er == HOOK_ECONFLICT;
 }
+
+/*
+ * What a handshake is answered (SPEC section 14): the members of one
+ * JSON object, their values as text (front/resp.c escapes them); with
+ * none, {"status":"handshake"}.
+ */
+#define HOOK_ANSWER_MAX	2	/* members */
+#define HOOK_TOKEN_MAX	512	/* bytes of one value */
+struct hook_answer {
+	const char	*name[HOOK_ANSWER_MAX];	/* static */
+	char		 value[HOOK_ANSWER_MAX][HOOK_TOKEN_MAX + 1];
+	size_t		 n;
+};
 
 /* One HTTP request header as CGI names it (HTTP_X_FOO), borrowed. */
 struct req_header {

@@ -104,16 +104,20 @@ cgi_headers(const struct vector *v, char names[VEC_HEADERS][64],
 	return n;
 }
 
-/* Verify body under v's headers at v's time. */
+/*
+ * Verify body under v's headers at v's time; with answer, also make
+ * the answer to the handshake token into it (failing: HOOK_ESYSTEM).
+ */
 static enum hook_err
-verify(const struct conf_endpoint *ep, const struct vector *v,
-    const char *body)
+verify_answer(const struct conf_endpoint *ep, const struct vector *v,
+    const char *body, const char *token, struct hook_answer *answer)
 {
 	char			 names[VEC_HEADERS][64];
 	struct req_header	 h[VEC_HEADERS];
 	struct req		 rq;
 	struct sig_input	 in;
 	struct sig_verdict	 verdict;
+	enum hook_err		 er;
 
 	memset(&rq, 0, sizeof(rq));
 	rq.headers = h;
@@ -122,7 +126,29 @@ verify(const struct conf_endpoint *ep, const struct vector *v,
 	in.body = body;
 	in.bodysz = strlen(body);
 	in.now = (time_t)(v->now ? v->now : 1700000000);
-	return sig_verify(ep, &in, &verdict);
+	er = sig_verify(ep, &in, &verdict);
+	if (er == HOOK_OK && answer != NULL &&
+	    sig_answer(ep, &in, token, answer) == -1)
+		er = HOOK_ESYSTEM;
+	return er;
+}
+
+static enum hook_err
+verify(const struct conf_endpoint *ep, const struct vector *v,
+    const char *body)
+{
+	return verify_answer(ep, v, body, NULL, NULL);
+}
+
+/* The answer to av's token in v's request ends with av's value. */
+static int
+answers(const struct conf_endpoint *ep, const struct vector *v,
+    const struct answer_vector *av)
+{
+	struct hook_answer	 a;
+
+	return verify_answer(ep, v, v->body, av->token, &a) == HOOK_OK &&
+	    a.n > 0 && strcmp(a.value[a.n - 1], av->answer) == 0;
 }
 
 /* The header sig_sign gives for v equals the documented one. */
@@ -158,15 +184,16 @@ selftest_main(int argc, char **argv)
 	const struct vector	*v;
 	struct conf		*cf;
 	char			 err[256], *tampered;
-	size_t			 i;
+	size_t			 i, j;
 	int			 failed = 0, n = 0, ok;
 
 	if (argc > 1) {
 		fputs("usage: oncehook selftest\n\nCheck every signature "
 		    "scheme against its provider's published example:\nthe "
 		    "example verifies, a changed body does not, and signing "
-		    "again\ngives the documented signature.  Exit status 0 "
-		    "if all pass.\n", strcmp(argv[1], "--help") == 0 ?
+		    "again\ngives the documented signature; a handshake's "
+		    "answer is the\ndocumented one.  Exit status 0 if all "
+		    "pass.\n", strcmp(argv[1], "--help") == 0 ?
 		    stdout : stderr);
 		return strcmp(argv[1], "--help") == 0 ? 0 : 2;
 	}
@@ -197,6 +224,14 @@ selftest_main(int argc, char **argv)
 		if (v->signature != NULL) {
 			ok = resign(&cf->endpoints[0], v);
 			printf("%s %d - %s signs it the same\n",
+			    ok ? "ok" : "not ok", ++n, v->scheme);
+			failed += !ok;
+		}
+		for (j = 0; j < nanswer_vectors; j++) {
+			if (strcmp(answer_vectors[j].scheme, v->scheme) != 0)
+				continue;
+			ok = answers(&cf->endpoints[0], v, &answer_vectors[j]);
+			printf("%s %d - %s answers its handshake\n",
 			    ok ? "ok" : "not ok", ++n, v->scheme);
 			failed += !ok;
 		}

@@ -20,7 +20,7 @@
 enum shape {
 	SHAPE_ERROR,		/* {"error":name,"message":...} */
 	SHAPE_STATUS,		/* {"status":name,"key":key} */
-	SHAPE_CHALLENGE,	/* {"challenge":challenge} (Slack) */
+	SHAPE_HANDSHAKE,	/* the answer's members, or {"status":name} */
 	SHAPE_RAW,		/* the caller's document and media type */
 };
 
@@ -54,7 +54,7 @@ static const struct outcome {
 	    NULL, 0 },
 	[HOOK_PARKED] = { 200, "OK", SHAPE_STATUS, "parked", NULL, 0, NULL,
 	    0 },
-	[HOOK_CHALLENGE] = { 200, "OK", SHAPE_CHALLENGE, "challenge", NULL,
+	[HOOK_HANDSHAKE] = { 200, "OK", SHAPE_HANDSHAKE, "handshake", NULL,
 	    0, NULL, 0 },
 	[HOOK_STATUS] = { 200, "OK", SHAPE_RAW, "status", NULL, F_UNCOUNTED,
 	    NULL, 0 },
@@ -190,8 +190,9 @@ resp_make(struct resp *r, const struct resp_in *in)
 {
 	const struct outcome	*t;
 	enum hook_err		 er = in->err;
+	const struct hook_answer *a = in->answer;
 	const char		*key = in->key, *msg;
-	size_t			 bufsz, o = 0;
+	size_t			 bufsz, o = 0, i, na;
 	char			*buf;
 	int			 rc = 0;
 
@@ -220,16 +221,26 @@ resp_make(struct resp *r, const struct resp_in *in)
 	    t->message;
 
 	/* Messages are short; a key is at most 512 bytes, escaped 6x. */
+	na = a != NULL && a->n <= HOOK_ANSWER_MAX ? a->n : 0;
 	bufsz = 512 + (key ? 6 * strlen(key) : 0) +
-	    (in->challenge ? 6 * strlen(in->challenge) : 0) +
 	    (msg ? 6 * strlen(msg) : 0);
+	for (i = 0; i < na; i++)
+		bufsz += 16 + strlen(a->name[i]) + 6 * strlen(a->value[i]);
 	if ((buf = malloc(bufsz)) == NULL)
 		goto oom;
 	switch (t->shape) {
-	case SHAPE_CHALLENGE:
-		rc |= put(buf, bufsz, &o, "{\"challenge\":");
-		rc |= put_string(buf, bufsz, &o,
-		    in->challenge ? in->challenge : "");
+	case SHAPE_HANDSHAKE:
+		if (na == 0) {
+			rc |= put(buf, bufsz, &o, "{\"status\":\"");
+			rc |= put(buf, bufsz, &o, t->name);
+			rc |= put(buf, bufsz, &o, "\"");
+		}
+		for (i = 0; i < na; i++) {
+			rc |= put(buf, bufsz, &o, i == 0 ? "{" : ",");
+			rc |= put_string(buf, bufsz, &o, a->name[i]);
+			rc |= put(buf, bufsz, &o, ":");
+			rc |= put_string(buf, bufsz, &o, a->value[i]);
+		}
 		break;
 	case SHAPE_STATUS:
 		rc |= put(buf, bufsz, &o, "{\"status\":\"");

@@ -15,8 +15,8 @@ struct resp_in {
 	enum hook_err	 err;		/* the outcome */
 	const char	*key;		/* the event's key: echoed by a
 					   success and a key conflict */
-	const char	*challenge;	/* HOOK_CHALLENGE: the value to send
-					   back (Slack's URL check) */
+	const struct hook_answer *answer; /* HOOK_HANDSHAKE: what the
+					   sender wants back, or NULL */
 	const char	*detail;	/* what the sender can fix, for the
 					   outcomes whose row allows it (400s);
 					   never internal, never a secret */

@@ -175,7 +175,7 @@ void	 counters_series(const struct ctr_slot_data *,
 	    enum ctr_cat cat, uint64_t *out);
 /* A slot's running total of category cat. */
 uint64_t counters_total(const struct ctr_slot_data *, enum ctr_cat cat);
-/* The category an outcome counts in, or -1 for none (a challenge). */
+/* The category an outcome counts in, or -1 for none (a handshake). */
 int	 counters_cat(enum hook_err);
 
 #endif

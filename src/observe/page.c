@@ -201,6 +201,9 @@ card(FILE *o, const struct stats_endpoint *e, int64_t now)
 	number(o, "conflicts", (unsigned long long)e->total[CAT_CONFLICT]);
 	number(o, "refused", (unsigned long long)e->total[CAT_REFUSED]);
 	number(o, "failed", (unsigned long long)e->total[CAT_FAILED]);
+	if (e->out[HOOK_HANDSHAKE] > 0)
+		number(o, "handshakes",
+		    (unsigned long long)e->out[HOOK_HANDSHAKE]);
 	if (p + d > 0)
 		fprintf(o, "<div><b>%.1f%%</b><span>dedup rate</span></div>",
 		    100.0 * (double)d / (double)(p + d));

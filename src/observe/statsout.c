@@ -139,6 +139,9 @@ detail_text(FILE *o, const struct stats_endpoint *e, int64_t now)
 	fputc('\n', o);
 	by_reason(o, e, "refused", CAT_REFUSED);
 	by_reason(o, e, "failed", CAT_FAILED);
+	if (e->out[HOOK_HANDSHAKE] > 0)
+		fprintf(o, "  handshakes    %llu (answered, never stored)\n",
+		    (unsigned long long)e->out[HOOK_HANDSHAKE]);
 	if (e->rows.events >= 0)
 		fprintf(o, "  stored        %lld events: %lld processed, %lld "
 		    "received, %lld failed, %lld dead; %lld conflicts; %lld "
@@ -254,7 +257,7 @@ endpoint_json(const struct stats_endpoint *e)
 	out = json_object();
 	for (i = 0; i < HOOK__MAX; i++)
 		if (counters_cat((enum hook_err)i) != -1 ||
-		    i == HOOK_CHALLENGE)
+		    i == HOOK_HANDSHAKE)
 			json_object_set_new(out,
 			    resp_outcome((enum hook_err)i),
 			    json_integer((json_int_t)e->out[i]));
@@ -462,7 +465,7 @@ stats_write_prom(FILE *o, const struct stats *s)
 	EACH(e)
 		for (k = 0; k < HOOK__MAX; k++)
 			if (counters_cat((enum hook_err)k) != -1 ||
-			    k == HOOK_CHALLENGE)
+			    k == HOOK_HANDSHAKE)
 				fprintf(o, "oncehook_requests_total{endpoint="
 				    "\"%s\",outcome=\"%s\"} %llu\n", e->name,
 				    resp_outcome((enum hook_err)k),

@@ -136,32 +136,35 @@ type_from(const struct srclist *sl, const struct req *rq,
 }
 
 /*
- * A sender's URL check (the scheme's challenge type at /type): copy the
- * string at /challenge and return HOOK_CHALLENGE; HOOK_OK if this is
- * no such check.
+ * The scheme's handshake (pipeline/sig.h: struct handshake): copy the
+ * string its answer uses (if any) to ev->token and return
+ * HOOK_HANDSHAKE; HOOK_OK if this is no handshake.
  */
 static enum hook_err
-challenge(const struct conf_endpoint *ep, const struct jsondoc *d,
+handshake(const struct conf_endpoint *ep, const struct jsondoc *d,
     struct event *ev, const char **why)
 {
-	char		 tbuf[EVENT_TYPE_MAX + 2], cbuf[EVENT_KEY_MAX + 2];
-	const char	*t, *c;
-	long		 i;
+	const struct handshake	*hs = ep->scheme->handshake;
+	char			 tbuf[EVENT_TYPE_MAX + 2];
+	char			 cbuf[HOOK_TOKEN_MAX + 2];
+	const char		*t, *c;
+	long			 i;
 
-	if (ep->scheme->challenge == NULL ||
-	    (i = jsondoc_get(d, "/type")) == -1 ||
+	if (hs == NULL || (i = jsondoc_get(d, hs->at)) == -1 ||
 	    (t = string_at(d, i, tbuf, sizeof(tbuf))) == NULL ||
-	    strcmp(t, ep->scheme->challenge) != 0)
+	    strcmp(t, hs->type) != 0)
 		return HOOK_OK;
-	if ((i = jsondoc_get(d, "/challenge")) == -1 ||
+	if (hs->token == NULL)
+		return HOOK_HANDSHAKE;
+	if ((i = jsondoc_get(d, hs->token)) == -1 ||
 	    (c = string_at(d, i, cbuf, sizeof(cbuf))) == NULL ||
-	    strlen(c) > EVENT_KEY_MAX || !printable(c)) {
-		*why = "challenge missing or not usable";
+	    strlen(c) > HOOK_TOKEN_MAX || !printable(c)) {
+		*why = "handshake token missing or not usable";
 		return HOOK_EJSON;
 	}
-	if ((ev->challenge = strdup(c)) == NULL)
+	if ((ev->token = strdup(c)) == NULL)
 		return HOOK_ESYSTEM;
-	return HOOK_CHALLENGE;
+	return HOOK_HANDSHAKE;
 }
 
 /*
@@ -338,7 +341,7 @@ event_parse(const struct conf_endpoint *ep, const struct req *rq,
 	enum hook_err	 er;
 
 	er = extract(ep, rq, body, bodysz, ev, why);
-	if (er != HOOK_OK && er != HOOK_CHALLENGE && msg != NULL)
+	if (er != HOOK_OK && er != HOOK_HANDSHAKE && msg != NULL)
 		why_client(trace, msg);
 	return er;
 }
@@ -424,7 +427,7 @@ extract(const struct conf_endpoint *ep, const struct req *rq,
 	forget_volatile(ep, d);
 	if ((er = type_from(&ep->type, rq, d, &ev->type, why)) != HOOK_OK)
 		goto out;
-	if ((er = challenge(ep, d, ev, why)) != HOOK_OK)
+	if ((er = handshake(ep, d, ev, why)) != HOOK_OK)
 		goto out;
 	for (i = 0; i < ep->key.n && ev->key == NULL; i++) {
 		if (ep->key.v[i].kind == SRC_HASH && ev->hash[0] == '\0' &&
@@ -447,7 +450,7 @@ extract(const struct conf_endpoint *ep, const struct req *rq,
 	return HOOK_OK;
 out:
 	jsondoc_free(d);
-	if (er != HOOK_OK && er != HOOK_CHALLENGE)
+	if (er != HOOK_OK && er != HOOK_HANDSHAKE)
 		event_clear(ev);
 	if (er == HOOK_ESYSTEM)
 		*why = NULL;
@@ -527,7 +530,7 @@ peek_source(const struct conf_endpoint *ep, const struct req *rq,
  * answered without one.  1 with ev->key, ev->type and the payload set
  * (no hash, no document), or 0 with ev empty wherever only the parse
  * can tell (an escape, a number, an index, a hash key, an unusable
- * value, a possible challenge).  The caller may believe it only where a
+ * value, a possible handshake).  The caller may believe it only where a
  * lookup finds these very bytes stored under that key: the parse took
  * them then, and found that key.
  */
@@ -539,9 +542,10 @@ event_peek(const struct conf_endpoint *ep, const struct req *rq,
 	size_t			 i;
 
 	memset(ev, 0, sizeof(*ev));
-	if (ep->scheme->challenge != NULL) {
-		if (!peek_json(ep, body, bodysz, "/type", 0, &v) ||
-		    (v != NULL && strcmp(v, ep->scheme->challenge) == 0))
+	if (ep->scheme->handshake != NULL) {
+		if (!peek_json(ep, body, bodysz, ep->scheme->handshake->at, 0,
+		    &v) || (v != NULL && strcmp(v,
+		    ep->scheme->handshake->type) == 0))
 			goto no;
 		free(v);
 		v = NULL;
@@ -576,7 +580,7 @@ event_clear(struct event *ev)
 		return;
 	free(ev->key);
 	free(ev->type);
-	free(ev->challenge);
+	free(ev->token);
 	free(ev->norm);
 	jsondoc_free(ev->doc);
 	memset(ev, 0, sizeof(*ev));

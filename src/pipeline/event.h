@@ -49,12 +49,14 @@ struct event {
 	size_t		 normsz;
 	long long	 received_at;	/* Unix seconds */
 	void		*doc;		/* pipeline/event.c's: the parse, until finished */
-	char		*challenge;	/* owned; set for HOOK_CHALLENGE */
+	char		*token;		/* owned; HOOK_HANDSHAKE: the string
+					   its answer uses, or NULL */
 };
 
 /*
- * Fill ev from the raw body of rq.  Returns HOOK_OK, HOOK_CHALLENGE (a
- * sender's URL check: ev->challenge holds the value to echo, no key),
+ * Fill ev from the raw body of rq.  Returns HOOK_OK, HOOK_HANDSHAKE (the
+ * scheme's handshake, pipeline/sig.h: ev->token holds the string its
+ * answer uses, if any; no key),
  * HOOK_EJSON, HOOK_ENOKEY, HOOK_EBADKEY or HOOK_ESYSTEM; on failure why says
  * what, for the sender and the log (why_client()), and ev holds nothing
  * to free.  ev borrows
@@ -66,7 +68,7 @@ enum hook_err	 event_extract(const struct conf_endpoint *,
 		    struct event *ev, struct why *why);
 /*
  * event_extract() in two steps.  event_parse() validates the body (the
- * same refusals) and fills the key, the type, the challenge and the
+ * same refusals) and fills the key, the type, the token and the
  * payload; ev->hash stays empty unless a key source is the hash.
  * event_finish() then fills ev->hash and ev->norm: HOOK_OK, or
  * HOOK_ESYSTEM (ev cleared).  Finishing a finished event does nothing.

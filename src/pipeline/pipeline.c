@@ -38,6 +38,7 @@ struct trace {
 	const struct conf_endpoint	*ep;
 	const struct event		*ev;
 	struct why			 why;
+	struct hook_answer		 answer; /* HOOK_HANDSHAKE's */
 	char				*doc;	/* HOOK_STATUS: the document */
 	size_t				 docsz;
 	const char			*ctype;
@@ -580,9 +581,17 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 			log_payload(body);
 		goto out;
 	}
-	if ((er = event_parse(ep, rq, body, bodysz, ev, &t->why)) !=
-	    HOOK_OK)
-		goto out;		/* a challenge: answered, never claimed */
+	if ((er = event_parse(ep, rq, body, bodysz, ev, &t->why)) ==
+	    HOOK_HANDSHAKE) {
+		/* Answered, never claimed: nothing touches the store. */
+		if (sig_answer(ep, &in, ev->token, &t->answer) == -1) {
+			why_set(&t->why, "handshake: the answer's MAC failed");
+			er = HOOK_ESYSTEM;
+		}
+		goto out;
+	}
+	if (er != HOOK_OK)
+		goto out;
 	ev->received_at = (long long)now;
 	t->ev = ev;
 	if (log_enabled(LOG_LEVEL_DEBUG))
@@ -620,7 +629,7 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	er = run(p, rq, now, &ev, &t);
 	resp_make(resp, &(struct resp_in){ .err = er, .key = ev.key,
-	    .challenge = ev.challenge, .detail = t.why.client,
+	    .answer = &t.answer, .detail = t.why.client,
 	    .raw = t.doc, .rawsz = t.docsz, .ctype = t.ctype });
 	free(t.doc);
 	free(t.peeked);

@@ -310,12 +310,13 @@ verify_paddle(const struct conf_endpoint *ep, const struct sig_input *in,
 }
 
 /*
- * slack: X-Slack-Signature: v0=HEX over "v0:" TS ":" body, TS from
- * X-Slack-Request-Timestamp.
+ * One header "v0=HEX" over "v0:" TS ":" body, TS from another header:
+ * slack (X-Slack-Signature, X-Slack-Request-Timestamp), zoom
+ * (x-zm-signature, x-zm-request-timestamp).
  */
 static enum hook_err
-verify_slack(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v)
+verify_v0(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v, const char *hsig, const char *hts)
 {
 	struct candidates	 c;
 	struct crypto_piece	 pieces[6];
@@ -325,9 +326,9 @@ verify_slack(const struct conf_endpoint *ep, const struct sig_input *in,
 	enum hook_err		 er;
 
 	c.n = 0;
-	if ((h = header(in, "X-Slack-Signature", v)) == NULL)
+	if ((h = header(in, hsig, v)) == NULL)
 		return HOOK_ESIG;
-	if ((ts = req_header(in->rq, "X-Slack-Request-Timestamp")) == NULL) {
+	if ((ts = req_header(in->rq, hts)) == NULL) {
 		v->why = "timestamp header missing";
 		return HOOK_ESIG;
 	}
@@ -341,6 +342,21 @@ verify_slack(const struct conf_endpoint *ep, const struct sig_input *in,
 	if ((er = matched(match_any(ep, pieces, n, &c), v)) != HOOK_OK)
 		return er;
 	return check_time(ep, t, in->now, v);
+}
+
+static enum hook_err
+verify_slack(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_v0(ep, in, v, "X-Slack-Signature",
+	    "X-Slack-Request-Timestamp");
+}
+
+static enum hook_err
+verify_zoom(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_v0(ep, in, v, "x-zm-signature", "x-zm-request-timestamp");
 }
 
 /*
@@ -589,16 +605,31 @@ sign_paddle(const struct secret *k, const struct sig_msg *m,
 	return sign_tagged(k, m, o, "Paddle-Signature", ';', "ts", "h1", ":");
 }
 
+/* The sender side of verify_v0(). */
 static int
-sign_slack(const struct secret *k, const struct sig_msg *m, struct sig_out *o)
+sign_v0(const struct secret *k, const struct sig_msg *m, struct sig_out *o,
+    const char *hsig, const char *hts)
 {
 	char	 ts[24], mac[65];
 
 	if (mac_text(k, m, "v0:", NULL, 1, ":", 0, ts, mac) == -1)
 		return -1;
-	out_add(o, "X-Slack-Request-Timestamp", "%s", ts);
-	out_add(o, "X-Slack-Signature", "v0=%s", mac);
+	out_add(o, hts, "%s", ts);
+	out_add(o, hsig, "v0=%s", mac);
 	return 0;
+}
+
+static int
+sign_slack(const struct secret *k, const struct sig_msg *m, struct sig_out *o)
+{
+	return sign_v0(k, m, o, "X-Slack-Signature",
+	    "X-Slack-Request-Timestamp");
+}
+
+static int
+sign_zoom(const struct secret *k, const struct sig_msg *m, struct sig_out *o)
+{
+	return sign_v0(k, m, o, "x-zm-signature", "x-zm-request-timestamp");
 }
 
 static int
@@ -643,8 +674,108 @@ sign_gitlab(const struct secret *k, const struct sig_msg *m,
 	return 0;
 }
 
+/*
+ * Handshakes (struct handshake in sig.h).
+ */
+
+/* Slack's url_verification wants {"challenge": the body's challenge}. */
+static int
+answer_slack(const struct conf_endpoint *ep, const struct sig_input *in,
+    const char *token, struct hook_answer *out)
+{
+	out->name[0] = "challenge";
+	snprintf(out->value[0], sizeof(out->value[0]), "%s", token);
+	out->n = 1;
+	return 0;
+}
+
+/*
+ * The index of the secret that signed the verified request (its v0
+ * signature in hsig over "v0:" TS ":" body), or -1 if none did or a
+ * MAC failed.  Each secret is tried in turn, in constant time each.
+ */
+static long
+v0_signer(const struct conf_endpoint *ep, const struct sig_input *in,
+    const char *hsig, const char *hts)
+{
+	struct candidates	 c;
+	struct crypto_piece	 pieces[6];
+	unsigned char		 want[CRYPTO_SHA256_LEN];
+	const char		*h, *ts;
+	size_t			 i, n;
+	long			 found = -1;
+
+	c.n = 0;
+	if ((h = req_header(in->rq, hsig)) == NULL ||
+	    (ts = req_header(in->rq, hts)) == NULL ||
+	    strncmp(h, "v0=", 3) != 0 || add_hex(&c, h + 3,
+	    strlen(h + 3)) == -1)
+		return -1;
+	n = signed_bytes(pieces, "v0:", NULL, ts, strlen(ts), ":", in->body,
+	    in->bodysz);
+	for (i = 0; i < ep->nsecrets && found == -1; i++) {
+		if (crypto_hmac_sha256(ep->secrets[i].p, ep->secrets[i].sz,
+		    pieces, n, want) == -1)
+			break;
+		if (crypto_equal(want, c.v[0], sizeof(want)))
+			found = (long)i;
+	}
+	crypto_wipe(want, sizeof(want));
+	return found;
+}
+
+/*
+ * Zoom's endpoint.url_validation wants {"plainToken": the token,
+ * "encryptedToken": hex HMAC-SHA256(secret, token)}, with the secret
+ * that signed the request (several are configured while one rotates).
+ */
+static int
+answer_zoom(const struct conf_endpoint *ep, const struct sig_input *in,
+    const char *token, struct hook_answer *out)
+{
+	struct crypto_piece	 p = { token, strlen(token) };
+	unsigned char		 md[CRYPTO_SHA256_LEN];
+	long			 k;
+
+	if ((k = v0_signer(ep, in, "x-zm-signature",
+	    "x-zm-request-timestamp")) == -1 ||
+	    crypto_hmac_sha256(ep->secrets[k].p, ep->secrets[k].sz, &p, 1,
+	    md) == -1) {
+		crypto_wipe(md, sizeof(md));
+		return -1;
+	}
+	out->name[0] = "plainToken";
+	snprintf(out->value[0], sizeof(out->value[0]), "%s", token);
+	out->name[1] = "encryptedToken";
+	crypto_hex(md, sizeof(md), out->value[1]);
+	out->n = 2;
+	crypto_wipe(md, sizeof(md));
+	return 0;
+}
+
+/* Slack: a Request URL's check (Events API, interactivity). */
+static const struct handshake slack_handshake = {
+	"/type", "url_verification", "/challenge", answer_slack
+};
+
+/* Zoom: the endpoint's validation, at set-up and every 72 hours. */
+static const struct handshake zoom_handshake = {
+	"/event", "endpoint.url_validation", "/payload/plainToken",
+	answer_zoom
+};
+
+/* Stripe: an event destination's ping (a thin event); any 2xx will do. */
+static const struct handshake stripe_handshake = {
+	"/type", "v2.core.event_destination.ping", NULL, NULL
+};
+
 /* Stripe recounts pending_webhooks on each attempt at an event. */
 static const char *const stripe_volatile[] = { "pending_webhooks", NULL };
+/*
+ * Zoom's recording events carry a download_token minted for each
+ * notification, which a retry of the same event may carry anew.
+ */
+static const char *const zoom_volatile[] = { "download_token", NULL };
 
 /*
  * The schemes.  Defaults for the key and the event type use the source
@@ -660,7 +791,7 @@ static const struct scheme schemes[] = {
 	{ "stripe", 1,
 	  "json:/id",
 	  "json:/type", SIG_TYPES_DOTTED,
-	  NULL, stripe_volatile, NULL,
+	  &stripe_handshake, stripe_volatile, NULL,
 	  NULL, verify_stripe,
 	  sign_stripe, 3 },
 	{ "github", 0,
@@ -690,7 +821,7 @@ static const struct scheme schemes[] = {
 	{ "slack", 1,
 	  "json:/event_id",
 	  "json:/event/type json:/type", SIG_TYPES_WORD,
-	  "url_verification", NULL, NULL,
+	  &slack_handshake, NULL, NULL,
 	  NULL, verify_slack,
 	  sign_slack, 3 },
 	{ "paddle", 1,
@@ -705,6 +836,12 @@ static const struct scheme schemes[] = {
 	  NULL, NULL, NULL,
 	  NULL, verify_gitlab,
 	  sign_gitlab, 1 },
+	{ "zoom", 1,
+	  "hash",
+	  "json:/event", SIG_TYPES_ANY,
+	  &zoom_handshake, zoom_volatile, NULL,
+	  NULL, verify_zoom,
+	  sign_zoom, 3 },
 };
 
 #define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
@@ -804,6 +941,20 @@ sig_verify(const struct conf_endpoint *ep, const struct sig_input *in,
 		return HOOK_ESIG;
 	}
 	return ep->scheme->verify(ep, in, v);
+}
+
+int
+sig_answer(const struct conf_endpoint *ep, const struct sig_input *in,
+    const char *token, struct hook_answer *out)
+{
+	const struct handshake	*hs = ep->scheme->handshake;
+
+	memset(out, 0, sizeof(*out));
+	if (hs == NULL || hs->answer == NULL)
+		return 0;
+	if (hs->token != NULL && token == NULL)
+		return -1;
+	return hs->answer(ep, in, token, out);
 }
 
 int

@@ -67,18 +67,36 @@ enum sig_types {
 	SIG_TYPES_HOOK,		/* Merge Request Hook: ends in " Hook" */
 };
 
+/*
+ * A sender's handshake (SPEC section 14): a signed request that checks
+ * the endpoint rather than reports an event, verified like any other,
+ * answered as the sender requires, never claimed nor stored.  It is the
+ * request whose JSON string at "at" is "type".  Its answer is made from
+ * the string at "token" (NULL: none), which is attacker-chosen text: at
+ * most HOOK_TOKEN_MAX bytes, printable, escaped when written.
+ */
+struct handshake {
+	const char	*at;		/* JSON pointer */
+	const char	*type;
+	const char	*token;		/* JSON pointer, or NULL */
+	/*
+	 * The answer's members for token (NULL if none) in out, for the
+	 * verified request in; 0, or -1 if a MAC failed.  NULL: the
+	 * answer is {"status":"handshake"}.
+	 */
+	int		(*answer)(const struct conf_endpoint *,
+			    const struct sig_input *in, const char *token,
+			    struct hook_answer *out);
+};
+
 struct scheme {
 	const char	*name;
 	int		 timestamped;
 	const char	*key;	/* default key sources (srclist syntax) */
 	const char	*type;	/* default event-type sources */
 	enum sig_types	 types;	/* what those types look like */
-	/*
-	 * Event type of the sender's URL check, answered with the body's
-	 * "challenge" and never claimed (Slack's url_verification), or
-	 * NULL.
-	 */
-	const char	*challenge;
+	/* The sender's handshake, or NULL (struct handshake). */
+	const struct handshake *handshake;
 	/*
 	 * Top-level members a provider may change between attempts at the
 	 * same event, left out of the payload hash; NULL-terminated, or
@@ -132,6 +150,16 @@ const char		*scheme_type_example(const struct scheme *);
  */
 enum hook_err	sig_verify(const struct conf_endpoint *,
 		    const struct sig_input *, struct sig_verdict *v)
+		    __attribute__((warn_unused_result));
+
+/*
+ * The answer to the endpoint scheme's handshake in the verified request
+ * in, made from token (NULL if its handshake takes none): 0 with out
+ * filled, or -1 if a MAC failed.
+ */
+int		sig_answer(const struct conf_endpoint *,
+		    const struct sig_input *in, const char *token,
+		    struct hook_answer *out)
 		    __attribute__((warn_unused_result));
 
 /*

@@ -51,6 +51,19 @@ const struct vector vectors[] = {
 	  GL_SECRET, "{\"object_kind\":\"push\"}", 0, NULL,
 	  { { "X-Gitlab-Token", GL_SECRET } },
 	  "X-Gitlab-Token", 1 },
+	{ "zoom", "Zoom docs, Using webhooks (v0:ts:body); computed with "
+	  "Python hmac, made-up secret",
+	  ZM_SECRET, ZM_BODY, ZM_T, NULL,
+	  { { "x-zm-request-timestamp", ZM_TS },
+	    { "x-zm-signature", ZM_SIG } },
+	  "x-zm-signature", 0 },
 };
 
 const size_t	nvectors = sizeof(vectors) / sizeof(vectors[0]);
+
+const struct answer_vector answer_vectors[] = {
+	{ "zoom", ZM_TOKEN, ZM_ENCRYPTED },
+};
+
+const size_t	nanswer_vectors = sizeof(answer_vectors) /
+		    sizeof(answer_vectors[0]);

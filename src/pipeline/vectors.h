@@ -52,6 +52,13 @@
  *   only): base64 HMAC-SHA256 of the body, made-up secret and body,
  *   computed with python3 hmac and base64.
  * - GitLab sends the secret token itself: the vector is the token.
+ * - Zoom publishes no vector ("Using webhooks" in Zoom's developer
+ *   documentation shows the message "v0:" + timestamp + ":" + body, and a
+ *   url_validation answer without its secret): a made-up secret, a body
+ *   of the documented shape, x-zm-signature computed with python3
+ *   hmac.new(secret, b"v0:1658940994:" + body, sha256).hexdigest(); the
+ *   encryptedToken of plainToken qgg8vlvZRS6UYooatFL8Aw under the same
+ *   secret the same way.
  */
 #ifndef ONCEHOOK_VECTORS_H
 #define ONCEHOOK_VECTORS_H
@@ -131,6 +138,20 @@
 /* GitLab: the token. */
 #define GL_SECRET	"glwht-e2e-token-6d1f"
 
+/* Zoom: computed. */
+#define ZM_SECRET	"zoom-webhook-secret-token"
+#define ZM_T		1658940994
+#define ZM_TS		"1658940994"
+#define ZM_BODY		"{\"event\":\"meeting.started\",\"event_ts\":" \
+    "1658940993000,\"payload\":{\"account_id\":\"D8cJuqWVQ623CI4Q8yQK0Q\"," \
+    "\"object\":{\"id\":\"89690084012\",\"uuid\":" \
+    "\"YaWOFdQbQUK/uJXtt3SGdw==\",\"topic\":\"oncehook\"}}}"
+#define ZM_SIG		"v0=d1a87e8bcf8034c24b01b563952c994f" \
+			"8168c4d947757309716e93cdee93ca15"
+#define ZM_TOKEN	"qgg8vlvZRS6UYooatFL8Aw"
+#define ZM_ENCRYPTED	"303d596c41398000067ebaef31f940ff" \
+			"99945195fe501fc03a7549f882aa6c08"
+
 #define VEC_HEADERS	4
 
 /* One provider's request as documented, and how to check it. */
@@ -149,5 +170,19 @@ struct vector {
 /* One vector per scheme. */
 extern const struct vector	vectors[];
 extern const size_t		nvectors;
+
+/*
+ * A handshake's answer to a token, in the request of the scheme's
+ * vector (its secret): the last member of the answer (Zoom's
+ * encryptedToken).
+ */
+struct answer_vector {
+	const char	*scheme;
+	const char	*token;
+	const char	*answer;
+};
+
+extern const struct answer_vector	answer_vectors[];
+extern const size_t			nanswer_vectors;
 
 #endif

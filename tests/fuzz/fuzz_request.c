@@ -21,7 +21,7 @@
 
 static const char *const schemes[] = {
 	"hmac-sha256", "stripe", "github", "standard", "svix", "shopify",
-	"slack", "paddle", "gitlab"
+	"slack", "paddle", "gitlab", "zoom"
 };
 #define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
 
@@ -55,17 +55,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"HTTP_X_HUB_SIGNATURE_256", "HTTP_WEBHOOK_SIGNATURE",
 		"HTTP_SVIX_SIGNATURE", "HTTP_X_SHOPIFY_HMAC_SHA256",
 		"HTTP_X_SLACK_SIGNATURE", "HTTP_PADDLE_SIGNATURE",
-		"HTTP_X_GITLAB_TOKEN", "HTTP_WEBHOOK_ID",
+		"HTTP_X_GITLAB_TOKEN", "HTTP_X_ZM_SIGNATURE", "HTTP_WEBHOOK_ID",
 		"HTTP_WEBHOOK_TIMESTAMP", "HTTP_SVIX_ID", "HTTP_SVIX_TIMESTAMP",
 		"HTTP_X_SLACK_REQUEST_TIMESTAMP", "HTTP_X_IDEMPOTENCY_KEY",
 		"HTTP_X_GITHUB_DELIVERY", "HTTP_X_GITHUB_EVENT",
 		"HTTP_X_SHOPIFY_EVENT_ID", "HTTP_X_SHOPIFY_TOPIC",
 		"HTTP_X_GITLAB_EVENT_UUID", "HTTP_X_GITLAB_EVENT",
+		"HTTP_X_ZM_REQUEST_TIMESTAMP",
 	};
 	struct req_header	 h[sizeof(names) / sizeof(names[0])];
 	struct req		 rq;
 	struct sig_input	 in;
 	struct sig_verdict	 v;
+	struct hook_answer	 a;
 	struct event		 ev, pk;
 	struct resp		 r;
 	struct vars		 vars;
@@ -86,7 +88,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
 		h[n].name = names[n];
 		h[n].namelen = strlen(names[n]);
-		h[n].value = n < 9 ? sigv : other;
+		h[n].value = n < 10 ? sigv : other;
 	}
 	memset(&rq, 0, sizeof(rq));
 	rq.method = "POST";
@@ -107,14 +109,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)sig_verify(&confs[i]->endpoints[0], &in, &v);
 		er = event_extract(&confs[i]->endpoints[0], &rq, body, bodysz,
 		    &ev, &why);
+		memset(&a, 0, sizeof(a));
+		if (er == HOOK_HANDSHAKE)
+			(void)sig_answer(&confs[i]->endpoints[0], &in,
+			    ev.token, &a);
 		resp_make(&r, &(struct resp_in){ .err = er, .key = ev.key,
-		    .challenge = ev.challenge, .detail = why.client });
+		    .answer = &a, .detail = why.client });
 		resp_clear(&r);
 		/* The quick look at a body jansson took finds its key and
 		 * type, or nothing (pipeline/event.h, event_peek()). */
 		if (event_peek(&confs[i]->endpoints[0], &rq, body, bodysz,
 		    &pk)) {
-			if (er == HOOK_CHALLENGE)
+			if (er == HOOK_HANDSHAKE)
 				abort();
 			if (er == HOOK_OK && (strcmp(pk.key, ev.key) != 0 ||
 			    (pk.type == NULL) != (ev.type == NULL) ||

@@ -30,6 +30,8 @@ printf 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=\000msg_p5jXN8AQM9LWM0D4l
     >"$work/corpus/standard"
 printf 'sha256=00\000k\000{"type":"url_verification","challenge":"c"}' \
     >"$work/corpus/slack"
+printf 'v0=00\0001614265330\000{"event":"endpoint.url_validation","payload":{"plainToken":"qgg8vlvZRS6UYooatFL8Aw"}}' \
+    >"$work/corpus/zoom"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
     -I"$work" -I"$top/src" -I"$top/tests/unit" \
     "$top/tests/fuzz/fuzz_jsondoc.c" "$top/src/lib/jsondoc.c" \

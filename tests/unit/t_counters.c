@@ -479,6 +479,83 @@ test_health(void)
 	    "1: warning");
 }
 
+/* The four outputs of stats, written to a string. */
+static char *
+written(const struct stats *s, int which)
+{
+	char	*buf = NULL;
+	size_t	 sz = 0;
+	FILE	*o;
+
+	if ((o = open_memstream(&buf, &sz)) == NULL)
+		BAIL("open_memstream");
+	if (which == 0)
+		stats_write_text(o, s);
+	else if (which == 1)
+		(void)stats_write_json(o, s);
+	else if (which == 2)
+		stats_write_prom(o, s);
+	else
+		stats_write_html(o, s);
+	fclose(o);
+	return buf;
+}
+
+/*
+ * Handshakes (Slack's, Zoom's validation, Stripe's ping) are counted as
+ * their own outcome and shown in every output: not deliveries (no
+ * category: neither processed nor refused), yet a sign of life.
+ */
+static void
+test_handshake(void)
+{
+	static const char *const want[] = {
+		"handshakes    3", "\"handshake\": 3",
+		"oncehook_requests_total{endpoint=\"shop\",outcome="
+		"\"handshake\"} 3", "<b>3</b><span>handshakes</span>",
+	};
+	struct var	 v[8];
+	struct conf	*cf;
+	struct counters	*c;
+	struct stats	 st;
+	char		 err[256], *out;
+	int64_t		 now = T0 + 3 * 86400;
+	int		 i;
+
+	memcpy(v, conf_vars_test, sizeof(conf_vars_test));
+	v[3].name = "ONCEHOOK_DB";
+	v[3].value = db;
+	v[4].name = NULL;
+	if ((cf = conf_load(var_get, v, err, sizeof(err))) == NULL)
+		BAIL("conf: %s", err);
+	fresh();
+	c = counters_open(path);
+	for (i = 0; i < 3; i++)
+		counters_count(c, "shop", HOOK_HANDSHAKE, 1, now - 100 + i,
+		    NULL);
+	counters_close(c);
+	CHECK(slot("shop") != NULL &&
+	    slot("shop")->out[HOOK_HANDSHAKE] == 3 &&
+	    counters_cat(HOOK_HANDSHAKE) == -1 &&
+	    counters_total(slot("shop"), CAT_PROCESSED) == 0 &&
+	    counters_total(slot("shop"), CAT_REFUSED) == 0,
+	    "handshakes counted as their own outcome, in no category");
+	if (stats_gather(cf, NULL, NULL, now, &stats_limits_default, NULL,
+	    &st) == -1)
+		BAIL("gather");
+	for (i = 0; i < 4; i++) {
+		out = written(&st, i);
+		CHECK(out != NULL && strstr(out, want[i]) != NULL,
+		    "handshakes shown by stats %s", (const char *[]){ "text",
+		    "--json", "Prometheus", "page" }[i]);
+		if (out != NULL && strstr(out, want[i]) == NULL)
+			printf("# %s\n", out);
+		free(out);
+	}
+	stats_clear(&st);
+	conf_free(cf);
+}
+
 /* More names than slots: the others are shown as not counted. */
 static void
 test_full(void)
@@ -630,6 +707,7 @@ main(void)
 	test_damage();
 	test_full();
 	test_health();
+	test_handshake();
 	test_memory();
 	tap_rmdir(dir);
 	return tap_done();

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include "conf.h"
@@ -46,6 +47,8 @@
 #define MAXBODY		4096
 #define GSECRET		"generic-test-secret"
 #define SSECRET		"whsec_t_pipeline_test_secret"
+#define ZSECRET_OLD	"zoom-old-secret-token-0123"	/* rotation: */
+#define ZSECRET_NEW	"zoom-new-secret-token-4567"	/* both valid */
 
 /* The body as the front would hand it out, with counters. */
 struct body {
@@ -97,7 +100,7 @@ mkconf(const char *db)
 {
 	struct var	 vars[] = {
 		{ "ONCEHOOK_DB", db },
-		{ "ONCEHOOK_ENDPOINTS", "generic,stripe,slack" },
+		{ "ONCEHOOK_ENDPOINTS", "generic,stripe,slack,zoom" },
 		{ "ONCEHOOK_MAX_BODY", "4096" },
 		{ "ONCEHOOK_BUSY_TIMEOUT_MS", "100" },
 		{ "ONCEHOOK_GENERIC_SCHEME", "hmac-sha256" },
@@ -109,6 +112,9 @@ mkconf(const char *db)
 		{ "ONCEHOOK_SLACK_SCHEME", "slack" },
 		{ "ONCEHOOK_SLACK_SECRET", SSECRET },
 		{ "ONCEHOOK_SLACK_ACTIONS", actions },
+		{ "ONCEHOOK_ZOOM_SCHEME", "zoom" },
+		{ "ONCEHOOK_ZOOM_SECRET", ZSECRET_OLD " " ZSECRET_NEW },
+		{ "ONCEHOOK_ZOOM_ACTIONS", actions },
 		{ NULL, NULL }
 	};
 	struct conf	*cf;
@@ -202,6 +208,20 @@ sign_slack(struct call *c, const char *secret, long long ts)
 	header(c, "HTTP_X_SLACK_REQUEST_TIMESTAMP", c->ts);
 	snprintf(c->sig, sizeof(c->sig), "v0=%s", hex);
 	header(c, "HTTP_X_SLACK_SIGNATURE", c->sig);
+}
+
+/* x-zm-signature v0=... over "v0:ts:" and the body, with secret. */
+static void
+sign_zoom(struct call *c, const char *secret, long long ts)
+{
+	char	 hex[CRYPTO_SHA256_HEXLEN + 1], pre[40];
+
+	snprintf(pre, sizeof(pre), "v0:%lld:", ts);
+	hmac_hex(secret, pre, c->b.p, c->b.len, hex);
+	snprintf(c->ts, sizeof(c->ts), "%lld", ts);
+	header(c, "HTTP_X_ZM_REQUEST_TIMESTAMP", c->ts);
+	snprintf(c->sig, sizeof(c->sig), "v0=%s", hex);
+	header(c, "HTTP_X_ZM_SIGNATURE", c->sig);
 }
 
 static void
@@ -1879,6 +1899,211 @@ test_slack(struct pipeline *p, sqlite3 *q)
 	    "slack event stored under event_id with event.type");
 }
 
+/* The string member name of r's JSON body, copied into out. */
+static const char *
+member_of(const struct resp *r, const char *name, char *out, size_t outsz)
+{
+	json_t		*o;
+	const char	*v;
+
+	out[0] = '\0';
+	if (r->body == NULL ||
+	    (o = json_loadb(r->body, r->bodysz, 0, NULL)) == NULL)
+		return NULL;
+	if ((v = json_string_value(json_object_get(o, name))) != NULL)
+		snprintf(out, outsz, "%s", v);
+	json_decref(o);
+	return v != NULL ? out : NULL;
+}
+
+/* Zoom's validation of body, signed with secret: its answer in r. */
+static void
+zoom_validate(struct pipeline *p, const char *body, const char *secret,
+    long long ts, struct resp *r)
+{
+	struct call	 c;
+
+	mkcall(&c, "/hooks/zoom", body, strlen(body));
+	sign_zoom(&c, secret, ts);
+	run(p, &c, r);
+}
+
+/*
+ * Zoom's endpoint.url_validation (SPEC section 14): verified, answered
+ * {"plainToken", "encryptedToken": hex HMAC-SHA256 of the token under
+ * the secret that signed it}, never claimed; a forged, stale or
+ * malformed one refused.  Then Zoom's events, keyed by their hash.
+ */
+static void
+test_zoom(struct pipeline *p, sqlite3 *q)
+{
+	static const char	 check[] = "{\"payload\":{\"plainToken\":"
+	    "\"qgg8vlvZRS6UYooatFL8Aw\"},\"event_ts\":1654503849680,"
+	    "\"event\":\"endpoint.url_validation\"}";
+	static const char	 ev[] = "{\"event\":\"meeting.started\","
+	    "\"event_ts\":1626230691572,\"payload\":{\"account_id\":"
+	    "\"AAAAAABBBB\",\"object\":{\"id\":\"1234567890\",\"uuid\":"
+	    "\"4444AAAiAAAAAiAiAiiAii==\",\"topic\":\"My Meeting\"}}}";
+	struct call		 c;
+	struct resp		 r;
+	struct crypto_piece	 pc = { "qgg8vlvZRS6UYooatFL8Aw", 22 };
+	unsigned char		 md[CRYPTO_SHA256_LEN];
+	char			 want[CRYPTO_SHA256_HEXLEN + 1], got[600];
+	char			 body[1400], tok[600];
+	long long		 before = count(q, "SELECT count(*) FROM events");
+	const char		*secrets[2] = { ZSECRET_NEW, ZSECRET_OLD };
+	int			 i;
+
+	for (i = 0; i < 2; i++) {
+		if (crypto_hmac_sha256(secrets[i], strlen(secrets[i]), &pc, 1,
+		    md) == -1)
+			BAIL("hmac");
+		crypto_hex(md, sizeof(md), want);
+		zoom_validate(p, check, secrets[i], NOW, &r);
+		CHECK(r.status == 200 && r.err == HOOK_HANDSHAKE &&
+		    member_of(&r, "plainToken", got, sizeof(got)) != NULL &&
+		    strcmp(got, "qgg8vlvZRS6UYooatFL8Aw") == 0 &&
+		    member_of(&r, "encryptedToken", got, sizeof(got)) !=
+		    NULL && strcmp(got, want) == 0 && !says(&r, "status"),
+		    "zoom url_validation signed with the %s secret: "
+		    "encryptedToken under that secret: %s", i ? "first" :
+		    "second", text(&r));
+		resp_clear(&r);
+	}
+	CHECK(count(q, "SELECT count(*) FROM events") == before,
+	    "url_validation is never stored");
+
+	zoom_validate(p, check, "not-the-zoom-secret", NOW, &r);
+	CHECK(r.status == 401 && !says(&r, "encryptedToken"),
+	    "forged url_validation refused, no token (%d)", r.status);
+	resp_clear(&r);
+	zoom_validate(p, check, ZSECRET_NEW, NOW - 3600, &r);
+	CHECK(r.status == 400 && says(&r, "stale_timestamp"),
+	    "url_validation an hour old refused (%d)", r.status);
+	resp_clear(&r);
+	mkcall(&c, "/hooks/zoom", check, strlen(check));
+	run(p, &c, &r);
+	CHECK(r.status == 401, "unsigned url_validation refused (%d)",
+	    r.status);
+	resp_clear(&r);
+
+	/* The token is the sender's text: bounded, escaped. */
+	memset(tok, 'a', HOOK_TOKEN_MAX + 1);
+	tok[HOOK_TOKEN_MAX + 1] = '\0';
+	snprintf(body, sizeof(body), "{\"event\":\"endpoint.url_validation\","
+	    "\"payload\":{\"plainToken\":\"%s\"}}", tok);
+	zoom_validate(p, body, ZSECRET_NEW, NOW, &r);
+	CHECK(r.status == 400 && says(&r, "handshake token"),
+	    "a %d-byte plainToken refused: %s", HOOK_TOKEN_MAX + 1, text(&r));
+	resp_clear(&r);
+	tok[HOOK_TOKEN_MAX] = '\0';
+	snprintf(body, sizeof(body), "{\"event\":\"endpoint.url_validation\","
+	    "\"payload\":{\"plainToken\":\"%s\"}}", tok);
+	zoom_validate(p, body, ZSECRET_NEW, NOW, &r);
+	CHECK(r.status == 200 && member_of(&r, "plainToken", got,
+	    sizeof(got)) != NULL && strcmp(got, tok) == 0,
+	    "a %d-byte plainToken answered", HOOK_TOKEN_MAX);
+	resp_clear(&r);
+	zoom_validate(p, "{\"event\":\"endpoint.url_validation\","
+	    "\"payload\":{\"plainToken\":\"a\\\"}</b>\\u00e9\"}}",
+	    ZSECRET_NEW, NOW, &r);
+	CHECK(r.status == 200 && member_of(&r, "plainToken", got,
+	    sizeof(got)) != NULL && strcmp(got, "a\"}</b>\xc3\xa9") == 0,
+	    "a plainToken with a quote comes back escaped: %s", text(&r));
+	resp_clear(&r);
+	zoom_validate(p, "{\"event\":\"endpoint.url_validation\","
+	    "\"payload\":{\"plainToken\":\"a\\nb\"}}", ZSECRET_NEW, NOW,
+	    &r);
+	CHECK(r.status == 400, "a plainToken with a control character "
+	    "refused (%d)", r.status);
+	resp_clear(&r);
+	zoom_validate(p, "{\"event\":\"endpoint.url_validation\","
+	    "\"payload\":{\"plainToken\":7}}", ZSECRET_NEW, NOW, &r);
+	CHECK(r.status == 400 && !says(&r, "encryptedToken"),
+	    "a plainToken that is no string refused (%d)", r.status);
+	resp_clear(&r);
+	zoom_validate(p, "{\"event\":\"endpoint.url_validation\"}",
+	    ZSECRET_NEW, NOW, &r);
+	CHECK(r.status == 400, "a url_validation without its token refused "
+	    "(%d)", r.status);
+	resp_clear(&r);
+	CHECK(count(q, "SELECT count(*) FROM events") == before,
+	    "none of them stored");
+
+	/* Events: the key is the hash of the body. */
+	zoom_validate(p, ev, ZSECRET_OLD, NOW, &r);
+	CHECK(r.status == 200 && says(&r, "\"processed\""),
+	    "zoom meeting.started processed: %s", text(&r));
+	resp_clear(&r);
+	zoom_validate(p, ev, ZSECRET_NEW, NOW + 300, &r);
+	CHECK(r.status == 200 && r.err == HOOK_DUP,
+	    "its retry, signed anew 5 minutes later: already_processed (%d)",
+	    r.status);
+	resp_clear(&r);
+	CHECK(count(q, "SELECT count(*) FROM events WHERE endpoint = 'zoom' "
+	    "AND type = 'meeting.started' AND length(key) = 64") == 1,
+	    "zoom event stored once, type from /event, key the hash");
+	snprintf(body, sizeof(body), "{\"event\":\"recording.completed\","
+	    "\"event_ts\":1626230691573,\"download_token\":\"%s\","
+	    "\"payload\":{\"object\":{\"uuid\":\"4444AAAi\"}}}", "tok-1");
+	zoom_validate(p, body, ZSECRET_NEW, NOW, &r);
+	CHECK(r.status == 200 && r.err == HOOK_OK, "recording.completed "
+	    "processed (%d)", r.status);
+	resp_clear(&r);
+	snprintf(body, sizeof(body), "{\"event\":\"recording.completed\","
+	    "\"event_ts\":1626230691573,\"download_token\":\"%s\","
+	    "\"payload\":{\"object\":{\"uuid\":\"4444AAAi\"}}}", "tok-2");
+	zoom_validate(p, body, ZSECRET_NEW, NOW, &r);
+	CHECK(r.status == 200 && r.err == HOOK_DUP, "its retry with a new "
+	    "download_token: already_processed (%d)", r.status);
+	resp_clear(&r);
+}
+
+/*
+ * Stripe's event destinations ping (a thin event): verified as any
+ * Stripe request, answered 200, never stored.
+ */
+static void
+test_stripe_ping(struct pipeline *p, sqlite3 *q)
+{
+	static const char	 ping[] = "{\"id\":\"evt_test_65R9Ijk8dsVY4g4b"
+	    "Vdb16R9I5PK5ZGhxxkyYmJ2hQ4a8rm\",\"object\":\"v2.core.event\","
+	    "\"type\":\"v2.core.event_destination.ping\",\"livemode\":"
+	    "false,\"created\":\"2026-01-01T00:00:00.000Z\","
+	    "\"related_object\":{\"id\":\"ed_test_61RM8ltWcTW4mbsxf16RJyfa2"
+	    "xSQLHJJh1sxm7H0KVT6\",\"type\":\"v2.core.event_destination\","
+	    "\"url\":\"/v2/core/event_destinations/ed_test_61RM8ltWcTW4mb"
+	    "sxf16RJyfa2xSQLHJJh1sxm7H0KVT6\"}}";
+	struct call		 c;
+	struct resp		 r;
+	long long		 before = count(q, "SELECT count(*) FROM events");
+	int			 i;
+
+	for (i = 0; i < 2; i++) {
+		mkcall(&c, "/hooks/stripe", ping, strlen(ping));
+		sign_stripe(&c, SSECRET, (long long)NOW);
+		run(p, &c, &r);
+		CHECK(r.status == 200 && r.err == HOOK_HANDSHAKE &&
+		    says(&r, "{\"status\":\"handshake\"}") &&
+		    !says(&r, "key"),
+		    "stripe event destination ping (%d): answered %s", i + 1,
+		    text(&r));
+		resp_clear(&r);
+	}
+	CHECK(count(q, "SELECT count(*) FROM events") == before,
+	    "the ping is never stored");
+	mkcall(&c, "/hooks/stripe", ping, strlen(ping));
+	sign_stripe(&c, "whsec_not_the_secret", (long long)NOW);
+	run(p, &c, &r);
+	CHECK(r.status == 401, "a forged ping refused (%d)", r.status);
+	resp_clear(&r);
+	mkcall(&c, "/hooks/stripe", ping, strlen(ping));
+	sign_stripe(&c, SSECRET, (long long)NOW - 3600);
+	run(p, &c, &r);
+	CHECK(r.status == 400, "a stale ping refused (%d)", r.status);
+	resp_clear(&r);
+}
+
 /*
  * A CGI process leaves its connection to its exit (pipeline_leave())
  * only when another oncehook connection has the same file open: then its
@@ -2105,6 +2330,8 @@ main(void)
 	test_busy(&p, q);
 	test_routing(&p);
 	test_slack(&p, q);
+	test_zoom(&p, q);
+	test_stripe_ping(&p, q);
 	test_idle_release(&p, q);
 	pipeline_clear(&p);
 	test_writer_peers(cf);

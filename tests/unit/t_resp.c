@@ -29,7 +29,7 @@ static const struct {
 	{ HOOK_DUP,		200, "already_processed" },
 	{ HOOK_ACCEPTED,	200, "accepted" },
 	{ HOOK_PARKED,		200, "parked" },
-	{ HOOK_CHALLENGE,	200, NULL },
+	{ HOOK_HANDSHAKE,	200, "handshake" },
 	{ HOOK_STATUS,		200, NULL },
 	{ HOOK_ENOTFOUND,	404, NULL },
 	{ HOOK_EMETHOD,		405, NULL },
@@ -79,15 +79,24 @@ body_json(const struct resp *r)
 }
 
 /*
- * resp_make() as the pipeline calls it: key is the challenge of
- * HOOK_CHALLENGE, why the sender's detail.
+ * resp_make() as the pipeline calls it: key is the value of the one
+ * member of HOOK_HANDSHAKE's answer (Slack's challenge), why the
+ * sender's detail.
  */
 static int
 mkresp(struct resp *r, enum hook_err er, const char *key, const char *why)
 {
+	struct hook_answer	 a;
+
+	memset(&a, 0, sizeof(a));
+	if (er == HOOK_HANDSHAKE && key != NULL) {
+		a.name[0] = "challenge";
+		snprintf(a.value[0], sizeof(a.value[0]), "%s", key);
+		a.n = 1;
+	}
 	return resp_make(r, &(struct resp_in){ .err = er,
-	    .key = er == HOOK_CHALLENGE ? NULL : key,
-	    .challenge = er == HOOK_CHALLENGE ? key : NULL, .detail = why });
+	    .key = er == HOOK_HANDSHAKE ? NULL : key,
+	    .answer = er == HOOK_HANDSHAKE ? &a : NULL, .detail = why });
 }
 
 /* resp_make() and its body parsed; NULL if either fails. */
@@ -167,8 +176,8 @@ test_table(void)
 			all_json = 0;
 			printf("# outcome %d: no valid JSON body\n", er);
 		} else {
-			/* A challenge answer carries the challenge alone. */
-			if (er == HOOK_CHALLENGE) {
+			/* A handshake's answer carries its members alone. */
+			if (er == HOOK_HANDSHAKE) {
 				if (member(o, "challenge") == NULL ||
 				    strcmp(member(o, "challenge"), "k") != 0) {
 					words = 0;
@@ -370,6 +379,66 @@ test_escaping(void)
 	free(lng);
 }
 
+/*
+ * A handshake's answer (SPEC section 14): its members and nothing else,
+ * values escaped whatever the sender put in them; with no member,
+ * {"status":"handshake"}.
+ */
+static void
+test_handshake(void)
+{
+	static const char	 tok[] = "p\"l\\a\n\x01in\xff</x>";
+	struct hook_answer	 a;
+	struct resp		 r;
+	json_t			*o;
+	size_t			 i;
+
+	memset(&a, 0, sizeof(a));
+	a.name[0] = "plainToken";
+	snprintf(a.value[0], sizeof(a.value[0]), "%s", tok);
+	a.name[1] = "encryptedToken";
+	snprintf(a.value[1], sizeof(a.value[1]), "%064d", 7);
+	a.n = 2;
+	o = resp_make(&r, &(struct resp_in){ .err = HOOK_HANDSHAKE,
+	    .key = "k", .answer = &a }) == 0 ? body_json(&r) : NULL;
+	CHECK(r.status == 200 && o != NULL && json_object_size(o) == 2 &&
+	    str_is(o, "encryptedToken", a.value[1]) &&
+	    member(o, "plainToken") != NULL &&
+	    strncmp(member(o, "plainToken"), "p\"l\\a\n\x01in", 9) == 0,
+	    "zoom's answer: plainToken (escaped) and encryptedToken alone");
+	CHECK(r.body != NULL && strstr(r.body, "\\u0001") != NULL &&
+	    strstr(r.body, "\xff") == NULL,
+	    "a token's control and non-UTF-8 bytes are escaped");
+	json_decref(o);
+	resp_clear(&r);
+
+	/* The longest token, every byte escaped six-fold. */
+	for (i = 0; i < HOOK_TOKEN_MAX; i++)
+		a.value[0][i] = '\x01';
+	a.value[0][HOOK_TOKEN_MAX] = '\0';
+	o = resp_make(&r, &(struct resp_in){ .err = HOOK_HANDSHAKE,
+	    .answer = &a }) == 0 ? body_json(&r) : NULL;
+	CHECK(o != NULL && str_is(o, "plainToken", a.value[0]),
+	    "a %d-byte token of escapes round-trips", HOOK_TOKEN_MAX);
+	json_decref(o);
+	resp_clear(&r);
+
+	a.n = 0;
+	o = resp_make(&r, &(struct resp_in){ .err = HOOK_HANDSHAKE,
+	    .answer = &a }) == 0 ? body_json(&r) : NULL;
+	CHECK(r.status == 200 && str_is(o, "status", "handshake") &&
+	    json_object_size(o) == 1,
+	    "a handshake without members (Stripe's ping): "
+	    "{\"status\":\"handshake\"}");
+	json_decref(o);
+	resp_clear(&r);
+	o = resp_make(&r, &(struct resp_in){ .err = HOOK_HANDSHAKE }) == 0 ?
+	    body_json(&r) : NULL;
+	CHECK(str_is(o, "status", "handshake"), "no answer at all: the same");
+	json_decref(o);
+	resp_clear(&r);
+}
+
 static void
 test_head(void)
 {
@@ -523,6 +592,7 @@ main(void)
 	test_table();
 	test_bodies();
 	test_escaping();
+	test_handshake();
 	test_head();
 	return tap_done();
 }

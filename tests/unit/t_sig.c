@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook tests: signature schemes (src/pipeline/sig.c), hmac-sha256 and stripe.
+ * oncehook tests: signature schemes (src/pipeline/sig.c): hmac-sha256,
+ * stripe, zoom, and the handshakes.
  *
  * Requests are built by hand the way the front builds them: headers are
  * CGI variables ("HTTP_STRIPE_SIGNATURE=...") with the name running up
@@ -420,6 +421,164 @@ test_stripe(void)
 	    "stripe: endpoint without secrets fails closed, says so");
 }
 
+/* zoom: secrets, an event, a url_validation, their signatures. */
+static unsigned char	 k_zoom[] = "zoom-secret-token-0123";
+static unsigned char	 k_zoom_other[] = "zoom-other-token-4567";
+#define ZM_T		1658940994
+#define ZM_TS		"1658940994"
+#define ZM_BODY		"{\"event\":\"meeting.started\",\"event_ts\":" \
+			"1626230691572,\"payload\":{\"account_id\":" \
+			"\"AAAAAABBBB\",\"object\":{\"id\":\"1234567890\"}}}"
+/* HMAC-SHA256(k_zoom, "v0:" ZM_TS ":" ZM_BODY), python3 hmac */
+#define ZM_SIG		"669cc6fe131e925a8f6e8eb499d0a984" \
+			"f559ae1648364a27fbce40d35bd1193e"
+#define ZM_CHECK	"{\"payload\":{\"plainToken\":" \
+			"\"qgg8vlvZRS6UYooatFL8Aw\"},\"event_ts\":" \
+			"1654503849680,\"event\":\"endpoint.url_validation\"}"
+/* HMAC-SHA256(k_zoom_other, "v0:" ZM_TS ":" ZM_CHECK) */
+#define ZM_CHECK_SIG_OTHER "30cb4a2fdc258d5638e9e0d1871ed84d" \
+			"67e1cf29de5aa42663f501730080a913"
+/* HMAC-SHA256(k_zoom_other, "qgg8vlvZRS6UYooatFL8Aw"): the answer */
+#define ZM_ENCRYPTED_OTHER "17e8452544ce02dbfb3c3d61dc0e4d56" \
+			"a49e726b3950190f095ca0954970655d"
+
+/*
+ * zoom: x-zm-signature v0=HEX over "v0:" ts ":" body, ts from
+ * x-zm-request-timestamp (seconds); its handshake answered with the
+ * secret that signed it.
+ */
+static void
+test_zoom(void)
+{
+	struct secret		 s[2] = {
+		{ k_zoom, sizeof(k_zoom) - 1 },
+		{ k_zoom_other, sizeof(k_zoom_other) - 1 },
+	};
+	struct conf_endpoint	 ep, one;
+	struct sig_verdict	 v;
+	struct sig_msg		 m;
+	struct sig_out		 o;
+	struct hook_answer	 a;
+	struct testreq		 t;
+	struct sig_input	 in;
+	const char		*env[3];
+
+	endpoint(&ep, "zoom", s, 2);
+	endpoint(&one, "zoom", s, 1);
+	CHECK(run(&one, ENV("HTTP_X_ZM_SIGNATURE=v0=" ZM_SIG,
+	    "HTTP_X_ZM_REQUEST_TIMESTAMP=" ZM_TS), ZM_BODY, ZM_T, &v) ==
+	    HOOK_OK, "zoom: the event verifies");
+	CHECK(run(&one, ENV("HTTP_X_ZM_SIGNATURE=v0=" ZM_SIG,
+	    "HTTP_X_ZM_REQUEST_TIMESTAMP=" ZM_TS), ZM_BODY "x", ZM_T, &v) ==
+	    HOOK_ESIG && why_has(&v, "matched"), "zoom: a changed body is "
+	    "refused");
+	CHECK(run(&one, ENV("HTTP_X_ZM_SIGNATURE=v0=" ZM_SIG,
+	    "HTTP_X_ZM_REQUEST_TIMESTAMP=1658940995"), ZM_BODY, ZM_T, &v) ==
+	    HOOK_ESIG, "zoom: the timestamp is signed");
+	CHECK(run(&one, ENV("HTTP_X_ZM_SIGNATURE=v0=" ZM_SIG,
+	    "HTTP_X_ZM_REQUEST_TIMESTAMP=" ZM_TS), ZM_BODY, ZM_T + 301, &v) ==
+	    HOOK_ESTALE && v.skew == 301, "zoom: 301 s late is stale");
+	CHECK(run(&one, ENV("HTTP_X_ZM_SIGNATURE=v0=" ZM_SIG,
+	    "HTTP_X_ZM_REQUEST_TIMESTAMP=" ZM_TS), ZM_BODY, ZM_T - 301, &v) ==
+	    HOOK_ESTALE, "zoom: 301 s early is stale");
+	CHECK(run(&one, ENV("HTTP_X_ZM_SIGNATURE=" ZM_SIG,
+	    "HTTP_X_ZM_REQUEST_TIMESTAMP=" ZM_TS), ZM_BODY, ZM_T, &v) ==
+	    HOOK_ESIG && why_has(&v, "malformed"), "zoom: no v0= is malformed");
+	CHECK(run(&one, ENV("HTTP_X_ZM_SIGNATURE=v0=" ZM_SIG), ZM_BODY, ZM_T,
+	    &v) == HOOK_ESIG && why_has(&v, "timestamp"),
+	    "zoom: no timestamp header, refused");
+	CHECK(run(&one, ENV("HTTP_X_SLACK_SIGNATURE=v0=" ZM_SIG,
+	    "HTTP_X_SLACK_REQUEST_TIMESTAMP=" ZM_TS), ZM_BODY, ZM_T, &v) ==
+	    HOOK_ESIG && why_has(&v, "missing"),
+	    "zoom: Slack's header names are not Zoom's");
+	CHECK(run(&ep, ENV("HTTP_X_ZM_SIGNATURE=v0=" ZM_CHECK_SIG_OTHER,
+	    "HTTP_X_ZM_REQUEST_TIMESTAMP=" ZM_TS), ZM_CHECK, ZM_T, &v) ==
+	    HOOK_OK && run(&one, ENV("HTTP_X_ZM_SIGNATURE=v0="
+	    ZM_CHECK_SIG_OTHER, "HTTP_X_ZM_REQUEST_TIMESTAMP=" ZM_TS),
+	    ZM_CHECK, ZM_T, &v) == HOOK_ESIG,
+	    "zoom: the validation is signed, by the second secret here");
+
+	/* The answer: the token under the secret that signed it. */
+	env[0] = "HTTP_X_ZM_SIGNATURE=v0=" ZM_CHECK_SIG_OTHER;
+	env[1] = "HTTP_X_ZM_REQUEST_TIMESTAMP=" ZM_TS;
+	env[2] = NULL;
+	in.rq = mkreq(&t, env);
+	in.body = ZM_CHECK;
+	in.bodysz = strlen(ZM_CHECK);
+	in.now = ZM_T;
+	CHECK(ep.scheme->handshake != NULL &&
+	    strcmp(ep.scheme->handshake->at, "/event") == 0 &&
+	    strcmp(ep.scheme->handshake->type, "endpoint.url_validation") ==
+	    0 && strcmp(ep.scheme->handshake->token, "/payload/plainToken") ==
+	    0, "zoom: its handshake is /event endpoint.url_validation");
+	CHECK(sig_answer(&ep, &in, "qgg8vlvZRS6UYooatFL8Aw", &a) == 0 &&
+	    a.n == 2 && strcmp(a.name[0], "plainToken") == 0 &&
+	    strcmp(a.value[0], "qgg8vlvZRS6UYooatFL8Aw") == 0 &&
+	    strcmp(a.name[1], "encryptedToken") == 0 &&
+	    strcmp(a.value[1], ZM_ENCRYPTED_OTHER) == 0,
+	    "zoom: encryptedToken = hex HMAC-SHA256(signing secret, "
+	    "plainToken) (%s)", a.value[1]);
+	CHECK(sig_answer(&one, &in, "qgg8vlvZRS6UYooatFL8Aw", &a) == -1,
+	    "zoom: no answer for a request no secret signed");
+	CHECK(sig_answer(&ep, &in, NULL, &a) == -1,
+	    "zoom: no answer without a token");
+
+	/* oncehook sign: what verify accepts. */
+	memset(&m, 0, sizeof(m));
+	m.body = ZM_BODY;
+	m.bodysz = strlen(ZM_BODY);
+	m.now = ZM_T;
+	m.id = "unused";
+	CHECK(sig_sign(&ep, &m, &o) == 0 && o.n == 2 &&
+	    strcmp(o.h[0].name, "x-zm-request-timestamp") == 0 &&
+	    strcmp(o.h[0].value, ZM_TS) == 0 &&
+	    strcmp(o.h[1].name, "x-zm-signature") == 0 &&
+	    strcmp(o.h[1].value, "v0=" ZM_SIG) == 0,
+	    "zoom: sign writes x-zm-request-timestamp and x-zm-signature "
+	    "v0=" ZM_SIG);
+}
+
+/* Slack's and Stripe's handshakes, from their rows. */
+static void
+test_handshakes(void)
+{
+	const struct scheme	*sc;
+	struct conf_endpoint	 ep;
+	struct secret		 s = { k_stripe, sizeof(k_stripe) - 1 };
+	struct hook_answer	 a;
+	struct sig_input	 in;
+	struct testreq		 t;
+	static const char *const none[] = { NULL };
+
+	sc = scheme_find("slack");
+	CHECK(sc != NULL && sc->handshake != NULL &&
+	    strcmp(sc->handshake->at, "/type") == 0 &&
+	    strcmp(sc->handshake->type, "url_verification") == 0 &&
+	    strcmp(sc->handshake->token, "/challenge") == 0,
+	    "slack: its handshake is url_verification, token /challenge");
+	endpoint(&ep, "slack", &s, 1);
+	in.rq = mkreq(&t, none);
+	in.body = "{}";
+	in.bodysz = 2;
+	in.now = 0;
+	CHECK(sig_answer(&ep, &in, "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMm", &a)
+	    == 0 && a.n == 1 && strcmp(a.name[0], "challenge") == 0 &&
+	    strcmp(a.value[0], "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMm") == 0,
+	    "slack: answered {\"challenge\": the token}");
+	sc = scheme_find("stripe");
+	CHECK(sc != NULL && sc->handshake != NULL &&
+	    strcmp(sc->handshake->at, "/type") == 0 &&
+	    strcmp(sc->handshake->type, "v2.core.event_destination.ping") ==
+	    0 && sc->handshake->token == NULL,
+	    "stripe: its handshake is v2.core.event_destination.ping");
+	endpoint(&ep, "stripe", &s, 1);
+	CHECK(sig_answer(&ep, &in, NULL, &a) == 0 && a.n == 0,
+	    "stripe: the ping's answer has no member");
+	CHECK(scheme_find("github")->handshake == NULL &&
+	    scheme_find("hmac-sha256")->handshake == NULL,
+	    "github, hmac-sha256: no handshake");
+}
+
 /* The same stripe vector through conf_load(): the secret as-is. */
 static const char *
 env_get(const char *name, void *arg)
@@ -481,6 +640,7 @@ test_schemes(void)
 		{ "paddle", 1, "json:/event_id" },
 		{ "gitlab", 0,
 		  "header:Idempotency-Key header:X-Gitlab-Event-UUID" },
+		{ "zoom", 1, "hash" },
 	};
 	const struct scheme	*s;
 	size_t			 i;
@@ -506,6 +666,8 @@ main(void)
 	test_hmac();
 	test_stripe();
 	test_from_conf();
+	test_zoom();
+	test_handshakes();
 	test_schemes();
 	return tap_done();
 }

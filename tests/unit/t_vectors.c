@@ -32,7 +32,7 @@
 static const char *const env[] = {
 	"ONCEHOOK_DB=/var/lib/oncehook/oncehook.db",
 	"ONCEHOOK_ENDPOINTS=standard,bare,svix,github,slack,paddle,stripe,"
-	    "shopify,gitlab",
+	    "shopify,gitlab,zoom",
 	"ONCEHOOK_STANDARD_SCHEME=standard",
 	"ONCEHOOK_STANDARD_SECRET=" SW_SECRET,
 	"ONCEHOOK_BARE_SCHEME=standard",
@@ -51,6 +51,8 @@ static const char *const env[] = {
 	"ONCEHOOK_SHOPIFY_SECRET=" SH_SECRET,
 	"ONCEHOOK_GITLAB_SCHEME=gitlab",
 	"ONCEHOOK_GITLAB_SECRET=" GL_SECRET,
+	"ONCEHOOK_ZOOM_SCHEME=zoom",
+	"ONCEHOOK_ZOOM_SECRET=" ZM_SECRET,
 	NULL
 };
 
@@ -298,6 +300,21 @@ static const struct vcase vcases[] = {
 	    "HTTP_X_SLACK_SIGNATURE=" SL_SIG },
 	  SL_BODY "&x=1", SL_T, HOOK_ESIG, NULL, NOSKEW,
 	  "slack: body with a field added -> refused" },
+	{ "zoom", {
+	    "HTTP_X_ZM_REQUEST_TIMESTAMP=" ZM_TS,
+	    "HTTP_X_ZM_SIGNATURE=" ZM_SIG },
+	  ZM_BODY, ZM_T, HOOK_OK, NULL, NOSKEW,
+	  "zoom: the computed vector verifies" },
+	{ "zoom", {
+	    "HTTP_X_ZM_REQUEST_TIMESTAMP=" ZM_TS,
+	    "HTTP_X_ZM_SIGNATURE=" ZM_SIG },
+	  ZM_BODY, ZM_T + 301, HOOK_ESTALE, NULL, 301,
+	  "zoom: 301 s later -> stale" },
+	{ "zoom", {
+	    "HTTP_X_ZM_REQUEST_TIMESTAMP=1658940995",
+	    "HTTP_X_ZM_SIGNATURE=" ZM_SIG },
+	  ZM_BODY, ZM_T, HOOK_ESIG, "matched", NOSKEW,
+	  "zoom: another timestamp -> refused" },
 	{ "paddle", { "HTTP_PADDLE_SIGNATURE=" PD_DOC },
 	  PD_BODY, PD_T, HOOK_ESIG, "matched", NOSKEW,
 	  "paddle: the documented header parses (and matches nothing here)" },
@@ -448,6 +465,25 @@ test_sign(const struct conf *cf)
 	}
 }
 
+/* Zoom's url_validation answered as computed (vectors.h). */
+static void
+test_answer(const struct conf *cf)
+{
+	struct testreq		 t;
+	struct sig_input	 in;
+	struct hook_answer	 a;
+
+	in.rq = mkreq(&t, ENV("HTTP_X_ZM_REQUEST_TIMESTAMP=" ZM_TS,
+	    "HTTP_X_ZM_SIGNATURE=" ZM_SIG));
+	in.body = ZM_BODY;
+	in.bodysz = strlen(ZM_BODY);
+	in.now = ZM_T;
+	CHECK(sig_answer(ep(cf, "zoom"), &in, ZM_TOKEN, &a) == 0 && a.n == 2 &&
+	    strcmp(a.value[0], ZM_TOKEN) == 0 &&
+	    strcmp(a.value[1], ZM_ENCRYPTED) == 0,
+	    "zoom: encryptedToken of " ZM_TOKEN " as computed");
+}
+
 int
 main(void)
 {
@@ -470,6 +506,7 @@ main(void)
 
 	test_verify(cf);
 	test_sign(cf);
+	test_answer(cf);
 	conf_free(cf);
 	return tap_done();
 }

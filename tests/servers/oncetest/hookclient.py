@@ -19,6 +19,8 @@ document their schemes; it shares no code with oncehook:
 - paddle: Paddle-Signature: ts=<t>;h1=<hex HMAC-SHA256(secret,
   "<t>:<body>")>.
 - gitlab: X-Gitlab-Token: <the secret itself>.
+- zoom: x-zm-request-timestamp: <t>, x-zm-signature:
+  v0=<hex HMAC-SHA256(secret, "v0:<t>:<body>")>.
 
 SCHEMES holds, for each scheme, a sender: the payload such a provider
 sends (with the event's key and type where the provider puts them in
@@ -96,6 +98,18 @@ def sign_paddle(secret, t, body):
     signed = ("%d:" % t).encode("ascii") + body
     return "ts=%d;h1=%s" % (t, _mac(secret.encode("utf-8"),
                                     signed).hexdigest())
+
+
+def sign_zoom(secret, t, body):
+    """The x-zm-signature value for x-zm-request-timestamp t."""
+    signed = ("v0:%d:" % t).encode("ascii") + body
+    return "v0=" + _mac(secret.encode("utf-8"), signed).hexdigest()
+
+
+def zoom_encrypted_token(secret, plain_token):
+    """What Zoom expects back for a url_validation's plainToken."""
+    return _mac(secret.encode("utf-8"),
+                plain_token.encode("utf-8")).hexdigest()
 
 
 def dumps(obj):
@@ -250,9 +264,29 @@ class GitLab(Scheme):
                 ("X-Gitlab-Token", secret)]
 
 
+class Zoom(Scheme):
+    """Zoom's events carry no id: oncehook keys them by the hash of the
+    body, so the key goes into the payload (the meeting's uuid) and a
+    variant is another event."""
+    name, sig, timestamped = "zoom", "x-zm-signature", True
+
+    def body(self, key, typ, variant=0):
+        return dumps({"event": typ, "event_ts": 1658940993000 + variant,
+                      "payload": {"account_id": "D8cJuqWVQ623CI4Q8yQK0Q",
+                                  "object": {"uuid": key,
+                                             "id": "8969008401%d" % variant,
+                                             "topic": "oncehook e2e"}}})
+
+    def headers(self, secret, body, key, typ, t=None):
+        if t is None:
+            t = int(time.time())
+        return [("x-zm-request-timestamp", str(t)),
+                ("x-zm-signature", sign_zoom(secret, t, body))]
+
+
 SCHEMES = {s.name: s for s in (HmacSha256(), Stripe(), GitHub(), Standard(),
                                Svix(), Shopify(), Slack(), Paddle(),
-                               GitLab())}
+                               GitLab(), Zoom())}
 
 
 class Response(testkit.Response):
