@@ -40,6 +40,13 @@ scheme the binary knows without a row fails the suite.  A row is
                        changed, the key from a header kept) must be
                        422 key_conflict; its forgery is the one with
                        another key.
+    handshake=(BODY, WANT)  the sender's URL check: BODY (with {id}, its
+                       token) signed by "oncehook sign" must be answered
+                       200 with WANT's JSON members ("{id}" the token,
+                       "{hmac:id}" its hex HMAC-SHA256 under SECRET),
+                       and never stored (the database check).
+    hashed=True        the key is the body's hash (the sender sends no
+                       id): the answers' key must be 64 hex digits.
     answer="[accepted]"  the body of the 200 answers where the provider
                        expects its own, not oncehook's JSON.
 
@@ -75,6 +82,8 @@ Prints "ok - LABEL: ..." / "not ok - LABEL: ..." lines; exits 0, 1 if
 a check failed, 2 on a usage error, 3 on a harness error.
 """
 
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -89,7 +98,8 @@ from oncetest import hookclient  # noqa: E402
 
 
 def row(scheme, secret, sign, stale, body, **opts):
-    known = {"env", "event", "other", "tamper", "answer"}
+    known = {"env", "event", "other", "tamper", "answer", "hashed",
+             "handshake"}
     if set(opts) - known:
         raise SystemExit("schemes.py: row %s: unknown option %s"
                          % (scheme, sorted(set(opts) - known)))
@@ -104,7 +114,10 @@ ROWS = [
     row("stripe", "whsec_e2eSchemesStripeSecret0123456789abcdef",
         "npm:stripe", True,
         '{"id":"evt_{id}","object":"event","type":"customer.created",'
-        '"livemode":false,"data":{"object":{"id":"cus_{id}"}}}'),
+        '"livemode":false,"data":{"object":{"id":"cus_{id}"}}}',
+        handshake=('{"id":"evt_test_{id}","object":"v2.core.event","type":'
+                   '"v2.core.event_destination.ping","livemode":false,'
+                   '"context":null}', {"status": "handshake"})),
     row("github", "e2e-schemes-github-secret-7a1c", "npm:octokit", False,
         '{"zen":"Design for failure.","hook_id":12345678,'
         '"head_commit":{"id":"{id}"}}', event="push"),
@@ -121,7 +134,9 @@ ROWS = [
         event="orders/create"),
     row("slack", "e2e0schemes0slack0secret03c9d", "oncehook", True,
         '{"type":"event_callback","team_id":"T061EG9R6","event_id":'
-        '"Ev{id}","event":{"type":"app_mention","text":"hi"}}'),
+        '"Ev{id}","event":{"type":"app_mention","text":"hi"}}',
+        handshake=('{"token":"t","challenge":"{id}","type":'
+                   '"url_verification"}', {"challenge": "{id}"})),
     row("paddle", "pdl_ntfset_e2e_schemes_paddle_secret_8f0a", "oncehook",
         True,
         '{"event_id":"evt_{id}","event_type":"transaction.completed",'
@@ -129,6 +144,13 @@ ROWS = [
     row("gitlab", "e2e-schemes-gitlab-token-1b7e", "oncehook", False,
         '{"object_kind":"push","ref":"refs/heads/main",'
         '"checkout_sha":"{id}"}', event="Push Hook", tamper=None),
+    row("zoom", "e2eSchemesZoomSecretToken0a1b", "oncehook", True,
+        '{"event":"meeting.started","event_ts":{ts_ms},"payload":'
+        '{"account_id":"AAA","object":{"uuid":"{uuid}","id":"{id}"}}}',
+        hashed=True,
+        handshake=('{"event":"endpoint.url_validation","event_ts":{ts_ms},'
+                   '"payload":{"plainToken":"{id}"}}',
+                   {"plainToken": "{id}", "encryptedToken": "{hmac:id}"})),
 ]
 
 STALE_S = 3600          # "an hour ago": past every scheme's tolerance
@@ -294,11 +316,13 @@ def cmd_sign(a):
                  ("other", r.get("other") or other_secret(r["secret"]), now)]
         if r["stale"]:
             cases.append(("stale", r["secret"], now - STALE_S))
+        if r.get("handshake"):
+            cases.append(("handshake", r["secret"], now))
         for case, secret, ts in cases:
             plan.append((r, case, secret, new_event(), ts))
     jobs = []
     for r, case, secret, ev, ts in plan:
-        if r["sign"].startswith("npm:") and a.node:
+        if r["sign"].startswith("npm:") and a.node and case != "handshake":
             jobs.append({"signer": r["sign"][4:], "secret": secret,
                          "id": ev["id"], "uuid": ev["uuid"], "ts": ts,
                          "body": render(r["body"], ev, ts),
@@ -317,7 +341,17 @@ def cmd_sign(a):
     failed = 0
     for r, case, secret, ev, ts in plan:
         s = signed.setdefault(r["scheme"], {"row": r, "cases": {}})
-        if r["sign"].startswith("npm:"):
+        if case == "handshake":
+            try:
+                headers, body = sign_oncehook(
+                    a, r, secret, ev, ts, render(r["handshake"][0], ev, ts))
+            except (RuntimeError, OSError,
+                    subprocess.TimeoutExpired) as e:
+                print("not ok - %s: %s (%s): %s" % (a.label, r["scheme"],
+                                                    case, e))
+                failed += 1
+                continue
+        elif r["sign"].startswith("npm:"):
             if not a.node:
                 s["skip"] = "node or npm is not installed"
                 continue
@@ -420,9 +454,14 @@ def send_one(t, client, db, name, s):
             return t.check(what, bad, resp)
         bad = expect(resp, 200, {"status": status})
         key = resp.json.get("key") if isinstance(resp.json, dict) else None
-        if not bad and not (isinstance(key, str) and
-                            (c["valid"]["id"] in key or
-                             c["valid"]["uuid"] in key)):
+        if r.get("hashed"):
+            if not bad and not (isinstance(key, str) and
+                                len(key) == 64 and
+                                all(ch in "0123456789abcdef" for ch in key)):
+                bad.append("key %r is not a SHA-256 in hex" % (key,))
+        elif not bad and not (isinstance(key, str) and
+                              (c["valid"]["id"] in key or
+                               c["valid"]["uuid"] in key)):
             bad.append("key %r holds neither %s nor %s" % (
                 key, c["valid"]["id"], c["valid"]["uuid"]))
         t.check(what, bad, resp)
@@ -446,6 +485,23 @@ def send_one(t, client, db, name, s):
         resp = post("valid", tampered(s, c["valid"]))
         t.check(what, expect(resp, 401, {"error": "invalid_signature"}),
                 resp)
+    if r.get("handshake"):
+        hs = c.get("handshake")
+        if hs is None:
+            t.check("%s: the handshake was signed" % name, ["not signed"])
+        else:
+            want = {}
+            for k, v in r["handshake"][1].items():
+                if v == "{hmac:id}":
+                    v = hmac.new(r["secret"].encode(), hs["id"].encode(),
+                                 hashlib.sha256).hexdigest()
+                elif isinstance(v, str):
+                    v = v.replace("{id}", hs["id"])
+                want[k] = v
+            resp = post("handshake")
+            t.check("%s: its URL check -> 200 %s, never stored"
+                    % (name, json.dumps(r["handshake"][1])),
+                    expect(resp, 200, want), resp)
     resp = post("other")
     t.check("%s: signed with another key -> 401 invalid_signature" % name,
             expect(resp, 401, {"error": "invalid_signature"}), resp)
