@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the cryptography room (see lib/crypto.h).  SHA-256 and HMAC are
- * lib/sha256.c's; randomness is the kernel's (getrandom(2)); wiping is
- * explicit_bzero(3); SHA-1, for HMAC-SHA1 only, is here.  No state: each MAC keys its own context on the
- * stack and wipes it.
+ * lib/sha256.c's; SHA-1, for HMAC-SHA1 only, is here; randomness is the
+ * kernel's (getrandom(2)); wiping is explicit_bzero(3).  No state: each
+ * MAC keys its own context on the stack and wipes it.
  */
 #include "config.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the cryptography room.  HMAC-SHA256 over several pieces,
- * SHA-256 (both lib/sha256.c's), HMAC-SHA1 (its own), constant-time comparison, hex and base64
- * codecs, randomness and wiping.  No library: see lib/sha256.h for why.
+ * SHA-256 (both lib/sha256.c's), HMAC-SHA1 (its own), constant-time
+ * comparison, hex and base64 codecs, randomness and wiping.  No library: see lib/sha256.h for why.
  */
 #ifndef ONCEHOOK_CRYPTO_H
 #define ONCEHOOK_CRYPTO_H
