@@ -918,6 +918,7 @@ set_key(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	if (srclist_parse(key, v != NULL ? v : ep->scheme->key, 1, why,
 	    sizeof(why)) == -1)
 		return fail(l, var, "%s", why);
+	ep->key_scope = v == NULL ? scheme_key_scope(ep->scheme) : NULL;
 	if (srclist_parse(&ep->type, ep->scheme->type, 0, why,
 	    sizeof(why)) == -1)
 		return fail(l, var, "scheme default: %s", why);
