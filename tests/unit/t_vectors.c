@@ -33,7 +33,7 @@ static const char *const env[] = {
 	"ONCEHOOK_DB=/var/lib/oncehook/oncehook.db",
 	"ONCEHOOK_ENDPOINTS=standard,bare,svix,github,slack,paddle,stripe,"
 	    "shopify,gitlab,razorpay,woocommerce,mollie,linear,webflow,"
-	    "vercel,cashfree",
+	    "vercel,cashfree,vercel2",
 	"ONCEHOOK_STANDARD_SCHEME=standard",
 	"ONCEHOOK_STANDARD_SECRET=" SW_SECRET,
 	"ONCEHOOK_BARE_SCHEME=standard",
@@ -66,6 +66,9 @@ static const char *const env[] = {
 	"ONCEHOOK_VERCEL_SECRET=" VE_SECRET,
 	"ONCEHOOK_CASHFREE_SCHEME=cashfree",
 	"ONCEHOOK_CASHFREE_SECRET=" CF_SECRET,
+	/* A rotation: the new secret first, the vector's second. */
+	"ONCEHOOK_VERCEL2_SCHEME=vercel",
+	"ONCEHOOK_VERCEL2_SECRET=vercel-rotated-new-secret-77 " VE_SECRET,
 	NULL
 };
 
@@ -481,6 +484,23 @@ static const struct vcase vcases[] = {
 	    "HTTP_X_WEBHOOK_SIGNATURE=" CF_SIG_078 },
 	  CF_BODY, CF_T, HOOK_ESIG, "matched", NOSKEW,
 	  "cashfree: another timestamp under the signature -> refused" },
+	{ "cashfree", {
+	    "HTTP_X_WEBHOOK_TIMESTAMP=1617695238O00",
+	    "HTTP_X_WEBHOOK_SIGNATURE=" CF_SIG },
+	  CF_BODY, CF_T, HOOK_ESIG, "malformed", NOSKEW,
+	  "cashfree: a letter in the timestamp -> malformed" },
+	{ "webflow", {
+	    "HTTP_X_WEBFLOW_TIMESTAMP=1663849649000000",
+	    "HTTP_X_WEBFLOW_SIGNATURE=" WF_SIG },
+	  WF_BODY, WF_T, HOOK_ESIG, "malformed", NOSKEW,
+	  "webflow: a timestamp of 16 digits -> malformed" },
+	{ "vercel2", { "HTTP_X_VERCEL_SIGNATURE=" VE_SIG },
+	  VE_BODY, 0, HOOK_OK, NULL, NOSKEW,
+	  "vercel: two secrets (a rotation), the second one's signature "
+	  "verifies" },
+	{ "vercel2", { "HTTP_X_VERCEL_SIGNATURE=" VE_SIG },
+	  VE_BODY " ", 0, HOOK_ESIG, "matched", NOSKEW,
+	  "vercel: two secrets, neither matches a changed body" },
 };
 
 /*
