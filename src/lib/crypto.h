@@ -2,7 +2,8 @@
 /*
  * oncehook: the cryptography room.  HMAC-SHA256 over several pieces,
  * SHA-256 (both lib/sha256.c's), HMAC-SHA1 (its own), constant-time
- * comparison, hex and base64 codecs, randomness and wiping.  No library: see lib/sha256.h for why.
+ * comparison, hex and base64 codecs, randomness and wiping.  No library:
+ * see lib/sha256.h for why.
  */
 #ifndef ONCEHOOK_CRYPTO_H
 #define ONCEHOOK_CRYPTO_H
@@ -39,7 +40,8 @@ int	crypto_hmac_sha1(const void *key, size_t keysz,
 	    __attribute__((warn_unused_result));
 
 /* out = SHA-1(p).  Returns 0. */
-int	crypto_sha1(const void *p, size_t sz, unsigned char out[CRYPTO_SHA1_LEN])
+int	crypto_sha1(const void *p, size_t sz,
+	    unsigned char out[CRYPTO_SHA1_LEN])
 	    __attribute__((warn_unused_result));
 
 /* out = SHA-256(p).  Returns 0 (as crypto_hmac_sha256()). */

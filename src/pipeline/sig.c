@@ -541,7 +541,8 @@ verify_vercel(const struct conf_endpoint *ep, const struct sig_input *in,
     struct sig_verdict *v)
 {
 	struct crypto_piece	 body = { in->body, in->bodysz };
-	unsigned char		 got[CRYPTO_SHA1_LEN], want[CRYPTO_SHA1_LEN];
+	unsigned char		 got[CRYPTO_SHA1_LEN];
+	unsigned char		 want[CRYPTO_SHA1_LEN];
 	const char		*h;
 	size_t			 i;
 	int			 found = 0;

@@ -150,7 +150,8 @@
 /* Razorpay: computed; razorpay 2.9.8's validateWebhookSignature accepts it. */
 #define RZ_SECRET	"razorpay-selftest-webhook-secret"
 #define RZ_ID		"evt_selftest_0001"
-#define RZ_BODY		"{\"entity\":\"event\",\"account_id\":\"acc_BFQ7uQEa" \
+#define RZ_BODY		\
+			"{\"entity\":\"event\",\"account_id\":\"acc_BFQ7uQEa" \
 			"a7j2z7\",\"event\":\"payment.captured\",\"contains" \
 			"\":[\"payment\"],\"payload\":{\"payment\":{\"entity\"" \
 			":{\"id\":\"pay_DESlfW9H8K9uqM\",\"entity\":\"paymen" \
@@ -162,13 +163,15 @@
 /* WooCommerce: computed (base64). */
 #define WC_SECRET	"woocommerce-selftest-secret"
 #define WC_ID		"3a4f1c2e9b7d0a51"
-#define WC_BODY		"{\"id\":727,\"status\":\"processing\",\"currency\":\"" \
+#define WC_BODY		\
+			"{\"id\":727,\"status\":\"processing\",\"currency\":\"" \
 			"USD\",\"total\":\"29.35\"}"
 #define WC_SIG		"FBF1KlBfASxJJ/wUJq5se/tfNCgr5cQ6kl387fGTvUk="
 
 /* Mollie: the secret and payload of mollie-api-php's own tests. */
 #define MO_SECRET	"test_webhook_secret"
-#define MO_BODY		"{\"id\":\"tr_12345\",\"event_type\":\"payment-link." \
+#define MO_BODY		\
+			"{\"id\":\"tr_12345\",\"event_type\":\"payment-link." \
 			"paid\"}"
 #define MO_HEX		"e479a5e4aaa17db94cfc546071e10e91" \
 			"c0b37f21e464e751ebdd7d7ad2ffd146"
@@ -178,7 +181,8 @@
 #define LI_SECRET	"lin_wh_selftest_signing_secret"
 #define LI_T		1676056940
 #define LI_ID		"234d1a4e-b617-4388-90fe-adc3633d6b72"
-#define LI_BODY		"{\"action\":\"create\",\"type\":\"Issue\",\"data\":{\"i" \
+#define LI_BODY		\
+			"{\"action\":\"create\",\"type\":\"Issue\",\"data\":{\"i" \
 			"d\":\"2174add1-f7c8-44e3-bbf3-2d60b5ea8bc9\",\"t" \
 			"itle\":\"Selftest\"},\"url\":\"https://linear.app/" \
 			"e/issue/E-1\",\"webhookTimestamp\":167605694050" \
@@ -190,7 +194,8 @@
 #define WF_SECRET	"webflow-selftest-client-secret"
 #define WF_T		1663849649
 #define WF_TS		"1663849649000"
-#define WF_BODY		"{\"triggerType\":\"form_submission\",\"payload\":{" \
+#define WF_BODY		\
+			"{\"triggerType\":\"form_submission\",\"payload\":{" \
 			"\"name\":\"Contact Us\",\"siteId\":\"65427cf400e02b" \
 			"306eaa049c\",\"data\":{\"email\":\"zaphod@heartofg" \
 			"old.ai\"},\"id\":\"6321ca84df3949bfc6752327\"}}"
@@ -202,7 +207,8 @@
 
 /* Vercel: computed (HMAC-SHA1). */
 #define VE_SECRET	"vercel-selftest-webhook-secret"
-#define VE_BODY		"{\"id\":\"evt_selftest\",\"type\":\"deployment.crea" \
+#define VE_BODY		\
+			"{\"id\":\"evt_selftest\",\"type\":\"deployment.crea" \
 			"ted\",\"createdAt\":1700000000000,\"payload\":{\"d" \
 			"eployment\":{\"id\":\"dpl_selftest\"}}}"
 #define VE_SIG		"f13539b6150123ef832f8314dc2678feda87f011"
@@ -211,7 +217,8 @@
 #define CF_SECRET	"cashfree-selftest-client-secret"
 #define CF_T		1617695238
 #define CF_TS		"1617695238000"
-#define CF_BODY		"{\"data\":{\"order\":{\"order_id\":\"order_OFRfOi8A" \
+#define CF_BODY		\
+			"{\"data\":{\"order\":{\"order_id\":\"order_OFRfOi8A" \
 			"Bp\",\"order_amount\":2},\"payment\":{\"cf_payment" \
 			"_id\":975678721,\"payment_status\":\"SUCCESS\"}}," \
 			"\"event_time\":\"2021-04-06T13:17:18+05:30\",\"ty" \

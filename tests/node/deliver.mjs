@@ -7,9 +7,10 @@
 // BASE_URL is where the endpoints live (http://127.0.0.1:PORT/hooks);
 // the secrets come from the environment: STRIPE_SECRET, STANDARD_SECRET,
 // SVIX_SECRET, GITHUB_SECRET, RAZORPAY_SECRET (those of the endpoints
-// stripe, standard, svix, github and razorpay).  For each library: the first delivery must be
-// answered 200 processed, the same delivery again 200
-// already_processed, and the body changed under the same headers 401.
+// stripe, standard, svix, github and razorpay).  For each library: the
+// first delivery must be answered 200 processed, the same delivery again
+// 200 already_processed, and the body changed under the same headers
+// 401.
 // Prints "ok - ..." / "not ok - ..." lines for the shell to number;
 // exits 0, or 1 if a check failed, 2 on a usage error, 3 if something
 // threw (a connection refused, say).
