@@ -918,6 +918,7 @@ set_key(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	if (srclist_parse(key, v != NULL ? v : ep->scheme->key, 1, why,
 	    sizeof(why)) == -1)
 		return fail(l, var, "%s", why);
+	ep->key_scope = v == NULL ? scheme_key_scope(ep->scheme) : NULL;
 	if (srclist_parse(&ep->type, ep->scheme->type, 0, why,
 	    sizeof(why)) == -1)
 		return fail(l, var, "scheme default: %s", why);
@@ -1293,7 +1294,9 @@ const struct conf_var conf_vars[] = {
 	{ "SCHEME", CONF_ENDPOINT, CONF_REQUIRED, 0, 0, NULL, "required",
 	    E(scheme), &kind_scheme,
 	    "`stripe`, `github`, `standard`, `svix`, `shopify`, `slack`, "
-	    "`paddle`, `gitlab`, `zoom`, `hmac-sha256`", NULL },
+	    "`paddle`, `gitlab`, `razorpay`, `woocommerce`, `mollie`, "
+	    "`linear`, `webflow`, `vercel`, `cashfree`, `zoom`, "
+	    "`hmac-sha256`", NULL },
 	{ "SECRET", CONF_ENDPOINT, CONF_HIDDEN | CONF_SIGNING, 0, 0, NULL,
 	    "required unless `_SECRET_FILE`", E(secrets), &kind_secret,
 	    "one or more secrets, separated by white space (space, tab, CR, "
@@ -1317,7 +1320,7 @@ const struct conf_var conf_vars[] = {
 	    E(retention), &kind_duration,
 	    "how long a key is kept: `72h`, `30d`, `forever`", NULL },
 	{ "PARK_AFTER", CONF_ENDPOINT, CONF_UNSET_TOO, 1, 1000, NULL,
-	    "per scheme: 1 for `github`, `gitlab`; 3 for the others",
+	    "per scheme: 1 for `github`, `gitlab`, `woocommerce`; 3 for the others",
 	    E(park_after), &kind_attempts,
 	    "the failed attempt of an event that parks it (stored as "
 	    "`failed`, answered 200 `parked`; see docs/operations.md), or "

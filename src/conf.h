@@ -68,6 +68,10 @@ struct conf_endpoint {
 	int			 placeholder;	/* an example secret was left */
 	long long		 tolerance;	/* seconds */
 	struct srclist		 key;
+	const char		*key_scope;	/* header prefixing the key
+						   (pipeline/sig.h:
+						   scheme_key_scope()), or
+						   NULL */
 	struct srclist		 type;
 	long long		 retention;	/* seconds; -1 forever */
 	long long		 park_after;	/* attempts; 0: never park */

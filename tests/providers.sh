@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # oncehook against the providers' own libraries, from the npm registry at
 # the exact versions of tests/node/package-lock.json: stripe,
-# standardwebhooks and @octokit/webhooks-methods.
+# standardwebhooks, @octokit/webhooks-methods and razorpay.
 #
 # 1. Deliveries signed by those libraries (tests/node/deliver.mjs) are
 #    sent to oncehook behind a real lighttpd, started from the shipped
@@ -68,6 +68,9 @@ trap 'exit 99' HUP INT TERM
 
 start=$(date +%s)
 
+# Razorpay's webhook secret: any string the dashboard is given.
+RAZORPAY_SECRET=e2e-razorpay-webhook-secret-6c3e
+
 # The libraries, exactly as locked, beside the scripts (Node.js resolves
 # an ES module's imports from the module's own directory).
 node=$tmp/node
@@ -83,7 +86,8 @@ if ! (cd "$node" && $watchdog npm ci --no-audit --no-fund --ignore-scripts \
 	bail "npm ci failed in $node"
 fi
 echo "# node $(node --version); $(cd "$node" && node -e '
-for (const p of ["stripe", "standardwebhooks", "@octokit/webhooks-methods"])
+for (const p of ["stripe", "standardwebhooks", "@octokit/webhooks-methods",
+    "razorpay"])
 	process.stdout.write(p + " " +
 	    require("./node_modules/" + p + "/package.json").version + "; ");
 ')"
@@ -94,10 +98,27 @@ if command -v lighttpd >/dev/null 2>&1 || [ -x /usr/sbin/lighttpd ]; then
 	lt_find
 	d=$tmp/fastcgi
 	lt_setup fastcgi "$d"
+	# A razorpay endpoint beside the example's, filled in the same way.
+	python3 -c 'import sys
+p, secret, actions = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(p, encoding="utf-8").read()
+eps = "\"ONCEHOOK_ENDPOINTS\" => \"stripe,shop,github,standard,svix,shopify,slack,paddle,gitlab"
+after = "\"ONCEHOOK_GITLAB_SCHEME\" => \"gitlab\","
+if text.count(eps) != 1 or text.count(after) != 1:
+    sys.exit("%s: no endpoint list or gitlab endpoint to add razorpay to" % p)
+text = text.replace(eps, eps + ",razorpay").replace(after, after +
+    "\n\t\t\t\"ONCEHOOK_RAZORPAY_SCHEME\" => \"razorpay\","
+    "\n\t\t\t\"ONCEHOOK_RAZORPAY_SECRET\" => \"%s\","
+    "\n\t\t\t\"ONCEHOOK_RAZORPAY_ACTIONS\" => \"%s\"," % (secret, actions))
+open(p, "w", encoding="utf-8").write(text)' "$d/conf/oncehook.conf" \
+	    "$RAZORPAY_SECRET" "$d/sql/orders.sql" ||
+	    bail "adding a razorpay endpoint"
+	lt_env "$d"
 	if lt_start "$d" fastcgi; then
 		tap ok "lighttpd starts with conf-examples/lighttpd-fastcgi.conf"
 		STRIPE_SECRET=$STRIPE_SECRET STANDARD_SECRET=$STANDARD_SECRET \
 		    SVIX_SECRET=$SVIX_SECRET GITHUB_SECRET=$GITHUB_SECRET \
+		    RAZORPAY_SECRET=$RAZORPAY_SECRET \
 		    $watchdog node "$node/deliver.mjs" \
 		    "http://127.0.0.1:$lt_port/hooks" >"$tmp/deliver.tap" \
 		    2>"$tmp/deliver.err"
@@ -113,7 +134,7 @@ db = sqlite3.connect(sys.argv[1])
 print(" ".join("%s=%d" % r for r in db.execute(
     "SELECT endpoint, count(*) FROM events GROUP BY endpoint "
     "ORDER BY endpoint")))' "$d/db/oncehook.db" 2>&1)
-		if [ "$rows" = "github=1 standard=1 stripe=1 svix=1" ]; then
+		if [ "$rows" = "github=1 razorpay=1 standard=1 stripe=1 svix=1" ]; then
 			tap ok "one event row per library's delivery ($rows)"
 		else
 			tap not-ok "one event row per library's delivery"
@@ -136,7 +157,7 @@ fi
 # The configuration "oncehook sign" reads: the same secrets.
 cat >"$tmp/sign.env" <<EOF
 ONCEHOOK_DB=$tmp/unused.db
-ONCEHOOK_ENDPOINTS=stripe,standard,svix,github
+ONCEHOOK_ENDPOINTS=stripe,standard,svix,github,razorpay
 ONCEHOOK_STRIPE_SCHEME=stripe
 ONCEHOOK_STRIPE_SECRET=$STRIPE_SECRET
 ONCEHOOK_STANDARD_SCHEME=standard
@@ -145,6 +166,8 @@ ONCEHOOK_SVIX_SCHEME=svix
 ONCEHOOK_SVIX_SECRET=$SVIX_SECRET
 ONCEHOOK_GITHUB_SCHEME=github
 ONCEHOOK_GITHUB_SECRET=$GITHUB_SECRET
+ONCEHOOK_RAZORPAY_SCHEME=razorpay
+ONCEHOOK_RAZORPAY_SECRET=$RAZORPAY_SECRET
 EOF
 
 # A payload as a file: UTF-8 beyond ASCII, a trailing newline; sign
@@ -214,6 +237,7 @@ one stripe stripe "$STRIPE_SECRET"
 one standardwebhooks standard "$STANDARD_SECRET"
 one svix svix "$SVIX_SECRET"
 one octokit github "$GITHUB_SECRET"
+one razorpay razorpay "$RAZORPAY_SECRET"
 
 # The delivery id and event type given to sign are the headers GitHub
 # sends beside the signature, and the signature still verifies.

@@ -31,8 +31,10 @@ static const char sign_usage[] =
 "it becomes X-Idempotency-Key, else the body's id is the key; schemes\n"
 "whose key is in the body ignore it), --event the type for schemes that\n"
 "carry it in a header\n"
-"(github, shopify, gitlab), --time the timestamp.  For gitlab the header\n"
-"is the secret itself.\n";
+"(github, shopify, gitlab, woocommerce, linear), --time the timestamp\n"
+"(sent in milliseconds by webflow and cashfree).  For gitlab the header\n"
+"is the secret itself.  For linear the time is the body's own\n"
+"webhookTimestamp (Unix milliseconds), which FILE must carry.\n";
 
 #define SIGN_BODY_MAX	(64 << 20)	/* bytes */
 

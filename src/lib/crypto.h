@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the cryptography room.  HMAC-SHA256 over several pieces,
- * SHA-256 (both lib/sha256.c's), constant-time comparison, hex and base64
- * codecs, randomness and wiping.  No library: see lib/sha256.h for why.
+ * SHA-256 (both lib/sha256.c's), HMAC-SHA1 (its own), constant-time
+ * comparison, hex and base64 codecs, randomness and wiping.  No library:
+ * see lib/sha256.h for why.
  */
 #ifndef ONCEHOOK_CRYPTO_H
 #define ONCEHOOK_CRYPTO_H
@@ -11,6 +12,7 @@
 
 #define CRYPTO_SHA256_LEN	32
 #define CRYPTO_SHA256_HEXLEN	64
+#define CRYPTO_SHA1_LEN		20
 
 /* A piece of the bytes to authenticate: the MAC covers all in order. */
 struct crypto_piece {
@@ -25,6 +27,21 @@ struct crypto_piece {
 int	crypto_hmac_sha256(const void *key, size_t keysz,
 	    const struct crypto_piece *pieces, size_t n,
 	    unsigned char out[CRYPTO_SHA256_LEN])
+	    __attribute__((warn_unused_result));
+
+/*
+ * out = HMAC-SHA1(key, pieces...), for the providers that still sign
+ * with it (Vercel).  SHA-1 (FIPS 180-4) is this file's own, plain C on
+ * 32-bit words with no branch on data.  Returns 0.
+ */
+int	crypto_hmac_sha1(const void *key, size_t keysz,
+	    const struct crypto_piece *pieces, size_t n,
+	    unsigned char out[CRYPTO_SHA1_LEN])
+	    __attribute__((warn_unused_result));
+
+/* out = SHA-1(p).  Returns 0. */
+int	crypto_sha1(const void *p, size_t sz,
+	    unsigned char out[CRYPTO_SHA1_LEN])
 	    __attribute__((warn_unused_result));
 
 /* out = SHA-256(p).  Returns 0 (as crypto_hmac_sha256()). */

@@ -155,5 +155,11 @@ jsonpeek(const char *text, size_t sz, const char *pointer, const char **v,
 	if (*p == 'n')
 		return e - p >= 4 && memcmp(p, "null", 4) == 0 ?
 		    JSONPEEK_ABSENT : JSONPEEK_UNSURE;
+	*v = NULL;
+	*vlen = 0;
+	if (*p != '{' && *p != '[' && (q = skip_value(p, e)) != NULL) {
+		*v = p;
+		*vlen = (size_t)(q - p);
+	}
 	return JSONPEEK_OTHER;
 }

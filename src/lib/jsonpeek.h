@@ -25,7 +25,9 @@ enum jsonpeek {
 	JSONPEEK_STRING,	/* a string without escapes: *v, *vlen */
 	JSONPEEK_ABSENT,	/* no such member, null, or a scalar on
 				 * the way (jsondoc_get(): nothing) */
-	JSONPEEK_OTHER,		/* a number, true, false, object or array */
+	JSONPEEK_OTHER,		/* a number, true, false, object or array;
+				 * for a number, true or false *v, *vlen
+				 * hold its text (NULL, 0 otherwise) */
 	JSONPEEK_UNSURE		/* cannot tell without a parse */
 };
 

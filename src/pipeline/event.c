@@ -104,6 +104,37 @@ key_from(const struct src *s, const struct req *rq, const struct jsondoc *d,
 	return HOOK_OK;
 }
 
+/*
+ * The key under the endpoint's scope (conf.h: key_scope): the scope
+ * header's value, ':' and *key, when the request carries that header;
+ * *key as it is otherwise.
+ */
+static enum hook_err
+scoped(const struct conf_endpoint *ep, const struct req *rq, char **key,
+    const char **why)
+{
+	const char	*h;
+	char		*k;
+	size_t		 n;
+
+	if (ep->key_scope == NULL ||
+	    (h = req_header(rq, ep->key_scope)) == NULL || *h == '\0')
+		return HOOK_OK;
+	n = strlen(h) + 1 + strlen(*key);
+	if (n > EVENT_KEY_MAX || !printable(h)) {
+		*why = "idempotency key too long or not printable";
+		return HOOK_EBADKEY;
+	}
+	if ((k = malloc(n + 1)) == NULL)
+		return HOOK_ESYSTEM;
+	memcpy(k, h, strlen(h));
+	k[strlen(h)] = ':';
+	memcpy(k + strlen(h) + 1, *key, strlen(*key) + 1);
+	free(*key);
+	*key = k;
+	return HOOK_OK;
+}
+
 /* The event type from the first source that has one; NULL if none. */
 static enum hook_err
 type_from(const struct srclist *sl, const struct req *rq,
@@ -444,6 +475,8 @@ extract(const struct conf_endpoint *ep, const struct req *rq,
 		er = HOOK_ENOKEY;
 		goto out;
 	}
+	if ((er = scoped(ep, rq, &ev->key, why)) != HOOK_OK)
+		goto out;
 	ev->payload = body;
 	ev->payloadsz = bodysz;
 	ev->doc = d;
@@ -539,6 +572,7 @@ event_peek(const struct conf_endpoint *ep, const struct req *rq,
     const char *body, size_t bodysz, struct event *ev)
 {
 	char			*v = NULL;
+	const char		*why = NULL;
 	size_t			 i;
 
 	memset(ev, 0, sizeof(*ev));
@@ -563,6 +597,8 @@ event_peek(const struct conf_endpoint *ep, const struct req *rq,
 			goto no;
 	if (ev->key == NULL || strlen(ev->key) > EVENT_KEY_MAX ||
 	    !printable(ev->key))
+		goto no;
+	if (scoped(ep, rq, &ev->key, &why) != HOOK_OK)
 		goto no;
 	ev->payload = body;
 	ev->payloadsz = bodysz;

@@ -21,6 +21,7 @@
 #include "conf.h"
 #include "front/req.h"
 #include "lib/crypto.h"
+#include "lib/jsonpeek.h"
 #include "pipeline/sig.h"
 
 #define SIG_CANDIDATES_MAX	16	/* signatures one header may offer */
@@ -191,7 +192,8 @@ matched(int rc, struct sig_verdict *v)
 
 /*
  * One header holding one MAC of the body, after prefix (optional unless
- * required), in hex or base64: hmac-sha256, github, shopify.
+ * required), in hex or base64: hmac-sha256, github, shopify, razorpay,
+ * woocommerce, mollie, linear.
  */
 static enum hook_err
 verify_plain(const struct conf_endpoint *ep, const struct sig_input *in,
@@ -423,6 +425,161 @@ verify_svix(const struct conf_endpoint *ep, const struct sig_input *in,
 {
 	return verify_standard_as(ep, in, v, "svix-id", "svix-timestamp",
 	    "svix-signature");
+}
+
+/*
+ * A decimal Unix time in milliseconds (at most 15 digits) into whole
+ * seconds in *ts.  Returns 0, or -1 if it is anything else.
+ */
+static int
+parse_ms(const char *s, size_t len, long long *ts)
+{
+	long long	 v = 0;
+	size_t		 i;
+
+	if (len == 0 || len > 15)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*ts = v / 1000;
+	return 0;
+}
+
+static enum hook_err
+verify_razorpay(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_plain(ep, in, v, "X-Razorpay-Signature", NULL, 0, 0);
+}
+
+static enum hook_err
+verify_woocommerce(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_plain(ep, in, v, "X-WC-Webhook-Signature", NULL, 0, 1);
+}
+
+/* Mollie's own validator takes the hex with or without "sha256=". */
+static enum hook_err
+verify_mollie(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_plain(ep, in, v, "X-Mollie-Signature", "sha256=", 0, 0);
+}
+
+/*
+ * linear: Linear-Signature, hex over the body; the time is the body's
+ * webhookTimestamp (Unix milliseconds), read once the signature matched.
+ * A body without one that jsonpeek can read is refused as malformed.
+ */
+static enum hook_err
+verify_linear(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	const char	*ts = NULL;
+	size_t		 tslen = 0;
+	long long	 t;
+	enum hook_err	 er;
+
+	if ((er = verify_plain(ep, in, v, "Linear-Signature", NULL, 0, 0)) !=
+	    HOOK_OK)
+		return er;
+	if (jsonpeek(in->body, in->bodysz, "/webhookTimestamp", &ts,
+	    &tslen) != JSONPEEK_OTHER || ts == NULL ||
+	    parse_ms(ts, tslen, &t) == -1) {
+		v->why = "webhookTimestamp missing or not milliseconds";
+		return HOOK_ESIG;
+	}
+	return check_time(ep, t, in->now, v);
+}
+
+/*
+ * One header holding one MAC (hex or base64) of the timestamp header's
+ * text (Unix milliseconds), the joiner and the body: webflow (":", hex),
+ * cashfree ("", base64).
+ */
+static enum hook_err
+verify_stamped_ms(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v, const char *name, const char *tsname,
+    const char *join, int base64)
+{
+	struct candidates	 c;
+	struct crypto_piece	 pieces[6];
+	const char		*h, *ts;
+	long long		 t;
+	size_t			 n;
+	enum hook_err		 er;
+
+	c.n = 0;
+	if ((h = header(in, name, v)) == NULL)
+		return HOOK_ESIG;
+	if ((ts = req_header(in->rq, tsname)) == NULL) {
+		v->why = "timestamp header missing";
+		return HOOK_ESIG;
+	}
+	if ((base64 ? add_b64(&c, h, strlen(h)) : add_hex(&c, h,
+	    strlen(h))) == -1 || parse_ms(ts, strlen(ts), &t) == -1) {
+		v->why = "signature header malformed";
+		return HOOK_ESIG;
+	}
+	n = signed_bytes(pieces, NULL, NULL, ts, strlen(ts), join, in->body,
+	    in->bodysz);
+	if ((er = matched(match_any(ep, pieces, n, &c), v)) != HOOK_OK)
+		return er;
+	return check_time(ep, t, in->now, v);
+}
+
+static enum hook_err
+verify_webflow(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_stamped_ms(ep, in, v, "x-webflow-signature",
+	    "x-webflow-timestamp", ":", 0);
+}
+
+static enum hook_err
+verify_cashfree(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	return verify_stamped_ms(ep, in, v, "x-webhook-signature",
+	    "x-webhook-timestamp", "", 1);
+}
+
+/*
+ * vercel: x-vercel-signature, hex HMAC-SHA1 over the body, compared
+ * with every secret's MAC whatever matched first.
+ */
+static enum hook_err
+verify_vercel(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	struct crypto_piece	 body = { in->body, in->bodysz };
+	unsigned char		 got[CRYPTO_SHA1_LEN];
+	unsigned char		 want[CRYPTO_SHA1_LEN];
+	const char		*h;
+	size_t			 i;
+	int			 found = 0;
+
+	if ((h = header(in, "x-vercel-signature", v)) == NULL)
+		return HOOK_ESIG;
+	if (strlen(h) != 2 * CRYPTO_SHA1_LEN ||
+	    crypto_unhex(h, strlen(h), got, sizeof(got)) != CRYPTO_SHA1_LEN) {
+		v->why = "signature header malformed";
+		return HOOK_ESIG;
+	}
+	for (i = 0; i < ep->nsecrets; i++) {
+		if (crypto_hmac_sha1(ep->secrets[i].p, ep->secrets[i].sz,
+		    &body, 1, want) == -1) {
+			crypto_wipe(want, sizeof(want));
+			return HOOK_ESYSTEM;
+		}
+		found |= crypto_equal(got, want, sizeof(got));
+	}
+	crypto_wipe(want, sizeof(want));
+	return matched(found, v);
 }
 
 /*
@@ -769,6 +926,137 @@ static const struct handshake stripe_handshake = {
 	"/type", "v2.core.event_destination.ping", NULL, NULL
 };
 
+/*
+ * The MAC of pieces as hex (65 bytes) or base64 (45 bytes) text in out.
+ */
+static int
+mac_pieces(const struct secret *k, const struct crypto_piece *pieces,
+    size_t n, int base64, char *out)
+{
+	unsigned char	 md[CRYPTO_SHA256_LEN];
+
+	if (crypto_hmac_sha256(k->p, k->sz, pieces, n, md) == -1)
+		return -1;
+	if (base64)
+		(void)crypto_base64(md, sizeof(md), out, 45);
+	else
+		crypto_hex(md, sizeof(md), out);
+	crypto_wipe(md, sizeof(md));
+	return 0;
+}
+
+static int
+sign_razorpay(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	char	 ts[24], mac[65];
+
+	if (mac_text(k, m, NULL, NULL, 0, "", 0, ts, mac) == -1)
+		return -1;
+	out_add(o, "X-Razorpay-Event-Id", "%s", m->id);
+	out_add(o, "X-Razorpay-Signature", "%s", mac);
+	return 0;
+}
+
+static int
+sign_woocommerce(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	char	 ts[24], mac[45];
+	const char *topic = m->event ? m->event : "order.created";
+
+	if (mac_text(k, m, NULL, NULL, 0, "", 1, ts, mac) == -1)
+		return -1;
+	out_add(o, "X-WC-Webhook-Topic", "%s", topic);
+	out_add(o, "X-WC-Webhook-Resource", "%.*s",
+	    (int)strcspn(topic, "."), topic);
+	out_add(o, "X-WC-Webhook-Delivery-ID", "%s", m->id);
+	out_add(o, "X-WC-Webhook-Signature", "%s", mac);
+	return 0;
+}
+
+static int
+sign_mollie(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	char	 ts[24], mac[65];
+
+	if (mac_text(k, m, NULL, NULL, 0, "", 0, ts, mac) == -1)
+		return -1;
+	out_add(o, "X-Mollie-Signature", "sha256=%s", mac);
+	return 0;
+}
+
+/* The body carries its own webhookTimestamp: sign adds none. */
+static int
+sign_linear(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	char	 ts[24], mac[65];
+
+	if (mac_text(k, m, NULL, NULL, 0, "", 0, ts, mac) == -1)
+		return -1;
+	out_add(o, "Linear-Delivery", "%s", m->id);
+	out_add(o, "Linear-Event", "%s", m->event ? m->event : "Issue");
+	out_add(o, "Linear-Signature", "%s", mac);
+	return 0;
+}
+
+/* The sender side of verify_stamped_ms(): m's time in milliseconds. */
+static int
+sign_stamped_ms(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o, const char *name, const char *tsname,
+    const char *join, int base64)
+{
+	struct crypto_piece	 pieces[6];
+	char			 ts[32], mac[65];
+	size_t			 n;
+
+	snprintf(ts, sizeof(ts), "%lld000", (long long)m->now);
+	n = signed_bytes(pieces, NULL, NULL, ts, strlen(ts), join, m->body,
+	    m->bodysz);
+	if (mac_pieces(k, pieces, n, base64, mac) == -1)
+		return -1;
+	out_add(o, tsname, "%s", ts);
+	out_add(o, name, "%s", mac);
+	return 0;
+}
+
+static int
+sign_webflow(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	return sign_stamped_ms(k, m, o, "x-webflow-signature",
+	    "x-webflow-timestamp", ":", 0);
+}
+
+static int
+sign_cashfree(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	return sign_stamped_ms(k, m, o, "x-webhook-signature",
+	    "x-webhook-timestamp", "", 1);
+}
+
+static int
+sign_vercel(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	struct crypto_piece	 body = { m->body, m->bodysz };
+	unsigned char		 md[CRYPTO_SHA1_LEN];
+	char			 mac[2 * CRYPTO_SHA1_LEN + 1];
+
+	if (crypto_hmac_sha1(k->p, k->sz, &body, 1, md) == -1)
+		return -1;
+	crypto_hex(md, sizeof(md), mac);
+	crypto_wipe(md, sizeof(md));
+	out_add(o, "x-vercel-signature", "%s", mac);
+	return 0;
+}
+
+/* Linear stamps each attempt anew (its time is in the body). */
+static const char *const linear_volatile[] = { "webhookTimestamp", NULL };
+
 /* Stripe recounts pending_webhooks on each attempt at an event. */
 static const char *const stripe_volatile[] = { "pending_webhooks", NULL };
 /*
@@ -842,6 +1130,51 @@ static const struct scheme schemes[] = {
 	  &zoom_handshake, zoom_volatile, NULL,
 	  NULL, verify_zoom,
 	  sign_zoom, 3 },
+	/* Retries for 24 hours, then disables the webhook. */
+	{ "razorpay", 0,
+	  "header:X-Razorpay-Event-Id hash",
+	  "json:/event", SIG_TYPES_DOTTED,
+	  NULL, NULL, NULL,
+	  NULL, verify_razorpay,
+	  sign_razorpay, 3 },
+	/* Never retries; disables a hook after 5 failures in a row. */
+	{ "woocommerce", 0,
+	  "header:X-WC-Webhook-Delivery-ID",
+	  "header:X-WC-Webhook-Topic", SIG_TYPES_DOTTED,
+	  NULL, NULL, NULL,
+	  NULL, verify_woocommerce,
+	  sign_woocommerce, 1 },
+	{ "mollie", 0,
+	  "json:/id",
+	  "json:/type", SIG_TYPES_ANY,
+	  NULL, NULL, NULL,
+	  NULL, verify_mollie,
+	  sign_mollie, 3 },
+	{ "linear", 1,
+	  "header:Linear-Delivery",
+	  "json:/type", SIG_TYPES_ANY,
+	  NULL, linear_volatile, NULL,
+	  NULL, verify_linear,
+	  sign_linear, 3 },
+	/* Retries 3 times, 10 minutes apart: the same bytes, so the hash. */
+	{ "webflow", 1,
+	  "hash",
+	  "json:/triggerType", SIG_TYPES_WORD,
+	  NULL, NULL, NULL,
+	  NULL, verify_webflow,
+	  sign_webflow, 3 },
+	{ "vercel", 0,
+	  "json:/id",
+	  "json:/type", SIG_TYPES_ANY,
+	  NULL, NULL, NULL,
+	  NULL, verify_vercel,
+	  sign_vercel, 3 },
+	{ "cashfree", 1,
+	  "hash",
+	  "json:/type", SIG_TYPES_ANY,
+	  NULL, NULL, NULL,
+	  NULL, verify_cashfree,
+	  sign_cashfree, 3 },
 };
 
 #define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
@@ -926,6 +1259,24 @@ scheme_type_example(const struct scheme *sc)
 	};
 
 	return example[sc->types];
+}
+
+const char *
+scheme_key_scope(const struct scheme *sc)
+{
+	/* Beside the table, so that its rows keep their shape. */
+	static const struct {
+		const char	*scheme;
+		const char	*header;
+	} scopes[] = {
+		{ "github", "X-GitHub-Hook-ID" },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++)
+		if (strcmp(sc->name, scopes[i].scheme) == 0)
+			return scopes[i].header;
+	return NULL;
 }
 
 enum hook_err

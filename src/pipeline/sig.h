@@ -6,7 +6,9 @@
  * timestamp, its default key and event-type sources, how a configured
  * secret becomes key bytes, and one verify function.  Adding a scheme is
  * a row plus that function.  This file knows HTTP headers and bytes; it
- * knows no database and no JSON.
+ * knows no database and parses no JSON: the one scheme whose timestamp
+ * is inside the body (linear) reads that number with lib/jsonpeek.h,
+ * after the signature matched, so the bytes it reads are the sender's.
  */
 #ifndef ONCEHOOK_SIG_H
 #define ONCEHOOK_SIG_H
@@ -143,6 +145,14 @@ int			 scheme_sends_type(const struct scheme *,
 			    const char *type);
 /* One of the scheme's event types, for messages; NULL if any goes. */
 const char		*scheme_type_example(const struct scheme *);
+/*
+ * A request header whose value, when present, and ':' prefix the key
+ * the scheme's default sources give, or NULL: GitHub's
+ * X-GitHub-Hook-ID, as one event reaches every hook subscribed to it
+ * with one X-GitHub-Delivery.  A key configured with
+ * ONCEHOOK_<NAME>_KEY is taken as it is.
+ */
+const char		*scheme_key_scope(const struct scheme *);
 
 /*
  * Verify the request's signature with the endpoint's scheme against

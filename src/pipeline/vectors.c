@@ -57,6 +57,44 @@ const struct vector vectors[] = {
 	  { { "x-zm-request-timestamp", ZM_TS },
 	    { "x-zm-signature", ZM_SIG } },
 	  "x-zm-signature", 0 },
+	{ "razorpay", "computed (HMAC-SHA256 hex of the body); accepted by "
+	  "razorpay 2.9.8's validateWebhookSignature",
+	  RZ_SECRET, RZ_BODY, 0, RZ_ID,
+	  { { "X-Razorpay-Event-Id", RZ_ID },
+	    { "X-Razorpay-Signature", RZ_SIG } },
+	  "X-Razorpay-Signature", 0 },
+	{ "woocommerce", "computed (HMAC-SHA256 base64 of the body, as "
+	  "WooCommerce's WC_Webhook signs it)",
+	  WC_SECRET, WC_BODY, 0, WC_ID,
+	  { { "X-WC-Webhook-Delivery-ID", WC_ID },
+	    { "X-WC-Webhook-Signature", WC_SIG } },
+	  "X-WC-Webhook-Signature", 0 },
+	{ "mollie", "mollie-api-php's SignatureValidator tests (secret and "
+	  "payload); hex computed with Python hmac",
+	  MO_SECRET, MO_BODY, 0, NULL,
+	  { { "X-Mollie-Signature", MO_SIG } },
+	  "X-Mollie-Signature", 0 },
+	{ "linear", "computed (HMAC-SHA256 hex of the body, webhookTimestamp "
+	  "in it)",
+	  LI_SECRET, LI_BODY, LI_T, LI_ID,
+	  { { "Linear-Delivery", LI_ID }, { "Linear-Signature", LI_SIG } },
+	  "Linear-Signature", 0 },
+	{ "webflow", "computed (HMAC-SHA256 hex of timestamp:body, "
+	  "milliseconds)",
+	  WF_SECRET, WF_BODY, WF_T, NULL,
+	  { { "x-webflow-timestamp", WF_TS },
+	    { "x-webflow-signature", WF_SIG } },
+	  "x-webflow-signature", 0 },
+	{ "vercel", "computed (HMAC-SHA1 hex of the body)",
+	  VE_SECRET, VE_BODY, 0, NULL,
+	  { { "x-vercel-signature", VE_SIG } },
+	  "x-vercel-signature", 0 },
+	{ "cashfree", "computed (HMAC-SHA256 base64 of timestamp and body, "
+	  "milliseconds)",
+	  CF_SECRET, CF_BODY, CF_T, NULL,
+	  { { "x-webhook-timestamp", CF_TS },
+	    { "x-webhook-signature", CF_SIG } },
+	  "x-webhook-signature", 0 },
 };
 
 const size_t	nvectors = sizeof(vectors) / sizeof(vectors[0]);

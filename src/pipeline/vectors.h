@@ -59,6 +59,22 @@
  *   hmac.new(secret, b"v0:1658940994:" + body, sha256).hexdigest(); the
  *   encryptedToken of plainToken qgg8vlvZRS6UYooatFL8Aw under the same
  *   secret the same way.
+ * - Mollie: the secret and payload of the tests of Mollie's own PHP
+ *   library (mollie-api-php, tests/Webhooks/SignatureValidatorTest.php:
+ *   test_webhook_secret, {"id":"tr_12345","event_type":
+ *   "payment-link.paid"}), whose SignatureValidator::createSignature is
+ *   hash_hmac('sha256', payload, secret); the hex computed with python3
+ *   hmac.  Mollie's documentation shows code, no values.
+ * - Razorpay, WooCommerce, Linear, Webflow, Vercel and Cashfree publish
+ *   no secret, body and signature together (Webflow's and Cashfree's
+ *   pages show a timestamp, 1663849649733 and 1617695238078, without
+ *   the rest): made-up secrets and bodies, the MACs computed with
+ *   python3 hmac, base64 and hashlib (sha1 for Vercel) as each provider
+ *   documents its scheme; Razorpay's also accepted by
+ *   Razorpay.validateWebhookSignature of the npm package razorpay
+ *   2.9.8.  Those of Webflow and Cashfree are signed at a whole second
+ *   (oncehook sign's resolution), and at the documented millisecond
+ *   timestamps too (WF_SIG_733, CF_SIG_078: verified, not re-signed).
  */
 #ifndef ONCEHOOK_VECTORS_H
 #define ONCEHOOK_VECTORS_H
@@ -151,6 +167,85 @@
 #define ZM_TOKEN	"qgg8vlvZRS6UYooatFL8Aw"
 #define ZM_ENCRYPTED	"303d596c41398000067ebaef31f940ff" \
 			"99945195fe501fc03a7549f882aa6c08"
+/* Razorpay: computed; razorpay 2.9.8's validateWebhookSignature accepts it. */
+#define RZ_SECRET	"razorpay-selftest-webhook-secret"
+#define RZ_ID		"evt_selftest_0001"
+#define RZ_BODY		\
+			"{\"entity\":\"event\",\"account_id\":\"acc_BFQ7uQEa" \
+			"a7j2z7\",\"event\":\"payment.captured\",\"contains" \
+			"\":[\"payment\"],\"payload\":{\"payment\":{\"entity\"" \
+			":{\"id\":\"pay_DESlfW9H8K9uqM\",\"entity\":\"paymen" \
+			"t\",\"amount\":100,\"currency\":\"INR\",\"status\":\"c" \
+			"aptured\"}}},\"created_at\":1567674606}"
+#define RZ_SIG		"6c3f7406ecdbaa026b6f5e2b0a55dc20" \
+			"70d81498b23f3845b890e4482d23c83c"
+
+/* WooCommerce: computed (base64). */
+#define WC_SECRET	"woocommerce-selftest-secret"
+#define WC_ID		"3a4f1c2e9b7d0a51"
+#define WC_BODY		\
+			"{\"id\":727,\"status\":\"processing\",\"currency\":\"" \
+			"USD\",\"total\":\"29.35\"}"
+#define WC_SIG		"FBF1KlBfASxJJ/wUJq5se/tfNCgr5cQ6kl387fGTvUk="
+
+/* Mollie: the secret and payload of mollie-api-php's own tests. */
+#define MO_SECRET	"test_webhook_secret"
+#define MO_BODY		\
+			"{\"id\":\"tr_12345\",\"event_type\":\"payment-link." \
+			"paid\"}"
+#define MO_HEX		"e479a5e4aaa17db94cfc546071e10e91" \
+			"c0b37f21e464e751ebdd7d7ad2ffd146"
+#define MO_SIG		"sha256=" MO_HEX
+
+/* Linear: computed; its time is the body's webhookTimestamp. */
+#define LI_SECRET	"lin_wh_selftest_signing_secret"
+#define LI_T		1676056940
+#define LI_ID		"234d1a4e-b617-4388-90fe-adc3633d6b72"
+#define LI_BODY		\
+			"{\"action\":\"create\",\"type\":\"Issue\",\"data\":{\"i" \
+			"d\":\"2174add1-f7c8-44e3-bbf3-2d60b5ea8bc9\",\"t" \
+			"itle\":\"Selftest\"},\"url\":\"https://linear.app/" \
+			"e/issue/E-1\",\"webhookTimestamp\":167605694050" \
+			"8}"
+#define LI_SIG		"7680c2f55a8fc482551a7d90aa627a8e" \
+			"eca6ab194c5bd808a6c56403b50f66e0"
+
+/* Webflow: computed; the time in milliseconds. */
+#define WF_SECRET	"webflow-selftest-client-secret"
+#define WF_T		1663849649
+#define WF_TS		"1663849649000"
+#define WF_BODY		\
+			"{\"triggerType\":\"form_submission\",\"payload\":{" \
+			"\"name\":\"Contact Us\",\"siteId\":\"65427cf400e02b" \
+			"306eaa049c\",\"data\":{\"email\":\"zaphod@heartofg" \
+			"old.ai\"},\"id\":\"6321ca84df3949bfc6752327\"}}"
+#define WF_SIG		"e33d82838746269217f3b7db711e533f" \
+			"5c8e54f66ab1dc5d3beb0129c74426bb"
+/* The same at 1663849649733, the docs' timestamp (not whole seconds). */
+#define WF_SIG_733	"d0406856f77dfc0a648cb85c81d50ba1" \
+			"52527193dac36f5919910415ff69043f"
+
+/* Vercel: computed (HMAC-SHA1). */
+#define VE_SECRET	"vercel-selftest-webhook-secret"
+#define VE_BODY		\
+			"{\"id\":\"evt_selftest\",\"type\":\"deployment.crea" \
+			"ted\",\"createdAt\":1700000000000,\"payload\":{\"d" \
+			"eployment\":{\"id\":\"dpl_selftest\"}}}"
+#define VE_SIG		"f13539b6150123ef832f8314dc2678feda87f011"
+
+/* Cashfree: computed; the time in milliseconds, no joiner. */
+#define CF_SECRET	"cashfree-selftest-client-secret"
+#define CF_T		1617695238
+#define CF_TS		"1617695238000"
+#define CF_BODY		\
+			"{\"data\":{\"order\":{\"order_id\":\"order_OFRfOi8A" \
+			"Bp\",\"order_amount\":2},\"payment\":{\"cf_payment" \
+			"_id\":975678721,\"payment_status\":\"SUCCESS\"}}," \
+			"\"event_time\":\"2021-04-06T13:17:18+05:30\",\"ty" \
+			"pe\":\"PAYMENT_SUCCESS_WEBHOOK\"}"
+#define CF_SIG		"ksfMHGs+2pj73mp2HXeUJLK1iVKRHb9vllRyS2ATDXQ="
+/* The same at 1617695238078, the docs' timestamp. */
+#define CF_SIG_078	"5RSwOANVK5JC9SuB1ho5lx0mLaAAZd9YUYUT3V5KsQQ="
 
 #define VEC_HEADERS	4
 

@@ -198,9 +198,18 @@ def expand(case):
     return out
 
 
+def now_ms(rq):
+    """{now_ms} in a body: the Unix time in milliseconds, moved by the
+    request's sign.t (linear's time is inside the body it signs)."""
+    sign = rq.get("sign")
+    t = sign.get("t", 0) if isinstance(sign, dict) else 0
+    return str(int((time.time() + t) * 1000))
+
+
 def body_of(rq):
     if "body_text" in rq:
-        return rq["body_text"].encode("utf-8")
+        return rq["body_text"].replace("{now_ms}",
+                                       now_ms(rq)).encode("utf-8")
     if "body" in rq:
         body = dict(rq["body"])
         if "pad" in rq:         # a member of that many bytes
@@ -227,7 +236,8 @@ def headers_of(rq, env, body):
             if "t" in sign:
                 t = int(time.time()) + sign["t"]
             if "body_text" in sign:
-                body = sign["body_text"].encode("utf-8")
+                body = sign["body_text"].replace(
+                    "{now_ms}", now_ms(rq)).encode("utf-8")
         secret = secret.split()[0] if secret else secret
         h += hookclient.SCHEMES[scheme].headers(
             secret, body, rq.get("key", ""), rq.get("type", ""), t)

@@ -151,6 +151,28 @@ ROWS = [
         handshake=('{"event":"endpoint.url_validation","event_ts":{ts_ms},'
                    '"payload":{"plainToken":"{id}"}}',
                    {"plainToken": "{id}", "encryptedToken": "{hmac:id}"})),
+    row("razorpay", "e2e-schemes-razorpay-secret-4c1d", "oncehook", False,
+        '{"entity":"event","account_id":"acc_e2e","event":'
+        '"payment.captured","payload":{"payment":{"entity":{"id":'
+        '"pay_{id}","amount":5000}}},"created_at":1700000000}'),
+    row("woocommerce", "e2e-schemes-woocommerce-secret-2f7a", "oncehook",
+        False, '{"id":727,"order_key":"wc_order_{id}","status":'
+        '"processing","total":"29.35"}', event="order.created"),
+    row("mollie", "e2e-schemes-mollie-secret-9d3e", "oncehook", False,
+        '{"id":"event_{id}","type":"payment-link.paid","entityId":'
+        '"pl_1"}'),
+    row("linear", "lin_wh_e2eSchemesLinearSecret0a7b", "oncehook", True,
+        '{"action":"create","type":"Issue","data":{"id":"{uuid}"},'
+        '"webhookTimestamp":{ts_ms}}', event="Issue"),
+    row("webflow", "e2e0schemes0webflow0secret0c4e", "oncehook", True,
+        '{"triggerType":"form_submission","payload":{"id":"{id}",'
+        '"name":"Contact"}}', hashed=True),
+    row("vercel", "e2e-schemes-vercel-secret-6a2b", "oncehook", False,
+        '{"id":"evt_{id}","type":"deployment.succeeded","payload":'
+        '{"deployment":{"id":"dpl_1"}}}'),
+    row("cashfree", "e2e-schemes-cashfree-secret-8e5f", "oncehook", True,
+        '{"type":"PAYMENT_SUCCESS_WEBHOOK","data":{"order":{"order_id":'
+        '"ord_{id}"}}}', hashed=True),
 ]
 
 STALE_S = 3600          # "an hour ago": past every scheme's tolerance

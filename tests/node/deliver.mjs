@@ -6,15 +6,17 @@
 //
 // BASE_URL is where the endpoints live (http://127.0.0.1:PORT/hooks);
 // the secrets come from the environment: STRIPE_SECRET, STANDARD_SECRET,
-// SVIX_SECRET, GITHUB_SECRET (those of the endpoints stripe, standard,
-// svix and github).  For each library: the first delivery must be
-// answered 200 processed, the same delivery again 200
-// already_processed, and the body changed under the same headers 401.
+// SVIX_SECRET, GITHUB_SECRET, RAZORPAY_SECRET (those of the endpoints
+// stripe, standard, svix, github and razorpay).  For each library: the
+// first delivery must be answered 200 processed, the same delivery again
+// 200 already_processed, and the body changed under the same headers
+// 401.
 // Prints "ok - ..." / "not ok - ..." lines for the shell to number;
 // exits 0, or 1 if a check failed, 2 on a usage error, 3 if something
 // threw (a connection refused, say).
 
-import { randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
+import Razorpay from "razorpay";
 import Stripe from "stripe";
 import { Webhook } from "standardwebhooks";
 import { sign as octokitSign } from "@octokit/webhooks-methods";
@@ -153,6 +155,35 @@ for (const ev of ["uncaughtException", "unhandledRejection"])
 		"X-GitHub-Event": "ping",
 		"X-Hub-Signature-256": signature,
 	}, delivery);
+}
+
+// razorpay: the library has no signing function, only its check,
+// Razorpay.validateWebhookSignature(body, signature, secret): the
+// delivery is signed as that check computes (hex HMAC-SHA256 of the
+// body) and sent only once the check accepts it.
+{
+	const secret = env("RAZORPAY_SECRET");
+	const eventId = `evt_lib_${tag}`;
+	const payload = JSON.stringify({
+		entity: "event", account_id: "acc_lib", event: "payment.captured",
+		contains: ["payment"], livemode: false,
+		payload: { payment: { entity: { id: "pay_lib", amount: 5000 } } },
+		created_at: Math.floor(Date.now() / 1000),
+	});
+	const signature = createHmac("sha256", secret).update(payload)
+	    .digest("hex");
+	if (Razorpay.validateWebhookSignature(payload, signature, secret))
+		console.log("ok - razorpay: validateWebhookSignature accepts the " +
+		    "delivery's signature");
+	else {
+		failed++;
+		console.log("not ok - razorpay: validateWebhookSignature accepts " +
+		    "the delivery's signature");
+	}
+	await deliveries("razorpay", "razorpay", payload, {
+		"X-Razorpay-Event-Id": eventId,
+		"X-Razorpay-Signature": signature,
+	}, eventId);
 }
 
 process.exit(failed ? 1 : 0);

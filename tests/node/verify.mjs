@@ -5,7 +5,7 @@
 //   node verify.mjs LIB SECRET PAYLOAD_FILE HEADERS_FILE
 //
 // LIB is stripe, standardwebhooks, svix (the standardwebhooks library on
-// Svix's svix- headers) or octokit.  HEADERS_FILE is the output of
+// Svix's svix- headers), octokit or razorpay.  HEADERS_FILE is the output of
 // "oncehook sign": one "Name: value" a line.  The payload is passed to
 // the library as the exact bytes of the file (as a string, which is
 // what these libraries take).  Exit 0 if the library's verify function
@@ -16,6 +16,7 @@ import { readFileSync } from "node:fs";
 import Stripe from "stripe";
 import { Webhook } from "standardwebhooks";
 import { verify as octokitVerify } from "@octokit/webhooks-methods";
+import Razorpay from "razorpay";
 
 const [lib, secret, payloadFile, headersFile] = process.argv.slice(2);
 if (!headersFile) {
@@ -66,6 +67,13 @@ try {
 		if (!(await octokitVerify(secret, payload,
 		    headers["x-hub-signature-256"])))
 			refused("verify() returned false");
+		break;
+	case "razorpay":
+		// validateWebhookSignature compares the hex HMAC-SHA256 of
+		// the body with X-Razorpay-Signature; it has no timestamp.
+		if (!Razorpay.validateWebhookSignature(payload,
+		    headers["x-razorpay-signature"], secret))
+			refused("validateWebhookSignature() returned false");
 		break;
 	default:
 		console.error(`verify.mjs: unknown library ${lib}`);

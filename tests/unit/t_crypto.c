@@ -3,7 +3,8 @@
  * oncehook tests: the OpenSSL room (src/lib/crypto.c).
  *
  * HMAC-SHA256 against the RFC 4231 vectors, over one piece and over
- * several; SHA-256 against FIPS 180-2; the hex and base64 codecs both
+ * several; SHA-256 against FIPS 180-2; SHA-1 and HMAC-SHA1 against
+ * FIPS 180-2 appendix A and RFC 2202, and OpenSSL; the hex and base64 codecs both
  * ways, including what they must refuse; constant-time equality.  The
  * expected values are the published ones, decoded here by a helper that
  * shares no code with lib/crypto.c.
@@ -57,6 +58,134 @@ hmac_is(const unsigned char *key, size_t keysz, const void *data,
 	if (crypto_hmac_sha256(key, keysz, &piece, 1, got) == -1)
 		return 0;
 	return memcmp(got, exp, len) == 0;
+}
+
+/* 1 if HMAC-SHA1(key, data) equals want (hex). */
+static int
+hmac1_is(const unsigned char *key, size_t keysz, const void *data,
+    size_t datasz, const char *want, size_t len)
+{
+	struct crypto_piece	 piece = { data, datasz };
+	unsigned char		 got[CRYPTO_SHA1_LEN];
+	unsigned char		 exp[CRYPTO_SHA1_LEN];
+
+	if (expect_bytes(want, exp, sizeof(exp)) < len)
+		BAIL("short expectation");
+	if (crypto_hmac_sha1(key, keysz, &piece, 1, got) == -1)
+		return 0;
+	return memcmp(got, exp, len) == 0;
+}
+
+/* SHA-1 against FIPS 180-2 appendix A; HMAC-SHA1 against RFC 2202. */
+static void
+test_sha1(void)
+{
+	static const char	 two[] =
+	    "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	unsigned char		 got[CRYPTO_SHA1_LEN], exp[CRYPTO_SHA1_LEN];
+	unsigned char		 k[80], d[50], *big;
+	struct crypto_piece	 pc[3];
+	const char		*s;
+	size_t			 i;
+
+	expect_bytes("a9993e364706816aba3e25717850c26c9cd0d89d", exp,
+	    sizeof(exp));
+	CHECK(crypto_sha1("abc", 3, got) == 0 &&
+	    memcmp(got, exp, sizeof(exp)) == 0,
+	    "SHA-1(\"abc\") per FIPS 180-2 A.1");
+	expect_bytes("84983e441c3bd26ebaae4aa1f95129e5e54670f1", exp,
+	    sizeof(exp));
+	CHECK(crypto_sha1(two, sizeof(two) - 1, got) == 0 &&
+	    memcmp(got, exp, sizeof(exp)) == 0,
+	    "SHA-1 of the 448-bit message per FIPS 180-2 A.2");
+	if ((big = malloc(1000000)) == NULL)
+		BAIL("out of memory");
+	memset(big, 'a', 1000000);
+	expect_bytes("34aa973cd4c4daa4f61eeb2bdbad27316534016f", exp,
+	    sizeof(exp));
+	CHECK(crypto_sha1(big, 1000000, got) == 0 &&
+	    memcmp(got, exp, sizeof(exp)) == 0,
+	    "SHA-1 of a million \"a\" per FIPS 180-2 A.3");
+	free(big);
+	expect_bytes("da39a3ee5e6b4b0d3255bfef95601890afd80709", exp,
+	    sizeof(exp));
+	CHECK(crypto_sha1("", 0, got) == 0 &&
+	    memcmp(got, exp, sizeof(exp)) == 0, "SHA-1 of the empty message");
+
+	/* RFC 2202 section 3, test cases 1 to 7. */
+	memset(k, 0x0b, 20);
+	CHECK(hmac1_is(k, 20, "Hi There", 8,
+	    "b617318655057264e28bc0b6fb378c8ef146be00", 20),
+	    "HMAC-SHA1 RFC 2202 test case 1");
+	s = "what do ya want for nothing?";
+	CHECK(hmac1_is((const unsigned char *)"Jefe", 4, s, strlen(s),
+	    "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79", 20),
+	    "HMAC-SHA1 RFC 2202 test case 2");
+	memset(k, 0xaa, 20);
+	memset(d, 0xdd, 50);
+	CHECK(hmac1_is(k, 20, d, 50,
+	    "125d7342b9ac11cd91a39af48aa17b4f63f175d3", 20),
+	    "HMAC-SHA1 RFC 2202 test case 3");
+	for (i = 0; i < 25; i++)
+		k[i] = (unsigned char)(i + 1);
+	memset(d, 0xcd, 50);
+	CHECK(hmac1_is(k, 25, d, 50,
+	    "4c9007f4026250c6bc8414f9bf50c86c2d7235da", 20),
+	    "HMAC-SHA1 RFC 2202 test case 4");
+	memset(k, 0x0c, 20);
+	CHECK(hmac1_is(k, 20, "Test With Truncation", 20,
+	    "4c1a03424b55e07fe7f27be1d58bb932", 12),
+	    "HMAC-SHA1 RFC 2202 test case 5 (first 96 bits)");
+	memset(k, 0xaa, 80);
+	s = "Test Using Larger Than Block-Size Key - Hash Key First";
+	CHECK(hmac1_is(k, 80, s, strlen(s),
+	    "aa4ae5e15272d00e95705637ce8a3b55ed402112", 20),
+	    "HMAC-SHA1 RFC 2202 test case 6");
+	s = "Test Using Larger Than Block-Size Key and Larger Than One "
+	    "Block-Size Data";
+	CHECK(hmac1_is(k, 80, s, strlen(s),
+	    "e8e99d0f45237d786d6bbaa7965c7808bbff1a91", 20),
+	    "HMAC-SHA1 RFC 2202 test case 7");
+	/* The same message in three pieces gives the same MAC. */
+	pc[0].p = s;
+	pc[0].sz = 5;
+	pc[1].p = s + 5;
+	pc[1].sz = 0;
+	pc[2].p = s + 5;
+	pc[2].sz = strlen(s) - 5;
+	expect_bytes("e8e99d0f45237d786d6bbaa7965c7808bbff1a91", exp,
+	    sizeof(exp));
+	CHECK(crypto_hmac_sha1(k, 80, pc, 3, got) == 0 &&
+	    memcmp(got, exp, sizeof(exp)) == 0,
+	    "HMAC-SHA1 over three pieces equals the one-piece MAC");
+}
+
+/* HMAC-SHA1 equals OpenSSL's for keys and messages of many lengths. */
+static void
+test_sha1_against_openssl(void)
+{
+	unsigned char	 msg[300], key[150], a[20], b[20];
+	struct crypto_piece pc;
+	unsigned int	 blen;
+	size_t		 n, ks, bad = 0;
+	int		 rc = 0;
+
+	srand(2202);
+	for (n = 0; n < sizeof(msg); n++)
+		msg[n] = (unsigned char)rand();
+	for (n = 0; n < sizeof(key); n++)
+		key[n] = (unsigned char)rand();
+	for (n = 0; n <= sizeof(msg); n++) {
+		ks = (n * 7) % (sizeof(key) + 1);
+		pc.p = msg;
+		pc.sz = n;
+		rc |= crypto_hmac_sha1(key, ks, &pc, 1, a);
+		HMAC(EVP_sha1(), key, (int)ks, msg, n, b, &blen);
+		bad += blen != 20 || memcmp(a, b, 20) != 0;
+	}
+	CHECK(rc == 0 && bad == 0, "HMAC-SHA1 equals OpenSSL's for keys of "
+	    "0 to 150 bytes over messages of 0 to 300 bytes (%zu differ)",
+	    bad);
 }
 
 static void
@@ -505,6 +634,8 @@ main(void)
 	test_hmac_rfc4231();
 	test_hmac_pieces();
 	test_sha256();
+	test_sha1();
+	test_sha1_against_openssl();
 	test_hex();
 	test_base64();
 	test_equal();

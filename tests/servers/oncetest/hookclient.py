@@ -21,6 +21,17 @@ document their schemes; it shares no code with oncehook:
 - gitlab: X-Gitlab-Token: <the secret itself>.
 - zoom: x-zm-request-timestamp: <t>, x-zm-signature:
   v0=<hex HMAC-SHA256(secret, "v0:<t>:<body>")>.
+- razorpay: X-Razorpay-Signature: <hex HMAC-SHA256(secret, body)>.
+- woocommerce: X-WC-Webhook-Signature: <base64 HMAC-SHA256(secret,
+  body)>.
+- mollie: X-Mollie-Signature: sha256=<hex HMAC-SHA256(secret, body)>.
+- linear: Linear-Signature: <hex HMAC-SHA256(secret, body)>, the time
+  being the body's webhookTimestamp (Unix milliseconds).
+- webflow: x-webflow-timestamp: <Unix ms>, x-webflow-signature: <hex
+  HMAC-SHA256(secret, "<ms>:<body>")>.
+- vercel: x-vercel-signature: <hex HMAC-SHA1(secret, body)>.
+- cashfree: x-webhook-timestamp: <Unix ms>, x-webhook-signature:
+  <base64 HMAC-SHA256(secret, "<ms><body>")>.
 
 SCHEMES holds, for each scheme, a sender: the payload such a provider
 sends (with the event's key and type where the provider puts them in
@@ -172,8 +183,9 @@ class GitHub(Scheme):
                       "repository": {"full_name": "octo/e2e"}})
 
     def headers(self, secret, body, key, typ, t=None):
+        # X-GitHub-Hook-ID, which scopes the key (HOOKID:DELIVERY), is
+        # left to the requests about it (tests/cases/github-hook-ids).
         return [("X-GitHub-Event", typ), ("X-GitHub-Delivery", key),
-                ("X-GitHub-Hook-ID", "12345678"),
                 ("User-Agent", "GitHub-Hookshot/e2e"),
                 ("X-Hub-Signature-256", sign_github(secret, body))]
 
@@ -282,11 +294,124 @@ class Zoom(Scheme):
             t = int(time.time())
         return [("x-zm-request-timestamp", str(t)),
                 ("x-zm-signature", sign_zoom(secret, t, body))]
+def _hex(secret, msg, algo=hashlib.sha256):
+    return hmac.new(secret.encode("utf-8"), msg, algo).hexdigest()
+
+
+def _b64(secret, msg):
+    return base64.b64encode(_mac(secret.encode("utf-8"),
+                                 msg).digest()).decode("ascii")
+
+
+class Razorpay(Scheme):
+    name, sig = "razorpay", "X-Razorpay-Signature"
+
+    def body(self, key, typ, variant=0):
+        return dumps({"entity": "event", "account_id": "acc_e2e",
+                      "event": typ, "contains": ["payment"],
+                      "payload": {"payment": {"entity": {
+                          "id": "pay_%d" % variant, "amount": 5000}}},
+                      "created_at": 1700000000})
+
+    def headers(self, secret, body, key, typ, t=None):
+        return [("X-Razorpay-Event-Id", key),
+                ("X-Razorpay-Signature", _hex(secret, body))]
+
+
+class WooCommerce(Scheme):
+    name, sig, encoding = ("woocommerce", "X-WC-Webhook-Signature",
+                           "base64")
+
+    def body(self, key, typ, variant=0):
+        return dumps({"id": 727 + variant, "status": "processing",
+                      "total": "29.35", "currency": "EUR"})
+
+    def headers(self, secret, body, key, typ, t=None):
+        return [("X-WC-Webhook-Source", "https://shop.example.com/"),
+                ("X-WC-Webhook-Topic", typ),
+                ("X-WC-Webhook-Resource", typ.split(".")[0]),
+                ("X-WC-Webhook-Event", typ.split(".")[-1]),
+                ("X-WC-Webhook-ID", "1"),
+                ("X-WC-Webhook-Delivery-ID", key),
+                ("X-WC-Webhook-Signature", _b64(secret, body))]
+
+
+class Mollie(Scheme):
+    name, sig = "mollie", "X-Mollie-Signature"
+
+    def body(self, key, typ, variant=0):
+        return dumps({"resource": "event", "id": key, "type": typ,
+                      "entityId": "pl_%d" % variant,
+                      "createdAt": "2026-01-01T00:00:00+00:00"})
+
+    def headers(self, secret, body, key, typ, t=None):
+        return [("X-Mollie-Signature", "sha256=" + _hex(secret, body))]
+
+
+class Linear(Scheme):
+    """The time is in the body: body() stamps it now (t moves it)."""
+    name, sig, timestamped = "linear", "Linear-Signature", True
+
+    def body(self, key, typ, variant=0, t=None):
+        ms = int((time.time() if t is None else t) * 1000)
+        return dumps({"action": "create", "type": typ,
+                      "data": {"id": "iss_%d" % variant},
+                      "webhookTimestamp": ms})
+
+    def headers(self, secret, body, key, typ, t=None):
+        return [("Linear-Delivery", key), ("Linear-Event", typ),
+                ("Linear-Signature", _hex(secret, body))]
+
+
+class Webflow(Scheme):
+    name, sig, timestamped = "webflow", "x-webflow-signature", True
+
+    def body(self, key, typ, variant=0):
+        return dumps({"triggerType": typ,
+                      "payload": {"id": key, "n": variant}})
+
+    def headers(self, secret, body, key, typ, t=None):
+        ms = "%d" % int((time.time() if t is None else t) * 1000)
+        return [("x-webflow-timestamp", ms),
+                ("x-webflow-signature",
+                 _hex(secret, ms.encode("ascii") + b":" + body))]
+
+
+class Vercel(Scheme):
+    name, sig = "vercel", "x-vercel-signature"
+
+    def body(self, key, typ, variant=0):
+        return dumps({"id": key, "type": typ, "createdAt": 1700000000000,
+                      "payload": {"deployment": {"id": "dpl_%d" %
+                                                 variant}}})
+
+    def headers(self, secret, body, key, typ, t=None):
+        return [("x-vercel-signature", _hex(secret, body, hashlib.sha1))]
+
+
+class Cashfree(Scheme):
+    name, sig, timestamped, encoding = ("cashfree", "x-webhook-signature",
+                                        True, "base64")
+
+    def body(self, key, typ, variant=0):
+        return dumps({"data": {"order": {"order_id": key},
+                               "payment": {"cf_payment_id": variant}},
+                      "event_time": "2026-01-01T00:00:00+05:30",
+                      "type": typ})
+
+    def headers(self, secret, body, key, typ, t=None):
+        ms = "%d" % int((time.time() if t is None else t) * 1000)
+        return [("x-webhook-timestamp", ms), ("x-webhook-version",
+                                               "2025-01-01"),
+                ("x-webhook-signature",
+                 _b64(secret, ms.encode("ascii") + body))]
 
 
 SCHEMES = {s.name: s for s in (HmacSha256(), Stripe(), GitHub(), Standard(),
                                Svix(), Shopify(), Slack(), Paddle(),
-                               GitLab(), Zoom())}
+                               GitLab(), Zoom(), Razorpay(),
+                               WooCommerce(), Mollie(), Linear(),
+                               Webflow(), Vercel(), Cashfree())}
 
 
 class Response(testkit.Response):
