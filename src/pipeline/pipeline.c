@@ -569,7 +569,11 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 			    "(tolerance %llds)", v.why, v.skew < 0 ? -v.skew :
 			    v.skew, ep->tolerance);
 		else if (v.why != NULL)
-			why_set(&t->why, "%s", v.why);
+			/* Apache hides Authorization from CGI programs. */
+			why_set(&t->why, "%s%s", v.why, v.no_authorization &&
+			    p->one_request ? " (a CGI request: Apache passes "
+			    "it on only with CGIPassAuth On, see "
+			    "docs/deploying.md)" : "");
 		goto out;
 	}
 	direct = straight(p);
