@@ -260,8 +260,8 @@ EOF
 	lt_sanitizer "$d" utf16
 }
 
-# The basic and mailgun schemes behind lighttpd's FastCGI: the filled
-# example with a postmark (basic) and a mailgun endpoint added to it.
+# The basic and mailgun schemes behind lighttpd, FastCGI and CGI: the
+# filled example with a postmark (basic) and a mailgun endpoint added.
 # Deliveries signed as those providers sign (tests/servers/oncetest
 # hookclient) are processed once; a retry is already_processed, and for
 # Mailgun a retry signed anew (another token) too, and the first token
@@ -269,9 +269,9 @@ EOF
 # Authorization and a stale Mailgun timestamp are refused, nothing stored.
 BASIC_PAIR=postmark:e2e-lighttpd-basic-password-5f1
 MAILGUN_KEY=key-e2e-lighttpd-mailgun-0123456789
-run_basic_mailgun() {
-	d=$tmp/basic-mailgun
-	lt_setup fastcgi "$d"
+run_basic_mailgun() {	# run_basic_mailgun MODE
+	d=$tmp/basic-mailgun-$1
+	lt_setup "$1" "$d"
 	python3 -c 'import sys
 p, pair, key, acts = sys.argv[1:]
 text = open(p, encoding="utf-8").read()
@@ -295,12 +295,12 @@ open(p, "w", encoding="utf-8").write(text)' \
 	    "$d/sql/orders.sql" ||
 	    bail "adding the basic and mailgun endpoints"
 	lt_env "$d"
-	lt_start "$d" fastcgi || return
-	python3 - "http://127.0.0.1:$lt_port/hooks" "$d/db/oncehook.db" \
+	lt_start "$d" "$1" || return
+	python3 - "$1" "http://127.0.0.1:$lt_port/hooks" "$d/db/oncehook.db" \
 	    "$BASIC_PAIR" "$MAILGUN_KEY" "$d/log/breakage.log" \
 	    "$top_srcdir/tests/servers" >"$d/log/basic-mailgun.tap" 2>&1 <<'EOF'
 import sys, time
-url, db, pair, key, log, lib = sys.argv[1:]
+mode, url, db, pair, key, log, lib = sys.argv[1:]
 sys.path.insert(0, lib)
 from oncetest import hookclient
 http = hookclient.Client(url)
@@ -308,7 +308,7 @@ stored = lambda k: hookclient.Db(db).scalar(
     "SELECT count(*) FROM events WHERE endpoint = ? AND key = ?", k)
 
 def check(ok, what, r):
-    print("%s - lighttpd FastCGI: %s" % ("ok" if ok else "not ok", what))
+    print("%s - lighttpd %s: %s" % ("ok" if ok else "not ok", mode, what))
     if not ok:
         print("#   got %r" % (r,))
 
@@ -361,7 +361,7 @@ check(pair.split(":")[1] not in text and key not in text,
 EOF
 	relay <"$d/log/basic-mailgun.tap"
 	lt_stop
-	lt_sanitizer "$d" basic-mailgun
+	lt_sanitizer "$d" "basic-mailgun $1"
 }
 
 start=$(date +%s)
@@ -371,7 +371,8 @@ mkdir -p "$shots" || bail "mkdir $shots"
 run_mode fastcgi
 run_mode cgi
 run_utf16_secret
-run_basic_mailgun
+run_basic_mailgun fastcgi
+run_basic_mailgun cgi
 echo "# e2e took $(($(date +%s) - start))s"
 echo "1..$n"
 [ $failed -eq 0 ] || exit 1
