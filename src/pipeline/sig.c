@@ -538,7 +538,10 @@ secret_basic(const char *text, struct secret *out, char *err, size_t errsz)
  * token (the scheme's unsigned_data).  The body is read with
  * lib/jsondoc.h, as the event's parse reads it (duplicate names
  * refused), so the token verified is the token the key is made of.
- * T may be a string or an integer.
+ * T may be a string or an integer.  A subaccount's event also carries
+ * "parent-signature", the same HMAC with the primary account's key: it
+ * is tried too (a malformed one matches nothing), so either key may be
+ * configured.
  */
 static enum hook_err
 verify_mailgun(const struct conf_endpoint *ep, const struct sig_input *in,
@@ -586,6 +589,9 @@ verify_mailgun(const struct conf_endpoint *ep, const struct sig_input *in,
 	    (mac = jsondoc_string(d, node, &maclen)) == NULL ||
 	    parse_ts(ts, tslen, &t) == -1 || add_hex(&c, mac, maclen) == -1)
 		goto malformed;
+	if ((node = jsondoc_get(d, "/signature/parent-signature")) != -1 &&
+	    (mac = jsondoc_string(d, node, &maclen)) != NULL)
+		(void)add_hex(&c, mac, maclen);
 	pieces[0].p = ts;
 	pieces[0].sz = tslen;
 	pieces[1].p = tok;

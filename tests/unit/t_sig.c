@@ -583,6 +583,14 @@ static unsigned char	 k_mailgun_other[] = "key-other-unit-0123456789";
 			"9404a8bbd0b7340b7abc096d106dd793"
 #define MG_SIG_OTHER	"585161c6a12bd58fa382bf8173ac5b90" \
 			"5045fe5f0e3581249f7da9f9a66a0b28"
+/* The same with the primary account's key, a subaccount's parent. */
+static unsigned char	 k_mailgun_parent[] = "key-parent-unit-0123456789";
+#define MG_SIG_PARENT	"6bda4d2e0f33f0264070ce4ce61e9d9f" \
+			"c968c75594e2a8bb17a424037992979b"
+#define MG_PARENT(sig, parent) \
+	"{\"signature\":{\"timestamp\":\"" MG_TS "\",\"token\":\"" \
+	MG_TOKEN "\",\"signature\":\"" sig "\",\"parent-signature\":\"" \
+	parent "\"},\"event-data\":{\"id\":\"ev1\"}}"
 #define MG_BLOCK(ts, tok, sig) \
 	"{\"signature\":{\"timestamp\":" ts ",\"token\":\"" tok "\"," \
 	"\"signature\":\"" sig "\"},\"event-data\":{\"id\":\"ev1\"," \
@@ -591,8 +599,9 @@ static unsigned char	 k_mailgun_other[] = "key-other-unit-0123456789";
 static void
 test_mailgun(void)
 {
-	struct conf_endpoint	 ep, rot;
+	struct conf_endpoint	 ep, rot, par;
 	struct sig_verdict	 v;
+	struct secret		 parent;
 	struct secret		 one[1] = {
 		{ k_mailgun, sizeof(k_mailgun) - 1 },
 	};
@@ -691,6 +700,28 @@ test_mailgun(void)
 	er = run(&rot, ENV("HTTP_USER_AGENT=mailgun"),
 	    MG_BLOCK("\"" MG_TS "\"", MG_TOKEN, MG_SIG), MG_T, &v);
 	CHECK(er == HOOK_OK, "mailgun: second of two keys matches");
+
+	/* A subaccount's event: parent-signature, made with the primary
+	 * account's key, accepted with that key configured. */
+	parent.p = k_mailgun_parent;
+	parent.sz = sizeof(k_mailgun_parent) - 1;
+	endpoint(&par, "mailgun", &parent, 1);
+	er = run(&par, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_PARENT(MG_SIG, MG_SIG_PARENT), MG_T, &v);
+	CHECK(er == HOOK_OK, "mailgun: parent-signature, the primary "
+	    "account's key configured");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_PARENT(MG_SIG, MG_SIG_PARENT), MG_T, &v);
+	CHECK(er == HOOK_OK, "mailgun: the same event, the subaccount's key "
+	    "configured");
+	er = run(&par, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_PARENT(MG_SIG, MG_SIG_OTHER), MG_T, &v);
+	CHECK(er == HOOK_ESIG, "mailgun: a parent-signature of another key "
+	    "-> ESIG");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_PARENT(MG_SIG, "zz"), MG_T, &v);
+	CHECK(er == HOOK_OK, "mailgun: a malformed parent-signature matches "
+	    "nothing, the signature still does");
 
 	/* sig_sign: the body with the signature block put first. */
 	memset(&m, 0, sizeof(m));
