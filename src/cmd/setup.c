@@ -387,8 +387,9 @@ admin_check(int argc, char **argv)
 		list_vars(cf, ep);
 		if (scheme_authorization(ep->scheme))
 			printf("  (%s: the credential is the Authorization "
-			    "header; behind Apache, CGI and mod_fcgid "
-			    "programs see it only with CGIPassAuth On: see "
+			    "header; behind Apache, a CGI program sees it "
+			    "only with CGIPassAuth On, mod_fcgid's with "
+			    "FcgidPassHeader Authorization: see "
 			    "docs/deploying.md)\n", ep->scheme->name);
 		if (ep->nsecrets == 0) {
 			fprintf(stderr, "oncehook check: endpoint %s has no "

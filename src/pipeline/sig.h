@@ -152,7 +152,8 @@ long long		 scheme_tolerance(const struct scheme *);
 int			 scheme_unsigned_data(const struct scheme *);
 /*
  * 1 if the credential is the Authorization header (basic), which Apache
- * gives CGI and mod_fcgid programs only with CGIPassAuth On.
+ * gives a CGI program only with CGIPassAuth On (mod_fcgid's: with
+ * FcgidPassHeader Authorization).
  */
 int			 scheme_authorization(const struct scheme *);
 
