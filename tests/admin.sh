@@ -589,10 +589,18 @@ pm_cgi() {	# pm_cgi [HTTP_AUTHORIZATION=...]: answer on stdout, log in $dir/pm.l
 }
 out=$(pm_cgi)
 printf '%s\n' "$out" | grep -q '^Status: 401' &&
+    printf '%s\n' "$out" | grep -q '^WWW-Authenticate: Basic realm=' &&
     ! printf '%s\n' "$out" | grep -q CGIPassAuth &&
     grep -q 'why="Authorization header missing (a CGI request: .*CGIPassAuth On' \
     "$dir/pm.log" && ! grep -q 'admin-test-password' "$dir/pm.log"
-ok $? "basic under CGI, no Authorization: 401, the log line names CGIPassAuth"
+ok $? "basic under CGI, no Authorization: 401 with WWW-Authenticate, the log line names CGIPassAuth"
+bad=$(printf '%s' '{"eventId":"evt_www"}' | env GATEWAY_INTERFACE=CGI/1.1 \
+    REQUEST_METHOD=POST CONTENT_TYPE=application/json CONTENT_LENGTH=21 \
+    PATH_INFO=/hooks/shop HTTP_X_WEBHOOK_SIGNATURE=sha256=00 \
+    "$ONCEHOOK_BIN" 2>/dev/null)
+printf '%s\n' "$bad" | grep -q '^Status: 401' &&
+    ! printf '%s\n' "$bad" | grep -q '^WWW-Authenticate'
+ok $? "a signature scheme's 401 has no WWW-Authenticate"
 auth=$(env $basic_env "$ONCEHOOK_BIN" sign --endpoint pm - </dev/null |
     sed -n 's/^Authorization: //p')
 [ "$auth" = "Basic $(printf '%s' postmark:admin-test-password-0123 | openssl base64 -A)" ]

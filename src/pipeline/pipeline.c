@@ -626,6 +626,11 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	resp_make(resp, &(struct resp_in){ .err = er, .key = ev.key,
 	    .challenge = ev.challenge, .detail = t.why.client,
 	    .raw = t.doc, .rawsz = t.docsz, .ctype = t.ctype });
+	/* A 401 names its scheme where the credential is HTTP Basic's
+	 * (RFC 7235 section 3.1). */
+	if (er == HOOK_ESIG && t.ep != NULL &&
+	    scheme_authorization(t.ep->scheme))
+		resp->authenticate = 1;
 	free(t.doc);
 	free(t.peeked);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
