@@ -480,6 +480,19 @@ set_int(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	return 0;
 }
 
+/* Seconds of tolerance; unset: the scheme's default, else 300. */
+static int
+set_tolerance(struct conf_loader *l, const struct conf_var *cv,
+    const char *var, const char *v, void *dst)
+{
+	if (v == NULL) {
+		*(long long *)dst = l->ep != NULL && l->ep->scheme != NULL ?
+		    scheme_tolerance(l->ep->scheme) : 300;
+		return 0;
+	}
+	return set_int(l, cv, var, v, dst);
+}
+
 /* A number of attempts, or "never" (0); unset: the scheme's default. */
 static int
 set_attempts(struct conf_loader *l, const struct conf_var *cv,
@@ -928,10 +941,12 @@ set_key(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	/*
 	 * Without a signed timestamp a captured request can be replayed at
 	 * will; a key from a header the signature does not cover can be
-	 * changed at will.  Either way the payload must stand for the event
-	 * too.
+	 * changed at will; a signature over no event data (mailgun) is
+	 * made again for each attempt at one event.  Each way the payload
+	 * must stand for the event too.
 	 */
-	ep->replay_guard = !ep->scheme->timestamped;
+	ep->replay_guard = !ep->scheme->timestamped ||
+	    scheme_unsigned_data(ep->scheme);
 	for (i = 0; i < key->n; i++)
 		if (key->v[i].kind == SRC_HEADER &&
 		    (ep->scheme->signed_header == NULL ||
@@ -1160,6 +1175,7 @@ static const struct conf_kind
 	kind_int = { set_int, show_int },
 	kind_duration = { set_duration, show_duration },
 	kind_attempts = { set_attempts, show_attempts },
+	kind_tolerance = { set_tolerance, show_int },
 	kind_path = { set_path, show_text },
 	kind_db = { set_db, show_text },
 	kind_prefix = { set_prefix, show_text },
@@ -1296,7 +1312,7 @@ const struct conf_var conf_vars[] = {
 	    "`stripe`, `github`, `standard`, `svix`, `shopify`, `slack`, "
 	    "`paddle`, `gitlab`, `razorpay`, `woocommerce`, `mollie`, "
 	    "`linear`, `webflow`, `vercel`, `cashfree`, `zoom`, "
-	    "`hmac-sha256`", NULL },
+	    "`hmac-sha256`, `basic`, `mailgun`", NULL },
 	{ "SECRET", CONF_ENDPOINT, CONF_HIDDEN | CONF_SIGNING, 0, 0, NULL,
 	    "required unless `_SECRET_FILE`", E(secrets), &kind_secret,
 	    "one or more secrets, separated by white space (space, tab, CR, "
@@ -1307,8 +1323,10 @@ const struct conf_var conf_vars[] = {
 	    E(secret_file), &kind_secret_file,
 	    "UTF-8 text file with one secret a line (blank lines and `#` "
 	    "comments skipped; see **Secret files** below)", NULL },
-	{ "TOLERANCE", CONF_ENDPOINT, CONF_SECONDS, 1, 7 * 86400, "300", "300",
-	    E(tolerance), &kind_int,
+	{ "TOLERANCE", CONF_ENDPOINT, CONF_SECONDS | CONF_UNSET_TOO, 1,
+	    7 * 86400, NULL, "per scheme: 32400 (9 h) for `mailgun`; 300 "
+	    "for the others",
+	    E(tolerance), &kind_tolerance,
 	    "seconds of clock skew accepted, both ways, for timestamped "
 	    "schemes", NULL },
 	{ "KEY", CONF_ENDPOINT, CONF_UNSET_TOO, 0, 0, NULL, "per scheme",

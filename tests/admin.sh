@@ -568,5 +568,68 @@ ok $? "--version names SQLite's and jansson's versions"
 echo "$ver" | grep -q "MIT licence (LICENSE)$"
 ok $? "--version names the licence"
 
+# basic (HTTP Basic auth): check's CGIPassAuth hint; a CGI request
+# without Authorization is a plain 401 to the client, and the log line
+# names CGIPassAuth; sign prints the header that a delivery carries.
+basic_env="ONCEHOOK_ENDPOINTS=shop,keep,pm ONCEHOOK_PM_SCHEME=basic
+ONCEHOOK_PM_SECRET=postmark:admin-test-password-0123
+ONCEHOOK_PM_ACTIONS=$top_srcdir/sql/actions/orders.sql"
+out=$(env $basic_env "$ONCEHOOK_BIN" check 2>&1)
+[ $? -eq 0 ] && printf '%s\n' "$out" | grep -q 'basic: .*CGIPassAuth On'
+ok $? "check: a basic endpoint gets the CGIPassAuth hint"
+out=$("$ONCEHOOK_BIN" check 2>&1)
+! printf '%s\n' "$out" | grep -q CGIPassAuth
+ok $? "check: no CGIPassAuth hint without a basic endpoint"
+pm='{"RecordType":"Delivery","MessageID":"adm-1","Recipient":"a@example.com"}'
+pm_cgi() {	# pm_cgi [HTTP_AUTHORIZATION=...]: answer on stdout, log in $dir/pm.log
+	printf '%s' "$pm" | env $basic_env GATEWAY_INTERFACE=CGI/1.1 \
+	    REQUEST_METHOD=POST CONTENT_TYPE=application/json \
+	    CONTENT_LENGTH=${#pm} PATH_INFO=/hooks/pm "$@" "$ONCEHOOK_BIN" \
+	    2>"$dir/pm.log"
+}
+out=$(pm_cgi)
+printf '%s\n' "$out" | grep -q '^Status: 401' &&
+    printf '%s\n' "$out" | grep -q '^WWW-Authenticate: Basic realm=' &&
+    ! printf '%s\n' "$out" | grep -q CGIPassAuth &&
+    grep -q 'why="Authorization header missing (a CGI request: .*CGIPassAuth On' \
+    "$dir/pm.log" && ! grep -q 'admin-test-password' "$dir/pm.log"
+ok $? "basic under CGI, no Authorization: 401 with WWW-Authenticate, the log line names CGIPassAuth"
+bad=$(printf '%s' '{"eventId":"evt_www"}' | env GATEWAY_INTERFACE=CGI/1.1 \
+    REQUEST_METHOD=POST CONTENT_TYPE=application/json CONTENT_LENGTH=21 \
+    PATH_INFO=/hooks/shop HTTP_X_WEBHOOK_SIGNATURE=sha256=00 \
+    "$ONCEHOOK_BIN" 2>/dev/null)
+printf '%s\n' "$bad" | grep -q '^Status: 401' &&
+    ! printf '%s\n' "$bad" | grep -q '^WWW-Authenticate'
+ok $? "a signature scheme's 401 has no WWW-Authenticate"
+auth=$(env $basic_env "$ONCEHOOK_BIN" sign --endpoint pm - </dev/null |
+    sed -n 's/^Authorization: //p')
+[ "$auth" = "Basic $(printf '%s' postmark:admin-test-password-0123 | openssl base64 -A)" ]
+ok $? "sign: basic prints the Authorization header ($auth)"
+out=$(pm_cgi HTTP_AUTHORIZATION="Basic $(printf '%s' postmark:admin-test-password-0124 | openssl base64 -A)")
+printf '%s\n' "$out" | grep -q '^Status: 401' &&
+    grep -q 'why="user name or password wrong"' "$dir/pm.log" &&
+    ! grep -q 'CGIPassAuth\|admin-test-password' "$dir/pm.log"
+ok $? "basic, wrong password: 401, no hint, the password never logged"
+out=$(pm_cgi HTTP_AUTHORIZATION="$auth")
+printf '%s\n' "$out" | grep -q '"processed"' &&
+    ! grep -q 'admin-test-password' "$dir/pm.log"
+ok $? "basic, the header sign printed: processed"
+
+# mailgun: sign puts the signature in the body; that body is processed.
+mg_env="ONCEHOOK_ENDPOINTS=shop,keep,mg ONCEHOOK_MG_SCHEME=mailgun
+ONCEHOOK_MG_SECRET=key-admin-test-0123456789
+ONCEHOOK_MG_ACTIONS=$top_srcdir/sql/actions/orders.sql"
+printf '%s' '{"event-data":{"id":"adm-mg-1","event":"delivered"}}' >"$dir/mg.json"
+mg=$(env $mg_env "$ONCEHOOK_BIN" sign --endpoint mg --id adm-token-1 "$dir/mg.json" |
+    sed -n '3p')
+out=$(printf '%s' "$mg" | env $mg_env GATEWAY_INTERFACE=CGI/1.1 \
+    REQUEST_METHOD=POST CONTENT_TYPE=application/json CONTENT_LENGTH=${#mg} \
+    PATH_INFO=/hooks/mg "$ONCEHOOK_BIN" 2>/dev/null)
+printf '%s\n' "$out" | grep -q '"processed","key":"adm-token-1"'
+ok $? "sign: the mailgun body it prints is processed, keyed by the token"
+env $mg_env "$ONCEHOOK_BIN" sign --endpoint mg --curl http://127.0.0.1/hooks/mg \
+    "$dir/mg.json" | grep -q "^curl .*--data-binary '{\"signature\":{\"timestamp\""
+ok $? "sign --curl: the mailgun body inline"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

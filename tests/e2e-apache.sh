@@ -263,6 +263,82 @@ EOF
 	chmod 0755 "$1"
 }
 
+# A basic (HTTP Basic auth) endpoint through the shipped .htaccess, once
+# as shipped and once with CGIPassAuth On uncommented, each in a
+# directory of its own with the real binary: the first must answer 401
+# and log the CGIPassAuth hint, the second process the delivery.
+BASIC_PAIR=postmark:e2e-apache-basic-password-0123
+basic_dirs() {	# basic_dirs DIR: make DIR/htdocs/basic-{default,passauth}
+	for v in default passauth; do
+		b=$1/htdocs/basic-$v
+		mkdir -p "$b"
+		cp "$ONCEHOOK_BIN" "$b/oncehook.cgi" || bail "copying the binary"
+		chmod 0755 "$b" "$b/oncehook.cgi"
+		pass=
+		[ "$v" = passauth ] && pass='s|^#CGIPassAuth On|CGIPassAuth On|'
+		sed -e "s|^RewriteBase /hooks/|RewriteBase /basic-$v/|" \
+		    -e 's|^SetEnv ONCEHOOK_ENDPOINTS stripe,shop$|SetEnv ONCEHOOK_ENDPOINTS stripe,shop,postmark|' \
+		    -e "$pass" "$1/htdocs/hooks/.htaccess" >"$b/.htaccess"
+		grep -q '^SetEnv ONCEHOOK_ENDPOINTS stripe,shop,postmark$' \
+		    "$b/.htaccess" || bail "no ONCEHOOK_ENDPOINTS line to extend"
+		printf '%s\n' 'SetEnv ONCEHOOK_POSTMARK_SCHEME basic' \
+		    "SetEnv ONCEHOOK_POSTMARK_SECRET $BASIC_PAIR" \
+		    "SetEnv ONCEHOOK_POSTMARK_ACTIONS $1/sql/orders.sql" \
+		    >>"$b/.htaccess"
+		chmod 0644 "$b/.htaccess"
+	done
+}
+
+# POST a Postmark delivery with the pair; prints the status and the body.
+basic_post() {	# basic_post URL
+	python3 -c '
+import base64, sys, urllib.error, urllib.request
+body = b"{\"RecordType\":\"Delivery\",\"MessageID\":\"e2e-apache-1\"}"
+auth = "Basic " + base64.b64encode(sys.argv[2].encode()).decode()
+rq = urllib.request.Request(sys.argv[1], data=body, method="POST", headers={
+    "Content-Type": "application/json", "Authorization": auth})
+try:
+    with urllib.request.urlopen(rq, timeout=30) as r:
+        print(r.status, r.read().decode())
+except urllib.error.HTTPError as e:
+    print(e.code, e.read().decode())
+' "$1" "$BASIC_PAIR"
+}
+
+basic_checks() {	# basic_checks LABEL DIR PORT
+	what="$1: basic endpoint, CGIPassAuth as shipped (off): 401, the log names CGIPassAuth"
+	out=$(basic_post "http://127.0.0.1:$3/basic-default/postmark")
+	sleep 1	# Apache copies the program's stderr to its log
+	if case $out in "401 "*invalid_signature*) true ;; *) false ;; esac &&
+	    grep -q 'endpoint=postmark .*why="Authorization header missing (a CGI request: Apache passes it on only with CGIPassAuth On' \
+	    "$2/log/error.log"; then
+		tap ok "$what"
+	else
+		tap not-ok "$what"
+		echo "# got: $out"
+		grep postmark "$2/log/error.log" | tail -3 | sed 's/^/# /'
+	fi
+	out=$(basic_post "http://127.0.0.1:$3/basic-passauth/postmark")
+	case $out in
+	"200 "*'"processed"'*)
+		tap ok "$1: basic endpoint, CGIPassAuth On uncommented: processed" ;;
+	*)	tap not-ok "$1: basic endpoint, CGIPassAuth On uncommented: processed"
+		echo "# got: $out" ;;
+	esac
+	out=$(basic_post "http://127.0.0.1:$3/basic-passauth/postmark")
+	case $out in
+	"200 "*'"already_processed"'*)
+		tap ok "$1: basic endpoint, CGIPassAuth On: its retry already_processed" ;;
+	*)	tap not-ok "$1: basic endpoint, CGIPassAuth On: its retry already_processed"
+		echo "# got: $out" ;;
+	esac
+	if grep -q 'e2e-apache-basic-password' "$2/log/error.log"; then
+		tap not-ok "$1: basic endpoint: the password is in no log line"
+	else
+		tap ok "$1: basic endpoint: the password is in no log line"
+	fi
+}
+
 # Shared hosting: the binary as hooks/oncehook.cgi beside the .htaccess.
 # cgid: mpm_event and mod_cgid, Debian's default; cgi: mpm_prefork and
 # mod_cgi, which many shared hosts run.
@@ -311,6 +387,7 @@ run_cgi() {	# run_cgi cgid|cgi
 		    "$h/.htaccess" >"$d/htdocs/auth-$v/.htaccess"
 		chmod 0644 "$d/htdocs/auth-$v/.htaccess"
 	done
+	basic_dirs "$d"
 	port=$(free_port) || bail "no free port"
 	# No <FilesMatch "^\.ht"> here: the .htaccess must protect itself.
 	# What the host allows: as the example's comments say.
@@ -341,6 +418,7 @@ EOF
 	# CGIPassAuth On uncommented.
 	sed -i 's|^#CGIPassAuth On|CGIPassAuth On|' "$h/.htaccess"
 	dp_status "$label" mix "$d" "http://127.0.0.1:$port/hooks"
+	basic_checks "$label" "$d" "$port"
 	dp_stop
 	dp_sanitizer "$label" "$d/log/error.log" "$d/log/stdout.log"
 	# What the example says of a stock Apache: .ht* files are refused.

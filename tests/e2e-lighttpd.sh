@@ -260,6 +260,52 @@ EOF
 	lt_sanitizer "$d" utf16
 }
 
+# The basic and mailgun schemes behind lighttpd, FastCGI and CGI: the
+# filled example with a postmark (basic) and a mailgun endpoint added.
+# Deliveries signed as those providers sign (tests/servers/oncetest
+# hookclient) are processed once; a retry is already_processed, and for
+# Mailgun a retry signed anew (another token) too, and the first token
+# with other event data a key conflict; a wrong password or key, no
+# Authorization and a stale Mailgun timestamp are refused, nothing stored
+# (tests/e2e/basic_mailgun.py).
+BASIC_PAIR=postmark:e2e-lighttpd-basic-password-5f1
+MAILGUN_KEY=key-e2e-lighttpd-mailgun-0123456789
+run_basic_mailgun() {	# run_basic_mailgun MODE
+	d=$tmp/basic-mailgun-$1
+	lt_setup "$1" "$d"
+	python3 -c 'import sys
+p, pair, key, acts = sys.argv[1:]
+text = open(p, encoding="utf-8").read()
+old = "\"ONCEHOOK_ENDPOINTS\" => \"stripe,shop,"
+if text.count(old) != 1:
+    sys.exit("%s: no %s" % (p, old))
+line = text.index(old)
+end = text.index("\n", line) + 1
+text = (text[:line] + text[line:end].replace(old,
+        "\"ONCEHOOK_ENDPOINTS\" => \"postmark,mailgun,stripe,shop,") +
+        "\t\t\t\"ONCEHOOK_POSTMARK_SCHEME\" => \"basic\",\n"
+        "\t\t\t\"ONCEHOOK_POSTMARK_SECRET\" => \"%s\",\n"
+        "\t\t\t\"ONCEHOOK_POSTMARK_ACTIONS\" => \"%s\",\n"
+        "\t\t\t\"ONCEHOOK_MAILGUN_SCHEME\" => \"mailgun\",\n"
+        "\t\t\t\"ONCEHOOK_MAILGUN_SECRET\" => \"%s\",\n"
+        "\t\t\t\"ONCEHOOK_MAILGUN_ACTIONS\" => \"%s\",\n" %
+        (pair, acts, key, acts) +
+        text[end:])
+open(p, "w", encoding="utf-8").write(text)' \
+	    "$d/conf/oncehook.conf" "$BASIC_PAIR" "$MAILGUN_KEY" \
+	    "$d/sql/orders.sql" ||
+	    bail "adding the basic and mailgun endpoints"
+	lt_env "$d"
+	lt_start "$d" "$1" || return
+	python3 "$top_srcdir/tests/e2e/basic_mailgun.py" "lighttpd $1" \
+	    "http://127.0.0.1:$lt_port/hooks" "$d/db/oncehook.db" \
+	    "$BASIC_PAIR" "$MAILGUN_KEY" "$d/log/breakage.log" \
+	    "$d/log/error.log" >"$d/log/basic-mailgun.tap" 2>&1
+	relay <"$d/log/basic-mailgun.tap"
+	lt_stop
+	lt_sanitizer "$d" "basic-mailgun $1"
+}
+
 start=$(date +%s)
 # Screenshots of the status page, kept with the test's output.
 shots=${ONCEHOOK_SHOTS:-$(pwd)/tests/screenshots}
@@ -267,6 +313,8 @@ mkdir -p "$shots" || bail "mkdir $shots"
 run_mode fastcgi
 run_mode cgi
 run_utf16_secret
+run_basic_mailgun fastcgi
+run_basic_mailgun cgi
 echo "# e2e took $(($(date +%s) - start))s"
 echo "1..$n"
 [ $failed -eq 0 ] || exit 1

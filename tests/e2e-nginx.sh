@@ -97,6 +97,47 @@ run_serve() {
 	dp_sanitizer "$label" "$d/log/serve.log" "$d/log/error.log"
 }
 
+# The basic (HTTP Basic auth) and mailgun schemes through nginx and
+# oncehook serve: the service's environment with a postmark (basic) and
+# a mailgun endpoint added (tests/e2e/basic_mailgun.py).
+BASIC_PAIR=postmark:e2e-nginx-basic-password-7c2
+MAILGUN_KEY=key-e2e-nginx-mailgun-0123456789
+run_basic_mailgun() {
+	label="nginx + serve, basic and mailgun"
+	d=$tmp/basic-mailgun
+	dp_dir "$d"
+	dp_fill_service "$d"
+	for f in "$d/conf/oncehook.env" "$d/conf/env"; do
+		sed -i 's/^ONCEHOOK_ENDPOINTS=/ONCEHOOK_ENDPOINTS=postmark,mailgun,/' \
+		    "$f"
+		printf '%s\n' ONCEHOOK_POSTMARK_SCHEME=basic \
+		    "ONCEHOOK_POSTMARK_SECRET=$BASIC_PAIR" \
+		    "ONCEHOOK_POSTMARK_ACTIONS=$d/sql/orders.sql" \
+		    ONCEHOOK_MAILGUN_SCHEME=mailgun \
+		    "ONCEHOOK_MAILGUN_SECRET=$MAILGUN_KEY" \
+		    "ONCEHOOK_MAILGUN_ACTIONS=$d/sql/orders.sql" >>"$f"
+	done
+	grep -q '^ONCEHOOK_ENDPOINTS=postmark,mailgun,' "$d/conf/env" ||
+	    bail "no ONCEHOOK_ENDPOINTS to extend"
+	dp_init_db "$d"
+	port=$(free_port) || bail "no free port"
+	nginx_conf "$d" "$port"
+	if ! dp_start_serve "$d"; then
+		tap not-ok "$label: oncehook serve starts"
+		sed 's/^/# /' "$d/log/serve.log"
+		dp_stop
+		return
+	fi
+	start_nginx "$d" "$port" "$label" || { dp_stop; return; }
+	python3 "$top_srcdir/tests/e2e/basic_mailgun.py" "$label" \
+	    "http://127.0.0.1:$port/hooks" "$d/db/oncehook.db" \
+	    "$BASIC_PAIR" "$MAILGUN_KEY" "$d/log/serve.log" \
+	    >"$d/log/basic-mailgun.tap" 2>&1
+	dp_relay "$label" <"$d/log/basic-mailgun.tap"
+	dp_stop
+	dp_sanitizer "$label" "$d/log/serve.log" "$d/log/error.log"
+}
+
 run_spawn() {
 	label="nginx + spawn-fcgi"
 	d=$tmp/spawn
@@ -204,4 +245,5 @@ shots=${ONCEHOOK_SHOTS:-$(pwd)/tests/screenshots}
 mkdir -p "$shots" || bail "mkdir $shots"
 run_serve
 run_spawn
+run_basic_mailgun
 dp_done

@@ -385,6 +385,12 @@ admin_check(int argc, char **argv)
 		printf("endpoint %s%s\n", ep->name,
 		    cf->named ? "" : " (unnamed: every path)");
 		list_vars(cf, ep);
+		if (scheme_authorization(ep->scheme))
+			printf("  (%s: the credential is the Authorization "
+			    "header; behind Apache, a CGI program sees it "
+			    "only with CGIPassAuth On, mod_fcgid's with "
+			    "FcgidPassHeader Authorization: see "
+			    "docs/deploying.md)\n", ep->scheme->name);
 		if (ep->nsecrets == 0) {
 			fprintf(stderr, "oncehook check: endpoint %s has no "
 			    "usable secret: it refuses every request\n",

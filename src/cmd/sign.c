@@ -33,8 +33,11 @@ static const char sign_usage[] =
 "carry it in a header\n"
 "(github, shopify, gitlab, woocommerce, linear), --time the timestamp\n"
 "(sent in milliseconds by webflow and cashfree).  For gitlab the header\n"
-"is the secret itself.  For linear the time is the body's own\n"
-"webhookTimestamp (Unix milliseconds), which FILE must carry.\n";
+"is the secret itself; for basic, the Authorization header.  For linear\n"
+"the time is the body's own webhookTimestamp (Unix milliseconds), which\n"
+"FILE must carry.  For mailgun, which signs inside the body, FILE is a\n"
+"JSON object without \"signature\" and the body to send is printed after\n"
+"the headers and an empty line (--id is its token).\n";
 
 #define SIGN_BODY_MAX	(64 << 20)	/* bytes */
 
@@ -182,6 +185,11 @@ sign_print(const struct sig_out *out, const struct sign_args *a)
 		printf("Content-Type: application/json\n");
 		for (i = 0; i < out->n; i++)
 			printf("%s: %s\n", out->h[i].name, out->h[i].value);
+		if (out->body != NULL) {
+			printf("\n");
+			fwrite(out->body, 1, out->bodysz, stdout);
+			printf("\n");
+		}
 		return;
 	}
 	printf("curl -sS -X POST -H 'Content-Type: application/json'");
@@ -192,7 +200,9 @@ sign_print(const struct sig_out *out, const struct sign_args *a)
 		shell_quote(line);
 	}
 	printf(" --data-binary ");
-	if (strcmp(a->file, "-") == 0)
+	if (out->body != NULL)
+		shell_quote(out->body);	/* JSON: "{", no NUL in it */
+	else if (strcmp(a->file, "-") == 0)
 		printf("@-");
 	else {
 		/* Absolute, so the line works from anywhere. */
@@ -246,12 +256,18 @@ admin_sign(int argc, char **argv)
 	m.bodysz = bodysz;
 	m.now = a.t >= 0 ? (time_t)a.t : time(NULL);
 	if (sig_sign(ep, &m, &out) == -1) {
-		fprintf(stderr, "oncehook sign: signing failed\n");
+		fprintf(stderr, "oncehook sign: signing failed%s\n",
+		    strcmp(ep->scheme->name, "mailgun") == 0 ? " (mailgun: "
+		    "FILE must be a JSON object without \"signature\", the "
+		    "--id plain text)" : strcmp(ep->scheme->name, "basic") ==
+		    0 ? " (basic: user:password too long for one header)" :
+		    "");
 		goto out;
 	}
 	sign_print(&out, &a);
 	rc = 0;
 out:
+	free(out.body);
 	crypto_wipe(&out, sizeof(out));
 	free(body);
 	conf_free(cf);

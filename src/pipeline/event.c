@@ -455,14 +455,14 @@ extract(const struct conf_endpoint *ep, const struct req *rq,
 		er = HOOK_EJSON;
 		goto out;
 	}
-	forget_volatile(ep, d);
 	if ((er = type_from(&ep->type, rq, d, &ev->type, why)) != HOOK_OK)
 		goto out;
 	if ((er = handshake(ep, d, ev, why)) != HOOK_OK)
 		goto out;
 	for (i = 0; i < ep->key.n && ev->key == NULL; i++) {
 		if (ep->key.v[i].kind == SRC_HASH && ev->hash[0] == '\0' &&
-		    canonical_hash(d, ev->hash) == -1) {
+		    (forget_volatile(ep, d), canonical_hash(d, ev->hash)) ==
+		    -1) {
 			er = HOOK_ESYSTEM;
 			goto out;
 		}
@@ -470,6 +470,9 @@ extract(const struct conf_endpoint *ep, const struct req *rq,
 		    &ev->key, why)) != HOOK_OK)
 			goto out;
 	}
+	/* The key and the type may come from inside a volatile member
+	 * (mailgun's token); the payload hash leaves it out. */
+	forget_volatile(ep, d);
 	if (ev->key == NULL) {
 		*why = "idempotency key missing";
 		er = HOOK_ENOKEY;

@@ -570,7 +570,11 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 			    "(tolerance %llds)", v.why, v.skew < 0 ? -v.skew :
 			    v.skew, ep->tolerance);
 		else if (v.why != NULL)
-			why_set(&t->why, "%s", v.why);
+			/* Apache hides Authorization from CGI programs. */
+			why_set(&t->why, "%s%s", v.why, v.no_authorization &&
+			    p->one_request ? " (a CGI request: Apache passes "
+			    "it on only with CGIPassAuth On, see "
+			    "docs/deploying.md)" : "");
 		goto out;
 	}
 	direct = straight(p);
@@ -631,6 +635,11 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	resp_make(resp, &(struct resp_in){ .err = er, .key = ev.key,
 	    .answer = &t.answer, .detail = t.why.client,
 	    .raw = t.doc, .rawsz = t.docsz, .ctype = t.ctype });
+	/* A 401 names its scheme where the credential is HTTP Basic's
+	 * (RFC 7235 section 3.1). */
+	if (er == HOOK_ESIG && t.ep != NULL &&
+	    scheme_authorization(t.ep->scheme))
+		resp->authenticate = 1;
 	free(t.doc);
 	free(t.peeked);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -17,10 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "conf.h"
 #include "front/req.h"
 #include "lib/crypto.h"
+#include "lib/jsondoc.h"
 #include "lib/jsonpeek.h"
 #include "pipeline/sig.h"
 
@@ -611,6 +613,174 @@ verify_gitlab(const struct conf_endpoint *ep, const struct sig_input *in,
 }
 
 /*
+ * basic: Authorization: Basic BASE64(user ":" password) (RFC 7617), each
+ * secret being "user:password".  The credential and every secret are
+ * hashed and all the digests compared, so the time taken depends neither
+ * on where the two differ (user name or password) nor on which secret
+ * matched; only on the credential's length in SHA-256 blocks, which its
+ * sender knows.
+ */
+static enum hook_err
+verify_basic(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	unsigned char	 got[CRYPTO_SHA256_LEN], want[CRYPTO_SHA256_LEN];
+	unsigned char	 cred[SIG_HEADER_MAX];
+	const char	*h;
+	size_t		 len, i;
+	long		 n;
+	int		 found = 0;
+
+	if ((h = req_header(in->rq, "Authorization")) == NULL || *h == '\0') {
+		v->why = "Authorization header missing";
+		v->no_authorization = 1;
+		return HOOK_ESIG;
+	}
+	if ((len = strlen(h)) > SIG_HEADER_MAX) {
+		v->why = "Authorization header too long";
+		return HOOK_ESIG;
+	}
+	/* The scheme's name is case-insensitive (RFC 7235 section 2.1). */
+	if (len < 6 || strncasecmp(h, "Basic ", 6) != 0) {
+		v->why = "Authorization header is not Basic";
+		return HOOK_ESIG;
+	}
+	for (h += 6; *h == ' '; h++)
+		continue;
+	for (len = strlen(h); len > 0 && h[len - 1] == ' '; len--)
+		continue;
+	if ((n = crypto_unbase64(h, len, cred, sizeof(cred))) <= 0 ||
+	    memchr(cred, ':', (size_t)n) == NULL) {
+		crypto_wipe(cred, sizeof(cred));
+		v->why = "Authorization header malformed (not the base64 of "
+		    "user:password)";
+		return HOOK_ESIG;
+	}
+	i = (size_t)n;
+	n = crypto_sha256(cred, i, got);
+	crypto_wipe(cred, sizeof(cred));
+	if (n == -1)
+		return HOOK_ESYSTEM;
+	for (i = 0; i < ep->nsecrets; i++) {
+		if (crypto_sha256(ep->secrets[i].p, ep->secrets[i].sz,
+		    want) == -1) {
+			crypto_wipe(got, sizeof(got));
+			return HOOK_ESYSTEM;
+		}
+		found |= crypto_equal(got, want, sizeof(got));
+	}
+	crypto_wipe(got, sizeof(got));
+	crypto_wipe(want, sizeof(want));
+	if (!found) {
+		v->why = "user name or password wrong";
+		return HOOK_ESIG;
+	}
+	return HOOK_OK;
+}
+
+/* A basic secret: "user:password", the user name without a colon. */
+static int
+secret_basic(const char *text, struct secret *out, char *err, size_t errsz)
+{
+	size_t	 len = strlen(text);
+
+	if (strchr(text, ':') == NULL || text[0] == ':') {
+		snprintf(err, errsz, "not user:password (a user name, a "
+		    "colon, the password)");
+		return -1;
+	}
+	if ((out->p = malloc(len + 1)) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	memcpy(out->p, text, len + 1);
+	out->sz = len;
+	return 0;
+}
+
+#define MAILGUN_TOKEN_MAX	256	/* bytes; Mailgun's are 50 */
+
+/*
+ * mailgun: the signature is inside the JSON body,
+ * {"signature": {"timestamp": "T", "token": "K", "signature": "HEX"},
+ * "event-data": {...}}, HEX being the HMAC-SHA256 of T then K (no
+ * separator) with the webhook signing key.  It covers no event data:
+ * the key is the token, so a captured block sent again with other data
+ * is a key conflict, never a second effect; and the payload, the
+ * signature left out of its hash, stands for the event whatever its
+ * token (the scheme's unsigned_data).  The body is read with
+ * lib/jsondoc.h, as the event's parse reads it (duplicate names
+ * refused), so the token verified is the token the key is made of.
+ * T may be a string or an integer.  A subaccount's event also carries
+ * "parent-signature", the same HMAC with the primary account's key: it
+ * is tried too (a malformed one matches nothing), so either key may be
+ * configured.
+ */
+static enum hook_err
+verify_mailgun(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	struct jsondoc		*d = NULL;
+	struct candidates	 c;
+	struct crypto_piece	 pieces[2];
+	const char		*ts, *tok, *mac;
+	char			 tsbuf[24];
+	size_t			 tslen, toklen, maclen;
+	long			 node;
+	long long		 t;
+	enum hook_err		 er;
+
+	c.n = 0;
+	switch (jsondoc_read(in->body, in->bodysz, 0, &d)) {
+	case JSONDOC_OK:
+		break;
+	case JSONDOC_ENOMEM:
+		return HOOK_ESYSTEM;
+	default:
+		v->why = "body is not JSON (the signature is inside it)";
+		return HOOK_ESIG;
+	}
+	if ((node = jsondoc_get(d, "/signature")) == -1 ||
+	    jsondoc_kind(d, node) != JSONDOC_OBJECT) {
+		v->why = "signature member missing";
+		er = HOOK_ESIG;
+		goto out;
+	}
+	node = jsondoc_get(d, "/signature/timestamp");
+	if (node != -1 && jsondoc_kind(d, node) == JSONDOC_INTEGER) {
+		snprintf(tsbuf, sizeof(tsbuf), "%lld",
+		    jsondoc_integer(d, node));
+		ts = tsbuf;
+		tslen = strlen(tsbuf);
+	} else if (node == -1 ||
+	    (ts = jsondoc_string(d, node, &tslen)) == NULL)
+		goto malformed;
+	if ((node = jsondoc_get(d, "/signature/token")) == -1 ||
+	    (tok = jsondoc_string(d, node, &toklen)) == NULL ||
+	    toklen == 0 || toklen > MAILGUN_TOKEN_MAX ||
+	    (node = jsondoc_get(d, "/signature/signature")) == -1 ||
+	    (mac = jsondoc_string(d, node, &maclen)) == NULL ||
+	    parse_ts(ts, tslen, &t) == -1 || add_hex(&c, mac, maclen) == -1)
+		goto malformed;
+	if ((node = jsondoc_get(d, "/signature/parent-signature")) != -1 &&
+	    (mac = jsondoc_string(d, node, &maclen)) != NULL)
+		(void)add_hex(&c, mac, maclen);
+	pieces[0].p = ts;
+	pieces[0].sz = tslen;
+	pieces[1].p = tok;
+	pieces[1].sz = toklen;
+	if ((er = matched(match_any(ep, pieces, 2, &c), v)) == HOOK_OK)
+		er = check_time(ep, t, in->now, v);
+	goto out;
+malformed:
+	v->why = "signature member malformed";
+	er = HOOK_ESIG;
+out:
+	jsondoc_free(d);
+	return er;
+}
+
+/*
  * Standard Webhooks and Svix secrets: "whsec_" (optional) and then the
  * key in base64, padded or not.
  */
@@ -1057,8 +1227,82 @@ sign_vercel(const struct secret *k, const struct sig_msg *m,
 /* Linear stamps each attempt anew (its time is in the body). */
 static const char *const linear_volatile[] = { "webhookTimestamp", NULL };
 
+/* basic: the Authorization header itself, as the sender's URL makes it. */
+static int
+sign_basic(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	char	 b64[sizeof(o->h[0].value) - 6];
+
+	(void)m;
+	if (4 * ((k->sz + 2) / 3) + 1 > sizeof(b64) ||
+	    crypto_base64(k->p, k->sz, b64, sizeof(b64)) == -1)
+		return -1;
+	out_add(o, "Authorization", "Basic %s", b64);
+	crypto_wipe(b64, sizeof(b64));
+	return 0;
+}
+
+/*
+ * mailgun: the body given (a JSON object without a "signature" member)
+ * with {"signature": {"timestamp", "token", "signature"}} put first, the
+ * token being m's id.  Returns -1 if the body is not such an object, the
+ * id holds a character JSON would escape, or memory runs out.
+ */
+static int
+sign_mailgun(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	struct jsondoc		*d = NULL;
+	struct crypto_piece	 pieces[2];
+	unsigned char		 md[CRYPTO_SHA256_LEN];
+	char			 ts[24], mac[2 * CRYPTO_SHA256_LEN + 1], *b;
+	const char		*rest, *end = m->body + m->bodysz;
+	size_t			 i, n;
+	int			 ok;
+
+	ok = jsondoc_read(m->body, m->bodysz, 0, &d) == JSONDOC_OK &&
+	    jsondoc_kind(d, 0) == JSONDOC_OBJECT &&
+	    jsondoc_get(d, "/signature") == -1;
+	jsondoc_free(d);
+	if (!ok)
+		return -1;
+	for (i = 0; m->id[i] != '\0'; i++)
+		if (m->id[i] == '"' || m->id[i] == '\\' ||
+		    (unsigned char)m->id[i] < 0x20)
+			return -1;
+	snprintf(ts, sizeof(ts), "%lld", (long long)m->now);
+	pieces[0].p = ts;
+	pieces[0].sz = strlen(ts);
+	pieces[1].p = m->id;
+	pieces[1].sz = strlen(m->id);
+	if (crypto_hmac_sha256(k->p, k->sz, pieces, 2, md) == -1)
+		return -1;
+	crypto_hex(md, sizeof(md), mac);
+	crypto_wipe(md, sizeof(md));
+	/* What follows the object's "{", and whether it is empty. */
+	if ((rest = memchr(m->body, '{', m->bodysz)) == NULL)
+		return -1;
+	rest++;
+	for (i = 0; rest + i < end && strchr(" \t\r\n", rest[i]) != NULL; i++)
+		continue;
+	n = 64 + strlen(ts) + strlen(m->id) + sizeof(mac) +
+	    (size_t)(end - rest);
+	if ((b = malloc(n)) == NULL)
+		return -1;
+	i = (size_t)snprintf(b, n, "{\"signature\":{\"timestamp\":\"%s\","
+	    "\"token\":\"%s\",\"signature\":\"%s\"}%s", ts, m->id, mac,
+	    rest[i] == '}' ? "" : ",");
+	memcpy(b + i, rest, (size_t)(end - rest));
+	o->body = b;
+	o->bodysz = i + (size_t)(end - rest);
+	return 0;
+}
+
 /* Stripe recounts pending_webhooks on each attempt at an event. */
 static const char *const stripe_volatile[] = { "pending_webhooks", NULL };
+/* Mailgun's signature block may be made anew for each attempt. */
+static const char *const mailgun_volatile[] = { "signature", NULL };
 /*
  * Zoom's recording events carry a download_token minted for each
  * notification, which a retry of the same event may carry anew.
@@ -1175,9 +1419,80 @@ static const struct scheme schemes[] = {
 	  NULL, NULL, NULL,
 	  NULL, verify_cashfree,
 	  sign_cashfree, 3 },
+	/*
+	 * Postmark has no id member (its ID and MessageID are shared by the
+	 * events of one message: a delivery, each open, each click), so
+	 * its key is the hash; Chargebee's is /id.
+	 */
+	{ "basic", 0,
+	  "json:/id hash",
+	  "json:/event_type json:/RecordType", SIG_TYPES_ANY,
+	  NULL, NULL, NULL,
+	  secret_basic, verify_basic,
+	  sign_basic, 3 },
+	/*
+	 * Parked at the first failure: a retry may come with a new token,
+	 * a key of its own, so failures of one event cannot be counted
+	 * across attempts; parked, the event is kept and `work` runs it.
+	 */
+	{ "mailgun", 1,
+	  "json:/signature/token",
+	  "json:/event-data/event", SIG_TYPES_WORD,
+	  NULL, mailgun_volatile, NULL,
+	  NULL, verify_mailgun,
+	  sign_mailgun, 1 },
 };
 
 #define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
+
+/* What some schemes need beyond their row (sig.h); the rest: 0. */
+static const struct {
+	const char	*name;
+	long long	 tolerance;	/* seconds, or 0: 300 */
+	int		 unsigned_data;
+	int		 authorization;
+} extras[] = {
+	{ "basic", 0, 0, 1 },
+	{ "mailgun", 32400, 1, 0 },
+};
+
+#define NEXTRAS		(sizeof(extras) / sizeof(extras[0]))
+
+/* The scheme's row in extras[], or -1. */
+static long
+extra(const struct scheme *sc)
+{
+	size_t	 i;
+
+	for (i = 0; i < NEXTRAS; i++)
+		if (strcmp(extras[i].name, sc->name) == 0)
+			return (long)i;
+	return -1;
+}
+
+long long
+scheme_tolerance(const struct scheme *sc)
+{
+	long	 i = extra(sc);
+
+	return i >= 0 && extras[i].tolerance > 0 ? extras[i].tolerance : 300;
+}
+
+int
+scheme_unsigned_data(const struct scheme *sc)
+{
+	long	 i = extra(sc);
+
+	return i >= 0 && extras[i].unsigned_data;
+}
+
+int
+scheme_authorization(const struct scheme *sc)
+{
+	long	 i = extra(sc);
+
+	return i >= 0 && extras[i].authorization;
+}
 
 const struct scheme *
 scheme_find(const char *name)
@@ -1285,6 +1600,7 @@ sig_verify(const struct conf_endpoint *ep, const struct sig_input *in,
 {
 	v->why = NULL;
 	v->skew = 0;
+	v->no_authorization = 0;
 	if (ep->nsecrets == 0) {
 		/* Fail closed: an endpoint without a secret accepts nothing. */
 		v->why = ep->placeholder ? "endpoint still has the example's "
@@ -1313,6 +1629,8 @@ sig_sign(const struct conf_endpoint *ep, const struct sig_msg *m,
     struct sig_out *out)
 {
 	out->n = 0;
+	out->body = NULL;
+	out->bodysz = 0;
 	if (ep->nsecrets == 0)
 		return -1;
 	return ep->scheme->sign(&ep->secrets[0], m, out);

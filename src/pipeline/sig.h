@@ -5,10 +5,12 @@
  * A scheme is one row in a table: its name, whether it carries a
  * timestamp, its default key and event-type sources, how a configured
  * secret becomes key bytes, and one verify function.  Adding a scheme is
- * a row plus that function.  This file knows HTTP headers and bytes; it
- * knows no database and parses no JSON: the one scheme whose timestamp
- * is inside the body (linear) reads that number with lib/jsonpeek.h,
- * after the signature matched, so the bytes it reads are the sender's.
+ * a row plus that function.  This file knows HTTP headers and bytes, and
+ * no database.  It reads JSON for two schemes only: linear, whose
+ * timestamp is inside the body, reads that number with lib/jsonpeek.h
+ * after the signature matched; mailgun, whose signature is inside the
+ * body, reads it with lib/jsondoc.h, as the event's parse will read it,
+ * so the token it verified is the one the key is made of.
  */
 #ifndef ONCEHOOK_SIG_H
 #define ONCEHOOK_SIG_H
@@ -25,6 +27,9 @@ struct secret;
 struct sig_verdict {
 	const char	*why;		/* static text */
 	long long	 skew;		/* seconds off, for HOOK_ESTALE */
+	int		 no_authorization; /* no Authorization header at
+					   all: under CGI, Apache's
+					   CGIPassAuth (docs/deploying.md) */
 };
 
 /* What verify sees: the request, its raw body, the clock. */
@@ -54,6 +59,10 @@ struct sig_out {
 		char		 value[256];
 	}		 h[SIG_OUT_MAX];
 	size_t		 n;
+	/* The body to send instead of the message's, for a scheme that
+	 * signs inside it (mailgun), or NULL: the caller frees it. */
+	char		*body;
+	size_t		 bodysz;
 };
 
 /*
@@ -153,6 +162,28 @@ const char		*scheme_type_example(const struct scheme *);
  * ONCEHOOK_<NAME>_KEY is taken as it is.
  */
 const char		*scheme_key_scope(const struct scheme *);
+
+/*
+ * What a few schemes need beyond their row, kept in one side table in
+ * sig.c (the rows stay as they are):
+ *
+ * The default of ONCEHOOK_<NAME>_TOLERANCE, seconds: 300, but 32400
+ * (9 h) for mailgun, whose retries over 8 hours may carry the first
+ * attempt's signature.
+ */
+long long		 scheme_tolerance(const struct scheme *);
+/*
+ * 1 if the signature covers no event data (mailgun signs a timestamp
+ * and a token only): a known payload is a duplicate whatever its key
+ * (conf_endpoint's replay_guard).
+ */
+int			 scheme_unsigned_data(const struct scheme *);
+/*
+ * 1 if the credential is the Authorization header (basic), which Apache
+ * gives a CGI program only with CGIPassAuth On (mod_fcgid's: with
+ * FcgidPassHeader Authorization).
+ */
+int			 scheme_authorization(const struct scheme *);
 
 /*
  * Verify the request's signature with the endpoint's scheme against

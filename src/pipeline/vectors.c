@@ -51,6 +51,15 @@ const struct vector vectors[] = {
 	  GL_SECRET, "{\"object_kind\":\"push\"}", 0, NULL,
 	  { { "X-Gitlab-Token", GL_SECRET } },
 	  "X-Gitlab-Token", 1 },
+	{ "basic", "RFC 7617 section 2 (Aladdin, open sesame)",
+	  BA_SECRET, "{}", 0, NULL,
+	  { { "Authorization", BA_AUTH } },
+	  "Authorization", 1 },
+	{ "mailgun", "Mailgun docs, Securing Webhooks (their token and "
+	  "timestamp; key made up, signature by their Python example)",
+	  MG_SECRET, MG_BODY, MG_T, MG_TOKEN,
+	  { { NULL, NULL } },
+	  NULL, 1 },
 	{ "zoom", "Zoom docs, Using webhooks (v0:ts:body); computed with "
 	  "Python hmac, made-up secret",
 	  ZM_SECRET, ZM_BODY, ZM_T, NULL,

@@ -52,6 +52,16 @@
  *   only): base64 HMAC-SHA256 of the body, made-up secret and body,
  *   computed with python3 hmac and base64.
  * - GitLab sends the secret token itself: the vector is the token.
+ * - basic: RFC 7617 section 2's example, user "Aladdin", password
+ *   "open sesame", Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==
+ *   (python3 base64 agrees).
+ * - Mailgun's "Securing Webhooks" page shows a signature block (token
+ *   e0b54771...e123, timestamp 1770920772) without the key behind it,
+ *   its signature ending 12345: made up.  The vector keeps that token and
+ *   timestamp with a made-up key, the signature computed as the page's
+ *   Python example does: hmac.new(key, (timestamp + token).encode(),
+ *   sha256).hexdigest().  Signing it again is t_sig's (the body
+ *   sign makes, byte for byte); selftest re-signs header vectors only.
  * - Zoom publishes no vector ("Using webhooks" in Zoom's developer
  *   documentation shows the message "v0:" + timestamp + ":" + body, and a
  *   url_validation answer without its secret): a made-up secret, a body
@@ -246,6 +256,20 @@
 #define CF_SIG		"ksfMHGs+2pj73mp2HXeUJLK1iVKRHb9vllRyS2ATDXQ="
 /* The same at 1617695238078, the docs' timestamp. */
 #define CF_SIG_078	"5RSwOANVK5JC9SuB1ho5lx0mLaAAZd9YUYUT3V5KsQQ="
+
+/* basic: RFC 7617 section 2. */
+#define BA_SECRET	"Aladdin:open sesame"
+#define BA_AUTH		"Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ=="
+
+/* mailgun: the documented token and timestamp, a made-up key. */
+#define MG_SECRET	"key-selftest-mailgun-0123456789"
+#define MG_T		1770920772
+#define MG_TOKEN	"e0b5477167110d68991efc6b9f89f0a11066af27834600e123"
+#define MG_BODY		"{\"signature\":{\"timestamp\":\"1770920772\"," \
+			"\"token\":\"" MG_TOKEN "\",\"signature\":" \
+			"\"497d020564f29767dc63c073c89592c9" \
+			"f7a3ec79fe9aaa874d3961622505c3dd\"}," \
+			"\"event-data\":{\"event\":\"delivered\"}}"
 
 #define VEC_HEADERS	4
 

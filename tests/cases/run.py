@@ -218,6 +218,35 @@ def body_of(rq):
     return b""
 
 
+def signing(rq, env):
+    """The scheme, secret and time a request is signed with, or None
+    where "sign" is false."""
+    sign = rq.get("sign", rq.get("method", "POST") == "POST")
+    if not sign:
+        return None
+    ep = rq.get("endpoint", "")
+    pre = "ONCEHOOK_%s_" % ep.upper() if ep else "ONCEHOOK_"
+    scheme = env.get(pre + "SCHEME", env.get("ONCEHOOK_SCHEME"))
+    secret = env.get(pre + "SECRET", env.get("ONCEHOOK_SECRET", ""))
+    t = None
+    if isinstance(sign, dict):
+        scheme = sign.get("scheme", scheme)
+        secret = sign.get("secret", secret)
+        if "t" in sign:
+            t = int(time.time()) + sign["t"]
+    secret = secret.split()[0] if secret else secret
+    return hookclient.SCHEMES[scheme], secret, t
+
+
+def signed_body(rq, env, body):
+    """The body as sent: a scheme that signs inside the body (mailgun)
+    puts its signature in, its token being the request's "key"."""
+    s = signing(rq, env)
+    if s is None:
+        return body
+    return s[0].sign_body(s[1], body, rq.get("key", ""), s[2])
+
+
 def headers_of(rq, env, body):
     """The request's headers: signed as its endpoint's scheme says,
     unless "sign" is false; "sign" may name another secret, move the
@@ -439,7 +468,7 @@ def run_mode(tap, args, name, folder, case, store, mode, tmp):
                     # operator's fix), not a request.
                     store.execute(rq["do_sql"])
                     continue
-                body = body_of(rq)
+                body = signed_body(rq, env, body_of(rq))
                 status, hdrs, out = front.send(rq, body,
                                                headers_of(rq, env, body))
                 answers.append((status, out.decode("utf-8", "replace")))

@@ -40,6 +40,10 @@ scheme the binary knows without a row fails the suite.  A row is
                        changed, the key from a header kept) must be
                        422 key_conflict; its forgery is the one with
                        another key.
+    unsigned=(OLD, NEW)  with tamper=None: a change the credential does
+                       not cover (basic's body, mailgun's event data):
+                       OLD replaced by NEW under the same key must be
+                       422 key_conflict.
     handshake=(BODY, WANT)  the sender's URL check: BODY (with {id}, its
                        token) signed by "oncehook sign" must be answered
                        200 with WANT's JSON members ("{id}" the token,
@@ -99,7 +103,7 @@ from oncetest import hookclient  # noqa: E402
 
 def row(scheme, secret, sign, stale, body, **opts):
     known = {"env", "event", "other", "tamper", "answer", "hashed",
-             "handshake"}
+             "handshake", "unsigned"}
     if set(opts) - known:
         raise SystemExit("schemes.py: row %s: unknown option %s"
                          % (scheme, sorted(set(opts) - known)))
@@ -173,6 +177,14 @@ ROWS = [
     row("cashfree", "e2e-schemes-cashfree-secret-8e5f", "oncehook", True,
         '{"type":"PAYMENT_SUCCESS_WEBHOOK","data":{"order":{"order_id":'
         '"ord_{id}"}}}', hashed=True),
+    row("basic", "e2e-schemes-user:e2e-schemes-password-3d8c", "oncehook",
+        False, '{"id":"ev_{id}","event_type":"subscription_created",'
+        '"content":{"subscription":{"id":"sub_1"}}}', tamper=None,
+        unsigned=('"sub_1"', '"sub_2"')),
+    row("mailgun", "key-e2eSchemesMailgunSigningKey0f3a", "oncehook", True,
+        '{"event-data":{"id":"{id}","event":"delivered","recipient":'
+        '"a@example.org"}}', tamper=None,
+        unsigned=('"delivered"', '"failed"'), env={"TOLERANCE": "300"}),
 ]
 
 STALE_S = 3600          # "an hour ago": past every scheme's tolerance
@@ -295,9 +307,15 @@ def sign_oncehook(a, r, secret, ev, ts, body):
         raise RuntimeError("oncehook sign --endpoint %s: exit %d: %s"
                            % (ep, p.returncode, p.stderr.strip()))
     headers = []
-    for ln in p.stdout.splitlines():
-        k, sep, v = ln.partition(": ")
-        if not sep:
+    out, sep, signed_body = p.stdout.partition("\n\n")
+    if sep:
+        # A scheme that signs inside the body (mailgun): the body to
+        # send follows the headers and an empty line.
+        body = signed_body[:-1] if signed_body.endswith("\n") else \
+            signed_body
+    for ln in (out if sep else p.stdout).splitlines():
+        k, sep2, v = ln.partition(": ")
+        if not sep2:
             raise RuntimeError("oncehook sign printed %r" % ln)
         headers.append((k, v))
     return headers, body
@@ -497,7 +515,12 @@ def send_one(t, client, db, name, s):
     if "tamper" in r and r["tamper"] is None:
         # Nothing signs the body: the same key with other bytes is the
         # conflict it is, and nothing is applied.
-        resp = post("valid", tampered(s, c["valid"]))
+        body = c["valid"]["body"]
+        if r.get("unsigned"):
+            body = body.replace(r["unsigned"][0], r["unsigned"][1], 1)
+        else:
+            body = tampered(s, c["valid"])
+        resp = post("valid", body)
         t.check("%s: body changed under the same key (%s signs no body) "
                 "-> 422 key_conflict" % (name, r["scheme"]),
                 expect(resp, 422, {"error": "key_conflict"}), resp)

@@ -817,7 +817,12 @@ test_peek(void)
 	peek_case("json:", "{\"id\":\"x\"}", 0,
 	    "the whole document as the pointer (read nowhere past it)");
 
-	/* Stripe forgets pending_webhooks before it reads the key. */
+	/*
+	 * A member the scheme forgets is left out of the payload hash
+	 * only: a key source still reads it (mailgun's token is inside
+	 * its volatile signature block), and event_peek leaves it to the
+	 * parse.
+	 */
 	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
 		BAIL("conf_load: %s", err);
 	body = "{\"pending_webhooks\":\"pw\",\"id\":\"evt_5\",\"type\":\"t.x\"}";
@@ -825,9 +830,10 @@ test_peek(void)
 	if (event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
 	    &why) != HOOK_OK)
 		BAIL("event_extract on a stripe event");
-	CHECK(strcmp(ev.key, "evt_5") == 0 &&
+	CHECK(strcmp(ev.key, "pw") == 0 &&
 	    !event_peek(&cf->endpoints[0], &rq, body, strlen(body), &pk),
-	    "event_peek leaves a member the scheme forgets to the parse");
+	    "event_peek leaves a member the scheme forgets to the parse, "
+	    "which reads the key in it");
 	event_clear(&ev);
 	conf_free(cf);
 	vars[3].name = NULL;	/* stripe's own key: json:/id */
@@ -880,6 +886,58 @@ test_volatile(void)
 	conf_free(cf);
 }
 
+/*
+ * mailgun: the key is the token, inside the signature block the payload
+ * hash leaves out; so is the hash key (ONCEHOOK_KEY=hash).
+ */
+static void
+test_volatile_key(void)
+{
+	struct var	 vars[] = {
+		{ "ONCEHOOK_DB", "/nonexistent/oncehook/t_event.db" },
+		{ "ONCEHOOK_SCHEME", "mailgun" },
+		{ "ONCEHOOK_SECRET", "key-t-event-0123456789" },
+		{ NULL, NULL },
+		{ NULL, NULL }
+	};
+	struct conf	*cf;
+	struct event	 a, b, c;
+	char		 err[256];
+
+#define MG_EV(tok, ev) "{\"signature\":{\"timestamp\":\"1\",\"token\":\"" \
+	tok "\",\"signature\":\"00\"},\"event-data\":{\"id\":\"" ev "\"," \
+	"\"event\":\"delivered\"}}"
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	if (ext(cf, MG_EV("tok-a", "e1"), &a) != HOOK_OK ||
+	    ext(cf, MG_EV("tok-b", "e1"), &b) != HOOK_OK ||
+	    ext(cf, MG_EV("tok-a", "e2"), &c) != HOOK_OK)
+		BAIL("event_extract on a mailgun event");
+	CHECK(strcmp(a.key, "tok-a") == 0 && strcmp(b.key, "tok-b") == 0 &&
+	    a.type != NULL && strcmp(a.type, "delivered") == 0,
+	    "mailgun: the key is the token, read inside the signature block");
+	CHECK(strcmp(a.hash, b.hash) == 0 && strcmp(a.hash, c.hash) != 0,
+	    "mailgun: the signature block left out of the payload hash, the "
+	    "event data in it");
+	event_clear(&a);
+	event_clear(&b);
+	event_clear(&c);
+	conf_free(cf);
+	vars[3].name = "ONCEHOOK_KEY";
+	vars[3].value = "hash";
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	if (ext(cf, MG_EV("tok-a", "e1"), &a) != HOOK_OK ||
+	    ext(cf, MG_EV("tok-b", "e1"), &b) != HOOK_OK)
+		BAIL("event_extract on a mailgun event");
+	CHECK(strcmp(a.key, b.key) == 0 && strcmp(a.key, a.hash) == 0,
+	    "mailgun, KEY=hash: the key leaves the signature block out");
+	event_clear(&a);
+	event_clear(&b);
+	conf_free(cf);
+#undef MG_EV
+}
+
 int
 main(void)
 {
@@ -892,6 +950,7 @@ main(void)
 	test_depth();
 	test_norm();
 	test_volatile();
+	test_volatile_key();
 	test_jsonpeek();
 	test_peek();
 	return tap_done();

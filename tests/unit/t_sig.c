@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: signature schemes (src/pipeline/sig.c): hmac-sha256,
- * stripe, zoom, and the handshakes.
+ * stripe, zoom, the handshakes, basic and mailgun.
  *
  * Requests are built by hand the way the front builds them: headers are
  * CGI variables ("HTTP_STRIPE_SIGNATURE=...") with the name running up
@@ -619,6 +619,362 @@ test_from_conf(void)
 	conf_free(cf);
 }
 
+/*
+ * basic: RFC 7617's example credential (section 2: Aladdin, "open
+ * sesame") and one of the tests' own; base64 by python3's base64.
+ */
+static unsigned char	 k_aladdin[] = "Aladdin:open sesame";
+static unsigned char	 k_postmark[] = "postmark:unit-password-0123456789";
+#define BA_ALADDIN	"QWxhZGRpbjpvcGVuIHNlc2FtZQ=="
+#define BA_POSTMARK	"cG9zdG1hcms6dW5pdC1wYXNzd29yZC0wMTIzNDU2Nzg5"
+
+static void
+test_basic(void)
+{
+	struct conf_endpoint	 ep, rot;
+	struct sig_verdict	 v;
+	struct secret		 one[1] = {
+		{ k_aladdin, sizeof(k_aladdin) - 1 },
+	};
+	struct secret		 two[2] = {
+		{ k_postmark, sizeof(k_postmark) - 1 },
+		{ k_aladdin, sizeof(k_aladdin) - 1 },
+	};
+	struct sig_msg		 m;
+	struct sig_out		 out;
+	char			 var[SIG_HEADER_MAX + 64];
+	enum hook_err		 er;
+
+	endpoint(&ep, "basic", one, 1);
+	CHECK(!ep.scheme->timestamped && scheme_authorization(ep.scheme) &&
+	    !scheme_authorization(scheme_find("stripe")),
+	    "basic: untimed, its credential in Authorization (check's hint)");
+	er = run(&ep, ENV("HTTP_AUTHORIZATION=Basic " BA_ALADDIN), "{}", 0,
+	    &v);
+	CHECK(er == HOOK_OK && v.why == NULL,
+	    "basic: RFC 7617's example credential accepted");
+	er = run(&ep, ENV("HTTP_AUTHORIZATION=BASIC  " BA_ALADDIN " "), "{}",
+	    0, &v);
+	CHECK(er == HOOK_OK,
+	    "basic: scheme name in any case, blanks around the token");
+	/* "Aladdin:open sesamE", "aladdin:open sesame", "Aladdin:open
+	 * sesame " and "Aladdin" by python3 base64. */
+	er = run(&ep, ENV("HTTP_AUTHORIZATION=Basic "
+	    "QWxhZGRpbjpvcGVuIHNlc2FtRQ=="), "{}", 0, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "wrong"),
+	    "basic: wrong password -> ESIG");
+	er = run(&ep, ENV("HTTP_AUTHORIZATION=Basic "
+	    "YWxhZGRpbjpvcGVuIHNlc2FtZQ=="), "{}", 0, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "wrong"),
+	    "basic: wrong user name, right password -> ESIG");
+	er = run(&ep, ENV("HTTP_AUTHORIZATION=Basic "
+	    "QWxhZGRpbjpvcGVuIHNlc2FtZSA="), "{}", 0, &v);
+	CHECK(er == HOOK_ESIG, "basic: password with a byte appended -> ESIG");
+	er = run(&ep, ENV("HTTP_AUTHORIZATION=Basic QWxhZGRpbg=="), "{}", 0,
+	    &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "basic: no colon in the credential -> ESIG, malformed");
+	er = run(&ep, ENV("HTTP_AUTHORIZATION=Basic !!!!"), "{}", 0, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "basic: not base64 -> ESIG, malformed");
+	er = run(&ep, ENV("HTTP_AUTHORIZATION=Basic "), "{}", 0, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "basic: no credential -> ESIG, malformed");
+	er = run(&ep, ENV("HTTP_AUTHORIZATION=Bearer " BA_ALADDIN), "{}", 0,
+	    &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "not Basic") &&
+	    !v.no_authorization, "basic: another scheme -> ESIG, not Basic");
+	er = run(&ep, ENV("HTTP_AUTHORIZATION=Aladdin:open sesame"), "{}", 0,
+	    &v);
+	CHECK(er == HOOK_ESIG, "basic: the secret itself, unencoded -> ESIG");
+	er = run(&ep, ENV("HTTP_USER_AGENT=test"), "{}", 0, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "missing") &&
+	    v.no_authorization, "basic: no Authorization -> ESIG, flagged "
+	    "for the CGIPassAuth hint");
+	er = run(&ep, ENV("HTTP_AUTHORIZATION="), "{}", 0, &v);
+	CHECK(er == HOOK_ESIG && v.no_authorization,
+	    "basic: empty Authorization (Apache's rewrite, nothing sent) -> "
+	    "missing");
+	snprintf(var, sizeof(var), "HTTP_AUTHORIZATION=Basic %0*d",
+	    SIG_HEADER_MAX, 0);
+	er = run(&ep, ENV(var), "{}", 0, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "long"),
+	    "basic: Authorization over SIG_HEADER_MAX -> ESIG, too long");
+	CHECK(v.why != NULL && strstr(v.why, "sesame") == NULL,
+	    "basic: the reason never holds the password");
+
+	endpoint(&rot, "basic", two, 2);
+	er = run(&rot, ENV("HTTP_AUTHORIZATION=Basic " BA_ALADDIN), "{}", 0,
+	    &v);
+	CHECK(er == HOOK_OK, "basic: second of two credentials matches");
+	er = run(&rot, ENV("HTTP_AUTHORIZATION=Basic " BA_POSTMARK), "{}", 0,
+	    &v);
+	CHECK(er == HOOK_OK, "basic: first of two credentials matches");
+
+	memset(&m, 0, sizeof(m));
+	m.body = "{}";
+	m.bodysz = 2;
+	m.id = "unused";
+	CHECK(sig_sign(&rot, &m, &out) == 0 && out.n == 1 &&
+	    strcmp(out.h[0].name, "Authorization") == 0 &&
+	    strcmp(out.h[0].value, "Basic " BA_POSTMARK) == 0 &&
+	    out.body == NULL,
+	    "basic: sig_sign gives the first credential's header");
+
+	ep.nsecrets = 0;
+	er = run(&ep, ENV("HTTP_AUTHORIZATION=Basic " BA_ALADDIN), "{}", 0,
+	    &v);
+	CHECK(er == HOOK_ESIG, "basic: endpoint without secrets fails closed");
+}
+
+/*
+ * mailgun: the token and timestamp of Mailgun's "Securing Webhooks"
+ * page, a key of the tests' own; the signatures by python3:
+ * hmac.new(key, b"1770920772" + token, sha256).hexdigest().
+ */
+static unsigned char	 k_mailgun[] = "key-mailgun-unit-0123456789";
+static unsigned char	 k_mailgun_other[] = "key-other-unit-0123456789";
+#define MG_T		1770920772
+#define MG_TS		"1770920772"
+#define MG_TOKEN	"e0b5477167110d68991efc6b9f89f0a11066af27834600e123"
+#define MG_SIG		"5760fb08cdf1f43b47eb80d9b4e77977" \
+			"9404a8bbd0b7340b7abc096d106dd793"
+#define MG_SIG_OTHER	"585161c6a12bd58fa382bf8173ac5b90" \
+			"5045fe5f0e3581249f7da9f9a66a0b28"
+/* The same with the primary account's key, a subaccount's parent. */
+static unsigned char	 k_mailgun_parent[] = "key-parent-unit-0123456789";
+#define MG_SIG_PARENT	"6bda4d2e0f33f0264070ce4ce61e9d9f" \
+			"c968c75594e2a8bb17a424037992979b"
+#define MG_PARENT(sig, parent) \
+	"{\"signature\":{\"timestamp\":\"" MG_TS "\",\"token\":\"" \
+	MG_TOKEN "\",\"signature\":\"" sig "\",\"parent-signature\":\"" \
+	parent "\"},\"event-data\":{\"id\":\"ev1\"}}"
+#define MG_BLOCK(ts, tok, sig) \
+	"{\"signature\":{\"timestamp\":" ts ",\"token\":\"" tok "\"," \
+	"\"signature\":\"" sig "\"},\"event-data\":{\"id\":\"ev1\"," \
+	"\"event\":\"delivered\"}}"
+
+static void
+test_mailgun(void)
+{
+	struct conf_endpoint	 ep, rot, par;
+	struct sig_verdict	 v;
+	struct secret		 parent;
+	struct secret		 one[1] = {
+		{ k_mailgun, sizeof(k_mailgun) - 1 },
+	};
+	struct secret		 two[2] = {
+		{ k_mailgun_other, sizeof(k_mailgun_other) - 1 },
+		{ k_mailgun, sizeof(k_mailgun) - 1 },
+	};
+	struct sig_msg		 m;
+	struct sig_out		 out;
+	enum hook_err		 er;
+	char			*body;
+
+	endpoint(&ep, "mailgun", one, 1);
+	ep.tolerance = scheme_tolerance(ep.scheme);
+	CHECK(ep.scheme->timestamped && scheme_unsigned_data(ep.scheme) &&
+	    scheme_tolerance(ep.scheme) == 32400 &&
+	    scheme_tolerance(scheme_find("stripe")) == 300 &&
+	    !scheme_unsigned_data(scheme_find("stripe")) &&
+	    strcmp(ep.scheme->key, "json:/signature/token") == 0 &&
+	    ep.scheme->park_after == 1,
+	    "mailgun: timestamped, 9 h tolerance, data unsigned, keyed by "
+	    "the token, parked at the first failure");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK("\"" MG_TS "\"", MG_TOKEN, MG_SIG), MG_T, &v);
+	CHECK(er == HOOK_OK && v.why == NULL,
+	    "mailgun: valid, timestamp as a string");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK(MG_TS, MG_TOKEN, MG_SIG), MG_T, &v);
+	CHECK(er == HOOK_OK, "mailgun: valid, timestamp as an integer");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    "{\"event-data\":{\"id\":\"other\"},\"signature\":{\"signature\":"
+	    "\"" MG_SIG "\",\"token\":\"" MG_TOKEN "\",\"timestamp\":\"" MG_TS
+	    "\"}}", MG_T, &v);
+	CHECK(er == HOOK_OK, "mailgun: members in another order, other event "
+	    "data: still valid (the signature covers no event data)");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK("\"" MG_TS "\"", MG_TOKEN, MG_SIG), MG_T + 32400, &v);
+	CHECK(er == HOOK_OK, "mailgun: 9 h old: within the tolerance");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK("\"" MG_TS "\"", MG_TOKEN, MG_SIG), MG_T + 32401, &v);
+	CHECK(er == HOOK_ESTALE && v.skew == 32401,
+	    "mailgun: 9 h and 1 s old -> ESTALE, skew 32401");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK("\"" MG_TS "\"", MG_TOKEN, MG_SIG), MG_T - 32401, &v);
+	CHECK(er == HOOK_ESTALE && v.skew == -32401,
+	    "mailgun: 9 h and 1 s ahead -> ESTALE");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK("\"" MG_TS "\"", MG_TOKEN, MG_SIG_OTHER), MG_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "matched"),
+	    "mailgun: signed with another key -> ESIG");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK("\"1770920773\"", MG_TOKEN, MG_SIG), MG_T, &v);
+	CHECK(er == HOOK_ESIG, "mailgun: timestamp changed -> ESIG");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK("\"" MG_TS "\"", "f0b5477167110d68991efc6b9f89f0a11066af"
+	    "27834600e123", MG_SIG), MG_T, &v);
+	CHECK(er == HOOK_ESIG, "mailgun: token changed -> ESIG");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK("\"" MG_TS "\"", MG_TOKEN, "zz"), MG_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "mailgun: signature not 64 hex digits -> ESIG, malformed");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK("\"" MG_TS "\"", "", MG_SIG), MG_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "mailgun: empty token -> ESIG, malformed");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK("\"17709x0772\"", MG_TOKEN, MG_SIG), MG_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "mailgun: timestamp not digits -> ESIG, malformed");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    "{\"event-data\":{\"id\":\"ev1\"}}", MG_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "missing"),
+	    "mailgun: no signature member -> ESIG, missing");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    "{\"signature\":\"" MG_SIG "\"}", MG_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "missing"),
+	    "mailgun: signature not an object -> ESIG");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"), "not json", MG_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "JSON"),
+	    "mailgun: body not JSON -> ESIG, says so");
+	/* Two signature members: the event's parse refuses the body, so
+	 * verify does too; the token verified is the token keyed. */
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    "{\"signature\":{\"timestamp\":\"" MG_TS "\",\"token\":\"" MG_TOKEN
+	    "\",\"signature\":\"" MG_SIG "\"},\"signature\":{\"timestamp\":\""
+	    MG_TS "\",\"token\":\"chosen\",\"signature\":\"" MG_SIG "\"}}",
+	    MG_T, &v);
+	CHECK(er == HOOK_ESIG, "mailgun: duplicate signature members -> ESIG");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    "{\"signature\":{\"timestamp\":\"" MG_TS "\",\"token\":\"" MG_TOKEN
+	    "\",\"token\":\"chosen\",\"signature\":\"" MG_SIG "\"}}", MG_T,
+	    &v);
+	CHECK(er == HOOK_ESIG, "mailgun: duplicate token members -> ESIG");
+
+	endpoint(&rot, "mailgun", two, 2);
+	er = run(&rot, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK("\"" MG_TS "\"", MG_TOKEN, MG_SIG), MG_T, &v);
+	CHECK(er == HOOK_OK, "mailgun: second of two keys matches");
+
+	/* A subaccount's event: parent-signature, made with the primary
+	 * account's key, accepted with that key configured. */
+	parent.p = k_mailgun_parent;
+	parent.sz = sizeof(k_mailgun_parent) - 1;
+	endpoint(&par, "mailgun", &parent, 1);
+	er = run(&par, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_PARENT(MG_SIG, MG_SIG_PARENT), MG_T, &v);
+	CHECK(er == HOOK_OK, "mailgun: parent-signature, the primary "
+	    "account's key configured");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_PARENT(MG_SIG, MG_SIG_PARENT), MG_T, &v);
+	CHECK(er == HOOK_OK, "mailgun: the same event, the subaccount's key "
+	    "configured");
+	er = run(&par, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_PARENT(MG_SIG, MG_SIG_OTHER), MG_T, &v);
+	CHECK(er == HOOK_ESIG, "mailgun: a parent-signature of another key "
+	    "-> ESIG");
+	er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_PARENT(MG_SIG, "zz"), MG_T, &v);
+	CHECK(er == HOOK_OK, "mailgun: a malformed parent-signature matches "
+	    "nothing, the signature still does");
+
+	/* sig_sign: the body with the signature block put first. */
+	memset(&m, 0, sizeof(m));
+	m.body = "{\"event-data\":{\"id\":\"ev1\",\"event\":\"delivered\"}}";
+	m.bodysz = strlen(m.body);
+	m.id = MG_TOKEN;
+	m.now = MG_T;
+	CHECK(sig_sign(&ep, &m, &out) == 0 && out.n == 0 &&
+	    out.body != NULL && out.bodysz == strlen(MG_BLOCK("\"" MG_TS "\"",
+	    MG_TOKEN, MG_SIG)) && memcmp(out.body, MG_BLOCK("\"" MG_TS "\"",
+	    MG_TOKEN, MG_SIG), out.bodysz) == 0,
+	    "mailgun: sig_sign puts the documented signature in the body");
+	free(out.body);
+	m.body = " { } ";
+	m.bodysz = 5;
+	if (sig_sign(&ep, &m, &out) == 0 &&
+	    (body = strndup(out.body, out.bodysz)) != NULL) {
+		er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"), body, MG_T, &v);
+		CHECK(er == HOOK_OK && strstr(body, "\"},") == NULL,
+		    "mailgun: sig_sign of an empty object verifies, no comma "
+		    "added");
+		free(body);
+	} else
+		CHECK(0, "mailgun: sig_sign of an empty object verifies");
+	free(out.body);
+	m.body = "{\"signature\":{}}";
+	m.bodysz = strlen(m.body);
+	CHECK(sig_sign(&ep, &m, &out) == -1,
+	    "mailgun: sig_sign refuses a body that has a signature");
+	m.body = "[1]";
+	m.bodysz = 3;
+	CHECK(sig_sign(&ep, &m, &out) == -1,
+	    "mailgun: sig_sign refuses a body that is not an object");
+	m.body = "{}";
+	m.bodysz = 2;
+	m.id = "a\"b";
+	CHECK(sig_sign(&ep, &m, &out) == -1,
+	    "mailgun: sig_sign refuses a token JSON would escape");
+}
+
+/* basic and mailgun through conf_load(): secrets, defaults, guard. */
+static void
+test_new_conf(void)
+{
+	static const char *const env[] = {
+		"ONCEHOOK_DB=/var/lib/oncehook/hooks.db",
+		"ONCEHOOK_ENDPOINTS=pm,mg,mg2",
+		"ONCEHOOK_PM_SCHEME=basic",
+		"ONCEHOOK_PM_SECRET=postmark:unit-password-0123456789",
+		"ONCEHOOK_MG_SCHEME=mailgun",
+		"ONCEHOOK_MG_SECRET=key-mailgun-unit-0123456789",
+		"ONCEHOOK_MG2_SCHEME=mailgun",
+		"ONCEHOOK_MG2_SECRET=key-mailgun-unit-0123456789",
+		"ONCEHOOK_MG2_TOLERANCE=600",
+		NULL
+	};
+	static const char *const bad[] = {
+		"ONCEHOOK_DB=/var/lib/oncehook/hooks.db",
+		"ONCEHOOK_SCHEME=basic",
+		"ONCEHOOK_SECRET=no-colon-in-this-secret",
+		NULL
+	};
+	struct sig_verdict	 v;
+	struct conf		*cf;
+	char			 err[256];
+	enum hook_err		 er;
+
+	if ((cf = conf_load(env_get, (void *)env, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	er = run(&cf->endpoints[0], ENV("HTTP_AUTHORIZATION=Basic "
+	    BA_POSTMARK), "{}", 0, &v);
+	CHECK(er == HOOK_OK && cf->endpoints[0].replay_guard &&
+	    cf->endpoints[0].park_after == 3,
+	    "basic: endpoint from conf_load verifies; replay guard on, "
+	    "PARK_AFTER 3");
+	er = run(&cf->endpoints[1], ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK("\"" MG_TS "\"", MG_TOKEN, MG_SIG), MG_T + 30000, &v);
+	CHECK(er == HOOK_OK && cf->endpoints[1].tolerance == 32400 &&
+	    cf->endpoints[1].replay_guard &&
+	    cf->endpoints[1].park_after == 1,
+	    "mailgun: from conf_load: TOLERANCE 32400, replay guard on "
+	    "though timestamped, PARK_AFTER 1");
+	er = run(&cf->endpoints[2], ENV("HTTP_USER_AGENT=mailgun"),
+	    MG_BLOCK("\"" MG_TS "\"", MG_TOKEN, MG_SIG), MG_T + 601, &v);
+	CHECK(er == HOOK_ESTALE && cf->endpoints[2].tolerance == 600,
+	    "mailgun: ONCEHOOK_<NAME>_TOLERANCE overrides the default");
+	conf_free(cf);
+	cf = conf_load(env_get, (void *)bad, err, sizeof(err));
+	CHECK(cf == NULL && strstr(err, "user:password") != NULL &&
+	    strstr(err, "no-colon-in-this-secret") == NULL,
+	    "basic: a secret without a colon refused, named, never quoted "
+	    "(%s)", err);
+	conf_free(cf);
+}
+
 static void
 test_schemes(void)
 {
@@ -641,6 +997,8 @@ test_schemes(void)
 		{ "gitlab", 0,
 		  "header:Idempotency-Key header:X-Gitlab-Event-UUID" },
 		{ "zoom", 1, "hash" },
+		{ "basic", 0, "json:/id hash" },
+		{ "mailgun", 1, "json:/signature/token" },
 	};
 	const struct scheme	*s;
 	size_t			 i;
@@ -668,6 +1026,9 @@ main(void)
 	test_from_conf();
 	test_zoom();
 	test_handshakes();
+	test_basic();
+	test_mailgun();
+	test_new_conf();
 	test_schemes();
 	return tap_done();
 }

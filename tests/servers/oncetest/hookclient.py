@@ -32,6 +32,10 @@ document their schemes; it shares no code with oncehook:
 - vercel: x-vercel-signature: <hex HMAC-SHA1(secret, body)>.
 - cashfree: x-webhook-timestamp: <Unix ms>, x-webhook-signature:
   <base64 HMAC-SHA256(secret, "<ms><body>")>.
+- basic: Authorization: Basic <base64 of the secret, user:password>.
+- mailgun: no header; the body gets a member "signature": {"timestamp":
+  "<t>", "token": "<the key>", "signature": <hex HMAC-SHA256(secret,
+  "<t><token>")>} put first (sign_body()).
 
 SCHEMES holds, for each scheme, a sender: the payload such a provider
 sends (with the event's key and type where the provider puts them in
@@ -146,6 +150,11 @@ class Scheme:
 
     def headers(self, secret, body, key, typ, t=None):
         raise NotImplementedError
+
+    def sign_body(self, secret, body, key, t=None):
+        """The body as sent: the same bytes, except for a provider that
+        signs inside it (mailgun)."""
+        return body
 
 
 class HmacSha256(Scheme):
@@ -294,6 +303,8 @@ class Zoom(Scheme):
             t = int(time.time())
         return [("x-zm-request-timestamp", str(t)),
                 ("x-zm-signature", sign_zoom(secret, t, body))]
+
+
 def _hex(secret, msg, algo=hashlib.sha256):
     return hmac.new(secret.encode("utf-8"), msg, algo).hexdigest()
 
@@ -407,11 +418,52 @@ class Cashfree(Scheme):
                  _b64(secret, ms.encode("ascii") + body))]
 
 
+class Basic(Scheme):
+    """Postmark, Chargebee, Adyen: HTTP Basic auth, the secret being
+    user:password."""
+    name, sig, encoding = "basic", "Authorization", "token"
+
+    def body(self, key, typ, variant=0):
+        return dumps({"id": key, "event_type": typ,
+                      "content": {"n": variant}})
+
+    def headers(self, secret, body, key, typ, t=None):
+        cred = base64.b64encode(secret.encode("utf-8")).decode("ascii")
+        return [("Authorization", "Basic " + cred)]
+
+
+def sign_mailgun(secret, t, token):
+    return _mac(secret.encode("utf-8"),
+                ("%d%s" % (t, token)).encode("utf-8")).hexdigest()
+
+
+class Mailgun(Scheme):
+    """The signature inside the body, over timestamp and token only."""
+    name, sig, timestamped = "mailgun", None, True
+
+    def body(self, key, typ, variant=0):
+        return dumps({"event-data": {"id": "ev-%d" % variant,
+                                     "event": typ or "delivered"}})
+
+    def headers(self, secret, body, key, typ, t=None):
+        return []
+
+    def sign_body(self, secret, body, key, t=None):
+        if t is None:
+            t = int(time.time())
+        obj = json.loads(body)
+        out = {"signature": {"timestamp": str(t), "token": key,
+                             "signature": sign_mailgun(secret, t, key)}}
+        out.update(obj)
+        return dumps(out)
+
+
 SCHEMES = {s.name: s for s in (HmacSha256(), Stripe(), GitHub(), Standard(),
                                Svix(), Shopify(), Slack(), Paddle(),
                                GitLab(), Zoom(), Razorpay(),
                                WooCommerce(), Mollie(), Linear(),
-                               Webflow(), Vercel(), Cashfree())}
+                               Webflow(), Vercel(), Cashfree(), Basic(),
+                               Mailgun())}
 
 
 class Response(testkit.Response):
