@@ -1029,9 +1029,12 @@ test_write_lock(void)
 	took = now_ms() - t0;
 	event_clear(&ev);
 	waitpid(pid, &status, 0);
-	CHECK(er == HOOK_OK && took >= 50 && took < 100, "write lock held "
-	    "60 ms elsewhere: the claim waited for it and went on when it "
-	    "freed (%d after %lld ms)", er, took);
+	/* Went on when it freed: a claim still waiting at the busy
+	 * timeout (100 ms) would be busy.  No upper bound on the time: the
+	 * claim's own work, under valgrind on a loaded machine, is not. */
+	CHECK(er == HOOK_OK && took >= 50, "write lock held 60 ms elsewhere: "
+	    "the claim waited for it and went on when it freed (%d after "
+	    "%lld ms)", er, took);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	    "the holder held the lock");
 
@@ -1045,8 +1048,10 @@ test_write_lock(void)
 	took = now_ms() - t0;
 	event_clear(&ev);
 	waitpid(pid, &status, 0);
+	/* Busy at the timeout, not after the whole 400 ms hold: a claim
+	 * that had waited that long would have had the lock. */
 	CHECK(er == HOOK_EBUSY && c.result == HOOK_EBUSY && took >= 90 &&
-	    took < 300 && strstr(c.why, "write lock") != NULL,
+	    strstr(c.why, "write lock") != NULL,
 	    "write lock held past the busy timeout: busy after it (%d, %d "
 	    "after %lld ms: %s)", er, c.result, took, c.why);
 	CHECK(claim_new(st, 0, "w2", "t.ok", "{\"n\":2}") ==
