@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oncehook: the cryptography room (see lib/crypto.h).  SHA-256 and HMAC are
- * lib/sha256.c's; randomness is the kernel's (getrandom(2)); wiping is
- * explicit_bzero(3).  No state: each MAC keys its own context on the
+ * lib/sha256.c's, SHA-1 and HMAC-SHA1 this file's; randomness is the
+ * kernel's (getrandom(2)); wiping is explicit_bzero(3).  No state: each MAC keys its own context on the
  * stack and wipes it.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -42,6 +43,168 @@ crypto_sha256(const void *p, size_t sz, unsigned char out[CRYPTO_SHA256_LEN])
 	sha256_init(&s);
 	sha256_update(&s, p, sz);
 	sha256_final(&s, out);
+	return 0;
+}
+
+/*
+ * SHA-1 (FIPS 180-4 section 6.1), plain C on 32-bit words like
+ * lib/sha256.c: no table indexed by data, no branch on data.
+ */
+struct sha1 {
+	uint32_t	 h[5];
+	uint64_t	 len;		/* bytes so far */
+	unsigned char	 buf[64];
+	size_t		 fill;		/* bytes in buf */
+};
+
+#define ROL(x, n)	(((x) << (n)) | ((x) >> (32 - (n))))
+
+static void
+sha1_block(uint32_t h[5], const unsigned char *p)
+{
+	uint32_t	 w[80], a, b, c, d, e, f, k, t;
+	size_t		 i;
+
+	for (i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		    (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (; i < 80; i++)
+		w[i] = ROL(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+	a = h[0];
+	b = h[1];
+	c = h[2];
+	d = h[3];
+	e = h[4];
+	for (i = 0; i < 80; i++) {
+		if (i < 20) {
+			f = (b & c) | (~b & d);
+			k = 0x5a827999;
+		} else if (i < 40) {
+			f = b ^ c ^ d;
+			k = 0x6ed9eba1;
+		} else if (i < 60) {
+			f = (b & c) | (b & d) | (c & d);
+			k = 0x8f1bbcdc;
+		} else {
+			f = b ^ c ^ d;
+			k = 0xca62c1d6;
+		}
+		t = ROL(a, 5) + f + e + k + w[i];
+		e = d;
+		d = c;
+		c = ROL(b, 30);
+		b = a;
+		a = t;
+	}
+	h[0] += a;
+	h[1] += b;
+	h[2] += c;
+	h[3] += d;
+	h[4] += e;
+	explicit_bzero(w, sizeof(w));
+}
+
+static void
+sha1_init(struct sha1 *s)
+{
+	static const uint32_t	 iv[5] = { 0x67452301, 0xefcdab89,
+	    0x98badcfe, 0x10325476, 0xc3d2e1f0 };
+
+	memcpy(s->h, iv, sizeof(iv));
+	s->len = 0;
+	s->fill = 0;
+}
+
+static void
+sha1_update(struct sha1 *s, const void *data, size_t n)
+{
+	const unsigned char	*p = data;
+	size_t			 take;
+
+	s->len += n;
+	while (n > 0) {
+		take = 64 - s->fill;
+		if (take > n)
+			take = n;
+		memcpy(s->buf + s->fill, p, take);
+		s->fill += take;
+		p += take;
+		n -= take;
+		if (s->fill == 64) {
+			sha1_block(s->h, s->buf);
+			s->fill = 0;
+		}
+	}
+}
+
+static void
+sha1_final(struct sha1 *s, unsigned char out[CRYPTO_SHA1_LEN])
+{
+	uint64_t	 bits = s->len * 8;
+	size_t		 i;
+
+	s->buf[s->fill++] = 0x80;
+	if (s->fill > 56) {
+		memset(s->buf + s->fill, 0, 64 - s->fill);
+		sha1_block(s->h, s->buf);
+		s->fill = 0;
+	}
+	memset(s->buf + s->fill, 0, 56 - s->fill);
+	for (i = 0; i < 8; i++)
+		s->buf[56 + i] = (unsigned char)(bits >> (56 - 8 * i));
+	sha1_block(s->h, s->buf);
+	for (i = 0; i < 5; i++) {
+		out[4 * i] = (unsigned char)(s->h[i] >> 24);
+		out[4 * i + 1] = (unsigned char)(s->h[i] >> 16);
+		out[4 * i + 2] = (unsigned char)(s->h[i] >> 8);
+		out[4 * i + 3] = (unsigned char)s->h[i];
+	}
+	explicit_bzero(s, sizeof(*s));
+}
+
+int
+crypto_sha1(const void *p, size_t sz, unsigned char out[CRYPTO_SHA1_LEN])
+{
+	struct sha1	 s;
+
+	sha1_init(&s);
+	sha1_update(&s, p, sz);
+	sha1_final(&s, out);
+	return 0;
+}
+
+int
+crypto_hmac_sha1(const void *key, size_t keysz,
+    const struct crypto_piece *pieces, size_t n,
+    unsigned char out[CRYPTO_SHA1_LEN])
+{
+	unsigned char	 k[64], pad[64], inner[CRYPTO_SHA1_LEN];
+	struct sha1	 s;
+	size_t		 i;
+
+	/* RFC 2104: a key longer than a block is hashed first. */
+	memset(k, 0, sizeof(k));
+	if (keysz > sizeof(k)) {
+		if (crypto_sha1(key, keysz, k) == -1)
+			return -1;
+	} else if (keysz > 0)
+		memcpy(k, key, keysz);
+	for (i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x36;
+	sha1_init(&s);
+	sha1_update(&s, pad, sizeof(pad));
+	for (i = 0; i < n; i++)
+		sha1_update(&s, pieces[i].p, pieces[i].sz);
+	sha1_final(&s, inner);
+	for (i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x5c;
+	sha1_init(&s);
+	sha1_update(&s, pad, sizeof(pad));
+	sha1_update(&s, inner, sizeof(inner));
+	sha1_final(&s, out);
+	explicit_bzero(k, sizeof(k));
+	explicit_bzero(pad, sizeof(pad));
+	explicit_bzero(inner, sizeof(inner));
 	return 0;
 }
 

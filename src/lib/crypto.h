@@ -11,6 +11,7 @@
 
 #define CRYPTO_SHA256_LEN	32
 #define CRYPTO_SHA256_HEXLEN	64
+#define CRYPTO_SHA1_LEN		20
 
 /* A piece of the bytes to authenticate: the MAC covers all in order. */
 struct crypto_piece {
@@ -30,6 +31,18 @@ int	crypto_hmac_sha256(const void *key, size_t keysz,
 /* out = SHA-256(p).  Returns 0 (as crypto_hmac_sha256()). */
 int	crypto_sha256(const void *p, size_t sz,
 	    unsigned char out[CRYPTO_SHA256_LEN])
+	    __attribute__((warn_unused_result));
+
+/*
+ * SHA-1 (FIPS 180-4) and HMAC-SHA1 (RFC 2104), for the providers that
+ * still sign with it (Twilio).  out = SHA-1(p); out = HMAC-SHA1(key,
+ * pieces[0] || ... || pieces[n-1]).  Both return 0.
+ */
+int	crypto_sha1(const void *p, size_t sz, unsigned char out[CRYPTO_SHA1_LEN])
+	    __attribute__((warn_unused_result));
+int	crypto_hmac_sha1(const void *key, size_t keysz,
+	    const struct crypto_piece *pieces, size_t n,
+	    unsigned char out[CRYPTO_SHA1_LEN])
 	    __attribute__((warn_unused_result));
 
 /* 1 if the n bytes at a and b are equal; time depends on n alone. */

@@ -3,7 +3,8 @@
  * oncehook tests: the OpenSSL room (src/lib/crypto.c).
  *
  * HMAC-SHA256 against the RFC 4231 vectors, over one piece and over
- * several; SHA-256 against FIPS 180-2; the hex and base64 codecs both
+ * several; SHA-256 against FIPS 180-2; SHA-1 against FIPS 180-2 and
+ * RFC 3174, HMAC-SHA1 against RFC 2202, both against OpenSSL; the hex and base64 codecs both
  * ways, including what they must refuse; constant-time equality.  The
  * expected values are the published ones, decoded here by a helper that
  * shares no code with lib/crypto.c.
@@ -486,6 +487,150 @@ test_sha256_million(void)
 	    "SHA-256 of a million \"a\" in uneven pieces per FIPS 180-2 B.3");
 }
 
+/* 1 if HMAC-SHA1(key, data) equals want (hex). */
+static int
+hmac_sha1_is(const unsigned char *key, size_t keysz, const void *data,
+    size_t datasz, const char *want)
+{
+	struct crypto_piece	 piece = { data, datasz };
+	unsigned char		 got[CRYPTO_SHA1_LEN], exp[CRYPTO_SHA1_LEN];
+
+	if (expect_bytes(want, exp, sizeof(exp)) != sizeof(exp))
+		BAIL("short expectation");
+	if (crypto_hmac_sha1(key, keysz, &piece, 1, got) == -1)
+		return 0;
+	return memcmp(got, exp, sizeof(exp)) == 0;
+}
+
+/* 1 if SHA-1(data) equals want (hex). */
+static int
+sha1_is(const void *data, size_t sz, const char *want)
+{
+	unsigned char	 got[CRYPTO_SHA1_LEN], exp[CRYPTO_SHA1_LEN];
+
+	if (expect_bytes(want, exp, sizeof(exp)) != sizeof(exp))
+		BAIL("short expectation");
+	return crypto_sha1(data, sz, got) == 0 &&
+	    memcmp(got, exp, sizeof(exp)) == 0;
+}
+
+static void
+test_sha1(void)
+{
+	static const char	 two[] =
+	    "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	char			*million;
+
+	/* FIPS 180-2 appendix A (RFC 3174 section 7.3, TEST1 to TEST3). */
+	CHECK(sha1_is("abc", 3, "a9993e364706816aba3e25717850c26c9cd0d89d"),
+	    "SHA-1(\"abc\") per FIPS 180-2 A.1 (RFC 3174 TEST1)");
+	CHECK(sha1_is(two, sizeof(two) - 1,
+	    "84983e441c3bd26ebaae4aa1f95129e5e54670f1"),
+	    "SHA-1 of the 448-bit message per FIPS 180-2 A.2 (TEST2)");
+	if ((million = malloc(1000000)) == NULL)
+		BAIL("out of memory");
+	memset(million, 'a', 1000000);
+	CHECK(sha1_is(million, 1000000,
+	    "34aa973cd4c4daa4f61eeb2bdbad27316534016f"),
+	    "SHA-1 of a million \"a\" per FIPS 180-2 A.3 (TEST3)");
+	free(million);
+	/* RFC 3174 TEST4: "01234567" 80 times (640 bytes, ten blocks). */
+	{
+		char	 t4[641];
+		size_t	 i;
+
+		for (i = 0; i < 80; i++)
+			memcpy(t4 + 8 * i, "01234567", 8);
+		CHECK(sha1_is(t4, 640,
+		    "dea356a2cddd90c7a7ecedc5ebb563934f460452"),
+		    "SHA-1 of \"01234567\" 80 times (RFC 3174 TEST4)");
+	}
+	CHECK(sha1_is("", 0, "da39a3ee5e6b4b0d3255bfef95601890afd80709"),
+	    "SHA-1 of the empty message");
+}
+
+static void
+test_hmac_sha1_rfc2202(void)
+{
+	unsigned char	 k[80], d[50];
+	const char	*s;
+	size_t		 i;
+
+	/* RFC 2202 section 3, test cases 1 to 7. */
+	memset(k, 0x0b, 20);
+	CHECK(hmac_sha1_is(k, 20, "Hi There", 8,
+	    "b617318655057264e28bc0b6fb378c8ef146be00"),
+	    "HMAC-SHA1 RFC 2202 test case 1");
+	s = "what do ya want for nothing?";
+	CHECK(hmac_sha1_is((const unsigned char *)"Jefe", 4, s, strlen(s),
+	    "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79"),
+	    "HMAC-SHA1 RFC 2202 test case 2");
+	memset(k, 0xaa, 20);
+	memset(d, 0xdd, 50);
+	CHECK(hmac_sha1_is(k, 20, d, 50,
+	    "125d7342b9ac11cd91a39af48aa17b4f63f175d3"),
+	    "HMAC-SHA1 RFC 2202 test case 3");
+	for (i = 0; i < 25; i++)
+		k[i] = (unsigned char)(i + 1);
+	memset(d, 0xcd, 50);
+	CHECK(hmac_sha1_is(k, 25, d, 50,
+	    "4c9007f4026250c6bc8414f9bf50c86c2d7235da"),
+	    "HMAC-SHA1 RFC 2202 test case 4");
+	memset(k, 0x0c, 20);
+	CHECK(hmac_sha1_is(k, 20, "Test With Truncation", 20,
+	    "4c1a03424b55e07fe7f27be1d58bb9324a9a5a04"),
+	    "HMAC-SHA1 RFC 2202 test case 5");
+	memset(k, 0xaa, 80);
+	s = "Test Using Larger Than Block-Size Key - Hash Key First";
+	CHECK(hmac_sha1_is(k, 80, s, strlen(s),
+	    "aa4ae5e15272d00e95705637ce8a3b55ed402112"),
+	    "HMAC-SHA1 RFC 2202 test case 6 (key longer than a block)");
+	s = "Test Using Larger Than Block-Size Key and Larger Than One "
+	    "Block-Size Data";
+	CHECK(hmac_sha1_is(k, 80, s, strlen(s),
+	    "e8e99d0f45237d786d6bbaa7965c7808bbff1a91"),
+	    "HMAC-SHA1 RFC 2202 test case 7");
+}
+
+/* SHA-1 and HMAC-SHA1 against OpenSSL's, as test_against_openssl(). */
+static void
+test_sha1_against_openssl(void)
+{
+	unsigned char	 msg[300], key[150], a[20], b[20];
+	struct crypto_piece pc[3];
+	unsigned int	 blen;
+	size_t		 n, ks, cut1, cut2, bad = 0, badmac = 0;
+	int		 rc = 0;
+
+	srand(2202);
+	for (n = 0; n < sizeof(msg); n++)
+		msg[n] = (unsigned char)rand();
+	for (n = 0; n < sizeof(key); n++)
+		key[n] = (unsigned char)rand();
+	for (n = 0; n <= sizeof(msg); n++) {
+		rc |= crypto_sha1(msg, n, a);
+		SHA1(msg, n, b);
+		bad += memcmp(a, b, 20) != 0;
+		ks = (n * 7) % (sizeof(key) + 1);
+		cut1 = n ? (size_t)rand() % (n + 1) : 0;
+		cut2 = cut1 + (n - cut1 ? (size_t)rand() % (n - cut1 + 1) : 0);
+		pc[0].p = msg;
+		pc[0].sz = cut1;
+		pc[1].p = msg + cut1;
+		pc[1].sz = cut2 - cut1;
+		pc[2].p = msg + cut2;
+		pc[2].sz = n - cut2;
+		rc |= crypto_hmac_sha1(key, ks, pc, 3, a);
+		HMAC(EVP_sha1(), key, (int)ks, msg, n, b, &blen);
+		badmac += blen != 20 || memcmp(a, b, 20) != 0;
+	}
+	CHECK(rc == 0 && bad == 0, "SHA-1 equals OpenSSL's for every length "
+	    "from 0 to 300 bytes (%zu differ)", bad);
+	CHECK(badmac == 0, "HMAC-SHA1 equals OpenSSL's for keys of 0 to 150 "
+	    "bytes over 301 messages in three random pieces (%zu differ)",
+	    badmac);
+}
+
 int
 main(void)
 {
@@ -509,5 +654,8 @@ main(void)
 	test_base64();
 	test_equal();
 	test_wipe();
+	test_sha1();
+	test_hmac_sha1_rfc2202();
+	test_sha1_against_openssl();
 	return tap_done();
 }
