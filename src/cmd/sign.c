@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cmd/admin.h"
@@ -32,7 +33,9 @@ static const char sign_usage[] =
 "whose key is in the body ignore it), --event the type for schemes that\n"
 "carry it in a header\n"
 "(github, shopify, gitlab), --time the timestamp.  For gitlab the header\n"
-"is the secret itself.\n";
+"is the secret itself.  For twilio FILE is the form as Twilio posts it\n"
+"(Name=value&...) and --id the I-Twilio-Idempotency-Token; twilio and\n"
+"square sign the endpoint's ONCEHOOK_<NAME>_URL.\n";
 
 #define SIGN_BODY_MAX	(64 << 20)	/* bytes */
 
@@ -169,20 +172,29 @@ sign_endpoint(const struct conf *cf, const char *name)
 	return ep;
 }
 
-/* Print the signed headers, or a curl command line sending the file. */
+/*
+ * Print the signed headers, or a curl command line sending the file.
+ * The body is JSON unless the scheme names its own Content-Type
+ * (twilio's forms).
+ */
 static void
 sign_print(const struct sig_out *out, const struct sign_args *a)
 {
 	char	 line[PATH_MAX + 8], abs[PATH_MAX];
 	size_t	 i;
+	int	 typed = 0;
 
+	for (i = 0; i < out->n; i++)
+		typed |= strcasecmp(out->h[i].name, "Content-Type") == 0;
 	if (a->curl == NULL) {
-		printf("Content-Type: application/json\n");
+		if (!typed)
+			printf("Content-Type: application/json\n");
 		for (i = 0; i < out->n; i++)
 			printf("%s: %s\n", out->h[i].name, out->h[i].value);
 		return;
 	}
-	printf("curl -sS -X POST -H 'Content-Type: application/json'");
+	printf("curl -sS -X POST%s", typed ? "" :
+	    " -H 'Content-Type: application/json'");
 	for (i = 0; i < out->n; i++) {
 		snprintf(line, sizeof(line), "%s: %s", out->h[i].name,
 		    out->h[i].value);

@@ -176,6 +176,18 @@ is_json(const char *ct)
 	    memchr(ct, '/', len) != NULL;
 }
 
+/* application/x-www-form-urlencoded; parameters (charset) ignored. */
+static int
+is_form(const char *ct)
+{
+	if (ct == NULL)
+		return 0;
+	while (*ct == ' ')
+		ct++;
+	return strcspn(ct, "; ") == 33 &&
+	    strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0;
+}
+
 /*
  * Read the body: at most maxbody bytes, never more than maxbody + 1
  * from the wire.  On HOOK_OK *body is a new buffer (NUL-terminated).
@@ -514,9 +526,9 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	struct sig_verdict		 v;
 	enum hook_err			 er;
 	long long			 cl;
-	char				*body = NULL;
+	char				*body = NULL, *json;
 	char				 name[128];
-	size_t				 bodysz = 0;
+	size_t				 bodysz = 0, jsonsz;
 	int				 direct;
 
 	if (p->cf == NULL) {
@@ -545,8 +557,13 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	t->ep = ep;
 	if (rq->method == NULL || strcmp(rq->method, "POST") != 0)
 		return HOOK_EMETHOD;
-	if (!is_json(rq->content_type))
+	if (scheme_sends_form(ep->scheme) ? !is_form(rq->content_type) :
+	    !is_json(rq->content_type)) {
+		if (scheme_sends_form(ep->scheme))
+			why_client(&t->why, "this endpoint takes forms "
+			    "(Content-Type: application/x-www-form-urlencoded)");
 		return HOOK_EMEDIA;
+	}
 	if ((cl = req_content_length(rq->content_length)) == -2) {
 		why_set(&t->why, "malformed Content-Length");
 		return HOOK_EBODY;
@@ -571,6 +588,16 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 		else if (v.why != NULL)
 			why_set(&t->why, "%s", v.why);
 		goto out;
+	}
+	/* A form, verified as sent, is read as a JSON object from here on
+	 * (event_form()): the one body every later stage sees. */
+	if (scheme_sends_form(ep->scheme)) {
+		if ((er = event_form(body, bodysz, &json, &jsonsz, &t->why)) !=
+		    HOOK_OK)
+			goto out;
+		free(body);
+		body = json;
+		bodysz = jsonsz;
 	}
 	direct = straight(p);
 	if (!direct && p->cf->fast_paths &&
