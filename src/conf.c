@@ -1357,7 +1357,8 @@ const struct conf_var conf_vars[] = {
 	    E(retention), &kind_duration,
 	    "how long a key is kept: `72h`, `30d`, `forever`", NULL },
 	{ "PARK_AFTER", CONF_ENDPOINT, CONF_UNSET_TOO, 1, 1000, NULL,
-	    "per scheme: 1 for `github`, `gitlab`; 3 for the others",
+	    "per scheme: 1 for `github`, `gitlab`, `twilio`; 3 for the "
+	    "others",
 	    E(park_after), &kind_attempts,
 	    "the failed attempt of an event that parks it (stored as "
 	    "`failed`, answered 200 `parked`; see docs/operations.md), or "
