@@ -529,7 +529,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	char				*body = NULL, *json;
 	char				 name[128];
 	size_t				 bodysz = 0, jsonsz;
-	int				 direct;
+	int				 direct, form;
 
 	if (p->cf == NULL) {
 		why_set(&t->why, "%s", p->conferr);
@@ -557,11 +557,11 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	t->ep = ep;
 	if (rq->method == NULL || strcmp(rq->method, "POST") != 0)
 		return HOOK_EMETHOD;
-	if (scheme_sends_form(ep->scheme) ? !is_form(rq->content_type) :
-	    !is_json(rq->content_type)) {
+	form = scheme_sends_form(ep->scheme) && is_form(rq->content_type);
+	if (!form && !is_json(rq->content_type)) {
 		if (scheme_sends_form(ep->scheme))
-			why_client(&t->why, "this endpoint takes forms "
-			    "(Content-Type: application/x-www-form-urlencoded)");
+			why_client(&t->why, "the body must be a form (Content-"
+			    "Type: application/x-www-form-urlencoded) or JSON");
 		return HOOK_EMEDIA;
 	}
 	if ((cl = req_content_length(rq->content_length)) == -2) {
@@ -591,7 +591,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	}
 	/* A form, verified as sent, is read as a JSON object from here on
 	 * (event_form()): the one body every later stage sees. */
-	if (scheme_sends_form(ep->scheme)) {
+	if (form) {
 		if ((er = event_form(body, bodysz, &json, &jsonsz, &t->why)) !=
 		    HOOK_OK)
 			goto out;

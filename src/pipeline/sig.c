@@ -512,10 +512,65 @@ twilio_sha256(const struct sig_input *in)
 }
 
 /*
+ * The value of bodySHA256 in the request's query string (Twilio's JSON
+ * bodies), its length in *len; NULL if there is none.
+ */
+static const char *
+body_sha256_param(const struct req *rq, size_t *len)
+{
+	const char	*p;
+	size_t		 n;
+
+	if (rq->query_string == NULL)
+		return NULL;
+	for (p = rq->query_string; *p != '\0'; p += n + (p[n] == '&')) {
+		n = strcspn(p, "&");
+		if (n >= 11 && strncmp(p, "bodySHA256=", 11) == 0) {
+			*len = n - 11;
+			return p + 11;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Twilio's JSON bodies: the URL it called, the configured one with
+ * bodySHA256=HEX appended to its query string, is signed alone (no
+ * parameters), and HEX must be the SHA-256 of the body.  Fills p (room
+ * for 4) and returns the number of pieces; 0 with v->why set if HEX is
+ * not the body's.
+ */
+static size_t
+twilio_json_pieces(const char *url, const char *hex, size_t hexlen,
+    const struct sig_input *in, struct crypto_piece *p,
+    struct sig_verdict *v)
+{
+	unsigned char	 want[CRYPTO_SHA256_LEN], got[CRYPTO_SHA256_LEN];
+
+	if (crypto_unhex(hex, hexlen, got, sizeof(got)) != CRYPTO_SHA256_LEN ||
+	    crypto_sha256(in->body, in->bodysz, want) == -1 ||
+	    !crypto_equal(want, got, sizeof(want))) {
+		v->why = "body does not hash to the signed bodySHA256";
+		return 0;
+	}
+	p[0].p = url;
+	p[0].sz = strlen(url);
+	p[1].p = strchr(url, '?') != NULL ? "&" : "?";
+	p[1].sz = 1;
+	p[2].p = "bodySHA256=";
+	p[2].sz = 11;
+	p[3].p = hex;
+	p[3].sz = hexlen;
+	return 4;
+}
+
+/*
  * twilio: X-Twilio-Signature: base64 HMAC-SHA1(auth token, URL + the
  * form's parameters, see twilio_pieces()), or HMAC-SHA256 where
- * X-Twilio-Webhooks-Signature-Settings says so.  The URL is the
- * endpoint's, never the request's Host.
+ * X-Twilio-Webhooks-Signature-Settings says so; where the query string
+ * has bodySHA256 (a JSON body), over the URL with it alone
+ * (twilio_json_pieces()).  The URL is the endpoint's, never the
+ * request's Host.
  */
 static enum hook_err
 verify_twilio(const struct conf_endpoint *ep, const struct sig_input *in,
@@ -523,10 +578,10 @@ verify_twilio(const struct conf_endpoint *ep, const struct sig_input *in,
 {
 	unsigned char		 got[CRYPTO_SHA256_LEN];
 	unsigned char		 want[CRYPTO_SHA256_LEN];
-	struct crypto_piece	*pieces;
+	struct crypto_piece	*pieces, jp[4];
 	struct form		 f;
-	const char		*h;
-	size_t			 i, n, mdlen;
+	const char		*h, *hex;
+	size_t			 i, n, mdlen, hexlen;
 	int			 sha256, found = 0;
 
 	if (ep->url == NULL) {
@@ -544,7 +599,13 @@ verify_twilio(const struct conf_endpoint *ep, const struct sig_input *in,
 		v->why = "signature header malformed";
 		return HOOK_ESIG;
 	}
-	if ((pieces = twilio_pieces(ep->url, in->body, in->bodysz, &f,
+	memset(&f, 0, sizeof(f));
+	if ((hex = body_sha256_param(in->rq, &hexlen)) != NULL) {
+		if ((n = twilio_json_pieces(ep->url, hex, hexlen, in, jp,
+		    v)) == 0)
+			return HOOK_ESIG;
+		pieces = jp;
+	} else if ((pieces = twilio_pieces(ep->url, in->body, in->bodysz, &f,
 	    &n)) == NULL)
 		return HOOK_ESYSTEM;
 	for (i = 0; i < ep->nsecrets; i++) {
@@ -558,7 +619,8 @@ verify_twilio(const struct conf_endpoint *ep, const struct sig_input *in,
 		found |= crypto_equal(want, got, mdlen);
 	}
 	crypto_wipe(want, sizeof(want));
-	free(pieces);
+	if (pieces != jp)
+		free(pieces);
 	form_clear(&f);
 	return matched(found, v);
 }

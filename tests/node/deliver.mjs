@@ -21,7 +21,7 @@ import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { Webhook } from "standardwebhooks";
 import { sign as octokitSign } from "@octokit/webhooks-methods";
-import { createHmac } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import twilio from "twilio";
 import { WebhooksHelper } from "square";
 
@@ -198,6 +198,26 @@ for (const ev of ["uncaughtException", "unhandledRejection"])
 	check("twilio -> /twilio: MessageStatus changed, same signature -> 401",
 	    await post("twilio", form({ ...params, MessageStatus: "failed" }),
 	    h, type), 401, { error: "invalid_signature" });
+	// A JSON body: Twilio appends bodySHA256 to the URL it signs and
+	// calls; validateRequestWithBody checks both.
+	const json = JSON.stringify({ MessageSid: `SMjson${tag}`,
+	    MessageStatus: "sent", AccountSid: params.AccountSid });
+	const sha = createHash("sha256").update(json).digest("hex");
+	const jurl = `${url}${url.includes("?") ? "&" : "?"}bodySHA256=${sha}`;
+	const jsig = twilio.getExpectedTwilioSignature(token, jurl, {});
+	if (!twilio.validateRequestWithBody(token, jsig, jurl, json))
+		throw new Error("twilio's validateRequestWithBody refuses it");
+	const jh = { "X-Twilio-Signature": jsig,
+	    "I-Twilio-Idempotency-Token": `${idem}_json` };
+	check("twilio -> /twilio?bodySHA256=...: a JSON body -> 200 processed",
+	    await post(`twilio?bodySHA256=${sha}`, json, jh), 200,
+	    { status: "processed", key: `${idem}_json` });
+	check("twilio -> /twilio?bodySHA256=...: again -> 200 " +
+	    "already_processed", await post(`twilio?bodySHA256=${sha}`, json,
+	    jh), 200, { status: "already_processed", key: `${idem}_json` });
+	check("twilio -> /twilio?bodySHA256=...: another JSON body -> 401",
+	    await post(`twilio?bodySHA256=${sha}`, json.replace("sent",
+	    "failed"), jh), 401, { error: "invalid_signature" });
 	const local = `${base}/twilio`;
 	const other = { ...params, MessageStatus: "read" };
 	check("twilio -> /twilio: signed for the URL the request reached, " +

@@ -542,6 +542,69 @@ twilio(const struct conf_endpoint *ep, const char *sig, const char *body,
 	return run(ep, env, body, 1700000000, v);
 }
 
+/*
+ * Twilio's JSON bodies: the URL with bodySHA256 appended is signed, the
+ * body must hash to it.  TWJ_SIG: twilio 6.3.1's
+ * getExpectedTwilioSignature("12345", TW_URL "&bodySHA256=" TWJ_HEX, {})
+ * (validateRequestWithBody accepts it); TWJ_HEX: SHA-256 of TWJ_BODY.
+ */
+#define TWJ_BODY	"{\"MessageSid\":\"SM1\",\"MessageStatus\":\"delivered\"}"
+#define TWJ_HEX		"ce8c3c8da52a17f7dd3e526b3b67d41402b438513f6b2faf" \
+			"55189573f2873f02"
+#define TWJ_SIG		"XwaFzbt/24iPEqc74BO2N1Tj4fM="
+
+static enum hook_err
+twilio_query(const struct conf_endpoint *ep, const char *sig,
+    const char *query, const char *body, struct sig_verdict *v)
+{
+	struct testreq		 t;
+	struct sig_input	 in;
+	const char		*env[] = { NULL, NULL };
+	char			 h[128];
+
+	snprintf(h, sizeof(h), "HTTP_X_TWILIO_SIGNATURE=%s", sig);
+	env[0] = h;
+	in.rq = mkreq(&t, env);
+	t.rq.query_string = query;
+	in.body = body;
+	in.bodysz = strlen(body);
+	in.now = 1700000000;
+	v->why = "unset";
+	return sig_verify(ep, &in, v);
+}
+
+static void
+test_twilio_json(struct conf_endpoint *ep)
+{
+	struct sig_verdict	 v;
+	enum hook_err		 er;
+
+	ep->url = (char *)TW_URL;
+	CHECK(twilio_query(ep, TWJ_SIG, "bodySHA256=" TWJ_HEX, TWJ_BODY,
+	    &v) == HOOK_OK, "twilio: a JSON body with bodySHA256, signed as "
+	    "twilio-node's validateRequestWithBody checks it: verifies");
+	CHECK(twilio_query(ep, TWJ_SIG, "x=1&bodySHA256=" TWJ_HEX, TWJ_BODY,
+	    &v) == HOOK_OK, "twilio: bodySHA256 found among other query "
+	    "parameters (the signed URL is the configured one's)");
+	er = twilio_query(ep, TWJ_SIG, "bodySHA256=" TWJ_HEX,
+	    "{\"MessageSid\":\"SM1\",\"MessageStatus\":\"failed\"}", &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "bodySHA256"),
+	    "twilio: a JSON body that does not hash to bodySHA256: refused");
+	er = twilio_query(ep, TWJ_SIG, "bodySHA256="
+	    "0000000000000000000000000000000000000000000000000000000000000000",
+	    TWJ_BODY, &v);
+	CHECK(er == HOOK_ESIG, "twilio: another bodySHA256: refused");
+	er = twilio_query(ep, TWJ_SIG, NULL, TWJ_BODY, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "matched"),
+	    "twilio: the JSON body without bodySHA256 (read as a form): "
+	    "refused");
+	ep->url = (char *)"https://mycompany.com/myapp.php";
+	CHECK(twilio_query(ep, TWJ_SIG, "bodySHA256=" TWJ_HEX, TWJ_BODY,
+	    &v) == HOOK_ESIG, "twilio: the JSON body, URL configured without "
+	    "its query string: refused");
+	ep->url = (char *)TW_URL;
+}
+
 static void
 test_twilio(void)
 {
@@ -630,6 +693,8 @@ test_twilio(void)
 	    "twilio: '+' is a space, %%21 a '!'");
 	CHECK(twilio(&ep, TW_SIG_PLUS, "&&Body=hello%20world!&", &v) ==
 	    HOOK_OK, "twilio: empty pairs skipped, %%20 a space");
+
+	test_twilio_json(&ep);
 
 	endpoint(&ep, "twilio", two, 2);
 	ep.url = (char *)TW_URL;

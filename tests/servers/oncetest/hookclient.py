@@ -21,7 +21,8 @@ document their schemes; it shares no code with oncehook:
 - gitlab: X-Gitlab-Token: <the secret itself>.
 - twilio: X-Twilio-Signature: <base64 HMAC-SHA1(auth token, URL + each
   form parameter's name and value, sorted by name then value, a
-  repeated name and value once)>; the body a form.
+  repeated name and value once)>; the body a form.  A JSON body: the URL
+  with ?bodySHA256=<hex SHA-256 of the body> appended, alone.
 - square: x-square-hmacsha256-signature: <base64 HMAC-SHA256(key,
   notification URL + body)>.
 
@@ -290,6 +291,12 @@ class Twilio(Scheme):
 
     def headers(self, secret, body, key, typ, t=None, url=""):
         h = [("I-Twilio-Idempotency-Token", key)] if key else []
+        if body.startswith(b"{"):
+            # A JSON body: Twilio signs the URL with the body's SHA-256
+            # appended as bodySHA256 (the request's query string).
+            url += "%sbodySHA256=%s" % ("&" if "?" in url else "?",
+                                        hashlib.sha256(body).hexdigest())
+            body = b""
         return h + [("X-Twilio-Signature", sign_twilio(secret, url, body))]
 
 
