@@ -6,8 +6,9 @@
 #
 # 1. Deliveries signed by those libraries (tests/node/deliver.mjs) are
 #    sent to oncehook behind a real lighttpd, started from the shipped
-#    conf-examples/lighttpd-fastcgi.conf with only its ports, paths and
-#    values filled in (tests/servers/lighttpd.sh): each is processed once,
+#    conf-examples/lighttpd-fastcgi.conf, then lighttpd-cgi.conf, with
+#    only its ports, paths and values filled in (tests/servers/lighttpd.sh)
+#    and the twilio and square endpoints added: each is processed once,
 #    answered already_processed when sent again, refused (401) with its
 #    body changed.
 # 2. What "oncehook sign" prints is accepted by those libraries' own
@@ -58,12 +59,13 @@ open(path, "w", encoding="utf-8").write(text)
 	    "$TWILIO_URL" "$SQUARE_SECRET" "$SQUARE_URL" && lt_env "$1"
 }
 
-# Renumber the "ok - ..." / "not ok - ..." lines of a script.
+# Renumber the "ok - ..." / "not ok - ..." lines of a script, each
+# description after the prefix $1.
 relay() {
 	while IFS= read -r line; do
 		case $line in
-		"ok - "*) tap ok "${line#ok - }" ;;
-		"not ok - "*) tap not-ok "${line#not ok - }" ;;
+		"ok - "*) tap ok "$1${line#ok - }" ;;
+		"not ok - "*) tap not-ok "$1${line#not ok - }" ;;
 		*) printf '%s\n' "$line" ;;
 		esac
 	done
@@ -124,44 +126,49 @@ for (const p of ["stripe", "standardwebhooks", "@octokit/webhooks-methods",
 
 if command -v lighttpd >/dev/null 2>&1 || [ -x /usr/sbin/lighttpd ]; then
 	lt_find
-	d=$tmp/fastcgi
-	lt_setup fastcgi "$d"
-	add_url_endpoints "$d" || bail "adding the twilio and square endpoints"
-	if lt_start "$d" fastcgi; then
-		tap ok "lighttpd starts with conf-examples/lighttpd-fastcgi.conf"
-		STRIPE_SECRET=$STRIPE_SECRET STANDARD_SECRET=$STANDARD_SECRET \
-		    SVIX_SECRET=$SVIX_SECRET GITHUB_SECRET=$GITHUB_SECRET \
-		    TWILIO_SECRET=$TWILIO_SECRET TWILIO_URL=$TWILIO_URL \
-		    SQUARE_SECRET=$SQUARE_SECRET SQUARE_URL=$SQUARE_URL \
-		    $watchdog node "$node/deliver.mjs" \
-		    "http://127.0.0.1:$lt_port/hooks" >"$tmp/deliver.tap" \
-		    2>"$tmp/deliver.err"
-		rc=$?
-		relay <"$tmp/deliver.tap"
-		if [ $rc -gt 1 ]; then
-			tap not-ok "deliver.mjs ran to its end (exit $rc)"
-			sed 's/^/# /' "$tmp/deliver.err"
-		fi
-		# One event row per endpoint: each library's delivery, once.
-		rows=$(python3 -c 'import sqlite3, sys
+	# FastCGI, then CGI (each request a process): the same deliveries.
+	for mode in fastcgi cgi; do
+		d=$tmp/$mode
+		lt_setup $mode "$d"
+		add_url_endpoints "$d" ||
+		    bail "adding the twilio and square endpoints"
+		if lt_start "$d" $mode; then
+			tap ok "lighttpd starts with conf-examples/lighttpd-$mode.conf"
+			STRIPE_SECRET=$STRIPE_SECRET STANDARD_SECRET=$STANDARD_SECRET \
+			    SVIX_SECRET=$SVIX_SECRET GITHUB_SECRET=$GITHUB_SECRET \
+			    TWILIO_SECRET=$TWILIO_SECRET TWILIO_URL=$TWILIO_URL \
+			    SQUARE_SECRET=$SQUARE_SECRET SQUARE_URL=$SQUARE_URL \
+			    $watchdog node "$node/deliver.mjs" \
+			    "http://127.0.0.1:$lt_port/hooks" >"$tmp/deliver.tap" \
+			    2>"$tmp/deliver.err"
+			rc=$?
+			relay "$mode: " <"$tmp/deliver.tap"
+			if [ $rc -gt 1 ]; then
+				tap not-ok "$mode: deliver.mjs ran to its end (exit $rc)"
+				sed 's/^/# /' "$tmp/deliver.err"
+			fi
+			# One event row per endpoint: each library's delivery, once
+			# (twilio: a form and a JSON body).
+			rows=$(python3 -c 'import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 print(" ".join("%s=%d" % r for r in db.execute(
     "SELECT endpoint, count(*) FROM events GROUP BY endpoint "
     "ORDER BY endpoint")))' "$d/db/oncehook.db" 2>&1)
-		if [ "$rows" = \
-		    "github=1 square=1 standard=1 stripe=1 svix=1 twilio=2" ]; then
-			tap ok "one event row per library's delivery ($rows)"
-		else
-			tap not-ok "one event row per library's delivery"
-			echo "#   events by endpoint: $rows"
+			if [ "$rows" = \
+			    "github=1 square=1 standard=1 stripe=1 svix=1 twilio=2" ]; then
+				tap ok "$mode: one event row per library's delivery ($rows)"
+			else
+				tap not-ok "$mode: one event row per library's delivery"
+				echo "#   events by endpoint: $rows"
+			fi
+			lt_stop
+			if [ $failed -gt 0 ]; then
+				tail -n 20 "$d/log/breakage.log" 2>/dev/null |
+				    sed 's/^/# oncehook: /'
+			fi
 		fi
-		lt_stop
-		if [ $failed -gt 0 ]; then
-			tail -n 20 "$d/log/breakage.log" 2>/dev/null |
-			    sed 's/^/# oncehook: /'
-		fi
-	fi
-	lt_sanitizer "$d" fastcgi
+		lt_sanitizer "$d" $mode
+	done
 else
 	tap skip "deliveries signed by the libraries, through lighttpd" \
 	    "lighttpd is not installed"
