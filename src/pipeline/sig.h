@@ -97,7 +97,8 @@ struct scheme {
 	 */
 	int		(*secret)(const char *text, struct secret *out,
 			    char *err, size_t errsz);
-	/* HOOK_OK, HOOK_ESIG, HOOK_ESTALE or HOOK_ESYSTEM. */
+	/* HOOK_OK, HOOK_ESIG, HOOK_ESTALE or HOOK_ESYSTEM; HOOK_ECONF
+	 * where the endpoint lacks what the scheme signs (its URL). */
 	enum hook_err	(*verify)(const struct conf_endpoint *,
 			    const struct sig_input *, struct sig_verdict *);
 	/*
