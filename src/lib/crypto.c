@@ -2,8 +2,8 @@
 /*
  * oncehook: the cryptography room (see lib/crypto.h).  SHA-256 and HMAC are
  * lib/sha256.c's, SHA-1 and HMAC-SHA1 this file's; randomness is the
- * kernel's (getrandom(2)); wiping is explicit_bzero(3).  No state: each MAC keys its own context on the
- * stack and wipes it.
+ * kernel's (getrandom(2)); wiping is explicit_bzero(3).  No state: each
+ * MAC keys its own context on the stack and wipes it.
  */
 #include "config.h"
 
