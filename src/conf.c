@@ -955,6 +955,45 @@ set_key(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	return 0;
 }
 
+/*
+ * An endpoint's URL: the public URL a URL-signing provider posts to and
+ * signs, as entered in its console.  Required by those schemes (never
+ * guessed from Host or X-Forwarded-*), refused by the others.
+ */
+static int
+set_url(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	const struct scheme	*sc = l->ep->scheme;
+	const char		*c, *host;
+
+	(void)cv;
+	if (v == NULL) {
+		if (scheme_signs_url(sc))
+			return fail(l, var, "required by the %s scheme: the "
+			    "public URL the provider posts to, exactly as "
+			    "entered in its console (it is signed)", sc->name);
+		return 0;
+	}
+	if (!scheme_signs_url(sc))
+		return fail(l, var, "the %s scheme signs no URL: unset it",
+		    sc != NULL ? sc->name : "endpoint's");
+	host = strncmp(v, "https://", 8) == 0 ? v + 8 :
+	    strncmp(v, "http://", 7) == 0 ? v + 7 : NULL;
+	if (host == NULL || *host == '\0' || *host == '/' ||
+	    strlen(v) > 2048)
+		return fail(l, var, "want the full http:// or https:// URL, "
+		    "at most 2048 characters (got \"%.64s\")", v);
+	for (c = v; *c != '\0'; c++)
+		if (*c <= ' ' || *c == 0x7f)
+			return fail(l, var, "a URL has no spaces or control "
+			    "characters: write it as the provider's console "
+			    "shows it, percent-encoded");
+	if ((*(char **)dst = strdup(v)) == NULL)
+		return fail(l, var, "out of memory");
+	return 0;
+}
+
 static int	load_scope(struct conf_loader *, enum conf_scope, const char *prefix,
 		    void *base);
 
@@ -1189,6 +1228,7 @@ static const struct conf_kind
 	kind_secret = { set_secret, show_secrets },
 	kind_secret_file = { set_secret_file, show_text },
 	kind_key = { set_key, show_sources },
+	kind_url = { set_url, show_text },
 	kind_endpoints = { set_endpoints, show_endpoints };
 
 const struct conf_kind	conf_kind_choice = { set_choice, show_choice };
@@ -1312,7 +1352,7 @@ const struct conf_var conf_vars[] = {
 	    "`stripe`, `github`, `standard`, `svix`, `shopify`, `slack`, "
 	    "`paddle`, `gitlab`, `razorpay`, `woocommerce`, `mollie`, "
 	    "`linear`, `webflow`, `vercel`, `cashfree`, `zoom`, "
-	    "`hmac-sha256`, `basic`, `mailgun`", NULL },
+	    "`hmac-sha256`, `basic`, `mailgun`, `twilio`, `square`", NULL },
 	{ "SECRET", CONF_ENDPOINT, CONF_HIDDEN | CONF_SIGNING, 0, 0, NULL,
 	    "required unless `_SECRET_FILE`", E(secrets), &kind_secret,
 	    "one or more secrets, separated by white space (space, tab, CR, "
@@ -1338,7 +1378,8 @@ const struct conf_var conf_vars[] = {
 	    E(retention), &kind_duration,
 	    "how long a key is kept: `72h`, `30d`, `forever`", NULL },
 	{ "PARK_AFTER", CONF_ENDPOINT, CONF_UNSET_TOO, 1, 1000, NULL,
-	    "per scheme: 1 for `github`, `gitlab`, `woocommerce`; 3 for the others",
+	    "per scheme: 1 for `github`, `gitlab`, `woocommerce`, `mailgun`, "
+	    "`twilio`; 3 for the others",
 	    E(park_after), &kind_attempts,
 	    "the failed attempt of an event that parks it (stored as "
 	    "`failed`, answered 200 `parked`; see docs/operations.md), or "
@@ -1357,6 +1398,11 @@ const struct conf_var conf_vars[] = {
 	    "the installed `sql/actions/orders.sql` (`sql/actions/mysql/"
 	    "orders.sql` for MariaDB/MySQL)", E(actions), &kind_actions,
 	    "absolute path of the SQL actions file", NULL },
+	{ "URL", CONF_ENDPOINT, CONF_UNSET_TOO | CONF_SIGNING, 0, 0, NULL,
+	    "required for `twilio`, `square`", E(url), &kind_url,
+	    "the public URL a URL-signing provider (`twilio`, `square`) "
+	    "posts to and signs, exactly as entered in its console; never "
+	    "taken from `Host` or `X-Forwarded-*`", NULL },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL, NULL }
 };
 
@@ -1486,6 +1532,7 @@ conf_free(struct conf *cf)
 		srclist_clear(&cf->endpoints[i].type);
 		free(cf->endpoints[i].actions);
 		free(cf->endpoints[i].secret_file);
+		free(cf->endpoints[i].url);
 	}
 	free(cf->endpoints);
 	if (cf->outbox_secret.p != NULL) {

@@ -83,6 +83,8 @@ struct conf_endpoint {
 						   signs no timestamp */
 	char			*actions;	/* path of the actions file */
 	char			*secret_file;	/* or NULL */
+	char			*url;		/* the public URL a URL-signing
+						   scheme signs (_URL), or NULL */
 };
 
 /* ONCEHOOK_DB=mysql://user@host[:port]/database[?socket=/path]: the

@@ -100,6 +100,7 @@ struct req {
 	size_t			 nheaders;
 	req_read_fn		 read;
 	void			*readarg;
+	const char		*query_string;	/* QUERY_STRING, may be NULL */
 };
 
 /*

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: MIT
 # oncehook against the providers' own libraries, from the npm registry at
 # the exact versions of tests/node/package-lock.json: stripe,
-# standardwebhooks, @octokit/webhooks-methods and razorpay.
+# standardwebhooks, @octokit/webhooks-methods, razorpay, twilio and
+# square.
 #
 # 1. Deliveries signed by those libraries (tests/node/deliver.mjs) are
 #    sent to oncehook behind a real lighttpd, started from the shipped
-#    conf-examples/lighttpd-fastcgi.conf with only its ports, paths and
-#    values filled in (tests/servers/lighttpd.sh): each is processed once,
+#    conf-examples/lighttpd-fastcgi.conf, then lighttpd-cgi.conf, with
+#    only its ports, paths and values filled in (tests/servers/lighttpd.sh)
+#    and the twilio and square endpoints added: each is processed once,
 #    answered already_processed when sent again, refused (401) with its
 #    body changed.
 # 2. What "oncehook sign" prints is accepted by those libraries' own
@@ -27,12 +29,47 @@
 # shellcheck source=tests/servers/lib.sh
 . "$top_srcdir/tests/servers/lib.sh"
 
-# Renumber the "ok - ..." / "not ok - ..." lines of a script.
+# The URL-signing providers' endpoints, added to the filled example by
+# add_endpoints: their secrets, and the public URLs they are configured
+# with and sign (never the 127.0.0.1 URL the tests post to).
+TWILIO_SECRET=twilio-providers-auth-token-0123
+SQUARE_SECRET=square-providers-signature-key-0123
+TWILIO_URL='https://shop.example/hooks/twilio?site=1'
+SQUARE_URL=https://shop.example/hooks/square
+
+# add_endpoints DIR: endpoints razorpay, twilio and square in DIR's
+# filled lighttpd example (bin-environment), then DIR/conf/env again.
+add_endpoints() {
+	python3 -c '
+import re, sys
+path, actions, rzs, tws, twu, sqs, squ = sys.argv[1:]
+text = open(path, encoding="utf-8").read()
+m = re.search(r"^([ \t]*)\"ONCEHOOK_ENDPOINTS\" => \"([^\"]*)\",\n", text,
+              re.M)
+if not m:
+    sys.exit("no ONCEHOOK_ENDPOINTS line in " + path)
+ind = m.group(1)
+add = "".join("%s\"ONCEHOOK_%s_%s\" => \"%s\",\n" % (ind, n, k, v)
+              for n, s, u in (("RAZORPAY", rzs, None), ("TWILIO", tws, twu),
+                              ("SQUARE", sqs, squ))
+              for k, v in (("SCHEME", n.lower()), ("SECRET", s), ("URL", u),
+                           ("ACTIONS", actions)) if v is not None)
+text = (text[:m.start()] + "%s\"ONCEHOOK_ENDPOINTS\" => "
+        "\"%s,razorpay,twilio,square\",\n" % (ind, m.group(2)) + add +
+        text[m.end():])
+open(path, "w", encoding="utf-8").write(text)
+' "$1/conf/oncehook.conf" "$1/sql/orders.sql" "$RAZORPAY_SECRET" \
+	    "$TWILIO_SECRET" "$TWILIO_URL" "$SQUARE_SECRET" "$SQUARE_URL" &&
+	    lt_env "$1"
+}
+
+# Renumber the "ok - ..." / "not ok - ..." lines of a script, each
+# description after the prefix $1.
 relay() {
 	while IFS= read -r line; do
 		case $line in
-		"ok - "*) tap ok "${line#ok - }" ;;
-		"not ok - "*) tap not-ok "${line#not ok - }" ;;
+		"ok - "*) tap ok "$1${line#ok - }" ;;
+		"not ok - "*) tap not-ok "$1${line#not ok - }" ;;
 		*) printf '%s\n' "$line" ;;
 		esac
 	done
@@ -87,7 +124,7 @@ if ! (cd "$node" && $watchdog npm ci --no-audit --no-fund --ignore-scripts \
 fi
 echo "# node $(node --version); $(cd "$node" && node -e '
 for (const p of ["stripe", "standardwebhooks", "@octokit/webhooks-methods",
-    "razorpay"])
+    "razorpay", "twilio", "square"])
 	process.stdout.write(p + " " +
 	    require("./node_modules/" + p + "/package.json").version + "; ");
 ')"
@@ -96,57 +133,50 @@ for (const p of ["stripe", "standardwebhooks", "@octokit/webhooks-methods",
 
 if command -v lighttpd >/dev/null 2>&1 || [ -x /usr/sbin/lighttpd ]; then
 	lt_find
-	d=$tmp/fastcgi
-	lt_setup fastcgi "$d"
-	# A razorpay endpoint beside the example's, filled in the same way.
-	python3 -c 'import sys
-p, secret, actions = sys.argv[1], sys.argv[2], sys.argv[3]
-text = open(p, encoding="utf-8").read()
-eps = "\"ONCEHOOK_ENDPOINTS\" => \"stripe,shop,github,standard,svix,shopify,slack,paddle,gitlab"
-after = "\"ONCEHOOK_GITLAB_SCHEME\" => \"gitlab\","
-if text.count(eps) != 1 or text.count(after) != 1:
-    sys.exit("%s: no endpoint list or gitlab endpoint to add razorpay to" % p)
-text = text.replace(eps, eps + ",razorpay").replace(after, after +
-    "\n\t\t\t\"ONCEHOOK_RAZORPAY_SCHEME\" => \"razorpay\","
-    "\n\t\t\t\"ONCEHOOK_RAZORPAY_SECRET\" => \"%s\","
-    "\n\t\t\t\"ONCEHOOK_RAZORPAY_ACTIONS\" => \"%s\"," % (secret, actions))
-open(p, "w", encoding="utf-8").write(text)' "$d/conf/oncehook.conf" \
-	    "$RAZORPAY_SECRET" "$d/sql/orders.sql" ||
-	    bail "adding a razorpay endpoint"
-	lt_env "$d"
-	if lt_start "$d" fastcgi; then
-		tap ok "lighttpd starts with conf-examples/lighttpd-fastcgi.conf"
-		STRIPE_SECRET=$STRIPE_SECRET STANDARD_SECRET=$STANDARD_SECRET \
-		    SVIX_SECRET=$SVIX_SECRET GITHUB_SECRET=$GITHUB_SECRET \
-		    RAZORPAY_SECRET=$RAZORPAY_SECRET \
-		    $watchdog node "$node/deliver.mjs" \
-		    "http://127.0.0.1:$lt_port/hooks" >"$tmp/deliver.tap" \
-		    2>"$tmp/deliver.err"
-		rc=$?
-		relay <"$tmp/deliver.tap"
-		if [ $rc -gt 1 ]; then
-			tap not-ok "deliver.mjs ran to its end (exit $rc)"
-			sed 's/^/# /' "$tmp/deliver.err"
-		fi
-		# One event row per endpoint: each library's delivery, once.
-		rows=$(python3 -c 'import sqlite3, sys
+	# FastCGI, then CGI (each request a process): the same deliveries.
+	for mode in fastcgi cgi; do
+		d=$tmp/$mode
+		lt_setup $mode "$d"
+		add_endpoints "$d" ||
+		    bail "adding the razorpay, twilio and square endpoints"
+		if lt_start "$d" $mode; then
+			tap ok "lighttpd starts with conf-examples/lighttpd-$mode.conf"
+			STRIPE_SECRET=$STRIPE_SECRET STANDARD_SECRET=$STANDARD_SECRET \
+			    SVIX_SECRET=$SVIX_SECRET GITHUB_SECRET=$GITHUB_SECRET \
+			    RAZORPAY_SECRET=$RAZORPAY_SECRET \
+			    TWILIO_SECRET=$TWILIO_SECRET TWILIO_URL=$TWILIO_URL \
+			    SQUARE_SECRET=$SQUARE_SECRET SQUARE_URL=$SQUARE_URL \
+			    $watchdog node "$node/deliver.mjs" \
+			    "http://127.0.0.1:$lt_port/hooks" >"$tmp/deliver.tap" \
+			    2>"$tmp/deliver.err"
+			rc=$?
+			relay "$mode: " <"$tmp/deliver.tap"
+			if [ $rc -gt 1 ]; then
+				tap not-ok "$mode: deliver.mjs ran to its end (exit $rc)"
+				sed 's/^/# /' "$tmp/deliver.err"
+			fi
+			# One event row per endpoint: each library's delivery, once
+			# (twilio: a form and a JSON body).
+			rows=$(python3 -c 'import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 print(" ".join("%s=%d" % r for r in db.execute(
     "SELECT endpoint, count(*) FROM events GROUP BY endpoint "
     "ORDER BY endpoint")))' "$d/db/oncehook.db" 2>&1)
-		if [ "$rows" = "github=1 razorpay=1 standard=1 stripe=1 svix=1" ]; then
-			tap ok "one event row per library's delivery ($rows)"
-		else
-			tap not-ok "one event row per library's delivery"
-			echo "#   events by endpoint: $rows"
+			want="github=1 razorpay=1 square=1 standard=1 stripe=1"
+			if [ "$rows" = "$want svix=1 twilio=2" ]; then
+				tap ok "$mode: one event row per library's delivery ($rows)"
+			else
+				tap not-ok "$mode: one event row per library's delivery"
+				echo "#   events by endpoint: $rows"
+			fi
+			lt_stop
+			if [ $failed -gt 0 ]; then
+				tail -n 20 "$d/log/breakage.log" 2>/dev/null |
+				    sed 's/^/# oncehook: /'
+			fi
 		fi
-		lt_stop
-		if [ $failed -gt 0 ]; then
-			tail -n 20 "$d/log/breakage.log" 2>/dev/null |
-			    sed 's/^/# oncehook: /'
-		fi
-	fi
-	lt_sanitizer "$d" fastcgi
+		lt_sanitizer "$d" $mode
+	done
 else
 	tap skip "deliveries signed by the libraries, through lighttpd" \
 	    "lighttpd is not installed"
@@ -157,7 +187,7 @@ fi
 # The configuration "oncehook sign" reads: the same secrets.
 cat >"$tmp/sign.env" <<EOF
 ONCEHOOK_DB=$tmp/unused.db
-ONCEHOOK_ENDPOINTS=stripe,standard,svix,github,razorpay
+ONCEHOOK_ENDPOINTS=stripe,standard,svix,github,razorpay,twilio,square
 ONCEHOOK_STRIPE_SCHEME=stripe
 ONCEHOOK_STRIPE_SECRET=$STRIPE_SECRET
 ONCEHOOK_STANDARD_SCHEME=standard
@@ -168,6 +198,12 @@ ONCEHOOK_GITHUB_SCHEME=github
 ONCEHOOK_GITHUB_SECRET=$GITHUB_SECRET
 ONCEHOOK_RAZORPAY_SCHEME=razorpay
 ONCEHOOK_RAZORPAY_SECRET=$RAZORPAY_SECRET
+ONCEHOOK_TWILIO_SCHEME=twilio
+ONCEHOOK_TWILIO_SECRET=$TWILIO_SECRET
+ONCEHOOK_TWILIO_URL=$TWILIO_URL
+ONCEHOOK_SQUARE_SCHEME=square
+ONCEHOOK_SQUARE_SECRET=$SQUARE_SECRET
+ONCEHOOK_SQUARE_URL=$SQUARE_URL
 EOF
 
 # A payload as a file: UTF-8 beyond ASCII, a trailing newline; sign
@@ -192,7 +228,8 @@ sign() {
 # (accepted) or 1 (refused, for a reason the library words as the
 # extended regular expression WHY).
 verify() {
-	out=$($watchdog node "$node/verify.mjs" "$2" "$3" "$4" "$5" 2>&1)
+	out=$($watchdog node "$node/verify.mjs" "$2" "$3" "$4" "$5" \
+	    "${vurl:-}" 2>&1)
 	rc=$?
 	if [ $rc -eq "$1" ] && { [ $# -lt 7 ] ||
 	    printf '%s\n' "$out" | grep -Eiq "$7"; }; then
@@ -252,6 +289,37 @@ else
 	tap not-ok "oncehook sign --id --event sets X-GitHub-Delivery and X-GitHub-Event"
 	sed 's/^/#   /' "$h" "$tmp/sign.err"
 fi
+
+# twilio and square sign the endpoint's ONCEHOOK_<NAME>_URL: what sign
+# prints is accepted by the libraries given that URL, refused by them
+# given another one.  Twilio's payload is a form, as Twilio posts it.
+printf '%s\n' 'MessageSid=SMsign1&MessageStatus=delivered&To=%2B15005550006&Body=Zo%C3%AB+%E2%98%83&MediaUrl=https%3A%2F%2Fa.example%2F1&MediaUrl=https%3A%2F%2Fa.example%2F2' \
+    >"$tmp/payload.form"
+sed 's/delivered/failed/' "$tmp/payload.form" >"$tmp/tampered.form"
+h=$tmp/twilio-form.headers
+vurl=$TWILIO_URL
+if sign twilio --id idem_sign_1 "$tmp/payload.form" >"$h" 2>"$tmp/sign.err" &&
+    grep -qx 'Content-Type: application/x-www-form-urlencoded' "$h" &&
+    grep -qx 'I-Twilio-Idempotency-Token: idem_sign_1' "$h"; then
+	verify 0 twilio "$TWILIO_SECRET" "$tmp/payload.form" "$h" \
+	    "twilio accepts what oncehook sign --endpoint twilio prints"
+	verify 1 twilio "$TWILIO_SECRET" "$tmp/tampered.form" "$h" \
+	    "twilio refuses it with MessageStatus changed" 'returned false'
+	vurl=https://shop.example/hooks/twilio
+	verify 1 twilio "$TWILIO_SECRET" "$tmp/payload.form" "$h" \
+	    "twilio refuses it for the URL without its query string" \
+	    'returned false'
+else
+	tap not-ok "oncehook sign --endpoint twilio prints a form's headers"
+	sed 's/^/#   /' "$h" "$tmp/sign.err"
+fi
+vurl=$SQUARE_URL
+one square square "$SQUARE_SECRET"
+vurl=$SQUARE_URL/
+verify 1 square "$SQUARE_SECRET" "$tmp/payload.json" "$tmp/square.headers" \
+    "square refuses what sign printed, given a URL one slash off" \
+    'returned false'
+vurl=
 
 echo "# providers took $(($(date +%s) - start))s"
 echo "1..$n"

@@ -8,10 +8,11 @@
 # scheme to this suite is adding its row; a scheme of the binary without
 # one is a failure.
 #
-# The deliveries are signed once: by the libraries of
-# tests/node/package-lock.json (installed with "npm ci" into a temporary
-# directory, as tests/providers.sh does) where the row names one, else
-# by "oncehook sign".  They are then sent, unchanged, through three
+# The deliveries are signed once (those of the rows that sign the
+# deployment's own URL, twilio and square, once per deployment): by the
+# libraries of tests/node/package-lock.json (installed with "npm ci"
+# into a temporary directory, as tests/providers.sh does) where the row
+# names one, else by "oncehook sign".  They are then sent through three
 # deployments, each one server with one endpoint per row (the shipped
 # example's endpoints replaced by the table's, as an administrator keeps
 # the ones used) and a database of its own:
@@ -72,17 +73,20 @@ run_schemes() {
 }
 
 # The table's endpoints in place of the example's in DIR's FILE
-# (FORMAT lighttpd or env), each running DIR/sql/schemes.sql.
-use_table() {	# use_table DIR FORMAT FILE...
+# (FORMAT lighttpd or env), each running DIR/sql/schemes.sql; BASE is
+# the deployment's base URL (the rows' "{base}").
+use_table() {	# use_table DIR FORMAT BASE FILE...
 	ut_d=$1
 	ut_f=$2
-	shift 2
+	ut_b=$3
+	shift 3
 	cp "$top_srcdir/tests/e2e/actions-schemes.sql" "$ut_d/sql/schemes.sql" ||
 	    bail "copying actions-schemes.sql"
 	chmod 0644 "$ut_d/sql/schemes.sql"
 	for ut_file; do
 		python3 "$schemes" conf "$ut_f" "$ut_file" \
-		    "$ut_d/sql/schemes.sql" || bail "schemes.py conf $ut_file"
+		    "$ut_d/sql/schemes.sql" --base "$ut_b" ||
+		    bail "schemes.py conf $ut_file"
 	done
 }
 
@@ -117,7 +121,8 @@ run_schemes sign sign --bin "$ONCEHOOK_BIN" --tmp "$tmp/sign" \
 run_lighttpd() {	# run_lighttpd MODE LABEL
 	d=$tmp/$1
 	lt_setup "$1" "$d"
-	use_table "$d" lighttpd "$d/conf/oncehook.conf"
+	use_table "$d" lighttpd "http://127.0.0.1:$lt_port/hooks" \
+	    "$d/conf/oncehook.conf"
 	lt_env "$d"
 	dp_init_db "$d"
 	if ! lt_start "$d" "$1"; then
@@ -128,7 +133,8 @@ run_lighttpd() {	# run_lighttpd MODE LABEL
 	f0=$failed
 	run_schemes "$2" send --label "$2" \
 	    --url "http://127.0.0.1:$lt_port/hooks" --db "$d/db/oncehook.db" \
-	    --signed "$signed"
+	    --signed "$signed" --bin "$ONCEHOOK_BIN" --tmp "$tmp/sign" \
+	    ${node_dir:+--node "$node_dir"}
 	dp_stop
 	server_pid=
 	if [ "$failed" -gt "$f0" ]; then
@@ -155,9 +161,10 @@ run_nginx() {	# run_nginx LABEL
 	d=$tmp/serve
 	dp_dir "$d"
 	dp_fill_service "$d"
-	use_table "$d" env "$d/conf/env" "$d/conf/oncehook.env"
-	dp_init_db "$d"
 	port=$(free_port) || bail "no free port"
+	use_table "$d" env "http://127.0.0.1:$port/hooks" "$d/conf/env" \
+	    "$d/conf/oncehook.env"
+	dp_init_db "$d"
 	dp_nginx_conf "$d" "$port"
 	if ! dp_start_serve "$d"; then
 		tap not-ok "$1: oncehook serve starts as oncehook.service says"
@@ -170,7 +177,8 @@ run_nginx() {	# run_nginx LABEL
 	f0=$failed
 	run_schemes "$1" send --label "$1" \
 	    --url "http://127.0.0.1:$port/hooks" --db "$d/db/oncehook.db" \
-	    --signed "$signed"
+	    --signed "$signed" --bin "$ONCEHOOK_BIN" --tmp "$tmp/sign" \
+	    ${node_dir:+--node "$node_dir"}
 	dp_stop
 	if [ "$failed" -gt "$f0" ]; then
 		tail -n 20 "$d/log/serve.log" 2>/dev/null | sed 's/^/# oncehook: /'

@@ -48,6 +48,8 @@ vec_get(const char *name, void *arg)
 		return e->v->secret;
 	if (strcmp(name, "ONCEHOOK_SECRET_FILE") == 0)
 		return e->secretfile;
+	if (strcmp(name, "ONCEHOOK_URL") == 0)
+		return vector_url(e->v);
 	return NULL;
 }
 

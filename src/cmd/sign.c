@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cmd/admin.h"
@@ -37,7 +38,10 @@ static const char sign_usage[] =
 "the time is the body's own webhookTimestamp (Unix milliseconds), which\n"
 "FILE must carry.  For mailgun, which signs inside the body, FILE is a\n"
 "JSON object without \"signature\" and the body to send is printed after\n"
-"the headers and an empty line (--id is its token).\n";
+"the headers and an empty line (--id is its token).  For twilio FILE is\n"
+"the form as Twilio posts it (Name=value&...) and --id the\n"
+"I-Twilio-Idempotency-Token; twilio and square sign the endpoint's\n"
+"ONCEHOOK_<NAME>_URL.\n";
 
 #define SIGN_BODY_MAX	(64 << 20)	/* bytes */
 
@@ -174,15 +178,23 @@ sign_endpoint(const struct conf *cf, const char *name)
 	return ep;
 }
 
-/* Print the signed headers, or a curl command line sending the file. */
+/*
+ * Print the signed headers, or a curl command line sending the file.
+ * The body is JSON unless the scheme names its own Content-Type
+ * (twilio's forms).
+ */
 static void
 sign_print(const struct sig_out *out, const struct sign_args *a)
 {
 	char	 line[PATH_MAX + 8], abs[PATH_MAX];
 	size_t	 i;
+	int	 typed = 0;
 
+	for (i = 0; i < out->n; i++)
+		typed |= strcasecmp(out->h[i].name, "Content-Type") == 0;
 	if (a->curl == NULL) {
-		printf("Content-Type: application/json\n");
+		if (!typed)
+			printf("Content-Type: application/json\n");
 		for (i = 0; i < out->n; i++)
 			printf("%s: %s\n", out->h[i].name, out->h[i].value);
 		if (out->body != NULL) {
@@ -192,7 +204,8 @@ sign_print(const struct sig_out *out, const struct sign_args *a)
 		}
 		return;
 	}
-	printf("curl -sS -X POST -H 'Content-Type: application/json'");
+	printf("curl -sS -X POST%s", typed ? "" :
+	    " -H 'Content-Type: application/json'");
 	for (i = 0; i < out->n; i++) {
 		snprintf(line, sizeof(line), "%s: %s", out->h[i].name,
 		    out->h[i].value);

@@ -87,6 +87,7 @@ from_env(struct cgienv *ce, char **envp, req_read_fn rd, void *arg)
 	rq->content_length = env_find(envp, "CONTENT_LENGTH");
 	rq->document_root = env_find(envp, "DOCUMENT_ROOT");
 	rq->context_root = env_find(envp, "CONTEXT_DOCUMENT_ROOT");
+	rq->query_string = env_find(envp, "QUERY_STRING");
 	for (e = envp; *e != NULL && n < ce->cap; e++) {
 		if (strncmp(*e, "HTTP_", 5) != 0 ||
 		    (eq = strchr(*e, '=')) == NULL)

@@ -47,8 +47,8 @@ crypto_sha256(const void *p, size_t sz, unsigned char out[CRYPTO_SHA256_LEN])
 }
 
 /*
- * SHA-1 (FIPS 180-4 section 6.1), for HMAC-SHA1 only: Vercel still
- * signs with it.  One block at a time, no table indexed by data.
+ * SHA-1 (FIPS 180-4 section 6.1), for HMAC-SHA1 only: Vercel and Twilio
+ * still sign with it.  One block at a time, no table indexed by data.
  */
 struct sha1 {
 	uint32_t	 h[5];

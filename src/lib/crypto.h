@@ -31,8 +31,8 @@ int	crypto_hmac_sha256(const void *key, size_t keysz,
 
 /*
  * out = HMAC-SHA1(key, pieces...), for the providers that still sign
- * with it (Vercel).  SHA-1 (FIPS 180-4) is this file's own, plain C on
- * 32-bit words with no branch on data.  Returns 0.
+ * with it (Vercel, Twilio).  SHA-1 (FIPS 180-4) is this file's own,
+ * plain C on 32-bit words with no branch on data.  Returns 0.
  */
 int	crypto_hmac_sha1(const void *key, size_t keysz,
 	    const struct crypto_piece *pieces, size_t n,

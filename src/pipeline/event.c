@@ -19,6 +19,7 @@
 
 #include "conf.h"
 #include "front/req.h"
+#include "lib/form.h"
 #include "lib/jsondoc.h"
 #include "lib/jsonpeek.h"
 #include "lib/log.h"
@@ -639,6 +640,26 @@ event_canonical(const char *text, size_t sz)
 		out = strndup(c, len);
 	jsondoc_free(d);
 	return out;
+}
+
+enum hook_err
+event_form(const char *body, size_t bodysz, char **json, size_t *jsonsz,
+    struct why *trace)
+{
+	struct form	 f;
+	const char	*why;
+
+	*json = NULL;
+	if (form_parse(body, bodysz, &f) == -1)
+		return HOOK_ESYSTEM;
+	*json = form_json(&f, jsonsz, &why);
+	form_clear(&f);
+	if (*json != NULL)
+		return HOOK_OK;
+	if (why == NULL)
+		return HOOK_ESYSTEM;
+	why_client(trace, why);
+	return HOOK_EJSON;
 }
 
 enum hook_err

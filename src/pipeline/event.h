@@ -103,6 +103,20 @@ enum hook_err	 event_stored(struct event *ev, const char *key,
 		    size_t sz, long long received_at);
 
 /*
+ * A verified application/x-www-form-urlencoded body (a scheme that sends
+ * forms: sig.h's scheme_sends_form()) as the JSON object the rest of
+ * the pipeline reads in its place (lib/form.h's form_json(): a member
+ * per name, a string, or an array of the values of a name sent more
+ * than once).  The signature was checked over the raw form; from here
+ * on the event is this document: keys, types, actions, the stored
+ * payload and its hash.  HOOK_OK with *json a new text (NUL-terminated,
+ * its length in *jsonsz) the caller frees; HOOK_EJSON (why says what)
+ * or HOOK_ESYSTEM.
+ */
+enum hook_err	 event_form(const char *body, size_t bodysz, char **json,
+		    size_t *jsonsz, struct why *why);
+
+/*
  * Canonical JSON of the text (keys sorted, compact), as a new string
  * the caller frees; NULL if the text is not one JSON value.
  */

@@ -177,6 +177,18 @@ is_json(const char *ct)
 	    memchr(ct, '/', len) != NULL;
 }
 
+/* application/x-www-form-urlencoded; parameters (charset) ignored. */
+static int
+is_form(const char *ct)
+{
+	if (ct == NULL)
+		return 0;
+	while (*ct == ' ')
+		ct++;
+	return strcspn(ct, "; ") == 33 &&
+	    strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0;
+}
+
 /*
  * Read the body: at most maxbody bytes, never more than maxbody + 1
  * from the wire.  On HOOK_OK *body is a new buffer (NUL-terminated).
@@ -515,10 +527,10 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	struct sig_verdict		 v;
 	enum hook_err			 er;
 	long long			 cl;
-	char				*body = NULL;
+	char				*body = NULL, *json;
 	char				 name[128];
-	size_t				 bodysz = 0;
-	int				 direct;
+	size_t				 bodysz = 0, jsonsz;
+	int				 direct, form;
 
 	if (p->cf == NULL) {
 		why_set(&t->why, "%s", p->conferr);
@@ -546,8 +558,13 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	t->ep = ep;
 	if (rq->method == NULL || strcmp(rq->method, "POST") != 0)
 		return HOOK_EMETHOD;
-	if (!is_json(rq->content_type))
+	form = scheme_sends_form(ep->scheme) && is_form(rq->content_type);
+	if (!form && !is_json(rq->content_type)) {
+		if (scheme_sends_form(ep->scheme))
+			why_client(&t->why, "the body must be a form (Content-"
+			    "Type: application/x-www-form-urlencoded) or JSON");
 		return HOOK_EMEDIA;
+	}
 	if ((cl = req_content_length(rq->content_length)) == -2) {
 		why_set(&t->why, "malformed Content-Length");
 		return HOOK_EBODY;
@@ -576,6 +593,16 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 			    "it on only with CGIPassAuth On, see "
 			    "docs/deploying.md)" : "");
 		goto out;
+	}
+	/* A form, verified as sent, is read as a JSON object from here on
+	 * (event_form()): the one body every later stage sees. */
+	if (form) {
+		if ((er = event_form(body, bodysz, &json, &jsonsz, &t->why)) !=
+		    HOOK_OK)
+			goto out;
+		free(body);
+		body = json;
+		bodysz = jsonsz;
 	}
 	direct = straight(p);
 	if (!direct && p->cf->fast_paths &&

@@ -24,6 +24,7 @@
 #include "lib/crypto.h"
 #include "lib/jsondoc.h"
 #include "lib/jsonpeek.h"
+#include "lib/form.h"
 #include "pipeline/sig.h"
 
 #define SIG_CANDIDATES_MAX	16	/* signatures one header may offer */
@@ -781,6 +782,221 @@ out:
 }
 
 /*
+ * The pieces Twilio signs for a form body: the URL, then each
+ * parameter's name and value, sorted by name and then by value, a
+ * parameter sent twice with one value counted once (as twilio-node's
+ * validateRequest does).  f is sorted here; *np the number of pieces.
+ * Returns a new array the caller frees, or NULL if out of memory.
+ */
+static struct crypto_piece *
+twilio_pieces(const char *url, const char *body, size_t bodysz,
+    struct form *f, size_t *np)
+{
+	struct crypto_piece	*p;
+	size_t			 i, n = 0;
+
+	if (form_parse(body, bodysz, f) == -1)
+		return NULL;
+	form_sort(f);
+	if ((p = calloc(1 + 2 * f->n, sizeof(*p))) == NULL) {
+		form_clear(f);
+		return NULL;
+	}
+	p[n].p = url;
+	p[n++].sz = strlen(url);
+	for (i = 0; i < f->n; i++) {
+		if (i > 0 && f->v[i].namesz == f->v[i - 1].namesz &&
+		    f->v[i].valuesz == f->v[i - 1].valuesz &&
+		    memcmp(f->v[i].name, f->v[i - 1].name,
+		    f->v[i].namesz) == 0 && memcmp(f->v[i].value,
+		    f->v[i - 1].value, f->v[i].valuesz) == 0)
+			continue;
+		p[n].p = f->v[i].name;
+		p[n++].sz = f->v[i].namesz;
+		p[n].p = f->v[i].value;
+		p[n++].sz = f->v[i].valuesz;
+	}
+	*np = n;
+	return p;
+}
+
+/*
+ * 1 if X-Twilio-Webhooks-Signature-Settings names HMAC_SHA256 (a
+ * Webhooks Rule's SharedKey signs then), 0 if it is absent or names
+ * HMAC_SHA1, -1 for any other algorithm.
+ */
+static int
+twilio_sha256(const struct sig_input *in)
+{
+	const char	*h, *p, *a;
+	size_t		 len;
+
+	if ((h = req_header(in->rq, "X-Twilio-Webhooks-Signature-Settings")) ==
+	    NULL)
+		return 0;
+	for (p = h; *p != '\0'; p += len + (p[len] == ',')) {
+		while (*p == ' ')
+			p++;
+		len = strcspn(p, ",");
+		if (len < 10 || strncmp(p, "algorithm=", 10) != 0)
+			continue;
+		a = p + 10;
+		len -= 10;
+		while (len > 0 && a[len - 1] == ' ')
+			len--;
+		if (len == 11 && strncasecmp(a, "HMAC_SHA256", 11) == 0)
+			return 1;
+		if (len == 9 && strncasecmp(a, "HMAC_SHA1", 9) == 0)
+			return 0;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The value of bodySHA256 in the request's query string (Twilio's JSON
+ * bodies), its length in *len; NULL if there is none.
+ */
+static const char *
+body_sha256_param(const struct req *rq, size_t *len)
+{
+	const char	*p;
+	size_t		 n;
+
+	if (rq->query_string == NULL)
+		return NULL;
+	for (p = rq->query_string; *p != '\0'; p += n + (p[n] == '&')) {
+		n = strcspn(p, "&");
+		if (n >= 11 && strncmp(p, "bodySHA256=", 11) == 0) {
+			*len = n - 11;
+			return p + 11;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Twilio's JSON bodies: the URL it called, the configured one with
+ * bodySHA256=HEX appended to its query string, is signed alone (no
+ * parameters), and HEX must be the SHA-256 of the body.  Fills p (room
+ * for 4) and returns the number of pieces; 0 with v->why set if HEX is
+ * not the body's.
+ */
+static size_t
+twilio_json_pieces(const char *url, const char *hex, size_t hexlen,
+    const struct sig_input *in, struct crypto_piece *p,
+    struct sig_verdict *v)
+{
+	unsigned char	 want[CRYPTO_SHA256_LEN], got[CRYPTO_SHA256_LEN];
+
+	if (crypto_unhex(hex, hexlen, got, sizeof(got)) != CRYPTO_SHA256_LEN ||
+	    crypto_sha256(in->body, in->bodysz, want) == -1 ||
+	    !crypto_equal(want, got, sizeof(want))) {
+		v->why = "body does not hash to the signed bodySHA256";
+		return 0;
+	}
+	p[0].p = url;
+	p[0].sz = strlen(url);
+	p[1].p = strchr(url, '?') != NULL ? "&" : "?";
+	p[1].sz = 1;
+	p[2].p = "bodySHA256=";
+	p[2].sz = 11;
+	p[3].p = hex;
+	p[3].sz = hexlen;
+	return 4;
+}
+
+/*
+ * twilio: X-Twilio-Signature: base64 HMAC-SHA1(auth token, URL + the
+ * form's parameters, see twilio_pieces()), or HMAC-SHA256 where
+ * X-Twilio-Webhooks-Signature-Settings says so; where the query string
+ * has bodySHA256 (a JSON body), over the URL with it alone
+ * (twilio_json_pieces()).  The URL is the endpoint's, never the
+ * request's Host.
+ */
+static enum hook_err
+verify_twilio(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	unsigned char		 got[CRYPTO_SHA256_LEN];
+	unsigned char		 want[CRYPTO_SHA256_LEN];
+	struct crypto_piece	*pieces, jp[4];
+	struct form		 f;
+	const char		*h, *hex;
+	size_t			 i, n, mdlen, hexlen;
+	int			 sha256, found = 0;
+
+	if (ep->url == NULL) {
+		v->why = "no public URL configured (ONCEHOOK_<NAME>_URL)";
+		return HOOK_ECONF;
+	}
+	if ((h = header(in, "X-Twilio-Signature", v)) == NULL)
+		return HOOK_ESIG;
+	if ((sha256 = twilio_sha256(in)) == -1) {
+		v->why = "signature algorithm not supported";
+		return HOOK_ESIG;
+	}
+	mdlen = sha256 ? CRYPTO_SHA256_LEN : CRYPTO_SHA1_LEN;
+	if (crypto_unbase64(h, strlen(h), got, sizeof(got)) != (long)mdlen) {
+		v->why = "signature header malformed";
+		return HOOK_ESIG;
+	}
+	memset(&f, 0, sizeof(f));
+	if ((hex = body_sha256_param(in->rq, &hexlen)) != NULL) {
+		if ((n = twilio_json_pieces(ep->url, hex, hexlen, in, jp,
+		    v)) == 0)
+			return HOOK_ESIG;
+		pieces = jp;
+	} else if ((pieces = twilio_pieces(ep->url, in->body, in->bodysz, &f,
+	    &n)) == NULL)
+		return HOOK_ESYSTEM;
+	for (i = 0; i < ep->nsecrets; i++) {
+		if ((sha256 ? crypto_hmac_sha256(ep->secrets[i].p,
+		    ep->secrets[i].sz, pieces, n, want) :
+		    crypto_hmac_sha1(ep->secrets[i].p, ep->secrets[i].sz,
+		    pieces, n, want)) == -1) {
+			found = -1;
+			break;
+		}
+		found |= crypto_equal(want, got, mdlen);
+	}
+	crypto_wipe(want, sizeof(want));
+	if (pieces != jp)
+		free(pieces);
+	form_clear(&f);
+	return matched(found, v);
+}
+
+/*
+ * square: x-square-hmacsha256-signature: base64 HMAC-SHA256(signature
+ * key, notification URL + body).
+ */
+static enum hook_err
+verify_square(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	struct candidates	 c;
+	struct crypto_piece	 pieces[6];
+	const char		*h;
+	size_t			 n;
+
+	c.n = 0;
+	if (ep->url == NULL) {
+		v->why = "no notification URL configured (ONCEHOOK_<NAME>_URL)";
+		return HOOK_ECONF;
+	}
+	if ((h = header(in, "x-square-hmacsha256-signature", v)) == NULL)
+		return HOOK_ESIG;
+	if (add_b64(&c, h, strlen(h)) == -1) {
+		v->why = "signature header malformed";
+		return HOOK_ESIG;
+	}
+	n = signed_bytes(pieces, ep->url, NULL, NULL, 0, "", in->body,
+	    in->bodysz);
+	return matched(match_any(ep, pieces, n, &c), v);
+}
+
+/*
  * Standard Webhooks and Svix secrets: "whsec_" (optional) and then the
  * key in base64, padded or not.
  */
@@ -1299,6 +1515,60 @@ sign_mailgun(const struct secret *k, const struct sig_msg *m,
 	return 0;
 }
 
+/*
+ * The sender side of verify_twilio(): the form in m's body signed with
+ * HMAC-SHA1 over the URL and its sorted parameters; m's id as Twilio's
+ * idempotency token.
+ */
+static int
+sign_twilio(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	unsigned char		 md[CRYPTO_SHA1_LEN];
+	char			 mac[32];
+	struct crypto_piece	*pieces;
+	struct form		 f;
+	size_t			 n;
+	int			 rc;
+
+	if (m->url == NULL || (pieces = twilio_pieces(m->url, m->body,
+	    m->bodysz, &f, &n)) == NULL)
+		return -1;
+	rc = crypto_hmac_sha1(k->p, k->sz, pieces, n, md);
+	free(pieces);
+	form_clear(&f);
+	if (rc == -1)
+		return -1;
+	(void)crypto_base64(md, sizeof(md), mac, sizeof(mac));
+	crypto_wipe(md, sizeof(md));
+	out_add(o, "Content-Type", "application/x-www-form-urlencoded");
+	out_add(o, "I-Twilio-Idempotency-Token", "%s", m->id);
+	out_add(o, "X-Twilio-Signature", "%s", mac);
+	return 0;
+}
+
+/* The sender side of verify_square(): the URL, then the body. */
+static int
+sign_square(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	struct crypto_piece	 pieces[6];
+	unsigned char		 md[CRYPTO_SHA256_LEN];
+	char			 mac[45];
+	size_t			 n;
+
+	if (m->url == NULL)
+		return -1;
+	n = signed_bytes(pieces, m->url, NULL, NULL, 0, "", m->body,
+	    m->bodysz);
+	if (crypto_hmac_sha256(k->p, k->sz, pieces, n, md) == -1)
+		return -1;
+	(void)crypto_base64(md, sizeof(md), mac, sizeof(mac));
+	crypto_wipe(md, sizeof(md));
+	out_add(o, "x-square-hmacsha256-signature", "%s", mac);
+	return 0;
+}
+
 /* Stripe recounts pending_webhooks on each attempt at an event. */
 static const char *const stripe_volatile[] = { "pending_webhooks", NULL };
 /* Mailgun's signature block may be made anew for each attempt. */
@@ -1441,6 +1711,19 @@ static const struct scheme schemes[] = {
 	  NULL, mailgun_volatile, NULL,
 	  NULL, verify_mailgun,
 	  sign_mailgun, 1 },
+	{ "twilio", 0,
+	  "header:I-Twilio-Idempotency-Token hash",
+	  "json:/EventType json:/MessageStatus json:/CallStatus "
+	  "json:/SmsStatus", SIG_TYPES_ANY,
+	  NULL, NULL, NULL,
+	  NULL, verify_twilio,
+	  sign_twilio, 1 },
+	{ "square", 0,
+	  "json:/event_id",
+	  "json:/type", SIG_TYPES_DOTTED,
+	  NULL, NULL, NULL,
+	  NULL, verify_square,
+	  sign_square, 3 },
 };
 
 #define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
@@ -1562,6 +1845,35 @@ scheme_sends_type(const struct scheme *sc, const char *type)
 	}
 }
 
+/*
+ * Which schemes sign the URL, which send forms: lists beside the table,
+ * so that its rows keep their shape.
+ */
+static int
+named(const struct scheme *sc, const char *const *names)
+{
+	for (; *names != NULL; names++)
+		if (strcmp(sc->name, *names) == 0)
+			return 1;
+	return 0;
+}
+
+int
+scheme_signs_url(const struct scheme *sc)
+{
+	static const char *const url_signed[] = { "twilio", "square", NULL };
+
+	return sc != NULL && named(sc, url_signed);
+}
+
+int
+scheme_sends_form(const struct scheme *sc)
+{
+	static const char *const form[] = { "twilio", NULL };
+
+	return sc != NULL && named(sc, form);
+}
+
 const char *
 scheme_type_example(const struct scheme *sc)
 {
@@ -1628,10 +1940,13 @@ int
 sig_sign(const struct conf_endpoint *ep, const struct sig_msg *m,
     struct sig_out *out)
 {
+	struct sig_msg	 mu = *m;
+
 	out->n = 0;
 	out->body = NULL;
 	out->bodysz = 0;
 	if (ep->nsecrets == 0)
 		return -1;
-	return ep->scheme->sign(&ep->secrets[0], m, out);
+	mu.url = ep->url;
+	return ep->scheme->sign(&ep->secrets[0], &mu, out);
 }

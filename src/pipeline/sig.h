@@ -48,6 +48,8 @@ struct sig_msg {
 	const char	*id;	/* delivery or message id */
 	int		 id_given; /* id chosen by the user, not random */
 	const char	*event;	/* event type, for schemes with a type header */
+	const char	*url;	/* the endpoint's public URL (URL-signed
+				   schemes; sig_sign() fills it in) */
 };
 
 #define SIG_OUT_MAX	6	/* headers one signature needs at most */
@@ -124,7 +126,8 @@ struct scheme {
 	 */
 	int		(*secret)(const char *text, struct secret *out,
 			    char *err, size_t errsz);
-	/* HOOK_OK, HOOK_ESIG, HOOK_ESTALE or HOOK_ESYSTEM. */
+	/* HOOK_OK, HOOK_ESIG, HOOK_ESTALE or HOOK_ESYSTEM; HOOK_ECONF
+	 * where the endpoint lacks what the scheme signs (its URL). */
 	enum hook_err	(*verify)(const struct conf_endpoint *,
 			    const struct sig_input *, struct sig_verdict *);
 	/*
@@ -152,6 +155,17 @@ const char		*scheme_names(void);
  */
 int			 scheme_sends_type(const struct scheme *,
 			    const char *type);
+/*
+ * 1 if the scheme signs the public URL the provider posts to (twilio,
+ * square): the endpoint needs ONCEHOOK_<NAME>_URL.
+ */
+int			 scheme_signs_url(const struct scheme *);
+/*
+ * 1 if the scheme's sender posts application/x-www-form-urlencoded
+ * bodies (twilio): verified as sent, then read as the JSON object
+ * lib/form.h's form_json() makes of them.
+ */
+int			 scheme_sends_form(const struct scheme *);
 /* One of the scheme's event types, for messages; NULL if any goes. */
 const char		*scheme_type_example(const struct scheme *);
 /*

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "pipeline/vectors.h"
 
@@ -104,6 +105,16 @@ const struct vector vectors[] = {
 	  { { "x-webhook-timestamp", CF_TS },
 	    { "x-webhook-signature", CF_SIG } },
 	  "x-webhook-signature", 0 },
+	{ "twilio", "Twilio docs, Validate Incoming Requests (auth token "
+	  "12345, its example URL and parameters)",
+	  TW_SECRET, TW_BODY, 0, NULL,
+	  { { "X-Twilio-Signature", TW_SIG } },
+	  "X-Twilio-Signature", 0 },
+	{ "square", "Square SDK's WebhooksHelper test vector (checked with "
+	  "the npm package square 46.0.0)",
+	  SQ_SECRET, SQ_BODY, 0, NULL,
+	  { { "x-square-hmacsha256-signature", SQ_SIG } },
+	  "x-square-hmacsha256-signature", 0 },
 };
 
 const size_t	nvectors = sizeof(vectors) / sizeof(vectors[0]);
@@ -114,3 +125,17 @@ const struct answer_vector answer_vectors[] = {
 
 const size_t	nanswer_vectors = sizeof(answer_vectors) /
 		    sizeof(answer_vectors[0]);
+const char *
+vector_url(const struct vector *v)
+{
+	static const char *const urls[][2] = {
+		{ "twilio", TW_URL },
+		{ "square", SQ_URL },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(urls) / sizeof(urls[0]); i++)
+		if (strcmp(v->scheme, urls[i][0]) == 0)
+			return urls[i][1];
+	return NULL;
+}

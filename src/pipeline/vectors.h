@@ -85,6 +85,17 @@
  *   2.9.8.  Those of Webflow and Cashfree are signed at a whole second
  *   (oncehook sign's resolution), and at the documented millisecond
  *   timestamps too (WF_SIG_733, CF_SIG_078: verified, not re-signed).
+ * - Twilio: the example of its request-validation documentation
+ *   (twilio-php's and twilio-python's "Validate Incoming Requests"):
+ *   auth token 12345, URL https://mycompany.com/myapp.php?foo=1&bar=2,
+ *   the parameters CallSid, Caller, Digits, From, To below (posted as a
+ *   form, '+' written %2B), X-Twilio-Signature
+ *   RSOYDt4T1cUTdK1PDd93/VVr8B8=; twilio 6.3.1's validateRequest and
+ *   python3 hmac (sha1) agree.
+ * - Square: the vector of the Square SDK's WebhooksHelper tests (signature
+ *   key, notification URL, body, x-square-hmacsha256-signature below);
+ *   square 46.0.0's WebhooksHelper.verifySignature and python3 hmac
+ *   over URL + body agree.
  */
 #ifndef ONCEHOOK_VECTORS_H
 #define ONCEHOOK_VECTORS_H
@@ -270,6 +281,23 @@
 			"\"497d020564f29767dc63c073c89592c9" \
 			"f7a3ec79fe9aaa874d3961622505c3dd\"}," \
 			"\"event-data\":{\"event\":\"delivered\"}}"
+/* Twilio: its documentation's example, posted as a form. */
+#define TW_SECRET	"12345"
+#define TW_URL		"https://mycompany.com/myapp.php?foo=1&bar=2"
+#define TW_BODY		"CallSid=CA1234567890ABCDE&Caller=%2B14158675309&" \
+			"Digits=1234&From=%2B14158675309&To=%2B18005551212"
+#define TW_SIG		"RSOYDt4T1cUTdK1PDd93/VVr8B8="
+
+/* Square: the SDK's test vector. */
+#define SQ_SECRET	"Ibxx_5AKakO-3qeNVR61Dw"
+#define SQ_URL		"https://webhook.site/679a4f3a-dcfa-49ee-bac5-" \
+			"9d0edad886b9"
+#define SQ_BODY		"{\"merchant_id\":\"MLEFBHHSJGVHD\",\"type\":" \
+    "\"webhooks.test_notification\",\"event_id\":\"ac3ac95b-f97d-458c-" \
+    "a6e6-18981597e05f\",\"created_at\":\"2022-07-13T20:30:59.037339943Z\"" \
+    ",\"data\":{\"type\":\"webhooks\",\"id\":\"bc368e64-01aa-407e-b46e-" \
+    "3231809b1129\"}}"
+#define SQ_SIG		"GF4YkrJgGBDZ9NIYbNXBnMzqb2HoL4RW/S6vkZ9/2N4="
 
 #define VEC_HEADERS	4
 
@@ -303,5 +331,8 @@ struct answer_vector {
 
 extern const struct answer_vector	answer_vectors[];
 extern const size_t			nanswer_vectors;
+/* The public URL a URL-signed vector (twilio, square) was signed for,
+ * its endpoint's ONCEHOOK_URL; NULL for the others. */
+const char			*vector_url(const struct vector *);
 
 #endif

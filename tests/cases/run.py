@@ -250,7 +250,8 @@ def signed_body(rq, env, body):
 def headers_of(rq, env, body):
     """The request's headers: signed as its endpoint's scheme says,
     unless "sign" is false; "sign" may name another secret, move the
-    timestamp by "t" seconds, or sign another body ("body_text")."""
+    timestamp by "t" seconds, sign another body ("body_text") or, for a
+    URL-signing scheme, sign another URL ("url")."""
     h = []
     sign = rq.get("sign", rq.get("method", "POST") == "POST")
     if sign:
@@ -259,17 +260,23 @@ def headers_of(rq, env, body):
         scheme = env.get(pre + "SCHEME", env.get("ONCEHOOK_SCHEME"))
         secret = env.get(pre + "SECRET", env.get("ONCEHOOK_SECRET", ""))
         t = None
+        url = env.get(pre + "URL", "")
         if isinstance(sign, dict):
             scheme = sign.get("scheme", scheme)
             secret = sign.get("secret", secret)
+            url = sign.get("url", url)
             if "t" in sign:
                 t = int(time.time()) + sign["t"]
             if "body_text" in sign:
                 body = sign["body_text"].replace(
                     "{now_ms}", now_ms(rq)).encode("utf-8")
         secret = secret.split()[0] if secret else secret
-        h += hookclient.SCHEMES[scheme].headers(
-            secret, body, rq.get("key", ""), rq.get("type", ""), t)
+        sender = hookclient.SCHEMES[scheme]
+        # URL-signing schemes sign the endpoint's ONCEHOOK_<NAME>_URL
+        # (or "url" of "sign", as a provider with another URL would).
+        kw = {"url": url} if getattr(sender, "signs_url", False) else {}
+        h += sender.headers(secret, body, rq.get("key", ""),
+                            rq.get("type", ""), t, **kw)
     h += list(rq.get("headers", {}).items())
     drop = [d.lower() for d in rq.get("drop_headers", [])]
     return {k: v for k, v in h if k.lower() not in drop}
@@ -456,6 +463,9 @@ def run_mode(tap, args, name, folder, case, store, mode, tmp):
                                                             mode),
                       tail(logpath))
             return None
+        # A configuration broken after init (a variable removed).
+        for var in case.get("unset_after_init", []):
+            env.pop(var, None)
         if mode == "plain":
             env["ONCEHOOK_FAST_PATHS"] = "off"
             front = Plain(binary, env, log)

@@ -27,6 +27,13 @@ scheme the binary knows without a row fails the suite.  A row is
     env={"URL": ...}   more ONCEHOOK_<SCHEME>_* settings of the
                        endpoint, by suffix, on the servers and given to
                        the signer (a URL-signing scheme's public URL).
+                       "{base}" in a value is the deployment's base URL
+                       (send's --url, http://127.0.0.1:PORT/hooks), so
+                       "{base}/twilio" is the URL the deliveries reach
+                       there: "conf --base" fills it in on the servers,
+                       and such a row is signed by "send" for each
+                       deployment (with its --bin and --tmp), not by
+                       "sign".
     event="push"       the event type given to the signer (--event),
                        for schemes that carry it in a header.
     other="..."        the "other key" (default: SECRET with one
@@ -71,16 +78,20 @@ refused events, each with ids of its own, left nothing.
 
 Commands (tests/schemes.sh runs them):
 
-  schemes.py conf lighttpd|env FILE ACTIONS
+  schemes.py conf lighttpd|env FILE ACTIONS [--base BASE]
       Replace, in a filled example (a lighttpd configuration or a
       NAME=value environment file), the example's endpoints by the
-      table's, each running ACTIONS.
+      table's, each running ACTIONS; "{base}" in env= values becomes
+      BASE.
   schemes.py sign --bin ONCEHOOK --tmp DIR --out FILE [--node DIR]
       Sign every delivery once (they are the same for every
       deployment), with the libraries installed in DIR (rows signed
-      by npm are skipped without it); write them to FILE.
+      by npm are skipped without it); write them to FILE.  Rows with
+      "{base}" in env= are left to send.
   schemes.py send --label LABEL --url BASE --db SQLITE --signed FILE
-      Send them to BASE/SCHEME and check the answers and the rows.
+                  [--bin ONCEHOOK --tmp DIR [--node DIR]]
+      Sign the rows with "{base}" in env= for BASE, then send every
+      delivery to BASE/SCHEME and check the answers and the rows.
 
 Prints "ok - LABEL: ..." / "not ok - LABEL: ..." lines; exits 0, 1 if
 a check failed, 2 on a usage error, 3 on a harness error.
@@ -185,6 +196,16 @@ ROWS = [
         '{"event-data":{"id":"{id}","event":"delivered","recipient":'
         '"a@example.org"}}', tamper=None,
         unsigned=('"delivered"', '"failed"'), env={"TOLERANCE": "300"}),
+    # A form, as Twilio posts it; the URL the deliveries reach signed.
+    row("twilio", "e2eschemestwilioauthtoken0a1b2c", "oncehook", False,
+        "MessageSid=SM{id}&MessageStatus=delivered&AccountSid=AC0123"
+        "&To=%2B15005550006&Body=Zo%C3%AB+100%25",
+        env={"URL": "{base}/twilio"}),
+    row("square", "e2eSchemesSquareSigKey0c3d", "oncehook", False,
+        '{"merchant_id":"MLEFBHHSJGVHD","type":"payment.updated",'
+        '"event_id":"{uuid}","created_at":"2026-01-01T00:00:00Z",'
+        '"data":{"type":"payment","id":"p_{id}"}}',
+        env={"URL": "{base}/square"}),
 ]
 
 STALE_S = 3600          # "an hour ago": past every scheme's tolerance
@@ -214,19 +235,37 @@ def other_secret(s):
                      "row's; give other=")
 
 
-def endpoint_env(r, secret=None):
+def per_deployment(r):
+    """1 if the row's settings name the deployment's base URL."""
+    return any("{base}" in val for val in (r.get("env") or {}).values())
+
+
+def row_env(r, base=None):
+    """The row's env=, "{base}" filled in with base."""
+    out = {}
+    for k, val in (r.get("env") or {}).items():
+        if "{base}" in val:
+            if base is None:
+                raise SystemExit("schemes.py: row %s: %s names {base}: "
+                                 "give --base" % (r["scheme"], k))
+            val = val.replace("{base}", base.rstrip("/"))
+        out[k] = val
+    return out
+
+
+def endpoint_env(r, secret=None, base=None):
     """The endpoint's variables (without ACTIONS)."""
     v = var(r["scheme"])
     env = {v + "_SCHEME": r["scheme"],
            v + "_SECRET": secret if secret is not None else r["secret"]}
-    for k, val in (r.get("env") or {}).items():
+    for k, val in row_env(r, base).items():
         env["%s_%s" % (v, k)] = val
     return env
 
 
 # -- conf ---------------------------------------------------------------
 
-def cmd_conf(fmt, path, actions):
+def cmd_conf(fmt, path, actions, base=None):
     if fmt == "lighttpd":
         line_re = re.compile(r'^(\s*)"(ONCEHOOK_[A-Z0-9_]+)" => "(.*)",?\s*$')
 
@@ -255,7 +294,7 @@ def cmd_conf(fmt, path, actions):
     prefixes = tuple(var(e) + "_" for e in old)
     mine = {}
     for r in ROWS:
-        mine.update(endpoint_env(r))
+        mine.update(endpoint_env(r, base=base))
         mine[var(r["scheme"]) + "_ACTIONS"] = actions
     out = []
     for ln in lines:
@@ -287,13 +326,13 @@ def new_event():
     return {"id": u.hex, "uuid": str(u)}
 
 
-def sign_oncehook(a, r, secret, ev, ts, body):
+def sign_oncehook(a, r, secret, ev, ts, body, base=None):
     """Headers from "oncehook sign", as a list of (name, value)."""
     ep = r["scheme"]
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
            "ONCEHOOK_DB": os.path.join(a.tmp, "unused.db"),
            "ONCEHOOK_ENDPOINTS": ep}
-    env.update(endpoint_env(r, secret))
+    env.update(endpoint_env(r, secret, base))
     f = os.path.join(a.tmp, "body-%s" % ev["id"])
     with open(f, "w", encoding="utf-8") as fh:
         fh.write(body)
@@ -349,9 +388,22 @@ def cmd_sign(a):
           "tests/e2e/schemes.py" % ("not ok" if bad else "ok", a.label))
     for b in bad:
         print("#   %s" % b)
+    signed, failed = sign_rows(a, [r for r in ROWS
+                                   if not per_deployment(r)])
+    if signed is None:
+        return 3
+    with open(a.out, "w", encoding="utf-8") as f:
+        json.dump(signed, f)
+    return 1 if failed or bad else 0
+
+
+def sign_rows(a, rows, base=None):
+    """Sign the rows' deliveries ("{base}" in their env= being base):
+    ({scheme: {"row", "cases" or "skip"}}, failures), or (None, 0) if
+    sign.mjs failed."""
     now = int(time.time())
     plan = []       # (row, case, secret, event, ts)
-    for r in ROWS:
+    for r in rows:
         cases = [("valid", r["secret"], now),
                  ("other", r.get("other") or other_secret(r["secret"]), now)]
         if r["stale"]:
@@ -366,7 +418,7 @@ def cmd_sign(a):
             jobs.append({"signer": r["sign"][4:], "secret": secret,
                          "id": ev["id"], "uuid": ev["uuid"], "ts": ts,
                          "body": render(r["body"], ev, ts),
-                         "event": r.get("event"), "env": r.get("env") or {}})
+                         "event": r.get("event"), "env": row_env(r, base)})
     npm = []
     if jobs:
         p = subprocess.run(["node", os.path.join(a.node, "sign.mjs")],
@@ -375,7 +427,7 @@ def cmd_sign(a):
         if p.returncode != 0:
             print("# sign.mjs: exit %d\n# %s" % (
                 p.returncode, p.stderr.strip().replace("\n", "\n# ")))
-            return 3
+            return None, 0
         npm = json.loads(p.stdout)
     signed = {}
     failed = 0
@@ -384,7 +436,8 @@ def cmd_sign(a):
         if case == "handshake":
             try:
                 headers, body = sign_oncehook(
-                    a, r, secret, ev, ts, render(r["handshake"][0], ev, ts))
+                    a, r, secret, ev, ts, render(r["handshake"][0], ev, ts),
+                    base)
             except (RuntimeError, OSError,
                     subprocess.TimeoutExpired) as e:
                 print("not ok - %s: %s (%s): %s" % (a.label, r["scheme"],
@@ -401,7 +454,8 @@ def cmd_sign(a):
         elif r["sign"] == "oncehook":
             try:
                 headers, body = sign_oncehook(a, r, secret, ev, ts,
-                                              render(r["body"], ev, ts))
+                                              render(r["body"], ev, ts),
+                                              base)
             except (RuntimeError, OSError,
                     subprocess.TimeoutExpired) as e:
                 print("not ok - %s: %s (%s): %s" % (a.label, r["scheme"],
@@ -419,9 +473,7 @@ def cmd_sign(a):
         if "skip" not in s:
             print("ok - %s: %s: %d deliveries signed by %s" % (
                 a.label, name, len(s["cases"]), s["row"]["sign"]))
-    with open(a.out, "w", encoding="utf-8") as f:
-        json.dump(signed, f)
-    return 1 if failed or bad else 0
+    return signed, failed
 
 
 # -- send ---------------------------------------------------------------
@@ -579,7 +631,19 @@ def send_one(t, client, db, name, s):
 def cmd_send(a):
     with open(a.signed, encoding="utf-8") as f:
         signed = json.load(f)
+    # The rows that sign the deployment's own URL, signed for it.
+    rows = [r for r in ROWS if per_deployment(r)]
+    failed = 0
+    if rows:
+        if not a.bin or not a.tmp:
+            raise SystemExit("schemes.py send: rows %s name {base}: give "
+                             "--bin and --tmp" % [r["scheme"] for r in rows])
+        more, failed = sign_rows(a, rows, a.url)
+        if more is None:
+            return 3
+        signed.update(more)
     t = Tap(a.label)
+    t.failed = failed
     client = hookclient.Client(a.url)
     db = hookclient.Db(a.db)
     for name, s in signed.items():
@@ -602,6 +666,7 @@ def main(argv):
     c.add_argument("format")
     c.add_argument("file")
     c.add_argument("actions")
+    c.add_argument("--base")
     s = sub.add_parser("sign")
     s.add_argument("--bin", required=True)
     s.add_argument("--tmp", required=True)
@@ -613,9 +678,12 @@ def main(argv):
     d.add_argument("--url", required=True)
     d.add_argument("--db", required=True)
     d.add_argument("--signed", required=True)
+    d.add_argument("--bin")
+    d.add_argument("--tmp")
+    d.add_argument("--node")
     a = p.parse_args(argv)
     if a.cmd == "conf":
-        return cmd_conf(a.format, a.file, a.actions)
+        return cmd_conf(a.format, a.file, a.actions, a.base)
     if a.cmd == "sign":
         return cmd_sign(a)
     return cmd_send(a)

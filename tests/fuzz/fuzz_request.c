@@ -5,7 +5,10 @@
  * every scheme, event extraction (JSON, keys, types, canonical hash) and
  * the response body.  The input is split at the first two NUL bytes into
  * a signature-header value, a second header value (timestamp, id), and
- * the body.  Built and run by tests/fuzz/run.sh; not part of make check.
+ * the body; the second value is also the query string (Twilio's
+ * bodySHA256).  A form body (twilio) is also read as event_form() reads
+ * it: what it makes must be JSON the pipeline reads.  Built and run by
+ * tests/fuzz/run.sh; not part of make check.
  */
 #include "config.h"
 
@@ -21,7 +24,7 @@
 
 static const char *const schemes[] = {
 	"hmac-sha256", "stripe", "github", "standard", "svix", "shopify",
-	"slack", "paddle", "gitlab", "zoom"
+	"slack", "paddle", "gitlab", "zoom", "twilio", "square"
 };
 #define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
 
@@ -42,6 +45,9 @@ get(const char *name, void *arg)
 		return v->scheme;
 	if (strcmp(name, "ONCEHOOK_SECRET") == 0)
 		return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+	if (strcmp(name, "ONCEHOOK_URL") == 0 && scheme_signs_url(
+	    scheme_find(v->scheme)))
+		return "https://example.com/hooks?x=1";
 	return NULL;
 }
 
@@ -62,6 +68,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"HTTP_X_SHOPIFY_EVENT_ID", "HTTP_X_SHOPIFY_TOPIC",
 		"HTTP_X_GITLAB_EVENT_UUID", "HTTP_X_GITLAB_EVENT",
 		"HTTP_X_ZM_REQUEST_TIMESTAMP",
+		"HTTP_I_TWILIO_IDEMPOTENCY_TOKEN",
+		"HTTP_X_TWILIO_WEBHOOKS_SIGNATURE_SETTINGS",
+		/* Signatures again, the first value (see below). */
+		"HTTP_X_TWILIO_SIGNATURE", "HTTP_X_SQUARE_HMACSHA256_SIGNATURE",
 	};
 	struct req_header	 h[sizeof(names) / sizeof(names[0])];
 	struct req		 rq;
@@ -72,8 +82,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct resp		 r;
 	struct vars		 vars;
 	struct why		 why = { "", NULL };
-	char			*copy, *sigv, *other, *body, err[256];
-	size_t			 i, n, bodysz;
+	char			*copy, *sigv, *other, *body, err[256], *json, *c;
+	size_t			 i, n, bodysz, jsonsz;
 	enum hook_err		 er;
 
 	if ((copy = malloc(size + 3)) == NULL)
@@ -88,12 +98,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
 		h[n].name = names[n];
 		h[n].namelen = strlen(names[n]);
-		h[n].value = n < 10 ? sigv : other;
+		h[n].value = n < 10 || strstr(names[n], "_SIGNATURE") != NULL ?
+		    sigv : other;
 	}
 	memset(&rq, 0, sizeof(rq));
 	rq.method = "POST";
 	rq.headers = h;
 	rq.nheaders = n;
+	rq.query_string = other;
 	in.rq = &rq;
 	in.body = body;
 	in.bodysz = bodysz;
@@ -129,6 +141,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			event_clear(&pk);
 		}
 		event_clear(&ev);
+		if (!scheme_sends_form(confs[i]->endpoints[0].scheme))
+			continue;
+		/* A form the pipeline reads as JSON: always JSON it takes. */
+		if (event_form(body, bodysz, &json, &jsonsz, &why) != HOOK_OK)
+			continue;
+		if ((c = event_canonical(json, jsonsz)) == NULL)
+			abort();
+		free(c);
+		er = event_extract(&confs[i]->endpoints[0], &rq, json, jsonsz,
+		    &ev, &why);
+		if (er == HOOK_EJSON && why.client != NULL &&
+		    strstr(why.client, "not valid JSON") != NULL)
+			abort();
+		event_clear(&ev);
+		free(json);
 	}
 	free(copy);
 	return 0;

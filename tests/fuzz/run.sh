@@ -20,7 +20,7 @@ fi
 clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
     -I"$work" -I"$top/src" \
     "$top/tests/fuzz/fuzz_request.c" "$top/src/lib/log.c" "$top/src/lib/crypto.c" \
-    "$top/src/lib/sha256.c" \
+    "$top/src/lib/sha256.c" "$top/src/lib/form.c" \
     "$top/src/conf.c" "$top/src/lib/envindex.c" "$top/src/front/req.c" "$top/src/pipeline/sig.c" "$top/src/pipeline/event.c" "$top/src/lib/jsondoc.c" "$top/src/lib/jsonpeek.c" \
     "$top/src/front/resp.c" $(pkg-config --cflags --libs jansson) \
     -o "$work/fuzz_request"
@@ -32,6 +32,8 @@ printf 'sha256=00\000k\000{"type":"url_verification","challenge":"c"}' \
     >"$work/corpus/slack"
 printf 'v0=00\0001614265330\000{"event":"endpoint.url_validation","payload":{"plainToken":"qgg8vlvZRS6UYooatFL8Aw"}}' \
     >"$work/corpus/zoom"
+printf 'RSOYDt4T1cUTdK1PDd93/VVr8B8=\000bodySHA256=00\000CallSid=CA1&Caller=%%2B1+2&a=%%FF&a' \
+    >"$work/corpus/twilio"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
     -I"$work" -I"$top/src" -I"$top/tests/unit" \
     "$top/tests/fuzz/fuzz_jsondoc.c" "$top/src/lib/jsondoc.c" \

@@ -2,10 +2,13 @@
 // oncehook tests (tests/providers.sh): does a provider's own library
 // accept what "oncehook sign" prints?
 //
-//   node verify.mjs LIB SECRET PAYLOAD_FILE HEADERS_FILE
+//   node verify.mjs LIB SECRET PAYLOAD_FILE HEADERS_FILE [URL]
 //
 // LIB is stripe, standardwebhooks, svix (the standardwebhooks library on
-// Svix's svix- headers), octokit or razorpay.  HEADERS_FILE is the output of
+// Svix's svix- headers), octokit, razorpay, twilio (validateRequest
+// over the form's parameters) or square (WebhooksHelper.verifySignature);
+// the last two check the signature against URL, the endpoint's public
+// URL.  HEADERS_FILE is the output of
 // "oncehook sign": one "Name: value" a line.  The payload is passed to
 // the library as the exact bytes of the file (as a string, which is
 // what these libraries take).  Exit 0 if the library's verify function
@@ -17,8 +20,10 @@ import Stripe from "stripe";
 import { Webhook } from "standardwebhooks";
 import { verify as octokitVerify } from "@octokit/webhooks-methods";
 import Razorpay from "razorpay";
+import twilio from "twilio";
+import { WebhooksHelper } from "square";
 
-const [lib, secret, payloadFile, headersFile] = process.argv.slice(2);
+const [lib, secret, payloadFile, headersFile, url] = process.argv.slice(2);
 if (!headersFile) {
 	console.error("usage: node verify.mjs LIB SECRET PAYLOAD HEADERS");
 	process.exit(2);
@@ -74,6 +79,26 @@ try {
 		if (!Razorpay.validateWebhookSignature(payload,
 		    headers["x-razorpay-signature"], secret))
 			refused("validateWebhookSignature() returned false");
+		break;
+	case "twilio": {
+		// The form's parameters as an Express app hands them to
+		// validateRequest: a name sent twice is an array.
+		const params = {};
+		for (const [k, v] of new URLSearchParams(payload))
+			params[k] = k in params ? [].concat(params[k], v) : v;
+		if (!twilio.validateRequest(secret,
+		    headers["x-twilio-signature"], url, params))
+			refused("validateRequest() returned false");
+		break;
+	}
+	case "square":
+		if (!(await WebhooksHelper.verifySignature({
+			requestBody: payload,
+			signatureHeader: headers["x-square-hmacsha256-signature"],
+			signatureKey: secret,
+			notificationUrl: url,
+		})))
+			refused("verifySignature() returned false");
 		break;
 	default:
 		console.error(`verify.mjs: unknown library ${lib}`);

@@ -1378,6 +1378,73 @@ test_table(void)
 }
 
 /*
+ * ONCEHOOK_<NAME>_URL: required by the URL-signing schemes (no guess
+ * from the request), refused elsewhere, a full http(s) URL, read only
+ * with the secrets.
+ */
+static void
+test_url(void)
+{
+	struct var	 v[] = {
+		{ "ONCEHOOK_DB", "/tmp/x.db" },
+		{ "ONCEHOOK_ENDPOINTS", "sms" },
+		{ "ONCEHOOK_SMS_SCHEME", "twilio" },
+		{ "ONCEHOOK_SMS_SECRET", "0123456789abcdef0123" },
+		{ "ONCEHOOK_SMS_URL", NULL },
+		{ NULL, NULL }
+	};
+	static const struct {
+		const char	*scheme;
+		const char	*url;
+		int		 ok;
+		const char	*what;
+	} t[] = {
+		{ "twilio", NULL, 0, "twilio without a URL" },
+		{ "square", NULL, 0, "square without a URL" },
+		{ "twilio", "https://shop.example/hooks/sms?a=1&b=2", 1,
+		  "twilio with a URL and a query string" },
+		{ "square", "http://shop.example:8080/hooks/sq", 1,
+		  "square with an http:// URL and a port" },
+		{ "stripe", "https://shop.example/hooks/sms", 0,
+		  "a URL on a scheme that signs none" },
+		{ "stripe", NULL, 1, "stripe without a URL" },
+		{ "twilio", "shop.example/hooks/sms", 0, "a URL without http" },
+		{ "twilio", "https://", 0, "a URL without a host" },
+		{ "twilio", "https://shop.example/a b", 0, "a URL with a space" },
+	};
+	struct conf	*cf;
+	char		 err[256];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		v[2].value = t[i].scheme;
+		v[4].value = t[i].url;
+		cf = conf_load(var_get, v, err, sizeof(err));
+		if (t[i].ok)
+			CHECK(cf != NULL && (t[i].url == NULL ?
+			    cf->endpoints[0].url == NULL :
+			    strcmp(cf->endpoints[0].url, t[i].url) == 0),
+			    "%s: loads (%s)", t[i].what, cf ? "" : err);
+		else
+			CHECK(cf == NULL && names(err, "ONCEHOOK_SMS_URL"),
+			    "%s: refused naming ONCEHOOK_SMS_URL (%s)",
+			    t[i].what, err);
+		conf_free(cf);
+	}
+	v[2].value = "twilio";
+	v[4].value = NULL;
+	cf = conf_load_for(var_get, v, CONF_NEEDS_DB, err, sizeof(err));
+	CHECK(cf != NULL, "twilio without a URL: a command that reads no "
+	    "secrets (stats, list) still loads (%s)", cf ? "" : err);
+	conf_free(cf);
+	cf = conf_load(var_get, v, err, sizeof(err));
+	CHECK(cf == NULL && strstr(err, "twilio") != NULL &&
+	    strstr(err, "console") != NULL, "the error says which scheme "
+	    "needs it and where the URL comes from (%s)", err);
+	conf_free(cf);
+}
+
+/*
  * A bad outbox variable is the deliverer's problem, never the handler's:
  * the configuration loads, with the default in its place and the reason
  * kept for deliver and check; a good one is read.
@@ -1578,6 +1645,7 @@ main(void)
 	test_db_tls();
 	test_needs();
 	test_outbox_vars();
+	test_url();
 	test_envindex();
 	return tap_done();
 }

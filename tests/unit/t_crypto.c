@@ -4,7 +4,8 @@
  *
  * HMAC-SHA256 against the RFC 4231 vectors, over one piece and over
  * several; SHA-256 against FIPS 180-2; SHA-1 and HMAC-SHA1 against
- * FIPS 180-2 appendix A and RFC 2202, and OpenSSL; the hex and base64 codecs both
+ * FIPS 180-2 appendix A, RFC 3174, RFC 2202 and OpenSSL; the hex and
+ * base64 codecs both
  * ways, including what they must refuse; constant-time equality.  The
  * expected values are the published ones, decoded here by a helper that
  * shares no code with lib/crypto.c.
@@ -83,7 +84,7 @@ test_sha1(void)
 	static const char	 two[] =
 	    "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
 	unsigned char		 got[CRYPTO_SHA1_LEN], exp[CRYPTO_SHA1_LEN];
-	unsigned char		 k[80], d[50], *big;
+	unsigned char		 k[80], d[50], t4[640], *big;
 	struct crypto_piece	 pc[3];
 	const char		*s;
 	size_t			 i;
@@ -107,6 +108,14 @@ test_sha1(void)
 	    memcmp(got, exp, sizeof(exp)) == 0,
 	    "SHA-1 of a million \"a\" per FIPS 180-2 A.3");
 	free(big);
+	/* RFC 3174 section 7.3, TEST4: "01234567" 80 times (ten blocks). */
+	for (i = 0; i < 80; i++)
+		memcpy(t4 + 8 * i, "01234567", 8);
+	expect_bytes("dea356a2cddd90c7a7ecedc5ebb563934f460452", exp,
+	    sizeof(exp));
+	CHECK(crypto_sha1(t4, sizeof(t4), got) == 0 &&
+	    memcmp(got, exp, sizeof(exp)) == 0,
+	    "SHA-1 of \"01234567\" 80 times per RFC 3174 TEST4");
 	expect_bytes("da39a3ee5e6b4b0d3255bfef95601890afd80709", exp,
 	    sizeof(exp));
 	CHECK(crypto_sha1("", 0, got) == 0 &&
@@ -136,6 +145,9 @@ test_sha1(void)
 	CHECK(hmac1_is(k, 20, "Test With Truncation", 20,
 	    "4c1a03424b55e07fe7f27be1d58bb932", 12),
 	    "HMAC-SHA1 RFC 2202 test case 5 (first 96 bits)");
+	CHECK(hmac1_is(k, 20, "Test With Truncation", 20,
+	    "4c1a03424b55e07fe7f27be1d58bb9324a9a5a04", 20),
+	    "HMAC-SHA1 RFC 2202 test case 5 (all 160 bits)");
 	memset(k, 0xaa, 80);
 	s = "Test Using Larger Than Block-Size Key - Hash Key First";
 	CHECK(hmac1_is(k, 80, s, strlen(s),
@@ -160,14 +172,17 @@ test_sha1(void)
 	    "HMAC-SHA1 over three pieces equals the one-piece MAC");
 }
 
-/* HMAC-SHA1 equals OpenSSL's for keys and messages of many lengths. */
+/*
+ * SHA-1 and HMAC-SHA1 equal OpenSSL's for keys and messages of many
+ * lengths; the MAC's message in three pieces cut at random.
+ */
 static void
 test_sha1_against_openssl(void)
 {
 	unsigned char	 msg[300], key[150], a[20], b[20];
-	struct crypto_piece pc;
+	struct crypto_piece pc[3];
 	unsigned int	 blen;
-	size_t		 n, ks, bad = 0;
+	size_t		 n, ks, cut1, cut2, bad = 0, badsha = 0;
 	int		 rc = 0;
 
 	srand(2202);
@@ -176,16 +191,27 @@ test_sha1_against_openssl(void)
 	for (n = 0; n < sizeof(key); n++)
 		key[n] = (unsigned char)rand();
 	for (n = 0; n <= sizeof(msg); n++) {
+		rc |= crypto_sha1(msg, n, a);
+		SHA1(msg, n, b);
+		badsha += memcmp(a, b, 20) != 0;
 		ks = (n * 7) % (sizeof(key) + 1);
-		pc.p = msg;
-		pc.sz = n;
-		rc |= crypto_hmac_sha1(key, ks, &pc, 1, a);
+		cut1 = n ? (size_t)rand() % (n + 1) : 0;
+		cut2 = cut1 + (n - cut1 ? (size_t)rand() % (n - cut1 + 1) : 0);
+		pc[0].p = msg;
+		pc[0].sz = cut1;
+		pc[1].p = msg + cut1;
+		pc[1].sz = cut2 - cut1;
+		pc[2].p = msg + cut2;
+		pc[2].sz = n - cut2;
+		rc |= crypto_hmac_sha1(key, ks, pc, 3, a);
 		HMAC(EVP_sha1(), key, (int)ks, msg, n, b, &blen);
 		bad += blen != 20 || memcmp(a, b, 20) != 0;
 	}
-	CHECK(rc == 0 && bad == 0, "HMAC-SHA1 equals OpenSSL's for keys of "
-	    "0 to 150 bytes over messages of 0 to 300 bytes (%zu differ)",
-	    bad);
+	CHECK(rc == 0 && badsha == 0, "SHA-1 equals OpenSSL's for every "
+	    "length from 0 to 300 bytes (%zu differ)", badsha);
+	CHECK(bad == 0, "HMAC-SHA1 equals OpenSSL's for keys of "
+	    "0 to 150 bytes over messages of 0 to 300 bytes in three random "
+	    "pieces (%zu differ)", bad);
 }
 
 static void

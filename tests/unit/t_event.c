@@ -938,6 +938,86 @@ test_volatile_key(void)
 #undef MG_EV
 }
 
+/* event_form(body) is want (NULL: refused as HOOK_EJSON, why set). */
+static void
+form_is(const char *body, size_t sz, const char *want, const char *what)
+{
+	struct why	 why;
+	char		*json = NULL;
+	size_t		 n = 0;
+	enum hook_err	 er;
+
+	memset(&why, 0, sizeof(why));
+	er = event_form(body, sz, &json, &n, &why);
+	if (want != NULL)
+		CHECK(er == HOOK_OK && json != NULL && n == strlen(want) &&
+		    strcmp(json, want) == 0, "form: %s: %s (got %s)", what,
+		    want, json != NULL ? json : "nothing");
+	else
+		CHECK(er == HOOK_EJSON && json == NULL && why.client != NULL,
+		    "form: %s: refused (%s)", what,
+		    why.client != NULL ? why.client : "no reason");
+	free(json);
+}
+
+/*
+ * A form body read as a JSON object: members in the order of their
+ * first pair, decoded, a name sent twice an array; what JSON cannot
+ * hold refused.  The result reads back through event_parse() with a
+ * key and a type from json: sources.
+ */
+static void
+test_form(void)
+{
+	struct var	 vars[] = {
+		{ "ONCEHOOK_DB", "/nonexistent/oncehook/t_event.db" },
+		{ "ONCEHOOK_SCHEME", "twilio" },
+		{ "ONCEHOOK_SECRET", "t_event-secret-0123" },
+		{ "ONCEHOOK_URL", "https://example.com/sms" },
+		{ "ONCEHOOK_KEY", "json:/MessageSid" },
+		{ NULL, NULL }
+	};
+	static const char	 body[] = "MessageSid=SM1&MessageStatus="
+	    "delivered&Body=caf%C3%A9+%22ok%22%5C%0A&Media=b&Media=a&"
+	    "Flag&Empty=&x=%zz";
+	struct conf		*cf;
+	struct event		 ev;
+	struct testreq		 t;
+	struct why		 why;
+	char			*json, err[256];
+	size_t			 n;
+
+	form_is(body, sizeof(body) - 1, "{\"MessageSid\":\"SM1\","
+	    "\"MessageStatus\":\"delivered\",\"Body\":\"caf\xc3\xa9 "
+	    "\\\"ok\\\"\\\\\\n\",\"Media\":[\"b\",\"a\"],\"Flag\":\"\","
+	    "\"Empty\":\"\",\"x\":\"%zz\"}", "decoded, in order, a repeated "
+	    "name an array, a bad escape kept");
+	form_is("", 0, "{}", "an empty body");
+	form_is("a=%01%1f%7f", 11, "{\"a\":\"\\u0001\\u001f\x7f\"}",
+	    "control characters escaped as event.c writes them");
+	form_is("a=1&b=2&a=3&a=1", 15, "{\"a\":[\"1\",\"3\",\"1\"],"
+	    "\"b\":\"2\"}", "a name's values in the order sent, repeats kept");
+	form_is("a=%00", 5, NULL, "a NUL byte");
+	form_is("a=%C3", 5, NULL, "a cut UTF-8 sequence");
+	form_is("%FF=1", 5, NULL, "a name that is not UTF-8");
+	form_is("a=%C0%AF", 8, NULL, "an overlong form");
+	form_is("a=%ED%A0%80", 11, NULL, "a surrogate");
+
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load twilio: %s", err);
+	memset(&why, 0, sizeof(why));
+	if (event_form(body, sizeof(body) - 1, &json, &n, &why) != HOOK_OK)
+		BAIL("event_form");
+	CHECK(event_extract(&cf->endpoints[0], mkreq(&t, NULL), json, n, &ev,
+	    &why) == HOOK_OK && strcmp(ev.key, "SM1") == 0 &&
+	    ev.type != NULL && strcmp(ev.type, "delivered") == 0,
+	    "form: the object gives json:/MessageSid as the key and "
+	    "MessageStatus as twilio's type");
+	event_clear(&ev);
+	free(json);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -953,5 +1033,6 @@ main(void)
 	test_volatile_key();
 	test_jsonpeek();
 	test_peek();
+	test_form();
 	return tap_done();
 }

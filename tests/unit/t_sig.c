@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oncehook tests: signature schemes (src/pipeline/sig.c): hmac-sha256,
- * stripe, zoom, the handshakes, basic and mailgun.
+ * stripe, zoom, the handshakes, basic, mailgun, and the URL-signed twilio
+ * and square.
  *
  * Requests are built by hand the way the front builds them: headers are
  * CGI variables ("HTTP_STRIPE_SIGNATURE=...") with the name running up
@@ -999,6 +1000,8 @@ test_schemes(void)
 		{ "zoom", 1, "hash" },
 		{ "basic", 0, "json:/id hash" },
 		{ "mailgun", 1, "json:/signature/token" },
+		{ "twilio", 0, "header:I-Twilio-Idempotency-Token hash" },
+		{ "square", 0, "json:/event_id" },
 	};
 	const struct scheme	*s;
 	size_t			 i;
@@ -1018,6 +1021,327 @@ test_schemes(void)
 	    "scheme_find matches whole names only");
 }
 
+/*
+ * twilio: the example of Twilio's request-validation documentation
+ * (twilio-php's "Validate Incoming Requests", twilio-node's tests): auth
+ * token 12345, URL and parameters below, X-Twilio-Signature
+ * RSOYDt4T1cUTdK1PDd93/VVr8B8= (twilio 6.3.1's validateRequest agrees).
+ * The other values were computed with python3 hmac (sha1, sha256) and
+ * base64, and checked with twilio-node's getExpectedTwilioSignature.
+ */
+static unsigned char	 k_tw[] = "12345";
+static unsigned char	 k_tw_other[] = "other-token-000";
+#define TW_URL		"https://mycompany.com/myapp.php?foo=1&bar=2"
+#define TW_BODY		"CallSid=CA1234567890ABCDE&Caller=%2B14158675309&" \
+			"Digits=1234&From=%2B14158675309&To=%2B18005551212"
+#define TW_SIG		"RSOYDt4T1cUTdK1PDd93/VVr8B8="
+/* The same parameters, another order, '+' written %2b: one signature. */
+#define TW_BODY_SHUFFLED "To=%2b18005551212&Digits=1234&CallSid=" \
+			"CA1234567890ABCDE&From=%2b14158675309&" \
+			"Caller=%2B14158675309"
+/* HMAC-SHA1("other-token-000", the same string) */
+#define TW_SIG_OTHER	"ERzqpp55O37CzKlmjoR593r/lJI="
+/* HMAC-SHA256("12345", the same string): a Webhooks Rule's SharedKey */
+#define TW_SIG_256	"033hgUJA9M/hXIZsYjwkerEP/DBm35nEri5FhCYjA5s="
+/* "https://x.test/h" + "a1b1b2": b sent three times, 2 twice. */
+#define TW_SIG_REPEAT	"u9rWw2Q/p/5MDU9+dv+q48I91BA="
+/* "https://x.test/h" + "Bodyhello world!": '+' and %21 decoded. */
+#define TW_SIG_PLUS	"rQ9HRqNBv3z4N6rpbccf/lxbtv8="
+
+static enum hook_err
+twilio(const struct conf_endpoint *ep, const char *sig, const char *body,
+    struct sig_verdict *v)
+{
+	const char	*env[] = { NULL, NULL };
+	char		 h[128];
+
+	snprintf(h, sizeof(h), "HTTP_X_TWILIO_SIGNATURE=%s", sig);
+	env[0] = sig != NULL ? h : NULL;
+	return run(ep, env, body, 1700000000, v);
+}
+
+/*
+ * Twilio's JSON bodies: the URL with bodySHA256 appended is signed, the
+ * body must hash to it.  TWJ_SIG: twilio 6.3.1's
+ * getExpectedTwilioSignature("12345", TW_URL "&bodySHA256=" TWJ_HEX, {})
+ * (validateRequestWithBody accepts it); TWJ_HEX: SHA-256 of TWJ_BODY.
+ */
+#define TWJ_BODY	"{\"MessageSid\":\"SM1\",\"MessageStatus\":\"delivered\"}"
+#define TWJ_HEX		"ce8c3c8da52a17f7dd3e526b3b67d41402b438513f6b2faf" \
+			"55189573f2873f02"
+#define TWJ_SIG		"XwaFzbt/24iPEqc74BO2N1Tj4fM="
+
+static enum hook_err
+twilio_query(const struct conf_endpoint *ep, const char *sig,
+    const char *query, const char *body, struct sig_verdict *v)
+{
+	struct testreq		 t;
+	struct sig_input	 in;
+	const char		*env[] = { NULL, NULL };
+	char			 h[128];
+
+	snprintf(h, sizeof(h), "HTTP_X_TWILIO_SIGNATURE=%s", sig);
+	env[0] = h;
+	in.rq = mkreq(&t, env);
+	t.rq.query_string = query;
+	in.body = body;
+	in.bodysz = strlen(body);
+	in.now = 1700000000;
+	v->why = "unset";
+	return sig_verify(ep, &in, v);
+}
+
+static void
+test_twilio_json(struct conf_endpoint *ep)
+{
+	struct sig_verdict	 v;
+	enum hook_err		 er;
+
+	ep->url = (char *)TW_URL;
+	CHECK(twilio_query(ep, TWJ_SIG, "bodySHA256=" TWJ_HEX, TWJ_BODY,
+	    &v) == HOOK_OK, "twilio: a JSON body with bodySHA256, signed as "
+	    "twilio-node's validateRequestWithBody checks it: verifies");
+	CHECK(twilio_query(ep, TWJ_SIG, "x=1&bodySHA256=" TWJ_HEX, TWJ_BODY,
+	    &v) == HOOK_OK, "twilio: bodySHA256 found among other query "
+	    "parameters (the signed URL is the configured one's)");
+	er = twilio_query(ep, TWJ_SIG, "bodySHA256=" TWJ_HEX,
+	    "{\"MessageSid\":\"SM1\",\"MessageStatus\":\"failed\"}", &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "bodySHA256"),
+	    "twilio: a JSON body that does not hash to bodySHA256: refused");
+	er = twilio_query(ep, TWJ_SIG, "bodySHA256="
+	    "0000000000000000000000000000000000000000000000000000000000000000",
+	    TWJ_BODY, &v);
+	CHECK(er == HOOK_ESIG, "twilio: another bodySHA256: refused");
+	er = twilio_query(ep, TWJ_SIG, NULL, TWJ_BODY, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "matched"),
+	    "twilio: the JSON body without bodySHA256 (read as a form): "
+	    "refused");
+	ep->url = (char *)"https://mycompany.com/myapp.php";
+	CHECK(twilio_query(ep, TWJ_SIG, "bodySHA256=" TWJ_HEX, TWJ_BODY,
+	    &v) == HOOK_ESIG, "twilio: the JSON body, URL configured without "
+	    "its query string: refused");
+	ep->url = (char *)TW_URL;
+}
+
+static void
+test_twilio(void)
+{
+	struct conf_endpoint	 ep;
+	struct sig_verdict	 v;
+	struct secret		 one[1] = { { k_tw, sizeof(k_tw) - 1 } };
+	struct secret		 two[2] = {
+		{ k_tw_other, sizeof(k_tw_other) - 1 },
+		{ k_tw, sizeof(k_tw) - 1 },
+	};
+	const char		*env256[] = {
+		"HTTP_X_TWILIO_SIGNATURE=" TW_SIG_256,
+		"HTTP_X_TWILIO_WEBHOOKS_SIGNATURE_SETTINGS=key=webhooks_"
+		"sharedkey_x,algorithm=HMAC_SHA256", NULL };
+	const char		*envbad[] = {
+		"HTTP_X_TWILIO_SIGNATURE=" TW_SIG,
+		"HTTP_X_TWILIO_WEBHOOKS_SIGNATURE_SETTINGS=algorithm=HMAC_MD5",
+		NULL };
+	const char		*env1[] = {
+		"HTTP_X_TWILIO_SIGNATURE=" TW_SIG,
+		"HTTP_X_TWILIO_WEBHOOKS_SIGNATURE_SETTINGS=algorithm=HMAC_SHA1",
+		NULL };
+	enum hook_err		 er;
+
+	endpoint(&ep, "twilio", one, 1);
+	ep.url = (char *)TW_URL;
+	CHECK(twilio(&ep, TW_SIG, TW_BODY, &v) == HOOK_OK,
+	    "twilio: Twilio's documented example verifies");
+	CHECK(twilio(&ep, TW_SIG, TW_BODY_SHUFFLED, &v) == HOOK_OK,
+	    "twilio: the parameters in another order, %%2b for '+': "
+	    "verifies (sorted by name, decoded)");
+	er = twilio(&ep, TW_SIG, "CallSid=CA1234567890ABCDE&Caller=%2B1415"
+	    "8675309&Digits=1235&From=%2B14158675309&To=%2B18005551212", &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "matched"),
+	    "twilio: one digit of one parameter changed: refused");
+	er = twilio(&ep, TW_SIG, TW_BODY "&Extra=1", &v);
+	CHECK(er == HOOK_ESIG, "twilio: a parameter added: refused");
+	er = twilio(&ep, TW_SIG, "CallSid=CA1234567890ABCDE&Caller=+1415867"
+	    "5309&Digits=1234&From=%2B14158675309&To=%2B18005551212", &v);
+	CHECK(er == HOOK_ESIG,
+	    "twilio: a raw '+' (a space) where %%2B was signed: refused");
+	CHECK(twilio(&ep, TW_SIG_OTHER, TW_BODY, &v) == HOOK_ESIG,
+	    "twilio: signed with another auth token: refused");
+	ep.url = (char *)"http://mycompany.com/myapp.php?foo=1&bar=2";
+	CHECK(twilio(&ep, TW_SIG, TW_BODY, &v) == HOOK_ESIG,
+	    "twilio: URL configured as http:// where Twilio signed "
+	    "https://: refused");
+	ep.url = (char *)"https://mycompany.com/myapp.php";
+	CHECK(twilio(&ep, TW_SIG, TW_BODY, &v) == HOOK_ESIG,
+	    "twilio: URL configured without its query string: refused");
+	ep.url = NULL;
+	er = twilio(&ep, TW_SIG, TW_BODY, &v);
+	CHECK(er == HOOK_ECONF && why_has(&v, "URL"),
+	    "twilio: no URL configured: misconfigured, never guessed");
+	ep.url = (char *)TW_URL;
+	er = twilio(&ep, NULL, TW_BODY, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "missing"),
+	    "twilio: no X-Twilio-Signature: refused, header missing");
+	er = twilio(&ep, "RSOYDt4T1cUTdK1PDd93/VVr8B8", TW_BODY, &v);
+	CHECK(er == HOOK_OK, "twilio: the signature unpadded: verifies");
+	er = twilio(&ep, "not base64!", TW_BODY, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "twilio: signature not base64: malformed");
+	er = twilio(&ep, TW_SIG_256, TW_BODY, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "twilio: a 32-byte signature without the settings header: "
+	    "malformed");
+	CHECK(run(&ep, env256, TW_BODY, 1700000000, &v) == HOOK_OK,
+	    "twilio: HMAC-SHA256 where X-Twilio-Webhooks-Signature-Settings "
+	    "says algorithm=HMAC_SHA256: verifies");
+	er = run(&ep, envbad, TW_BODY, 1700000000, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "algorithm"),
+	    "twilio: an unknown algorithm in the settings header: refused");
+	CHECK(run(&ep, env1, TW_BODY, 1700000000, &v) == HOOK_OK,
+	    "twilio: algorithm=HMAC_SHA1 named: verifies");
+
+	ep.url = (char *)"https://x.test/h";
+	CHECK(twilio(&ep, TW_SIG_REPEAT, "b=2&a=1&b=1&b=2", &v) == HOOK_OK,
+	    "twilio: a name sent three times, one value twice: its values "
+	    "deduplicated and sorted, as twilio-node signs them");
+	CHECK(twilio(&ep, TW_SIG_REPEAT, "b=2&a=1&b=1", &v) == HOOK_OK,
+	    "twilio: the same without the repeated value: one signature");
+	CHECK(twilio(&ep, TW_SIG_REPEAT, "b=2&a=1&b=3", &v) == HOOK_ESIG,
+	    "twilio: another value of the repeated name: refused");
+	CHECK(twilio(&ep, TW_SIG_PLUS, "Body=hello+world%21", &v) == HOOK_OK,
+	    "twilio: '+' is a space, %%21 a '!'");
+	CHECK(twilio(&ep, TW_SIG_PLUS, "&&Body=hello%20world!&", &v) ==
+	    HOOK_OK, "twilio: empty pairs skipped, %%20 a space");
+
+	test_twilio_json(&ep);
+
+	endpoint(&ep, "twilio", two, 2);
+	ep.url = (char *)TW_URL;
+	CHECK(twilio(&ep, TW_SIG, TW_BODY, &v) == HOOK_OK &&
+	    twilio(&ep, TW_SIG_OTHER, TW_BODY, &v) == HOOK_OK,
+	    "twilio: two auth tokens (rotation): both verify");
+}
+
+/*
+ * square: the vector of Square's SDK tests (WebhooksHelper), checked
+ * with square 46.0.0's WebhooksHelper.verifySignature and python3 hmac.
+ */
+static unsigned char	 k_sq[] = "Ibxx_5AKakO-3qeNVR61Dw";
+static unsigned char	 k_sq_other[] = "another-square-key";
+#define SQ_URL		"https://webhook.site/679a4f3a-dcfa-49ee-bac5-" \
+			"9d0edad886b9"
+#define SQ_BODY		"{\"merchant_id\":\"MLEFBHHSJGVHD\",\"type\":" \
+    "\"webhooks.test_notification\",\"event_id\":\"ac3ac95b-f97d-458c-" \
+    "a6e6-18981597e05f\",\"created_at\":\"2022-07-13T20:30:59.037339943Z\"" \
+    ",\"data\":{\"type\":\"webhooks\",\"id\":\"bc368e64-01aa-407e-b46e-" \
+    "3231809b1129\"}}"
+#define SQ_SIG		"GF4YkrJgGBDZ9NIYbNXBnMzqb2HoL4RW/S6vkZ9/2N4="
+
+static enum hook_err
+square(const struct conf_endpoint *ep, const char *sig, const char *body,
+    struct sig_verdict *v)
+{
+	const char	*env[] = { NULL, NULL };
+	char		 h[128];
+
+	snprintf(h, sizeof(h), "HTTP_X_SQUARE_HMACSHA256_SIGNATURE=%s", sig);
+	env[0] = sig != NULL ? h : NULL;
+	return run(ep, env, body, 1700000000, v);
+}
+
+static void
+test_square(void)
+{
+	struct conf_endpoint	 ep;
+	struct sig_verdict	 v;
+	struct secret		 one[1] = { { k_sq, sizeof(k_sq) - 1 } };
+	struct secret		 other[1] = {
+		{ k_sq_other, sizeof(k_sq_other) - 1 } };
+	char			 body[] = SQ_BODY;
+	enum hook_err		 er;
+
+	endpoint(&ep, "square", one, 1);
+	ep.url = (char *)SQ_URL;
+	CHECK(square(&ep, SQ_SIG, SQ_BODY, &v) == HOOK_OK,
+	    "square: the SDK's example verifies (URL + body)");
+	body[sizeof(body) - 3] ^= 1;
+	CHECK(square(&ep, SQ_SIG, body, &v) == HOOK_ESIG,
+	    "square: one byte of the body changed: refused");
+	ep.url = (char *)SQ_URL "/";
+	CHECK(square(&ep, SQ_SIG, SQ_BODY, &v) == HOOK_ESIG,
+	    "square: a URL one trailing slash off: refused");
+	ep.url = NULL;
+	CHECK(square(&ep, SQ_SIG, SQ_BODY, &v) == HOOK_ECONF,
+	    "square: no URL configured: misconfigured");
+	ep.url = (char *)SQ_URL;
+	er = square(&ep, NULL, SQ_BODY, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "missing"),
+	    "square: no signature header: refused, missing");
+	er = square(&ep, "GF4YkrJgGBDZ9NIYbNXBnMzqb2HoL4RW", SQ_BODY, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "square: a signature of the wrong length: malformed");
+	endpoint(&ep, "square", other, 1);
+	ep.url = (char *)SQ_URL;
+	CHECK(square(&ep, SQ_SIG, SQ_BODY, &v) == HOOK_ESIG,
+	    "square: another signature key: refused");
+}
+
+/* What oncehook sign makes, the verifier takes; the URL is the endpoint's. */
+static void
+test_url_sign(void)
+{
+	struct conf_endpoint	 ep;
+	struct sig_verdict	 v;
+	struct sig_msg		 m;
+	struct sig_out		 out;
+	struct secret		 tw[1] = { { k_tw, sizeof(k_tw) - 1 } };
+	struct secret		 sq[1] = { { k_sq, sizeof(k_sq) - 1 } };
+	size_t			 i;
+	const char		*sig = NULL, *ct = NULL, *tok = NULL;
+
+	memset(&m, 0, sizeof(m));
+	m.body = TW_BODY;
+	m.bodysz = strlen(TW_BODY);
+	m.id = "tok_1";
+	endpoint(&ep, "twilio", tw, 1);
+	ep.url = (char *)TW_URL;
+	CHECK(sig_sign(&ep, &m, &out) == 0, "twilio: sig_sign succeeds");
+	for (i = 0; i < out.n; i++) {
+		if (strcmp(out.h[i].name, "X-Twilio-Signature") == 0)
+			sig = out.h[i].value;
+		if (strcmp(out.h[i].name, "Content-Type") == 0)
+			ct = out.h[i].value;
+		if (strcmp(out.h[i].name, "I-Twilio-Idempotency-Token") == 0)
+			tok = out.h[i].value;
+	}
+	CHECK(sig != NULL && strcmp(sig, TW_SIG) == 0,
+	    "twilio: signing the documented example gives its signature");
+	CHECK(ct != NULL && strcmp(ct,
+	    "application/x-www-form-urlencoded") == 0 && tok != NULL &&
+	    strcmp(tok, "tok_1") == 0,
+	    "twilio: sign sends a form, the id as I-Twilio-Idempotency-Token");
+	ep.url = NULL;
+	CHECK(sig_sign(&ep, &m, &out) == -1,
+	    "twilio: no URL, nothing signed");
+
+	m.body = SQ_BODY;
+	m.bodysz = strlen(SQ_BODY);
+	endpoint(&ep, "square", sq, 1);
+	ep.url = (char *)SQ_URL;
+	sig = NULL;
+	CHECK(sig_sign(&ep, &m, &out) == 0 && out.n == 1 &&
+	    strcmp(out.h[0].name, "x-square-hmacsha256-signature") == 0 &&
+	    strcmp(out.h[0].value, SQ_SIG) == 0,
+	    "square: signing the SDK's example gives its signature");
+	CHECK(square(&ep, out.h[0].value, SQ_BODY, &v) == HOOK_OK,
+	    "square: what sign prints verifies");
+	CHECK(scheme_signs_url(scheme_find("twilio")) &&
+	    scheme_signs_url(scheme_find("square")) &&
+	    !scheme_signs_url(scheme_find("stripe")) &&
+	    scheme_sends_form(scheme_find("twilio")) &&
+	    !scheme_sends_form(scheme_find("square")),
+	    "twilio and square sign the URL; twilio alone sends forms");
+}
+
 int
 main(void)
 {
@@ -1030,5 +1354,8 @@ main(void)
 	test_mailgun();
 	test_new_conf();
 	test_schemes();
+	test_twilio();
+	test_square();
+	test_url_sign();
 	return tap_done();
 }

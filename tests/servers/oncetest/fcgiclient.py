@@ -105,17 +105,20 @@ def connect(addr, timeout=30):
 def cgi_params(method, path, body, headers, script_name="/hooks",
                content_type="application/json"):
     """The variables a web server sets for path under script_name (nginx
-    with fastcgi_split_path_info, Apache ScriptAlias)."""
+    with fastcgi_split_path_info, Apache ScriptAlias); a query string
+    after '?' is QUERY_STRING."""
+    uri = path
+    path, _, query = path.partition("?")
     p = {
         "GATEWAY_INTERFACE": "CGI/1.1",
         "SERVER_PROTOCOL": "HTTP/1.1",
         "SERVER_SOFTWARE": "oncehook-tests",
         "REQUEST_METHOD": method,
-        "REQUEST_URI": path,
+        "REQUEST_URI": uri,
         "SCRIPT_NAME": script_name,
         "PATH_INFO": path[len(script_name):] if
         path.startswith(script_name) else path,
-        "QUERY_STRING": "",
+        "QUERY_STRING": query,
         "REMOTE_ADDR": "127.0.0.1",
         "SERVER_NAME": "localhost",
         "SERVER_PORT": "80",

@@ -36,6 +36,12 @@ document their schemes; it shares no code with oncehook:
 - mailgun: no header; the body gets a member "signature": {"timestamp":
   "<t>", "token": "<the key>", "signature": <hex HMAC-SHA256(secret,
   "<t><token>")>} put first (sign_body()).
+- twilio: X-Twilio-Signature: <base64 HMAC-SHA1(auth token, URL + each
+  form parameter's name and value, sorted by name then value, a
+  repeated name and value once)>; the body a form.  A JSON body: the URL
+  with ?bodySHA256=<hex SHA-256 of the body> appended, alone.
+- square: x-square-hmacsha256-signature: <base64 HMAC-SHA256(key,
+  notification URL + body)>.
 
 SCHEMES holds, for each scheme, a sender: the payload such a provider
 sends (with the event's key and type where the provider puts them in
@@ -125,6 +131,27 @@ def zoom_encrypted_token(secret, plain_token):
     """What Zoom expects back for a url_validation's plainToken."""
     return _mac(secret.encode("utf-8"),
                 plain_token.encode("utf-8")).hexdigest()
+
+
+def sign_twilio(secret, url, body):
+    """The X-Twilio-Signature value for the form body (bytes) posted to
+    url, as Twilio's libraries compute it."""
+    # Latin-1 both ways keeps every decoded byte as it is (UTF-8 or not)
+    # and sorts names and values as bytes.
+    pairs = urllib.parse.parse_qsl(body.decode("latin-1"),
+                                   keep_blank_values=True,
+                                   encoding="latin-1")
+    signed = url.encode("utf-8") + "".join(
+        k + v for k, v in sorted(set(pairs))).encode("latin-1")
+    return base64.b64encode(hmac.new(secret.encode("utf-8"), signed,
+                                     hashlib.sha1).digest()).decode()
+
+
+def sign_square(secret, url, body):
+    """The x-square-hmacsha256-signature value for body posted to url."""
+    return base64.b64encode(_mac(secret.encode("utf-8"),
+                                 url.encode("utf-8") + body).digest()
+                            ).decode()
 
 
 def dumps(obj):
@@ -458,12 +485,51 @@ class Mailgun(Scheme):
         return dumps(out)
 
 
+class Twilio(Scheme):
+    """Form bodies, the URL signed: headers() wants url=."""
+    name, sig, encoding = "twilio", "X-Twilio-Signature", "base64"
+    signs_url = True
+    content_type = "application/x-www-form-urlencoded"
+
+    def body(self, key, typ, variant=0):
+        return urllib.parse.urlencode(
+            [("MessageSid", "SM%032d" % variant), ("MessageStatus", typ),
+             ("AccountSid", "AC" + "0" * 32), ("To", "+15005550006"),
+             ("Body", "hello %d" % variant)]).encode("ascii")
+
+    def headers(self, secret, body, key, typ, t=None, url=""):
+        h = [("I-Twilio-Idempotency-Token", key)] if key else []
+        if body.startswith(b"{"):
+            # A JSON body: Twilio signs the URL with the body's SHA-256
+            # appended as bodySHA256 (the request's query string).
+            url += "%sbodySHA256=%s" % ("&" if "?" in url else "?",
+                                        hashlib.sha256(body).hexdigest())
+            body = b""
+        return h + [("X-Twilio-Signature", sign_twilio(secret, url, body))]
+
+
+class Square(Scheme):
+    name, sig, encoding = ("square", "x-square-hmacsha256-signature",
+                           "base64")
+    signs_url = True
+
+    def body(self, key, typ, variant=0):
+        return dumps({"merchant_id": "MLEFBHHSJGVHD", "type": typ,
+                      "event_id": key,
+                      "created_at": "2026-01-01T00:00:00Z",
+                      "data": {"type": "payment", "id": "p_%d" % variant}})
+
+    def headers(self, secret, body, key, typ, t=None, url=""):
+        return [("x-square-hmacsha256-signature",
+                 sign_square(secret, url, body))]
+
+
 SCHEMES = {s.name: s for s in (HmacSha256(), Stripe(), GitHub(), Standard(),
                                Svix(), Shopify(), Slack(), Paddle(),
                                GitLab(), Zoom(), Razorpay(),
                                WooCommerce(), Mollie(), Linear(),
                                Webflow(), Vercel(), Cashfree(), Basic(),
-                               Mailgun())}
+                               Mailgun(), Twilio(), Square())}
 
 
 class Response(testkit.Response):
