@@ -919,6 +919,7 @@ set_key(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	    sizeof(why)) == -1)
 		return fail(l, var, "%s", why);
 	ep->key_scope = v == NULL ? scheme_key_scope(ep->scheme) : NULL;
+	ep->key_default = v == NULL;
 	if (srclist_parse(&ep->type, ep->scheme->type, 0, why,
 	    sizeof(why)) == -1)
 		return fail(l, var, "scheme default: %s", why);

@@ -6,9 +6,11 @@
  * timestamp, its default key and event-type sources, how a configured
  * secret becomes key bytes, and one verify function.  Adding a scheme is
  * a row plus that function.  This file knows HTTP headers and bytes; it
- * knows no database and parses no JSON: the one scheme whose timestamp
- * is inside the body (linear) reads that number with lib/jsonpeek.h,
- * after the signature matched, so the bytes it reads are the sender's.
+ * knows no database and parses no JSON but where the signature lives in
+ * the body: the one scheme whose timestamp is inside the body (linear)
+ * reads that number with lib/jsonpeek.h, after the signature matched, so
+ * the bytes it reads are the sender's; adyen, whose items are each
+ * signed, reads the body with lib/jsondoc.h.
  */
 #ifndef ONCEHOOK_SIG_H
 #define ONCEHOOK_SIG_H
@@ -153,6 +155,28 @@ const char		*scheme_type_example(const struct scheme *);
  * ONCEHOOK_<NAME>_KEY is taken as it is.
  */
 const char		*scheme_key_scope(const struct scheme *);
+
+/*
+ * A sender that puts several events in one request (SPEC section 14;
+ * docs/design/030-batches.md): each item of the array at "items" is an
+ * event of its own, whose object is the member "item" of the array's
+ * element ("" for the element itself).  The item's object is what its
+ * key and type sources, its payload and its actions see, as a whole
+ * body would be.  Where the endpoint keeps the scheme's default key,
+ * the item's strings (or true/false) at the pointers of "key_more" are
+ * appended to it, each after a ':'.  A request whose items all stood
+ * (applied, or known) is answered 200 with "answer" as text/plain.
+ */
+#define SIG_BATCH_MAX	256	/* items in one request; more is 422 */
+struct sig_batch {
+	const char		*items;		/* JSON pointer */
+	const char		*item;		/* JSON pointer in an element */
+	const char *const	*key_more;	/* NULL-terminated */
+	const char		*answer;
+};
+
+/* The scheme's batch, or NULL: one event per request. */
+const struct sig_batch	*scheme_batch(const struct scheme *);
 
 /*
  * Verify the request's signature with the endpoint's scheme against
