@@ -95,6 +95,11 @@ const struct vector vectors[] = {
 	  { { "x-webhook-timestamp", CF_TS },
 	    { "x-webhook-signature", CF_SIG } },
 	  "x-webhook-signature", 0 },
+	{ "adyen", "Adyen docs, Verify HMAC signatures (the example item "
+	  "and key; the signature is in the body)",
+	  AD_SECRET, AD_BODY, 0, NULL,
+	  { { NULL, NULL } },
+	  NULL, 0 },
 };
 
 const size_t	nvectors = sizeof(vectors) / sizeof(vectors[0]);

@@ -75,6 +75,17 @@
  *   2.9.8.  Those of Webflow and Cashfree are signed at a whole second
  *   (oncehook sign's resolution), and at the documented millisecond
  *   timestamps too (WF_SIG_733, CF_SIG_078: verified, not re-signed).
+ * - Adyen: the example of "Verify HMAC signatures" (docs.adyen.com,
+ *   development-resources/webhooks/secure-webhooks/verify-hmac-
+ *   signatures): HMAC key 44782DEF...BA056 (hex), an AUTHORISATION item
+ *   of pspReference 7914073381342284, merchantAccountCode TestMerchant,
+ *   merchantReference TestPayment-1407325143704, 1130 EUR, success
+ *   "true", whose signed text is
+ *   "7914073381342284::TestMerchant:TestPayment-1407325143704:1130:EUR:
+ *   AUTHORISATION:true" and hmacSignature
+ *   coqCmt/IZ4E3CzPvMY8zTjQVL5hYJUiBRg8UU+iCWo0= (openssl dgst -hmac
+ *   with the hex key agrees).  The signature is in the body: oncehook
+ *   sign does not make it.
  */
 #ifndef ONCEHOOK_VECTORS_H
 #define ONCEHOOK_VECTORS_H
@@ -246,6 +257,22 @@
 #define CF_SIG		"ksfMHGs+2pj73mp2HXeUJLK1iVKRHb9vllRyS2ATDXQ="
 /* The same at 1617695238078, the docs' timestamp. */
 #define CF_SIG_078	"5RSwOANVK5JC9SuB1ho5lx0mLaAAZd9YUYUT3V5KsQQ="
+
+/* Adyen: its documentation's example (above); two items for the tests. */
+#define AD_SECRET	"44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C" \
+			"48EC2ACF6BA056"
+#define AD_SIG		"coqCmt/IZ4E3CzPvMY8zTjQVL5hYJUiBRg8UU+iCWo0="
+#define AD_ITEM(sig)	\
+			"{\"NotificationRequestItem\":{\"additionalData\":" \
+			"{\"hmacSignature\":\"" sig "\"},\"amount\":{\"cu" \
+			"rrency\":\"EUR\",\"value\":1130},\"eventCode\":" \
+			"\"AUTHORISATION\",\"merchantAccountCode\":\"TestM" \
+			"erchant\",\"merchantReference\":\"TestPayment-140" \
+			"7325143704\",\"pspReference\":\"7914073381342284" \
+			"\",\"success\":\"true\"}}"
+#define AD_BATCH(items)	"{\"live\":\"false\",\"notificationItems\":[" \
+			items "]}"
+#define AD_BODY		AD_BATCH(AD_ITEM(AD_SIG))
 
 #define VEC_HEADERS	4
 
