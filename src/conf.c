@@ -1297,7 +1297,7 @@ const struct conf_var conf_vars[] = {
 	    "`stripe`, `github`, `standard`, `svix`, `shopify`, `slack`, "
 	    "`paddle`, `gitlab`, `razorpay`, `woocommerce`, `mollie`, "
 	    "`linear`, `webflow`, `vercel`, `cashfree`, `zoom`, "
-	    "`hmac-sha256`", NULL },
+	    "`adyen`, `hmac-sha256`", NULL },
 	{ "SECRET", CONF_ENDPOINT, CONF_HIDDEN | CONF_SIGNING, 0, 0, NULL,
 	    "required unless `_SECRET_FILE`", E(secrets), &kind_secret,
 	    "one or more secrets, separated by white space (space, tab, CR, "

@@ -34,7 +34,8 @@ static const char sign_usage[] =
 "(github, shopify, gitlab, woocommerce, linear), --time the timestamp\n"
 "(sent in milliseconds by webflow and cashfree).  For gitlab the header\n"
 "is the secret itself.  For linear the time is the body's own\n"
-"webhookTimestamp (Unix milliseconds), which FILE must carry.\n";
+"webhookTimestamp (Unix milliseconds), which FILE must carry.  adyen\n"
+"signs each item inside the body, which sign does not rewrite: it fails.\n";
 
 #define SIGN_BODY_MAX	(64 << 20)	/* bytes */
 
