@@ -703,7 +703,8 @@ event_items(const struct conf_endpoint *ep, const struct req *rq,
 			er = HOOK_EJSON;
 			break;
 		}
-		/* Each item is a body of its own (its sources, its refusals). */
+		/* Each item is a body of its own: its sources, its
+		 * refusals. */
 		if ((er = event_parse(ep, rq, raw, len, &ev[i], trace)) !=
 		    HOOK_OK)
 			break;

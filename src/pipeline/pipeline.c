@@ -511,7 +511,8 @@ record_items(struct pipeline *p, const struct conf_endpoint *ep,
     size_t bodysz, time_t now, struct trace *t)
 {
 	enum hook_err	 er, found;
-	size_t		 epi = (size_t)(ep - p->cf->endpoints), i, f, tries;
+	size_t		 epi = (size_t)(ep - p->cf->endpoints);
+	size_t		 i, f, tries;
 
 	if ((er = event_items(ep, rq, b, body, bodysz, &t->items,
 	    &t->nitems, &t->why)) != HOOK_OK)

@@ -169,9 +169,9 @@ const char		*scheme_key_scope(const struct scheme *);
  */
 #define SIG_BATCH_MAX	256	/* items in one request; more is 422 */
 struct sig_batch {
-	const char		*items;		/* JSON pointer */
-	const char		*item;		/* JSON pointer in an element */
-	const char *const	*key_more;	/* NULL-terminated */
+	const char		*items;	/* JSON pointer */
+	const char		*item;	/* JSON pointer in an element */
+	const char *const	*key_more; /* NULL-terminated */
 	const char		*answer;
 };
 

@@ -252,8 +252,8 @@ enum hook_err	 store_claim(struct store *, struct store_claim *claims,
  * transaction itself is store_claim()'s.  Always the process's own
  * connection: no writer takes a request's items (pipeline/pipeline.h).
  */
-enum hook_err	 store_claim_items(struct store *, struct store_claim *claims,
-		    size_t n);
+enum hook_err	 store_claim_items(struct store *,
+		    struct store_claim *claims, size_t n);
 
 /*
  * Record a key collision (known key, other payload) outside a claim.

@@ -2329,19 +2329,19 @@ slot_of(const char *path, const char *name, struct ctr_slot_data *out)
 static void
 test_adyen(struct pipeline *p, sqlite3 *q)
 {
-	static const char	 body[] = "{\"live\":\"false\",\"notificationIte"
-	    "ms\":[{\"NotificationRequestItem\":{\"additionalData\":{\"hmacSi"
-	    "gnature\":\"coqCmt/IZ4E3CzPvMY8zTjQVL5hYJUiBRg8UU+iCWo0=\"},\"am"
-	    "ount\":{\"currency\":\"EUR\",\"value\":1130},\"eventCode\":\"AUT"
-	    "HORISATION\",\"merchantAccountCode\":\"TestMerchant\",\"merchant"
-	    "Reference\":\"TestPayment-1407325143704\",\"pspReference\":\"791"
-	    "4073381342284\",\"success\":\"true\"}},{\"NotificationRequestIte"
-	    "m\":{\"additionalData\":{\"hmacSignature\":\"rKxT8vkWa8XDU5V25Gb"
-	    "IZ33K7PcuZUf3elUo9j+g3Y8=\"},\"amount\":{\"currency\":\"EUR\",\""
-	    "value\":2260},\"eventCode\":\"CAPTURE\",\"merchantAccountCode\":"
-	    "\"TestMerchant\",\"merchantReference\":\"TestPayment-14073251437"
-	    "05\",\"pspReference\":\"7914073381342285\",\"success\":\"true\"}"
-	    "}]}";
+	static const char	 body[] =
+	    "{\"live\":\"false\",\"notificationItems\":[{\"NotificationRequ"
+	    "estItem\":{\"additionalData\":{\"hmacSignature\":\"coqCmt/IZ4E"
+	    "3CzPvMY8zTjQVL5hYJUiBRg8UU+iCWo0=\"},\"amount\":{\"currency\":"
+	    "\"EUR\",\"value\":1130},\"eventCode\":\"AUTHORISATION\",\"merc"
+	    "hantAccountCode\":\"TestMerchant\",\"merchantReference\":\"Tes"
+	    "tPayment-1407325143704\",\"pspReference\":\"7914073381342284\""
+	    ",\"success\":\"true\"}},{\"NotificationRequestItem\":{\"additi"
+	    "onalData\":{\"hmacSignature\":\"rKxT8vkWa8XDU5V25GbIZ33K7PcuZU"
+	    "f3elUo9j+g3Y8=\"},\"amount\":{\"currency\":\"EUR\",\"value\":2"
+	    "260},\"eventCode\":\"CAPTURE\",\"merchantAccountCode\":\"TestM"
+	    "erchant\",\"merchantReference\":\"TestPayment-1407325143705\","
+	    "\"pspReference\":\"7914073381342285\",\"success\":\"true\"}}]}";
 	struct ctr_slot_data	 sl;
 	struct call		 c;
 	struct resp		 r;

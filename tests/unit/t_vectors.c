@@ -197,13 +197,13 @@ struct vcase {
 };
 
 /* Adyen's example item with its amount 1131, signed anew (python3 hmac). */
-#define AD_ITEM_1131	"{\"NotificationRequestItem\":{\"additionalData\":" \
-			"{\"hmacSignature\":\"2q/PBI8UVbrlKk2xOK6yLUee5G7juwQHxfujrnhkIwQ=\"},\"amount\":{\"curren" \
-			"cy\":\"EUR\",\"value\":1131},\"eventCode\":\"AUT" \
-			"HORISATION\",\"merchantAccountCode\":\"TestMerchan" \
-			"t\",\"merchantReference\":\"TestPayment-14073251437" \
-			"04\",\"pspReference\":\"7914073381342284\",\"succe" \
-			"ss\":\"true\"}}"
+#define AD_ITEM_1131	\
+	"{\"NotificationRequestItem\":{\"additionalData\":{\"hmacSignatu" \
+	"re\":\"2q/PBI8UVbrlKk2xOK6yLUee5G7juwQHxfujrnhkIwQ=\"},\"amount\"" \
+	":{\"currency\":\"EUR\",\"value\":1131},\"eventCode\":\"AUTHORI" \
+	"SATION\",\"merchantAccountCode\":\"TestMerchant\",\"merchantRe" \
+	"ference\":\"TestPayment-1407325143704\",\"pspReference\":\"791" \
+	"4073381342284\",\"success\":\"true\"}}"
 
 static const struct vcase vcases[] = {
 	{ "standard", {

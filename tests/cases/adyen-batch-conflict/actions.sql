@@ -6,8 +6,8 @@
 CREATE TABLE IF NOT EXISTS effects (k VARCHAR(191) NOT NULL, t VARCHAR(191),
     v INTEGER);
 CREATE TABLE IF NOT EXISTS refused (k VARCHAR(191) NOT NULL);
-INSERT INTO refused (k) SELECT 'none' FROM (SELECT 1 AS one) AS o
-    WHERE NOT EXISTS (SELECT 1 FROM refused);
+INSERT INTO refused (k) SELECT 'none'
+    FROM (SELECT 1 AS one) AS o WHERE NOT EXISTS (SELECT 1 FROM refused);
 -- on: *
 INSERT INTO effects (k, t, v)
     VALUES (:key, :type, json_extract(:payload, '$.amount.value'));
