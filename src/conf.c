@@ -932,6 +932,7 @@ set_key(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	    sizeof(why)) == -1)
 		return fail(l, var, "%s", why);
 	ep->key_scope = v == NULL ? scheme_key_scope(ep->scheme) : NULL;
+	ep->key_default = v == NULL;
 	if (srclist_parse(&ep->type, ep->scheme->type, 0, why,
 	    sizeof(why)) == -1)
 		return fail(l, var, "scheme default: %s", why);
@@ -1352,7 +1353,8 @@ const struct conf_var conf_vars[] = {
 	    "`stripe`, `github`, `standard`, `svix`, `shopify`, `slack`, "
 	    "`paddle`, `gitlab`, `razorpay`, `woocommerce`, `mollie`, "
 	    "`linear`, `webflow`, `vercel`, `cashfree`, `zoom`, "
-	    "`hmac-sha256`, `basic`, `mailgun`, `twilio`, `square`", NULL },
+	    "`hmac-sha256`, `basic`, `mailgun`, `twilio`, `square`, "
+	    "`adyen`", NULL },
 	{ "SECRET", CONF_ENDPOINT, CONF_HIDDEN | CONF_SIGNING, 0, 0, NULL,
 	    "required unless `_SECRET_FILE`", E(secrets), &kind_secret,
 	    "one or more secrets, separated by white space (space, tab, CR, "

@@ -72,6 +72,8 @@ struct conf_endpoint {
 						   (pipeline/sig.h:
 						   scheme_key_scope()), or
 						   NULL */
+	int			 key_default;	/* key: the scheme's (no
+						   ONCEHOOK_<NAME>_KEY) */
 	struct srclist		 type;
 	long long		 retention;	/* seconds; -1 forever */
 	long long		 park_after;	/* attempts; 0: never park */

@@ -41,7 +41,8 @@ static const char sign_usage[] =
 "the headers and an empty line (--id is its token).  For twilio FILE is\n"
 "the form as Twilio posts it (Name=value&...) and --id the\n"
 "I-Twilio-Idempotency-Token; twilio and square sign the endpoint's\n"
-"ONCEHOOK_<NAME>_URL.\n";
+"ONCEHOOK_<NAME>_URL.  adyen signs each item inside the body, which\n"
+"sign does not rewrite: it fails.\n";
 
 #define SIGN_BODY_MAX	(64 << 20)	/* bytes */
 

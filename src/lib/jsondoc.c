@@ -611,13 +611,23 @@ read_scalar(struct rd *r, size_t level)
 static long
 read_value(struct rd *r, size_t level)
 {
+	const unsigned char	*start = r->p;
+	long			 i;
+
 	if (level > JSONDOC_MAX_DEPTH || r->p >= r->end)
 		return -1;
 	if (*r->p != '{' && *r->p != '[')
 		return read_scalar(r, level);
+
 	if (level > r->d->depth)
 		r->d->depth = level;
-	return *r->p == '{' ? read_object(r, level) : read_array(r, level);
+	i = *r->p == '{' ? read_object(r, level) : read_array(r, level);
+	if (i != -1) {
+		/* Its text, for jsondoc_raw(). */
+		r->d->n[i].s = (const char *)start;
+		r->d->n[i].len = (size_t)(r->p - start);
+	}
+	return i;
 }
 
 enum jsondoc_err
@@ -741,6 +751,15 @@ const char *
 jsondoc_string(const struct jsondoc *d, long i, size_t *len)
 {
 	if (d->n[i].kind != JSONDOC_STRING)
+		return NULL;
+	*len = d->n[i].len;
+	return d->n[i].s;
+}
+
+const char *
+jsondoc_raw(const struct jsondoc *d, long i, size_t *len)
+{
+	if (d->n[i].kind != JSONDOC_OBJECT && d->n[i].kind != JSONDOC_ARRAY)
 		return NULL;
 	*len = d->n[i].len;
 	return d->n[i].s;

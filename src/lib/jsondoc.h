@@ -75,6 +75,12 @@ enum jsondoc_kind jsondoc_kind(const struct jsondoc *, long node);
 /* A string's bytes (no NUL among them) and length; NULL otherwise. */
 const char	*jsondoc_string(const struct jsondoc *, long node,
 		    size_t *len);
+/*
+ * An object's or an array's text as read, from its bracket to its
+ * closing one (a slice of the text given to jsondoc_read()); NULL for
+ * any other value.
+ */
+const char	*jsondoc_raw(const struct jsondoc *, long node, size_t *len);
 /* An integer's value (0 otherwise). */
 long long	 jsondoc_integer(const struct jsondoc *, long node);
 

@@ -613,6 +613,141 @@ no:
 	return 0;
 }
 
+/*
+ * The key more_key() appends: ':' and the item's string, true or false
+ * at each pointer ("" if absent or null).  HOOK_OK, HOOK_EBADKEY (too
+ * long, not printable, another kind) or HOOK_ESYSTEM.
+ */
+static enum hook_err
+more_key(const char *const *more, struct event *ev, const char **why)
+{
+	const struct jsondoc	*d = ev->doc;
+	char			 buf[EVENT_KEY_MAX + 2], *k;
+	const char		*v;
+	size_t			 o, len;
+	long			 j;
+
+	o = (size_t)snprintf(buf, sizeof(buf), "%s", ev->key);
+	for (; *more != NULL && o < sizeof(buf); more++) {
+		v = "";
+		len = 0;
+		if ((j = jsondoc_get(d, *more)) != -1)
+			switch (jsondoc_kind(d, j)) {
+			case JSONDOC_NULL:
+				break;
+			case JSONDOC_STRING:
+				v = jsondoc_string(d, j, &len);
+				break;
+			case JSONDOC_TRUE:
+				v = "true";
+				len = 4;
+				break;
+			case JSONDOC_FALSE:
+				v = "false";
+				len = 5;
+				break;
+			default:
+				*why = "idempotency key part is not a string";
+				return HOOK_EBADKEY;
+			}
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, ":%.*s",
+		    (int)(len > sizeof(buf) ? sizeof(buf) : len), v);
+	}
+	if (o > EVENT_KEY_MAX || !printable(buf)) {
+		*why = "idempotency key too long or not printable";
+		return HOOK_EBADKEY;
+	}
+	if ((k = strdup(buf)) == NULL)
+		return HOOK_ESYSTEM;
+	free(ev->key);
+	ev->key = k;
+	return HOOK_OK;
+}
+
+enum hook_err
+event_items(const struct conf_endpoint *ep, const struct req *rq,
+    const struct sig_batch *b, const char *body, size_t bodysz,
+    struct event **items, size_t *n, struct why *trace)
+{
+	struct jsondoc	*d;
+	struct event	*ev = NULL;
+	const char	*raw, *msg = NULL;
+	char		 ptr[128];
+	enum hook_err	 er = HOOK_OK;
+	size_t		 i, len;
+	long		 j;
+
+	*items = NULL;
+	*n = 0;
+	switch (jsondoc_read(body, bodysz, 0, &d)) {
+	case JSONDOC_OK:
+		break;
+	case JSONDOC_EJSON:
+		why_client(trace, "body is not valid JSON");
+		return HOOK_EJSON;
+	default:
+		return HOOK_ESYSTEM;
+	}
+	if ((ev = calloc(SIG_BATCH_MAX, sizeof(*ev))) == NULL) {
+		er = HOOK_ESYSTEM;
+		goto out;
+	}
+	for (i = 0; ; i++) {
+		snprintf(ptr, sizeof(ptr), "%s/%zu%s", b->items, i, b->item);
+		if ((j = jsondoc_get(d, ptr)) == -1)
+			break;
+		if (i == SIG_BATCH_MAX) {
+			msg = "more items than one request may hold";
+			er = HOOK_EJSON;
+			break;
+		}
+		if ((raw = jsondoc_raw(d, j, &len)) == NULL ||
+		    jsondoc_kind(d, j) != JSONDOC_OBJECT) {
+			msg = "an item is not a JSON object";
+			er = HOOK_EJSON;
+			break;
+		}
+		/* Each item is a body of its own: its sources, its
+		 * refusals. */
+		if ((er = event_parse(ep, rq, raw, len, &ev[i], trace)) !=
+		    HOOK_OK)
+			break;
+		*n = i + 1;
+		if (ep->key_default && b->key_more != NULL &&
+		    (er = more_key(b->key_more, &ev[i], &msg)) != HOOK_OK)
+			break;
+	}
+	if (er == HOOK_HANDSHAKE)
+		er = HOOK_EJSON;	/* no batch scheme has one */
+	if (er == HOOK_OK && *n == 0) {
+		msg = "no items in the batch";
+		er = HOOK_EJSON;
+	}
+out:
+	jsondoc_free(d);
+	if (er != HOOK_OK) {
+		if (msg != NULL)
+			why_client(trace, msg);
+		event_items_free(ev, *n);
+		*n = 0;
+		return er;
+	}
+	*items = ev;
+	return HOOK_OK;
+}
+
+void
+event_items_free(struct event *items, size_t n)
+{
+	size_t	 i;
+
+	if (items == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		event_clear(&items[i]);
+	free(items);
+}
+
 void
 event_clear(struct event *ev)
 {

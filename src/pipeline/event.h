@@ -88,6 +88,23 @@ enum hook_err	 event_finish(struct event *ev);
 int		 event_peek(const struct conf_endpoint *,
 		    const struct req *, const char *body, size_t bodysz,
 		    struct event *ev);
+/*
+ * The items of a batch (pipeline/sig.h: struct sig_batch) in the
+ * verified body: *n events in *items (freed with event_items_free()),
+ * each parsed from its item's object as event_parse() parses a body
+ * (its key, type and payload; the same refusals), its key extended by
+ * the batch's key_more where the endpoint keeps the scheme's key.  The
+ * payloads borrow body.  HOOK_OK, or a refusal of the whole request
+ * (a body without items, one item that is not an object or has no key:
+ * HOOK_EJSON, HOOK_ENOKEY, HOOK_EBADKEY) with why set.  Each item is
+ * then finished (event_finish()) by the caller.
+ */
+struct sig_batch;
+enum hook_err	 event_items(const struct conf_endpoint *,
+		    const struct req *, const struct sig_batch *,
+		    const char *body, size_t bodysz, struct event **items,
+		    size_t *n, struct why *why);
+void		 event_items_free(struct event *items, size_t n);
 void		 event_clear(struct event *);
 /* The jansson version in use ("2.14"): the one linked in or loaded. */
 const char	*event_jansson_version(void);

@@ -47,6 +47,12 @@ struct trace {
 	 * HOOK_ECONFLICT: other bytes), for record(); peeked NULL if none. */
 	char				*peeked;
 	enum hook_err			 looked;
+	/* A batch (pipeline/sig.h): its items and what became of each;
+	 * answer, the provider's own text for a 200. */
+	struct event			*items;
+	struct store_claim		*claims;
+	size_t				 nitems;
+	const char			*answer_text;
 };
 
 void
@@ -480,6 +486,95 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 	return er;
 }
 
+/* What a committed batch answers: a conflict if an item met one, else
+ * processed if an item took effect, accepted, or a duplicate. */
+static enum hook_err
+items_outcome(const struct store_claim *c, size_t n)
+{
+	enum hook_err	 er = HOOK_DUP;
+	size_t		 i;
+
+	for (i = 0; i < n; i++)
+		if (c[i].result == HOOK_ECONFLICT)
+			return HOOK_ECONFLICT;
+	for (i = 0; i < n; i++)
+		if (c[i].result == HOOK_OK)
+			er = HOOK_OK;
+		else if (c[i].result == HOOK_ACCEPTED && er != HOOK_OK)
+			er = HOOK_ACCEPTED;
+	return er;
+}
+
+/*
+ * A batch's items (pipeline/sig.h: struct sig_batch), each an event,
+ * all in one transaction (store_claim_items(); docs/design/030-
+ * batches.md).  The plain path only: a retry whose every item is known
+ * is answered from lookups; otherwise the process's own connection
+ * claims them (no writer, no claim without a lookup: those fast paths
+ * take one event; a batch is rare and the transaction must be one).
+ * An item whose actions fail counts a failed attempt of its key; parked
+ * at the endpoint's PARK_AFTER, it is then known, and the items are
+ * claimed again without its effect; else the request fails, nothing of
+ * it applied.  Deferred items are run by oncehook work.
+ */
+static enum hook_err
+record_items(struct pipeline *p, const struct conf_endpoint *ep,
+    const struct sig_batch *b, const struct req *rq, const char *body,
+    size_t bodysz, time_t now, struct trace *t)
+{
+	enum hook_err	 er, found;
+	size_t		 epi = (size_t)(ep - p->cf->endpoints);
+	size_t		 i, f, tries;
+
+	if ((er = event_items(ep, rq, b, body, bodysz, &t->items,
+	    &t->nitems, &t->why)) != HOOK_OK)
+		return er;
+	for (i = 0; i < t->nitems; i++) {
+		t->items[i].received_at = (long long)now;
+		if ((er = event_finish(&t->items[i])) != HOOK_OK)
+			return er;
+	}
+	if ((er = ensure_store(p, t)) != HOOK_OK)
+		return er;
+	if ((t->claims = calloc(t->nitems, sizeof(*t->claims))) == NULL)
+		return HOOK_ESYSTEM;
+	for (i = 0; i < t->nitems; i++) {
+		t->claims[i].endpoint = epi;
+		t->claims[i].ev = &t->items[i];
+	}
+	/* A retry of the whole request is answered from reads. */
+	for (i = 0; i < t->nitems; i++) {
+		found = store_lookup(p->st, epi, &t->items[i]);
+		if (found != HOOK_DUP && found != HOOK_PARKED)
+			break;
+		t->claims[i].result = found;
+	}
+	if (i == t->nitems)
+		return HOOK_DUP;
+	for (tries = 0; tries <= t->nitems; tries++) {
+		er = store_claim_items(p->st, t->claims, t->nitems);
+		if (er == HOOK_OK)
+			return items_outcome(t->claims, t->nitems);
+		if (er != HOOK_EACTION)
+			break;
+		for (f = 0; f < t->nitems && !t->claims[f].kept; f++)
+			;
+		if (f == t->nitems)
+			break;
+		why_set(&t->why, "item %zu: %s", f + 1, t->claims[f].why);
+		if ((er = failed(p, ep, epi, &t->items[f], t->claims[f].why,
+		    t)) != HOOK_PARKED)
+			return er;
+	}
+	if (t->why.log[0] == '\0')
+		for (i = 0; i < t->nitems; i++)
+			if (t->claims[i].why[0] != '\0') {
+				why_set(&t->why, "%s", t->claims[i].why);
+				break;
+			}
+	return er;
+}
+
 /*
  * A retry of stored bytes, answered before any parse: the key read from
  * the raw body (event_peek()) and looked up, believed only if these very
@@ -530,6 +625,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	char				*body = NULL, *json;
 	char				 name[128];
 	size_t				 bodysz = 0, jsonsz;
+	const struct sig_batch		*batch;
 	int				 direct, form;
 
 	if (p->cf == NULL) {
@@ -604,6 +700,15 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 		body = json;
 		bodysz = jsonsz;
 	}
+	/* A batch's body is JSON (a form scheme sends one event): its
+	 * items, each verified above, are claimed in one transaction. */
+	if ((batch = scheme_batch(ep->scheme)) != NULL) {
+		t->answer_text = batch->answer;
+		if (log_enabled(LOG_LEVEL_DEBUG))
+			log_payload(body);
+		er = record_items(p, ep, batch, rq, body, bodysz, now, t);
+		goto out;
+	}
 	direct = straight(p);
 	if (!direct && p->cf->fast_paths &&
 	    quick_retry(p, ep, rq, body, bodysz, ev, t, &er)) {
@@ -651,8 +756,9 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	struct event	 ev;
 	enum hook_err	 er;
 	struct trace	 seen;
-	char		 ekey[160], etype[96], ewhy[400];
+	char		 ekey[160], etype[96], ewhy[400], *ab;
 	double		 ms;
+	size_t		 i;
 
 	p->released = 0;
 	memset(&t, 0, sizeof(t));
@@ -667,6 +773,14 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	if (er == HOOK_ESIG && t.ep != NULL &&
 	    scheme_authorization(t.ep->scheme))
 		resp->authenticate = 1;
+	if (t.answer_text != NULL && resp->status == 200 &&
+	    (ab = strdup(t.answer_text)) != NULL) {
+		/* The provider's own success answer (Adyen: [accepted]). */
+		free(resp->body);
+		resp->body = ab;
+		resp->bodysz = strlen(ab);
+		resp->ctype = "text/plain";
+	}
 	free(t.doc);
 	free(t.peeked);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -683,6 +797,16 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	    resp_outcome(resp->err), resp->status, ms,
 	    t.why.log[0] ? " why=\"" : "", t.why.log[0] ? ewhy : "",
 	    t.why.log[0] ? "\"" : "");
+	/* A batch: one line per item, after the request's. */
+	for (i = 0; t.claims != NULL && i < t.nitems; i++) {
+		log_escape(ekey, sizeof(ekey), t.items[i].key);
+		log_escape(etype, sizeof(etype), t.items[i].type);
+		log_escape(ewhy, sizeof(ewhy), t.claims[i].why);
+		log_info("endpoint=%s key=\"%s\" type=\"%s\" outcome=%s "
+		    "item=%zu/%zu%s%s%s", t.ep->name, ekey, etype,
+		    resp_outcome(t.claims[i].result), i + 1, t.nitems,
+		    ewhy[0] ? " why=\"" : "", ewhy, ewhy[0] ? "\"" : "");
+	}
 
 	/* Counted where the database may lie (never in a served root):
 	 * the request checked the roots already, unless it ended first
@@ -693,9 +817,20 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	    (t.rooted || check_roots(p, rq, &seen) == HOOK_OK)) {
 		if (p->ctr == NULL)
 			p->ctr = counters_open(p->cf->counters_file);
-		counters_count(p->ctr, t.ep != NULL ? t.ep->name : "",
-		    resp->err, (uint64_t)(ms * 1000), (int64_t)now,
-		    t.why.log[0] ? ewhy : resp_outcome(resp->err));
+		/* A batch's items are counted each, by its outcome. */
+		for (i = 0; t.claims != NULL && i < t.nitems; i++)
+			counters_count(p->ctr, t.ep->name, t.claims[i].result,
+			    (uint64_t)(ms * 1000 / (double)t.nitems),
+			    (int64_t)now, t.claims[i].why[0] ?
+			    log_escape(ewhy, sizeof(ewhy), t.claims[i].why) :
+			    resp_outcome(t.claims[i].result));
+		if (t.claims == NULL)
+			counters_count(p->ctr, t.ep != NULL ? t.ep->name :
+			    "", resp->err, (uint64_t)(ms * 1000),
+			    (int64_t)now, t.why.log[0] ? ewhy :
+			    resp_outcome(resp->err));
 	}
+	event_items_free(t.items, t.nitems);
+	free(t.claims);
 	event_clear(&ev);
 }

@@ -14,6 +14,12 @@
  * does: the same status, the same body, the same rows.  Only the cost
  * differs.  ONCEHOOK_FAST_PATHS=off takes the plain path alone; the
  * request cases (tests/cases/) run every case both ways and compare.
+ *
+ * A batch (a scheme whose requests carry several events, pipeline/sig.h:
+ * struct sig_batch) takes the plain path alone, whatever the setting:
+ * its items are looked up, then claimed in one transaction of the
+ * process's own connection (store_claim_items()), never peeked, sent
+ * straight or handed to the writer (docs/design/030-batches.md).
  */
 #ifndef ONCEHOOK_PIPELINE_H
 #define ONCEHOOK_PIPELINE_H

@@ -6,11 +6,12 @@
  * timestamp, its default key and event-type sources, how a configured
  * secret becomes key bytes, and one verify function.  Adding a scheme is
  * a row plus that function.  This file knows HTTP headers and bytes, and
- * no database.  It reads JSON for two schemes only: linear, whose
+ * no database.  It reads JSON for three schemes only: linear, whose
  * timestamp is inside the body, reads that number with lib/jsonpeek.h
  * after the signature matched; mailgun, whose signature is inside the
  * body, reads it with lib/jsondoc.h, as the event's parse will read it,
- * so the token it verified is the one the key is made of.
+ * so the token it verified is the one the key is made of; adyen, whose
+ * items are each signed, reads the body with lib/jsondoc.h.
  */
 #ifndef ONCEHOOK_SIG_H
 #define ONCEHOOK_SIG_H
@@ -198,6 +199,28 @@ int			 scheme_unsigned_data(const struct scheme *);
  * FcgidPassHeader Authorization).
  */
 int			 scheme_authorization(const struct scheme *);
+
+/*
+ * A sender that puts several events in one request (SPEC section 14;
+ * docs/design/030-batches.md): each item of the array at "items" is an
+ * event of its own, whose object is the member "item" of the array's
+ * element ("" for the element itself).  The item's object is what its
+ * key and type sources, its payload and its actions see, as a whole
+ * body would be.  Where the endpoint keeps the scheme's default key,
+ * the item's strings (or true/false) at the pointers of "key_more" are
+ * appended to it, each after a ':'.  A request whose items all stood
+ * (applied, or known) is answered 200 with "answer" as text/plain.
+ */
+#define SIG_BATCH_MAX	256	/* items in one request; more is 422 */
+struct sig_batch {
+	const char		*items;	/* JSON pointer */
+	const char		*item;	/* JSON pointer in an element */
+	const char *const	*key_more; /* NULL-terminated */
+	const char		*answer;
+};
+
+/* The scheme's batch, or NULL: one event per request. */
+const struct sig_batch	*scheme_batch(const struct scheme *);
 
 /*
  * Verify the request's signature with the endpoint's scheme against

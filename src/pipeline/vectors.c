@@ -115,6 +115,11 @@ const struct vector vectors[] = {
 	  SQ_SECRET, SQ_BODY, 0, NULL,
 	  { { "x-square-hmacsha256-signature", SQ_SIG } },
 	  "x-square-hmacsha256-signature", 0 },
+	{ "adyen", "Adyen docs, Verify HMAC signatures (the example item "
+	  "and key; the signature is in the body)",
+	  AD_SECRET, AD_BODY, 0, NULL,
+	  { { NULL, NULL } },
+	  NULL, 0 },
 };
 
 const size_t	nvectors = sizeof(vectors) / sizeof(vectors[0]);

@@ -96,6 +96,17 @@
  *   key, notification URL, body, x-square-hmacsha256-signature below);
  *   square 46.0.0's WebhooksHelper.verifySignature and python3 hmac
  *   over URL + body agree.
+ * - Adyen: the example of "Verify HMAC signatures" (docs.adyen.com,
+ *   development-resources/webhooks/secure-webhooks/verify-hmac-
+ *   signatures): HMAC key 44782DEF...BA056 (hex), an AUTHORISATION item
+ *   of pspReference 7914073381342284, merchantAccountCode TestMerchant,
+ *   merchantReference TestPayment-1407325143704, 1130 EUR, success
+ *   "true", whose signed text is
+ *   "7914073381342284::TestMerchant:TestPayment-1407325143704:1130:EUR:
+ *   AUTHORISATION:true" and hmacSignature
+ *   coqCmt/IZ4E3CzPvMY8zTjQVL5hYJUiBRg8UU+iCWo0= (openssl dgst -hmac
+ *   with the hex key agrees).  The signature is in the body: oncehook
+ *   sign does not make it.
  */
 #ifndef ONCEHOOK_VECTORS_H
 #define ONCEHOOK_VECTORS_H
@@ -298,6 +309,21 @@
     ",\"data\":{\"type\":\"webhooks\",\"id\":\"bc368e64-01aa-407e-b46e-" \
     "3231809b1129\"}}"
 #define SQ_SIG		"GF4YkrJgGBDZ9NIYbNXBnMzqb2HoL4RW/S6vkZ9/2N4="
+/* Adyen: its documentation's example (above); two items for the tests. */
+#define AD_SECRET	"44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C" \
+			"48EC2ACF6BA056"
+#define AD_SIG		"coqCmt/IZ4E3CzPvMY8zTjQVL5hYJUiBRg8UU+iCWo0="
+#define AD_ITEM(sig)	\
+			"{\"NotificationRequestItem\":{\"additionalData\":" \
+			"{\"hmacSignature\":\"" sig "\"},\"amount\":{\"cu" \
+			"rrency\":\"EUR\",\"value\":1130},\"eventCode\":" \
+			"\"AUTHORISATION\",\"merchantAccountCode\":\"TestM" \
+			"erchant\",\"merchantReference\":\"TestPayment-140" \
+			"7325143704\",\"pspReference\":\"7914073381342284" \
+			"\",\"success\":\"true\"}}"
+#define AD_BATCH(items)	"{\"live\":\"false\",\"notificationItems\":[" \
+			items "]}"
+#define AD_BODY		AD_BATCH(AD_ITEM(AD_SIG))
 
 #define VEC_HEADERS	4
 

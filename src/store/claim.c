@@ -60,6 +60,7 @@ enum batch {
 	BATCH_WITHOUT,		/* a claim's failure ended the transaction:
 				   again without it */
 	BATCH_FAILED,		/* the transaction failed (the code) */
+	BATCH_ITEM,		/* whole: a claim failed, nothing stays */
 };
 
 enum hook_err
@@ -235,7 +236,7 @@ fail:
  */
 static enum batch
 claim_batch(struct store *s, struct store_claim *claims, size_t n,
-    long long now, const char **step, int *rc)
+    long long now, const char **step, int *rc, int whole)
 {
 	const struct store_ops	*o = s->ops;
 	size_t			 i, stay = 0;
@@ -250,6 +251,13 @@ claim_batch(struct store *s, struct store_claim *claims, size_t n,
 		claims[i].why[0] = '\0';
 		*step = "claim";
 		if ((*rc = claim_one(s, &claims[i], now, n > 1)) != 0) {
+			/* A request's items stand or fall together. */
+			if (whole && claims[i].kept == KEPT_IN_TX &&
+			    o->ended(s, *rc) == ENGINE_TRANSACTION) {
+				o->tx_rollback(s);
+				*rc = 0;
+				return BATCH_ITEM;
+			}
 			/* The engine rolled back because of this claim:
 			 * again without it. */
 			if (claims[i].kept == KEPT_IN_TX && n > 1 &&
@@ -258,6 +266,10 @@ claim_batch(struct store *s, struct store_claim *claims, size_t n,
 				return BATCH_WITHOUT;
 			}
 			return BATCH_FAILED;
+		}
+		if (whole && claims[i].kept == KEPT_IN_TX) {
+			o->tx_rollback(s);
+			return BATCH_ITEM;
 		}
 		if (!claims[i].kept)
 			stay++;
@@ -285,8 +297,36 @@ unguard(struct store_claim *claims, size_t n)
 		}
 }
 
-enum hook_err
-store_claim(struct store *s, struct store_claim *claims, size_t n)
+/*
+ * Item f of a request failed by itself (its actions, its section not
+ * preparing, its storage), nothing committed: every other item is
+ * rolled back with it, its result f's (the request's outcome), its why
+ * saying so.  Returns f's result.
+ */
+static enum hook_err
+items_failed(struct store *s, struct store_claim *claims, size_t n,
+    size_t f)
+{
+	size_t	 i;
+
+	(void)s;
+	for (i = 0; i < n; i++) {
+		if (i == f)
+			continue;
+		claims[i].result = claims[f].result;
+		claims[i].kept = 0;
+		snprintf(claims[i].why, sizeof(claims[i].why), "not applied: "
+		    "item %zu of the request failed", f + 1);
+	}
+	return claims[f].result;
+}
+
+/*
+ * whole: the claims are one request's items (store_claim_items()): the
+ * first that fails by itself fails them all, nothing of them stays.
+ */
+static enum hook_err
+claim_all(struct store *s, struct store_claim *claims, size_t n, int whole)
 {
 	const struct store_ops	*o = s->ops;
 	long long		 now = (long long)time(NULL);
@@ -312,13 +352,22 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 	}
 	if (n == 0)
 		return HOOK_OK;
+	for (i = 0; whole && i < n; i++)
+		if (claims[i].kept)
+			return items_failed(s, claims, n, i);
 	/* Each attempt without a claim leaves one more out: at most n + 1,
 	 * and one more for a transaction the server ended. */
 	for (tries = 0; tries <= n + 1; tries++) {
-		if ((b = claim_batch(s, claims, n, now, &step, &rc)) ==
-		    BATCH_DONE) {
+		if ((b = claim_batch(s, claims, n, now, &step, &rc,
+		    whole)) == BATCH_DONE) {
 			o->tx_end(s);
 			return HOOK_OK;
+		}
+		if (b == BATCH_ITEM) {
+			o->tx_end(s);
+			for (i = 0; i < n && claims[i].kept != KEPT_IN_TX; i++)
+				;
+			return items_failed(s, claims, n, i);
 		}
 		if (b == BATCH_WITHOUT) {
 			unguard(claims, n);
@@ -358,4 +407,16 @@ store_claim(struct store *s, struct store_claim *claims, size_t n)
 			    w);
 	}
 	return er;
+}
+
+enum hook_err
+store_claim(struct store *s, struct store_claim *claims, size_t n)
+{
+	return claim_all(s, claims, n, 0);
+}
+
+enum hook_err
+store_claim_items(struct store *s, struct store_claim *claims, size_t n)
+{
+	return claim_all(s, claims, n, 1);
 }

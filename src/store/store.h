@@ -241,6 +241,21 @@ enum hook_err	 store_claim(struct store *, struct store_claim *claims,
 		    size_t n);
 
 /*
+ * Claim the n items of one request (a batch: pipeline/sig.h) in one
+ * transaction, each in its own savepoint when n > 1, as store_claim()
+ * does, but all or nothing (docs/design/030-batches.md): an item known
+ * already is answered as such (HOOK_DUP, HOOK_PARKED, HOOK_ECONFLICT
+ * with its row) and the others applied; the first item that fails by
+ * itself (its actions: HOOK_EACTION; the storage under it: HOOK_EBUSY,
+ * HOOK_ESYSTEM) rolls every item back and is returned, each other
+ * item's result set to it ("not applied").  A failure of the
+ * transaction itself is store_claim()'s.  Always the process's own
+ * connection: no writer takes a request's items (pipeline/pipeline.h).
+ */
+enum hook_err	 store_claim_items(struct store *,
+		    struct store_claim *claims, size_t n);
+
+/*
  * Record a key collision (known key, other payload) outside a claim.
  * Best effort: returns HOOK_OK or the failure, which the caller logs.
  */

@@ -415,6 +415,11 @@ def match(rq, status, headers, body):
     for k in want.get("no_headers", []):
         if k.lower() in headers:
             bad.append("header %s present: %r" % (k, headers[k.lower()]))
+    if "text" in want:
+        text = body.decode("utf-8", "replace") if isinstance(
+            body, bytes) else body
+        if text != want["text"]:
+            bad.append("body %r, not %r" % (text[:200], want["text"]))
     if "json" in want or "json_has" in want or "no_json" in want:
         try:
             got = json.loads(body)

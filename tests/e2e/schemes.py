@@ -206,6 +206,14 @@ ROWS = [
         '"event_id":"{uuid}","created_at":"2026-01-01T00:00:00Z",'
         '"data":{"type":"payment","id":"p_{id}"}}',
         env={"URL": "{base}/square"}),
+    row("adyen", "3F1C7A2B9D4E6F80A1B2C3D4E5F60718293A4B5C6D7E8F90A1B2C3D4E5F6"
+        "0718", "npm:adyen", False,
+        '{"live":"false","notificationItems":[{"NotificationRequestItem":'
+        '{"pspReference":"{id}","merchantAccountCode":"E2ESchemesShop",'
+        '"merchantReference":"order-{id}","amount":{"value":4999,'
+        '"currency":"EUR"},"eventCode":"AUTHORISATION","success":"true",'
+        '"eventDate":"2026-01-01T00:00:00+01:00"}}]}',
+        answer="[accepted]"),
 ]
 
 STALE_S = 3600          # "an hour ago": past every scheme's tolerance

@@ -7,8 +7,9 @@
  * a signature-header value, a second header value (timestamp, id), and
  * the body; the second value is also the query string (Twilio's
  * bodySHA256).  A form body (twilio) is also read as event_form() reads
- * it: what it makes must be JSON the pipeline reads.  Built and run by
- * tests/fuzz/run.sh; not part of make check.
+ * it: what it makes must be JSON the pipeline reads; a batch scheme's
+ * body (adyen) is also split into its items as event_items() splits it.
+ * Built and run by tests/fuzz/run.sh; not part of make check.
  */
 #include "config.h"
 
@@ -24,7 +25,9 @@
 
 static const char *const schemes[] = {
 	"hmac-sha256", "stripe", "github", "standard", "svix", "shopify",
-	"slack", "paddle", "gitlab", "zoom", "twilio", "square"
+	"slack", "paddle", "gitlab", "zoom", "twilio", "square", "razorpay",
+	"woocommerce", "mollie", "linear", "webflow", "vercel", "cashfree",
+	"basic", "mailgun", "adyen"
 };
 #define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
 
@@ -43,8 +46,14 @@ get(const char *name, void *arg)
 		return "/nonexistent/fuzz.db";
 	if (strcmp(name, "ONCEHOOK_SCHEME") == 0)
 		return v->scheme;
+	/* A secret each scheme's parser takes (sig.c's secret_*()). */
 	if (strcmp(name, "ONCEHOOK_SECRET") == 0)
-		return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+		return strcmp(v->scheme, "basic") == 0 ?
+		    "fuzz:MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" :
+		    strcmp(v->scheme, "adyen") == 0 ?
+		    "44782DEF547AAA06C910C43932B1EB0C"
+		    "71FC68D9D0C057550C48EC2ACF6BA056" :
+		    "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 	if (strcmp(name, "ONCEHOOK_URL") == 0 && scheme_signs_url(
 	    scheme_find(v->scheme)))
 		return "https://example.com/hooks?x=1";
@@ -70,8 +79,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"HTTP_X_ZM_REQUEST_TIMESTAMP",
 		"HTTP_I_TWILIO_IDEMPOTENCY_TOKEN",
 		"HTTP_X_TWILIO_WEBHOOKS_SIGNATURE_SETTINGS",
+		"HTTP_X_RAZORPAY_EVENT_ID", "HTTP_X_WC_WEBHOOK_DELIVERY_ID",
+		"HTTP_X_WC_WEBHOOK_TOPIC", "HTTP_LINEAR_DELIVERY",
+		"HTTP_X_WEBFLOW_TIMESTAMP", "HTTP_X_WEBHOOK_TIMESTAMP",
+		"HTTP_IDEMPOTENCY_KEY",
 		/* Signatures again, the first value (see below). */
 		"HTTP_X_TWILIO_SIGNATURE", "HTTP_X_SQUARE_HMACSHA256_SIGNATURE",
+		"HTTP_X_RAZORPAY_SIGNATURE", "HTTP_X_WC_WEBHOOK_SIGNATURE",
+		"HTTP_X_MOLLIE_SIGNATURE", "HTTP_LINEAR_SIGNATURE",
+		"HTTP_X_WEBFLOW_SIGNATURE", "HTTP_X_VERCEL_SIGNATURE",
+		"HTTP_AUTHORIZATION",
 	};
 	struct req_header	 h[sizeof(names) / sizeof(names[0])];
 	struct req		 rq;
@@ -83,7 +100,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vars		 vars;
 	struct why		 why = { "", NULL };
 	char			*copy, *sigv, *other, *body, err[256], *json, *c;
-	size_t			 i, n, bodysz, jsonsz;
+	const struct sig_batch	*batch;
+	struct event		*items;
+	size_t			 i, j, n, bodysz, jsonsz, nitems;
 	enum hook_err		 er;
 
 	if ((copy = malloc(size + 3)) == NULL)
@@ -98,8 +117,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
 		h[n].name = names[n];
 		h[n].namelen = strlen(names[n]);
-		h[n].value = n < 10 || strstr(names[n], "_SIGNATURE") != NULL ?
-		    sigv : other;
+		/* The first 10 and the later signatures (and basic's
+		 * credential) take the first value; the rest the second. */
+		h[n].value = n < 10 || strstr(names[n], "_SIGNATURE") != NULL ||
+		    strcmp(names[n], "HTTP_AUTHORIZATION") == 0 ? sigv : other;
 	}
 	memset(&rq, 0, sizeof(rq));
 	rq.method = "POST";
@@ -141,6 +162,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			event_clear(&pk);
 		}
 		event_clear(&ev);
+		if ((batch = scheme_batch(confs[i]->endpoints[0].scheme)) !=
+		    NULL) {
+			/* A batch's body is JSON: no form scheme is one. */
+			if (scheme_sends_form(confs[i]->endpoints[0].scheme))
+				abort();
+			if (event_items(&confs[i]->endpoints[0], &rq, batch,
+			    body, bodysz, &items, &nitems, &why) == HOOK_OK) {
+				for (j = 0; j < nitems; j++) {
+					er = event_finish(&items[j]);
+					if (er == HOOK_OK &&
+					    (items[j].key == NULL ||
+					    items[j].hash[0] == '\0'))
+						abort();
+				}
+				event_items_free(items, nitems);
+			}
+			continue;
+		}
 		if (!scheme_sends_form(confs[i]->endpoints[0].scheme))
 			continue;
 		/* A form the pipeline reads as JSON: always JSON it takes. */

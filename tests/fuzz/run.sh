@@ -34,6 +34,8 @@ printf 'v0=00\0001614265330\000{"event":"endpoint.url_validation","payload":{"pl
     >"$work/corpus/zoom"
 printf 'RSOYDt4T1cUTdK1PDd93/VVr8B8=\000bodySHA256=00\000CallSid=CA1&Caller=%%2B1+2&a=%%FF&a' \
     >"$work/corpus/twilio"
+printf '\000\000{"live":"false","notificationItems":[{"NotificationRequestItem":{"additionalData":{"hmacSignature":"coqCmt/IZ4E3CzPvMY8zTjQVL5hYJUiBRg8UU+iCWo0="},"amount":{"currency":"EUR","value":1130},"eventCode":"AUTHORISATION","merchantAccountCode":"TestMerchant","merchantReference":"TestPayment-1407325143704","pspReference":"7914073381342284","success":"true"}}]}' \
+    >"$work/corpus/adyen"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
     -I"$work" -I"$top/src" -I"$top/tests/unit" \
     "$top/tests/fuzz/fuzz_jsondoc.c" "$top/src/lib/jsondoc.c" \

@@ -20,6 +20,7 @@
 import Stripe from "stripe";
 import { Webhook } from "standardwebhooks";
 import { sign as octokitSign } from "@octokit/webhooks-methods";
+import adyen from "@adyen/api-library";
 
 const stripe = new Stripe("sk_test_unused_no_api_call");
 
@@ -59,6 +60,20 @@ const SIGNERS = {
 			"X-Hub-Signature-256": await octokitSign(j.secret, j.body),
 		},
 	}),
+	// @adyen/api-library's HmacValidator.calculateHmac over each item
+	// of notificationItems, its signature put where Adyen puts it
+	// (additionalData.hmacSignature): the body carries the signatures.
+	adyen: (j) => {
+		const v = new adyen.hmacValidator();
+		const b = JSON.parse(j.body);
+		for (const it of b.notificationItems) {
+			const n = it.NotificationRequestItem;
+			n.additionalData = Object.assign({}, n.additionalData, {
+				hmacSignature: v.calculateHmac(n, j.secret),
+			});
+		}
+		return { headers: {}, body: JSON.stringify(b) };
+	},
 };
 
 let input = "";

@@ -584,6 +584,35 @@ reals(unsigned n)
 	free(b.p);
 }
 
+/* jsondoc_raw(): an object's or an array's text as read, nothing else. */
+static void
+raw(void)
+{
+	static const char	 text[] = " {\"a\": [1, {\"b\" : \"}\"} ],"
+				     " \"c\":{}, \"d\":\"x\"} ";
+	struct jsondoc		*d;
+	const char		*r;
+	size_t			 len = 0;
+	int			 ok;
+
+	if (jsondoc_read(text, sizeof(text) - 1, 0, &d) != JSONDOC_OK)
+		BAIL("jsondoc_read");
+	r = jsondoc_raw(d, jsondoc_get(d, ""), &len);
+	ok = r == text + 1 && len == sizeof(text) - 3;
+	r = jsondoc_raw(d, jsondoc_get(d, "/a"), &len);
+	ok &= r != NULL && len == strlen("[1, {\"b\" : \"}\"} ]") &&
+	    memcmp(r, "[1, {\"b\" : \"}\"} ]", len) == 0;
+	r = jsondoc_raw(d, jsondoc_get(d, "/a/1"), &len);
+	ok &= r != NULL && len == strlen("{\"b\" : \"}\"}") &&
+	    memcmp(r, "{\"b\" : \"}\"}", len) == 0;
+	r = jsondoc_raw(d, jsondoc_get(d, "/c"), &len);
+	ok &= r != NULL && len == 2 && memcmp(r, "{}", 2) == 0;
+	ok &= jsondoc_raw(d, jsondoc_get(d, "/d"), &len) == NULL &&
+	    jsondoc_raw(d, jsondoc_get(d, "/a/0"), &len) == NULL;
+	CHECK(ok, "jsondoc_raw: containers' texts as read, scalars none");
+	jsondoc_free(d);
+}
+
 int
 main(void)
 {
@@ -596,6 +625,7 @@ main(void)
 	if ((e = getenv("JSONDOC_TEXTS")) != NULL)
 		texts = (unsigned)strtoul(e, NULL, 10);
 	hard_cases();
+	raw();
 	deep();
 	reals(texts);
 

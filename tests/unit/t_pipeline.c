@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@
 #include "lib/jsondoc.h"
 #include "pipeline/pipeline.h"
 #include "front/resp.h"
+#include "observe/counters.h"
 #include "writer/shared.h"
 #include "store/engine.h"
 #include "store/store.h"
@@ -49,6 +51,8 @@
 #define SSECRET		"whsec_t_pipeline_test_secret"
 #define ZSECRET_OLD	"zoom-old-secret-token-0123"	/* rotation: */
 #define ZSECRET_NEW	"zoom-new-secret-token-4567"	/* both valid */
+#define ASECRET		"44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C05" \
+			"7550C48EC2ACF6BA056"	/* Adyen's example key */
 
 /* The body as the front would hand it out, with counters. */
 struct body {
@@ -100,7 +104,7 @@ mkconf(const char *db)
 {
 	struct var	 vars[] = {
 		{ "ONCEHOOK_DB", db },
-		{ "ONCEHOOK_ENDPOINTS", "generic,stripe,slack,zoom" },
+		{ "ONCEHOOK_ENDPOINTS", "generic,stripe,slack,zoom,adyen" },
 		{ "ONCEHOOK_MAX_BODY", "4096" },
 		{ "ONCEHOOK_BUSY_TIMEOUT_MS", "100" },
 		{ "ONCEHOOK_GENERIC_SCHEME", "hmac-sha256" },
@@ -115,6 +119,9 @@ mkconf(const char *db)
 		{ "ONCEHOOK_ZOOM_SCHEME", "zoom" },
 		{ "ONCEHOOK_ZOOM_SECRET", ZSECRET_OLD " " ZSECRET_NEW },
 		{ "ONCEHOOK_ZOOM_ACTIONS", actions },
+		{ "ONCEHOOK_ADYEN_SCHEME", "adyen" },
+		{ "ONCEHOOK_ADYEN_SECRET", ASECRET },
+		{ "ONCEHOOK_ADYEN_ACTIONS", actions },
 		{ NULL, NULL }
 	};
 	struct conf	*cf;
@@ -2296,6 +2303,103 @@ test_direct_conflict(const struct conf *cf)
 	pipeline_clear(&p);
 }
 
+/* The counters slot of endpoint name in the file at path, copied. */
+static int
+slot_of(const char *path, const char *name, struct ctr_slot_data *out)
+{
+	static struct ctr_file	 f;
+	char			 err[256];
+	size_t			 i;
+
+	if (counters_read(path, &f, err, sizeof(err)) == -1)
+		return -1;
+	for (i = 0; i < CTR_SLOTS; i++)
+		if (strcmp(f.slots[i].name, name) == 0) {
+			*out = f.slots[i];
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * An Adyen batch of two items (Adyen's example and a CAPTURE signed with
+ * the same key, python3 hmac): two events, answered [accepted] as text,
+ * a line in the log and a count for each item; the retry two duplicates.
+ */
+static void
+test_adyen(struct pipeline *p, sqlite3 *q)
+{
+	static const char	 body[] =
+	    "{\"live\":\"false\",\"notificationItems\":[{\"NotificationRequ"
+	    "estItem\":{\"additionalData\":{\"hmacSignature\":\"coqCmt/IZ4E"
+	    "3CzPvMY8zTjQVL5hYJUiBRg8UU+iCWo0=\"},\"amount\":{\"currency\":"
+	    "\"EUR\",\"value\":1130},\"eventCode\":\"AUTHORISATION\",\"merc"
+	    "hantAccountCode\":\"TestMerchant\",\"merchantReference\":\"Tes"
+	    "tPayment-1407325143704\",\"pspReference\":\"7914073381342284\""
+	    ",\"success\":\"true\"}},{\"NotificationRequestItem\":{\"additi"
+	    "onalData\":{\"hmacSignature\":\"rKxT8vkWa8XDU5V25GbIZ33K7PcuZU"
+	    "f3elUo9j+g3Y8=\"},\"amount\":{\"currency\":\"EUR\",\"value\":2"
+	    "260},\"eventCode\":\"CAPTURE\",\"merchantAccountCode\":\"TestM"
+	    "erchant\",\"merchantReference\":\"TestPayment-1407325143705\","
+	    "\"pspReference\":\"7914073381342285\",\"success\":\"true\"}}]}";
+	struct ctr_slot_data	 sl;
+	struct call		 c;
+	struct resp		 r;
+	char			 logpath[128], line[1024];
+	FILE			*lf;
+	int			 saved, fd, items = 0, first = 0;
+
+	snprintf(logpath, sizeof(logpath), "%s/adyen.log", dir);
+	fflush(stderr);
+	if ((saved = dup(2)) == -1 || (fd = open(logpath, O_WRONLY | O_CREAT |
+	    O_TRUNC, 0600)) == -1 || dup2(fd, 2) == -1)
+		BAIL("redirecting stderr: %s", strerror(errno));
+	close(fd);
+	mkcall(&c, "/hooks/adyen", body, strlen(body));
+	run(p, &c, &r);
+	fflush(stderr);
+	if (dup2(saved, 2) == -1)
+		BAIL("dup2: %s", strerror(errno));
+	close(saved);
+	CHECK(r.status == 200 && r.err == HOOK_OK && r.body != NULL &&
+	    strcmp(r.body, "[accepted]") == 0 && r.ctype != NULL &&
+	    strcmp(r.ctype, "text/plain") == 0,
+	    "adyen: a batch of two items -> 200 [accepted], text/plain "
+	    "(%d %s)", r.status, text(&r));
+	resp_clear(&r);
+	CHECK(count(q, "SELECT count(*) FROM events WHERE endpoint = 'adyen' "
+	    "AND status = 'processed' AND key IN ('7914073381342284:"
+	    "AUTHORISATION:true', '7914073381342285:CAPTURE:true')") == 2,
+	    "adyen: each item an event, keyed pspReference:eventCode:success");
+	CHECK(count(q, "SELECT count(*) FROM events WHERE endpoint = 'adyen' "
+	    "AND json_extract(payload, '$.amount.value') = 2260 AND "
+	    "type = 'CAPTURE'") == 1,
+	    "adyen: an item's payload is its object, its type its eventCode");
+	if ((lf = fopen(logpath, "r")) == NULL)
+		BAIL("%s: %s", logpath, strerror(errno));
+	while (fgets(line, sizeof(line), lf) != NULL) {
+		if (strstr(line, "item=1/2") != NULL &&
+		    strstr(line, "7914073381342284:AUTHORISATION:true") !=
+		    NULL && strstr(line, "outcome=processed") != NULL)
+			first++;
+		if (strstr(line, "item=") != NULL)
+			items++;
+	}
+	fclose(lf);
+	CHECK(first == 1 && items == 2,
+	    "adyen: the log has one line per item (%d, %d)", first, items);
+	mkcall(&c, "/hooks/adyen", body, strlen(body));
+	run(p, &c, &r);
+	CHECK(r.status == 200 && r.err == HOOK_DUP && r.body != NULL &&
+	    strcmp(r.body, "[accepted]") == 0,
+	    "adyen: the batch again -> 200 [accepted], duplicates (%d %s)",
+	    r.status, text(&r));
+	resp_clear(&r);
+	CHECK(slot_of(p->cf->counters_file, "adyen", &sl) == 0 &&
+	    sl.out[HOOK_OK] == 2 && sl.out[HOOK_DUP] == 2,
+	    "adyen: the counters count each item: 2 processed, 2 duplicates");
+}
+
 int
 main(void)
 {
@@ -2331,6 +2435,7 @@ main(void)
 	test_routing(&p);
 	test_slack(&p, q);
 	test_zoom(&p, q);
+	test_adyen(&p, q);
 	test_stripe_ping(&p, q);
 	test_idle_release(&p, q);
 	pipeline_clear(&p);

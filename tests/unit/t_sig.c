@@ -976,6 +976,67 @@ test_new_conf(void)
 	conf_free(cf);
 }
 
+/* adyen: a key in hex (as Adyen shows it), its batch, sign refuses. */
+static void
+test_adyen(void)
+{
+	static const char *const good[] = {
+		"ONCEHOOK_DB=/var/lib/oncehook/hooks.db",
+		"ONCEHOOK_SCHEME=adyen",
+		"ONCEHOOK_SECRET=44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C05"
+		    "7550C48EC2ACF6BA056",
+		NULL
+	}, *const odd[] = {
+		"ONCEHOOK_DB=/var/lib/oncehook/hooks.db",
+		"ONCEHOOK_SCHEME=adyen",
+		"ONCEHOOK_SECRET=44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C05"
+		    "7550C48EC2ACF6BA05",
+		NULL
+	}, *const text[] = {
+		"ONCEHOOK_DB=/var/lib/oncehook/hooks.db",
+		"ONCEHOOK_SCHEME=adyen",
+		"ONCEHOOK_SECRET=not-a-hex-key-but-long-enough",
+		NULL
+	};
+	const struct sig_batch	*b;
+	struct sig_msg		 m;
+	struct sig_out		 out;
+	struct conf		*cf;
+	char			 err[256];
+
+	cf = conf_load(env_get, (void *)good, err, sizeof(err));
+	CHECK(cf != NULL && cf->endpoints[0].nsecrets == 1 &&
+	    cf->endpoints[0].secrets[0].sz == 32 &&
+	    cf->endpoints[0].secrets[0].p[0] == 0x44 &&
+	    cf->endpoints[0].secrets[0].p[31] == 0x56,
+	    "adyen: the hex key is its 32 bytes");
+	memset(&m, 0, sizeof(m));
+	m.body = "{}";
+	m.bodysz = 2;
+	CHECK(cf != NULL && sig_sign(&cf->endpoints[0], &m, &out) == -1,
+	    "adyen: oncehook sign refuses (the signature is in the body)");
+	conf_free(cf);
+	cf = conf_load(env_get, (void *)odd, err, sizeof(err));
+	CHECK(cf == NULL || cf->endpoints[0].nsecrets == 0,
+	    "adyen: a key of an odd number of hex digits refused");
+	conf_free(cf);
+	cf = conf_load(env_get, (void *)text, err, sizeof(err));
+	CHECK(cf == NULL || cf->endpoints[0].nsecrets == 0,
+	    "adyen: a key that is not hex refused");
+	conf_free(cf);
+	b = scheme_batch(scheme_find("adyen"));
+	CHECK(b != NULL && strcmp(b->items, "/notificationItems") == 0 &&
+	    strcmp(b->item, "/NotificationRequestItem") == 0 &&
+	    strcmp(b->answer, "[accepted]") == 0 && b->key_more != NULL &&
+	    strcmp(b->key_more[0], "/eventCode") == 0 &&
+	    strcmp(b->key_more[1], "/success") == 0 && b->key_more[2] == NULL,
+	    "adyen: a batch of notificationItems, keyed pspReference:"
+	    "eventCode:success, answered [accepted]");
+	CHECK(scheme_batch(scheme_find("stripe")) == NULL &&
+	    scheme_batch(scheme_find("hmac-sha256")) == NULL,
+	    "other schemes send one event a request");
+}
+
 static void
 test_schemes(void)
 {
@@ -1002,8 +1063,10 @@ test_schemes(void)
 		{ "mailgun", 1, "json:/signature/token" },
 		{ "twilio", 0, "header:I-Twilio-Idempotency-Token hash" },
 		{ "square", 0, "json:/event_id" },
+		{ "adyen", 0, "json:/pspReference" },
 	};
 	const struct scheme	*s;
+	char			 names[512], *w, *save;
 	size_t			 i;
 
 	for (i = 0; i < sizeof(spec) / sizeof(spec[0]); i++) {
@@ -1015,6 +1078,18 @@ test_schemes(void)
 		    "scheme_find(\"%s\"): known, timestamped %d, key %s",
 		    spec[i].name, spec[i].ts, spec[i].key);
 	}
+	/* The pipeline reads a batch as JSON and a form as one event. */
+	snprintf(names, sizeof(names), "%s", scheme_names());
+	for (i = 0, w = strtok_r(names, " ", &save); w != NULL;
+	    w = strtok_r(NULL, " ", &save)) {
+		s = scheme_find(w);
+		if (s == NULL || (scheme_batch(s) != NULL &&
+		    scheme_sends_form(s)))
+			break;
+		i += scheme_batch(s) != NULL || scheme_sends_form(s);
+	}
+	CHECK(w == NULL && i >= 2, "no scheme both sends forms and batches "
+	    "(%zu of either)", i);
 	CHECK(scheme_find("nope") == NULL, "scheme_find(\"nope\") is NULL");
 	CHECK(scheme_find("") == NULL, "scheme_find(\"\") is NULL");
 	CHECK(scheme_find("hmac") == NULL && scheme_find("stripe ") == NULL,
@@ -1348,6 +1423,7 @@ main(void)
 	test_hmac();
 	test_stripe();
 	test_from_conf();
+	test_adyen();
 	test_zoom();
 	test_handshakes();
 	test_basic();
