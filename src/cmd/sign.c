@@ -86,17 +86,24 @@ fail:
 	return NULL;
 }
 
-/* Print s single-quoted for a POSIX shell. */
+/* Print the n bytes at s single-quoted for a POSIX shell. */
 static void
-shell_quote(const char *s)
+shell_quote_n(const char *s, size_t n)
 {
 	putchar('\'');
-	for (; *s != '\0'; s++)
+	for (; n > 0; s++, n--)
 		if (*s == '\'')
 			fputs("'\\''", stdout);
 		else
 			putchar(*s);
 	putchar('\'');
+}
+
+/* Print the string s single-quoted for a POSIX shell. */
+static void
+shell_quote(const char *s)
+{
+	shell_quote_n(s, strlen(s));
 }
 
 /* What `sign` was asked to do. */
@@ -215,7 +222,7 @@ sign_print(const struct sig_out *out, const struct sign_args *a)
 	}
 	printf(" --data-binary ");
 	if (out->body != NULL)
-		shell_quote(out->body);	/* JSON: "{", no NUL in it */
+		shell_quote_n(out->body, out->bodysz);	/* not a C string */
 	else if (strcmp(a->file, "-") == 0)
 		printf("@-");
 	else {

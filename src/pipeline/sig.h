@@ -63,7 +63,8 @@ struct sig_out {
 	}		 h[SIG_OUT_MAX];
 	size_t		 n;
 	/* The body to send instead of the message's, for a scheme that
-	 * signs inside it (mailgun), or NULL: the caller frees it. */
+	 * signs inside it (mailgun), or NULL: bodysz bytes, not
+	 * NUL-terminated; the caller frees it. */
 	char		*body;
 	size_t		 bodysz;
 };
