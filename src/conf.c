@@ -953,6 +953,17 @@ set_key(struct conf_loader *l, const struct conf_var *cv, const char *var,
 		    (ep->scheme->signed_header == NULL ||
 		    strcasecmp(key->v[i].arg, ep->scheme->signed_header) != 0))
 			ep->replay_guard = 1;
+	/*
+	 * A signature over no event data (mailgun) binds its token only:
+	 * keyed by anything else first, one captured block would carry
+	 * any number of events within the tolerance.
+	 */
+	if (v != NULL && scheme_unsigned_data(ep->scheme) &&
+	    (key->n == 0 || key->v[0].kind != SRC_JSON ||
+	    strcmp(key->v[0].arg, "/signature/token") != 0))
+		return fail(l, var, "%s signs no event data, only its token: "
+		    "the key must start with json:/signature/token",
+		    ep->scheme->name);
 	return 0;
 }
 
@@ -998,6 +1009,25 @@ set_url(struct conf_loader *l, const struct conf_var *cv, const char *var,
 static int	load_scope(struct conf_loader *, enum conf_scope, const char *prefix,
 		    void *base);
 
+/*
+ * A signed request is taken again until its timestamp leaves the
+ * tolerance: up to twice the tolerance after it first came (the
+ * sender's clock ahead).  Its key must be kept that long.
+ */
+static int
+check_horizon(struct conf_loader *l, const struct conf_endpoint *ep)
+{
+	char	 var[CONF_NAME_MAX + 64];
+
+	if (ep->scheme == NULL || !ep->scheme->timestamped ||
+	    ep->retention < 0 || ep->retention >= 2 * ep->tolerance)
+		return 0;
+	snprintf(var, sizeof(var), "%sRETENTION", ep->prefix);
+	return fail(l, var, "%llds is less than twice the tolerance "
+	    "(%llds): a signed request sent again after its key is pruned "
+	    "would be taken again", ep->retention, ep->tolerance);
+}
+
 /* The endpoints of ONCEHOOK_ENDPOINTS, or one unnamed endpoint. */
 static int
 set_endpoints(struct conf_loader *l, const struct conf_var *cv, const char *var,
@@ -1021,7 +1051,9 @@ set_endpoints(struct conf_loader *l, const struct conf_var *cv, const char *var,
 		snprintf(ep->name, sizeof(ep->name), "default");
 		snprintf(ep->prefix, sizeof(ep->prefix), "ONCEHOOK_");
 		l->ep = ep;
-		return load_scope(l, CONF_ENDPOINT, ep->prefix, ep);
+		if (load_scope(l, CONF_ENDPOINT, ep->prefix, ep) == -1)
+			return -1;
+		return check_horizon(l, ep);
 	}
 	for (p = list; ; p++) {
 		while (*p == ' ')
@@ -1059,7 +1091,8 @@ set_endpoints(struct conf_loader *l, const struct conf_var *cv, const char *var,
 				    ep->prefix);
 		l->ep = ep;
 		l->had_secret = 0;
-		if (load_scope(l, CONF_ENDPOINT, ep->prefix, ep) == -1)
+		if (load_scope(l, CONF_ENDPOINT, ep->prefix, ep) == -1 ||
+		    check_horizon(l, ep) == -1)
 			return -1;
 		p += rawlen;
 		if (*p == '\0')
@@ -1601,6 +1634,21 @@ conf_show(const struct conf *cf, const struct conf_endpoint *ep,
 }
 
 /*
+ * The bytes of a secret that are secret: a basic secret's password
+ * (its user name is in the URL the provider is given), else all.
+ */
+static size_t
+guessable(const struct conf_endpoint *ep, const struct secret *s)
+{
+	const unsigned char	*c;
+
+	if (!scheme_authorization(ep->scheme) ||
+	    (c = memchr(s->p, ':', s->sz)) == NULL)
+		return s->sz;
+	return s->sz - (size_t)(c + 1 - s->p);
+}
+
+/*
  * Say which of ep's keys are shorter than CONF_SECRET_MIN bytes (after
  * whsec_ decoding where the scheme decodes): one guessed in a few
  * thousand tries forges every request.  Returns the count.
@@ -1614,15 +1662,16 @@ short_secrets(const struct conf_endpoint *ep,
 	int	 n = 0;
 
 	for (i = 0; i < ep->nsecrets; i++) {
-		if (ep->secrets[i].sz >= CONF_SECRET_MIN)
+		if (guessable(ep, &ep->secrets[i]) >= CONF_SECRET_MIN)
 			continue;
 		secret_place(ep, ep->secret_at[i], where, sizeof(where));
 		snprintf(msg, sizeof(msg), "%s%s: %s is shorter than %d "
 		    "bytes%s; a short key can be guessed: use the provider's "
 		    "secret, or at least %d random bytes", ep->prefix,
 		    ep->secret_file != NULL ? "SECRET_FILE" : "SECRET", where,
-		    CONF_SECRET_MIN, ep->scheme->secret != NULL ? " once "
-		    "decoded" : "", CONF_SECRET_MIN);
+		    CONF_SECRET_MIN, scheme_authorization(ep->scheme) ?
+		    " in its password" : ep->scheme->secret != NULL ?
+		    " once decoded" : "", CONF_SECRET_MIN);
 		say(arg, msg);
 		n++;
 	}

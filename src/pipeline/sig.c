@@ -685,9 +685,11 @@ secret_basic(const char *text, struct secret *out, char *err, size_t errsz)
 {
 	size_t	 len = strlen(text);
 
-	if (strchr(text, ':') == NULL || text[0] == ':') {
+	/* A user name alone is no secret: the provider shows it. */
+	if (strchr(text, ':') == NULL || text[0] == ':' ||
+	    strchr(text, ':')[1] == '\0') {
 		snprintf(err, errsz, "not user:password (a user name, a "
-		    "colon, the password)");
+		    "colon, the password, neither empty)");
 		return -1;
 	}
 	if ((out->p = malloc(len + 1)) == NULL) {

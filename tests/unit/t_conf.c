@@ -1615,6 +1615,106 @@ test_envindex(void)
 	conf_free(ref);
 }
 
+/*
+ * mailgun signs a timestamp and a token only: a key other than the
+ * token lets one captured signature block carry any number of events
+ * of the attacker's making while its timestamp is within the tolerance.
+ */
+static void
+test_unsigned_data_key(void)
+{
+	static const char *const byid[] = { "ONCEHOOK_SCHEME=mailgun",
+		"ONCEHOOK_KEY=json:/event-data/id", NULL };
+	static const char *const both[] = { "ONCEHOOK_SCHEME=mailgun",
+		"ONCEHOOK_KEY=json:/event-data/id json:/signature/token",
+		NULL };
+	static const char *const hash[] = { "ONCEHOOK_SCHEME=mailgun",
+		"ONCEHOOK_KEY=hash", NULL };
+	static const char *const token[] = { "ONCEHOOK_SCHEME=mailgun",
+		"ONCEHOOK_KEY=json:/signature/token hash", NULL };
+	struct conf	*cf;
+	char		 err[512];
+
+	refuses(single, byid, "ONCEHOOK_KEY", NULL,
+	    "mailgun keyed by event-data.id");
+	refuses(single, both, "ONCEHOOK_KEY", NULL,
+	    "mailgun keyed by event-data.id, then the token");
+	refuses(single, hash, "ONCEHOOK_KEY", NULL, "mailgun keyed by hash");
+	cf = load(single, token, err, sizeof(err));
+	CHECK(cf != NULL, "mailgun keyed by the token first: taken (%s)", err);
+	conf_free(cf);
+}
+
+/*
+ * A signed request may come again until its timestamp leaves the
+ * tolerance, up to twice the tolerance after the first arrival (a
+ * sender's clock ahead); a key pruned before then lets it in again.
+ */
+static void
+test_retention_horizon(void)
+{
+	static const char *const mg[] = { "ONCEHOOK_SCHEME=mailgun",
+		"ONCEHOOK_RETENTION=12h", NULL };
+	static const char *const mg_ok[] = { "ONCEHOOK_SCHEME=mailgun",
+		"ONCEHOOK_RETENTION=18h", NULL };
+	static const char *const st[] = { "ONCEHOOK_SCHEME=stripe",
+		"ONCEHOOK_TOLERANCE=600", "ONCEHOOK_RETENTION=15m", NULL };
+	static const char *const gh[] = { "ONCEHOOK_SCHEME=github",
+		"ONCEHOOK_RETENTION=1m", NULL };
+	struct conf	*cf;
+	char		 err[512];
+
+	refuses(single, mg, "ONCEHOOK_RETENTION", NULL,
+	    "mailgun: 12h retention, 9h tolerance");
+	refuses(single, st, "ONCEHOOK_RETENTION", NULL,
+	    "stripe: 15m retention, 600s tolerance");
+	cf = load(single, mg_ok, err, sizeof(err));
+	CHECK(cf != NULL, "mailgun: 18h retention taken (%s)", err);
+	conf_free(cf);
+	cf = load(single, gh, err, sizeof(err));
+	CHECK(cf != NULL, "github (no timestamp): 1m retention taken (%s)",
+	    err);
+	conf_free(cf);
+}
+
+/*
+ * A basic secret's user name travels in the URL the provider is given
+ * and in its dashboard: the password is what must not be guessed.
+ */
+static void
+test_basic_password(void)
+{
+	static const char *const empty[] = { "ONCEHOOK_SCHEME=basic",
+		"ONCEHOOK_SECRET=postmark-webhooks-user:", NULL };
+	static const char *const shortpw[] = { "ONCEHOOK_SCHEME=basic",
+		"ONCEHOOK_SECRET=postmark-webhooks-user:pw12", NULL };
+	static const char *const longpw[] = { "ONCEHOOK_SCHEME=basic",
+		"ONCEHOOK_SECRET=pm:0123456789abcdef", NULL };
+	const char	*none[] = { NULL };
+	struct conf	*cf;
+	char		 err[512], seen[2048];
+	int		 n;
+
+	refuses(single, empty, "ONCEHOOK_SECRET", NULL,
+	    "basic: an empty password");
+	if ((cf = load(single, shortpw, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	seen[0] = '\0';
+	n = conf_warnings(cf, none, collect, seen);
+	CHECK(n == 1 && strstr(seen, "ONCEHOOK_SECRET: secret 1 is shorter "
+	    "than 16 bytes") != NULL && strstr(seen, "pw12") == NULL,
+	    "basic: a 4-byte password behind a long user name is short "
+	    "(got \"%s\")", seen);
+	conf_free(cf);
+	if ((cf = load(single, longpw, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	seen[0] = '\0';
+	n = conf_warnings(cf, none, collect, seen);
+	CHECK(n == 0, "basic: a 16-byte password is not short (got \"%s\")",
+	    seen);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -1647,5 +1747,8 @@ main(void)
 	test_outbox_vars();
 	test_url();
 	test_envindex();
+	test_unsigned_data_key();
+	test_retention_horizon();
+	test_basic_password();
 	return tap_done();
 }
