@@ -94,16 +94,17 @@ load() {
 }
 
 # straight LOG LABEL: the writer that took the most claims in LOG (its
-# last line) found the key stored in at least 1 % of them and 10: the
+# last line) found the key stored in at least 1 % of them and 3: the
 # retries that came in runs of new events, sent to it without a lookup
-# (src/pipeline/pipeline.h; measured 528-545 of 12,000-13,000; without straight
-# claims, races only: 1-8).
+# (src/pipeline/pipeline.h; measured 528-545 of 12,000-13,000, and 6 of
+# 378 under the sanitizers on a loaded machine; without straight claims,
+# races only: 1-8 of 12,000, under 0.1 %).
 straight() {
 	_l=$(sed -n 's/.* writer: \([0-9]*\) claims in .*; \([0-9]*\) found their key stored$/\1 \2/p' \
 	    "$1" | sort -n | tail -n 1)
 	_c=${_l% *}
 	_k=${_l#* }
-	[ -n "$_l" ] && [ "$_k" -ge 10 ] && [ $((_k * 100)) -ge "$_c" ]
+	[ -n "$_l" ] && [ "$_k" -ge 3 ] && [ $((_k * 100)) -ge "$_c" ]
 	check $? "$2: retries in runs of new events went straight to the writer (${_k:-0} of its ${_c:-0} claims found their key stored)"
 }
 
