@@ -1767,204 +1767,142 @@ static const char *const zoom_volatile[] = { "download_token", NULL };
  * syntax of ONCEHOOK_<NAME>_KEY (conf.h): alternatives, first wins.
  */
 static const struct scheme schemes[] = {
-	{ "hmac-sha256", 0,
-	  "header:X-Idempotency-Key json:/id json:/eventId hash",
-	  "json:/type", SIG_TYPES_ANY,
-	  NULL, NULL, NULL,
-	  NULL, verify_hmac_sha256,
-	  sign_hmac_sha256, 3 },
-	{ "stripe", 1,
-	  "json:/id",
-	  "json:/type", SIG_TYPES_DOTTED,
-	  &stripe_handshake, stripe_volatile, NULL,
-	  NULL, verify_stripe,
-	  sign_stripe, 3 },
-	{ "github", 0,
-	  "header:X-GitHub-Delivery",
-	  "header:X-GitHub-Event", SIG_TYPES_WORD,
-	  NULL, NULL, NULL,
-	  NULL, verify_github,
-	  sign_github, 1 },
-	{ "standard", 1,
-	  "header:webhook-id",
-	  "json:/type", SIG_TYPES_ANY,
-	  NULL, NULL, "webhook-id",
-	  secret_whsec, verify_standard,
-	  sign_standard, 3 },
-	{ "svix", 1,
-	  "header:svix-id",
-	  "json:/type", SIG_TYPES_ANY,
-	  NULL, NULL, "svix-id",
-	  secret_whsec, verify_svix,
-	  sign_svix, 3 },
-	{ "shopify", 0,
-	  "header:X-Shopify-Event-Id header:X-Shopify-Webhook-Id",
-	  "header:X-Shopify-Topic", SIG_TYPES_SLASHED,
-	  NULL, NULL, NULL,
-	  NULL, verify_shopify,
-	  sign_shopify, 3 },
-	{ "slack", 1,
-	  "json:/event_id",
-	  "json:/event/type json:/type", SIG_TYPES_WORD,
-	  &slack_handshake, NULL, NULL,
-	  NULL, verify_slack,
-	  sign_slack, 3 },
-	{ "paddle", 1,
-	  "json:/event_id",
-	  "json:/event_type", SIG_TYPES_DOTTED,
-	  NULL, NULL, NULL,
-	  NULL, verify_paddle,
-	  sign_paddle, 3 },
-	{ "gitlab", 0,
-	  "header:Idempotency-Key header:X-Gitlab-Event-UUID",
-	  "header:X-Gitlab-Event", SIG_TYPES_HOOK,
-	  NULL, NULL, NULL,
-	  NULL, verify_gitlab,
-	  sign_gitlab, 1 },
-	{ "zoom", 1,
-	  "hash",
-	  "json:/event", SIG_TYPES_ANY,
-	  &zoom_handshake, zoom_volatile, NULL,
-	  NULL, verify_zoom,
-	  sign_zoom, 3 },
+	{ .name = "hmac-sha256", .timestamped = 0,
+	  .key = "header:X-Idempotency-Key json:/id json:/eventId hash",
+	  .type = "json:/type", .types = SIG_TYPES_ANY,
+	  .verify = verify_hmac_sha256, .sign = sign_hmac_sha256, .park_after = 3 },
+	{ .name = "stripe", .timestamped = 1,
+	  .key = "json:/id",
+	  .type = "json:/type", .types = SIG_TYPES_DOTTED,
+	  .handshake = &stripe_handshake, .volatile_members = stripe_volatile,
+	  .verify = verify_stripe, .sign = sign_stripe, .park_after = 3 },
+	{ .name = "github", .timestamped = 0,
+	  .key = "header:X-GitHub-Delivery",
+	  .type = "header:X-GitHub-Event", .types = SIG_TYPES_WORD,
+	  .key_scope = "X-GitHub-Hook-ID",
+	  .verify = verify_github, .sign = sign_github, .park_after = 1 },
+	{ .name = "standard", .timestamped = 1,
+	  .key = "header:webhook-id",
+	  .type = "json:/type", .types = SIG_TYPES_ANY,
+	  .signed_header = "webhook-id", .secret = secret_whsec,
+	  .verify = verify_standard, .sign = sign_standard, .park_after = 3 },
+	{ .name = "svix", .timestamped = 1,
+	  .key = "header:svix-id",
+	  .type = "json:/type", .types = SIG_TYPES_ANY,
+	  .signed_header = "svix-id", .secret = secret_whsec,
+	  .verify = verify_svix, .sign = sign_svix, .park_after = 3 },
+	{ .name = "shopify", .timestamped = 0,
+	  .key = "header:X-Shopify-Event-Id header:X-Shopify-Webhook-Id",
+	  .type = "header:X-Shopify-Topic", .types = SIG_TYPES_SLASHED,
+	  .verify = verify_shopify, .sign = sign_shopify, .park_after = 3 },
+	{ .name = "slack", .timestamped = 1,
+	  .key = "json:/event_id",
+	  .type = "json:/event/type json:/type", .types = SIG_TYPES_WORD,
+	  .handshake = &slack_handshake,
+	  .verify = verify_slack, .sign = sign_slack, .park_after = 3 },
+	{ .name = "paddle", .timestamped = 1,
+	  .key = "json:/event_id",
+	  .type = "json:/event_type", .types = SIG_TYPES_DOTTED,
+	  .verify = verify_paddle, .sign = sign_paddle, .park_after = 3 },
+	{ .name = "gitlab", .timestamped = 0,
+	  .key = "header:Idempotency-Key header:X-Gitlab-Event-UUID",
+	  .type = "header:X-Gitlab-Event", .types = SIG_TYPES_HOOK,
+	  .verify = verify_gitlab, .sign = sign_gitlab, .park_after = 1 },
+	{ .name = "zoom", .timestamped = 1,
+	  .key = "hash",
+	  .type = "json:/event", .types = SIG_TYPES_ANY,
+	  .handshake = &zoom_handshake, .volatile_members = zoom_volatile,
+	  .verify = verify_zoom, .sign = sign_zoom, .park_after = 3 },
 	/* Retries for 24 hours, then disables the webhook. */
-	{ "razorpay", 0,
-	  "header:X-Razorpay-Event-Id hash",
-	  "json:/event", SIG_TYPES_DOTTED,
-	  NULL, NULL, NULL,
-	  NULL, verify_razorpay,
-	  sign_razorpay, 3 },
+	{ .name = "razorpay", .timestamped = 0,
+	  .key = "header:X-Razorpay-Event-Id hash",
+	  .type = "json:/event", .types = SIG_TYPES_DOTTED,
+	  .verify = verify_razorpay, .sign = sign_razorpay, .park_after = 3 },
 	/* Never retries; disables a hook after 5 failures in a row. */
-	{ "woocommerce", 0,
-	  "header:X-WC-Webhook-Delivery-ID",
-	  "header:X-WC-Webhook-Topic", SIG_TYPES_DOTTED,
-	  NULL, NULL, NULL,
-	  NULL, verify_woocommerce,
-	  sign_woocommerce, 1 },
-	{ "mollie", 0,
-	  "json:/id",
-	  "json:/type", SIG_TYPES_ANY,
-	  NULL, NULL, NULL,
-	  NULL, verify_mollie,
-	  sign_mollie, 3 },
-	{ "linear", 1,
-	  "header:Linear-Delivery",
-	  "json:/type", SIG_TYPES_ANY,
-	  NULL, linear_volatile, NULL,
-	  NULL, verify_linear,
-	  sign_linear, 3 },
+	{ .name = "woocommerce", .timestamped = 0,
+	  .key = "header:X-WC-Webhook-Delivery-ID",
+	  .type = "header:X-WC-Webhook-Topic", .types = SIG_TYPES_DOTTED,
+	  .verify = verify_woocommerce, .sign = sign_woocommerce, .park_after = 1 },
+	{ .name = "mollie", .timestamped = 0,
+	  .key = "json:/id",
+	  .type = "json:/type", .types = SIG_TYPES_ANY,
+	  .verify = verify_mollie, .sign = sign_mollie, .park_after = 3 },
+	{ .name = "linear", .timestamped = 1,
+	  .key = "header:Linear-Delivery",
+	  .type = "json:/type", .types = SIG_TYPES_ANY,
+	  .volatile_members = linear_volatile,
+	  .verify = verify_linear, .sign = sign_linear, .park_after = 3 },
 	/* Retries 3 times, 10 minutes apart: the same bytes, so the hash. */
-	{ "webflow", 1,
-	  "hash",
-	  "json:/triggerType", SIG_TYPES_WORD,
-	  NULL, NULL, NULL,
-	  NULL, verify_webflow,
-	  sign_webflow, 3 },
-	{ "vercel", 0,
-	  "json:/id",
-	  "json:/type", SIG_TYPES_ANY,
-	  NULL, NULL, NULL,
-	  NULL, verify_vercel,
-	  sign_vercel, 3 },
-	{ "cashfree", 1,
-	  "hash",
-	  "json:/type", SIG_TYPES_ANY,
-	  NULL, NULL, NULL,
-	  NULL, verify_cashfree,
-	  sign_cashfree, 3 },
+	{ .name = "webflow", .timestamped = 1,
+	  .key = "hash",
+	  .type = "json:/triggerType", .types = SIG_TYPES_WORD,
+	  .verify = verify_webflow, .sign = sign_webflow, .park_after = 3 },
+	{ .name = "vercel", .timestamped = 0,
+	  .key = "json:/id",
+	  .type = "json:/type", .types = SIG_TYPES_ANY,
+	  .verify = verify_vercel, .sign = sign_vercel, .park_after = 3 },
+	{ .name = "cashfree", .timestamped = 1,
+	  .key = "hash",
+	  .type = "json:/type", .types = SIG_TYPES_ANY,
+	  .verify = verify_cashfree, .sign = sign_cashfree, .park_after = 3 },
 	/*
 	 * Postmark has no id member (its ID and MessageID are shared by the
 	 * events of one message: a delivery, each open, each click), so
 	 * its key is the hash; Chargebee's is /id.
 	 */
-	{ "basic", 0,
-	  "json:/id hash",
-	  "json:/event_type json:/RecordType", SIG_TYPES_ANY,
-	  NULL, NULL, NULL,
-	  secret_basic, verify_basic,
-	  sign_basic, 3 },
+	{ .name = "basic", .timestamped = 0,
+	  .key = "json:/id hash",
+	  .type = "json:/event_type json:/RecordType", .types = SIG_TYPES_ANY,
+	  .secret = secret_basic, .flags = SCHEME_AUTHORIZATION,
+	  .verify = verify_basic, .sign = sign_basic, .park_after = 3 },
 	/*
 	 * Parked at the first failure: a retry may come with a new token,
 	 * a key of its own, so failures of one event cannot be counted
 	 * across attempts; parked, the event is kept and `work` runs it.
 	 */
-	{ "mailgun", 1,
-	  "json:/signature/token",
-	  "json:/event-data/event", SIG_TYPES_WORD,
-	  NULL, mailgun_volatile, NULL,
-	  NULL, verify_mailgun,
-	  sign_mailgun, 1 },
-	{ "twilio", 0,
-	  "header:I-Twilio-Idempotency-Token hash",
-	  "json:/EventType json:/MessageStatus json:/CallStatus "
-	  "json:/SmsStatus", SIG_TYPES_ANY,
-	  NULL, NULL, NULL,
-	  NULL, verify_twilio,
-	  sign_twilio, 1 },
-	{ "square", 0,
-	  "json:/event_id",
-	  "json:/type", SIG_TYPES_DOTTED,
-	  NULL, NULL, NULL,
-	  NULL, verify_square,
-	  sign_square, 3 },
+	{ .name = "mailgun", .timestamped = 1,
+	  .key = "json:/signature/token",
+	  .type = "json:/event-data/event", .types = SIG_TYPES_WORD,
+	  .volatile_members = mailgun_volatile, .tolerance = 32400,
+	  .flags = SCHEME_UNSIGNED_DATA,
+	  .verify = verify_mailgun, .sign = sign_mailgun, .park_after = 1 },
+	{ .name = "twilio", .timestamped = 0,
+	  .key = "header:I-Twilio-Idempotency-Token hash",
+	  .type = "json:/EventType json:/MessageStatus json:/CallStatus "
+	      "json:/SmsStatus", .types = SIG_TYPES_ANY,
+	  .flags = SCHEME_SIGNS_URL | SCHEME_SENDS_FORM,
+	  .verify = verify_twilio, .sign = sign_twilio, .park_after = 1 },
+	{ .name = "square", .timestamped = 0,
+	  .key = "json:/event_id",
+	  .type = "json:/type", .types = SIG_TYPES_DOTTED,
+	  .flags = SCHEME_SIGNS_URL,
+	  .verify = verify_square, .sign = sign_square, .park_after = 3 },
 	/* A batch, each item signed (adyen_batch); retries for 30 days. */
-	{ "adyen", 0,
-	  "json:/pspReference",
-	  "json:/eventCode", SIG_TYPES_ANY,
-	  NULL, NULL, NULL,
-	  secret_hex, verify_adyen,
-	  sign_adyen, 3 },
+	{ .name = "adyen", .timestamped = 0,
+	  .key = "json:/pspReference",
+	  .type = "json:/eventCode", .types = SIG_TYPES_ANY,
+	  .secret = secret_hex, .batch = &adyen_batch,
+	  .verify = verify_adyen, .sign = sign_adyen, .park_after = 3 },
 };
 
 #define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
 
-/* What some schemes need beyond their row (sig.h); the rest: 0. */
-static const struct {
-	const char	*name;
-	long long	 tolerance;	/* seconds, or 0: 300 */
-	int		 unsigned_data;
-	int		 authorization;
-} extras[] = {
-	{ "basic", 0, 0, 1 },
-	{ "mailgun", 32400, 1, 0 },
-};
-
-#define NEXTRAS		(sizeof(extras) / sizeof(extras[0]))
-
-/* The scheme's row in extras[], or -1. */
-static long
-extra(const struct scheme *sc)
-{
-	size_t	 i;
-
-	for (i = 0; i < NEXTRAS; i++)
-		if (strcmp(extras[i].name, sc->name) == 0)
-			return (long)i;
-	return -1;
-}
-
 long long
 scheme_tolerance(const struct scheme *sc)
 {
-	long	 i = extra(sc);
-
-	return i >= 0 && extras[i].tolerance > 0 ? extras[i].tolerance : 300;
+	return sc->tolerance > 0 ? sc->tolerance : 300;
 }
 
 int
 scheme_unsigned_data(const struct scheme *sc)
 {
-	long	 i = extra(sc);
-
-	return i >= 0 && extras[i].unsigned_data;
+	return (sc->flags & SCHEME_UNSIGNED_DATA) != 0;
 }
 
 int
 scheme_authorization(const struct scheme *sc)
 {
-	long	 i = extra(sc);
-
-	return i >= 0 && extras[i].authorization;
+	return (sc->flags & SCHEME_AUTHORIZATION) != 0;
 }
 
 const struct scheme *
@@ -2035,33 +1973,16 @@ scheme_sends_type(const struct scheme *sc, const char *type)
 	}
 }
 
-/*
- * Which schemes sign the URL, which send forms: lists beside the table,
- * so that its rows keep their shape.
- */
-static int
-named(const struct scheme *sc, const char *const *names)
-{
-	for (; *names != NULL; names++)
-		if (strcmp(sc->name, *names) == 0)
-			return 1;
-	return 0;
-}
-
 int
 scheme_signs_url(const struct scheme *sc)
 {
-	static const char *const url_signed[] = { "twilio", "square", NULL };
-
-	return sc != NULL && named(sc, url_signed);
+	return sc != NULL && (sc->flags & SCHEME_SIGNS_URL) != 0;
 }
 
 int
 scheme_sends_form(const struct scheme *sc)
 {
-	static const char *const form[] = { "twilio", NULL };
-
-	return sc != NULL && named(sc, form);
+	return sc != NULL && (sc->flags & SCHEME_SENDS_FORM) != 0;
 }
 
 const char *
@@ -2081,26 +2002,13 @@ scheme_type_example(const struct scheme *sc)
 const char *
 scheme_key_scope(const struct scheme *sc)
 {
-	/* Beside the table, so that its rows keep their shape. */
-	static const struct {
-		const char	*scheme;
-		const char	*header;
-	} scopes[] = {
-		{ "github", "X-GitHub-Hook-ID" },
-	};
-	size_t	 i;
-
-	for (i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++)
-		if (strcmp(sc->name, scopes[i].scheme) == 0)
-			return scopes[i].header;
-	return NULL;
+	return sc->key_scope;
 }
 
 const struct sig_batch *
 scheme_batch(const struct scheme *sc)
 {
-	/* Beside the table, so that its rows keep their shape. */
-	return strcmp(sc->name, "adyen") == 0 ? &adyen_batch : NULL;
+	return sc->batch;
 }
 
 enum hook_err

@@ -104,6 +104,8 @@ struct handshake {
 			    struct hook_answer *out);
 };
 
+struct sig_batch;
+
 struct scheme {
 	const char	*name;
 	int		 timestamped;
@@ -145,7 +147,22 @@ struct scheme {
 	 * (GitLab: 4); 3 elsewhere (docs/operations.md).
 	 */
 	int		 park_after;
+	/* Seconds of clock skew accepted by default, or 0: 300. */
+	long long	 tolerance;
+	unsigned	 flags;		/* SCHEME_* below */
+	/*
+	 * The header whose value, with ':', is put before the default
+	 * key when the request carries it (GitHub's hook id), or NULL.
+	 */
+	const char	*key_scope;
+	/* One event per item of the body (struct sig_batch), or NULL. */
+	const struct sig_batch *batch;
 };
+
+#define SCHEME_UNSIGNED_DATA	0x01	/* signature covers no event data */
+#define SCHEME_AUTHORIZATION	0x02	/* credentials in Authorization */
+#define SCHEME_SIGNS_URL	0x04	/* signs ONCEHOOK_<NAME>_URL */
+#define SCHEME_SENDS_FORM	0x08	/* bodies may be forms */
 
 /* The scheme of that name, or NULL. */
 const struct scheme	*scheme_find(const char *name);
@@ -180,8 +197,7 @@ const char		*scheme_type_example(const struct scheme *);
 const char		*scheme_key_scope(const struct scheme *);
 
 /*
- * What a few schemes need beyond their row, kept in one side table in
- * sig.c (the rows stay as they are):
+ * What the row says beyond its functions, read through these:
  *
  * The default of ONCEHOOK_<NAME>_TOLERANCE, seconds: 300, but 32400
  * (9 h) for mailgun, whose retries over 8 hours may carry the first
