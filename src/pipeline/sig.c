@@ -1216,6 +1216,25 @@ out_add(struct sig_out *o, const char *name, const char *fmt, ...)
 }
 
 /*
+ * The MAC of pieces as hex (65 bytes) or base64 (45 bytes) text in out.
+ */
+static int
+mac_pieces(const struct secret *k, const struct crypto_piece *pieces,
+    size_t n, int base64, char *out)
+{
+	unsigned char	 md[CRYPTO_SHA256_LEN];
+
+	if (crypto_hmac_sha256(k->p, k->sz, pieces, n, md) == -1)
+		return -1;
+	if (base64)
+		(void)crypto_base64(md, sizeof(md), out, 45);
+	else
+		crypto_hex(md, sizeof(md), out);
+	crypto_wipe(md, sizeof(md));
+	return 0;
+}
+
+/*
  * The MAC of m's signed bytes (see signed_bytes()) as hex (65 bytes) or
  * base64 (45 bytes) text in out; ts receives m's time as text.
  */
@@ -1225,20 +1244,12 @@ mac_text(const struct secret *k, const struct sig_msg *m, const char *prefix,
     char *out)
 {
 	struct crypto_piece	 pieces[6];
-	unsigned char		 md[CRYPTO_SHA256_LEN];
 	size_t			 n;
 
 	snprintf(ts, 24, "%lld", (long long)m->now);
 	n = signed_bytes(pieces, prefix, id, timed ? ts : NULL, strlen(ts),
 	    join, m->body, m->bodysz);
-	if (crypto_hmac_sha256(k->p, k->sz, pieces, n, md) == -1)
-		return -1;
-	if (base64)
-		(void)crypto_base64(md, sizeof(md), out, 45);
-	else
-		crypto_hex(md, sizeof(md), out);
-	crypto_wipe(md, sizeof(md));
-	return 0;
+	return mac_pieces(k, pieces, n, base64, out);
 }
 
 static int
@@ -1481,24 +1492,6 @@ static const struct handshake stripe_handshake = {
 	"/type", "v2.core.event_destination.ping", NULL, NULL
 };
 
-/*
- * The MAC of pieces as hex (65 bytes) or base64 (45 bytes) text in out.
- */
-static int
-mac_pieces(const struct secret *k, const struct crypto_piece *pieces,
-    size_t n, int base64, char *out)
-{
-	unsigned char	 md[CRYPTO_SHA256_LEN];
-
-	if (crypto_hmac_sha256(k->p, k->sz, pieces, n, md) == -1)
-		return -1;
-	if (base64)
-		(void)crypto_base64(md, sizeof(md), out, 45);
-	else
-		crypto_hex(md, sizeof(md), out);
-	crypto_wipe(md, sizeof(md));
-	return 0;
-}
 
 static int
 sign_razorpay(const struct secret *k, const struct sig_msg *m,
