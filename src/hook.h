@@ -124,6 +124,9 @@ struct resp {
 	const char	*allow;		/* Allow header value, or NULL */
 	const char	*ctype;		/* Content-Type; static */
 	int		 authenticate;	/* add WWW-Authenticate */
+	const char	*no_retry;	/* a header line telling the sender
+					   not to retry ("Name: value"), or
+					   NULL; static */
 	char		*body;		/* JSON text, NUL-terminated, owned */
 	size_t		 bodysz;
 	int		 head_only;	/* a HEAD request: the head alone is

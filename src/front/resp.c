@@ -278,6 +278,7 @@ oom:
 	r->allow = NULL;
 	r->ctype = NULL;
 	r->authenticate = 0;
+	r->no_retry = NULL;
 	r->body = NULL;
 	r->bodysz = 0;
 	return -1;
@@ -309,6 +310,7 @@ resp_head(const struct resp *r, char *buf, size_t bufsz)
 	    "%s%s%s"
 	    "%s"
 	    "%s%.0d%s"
+	    "%s%s"
 	    "\r\n",
 	    r->status, r->status == t->status ? t->reason : "Error",
 	    r->body && r->ctype ? r->ctype : "application/json",
@@ -319,7 +321,8 @@ resp_head(const struct resp *r, char *buf, size_t bufsz)
 	    r->allow ? "\r\n" : "",
 	    r->replayed ? "Idempotent-Replayed: true\r\n" : "",
 	    r->retry_after ? "Retry-After: " : "", r->retry_after,
-	    r->retry_after ? "\r\n" : "");
+	    r->retry_after ? "\r\n" : "",
+	    r->no_retry ? r->no_retry : "", r->no_retry ? "\r\n" : "");
 	if (n < 0 || (size_t)n >= bufsz)
 		return -1;
 	return n;

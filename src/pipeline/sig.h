@@ -157,6 +157,12 @@ struct scheme {
 	const char	*key_scope;
 	/* One event per item of the body (struct sig_batch), or NULL. */
 	const struct sig_batch *batch;
+	/*
+	 * The response header ("Name: value") by which the sender is told
+	 * not to retry, sent with the answers a retry cannot change (413,
+	 * 415, 422), or NULL: Slack's X-Slack-No-Retry.
+	 */
+	const char	*no_retry;
 };
 
 #define SCHEME_UNSIGNED_DATA	0x01	/* signature covers no event data */
