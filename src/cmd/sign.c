@@ -41,8 +41,9 @@ static const char sign_usage[] =
 "the headers and an empty line (--id is its token).  For twilio FILE is\n"
 "the form as Twilio posts it (Name=value&...) and --id the\n"
 "I-Twilio-Idempotency-Token; twilio and square sign the endpoint's\n"
-"ONCEHOOK_<NAME>_URL.  adyen signs each item inside the body, which\n"
-"sign does not rewrite: it fails.\n";
+"ONCEHOOK_<NAME>_URL.  For adyen FILE is the batch, each item with an\n"
+"additionalData object ({} will do) and no hmacSignature; the body to\n"
+"send, each item signed there, is printed after an empty line.\n";
 
 #define SIGN_BODY_MAX	(64 << 20)	/* bytes */
 

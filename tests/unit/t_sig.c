@@ -976,7 +976,9 @@ test_new_conf(void)
 	conf_free(cf);
 }
 
-/* adyen: a key in hex (as Adyen shows it), its batch, sign refuses. */
+/* adyen: a key in hex (as Adyen shows it), its batch; sign puts each
+ * item's signature in its additionalData, and refuses what is not a
+ * batch of such items. */
 static void
 test_adyen(void)
 {
@@ -1014,7 +1016,69 @@ test_adyen(void)
 	m.body = "{}";
 	m.bodysz = 2;
 	CHECK(cf != NULL && sig_sign(&cf->endpoints[0], &m, &out) == -1,
-	    "adyen: oncehook sign refuses (the signature is in the body)");
+	    "adyen: oncehook sign refuses a body that is no batch");
+	{
+		/* Adyen's "Verify HMAC signatures" example item and key, and
+		 * a second item whose additionalData has a member. */
+		static const char batch[] = "{\"live\":\"false\","
+		    "\"notificationItems\":[{\"NotificationRequestItem\":"
+		    "{\"additionalData\":{},\"amount\":{\"currency\":\"EUR\","
+		    "\"value\":1130},\"eventCode\":\"AUTHORISATION\","
+		    "\"merchantAccountCode\":\"TestMerchant\","
+		    "\"merchantReference\":\"TestPayment-1407325143704\","
+		    "\"pspReference\":\"7914073381342284\",\"success\":"
+		    "\"true\"}},{\"NotificationRequestItem\":{"
+		    "\"additionalData\":{ \"a\":\"b\"},\"amount\":{"
+		    "\"currency\":\"EUR\",\"value\":1},\"eventCode\":"
+		    "\"CAPTURE\",\"merchantAccountCode\":\"TestMerchant\","
+		    "\"merchantReference\":\"x\",\"pspReference\":\"1\","
+		    "\"success\":\"true\"}}]}";
+		static const char first[] = "{\"additionalData\":{"
+		    "\"hmacSignature\":\"coqCmt/IZ4E3CzPvMY8zTjQVL5hYJUiBRg8U"
+		    "U+iCWo0=\"},";
+		static const char second[] = "=\", \"a\":\"b\"}";
+		struct sig_input	 in;
+		struct sig_verdict	 v;
+		struct req		 rq;
+		char			*txt = NULL;
+		int			 ok;
+
+		memset(&m, 0, sizeof(m));
+		m.body = batch;
+		m.bodysz = sizeof(batch) - 1;
+		memset(&out, 0, sizeof(out));
+		ok = cf != NULL && sig_sign(&cf->endpoints[0], &m, &out) == 0 &&
+		    out.body != NULL && (txt = malloc(out.bodysz + 1)) != NULL;
+		if (ok) {
+			memcpy(txt, out.body, out.bodysz);
+			txt[out.bodysz] = '\0';
+		}
+		CHECK(ok && strstr(txt, first) != NULL &&
+		    strstr(txt, second) != NULL,
+		    "adyen: sign puts each item's signature first in its "
+		    "additionalData (Adyen's documented one for their example)");
+		memset(&rq, 0, sizeof(rq));
+		in.rq = &rq;
+		in.body = out.body;
+		in.bodysz = out.bodysz;
+		in.now = 0;
+		CHECK(ok && sig_verify(&cf->endpoints[0], &in, &v) == HOOK_OK,
+		    "adyen: the body sign printed verifies, both items");
+		free(txt);
+		free(out.body);
+		m.body = out.body = NULL;
+		{
+			static const char twice[] = "{\"notificationItems\":[{"
+			    "\"NotificationRequestItem\":{\"additionalData\":{"
+			    "\"hmacSignature\":\"x\"},\"pspReference\":\"1\"}}]}";
+
+			m.body = twice;
+			m.bodysz = sizeof(twice) - 1;
+			CHECK(cf != NULL &&
+			    sig_sign(&cf->endpoints[0], &m, &out) == -1,
+			    "adyen: sign refuses an item already signed");
+		}
+	}
 	conf_free(cf);
 	cf = conf_load(env_get, (void *)odd, err, sizeof(err));
 	CHECK(cf == NULL || cf->endpoints[0].nsecrets == 0,
