@@ -20,7 +20,7 @@ fi
 clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
     -I"$work" -I"$top/src" \
     "$top/tests/fuzz/fuzz_request.c" "$top/src/lib/log.c" "$top/src/lib/crypto.c" \
-    "$top/src/lib/sha256.c" "$top/src/lib/form.c" \
+    "$top/src/lib/sha256.c" "$top/src/lib/form.c" "$top/src/lib/buf.c" \
     "$top/src/conf.c" "$top/src/lib/envindex.c" "$top/src/front/req.c" "$top/src/pipeline/sig.c" "$top/src/pipeline/event.c" "$top/src/lib/jsondoc.c" "$top/src/lib/jsonpeek.c" \
     "$top/src/front/resp.c" $(pkg-config --cflags --libs jansson) \
     -o "$work/fuzz_request"
