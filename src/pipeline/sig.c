@@ -62,6 +62,23 @@ match_any(const struct conf_endpoint *ep, const struct crypto_piece *pieces,
 	return found;
 }
 
+/* The len decimal digits at s, at most max of them, into *v: 0, or -1
+ * if they are anything else. */
+static int
+parse_digits(const char *s, size_t len, size_t max, long long *v)
+{
+	size_t	 i;
+
+	if (len == 0 || len > max)
+		return -1;
+	for (*v = 0, i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return 0;
+}
+
 /*
  * Parse a decimal Unix timestamp of at most 12 digits into *ts.
  * Returns 0, or -1 if it is anything else.
@@ -69,18 +86,7 @@ match_any(const struct conf_endpoint *ep, const struct crypto_piece *pieces,
 static int
 parse_ts(const char *s, size_t len, long long *ts)
 {
-	long long	 v = 0;
-	size_t		 i;
-
-	if (len == 0 || len > 12)
-		return -1;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	*ts = v;
-	return 0;
+	return parse_digits(s, len, 12, ts);
 }
 
 /* HOOK_OK if ts lies within the tolerance of now, both ways. */
@@ -438,16 +444,10 @@ verify_svix(const struct conf_endpoint *ep, const struct sig_input *in,
 static int
 parse_ms(const char *s, size_t len, long long *ts)
 {
-	long long	 v = 0;
-	size_t		 i;
+	long long	 v;
 
-	if (len == 0 || len > 15)
+	if (parse_digits(s, len, 15, &v) == -1)
 		return -1;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
 	*ts = v / 1000;
 	return 0;
 }
