@@ -1219,6 +1219,21 @@ show_sources(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 	}
 }
 
+/* src is an endpoint's key: its sources, and the scope put before them
+ * when the request carries its header (GitHub's hook id). */
+static void
+show_key(const struct conf_var *cv, const void *src, char *buf, size_t sz)
+{
+	const struct conf_endpoint *ep = (const struct conf_endpoint *)
+	    ((const char *)src - offsetof(struct conf_endpoint, key));
+	size_t	 n;
+
+	show_sources(cv, src, buf, sz);
+	if (ep->key_scope != NULL && (n = strlen(buf)) < sz)
+		snprintf(buf + n, sz - n, ", after header:%s and ':' when "
+		    "sent", ep->key_scope);
+}
+
 /* src is cf->endpoints. */
 static void
 show_endpoints(const struct conf_var *cv, const void *src, char *buf, size_t sz)
@@ -1261,7 +1276,7 @@ static const struct conf_kind
 	kind_scheme = { set_scheme, show_scheme },
 	kind_secret = { set_secret, show_secrets },
 	kind_secret_file = { set_secret_file, show_text },
-	kind_key = { set_key, show_sources },
+	kind_key = { set_key, show_key },
 	kind_url = { set_url, show_text },
 	kind_endpoints = { set_endpoints, show_endpoints };
 

@@ -42,6 +42,17 @@ ok $? "init"
 "$ONCEHOOK_BIN" check >/dev/null 2>&1
 ok $? "check"
 
+# check shows a github endpoint's key with the hook id put before it,
+# and a key set by hand as it is.
+out=$(env ONCEHOOK_ENDPOINTS=shop,keep,gh ONCEHOOK_GH_SCHEME=github \
+    ONCEHOOK_GH_SECRET=admin-test-secret "$ONCEHOOK_BIN" check 2>/dev/null)
+own=$(env ONCEHOOK_ENDPOINTS=shop,keep,gh ONCEHOOK_GH_SCHEME=github \
+    ONCEHOOK_GH_SECRET=admin-test-secret \
+    ONCEHOOK_GH_KEY=header:X-GitHub-Delivery "$ONCEHOOK_BIN" check 2>/dev/null)
+printf '%s\n' "$out" | grep -q 'ONCEHOOK_GH_KEY  *header:X-GitHub-Delivery, after header:X-GitHub-Hook-ID and' &&
+    printf '%s\n' "$own" | grep -q 'ONCEHOOK_GH_KEY  *header:X-GitHub-Delivery$'
+ok $? "check: github's key shown with its hook-id scope; a key set by hand without"
+
 # check warns about a section no endpoint running its file can receive:
 # GitLab's types hold a space, so a bare Push Hook is "Push" and "Hook".
 printf '%s\n' '-- on: Push Hook' 'SELECT 1;' \
