@@ -1023,9 +1023,10 @@ check_horizon(struct conf_loader *l, const struct conf_endpoint *ep)
 	    ep->retention < 0 || ep->retention >= 2 * ep->tolerance)
 		return 0;
 	snprintf(var, sizeof(var), "%sRETENTION", ep->prefix);
-	return fail(l, var, "%llds is less than twice the tolerance "
+	return fail(l, var, "%llds is less than %llds, twice the tolerance "
 	    "(%llds): a signed request sent again after its key is pruned "
-	    "would be taken again", ep->retention, ep->tolerance);
+	    "would be taken again", ep->retention, 2 * ep->tolerance,
+	    ep->tolerance);
 }
 
 /* The endpoints of ONCEHOOK_ENDPOINTS, or one unnamed endpoint. */
@@ -1228,10 +1229,20 @@ show_key(const struct conf_var *cv, const void *src, char *buf, size_t sz)
 	    ((const char *)src - offsetof(struct conf_endpoint, key));
 	size_t	 n;
 
+	const struct sig_batch *b;
+	const char *const *more;
+
 	show_sources(cv, src, buf, sz);
 	if (ep->key_scope != NULL && (n = strlen(buf)) < sz)
 		snprintf(buf + n, sz - n, ", after header:%s and ':' when "
 		    "sent", ep->key_scope);
+	/* A batch's items: the scheme's pointers put after, each after
+	 * ':' (Adyen: pspReference:eventCode:success). */
+	if (ep->key_default && ep->scheme != NULL &&
+	    (b = scheme_batch(ep->scheme)) != NULL && b->key_more != NULL)
+		for (more = b->key_more; *more != NULL &&
+		    (n = strlen(buf)) < sz; more++)
+			snprintf(buf + n, sz - n, " ':' json:%s", *more);
 }
 
 /* src is cf->endpoints. */

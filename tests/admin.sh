@@ -52,6 +52,11 @@ own=$(env ONCEHOOK_ENDPOINTS=shop,keep,gh ONCEHOOK_GH_SCHEME=github \
 printf '%s\n' "$out" | grep -q 'ONCEHOOK_GH_KEY  *header:X-GitHub-Delivery, after header:X-GitHub-Hook-ID and' &&
     printf '%s\n' "$own" | grep -q 'ONCEHOOK_GH_KEY  *header:X-GitHub-Delivery$'
 ok $? "check: github's key shown with its hook-id scope; a key set by hand without"
+out=$(env ONCEHOOK_ENDPOINTS=shop,keep,ad ONCEHOOK_AD_SCHEME=adyen \
+    ONCEHOOK_AD_SECRET=44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056 \
+    "$ONCEHOOK_BIN" check 2>/dev/null)
+printf '%s\n' "$out" | grep -q "ONCEHOOK_AD_KEY  *json:/pspReference ':' json:/eventCode ':' json:/success$"
+ok $? "check: adyen's key shown as its items get it, pspReference:eventCode:success"
 
 # check warns about a section no endpoint running its file can receive:
 # GitLab's types hold a space, so a bare Push Hook is "Push" and "Hook".

@@ -1666,6 +1666,11 @@ test_retention_horizon(void)
 
 	refuses(single, mg, "ONCEHOOK_RETENTION", NULL,
 	    "mailgun: 12h retention, 9h tolerance");
+	cf = load(single, mg, err, sizeof(err));
+	CHECK(cf == NULL && strstr(err, "less than 64800s, twice the "
+	    "tolerance") != NULL, "mailgun: the refusal names the minimum, "
+	    "18h (%s)", err);
+	conf_free(cf);
 	refuses(single, st, "ONCEHOOK_RETENTION", NULL,
 	    "stripe: 15m retention, 600s tolerance");
 	cf = load(single, mg_ok, err, sizeof(err));
