@@ -8,34 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/crypto.h"
 #include "lib/form.h"
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* Decode s[0..len) into o ('+' a space, %XX a byte); returns the size. */
 static size_t
 decode(const char *s, size_t len, char *o)
 {
-	size_t	 i, n = 0;
-	int	 hi, lo;
+	size_t		 i, n = 0;
+	unsigned char	 b;
 
 	for (i = 0; i < len; i++) {
 		if (s[i] == '+')
 			o[n++] = ' ';
 		else if (s[i] == '%' && len - i >= 3 &&
-		    (hi = hexval((unsigned char)s[i + 1])) >= 0 &&
-		    (lo = hexval((unsigned char)s[i + 2])) >= 0) {
-			o[n++] = (char)(hi << 4 | lo);
+		    crypto_unhex(s + i + 1, 2, &b, 1) == 1) {
+			o[n++] = (char)b;
 			i += 2;
 		} else
 			o[n++] = s[i];
