@@ -172,6 +172,22 @@ test_sha1(void)
 	    "HMAC-SHA1 over three pieces equals the one-piece MAC");
 }
 
+/* The n bytes at msg as three pieces, cut at random places. */
+static void
+split3(struct crypto_piece pc[3], const unsigned char *msg, size_t n)
+{
+	size_t	 cut1, cut2;
+
+	cut1 = n ? (size_t)rand() % (n + 1) : 0;
+	cut2 = cut1 + (n - cut1 ? (size_t)rand() % (n - cut1 + 1) : 0);
+	pc[0].p = msg;
+	pc[0].sz = cut1;
+	pc[1].p = msg + cut1;
+	pc[1].sz = cut2 - cut1;
+	pc[2].p = msg + cut2;
+	pc[2].sz = n - cut2;
+}
+
 /*
  * SHA-1 and HMAC-SHA1 equal OpenSSL's for keys and messages of many
  * lengths; the MAC's message in three pieces cut at random.
@@ -182,7 +198,7 @@ test_sha1_against_openssl(void)
 	unsigned char	 msg[300], key[150], a[20], b[20];
 	struct crypto_piece pc[3];
 	unsigned int	 blen;
-	size_t		 n, ks, cut1, cut2, bad = 0, badsha = 0;
+	size_t		 n, ks, bad = 0, badsha = 0;
 	int		 rc = 0;
 
 	srand(2202);
@@ -195,14 +211,7 @@ test_sha1_against_openssl(void)
 		SHA1(msg, n, b);
 		badsha += memcmp(a, b, 20) != 0;
 		ks = (n * 7) % (sizeof(key) + 1);
-		cut1 = n ? (size_t)rand() % (n + 1) : 0;
-		cut2 = cut1 + (n - cut1 ? (size_t)rand() % (n - cut1 + 1) : 0);
-		pc[0].p = msg;
-		pc[0].sz = cut1;
-		pc[1].p = msg + cut1;
-		pc[1].sz = cut2 - cut1;
-		pc[2].p = msg + cut2;
-		pc[2].sz = n - cut2;
+		split3(pc, msg, n);
 		rc |= crypto_hmac_sha1(key, ks, pc, 3, a);
 		HMAC(EVP_sha1(), key, (int)ks, msg, n, b, &blen);
 		bad += blen != 20 || memcmp(a, b, 20) != 0;
@@ -577,7 +586,7 @@ test_against_openssl(const char *rounds)
 	char		 e1[1000], e2[1000];
 	struct crypto_piece pc[3];
 	unsigned int	 blen;
-	size_t		 n, ks, cut1, cut2, bad = 0, badmac = 0, bad64 = 0;
+	size_t		 n, ks, bad = 0, badmac = 0, bad64 = 0;
 	long		 l1;
 	int		 rc = 0;
 
@@ -591,14 +600,7 @@ test_against_openssl(const char *rounds)
 		SHA256(msg, n, b);
 		bad += memcmp(a, b, 32) != 0;
 		ks = (n * 7) % (sizeof(key) + 1);
-		cut1 = n ? (size_t)rand() % (n + 1) : 0;
-		cut2 = cut1 + (n - cut1 ? (size_t)rand() % (n - cut1 + 1) : 0);
-		pc[0].p = msg;
-		pc[0].sz = cut1;
-		pc[1].p = msg + cut1;
-		pc[1].sz = cut2 - cut1;
-		pc[2].p = msg + cut2;
-		pc[2].sz = n - cut2;
+		split3(pc, msg, n);
 		rc |= crypto_hmac_sha256(key, ks, pc, 3, a);
 		HMAC(EVP_sha256(), key, (int)ks, msg, n, b, &blen);
 		badmac += blen != 32 || memcmp(a, b, 32) != 0;
