@@ -31,6 +31,10 @@ enum shape {
 				   message: the sender can fix it */
 #define F_AUTH		0x08	/* WWW-Authenticate: Basic */
 #define F_UNCOUNTED	0x10	/* not a delivery: left out of counters */
+#define F_FINAL		0x20	/* no retry of the same bytes can change
+				   it: the sender's no-retry header (never
+				   a 401 or 400: a wrong secret or clock
+				   is fixed, then the retry goes through) */
 
 /*
  * One row per outcome: everything resp_make() writes for it.  A new
@@ -71,11 +75,12 @@ static const struct outcome {
 	    F_UNCOUNTED, "GET, HEAD", 0 },
 	[HOOK_ETOOBIG] = { 413, "Payload Too Large", SHAPE_ERROR,
 	    "payload_too_large",
-	    "the body is larger than this endpoint accepts", 0, NULL, 0 },
+	    "the body is larger than this endpoint accepts", F_FINAL, NULL,
+	    0 },
 	[HOOK_EMEDIA] = { 415, "Unsupported Media Type", SHAPE_ERROR,
 	    "unsupported_media_type",
 	    "the body must be JSON (Content-Type: application/json)",
-	    F_DETAIL, NULL, 0 },
+	    F_DETAIL | F_FINAL, NULL, 0 },
 	[HOOK_EBODY] = { 400, "Bad Request", SHAPE_ERROR, "incomplete_body",
 	    "the body is shorter than its Content-Length", F_DETAIL, NULL,
 	    0 },
@@ -93,7 +98,7 @@ static const struct outcome {
 	[HOOK_ECONFLICT] = { 422, "Unprocessable Content", SHAPE_ERROR,
 	    "key_conflict",
 	    "this idempotency key was already used with a different payload",
-	    F_KEY, NULL, 0 },
+	    F_KEY | F_FINAL, NULL, 0 },
 	[HOOK_EBUSY] = { 503, "Service Unavailable", SHAPE_ERROR,
 	    "unavailable", "storage is temporarily unavailable; nothing was "
 	    "processed; retry later", 0, NULL, RETRY_AFTER },
@@ -206,6 +211,7 @@ resp_make(struct resp *r, const struct resp_in *in)
 	r->retry_after = t->retry_after;
 	r->allow = t->allow;
 	r->authenticate = (t->flags & F_AUTH) != 0;
+	r->no_retry = (t->flags & F_FINAL) != 0 ? in->no_retry : NULL;
 	if (t->shape == SHAPE_RAW) {
 		if ((buf = malloc(in->rawsz + 1)) == NULL)
 			goto oom;

@@ -23,6 +23,10 @@ struct resp_in {
 	const char	*raw;		/* HOOK_STATUS: the document (copied) */
 	size_t		 rawsz;
 	const char	*ctype;		/* HOOK_STATUS: its media type */
+	const char	*no_retry;	/* the endpoint's header telling the
+					   sender not to retry ("Name: value"),
+					   sent where the row says no retry
+					   can change the answer; or NULL */
 };
 
 /*

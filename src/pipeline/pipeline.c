@@ -767,19 +767,13 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	er = run(p, rq, now, &ev, &t);
 	resp_make(resp, &(struct resp_in){ .err = er, .key = ev.key,
 	    .answer = &t.answer, .detail = t.why.client,
-	    .raw = t.doc, .rawsz = t.docsz, .ctype = t.ctype });
+	    .raw = t.doc, .rawsz = t.docsz, .ctype = t.ctype,
+	    .no_retry = t.ep != NULL ? t.ep->scheme->no_retry : NULL });
 	/* A 401 names its scheme where the credential is HTTP Basic's
 	 * (RFC 7235 section 3.1). */
 	if (er == HOOK_ESIG && t.ep != NULL &&
 	    scheme_authorization(t.ep->scheme))
 		resp->authenticate = 1;
-	/* An answer no retry of the same bytes can change (413, 415, 422)
-	 * tells a sender that reads it not to retry (Slack).  Never on a
-	 * 401 or 400: a wrong secret or clock is fixed, then retried. */
-	if (t.ep != NULL && t.ep->scheme->no_retry != NULL &&
-	    (resp->status == 413 || resp->status == 415 ||
-	    resp->status == 422))
-		resp->no_retry = t.ep->scheme->no_retry;
 	if (t.answer_text != NULL && resp->status == 200 &&
 	    (ab = strdup(t.answer_text)) != NULL) {
 		/* The provider's own success answer (Adyen: [accepted]). */

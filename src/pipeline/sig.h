@@ -159,8 +159,9 @@ struct scheme {
 	const struct sig_batch *batch;
 	/*
 	 * The response header ("Name: value") by which the sender is told
-	 * not to retry, sent with the answers a retry cannot change (413,
-	 * 415, 422), or NULL: Slack's X-Slack-No-Retry.
+	 * not to retry, sent with the answers a retry cannot change (the
+	 * rows front/resp.c marks F_FINAL), or NULL: Slack's
+	 * X-Slack-No-Retry.
 	 */
 	const char	*no_retry;
 };
