@@ -29,6 +29,7 @@
 
 #include "conf.h"
 #include "lib/crypto.h"
+#include "lib/pubkey.h"
 #include "lib/envindex.h"
 #include "lib/log.h"
 #include "observe/counters.h"
@@ -369,7 +370,25 @@ secret_add(struct conf_loader *l, struct conf_endpoint *ep, const char *var,
 	return 0;
 }
 
-/* Secrets from a list separated by white space (a CR or LF too). */
+/*
+ * The length of the PEM block at p ("-----BEGIN ..." to the end of its
+ * "-----END ...-----" line), which white space does not split: one key
+ * whatever its lines; 0 if p holds none.
+ */
+static size_t
+pem_span(const char *p)
+{
+	const char	*e, *close;
+
+	if (strncmp(p, "-----BEGIN ", 11) != 0 ||
+	    (e = strstr(p, "-----END ")) == NULL ||
+	    (close = strstr(e + 9, "-----")) == NULL)
+		return 0;
+	return (size_t)(close + 5 - p);
+}
+
+/* Secrets from a list separated by white space (a CR or LF too), a
+ * PEM block one of them. */
 static int
 secrets_from_text(struct conf_loader *l, struct conf_endpoint *ep, const char *var,
     const char *text)
@@ -382,7 +401,8 @@ secrets_from_text(struct conf_loader *l, struct conf_endpoint *ep, const char *v
 		text += strspn(text, blank);
 		if (*text == '\0')
 			return 0;
-		len = strcspn(text, blank);
+		if ((len = pem_span(text)) == 0)
+			len = strcspn(text, blank);
 		if (secret_add(l, ep, var, text, len, ++at) == -1)
 			return -1;
 		text += len;
@@ -424,6 +444,15 @@ secrets_from_file(struct conf_loader *l, struct conf_endpoint *ep, const char *v
 	}
 	buf[sz < sizeof(buf) ? sz : sizeof(buf) - 1] = '\0';
 	for (p = buf, at = 1; rc == 0 && *p != '\0'; p = eol, at++) {
+		if ((len = pem_span(p)) > 0) {
+			/* A PEM block: one secret, at its first line. */
+			rc = secret_add(l, ep, var, p, len, at);
+			for (i = 0; i < len; i++)
+				at += p[i] == '\n';
+			eol = p + len + strcspn(p + len, "\n");
+			eol += *eol == '\n';
+			continue;
+		}
 		len = strcspn(p, "\n");
 		eol = p + len + (p[len] == '\n');
 		while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' ' ||
@@ -1688,8 +1717,9 @@ short_secrets(const struct conf_endpoint *ep,
 	int	 n = 0;
 
 	for (i = 0; i < ep->nsecrets; i++) {
-		if (guessable(ep, &ep->secrets[i]) >= CONF_SECRET_MIN)
-			continue;
+		if (ep->secrets[i].kind != SECRET_MAC ||
+		    guessable(ep, &ep->secrets[i]) >= CONF_SECRET_MIN)
+			continue;	/* a public key is not guessed */
 		secret_place(ep, ep->secret_at[i], where, sizeof(where));
 		snprintf(msg, sizeof(msg), "%s%s: %s is shorter than %d "
 		    "bytes%s; a short key can be guessed: use the provider's "
@@ -1698,6 +1728,37 @@ short_secrets(const struct conf_endpoint *ep,
 		    CONF_SECRET_MIN, scheme_authorization(ep->scheme) ?
 		    " in its password" : ep->scheme->secret != NULL ?
 		    " once decoded" : "", CONF_SECRET_MIN);
+		say(arg, msg);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Say which of ep's public keys libcrypto refuses (a point off the
+ * curve), or that it cannot be loaded: each request of the endpoint
+ * would be answered 500.  Returns the count.
+ */
+static int
+unusable_keys(const struct conf_endpoint *ep,
+    void (*say)(void *arg, const char *message), void *arg)
+{
+	const struct secret	*s;
+	char			 where[256], why[256], msg[700];
+	size_t			 i;
+	int			 n = 0;
+
+	for (i = 0; i < ep->nsecrets; i++) {
+		s = &ep->secrets[i];
+		if (s->kind != SECRET_ED25519 && s->kind != SECRET_P256)
+			continue;
+		if (pubkey_check(s->kind == SECRET_ED25519 ? PUBKEY_ED25519 :
+		    PUBKEY_P256, s->p, s->sz, why, sizeof(why)) == 0)
+			continue;
+		secret_place(ep, ep->secret_at[i], where, sizeof(where));
+		snprintf(msg, sizeof(msg), "%s%s: %s: %s", ep->prefix,
+		    ep->secret_file != NULL ? "SECRET_FILE" : "SECRET", where,
+		    why);
 		say(arg, msg);
 		n++;
 	}
@@ -1739,8 +1800,10 @@ conf_warnings(const struct conf *cf, const char *const *envp,
 			say(arg, msg);
 			n++;
 		}
-	for (i = 0; i < cf->nendpoints; i++)
+	for (i = 0; i < cf->nendpoints; i++) {
 		n += short_secrets(&cf->endpoints[i], say, arg);
+		n += unusable_keys(&cf->endpoints[i], say, arg);
+	}
 	if (cf->nendpoints > CONF_COUNTED_MAX) {
 		snprintf(msg, sizeof(msg), "ONCEHOOK_ENDPOINTS: %zu endpoints; "
 		    "the counters have room for %d, the others are shown as "

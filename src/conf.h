@@ -39,9 +39,22 @@ struct srclist {
 	size_t		 n;
 };
 
+/* What a configured secret's bytes are (the scheme's secret function
+ * says; 0 where it has none). */
+enum secret_kind {
+	SECRET_MAC = 0,		/* a shared key: HMAC, or compared */
+	SECRET_ED25519,		/* an Ed25519 public key, raw 32 bytes */
+	SECRET_P256,		/* an ECDSA P-256 public key, DER SPKI */
+	SECRET_ID,		/* a name the signature covers (PayPal's
+				   webhook id): not secret */
+	SECRET_PRIVATE,		/* a private key, for oncehook sign only:
+				   PEM text, or Ed25519's 32-byte seed */
+};
+
 struct secret {
 	unsigned char	*p;	/* key bytes as the scheme uses them */
 	size_t		 sz;
+	enum secret_kind kind;
 };
 
 /*

@@ -66,6 +66,18 @@ struct hook_answer {
 	const char	*name[HOOK_ANSWER_MAX];	/* static */
 	char		 value[HOOK_ANSWER_MAX][HOOK_TOKEN_MAX + 1];
 	size_t		 n;
+	unsigned	 number;	/* bit i: value[i] is a JSON number
+					   oncehook wrote, sent as it is */
+};
+
+/*
+ * A sender's own answer to the events it delivered (the 200 outcomes
+ * but a handshake with members of its own): Adyen's "[accepted]",
+ * Discord's 204 with no body.
+ */
+struct hook_ack {
+	int		 status;	/* 200 or 204 */
+	const char	*text;		/* text/plain body, or NULL: none */
 };
 
 /* One HTTP request header as CGI names it (HTTP_X_FOO), borrowed. */

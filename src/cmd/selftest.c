@@ -130,7 +130,7 @@ verify_answer(const struct conf_endpoint *ep, const struct vector *v,
 	in.now = (time_t)(v->now ? v->now : 1700000000);
 	er = sig_verify(ep, &in, &verdict);
 	if (er == HOOK_OK && answer != NULL &&
-	    sig_answer(ep, &in, token, answer) == -1)
+	    sig_answer(ep, NULL, &in, token, answer) == -1)
 		er = HOOK_ESYSTEM;
 	return er;
 }
@@ -167,7 +167,7 @@ resign(const struct conf_endpoint *ep, const struct vector *v)
 	m.now = (time_t)v->now;
 	m.id = v->id != NULL ? v->id : "selftest";
 	m.id_given = v->id != NULL;
-	if (sig_sign(ep, &m, &out) == -1)
+	if (sig_sign(ep, NULL, &m, &out) == -1)
 		return 0;
 	for (i = 0; i < out.n; i++) {
 		if (strcasecmp(out.h[i].name, v->signature) != 0)

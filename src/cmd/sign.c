@@ -19,10 +19,11 @@
 #include "conf.h"
 #include "lib/crypto.h"
 #include "pipeline/sig.h"
+#include "pipeline/sigkit.h"
 
 static const char sign_usage[] =
 "usage: oncehook sign [--endpoint NAME] [--curl URL] [--id ID]\n"
-"                     [--event TYPE] [--time UNIX] FILE\n"
+"                     [--event TYPE] [--time UNIX] [--key FILE] FILE\n"
 "\n"
 "Sign the JSON in FILE (- for standard input) the way the endpoint's\n"
 "provider does, with its first secret and the current time, and print\n"
@@ -43,7 +44,10 @@ static const char sign_usage[] =
 "I-Twilio-Idempotency-Token; twilio and square sign the endpoint's\n"
 "ONCEHOOK_<NAME>_URL.  For adyen FILE is the batch, each item with an\n"
 "additionalData object ({} will do) and no hmacSignature; the body to\n"
-"send, each item signed there, is printed after an empty line.\n";
+"send, each item signed there, is printed after an empty line.\n"
+"The public-key schemes (discord, telnyx, sendgrid) sign with the private\n"
+"key in --key FILE: PEM, or an Ed25519 seed (whsk_, hex or base64);\n"
+"standard signs v1a with one, v1 with its whsec_ secret without.\n";
 
 #define SIGN_BODY_MAX	(64 << 20)	/* bytes */
 
@@ -114,6 +118,7 @@ struct sign_args {
 	const char	*file;		/* FILE, or "-" */
 	const char	*id;		/* --id, or NULL */
 	const char	*event;		/* --event, or NULL */
+	const char	*key;		/* --key FILE, or NULL */
 	long long	 t;		/* --time, or -1 */
 };
 
@@ -135,6 +140,8 @@ sign_parse(int argc, char **argv, struct sign_args *a)
 			a->id = argv[++i];
 		else if (strcmp(argv[i], "--event") == 0 && i + 1 < argc)
 			a->event = argv[++i];
+		else if (strcmp(argv[i], "--key") == 0 && i + 1 < argc)
+			a->key = argv[++i];
 		else if (strcmp(argv[i], "--time") == 0 && i + 1 < argc) {
 			errno = 0;
 			a->t = strtoll(argv[++i], &end, 10);
@@ -155,6 +162,27 @@ sign_parse(int argc, char **argv, struct sign_args *a)
 		return 2;
 	}
 	return 0;
+}
+
+/* The private key in the file at path into k: 0, or -1 after a message. */
+static int
+sign_key(const char *path, struct secret *k)
+{
+	char	 err[200], *text;
+	size_t	 sz;
+	int	 rc;
+
+	if ((text = read_file(path, &sz)) == NULL)
+		return -1;
+	while (sz > 0 && (text[sz - 1] == '\n' || text[sz - 1] == '\r' ||
+	    text[sz - 1] == ' '))
+		sz--;
+	text[sz] = '\0';	/* read_file() leaves room: it grows at full */
+	if ((rc = sigpub_private(text, k, err, sizeof(err))) == -1)
+		fprintf(stderr, "oncehook sign: %s: %s\n", path, err);
+	crypto_wipe(text, sz);
+	free(text);
+	return rc;
 }
 
 /* The endpoint to sign for, with a usable secret; NULL after a message. */
@@ -246,6 +274,7 @@ admin_sign(int argc, char **argv)
 	struct sign_args		 a;
 	struct sig_msg			 m;
 	struct sig_out			 out;
+	struct secret			 key = { NULL, 0, SECRET_MAC };
 	unsigned char			 rnd[12];
 	char				 id[40];
 	char				*body = NULL;
@@ -261,8 +290,14 @@ admin_sign(int argc, char **argv)
 	if ((cf = cmd_load("sign", CONF_NEEDS_SECRETS)) == NULL)
 		return 1;
 	if ((ep = sign_endpoint(cf, a.endpoint)) == NULL ||
-	    (body = read_file(a.file, &bodysz)) == NULL)
+	    (body = read_file(a.file, &bodysz)) == NULL ||
+	    (a.key != NULL && sign_key(a.key, &key) == -1))
 		goto out;
+	if (a.key == NULL && (ep->scheme->flags & SCHEME_PUBLIC_KEY)) {
+		fprintf(stderr, "oncehook sign: %s signs with a private key: "
+		    "give it with --key FILE\n", ep->scheme->name);
+		goto out;
+	}
 	memset(&m, 0, sizeof(m));
 	m.id = a.id;
 	m.event = a.event;
@@ -277,7 +312,7 @@ admin_sign(int argc, char **argv)
 	m.body = body;
 	m.bodysz = bodysz;
 	m.now = a.t >= 0 ? (time_t)a.t : time(NULL);
-	if (sig_sign(ep, &m, &out) == -1) {
+	if (sig_sign(ep, a.key != NULL ? &key : NULL, &m, &out) == -1) {
 		fprintf(stderr, "oncehook sign: signing failed%s\n",
 		    strcmp(ep->scheme->name, "mailgun") == 0 ? " (mailgun: "
 		    "FILE must be a JSON object without \"signature\", the "
@@ -291,6 +326,10 @@ admin_sign(int argc, char **argv)
 out:
 	free(out.body);
 	crypto_wipe(&out, sizeof(out));
+	if (key.p != NULL) {
+		crypto_wipe(key.p, key.sz);
+		free(key.p);
+	}
 	free(body);
 	conf_free(cf);
 	return rc;

@@ -223,11 +223,22 @@ resp_make(struct resp *r, const struct resp_in *in)
 		r->ctype = in->ctype;
 		return 0;
 	}
+	na = a != NULL && a->n <= HOOK_ANSWER_MAX ? a->n : 0;
+	if (in->ack != NULL && t->status == 200 &&
+	    (t->shape == SHAPE_STATUS || na == 0)) {
+		/* The sender's own answer to what it delivered. */
+		msg = in->ack->text != NULL ? in->ack->text : "";
+		if ((r->body = strdup(msg)) == NULL)
+			goto oom;
+		r->bodysz = strlen(msg);
+		r->status = in->ack->status;
+		r->ctype = in->ack->text != NULL ? "text/plain" : NULL;
+		return 0;
+	}
 	msg = in->detail != NULL && (t->flags & F_DETAIL) ? in->detail :
 	    t->message;
 
 	/* Messages are short; a key is at most 512 bytes, escaped 6x. */
-	na = a != NULL && a->n <= HOOK_ANSWER_MAX ? a->n : 0;
 	bufsz = 512 + (key ? 6 * strlen(key) : 0) +
 	    (msg ? 6 * strlen(msg) : 0);
 	for (i = 0; i < na; i++)
@@ -245,7 +256,9 @@ resp_make(struct resp *r, const struct resp_in *in)
 			rc |= put(buf, bufsz, &o, i == 0 ? "{" : ",");
 			rc |= put_string(buf, bufsz, &o, a->name[i]);
 			rc |= put(buf, bufsz, &o, ":");
-			rc |= put_string(buf, bufsz, &o, a->value[i]);
+			rc |= (a->number >> i & 1) ?
+			    put(buf, bufsz, &o, a->value[i]) :
+			    put_string(buf, bufsz, &o, a->value[i]);
 		}
 		break;
 	case SHAPE_STATUS:
@@ -305,12 +318,20 @@ resp_head(const struct resp *r, char *buf, size_t bufsz)
 {
 	const struct outcome	*t = &table[r->err < HOOK__MAX ? r->err :
 				    HOOK_ESYSTEM];
+	char			 length[80];
 	int			 n;
 
+	/* A 204 has neither (RFC 9110 section 8.6). */
+	if (r->status == 204)
+		length[0] = '\0';
+	else
+		snprintf(length, sizeof(length), "Content-Type: %s\r\n"
+		    "Content-Length: %zu\r\n",
+		    r->body && r->ctype ? r->ctype : "application/json",
+		    r->body ? r->bodysz : sizeof(oom_body) - 1);
 	n = snprintf(buf, bufsz,
 	    "Status: %d %s\r\n"
-	    "Content-Type: %s\r\n"
-	    "Content-Length: %zu\r\n"
+	    "%s"
 	    "Cache-Control: no-store\r\n"
 	    "%s"
 	    "%s%s%s"
@@ -318,9 +339,8 @@ resp_head(const struct resp *r, char *buf, size_t bufsz)
 	    "%s%.0d%s"
 	    "%s%s"
 	    "\r\n",
-	    r->status, r->status == t->status ? t->reason : "Error",
-	    r->body && r->ctype ? r->ctype : "application/json",
-	    r->body ? r->bodysz : sizeof(oom_body) - 1,
+	    r->status, r->status == t->status ? t->reason : r->status == 204 ?
+	    "No Content" : "Error", length,
 	    r->authenticate ? "WWW-Authenticate: Basic realm=\"oncehook\", "
 	    "charset=\"UTF-8\"\r\n" : "",
 	    r->allow ? "Allow: " : "", r->allow ? r->allow : "",

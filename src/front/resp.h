@@ -27,6 +27,9 @@ struct resp_in {
 					   sender not to retry ("Name: value"),
 					   sent where the row says no retry
 					   can change the answer; or NULL */
+	const struct hook_ack *ack;	/* the sender's own answer to the
+					   200 outcomes (but a handshake with
+					   members of its own), or NULL */
 };
 
 /*

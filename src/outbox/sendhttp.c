@@ -1,83 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook: an outbox row to a URL (see outbox/send.h); the libcurl room.
- *
- * libcurl is opened with dlopen() on the first POST, not linked: it
- * brings two dozen libraries (HTTP/2, IDN, LDAP, SSH, Kerberos...), and
- * a CGI run, which never sends, would relocate them all on every
- * request.  configure checks its headers and names the library
- * (CURL_SONAME); the types and constants are curl.h's.
+ * oncehook: an outbox row to a URL (see outbox/send.h), through the
+ * libcurl room (lib/curlapi.h).
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include <curl/curl.h>
-
 #include "conf.h"
 #include "lib/crypto.h"
+#include "lib/curlapi.h"
 #include "outbox/send.h"
-
-/* The entry points used, as curl.h declares them. */
-struct curl_api {
-	void			*lib;
-	__typeof__(curl_global_init)	*global_init;
-	__typeof__(curl_easy_init)	*easy_init;
-	__typeof__(curl_easy_setopt)	*easy_setopt;
-	__typeof__(curl_easy_perform)	*easy_perform;
-	__typeof__(curl_easy_getinfo)	*easy_getinfo;
-	__typeof__(curl_easy_cleanup)	*easy_cleanup;
-	__typeof__(curl_easy_strerror)	*easy_strerror;
-	__typeof__(curl_slist_append)	*slist_append;
-	__typeof__(curl_slist_free_all)	*slist_free_all;
-};
-
-/* The per-process cache: loaded once. */
-static struct curl_api	 api;
-
-static int
-load(char *why, size_t whysz)
-{
-	const char	*e;
-
-	if (api.lib != NULL)
-		return 0;
-	if ((api.lib = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL) {
-		e = dlerror();
-		snprintf(why, whysz, "cannot load %s (install the Debian "
-		    "package libcurl4): %s", CURL_SONAME, e ? e : "?");
-		return -1;
-	}
-#define SYM(f, name) \
-	if ((*(void **)&api.f = dlsym(api.lib, name)) == NULL) \
-		goto bad
-	SYM(global_init, "curl_global_init");
-	SYM(easy_init, "curl_easy_init");
-	SYM(easy_setopt, "curl_easy_setopt");
-	SYM(easy_perform, "curl_easy_perform");
-	SYM(easy_getinfo, "curl_easy_getinfo");
-	SYM(easy_cleanup, "curl_easy_cleanup");
-	SYM(easy_strerror, "curl_easy_strerror");
-	SYM(slist_append, "curl_slist_append");
-	SYM(slist_free_all, "curl_slist_free_all");
-#undef SYM
-	if (api.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		snprintf(why, whysz, "%s: curl_global_init failed",
-		    CURL_SONAME);
-		goto out;
-	}
-	return 0;
-bad:
-	snprintf(why, whysz, "%s: a function is missing: %s", CURL_SONAME,
-	    dlerror());
-out:
-	dlclose(api.lib);
-	memset(&api, 0, sizeof(api));
-	return -1;
-}
 
 int
 send_sign(const struct secret *secret, const struct send_msg *m,
@@ -121,6 +56,7 @@ int
 send_http(const char *url, const struct secret *secret,
     const struct send_msg *m, long timeout, char *why, size_t whysz)
 {
+	const struct curl_api	*api;
 	struct curl_slist	*h = NULL, *t;
 	CURL			*c = NULL;
 	CURLcode		 rc;
@@ -136,7 +72,7 @@ send_http(const char *url, const struct secret *secret,
 		    "URL target's requests are signed with it");
 		return -1;
 	}
-	if (load(why, whysz) == -1)
+	if ((api = curlapi_load(why, whysz)) == NULL)
 		return -1;
 	if (send_sign(secret, m, ts, sig, sizeof(sig)) == -1) {
 		snprintf(why, whysz, "signing failed");
@@ -145,40 +81,40 @@ send_http(const char *url, const struct secret *secret,
 	snprintf(hdr[0], sizeof(hdr[0]), "webhook-id: %s", m->id);
 	snprintf(hdr[1], sizeof(hdr[1]), "webhook-timestamp: %lld", ts);
 	snprintf(hdr[2], sizeof(hdr[2]), "webhook-signature: %s", sig);
-	if ((t = api.slist_append(h, "Content-Type: application/json")) ==
+	if ((t = api->slist_append(h, "Content-Type: application/json")) ==
 	    NULL)
 		goto oom;
 	h = t;
 	for (i = 0; i < 3; i++) {
-		if ((t = api.slist_append(h, hdr[i])) == NULL)
+		if ((t = api->slist_append(h, hdr[i])) == NULL)
 			goto oom;
 		h = t;
 	}
 	/* "Expect: 100-continue" would cost a round trip on large rows. */
-	if ((t = api.slist_append(h, "Expect:")) == NULL)
+	if ((t = api->slist_append(h, "Expect:")) == NULL)
 		goto oom;
 	h = t;
-	if ((c = api.easy_init()) == NULL)
+	if ((c = api->easy_init()) == NULL)
 		goto oom;
-	api.easy_setopt(c, CURLOPT_URL, url);
-	api.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	api.easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	api.easy_setopt(c, CURLOPT_POST, 1L);
-	api.easy_setopt(c, CURLOPT_POSTFIELDS, m->payload);
-	api.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+	api->easy_setopt(c, CURLOPT_URL, url);
+	api->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	api->easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	api->easy_setopt(c, CURLOPT_POST, 1L);
+	api->easy_setopt(c, CURLOPT_POSTFIELDS, m->payload);
+	api->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
 	    (curl_off_t)m->payloadsz);
-	api.easy_setopt(c, CURLOPT_USERAGENT, "oncehook/" PACKAGE_VERSION);
-	api.easy_setopt(c, CURLOPT_TIMEOUT, timeout);
-	api.easy_setopt(c, CURLOPT_CONNECTTIMEOUT, timeout < 10 ?
+	api->easy_setopt(c, CURLOPT_USERAGENT, "oncehook/" PACKAGE_VERSION);
+	api->easy_setopt(c, CURLOPT_TIMEOUT, timeout);
+	api->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, timeout < 10 ?
 	    timeout : 10L);
-	api.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	api.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	api.easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-	if ((rc = api.easy_perform(c)) != CURLE_OK) {
-		snprintf(why, whysz, "POST: %s", api.easy_strerror(rc));
+	api->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	api->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	api->easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	if ((rc = api->easy_perform(c)) != CURLE_OK) {
+		snprintf(why, whysz, "POST: %s", api->easy_strerror(rc));
 		goto out;
 	}
-	api.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	api->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	if (code >= 200 && code < 300)
 		res = 0;
 	else
@@ -188,8 +124,8 @@ oom:
 	snprintf(why, whysz, "out of memory");
 out:
 	if (c != NULL)
-		api.easy_cleanup(c);
-	api.slist_free_all(h);
+		api->easy_cleanup(c);
+	api->slist_free_all(h);
 	crypto_wipe(hdr[2], sizeof(hdr[2]));
 	crypto_wipe(sig, sizeof(sig));
 	return res;

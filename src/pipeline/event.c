@@ -176,16 +176,28 @@ static enum hook_err
 handshake(const struct conf_endpoint *ep, const struct jsondoc *d,
     struct event *ev, const char **why)
 {
-	const struct handshake	*hs = ep->scheme->handshake;
+	const struct handshake	*hs;
 	char			 tbuf[EVENT_TYPE_MAX + 2];
 	char			 cbuf[HOOK_TOKEN_MAX + 2];
 	const char		*t, *c;
 	long			 i;
 
-	if (hs == NULL || (i = jsondoc_get(d, hs->at)) == -1 ||
-	    (t = string_at(d, i, tbuf, sizeof(tbuf))) == NULL ||
-	    strcmp(t, hs->type) != 0)
+	for (hs = ep->scheme->handshake; hs != NULL; hs = hs->next) {
+		if ((i = jsondoc_get(d, hs->at)) == -1)
+			continue;
+		if (jsondoc_kind(d, i) == JSONDOC_INTEGER) {
+			snprintf(tbuf, sizeof(tbuf), "%lld",
+			    jsondoc_integer(d, i));
+			t = tbuf;
+		} else
+			t = string_at(d, i, tbuf, sizeof(tbuf));
+		if (t != NULL && strcmp(t, hs->type) == 0 &&
+		    (hs->unless == NULL || jsondoc_get(d, hs->unless) == -1))
+			break;
+	}
+	if (hs == NULL)
 		return HOOK_OK;
+	ev->handshake = hs;
 	if (hs->token == NULL)
 		return HOOK_HANDSHAKE;
 	if ((i = jsondoc_get(d, hs->token)) == -1 ||
@@ -575,15 +587,15 @@ int
 event_peek(const struct conf_endpoint *ep, const struct req *rq,
     const char *body, size_t bodysz, struct event *ev)
 {
+	const struct handshake	*hs;
 	char			*v = NULL;
 	const char		*why = NULL;
 	size_t			 i;
 
 	memset(ev, 0, sizeof(*ev));
-	if (ep->scheme->handshake != NULL) {
-		if (!peek_json(ep, body, bodysz, ep->scheme->handshake->at, 0,
-		    &v) || (v != NULL && strcmp(v,
-		    ep->scheme->handshake->type) == 0))
+	for (hs = ep->scheme->handshake; hs != NULL; hs = hs->next) {
+		if (!peek_json(ep, body, bodysz, hs->at, 0, &v) ||
+		    (v != NULL && strcmp(v, hs->type) == 0))
 			goto no;
 		free(v);
 		v = NULL;

@@ -51,6 +51,7 @@ struct event {
 	void		*doc;		/* pipeline/event.c's: the parse, until finished */
 	char		*token;		/* owned; HOOK_HANDSHAKE: the string
 					   its answer uses, or NULL */
+	const struct handshake *handshake; /* HOOK_HANDSHAKE: which */
 };
 
 /*

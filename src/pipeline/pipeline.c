@@ -47,12 +47,10 @@ struct trace {
 	 * HOOK_ECONFLICT: other bytes), for record(); peeked NULL if none. */
 	char				*peeked;
 	enum hook_err			 looked;
-	/* A batch (pipeline/sig.h): its items and what became of each;
-	 * answer, the provider's own text for a 200. */
+	/* A batch (pipeline/sig.h): its items and what became of each. */
 	struct event			*items;
 	struct store_claim		*claims;
 	size_t				 nitems;
-	const char			*answer_text;
 };
 
 void
@@ -703,7 +701,6 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	/* A batch's body is JSON (a form scheme sends one event): its
 	 * items, each verified above, are claimed in one transaction. */
 	if ((batch = scheme_batch(ep->scheme)) != NULL) {
-		t->answer_text = batch->answer;
 		if (log_enabled(LOG_LEVEL_DEBUG))
 			log_payload(body);
 		er = record_items(p, ep, batch, rq, body, bodysz, now, t);
@@ -720,7 +717,8 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	if ((er = event_parse(ep, rq, body, bodysz, ev, &t->why)) ==
 	    HOOK_HANDSHAKE) {
 		/* Answered, never claimed: nothing touches the store. */
-		if (sig_answer(ep, &in, ev->token, &t->answer) == -1) {
+		if (sig_answer(ep, ev->handshake, &in, ev->token,
+		    &t->answer) == -1) {
 			why_set(&t->why, "handshake: the answer's MAC failed");
 			er = HOOK_ESYSTEM;
 		}
@@ -756,7 +754,7 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	struct event	 ev;
 	enum hook_err	 er;
 	struct trace	 seen;
-	char		 ekey[160], etype[96], ewhy[400], *ab;
+	char		 ekey[160], etype[96], ewhy[400];
 	double		 ms;
 	size_t		 i;
 
@@ -768,20 +766,13 @@ pipeline_run(struct pipeline *p, const struct req *rq, time_t now,
 	resp_make(resp, &(struct resp_in){ .err = er, .key = ev.key,
 	    .answer = &t.answer, .detail = t.why.client,
 	    .raw = t.doc, .rawsz = t.docsz, .ctype = t.ctype,
-	    .no_retry = t.ep != NULL ? t.ep->scheme->no_retry : NULL });
+	    .no_retry = t.ep != NULL ? t.ep->scheme->no_retry : NULL,
+	    .ack = t.ep != NULL ? t.ep->scheme->ack : NULL });
 	/* A 401 names its scheme where the credential is HTTP Basic's
 	 * (RFC 7235 section 3.1). */
 	if (er == HOOK_ESIG && t.ep != NULL &&
 	    scheme_authorization(t.ep->scheme))
 		resp->authenticate = 1;
-	if (t.answer_text != NULL && resp->status == 200 &&
-	    (ab = strdup(t.answer_text)) != NULL) {
-		/* The provider's own success answer (Adyen: [accepted]). */
-		free(resp->body);
-		resp->body = ab;
-		resp->bodysz = strlen(ab);
-		resp->ctype = "text/plain";
-	}
 	free(t.doc);
 	free(t.peeked);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -27,8 +27,8 @@
 #include "lib/jsonpeek.h"
 #include "lib/form.h"
 #include "pipeline/sig.h"
+#include "pipeline/sigkit.h"
 
-#define SIG_CANDIDATES_MAX	16	/* signatures one header may offer */
 
 /* The signatures a request offers, decoded. */
 struct candidates {
@@ -50,6 +50,8 @@ match_any(const struct conf_endpoint *ep, const struct crypto_piece *pieces,
 	int		 found = 0;
 
 	for (i = 0; i < ep->nsecrets; i++) {
+		if (ep->secrets[i].kind != SECRET_MAC)
+			continue;	/* standard's whpk_: v1a's */
 		if (crypto_hmac_sha256(ep->secrets[i].p, ep->secrets[i].sz,
 		    pieces, npieces, want) == -1) {
 			crypto_wipe(want, sizeof(want));
@@ -83,15 +85,15 @@ parse_digits(const char *s, size_t len, size_t max, long long *v)
  * Parse a decimal Unix timestamp of at most 12 digits into *ts.
  * Returns 0, or -1 if it is anything else.
  */
-static int
-parse_ts(const char *s, size_t len, long long *ts)
+int
+sig_parse_ts(const char *s, size_t len, long long *ts)
 {
 	return parse_digits(s, len, 12, ts);
 }
 
 /* HOOK_OK if ts lies within the tolerance of now, both ways. */
-static enum hook_err
-check_time(const struct conf_endpoint *ep, long long ts, time_t now,
+enum hook_err
+sig_check_time(const struct conf_endpoint *ep, long long ts, time_t now,
     struct sig_verdict *v)
 {
 	long long	 skew = (long long)now - ts;
@@ -120,8 +122,8 @@ add_hex(struct candidates *c, const char *s, size_t len)
 }
 
 /* The header's value, or NULL with v->why set. */
-static const char *
-header(const struct sig_input *in, const char *name, struct sig_verdict *v)
+const char *
+sig_header(const struct sig_input *in, const char *name, struct sig_verdict *v)
 {
 	const char	*h;
 
@@ -155,8 +157,8 @@ add_b64(struct candidates *c, const char *s, size_t len)
  * followed by the joiner, then the body.  Fills p (room for 6) and
  * returns the number of pieces.
  */
-static size_t
-signed_bytes(struct crypto_piece *p, const char *prefix, const char *id,
+size_t
+sig_signed_bytes(struct crypto_piece *p, const char *prefix, const char *id,
     const char *ts, size_t tslen, const char *join, const char *body,
     size_t bodysz)
 {
@@ -216,7 +218,7 @@ verify_plain(const struct conf_endpoint *ep, const struct sig_input *in,
 	size_t			 pl = prefix ? strlen(prefix) : 0;
 
 	c.n = 0;
-	if ((h = header(in, name, v)) == NULL)
+	if ((h = sig_header(in, name, v)) == NULL)
 		return HOOK_ESIG;
 	if (pl > 0 && strncmp(h, prefix, pl) == 0)
 		h += pl;
@@ -254,7 +256,7 @@ verify_tagged(const struct conf_endpoint *ep, const struct sig_input *in,
 	char			 seps[2] = { sep, '\0' };
 
 	c.n = 0;
-	if ((h = header(in, name, v)) == NULL)
+	if ((h = sig_header(in, name, v)) == NULL)
 		return HOOK_ESIG;
 	for (item = h; *item != '\0'; item += len + (item[len] == sep)) {
 		while (*item == ' ')
@@ -272,13 +274,13 @@ verify_tagged(const struct conf_endpoint *ep, const struct sig_input *in,
 			 * matches nothing; past the limit, none is read. */
 			(void)add_hex(&c, item + sl + 1, len - sl - 1);
 	}
-	if (ts == NULL || parse_ts(ts, tslen, &t) == -1 || c.n == 0)
+	if (ts == NULL || sig_parse_ts(ts, tslen, &t) == -1 || c.n == 0)
 		goto malformed;
-	n = signed_bytes(pieces, NULL, NULL, ts, tslen, join, in->body,
+	n = sig_signed_bytes(pieces, NULL, NULL, ts, tslen, join, in->body,
 	    in->bodysz);
 	if ((er = matched(match_any(ep, pieces, n, &c), v)) != HOOK_OK)
 		return er;
-	return check_time(ep, t, in->now, v);
+	return sig_check_time(ep, t, in->now, v);
 malformed:
 	v->why = "signature header malformed";
 	return HOOK_ESIG;
@@ -338,22 +340,22 @@ verify_v0(const struct conf_endpoint *ep, const struct sig_input *in,
 	enum hook_err		 er;
 
 	c.n = 0;
-	if ((h = header(in, hsig, v)) == NULL)
+	if ((h = sig_header(in, hsig, v)) == NULL)
 		return HOOK_ESIG;
 	if ((ts = req_header(in->rq, hts)) == NULL) {
 		v->why = "timestamp header missing";
 		return HOOK_ESIG;
 	}
 	if (strncmp(h, "v0=", 3) != 0 || add_hex(&c, h + 3,
-	    strlen(h + 3)) == -1 || parse_ts(ts, strlen(ts), &t) == -1) {
+	    strlen(h + 3)) == -1 || sig_parse_ts(ts, strlen(ts), &t) == -1) {
 		v->why = "signature header malformed";
 		return HOOK_ESIG;
 	}
-	n = signed_bytes(pieces, "v0:", NULL, ts, strlen(ts), ":", in->body,
+	n = sig_signed_bytes(pieces, "v0:", NULL, ts, strlen(ts), ":", in->body,
 	    in->bodysz);
 	if ((er = matched(match_any(ep, pieces, n, &c), v)) != HOOK_OK)
 		return er;
-	return check_time(ep, t, in->now, v);
+	return sig_check_time(ep, t, in->now, v);
 }
 
 static enum hook_err
@@ -383,21 +385,24 @@ verify_standard_as(const struct conf_endpoint *ep, const struct sig_input *in,
     struct sig_verdict *v, const char *hid, const char *hts, const char *hsig)
 {
 	struct candidates	 c;
+	struct sig_pubsigs	*a = NULL;
 	struct crypto_piece	 pieces[6];
 	const char		*id, *ts, *h, *item;
 	size_t			 len, n;
 	long long		 t;
-	enum hook_err		 er;
+	long			 sz;
+	enum hook_err		 er = HOOK_ESIG;
+	int			 rc;
 
 	c.n = 0;
-	if ((h = header(in, hsig, v)) == NULL)
+	if ((h = sig_header(in, hsig, v)) == NULL)
 		return HOOK_ESIG;
 	if ((id = req_header(in->rq, hid)) == NULL || *id == '\0' ||
 	    (ts = req_header(in->rq, hts)) == NULL) {
 		v->why = "id or timestamp header missing";
 		return HOOK_ESIG;
 	}
-	if (strlen(id) > 256 || parse_ts(ts, strlen(ts), &t) == -1)
+	if (strlen(id) > 256 || sig_parse_ts(ts, strlen(ts), &t) == -1)
 		goto malformed;
 	for (item = h; *item != '\0'; item += len) {
 		while (*item == ' ')
@@ -408,17 +413,35 @@ verify_standard_as(const struct conf_endpoint *ep, const struct sig_input *in,
 			goto malformed;
 		if (len > 3 && strncmp(item, "v1,", 3) == 0)
 			(void)add_b64(&c, item + 3, len - 3);
+		else if (len > 4 && strncmp(item, "v1a,", 4) == 0) {
+			/* Ed25519 (whpk_ keys), tried once v1's failed. */
+			if (a == NULL && (a = calloc(1, sizeof(*a))) == NULL)
+				return HOOK_ESYSTEM;
+			if (a->n < SIG_CANDIDATES_MAX && (sz = crypto_unbase64(
+			    item + 4, len - 4, a->v[a->n], 64 + 1)) == 64)
+				a->len[a->n++] = 64;
+		}
 	}
-	if (c.n == 0)
+	if (c.n == 0 && (a == NULL || a->n == 0))
 		goto malformed;
-	n = signed_bytes(pieces, NULL, id, ts, strlen(ts), ".", in->body,
+	n = sig_signed_bytes(pieces, NULL, id, ts, strlen(ts), ".", in->body,
 	    in->bodysz);
-	if ((er = matched(match_any(ep, pieces, n, &c), v)) != HOOK_OK)
-		return er;
-	return check_time(ep, t, in->now, v);
+	if ((rc = match_any(ep, pieces, n, &c)) == 0 && a != NULL) {
+		if ((rc = sigpub_match(ep, SECRET_ED25519, pieces, n, a, v)) ==
+		    -1) {
+			er = HOOK_ECONF;
+			goto out;
+		}
+	}
+	if ((er = matched(rc, v)) == HOOK_OK)
+		er = sig_check_time(ep, t, in->now, v);
+	goto out;
 malformed:
 	v->why = "signature header malformed";
-	return HOOK_ESIG;
+	er = HOOK_ESIG;
+out:
+	free(a);
+	return er;
 }
 
 static enum hook_err
@@ -497,7 +520,7 @@ verify_linear(const struct conf_endpoint *ep, const struct sig_input *in,
 		v->why = "webhookTimestamp missing or not milliseconds";
 		return HOOK_ESIG;
 	}
-	return check_time(ep, t, in->now, v);
+	return sig_check_time(ep, t, in->now, v);
 }
 
 /*
@@ -518,7 +541,7 @@ verify_stamped_ms(const struct conf_endpoint *ep, const struct sig_input *in,
 	enum hook_err		 er;
 
 	c.n = 0;
-	if ((h = header(in, name, v)) == NULL)
+	if ((h = sig_header(in, name, v)) == NULL)
 		return HOOK_ESIG;
 	if ((ts = req_header(in->rq, tsname)) == NULL) {
 		v->why = "timestamp header missing";
@@ -529,11 +552,11 @@ verify_stamped_ms(const struct conf_endpoint *ep, const struct sig_input *in,
 		v->why = "signature header malformed";
 		return HOOK_ESIG;
 	}
-	n = signed_bytes(pieces, NULL, NULL, ts, strlen(ts), join, in->body,
+	n = sig_signed_bytes(pieces, NULL, NULL, ts, strlen(ts), join, in->body,
 	    in->bodysz);
 	if ((er = matched(match_any(ep, pieces, n, &c), v)) != HOOK_OK)
 		return er;
-	return check_time(ep, t, in->now, v);
+	return sig_check_time(ep, t, in->now, v);
 }
 
 static enum hook_err
@@ -567,7 +590,7 @@ verify_vercel(const struct conf_endpoint *ep, const struct sig_input *in,
 	size_t			 i;
 	int			 found = 0;
 
-	if ((h = header(in, "x-vercel-signature", v)) == NULL)
+	if ((h = sig_header(in, "x-vercel-signature", v)) == NULL)
 		return HOOK_ESIG;
 	if (strlen(h) != 2 * CRYPTO_SHA1_LEN ||
 	    crypto_unhex(h, strlen(h), got, sizeof(got)) != CRYPTO_SHA1_LEN) {
@@ -600,7 +623,7 @@ verify_gitlab(const struct conf_endpoint *ep, const struct sig_input *in,
 	size_t		 i;
 	int		 found = 0;
 
-	if ((h = header(in, "X-Gitlab-Token", v)) == NULL)
+	if ((h = sig_header(in, "X-Gitlab-Token", v)) == NULL)
 		return HOOK_ESIG;
 	if (crypto_sha256(h, strlen(h), got) == -1)
 		return HOOK_ESYSTEM;
@@ -764,7 +787,7 @@ verify_mailgun(const struct conf_endpoint *ep, const struct sig_input *in,
 	    toklen == 0 || toklen > MAILGUN_TOKEN_MAX ||
 	    (node = jsondoc_get(d, "/signature/signature")) == -1 ||
 	    (mac = jsondoc_string(d, node, &maclen)) == NULL ||
-	    parse_ts(ts, tslen, &t) == -1 || add_hex(&c, mac, maclen) == -1)
+	    sig_parse_ts(ts, tslen, &t) == -1 || add_hex(&c, mac, maclen) == -1)
 		goto malformed;
 	if ((node = jsondoc_get(d, "/signature/parent-signature")) != -1 &&
 	    (mac = jsondoc_string(d, node, &maclen)) != NULL)
@@ -774,7 +797,7 @@ verify_mailgun(const struct conf_endpoint *ep, const struct sig_input *in,
 	pieces[1].p = tok;
 	pieces[1].sz = toklen;
 	if ((er = matched(match_any(ep, pieces, 2, &c), v)) == HOOK_OK)
-		er = check_time(ep, t, in->now, v);
+		er = sig_check_time(ep, t, in->now, v);
 	goto out;
 malformed:
 	v->why = "signature member malformed";
@@ -933,7 +956,7 @@ verify_twilio(const struct conf_endpoint *ep, const struct sig_input *in,
 		v->why = "no public URL configured (ONCEHOOK_<NAME>_URL)";
 		return HOOK_ECONF;
 	}
-	if ((h = header(in, "X-Twilio-Signature", v)) == NULL)
+	if ((h = sig_header(in, "X-Twilio-Signature", v)) == NULL)
 		return HOOK_ESIG;
 	if ((sha256 = twilio_sha256(in)) == -1) {
 		v->why = "signature algorithm not supported";
@@ -988,13 +1011,13 @@ verify_square(const struct conf_endpoint *ep, const struct sig_input *in,
 		v->why = "no notification URL configured (ONCEHOOK_<NAME>_URL)";
 		return HOOK_ECONF;
 	}
-	if ((h = header(in, "x-square-hmacsha256-signature", v)) == NULL)
+	if ((h = sig_header(in, "x-square-hmacsha256-signature", v)) == NULL)
 		return HOOK_ESIG;
 	if (add_b64(&c, h, strlen(h)) == -1) {
 		v->why = "signature header malformed";
 		return HOOK_ESIG;
 	}
-	n = signed_bytes(pieces, ep->url, NULL, NULL, 0, "", in->body,
+	n = sig_signed_bytes(pieces, ep->url, NULL, NULL, 0, "", in->body,
 	    in->bodysz);
 	return matched(match_any(ep, pieces, n, &c), v);
 }
@@ -1019,9 +1042,10 @@ static const char *const adyen_fields[] = {
 
 static const char *const adyen_key[] = { "/eventCode", "/success", NULL };
 static const struct sig_batch adyen_batch = {
-	"/notificationItems", "/NotificationRequestItem", adyen_key,
-	"[accepted]"
+	"/notificationItems", "/NotificationRequestItem", adyen_key
 };
+/* Adyen's answer to a batch it delivered. */
+static const struct hook_ack adyen_ack = { 200, "[accepted]" };
 
 /*
  * The value at item + field as HmacValidator writes it into the signed
@@ -1198,12 +1222,8 @@ secret_whsec(const char *text, struct secret *out, char *err, size_t errsz)
  * same signed bytes its verify function checks.
  */
 
-static void
-out_add(struct sig_out *o, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-out_add(struct sig_out *o, const char *name, const char *fmt, ...)
+void
+sig_out_add(struct sig_out *o, const char *name, const char *fmt, ...)
 {
 	va_list	 ap;
 
@@ -1236,7 +1256,7 @@ mac_pieces(const struct secret *k, const struct crypto_piece *pieces,
 }
 
 /*
- * The MAC of m's signed bytes (see signed_bytes()) as hex (65 bytes) or
+ * The MAC of m's signed bytes (see sig_signed_bytes()) as hex (65 bytes) or
  * base64 (45 bytes) text in out; ts receives m's time as text.
  */
 static int
@@ -1248,7 +1268,7 @@ mac_text(const struct secret *k, const struct sig_msg *m, const char *prefix,
 	size_t			 n;
 
 	snprintf(ts, 24, "%lld", (long long)m->now);
-	n = signed_bytes(pieces, prefix, id, timed ? ts : NULL, strlen(ts),
+	n = sig_signed_bytes(pieces, prefix, id, timed ? ts : NULL, strlen(ts),
 	    join, m->body, m->bodysz);
 	return mac_pieces(k, pieces, n, base64, out);
 }
@@ -1261,10 +1281,10 @@ sign_hmac_sha256(const struct secret *k, const struct sig_msg *m,
 
 	if (mac_text(k, m, NULL, NULL, 0, "", 0, ts, mac) == -1)
 		return -1;
-	out_add(o, "X-Webhook-Signature", "sha256=%s", mac);
+	sig_out_add(o, "X-Webhook-Signature", "sha256=%s", mac);
 	/* The body's id or hash is the key unless one was asked for. */
 	if (m->id_given)
-		out_add(o, "X-Idempotency-Key", "%s", m->id);
+		sig_out_add(o, "X-Idempotency-Key", "%s", m->id);
 	return 0;
 }
 
@@ -1276,9 +1296,9 @@ sign_github(const struct secret *k, const struct sig_msg *m,
 
 	if (mac_text(k, m, NULL, NULL, 0, "", 0, ts, mac) == -1)
 		return -1;
-	out_add(o, "X-GitHub-Event", "%s", m->event ? m->event : "ping");
-	out_add(o, "X-GitHub-Delivery", "%s", m->id);
-	out_add(o, "X-Hub-Signature-256", "sha256=%s", mac);
+	sig_out_add(o, "X-GitHub-Event", "%s", m->event ? m->event : "ping");
+	sig_out_add(o, "X-GitHub-Delivery", "%s", m->id);
+	sig_out_add(o, "X-Hub-Signature-256", "sha256=%s", mac);
 	return 0;
 }
 
@@ -1290,11 +1310,11 @@ sign_shopify(const struct secret *k, const struct sig_msg *m,
 
 	if (mac_text(k, m, NULL, NULL, 0, "", 1, ts, mac) == -1)
 		return -1;
-	out_add(o, "X-Shopify-Topic", "%s",
+	sig_out_add(o, "X-Shopify-Topic", "%s",
 	    m->event ? m->event : "orders/create");
-	out_add(o, "X-Shopify-Event-Id", "%s", m->id);
-	out_add(o, "X-Shopify-Webhook-Id", "%s", m->id);
-	out_add(o, "X-Shopify-Hmac-Sha256", "%s", mac);
+	sig_out_add(o, "X-Shopify-Event-Id", "%s", m->id);
+	sig_out_add(o, "X-Shopify-Webhook-Id", "%s", m->id);
+	sig_out_add(o, "X-Shopify-Hmac-Sha256", "%s", mac);
 	return 0;
 }
 
@@ -1311,7 +1331,7 @@ sign_tagged(const struct secret *k, const struct sig_msg *m,
 
 	if (mac_text(k, m, NULL, NULL, 1, join, 0, ts, mac) == -1)
 		return -1;
-	out_add(o, name, "%s=%s%c%s=%s", tkey, ts, sep, skey, mac);
+	sig_out_add(o, name, "%s=%s%c%s=%s", tkey, ts, sep, skey, mac);
 	return 0;
 }
 
@@ -1338,8 +1358,8 @@ sign_v0(const struct secret *k, const struct sig_msg *m, struct sig_out *o,
 
 	if (mac_text(k, m, "v0:", NULL, 1, ":", 0, ts, mac) == -1)
 		return -1;
-	out_add(o, hts, "%s", ts);
-	out_add(o, hsig, "v0=%s", mac);
+	sig_out_add(o, hts, "%s", ts);
+	sig_out_add(o, hsig, "v0=%s", mac);
 	return 0;
 }
 
@@ -1360,13 +1380,20 @@ static int
 sign_standard_as(const struct secret *k, const struct sig_msg *m,
     struct sig_out *o, const char *hid, const char *hts, const char *hsig)
 {
-	char	 ts[24], mac[45];
+	char	 ts[24], mac[100];
 
-	if (mac_text(k, m, NULL, m->id, 1, ".", 1, ts, mac) == -1)
+	if (k->kind == SECRET_PRIVATE) {
+		/* Ed25519: Standard Webhooks' v1a. */
+		if (sigpub_sign_v1a(k, m, mac, sizeof(mac)) == -1)
+			return -1;
+		snprintf(ts, sizeof(ts), "%lld", (long long)m->now);
+	} else if (mac_text(k, m, NULL, m->id, 1, ".", 1, ts, mac + 3) == -1)
 		return -1;
-	out_add(o, hid, "%s", m->id);
-	out_add(o, hts, "%s", ts);
-	out_add(o, hsig, "v1,%s", mac);
+	else
+		memcpy(mac, "v1,", 3);
+	sig_out_add(o, hid, "%s", m->id);
+	sig_out_add(o, hts, "%s", ts);
+	sig_out_add(o, hsig, "%s", mac);
 	return 0;
 }
 
@@ -1390,10 +1417,10 @@ static int
 sign_gitlab(const struct secret *k, const struct sig_msg *m,
     struct sig_out *o)
 {
-	out_add(o, "X-Gitlab-Event", "%s",
+	sig_out_add(o, "X-Gitlab-Event", "%s",
 	    m->event ? m->event : "System Hook");
-	out_add(o, "X-Gitlab-Event-UUID", "%s", m->id);
-	out_add(o, "X-Gitlab-Token", "%.*s", (int)k->sz,
+	sig_out_add(o, "X-Gitlab-Event-UUID", "%s", m->id);
+	sig_out_add(o, "X-Gitlab-Token", "%.*s", (int)k->sz,
 	    (const char *)k->p);
 	return 0;
 }
@@ -1435,7 +1462,7 @@ v0_signer(const struct conf_endpoint *ep, const struct sig_input *in,
 	    strncmp(h, "v0=", 3) != 0 || add_hex(&c, h + 3,
 	    strlen(h + 3)) == -1)
 		return -1;
-	n = signed_bytes(pieces, "v0:", NULL, ts, strlen(ts), ":", in->body,
+	n = sig_signed_bytes(pieces, "v0:", NULL, ts, strlen(ts), ":", in->body,
 	    in->bodysz);
 	for (i = 0; i < ep->nsecrets && found == -1; i++) {
 		if (crypto_hmac_sha256(ep->secrets[i].p, ep->secrets[i].sz,
@@ -1479,18 +1506,48 @@ answer_zoom(const struct conf_endpoint *ep, const struct sig_input *in,
 
 /* Slack: a Request URL's check (Events API, interactivity). */
 static const struct handshake slack_handshake = {
-	"/type", "url_verification", "/challenge", answer_slack
+	"/type", "url_verification", "/challenge", answer_slack, NULL, NULL
 };
+
+/*
+ * Discord: its interactions endpoint's PING ({"type":1}, answered
+ * {"type":1}), and its webhook events' (type 0, answered 204 as every
+ * event is: discord_ack).  A webhook event is type 1 too, with an
+ * "event" member.
+ */
+static int
+answer_discord(const struct conf_endpoint *ep, const struct sig_input *in,
+    const char *token, struct hook_answer *out)
+{
+	(void)ep, (void)in, (void)token;
+	out->name[0] = "type";
+	memcpy(out->value[0], "1", 2);
+	out->number = 1;
+	out->n = 1;
+	return 0;
+}
+
+static const struct handshake discord_events_ping = {
+	"/type", "0", NULL, NULL, NULL, NULL
+};
+static const struct handshake discord_handshake = {
+	"/type", "1", NULL, answer_discord, "/event", &discord_events_ping
+};
+/* Discord's webhook events expect 204, no body. */
+static const struct hook_ack discord_ack = { 204, NULL };
+
+/* SendGrid: an array of events, each with its sg_event_id. */
+static const struct sig_batch sendgrid_batch = { "", "", NULL };
 
 /* Zoom: the endpoint's validation, at set-up and every 72 hours. */
 static const struct handshake zoom_handshake = {
 	"/event", "endpoint.url_validation", "/payload/plainToken",
-	answer_zoom
+	answer_zoom, NULL, NULL
 };
 
 /* Stripe: an event destination's ping (a thin event); any 2xx will do. */
 static const struct handshake stripe_handshake = {
-	"/type", "v2.core.event_destination.ping", NULL, NULL
+	"/type", "v2.core.event_destination.ping", NULL, NULL, NULL, NULL
 };
 
 
@@ -1502,8 +1559,8 @@ sign_razorpay(const struct secret *k, const struct sig_msg *m,
 
 	if (mac_text(k, m, NULL, NULL, 0, "", 0, ts, mac) == -1)
 		return -1;
-	out_add(o, "X-Razorpay-Event-Id", "%s", m->id);
-	out_add(o, "X-Razorpay-Signature", "%s", mac);
+	sig_out_add(o, "X-Razorpay-Event-Id", "%s", m->id);
+	sig_out_add(o, "X-Razorpay-Signature", "%s", mac);
 	return 0;
 }
 
@@ -1516,11 +1573,11 @@ sign_woocommerce(const struct secret *k, const struct sig_msg *m,
 
 	if (mac_text(k, m, NULL, NULL, 0, "", 1, ts, mac) == -1)
 		return -1;
-	out_add(o, "X-WC-Webhook-Topic", "%s", topic);
-	out_add(o, "X-WC-Webhook-Resource", "%.*s",
+	sig_out_add(o, "X-WC-Webhook-Topic", "%s", topic);
+	sig_out_add(o, "X-WC-Webhook-Resource", "%.*s",
 	    (int)strcspn(topic, "."), topic);
-	out_add(o, "X-WC-Webhook-Delivery-ID", "%s", m->id);
-	out_add(o, "X-WC-Webhook-Signature", "%s", mac);
+	sig_out_add(o, "X-WC-Webhook-Delivery-ID", "%s", m->id);
+	sig_out_add(o, "X-WC-Webhook-Signature", "%s", mac);
 	return 0;
 }
 
@@ -1532,7 +1589,7 @@ sign_mollie(const struct secret *k, const struct sig_msg *m,
 
 	if (mac_text(k, m, NULL, NULL, 0, "", 0, ts, mac) == -1)
 		return -1;
-	out_add(o, "X-Mollie-Signature", "sha256=%s", mac);
+	sig_out_add(o, "X-Mollie-Signature", "sha256=%s", mac);
 	return 0;
 }
 
@@ -1545,9 +1602,9 @@ sign_linear(const struct secret *k, const struct sig_msg *m,
 
 	if (mac_text(k, m, NULL, NULL, 0, "", 0, ts, mac) == -1)
 		return -1;
-	out_add(o, "Linear-Delivery", "%s", m->id);
-	out_add(o, "Linear-Event", "%s", m->event ? m->event : "Issue");
-	out_add(o, "Linear-Signature", "%s", mac);
+	sig_out_add(o, "Linear-Delivery", "%s", m->id);
+	sig_out_add(o, "Linear-Event", "%s", m->event ? m->event : "Issue");
+	sig_out_add(o, "Linear-Signature", "%s", mac);
 	return 0;
 }
 
@@ -1562,12 +1619,12 @@ sign_stamped_ms(const struct secret *k, const struct sig_msg *m,
 	size_t			 n;
 
 	snprintf(ts, sizeof(ts), "%lld000", (long long)m->now);
-	n = signed_bytes(pieces, NULL, NULL, ts, strlen(ts), join, m->body,
+	n = sig_signed_bytes(pieces, NULL, NULL, ts, strlen(ts), join, m->body,
 	    m->bodysz);
 	if (mac_pieces(k, pieces, n, base64, mac) == -1)
 		return -1;
-	out_add(o, tsname, "%s", ts);
-	out_add(o, name, "%s", mac);
+	sig_out_add(o, tsname, "%s", ts);
+	sig_out_add(o, name, "%s", mac);
 	return 0;
 }
 
@@ -1599,7 +1656,7 @@ sign_vercel(const struct secret *k, const struct sig_msg *m,
 		return -1;
 	crypto_hex(md, sizeof(md), mac);
 	crypto_wipe(md, sizeof(md));
-	out_add(o, "x-vercel-signature", "%s", mac);
+	sig_out_add(o, "x-vercel-signature", "%s", mac);
 	return 0;
 }
 
@@ -1682,7 +1739,7 @@ sign_basic(const struct secret *k, const struct sig_msg *m,
 	if (4 * ((k->sz + 2) / 3) + 1 > sizeof(b64) ||
 	    crypto_base64(k->p, k->sz, b64, sizeof(b64)) == -1)
 		return -1;
-	out_add(o, "Authorization", "Basic %s", b64);
+	sig_out_add(o, "Authorization", "Basic %s", b64);
 	crypto_wipe(b64, sizeof(b64));
 	return 0;
 }
@@ -1769,9 +1826,9 @@ sign_twilio(const struct secret *k, const struct sig_msg *m,
 		return -1;
 	(void)crypto_base64(md, sizeof(md), mac, sizeof(mac));
 	crypto_wipe(md, sizeof(md));
-	out_add(o, "Content-Type", "application/x-www-form-urlencoded");
-	out_add(o, "I-Twilio-Idempotency-Token", "%s", m->id);
-	out_add(o, "X-Twilio-Signature", "%s", mac);
+	sig_out_add(o, "Content-Type", "application/x-www-form-urlencoded");
+	sig_out_add(o, "I-Twilio-Idempotency-Token", "%s", m->id);
+	sig_out_add(o, "X-Twilio-Signature", "%s", mac);
 	return 0;
 }
 
@@ -1787,13 +1844,13 @@ sign_square(const struct secret *k, const struct sig_msg *m,
 
 	if (m->url == NULL)
 		return -1;
-	n = signed_bytes(pieces, m->url, NULL, NULL, 0, "", m->body,
+	n = sig_signed_bytes(pieces, m->url, NULL, NULL, 0, "", m->body,
 	    m->bodysz);
 	if (crypto_hmac_sha256(k->p, k->sz, pieces, n, md) == -1)
 		return -1;
 	(void)crypto_base64(md, sizeof(md), mac, sizeof(mac));
 	crypto_wipe(md, sizeof(md));
-	out_add(o, "x-square-hmacsha256-signature", "%s", mac);
+	sig_out_add(o, "x-square-hmacsha256-signature", "%s", mac);
 	return 0;
 }
 
@@ -1829,7 +1886,7 @@ static const struct scheme schemes[] = {
 	{ .name = "standard", .timestamped = 1,
 	  .key = "header:webhook-id",
 	  .type = "json:/type", .types = SIG_TYPES_ANY,
-	  .signed_header = "webhook-id", .secret = secret_whsec,
+	  .signed_header = "webhook-id", .secret = sigpub_secret_standard,
 	  .verify = verify_standard, .sign = sign_standard, .park_after = 3 },
 	{ .name = "svix", .timestamped = 1,
 	  .key = "header:svix-id",
@@ -1926,8 +1983,34 @@ static const struct scheme schemes[] = {
 	{ .name = "adyen", .timestamped = 0,
 	  .key = "json:/pspReference",
 	  .type = "json:/eventCode", .types = SIG_TYPES_ANY,
-	  .secret = secret_hex, .batch = &adyen_batch,
+	  .secret = secret_hex, .batch = &adyen_batch, .ack = &adyen_ack,
 	  .verify = verify_adyen, .sign = sign_adyen, .park_after = 3 },
+	/*
+	 * The public-key schemes (pipeline/sigpub.c).  Discord's webhook
+	 * events carry no id: the key is the hash; its interactions' is
+	 * their id.
+	 */
+	{ .name = "discord", .timestamped = 1,
+	  .key = "json:/id hash",
+	  .type = "json:/event/type json:/type", .types = SIG_TYPES_ANY,
+	  .handshake = &discord_handshake, .ack = &discord_ack,
+	  .secret = sigpub_secret_ed25519, .flags = SCHEME_PUBLIC_KEY,
+	  .verify = sigpub_verify_discord, .sign = sigpub_sign_discord,
+	  .park_after = 3 },
+	{ .name = "telnyx", .timestamped = 1,
+	  .key = "json:/data/id",
+	  .type = "json:/data/event_type", .types = SIG_TYPES_DOTTED,
+	  .secret = sigpub_secret_ed25519, .flags = SCHEME_PUBLIC_KEY,
+	  .verify = sigpub_verify_telnyx, .sign = sigpub_sign_telnyx,
+	  .park_after = 3 },
+	/* A batch: an array of events, each its own (sendgrid_batch). */
+	{ .name = "sendgrid", .timestamped = 1,
+	  .key = "json:/sg_event_id",
+	  .type = "json:/event", .types = SIG_TYPES_WORD,
+	  .batch = &sendgrid_batch,
+	  .secret = sigpub_secret_p256, .flags = SCHEME_PUBLIC_KEY,
+	  .verify = sigpub_verify_sendgrid, .sign = sigpub_sign_sendgrid,
+	  .park_after = 3 },
 };
 
 #define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
@@ -2073,11 +2156,11 @@ sig_verify(const struct conf_endpoint *ep, const struct sig_input *in,
 }
 
 int
-sig_answer(const struct conf_endpoint *ep, const struct sig_input *in,
-    const char *token, struct hook_answer *out)
+sig_answer(const struct conf_endpoint *ep, const struct handshake *hs,
+    const struct sig_input *in, const char *token, struct hook_answer *out)
 {
-	const struct handshake	*hs = ep->scheme->handshake;
-
+	if (hs == NULL)
+		hs = ep->scheme->handshake;
 	memset(out, 0, sizeof(*out));
 	if (hs == NULL || hs->answer == NULL)
 		return 0;
@@ -2087,16 +2170,17 @@ sig_answer(const struct conf_endpoint *ep, const struct sig_input *in,
 }
 
 int
-sig_sign(const struct conf_endpoint *ep, const struct sig_msg *m,
-    struct sig_out *out)
+sig_sign(const struct conf_endpoint *ep, const struct secret *key,
+    const struct sig_msg *m, struct sig_out *out)
 {
 	struct sig_msg	 mu = *m;
 
 	out->n = 0;
 	out->body = NULL;
 	out->bodysz = 0;
-	if (ep->nsecrets == 0)
+	if (key == NULL && ep->nsecrets == 0)
 		return -1;
 	mu.url = ep->url;
-	return ep->scheme->sign(&ep->secrets[0], &mu, out);
+	return ep->scheme->sign(key != NULL ? key : &ep->secrets[0], &mu,
+	    out);
 }

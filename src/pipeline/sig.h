@@ -86,7 +86,8 @@ enum sig_types {
  * A sender's handshake (SPEC section 14): a signed request that checks
  * the endpoint rather than reports an event, verified like any other,
  * answered as the sender requires, never claimed nor stored.  It is the
- * request whose JSON string at "at" is "type".  Its answer is made from
+ * request whose JSON string (or integer, written in decimal) at "at" is
+ * "type".  Its answer is made from
  * the string at "token" (NULL: none), which is attacker-chosen text: at
  * most HOOK_TOKEN_MAX bytes, printable, escaped when written.
  */
@@ -102,6 +103,11 @@ struct handshake {
 	int		(*answer)(const struct conf_endpoint *,
 			    const struct sig_input *in, const char *token,
 			    struct hook_answer *out);
+	/* A JSON pointer: a body with a member there is no handshake
+	 * (Discord's events share their PING's type), or NULL. */
+	const char	*unless;
+	/* The sender's other handshake, tried next, or NULL. */
+	const struct handshake *next;
 };
 
 struct sig_batch;
@@ -164,12 +170,17 @@ struct scheme {
 	 * X-Slack-No-Retry.
 	 */
 	const char	*no_retry;
+	/* The sender's own answer to its delivered events, or NULL:
+	 * oncehook's JSON (struct hook_ack). */
+	const struct hook_ack *ack;
 };
 
 #define SCHEME_UNSIGNED_DATA	0x01	/* signature covers no event data */
 #define SCHEME_AUTHORIZATION	0x02	/* credentials in Authorization */
 #define SCHEME_SIGNS_URL	0x04	/* signs ONCEHOOK_<NAME>_URL */
 #define SCHEME_SENDS_FORM	0x08	/* bodies may be forms */
+#define SCHEME_PUBLIC_KEY	0x10	/* keys are public (lib/pubkey.h):
+					   signed with oncehook sign --key */
 
 /* The scheme of that name, or NULL. */
 const struct scheme	*scheme_find(const char *name);
@@ -233,14 +244,14 @@ int			 scheme_authorization(const struct scheme *);
  * body would be.  Where the endpoint keeps the scheme's default key,
  * the item's strings (or true/false) at the pointers of "key_more" are
  * appended to it, each after a ':'.  A request whose items all stood
- * (applied, or known) is answered 200 with "answer" as text/plain.
+ * (applied, or known) is answered 200, or as the scheme's ack says.
+ * The array at "items" may be the body itself ("": SendGrid's).
  */
 #define SIG_BATCH_MAX	256	/* items in one request; more is 422 */
 struct sig_batch {
 	const char		*items;	/* JSON pointer */
 	const char		*item;	/* JSON pointer in an element */
 	const char *const	*key_more; /* NULL-terminated */
-	const char		*answer;
 };
 
 /* The scheme's batch, or NULL: one event per request. */
@@ -255,21 +266,25 @@ enum hook_err	sig_verify(const struct conf_endpoint *,
 		    __attribute__((warn_unused_result));
 
 /*
- * The answer to the endpoint scheme's handshake in the verified request
- * in, made from token (NULL if its handshake takes none): 0 with out
+ * The answer to the handshake hs (the one event_parse() found; NULL:
+ * the scheme's first) in the verified request in, made from token (NULL if its handshake takes none): 0 with out
  * filled, or -1 if a MAC failed.
  */
 int		sig_answer(const struct conf_endpoint *,
-		    const struct sig_input *in, const char *token,
+		    const struct handshake *, const struct sig_input *in,
+		    const char *token,
 		    struct hook_answer *out)
 		    __attribute__((warn_unused_result));
 
 /*
- * Sign m with the endpoint's first secret (oncehook sign).  Returns 0,
- * or -1 if the endpoint has no secret or the MAC fails.
+ * Sign m with key, or where key is NULL the endpoint's first secret
+ * (oncehook sign; a public-key scheme's key is a private one,
+ * SECRET_PRIVATE).  Returns 0, or -1 if there is no key or the MAC
+ * fails.
  */
-int		sig_sign(const struct conf_endpoint *, const struct sig_msg *m,
-		    struct sig_out *out) __attribute__((warn_unused_result));
+int		sig_sign(const struct conf_endpoint *, const struct secret *key,
+		    const struct sig_msg *m, struct sig_out *out)
+		    __attribute__((warn_unused_result));
 
 /* Longest signature header accepted, bytes; longer is malformed. */
 #define SIG_HEADER_MAX	8192

@@ -512,16 +512,16 @@ test_zoom(void)
 	    strcmp(ep.scheme->handshake->type, "endpoint.url_validation") ==
 	    0 && strcmp(ep.scheme->handshake->token, "/payload/plainToken") ==
 	    0, "zoom: its handshake is /event endpoint.url_validation");
-	CHECK(sig_answer(&ep, &in, "qgg8vlvZRS6UYooatFL8Aw", &a) == 0 &&
+	CHECK(sig_answer(&ep, NULL, &in, "qgg8vlvZRS6UYooatFL8Aw", &a) == 0 &&
 	    a.n == 2 && strcmp(a.name[0], "plainToken") == 0 &&
 	    strcmp(a.value[0], "qgg8vlvZRS6UYooatFL8Aw") == 0 &&
 	    strcmp(a.name[1], "encryptedToken") == 0 &&
 	    strcmp(a.value[1], ZM_ENCRYPTED_OTHER) == 0,
 	    "zoom: encryptedToken = hex HMAC-SHA256(signing secret, "
 	    "plainToken) (%s)", a.value[1]);
-	CHECK(sig_answer(&one, &in, "qgg8vlvZRS6UYooatFL8Aw", &a) == -1,
+	CHECK(sig_answer(&one, NULL, &in, "qgg8vlvZRS6UYooatFL8Aw", &a) == -1,
 	    "zoom: no answer for a request no secret signed");
-	CHECK(sig_answer(&ep, &in, NULL, &a) == -1,
+	CHECK(sig_answer(&ep, NULL, &in, NULL, &a) == -1,
 	    "zoom: no answer without a token");
 
 	/* oncehook sign: what verify accepts. */
@@ -530,7 +530,7 @@ test_zoom(void)
 	m.bodysz = strlen(ZM_BODY);
 	m.now = ZM_T;
 	m.id = "unused";
-	CHECK(sig_sign(&ep, &m, &o) == 0 && o.n == 2 &&
+	CHECK(sig_sign(&ep, NULL, &m, &o) == 0 && o.n == 2 &&
 	    strcmp(o.h[0].name, "x-zm-request-timestamp") == 0 &&
 	    strcmp(o.h[0].value, ZM_TS) == 0 &&
 	    strcmp(o.h[1].name, "x-zm-signature") == 0 &&
@@ -562,7 +562,7 @@ test_handshakes(void)
 	in.body = "{}";
 	in.bodysz = 2;
 	in.now = 0;
-	CHECK(sig_answer(&ep, &in, "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMm", &a)
+	CHECK(sig_answer(&ep, NULL, &in, "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMm", &a)
 	    == 0 && a.n == 1 && strcmp(a.name[0], "challenge") == 0 &&
 	    strcmp(a.value[0], "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMm") == 0,
 	    "slack: answered {\"challenge\": the token}");
@@ -573,7 +573,7 @@ test_handshakes(void)
 	    0 && sc->handshake->token == NULL,
 	    "stripe: its handshake is v2.core.event_destination.ping");
 	endpoint(&ep, "stripe", &s, 1);
-	CHECK(sig_answer(&ep, &in, NULL, &a) == 0 && a.n == 0,
+	CHECK(sig_answer(&ep, NULL, &in, NULL, &a) == 0 && a.n == 0,
 	    "stripe: the ping's answer has no member");
 	CHECK(scheme_find("github")->handshake == NULL &&
 	    scheme_find("hmac-sha256")->handshake == NULL,
@@ -716,7 +716,7 @@ test_basic(void)
 	m.body = "{}";
 	m.bodysz = 2;
 	m.id = "unused";
-	CHECK(sig_sign(&rot, &m, &out) == 0 && out.n == 1 &&
+	CHECK(sig_sign(&rot, NULL, &m, &out) == 0 && out.n == 1 &&
 	    strcmp(out.h[0].name, "Authorization") == 0 &&
 	    strcmp(out.h[0].value, "Basic " BA_POSTMARK) == 0 &&
 	    out.body == NULL,
@@ -888,7 +888,7 @@ test_mailgun(void)
 	m.bodysz = strlen(m.body);
 	m.id = MG_TOKEN;
 	m.now = MG_T;
-	CHECK(sig_sign(&ep, &m, &out) == 0 && out.n == 0 &&
+	CHECK(sig_sign(&ep, NULL, &m, &out) == 0 && out.n == 0 &&
 	    out.body != NULL && out.bodysz == strlen(MG_BLOCK("\"" MG_TS "\"",
 	    MG_TOKEN, MG_SIG)) && memcmp(out.body, MG_BLOCK("\"" MG_TS "\"",
 	    MG_TOKEN, MG_SIG), out.bodysz) == 0,
@@ -896,7 +896,7 @@ test_mailgun(void)
 	free(out.body);
 	m.body = " { } ";
 	m.bodysz = 5;
-	if (sig_sign(&ep, &m, &out) == 0 &&
+	if (sig_sign(&ep, NULL, &m, &out) == 0 &&
 	    (body = strndup(out.body, out.bodysz)) != NULL) {
 		er = run(&ep, ENV("HTTP_USER_AGENT=mailgun"), body, MG_T, &v);
 		CHECK(er == HOOK_OK && strstr(body, "\"},") == NULL,
@@ -908,16 +908,16 @@ test_mailgun(void)
 	free(out.body);
 	m.body = "{\"signature\":{}}";
 	m.bodysz = strlen(m.body);
-	CHECK(sig_sign(&ep, &m, &out) == -1,
+	CHECK(sig_sign(&ep, NULL, &m, &out) == -1,
 	    "mailgun: sig_sign refuses a body that has a signature");
 	m.body = "[1]";
 	m.bodysz = 3;
-	CHECK(sig_sign(&ep, &m, &out) == -1,
+	CHECK(sig_sign(&ep, NULL, &m, &out) == -1,
 	    "mailgun: sig_sign refuses a body that is not an object");
 	m.body = "{}";
 	m.bodysz = 2;
 	m.id = "a\"b";
-	CHECK(sig_sign(&ep, &m, &out) == -1,
+	CHECK(sig_sign(&ep, NULL, &m, &out) == -1,
 	    "mailgun: sig_sign refuses a token JSON would escape");
 }
 
@@ -1015,7 +1015,7 @@ test_adyen(void)
 	memset(&m, 0, sizeof(m));
 	m.body = "{}";
 	m.bodysz = 2;
-	CHECK(cf != NULL && sig_sign(&cf->endpoints[0], &m, &out) == -1,
+	CHECK(cf != NULL && sig_sign(&cf->endpoints[0], NULL, &m, &out) == -1,
 	    "adyen: oncehook sign refuses a body that is no batch");
 	{
 		/* Adyen's "Verify HMAC signatures" example item and key, and
@@ -1047,7 +1047,7 @@ test_adyen(void)
 		m.body = batch;
 		m.bodysz = sizeof(batch) - 1;
 		memset(&out, 0, sizeof(out));
-		ok = cf != NULL && sig_sign(&cf->endpoints[0], &m, &out) == 0 &&
+		ok = cf != NULL && sig_sign(&cf->endpoints[0], NULL, &m, &out) == 0 &&
 		    out.body != NULL && (txt = malloc(out.bodysz + 1)) != NULL;
 		if (ok) {
 			memcpy(txt, out.body, out.bodysz);
@@ -1075,7 +1075,7 @@ test_adyen(void)
 			m.body = twice;
 			m.bodysz = sizeof(twice) - 1;
 			CHECK(cf != NULL &&
-			    sig_sign(&cf->endpoints[0], &m, &out) == -1,
+			    sig_sign(&cf->endpoints[0], NULL, &m, &out) == -1,
 			    "adyen: sign refuses an item already signed");
 		}
 	}
@@ -1443,7 +1443,7 @@ test_url_sign(void)
 	m.id = "tok_1";
 	endpoint(&ep, "twilio", tw, 1);
 	ep.url = (char *)TW_URL;
-	CHECK(sig_sign(&ep, &m, &out) == 0, "twilio: sig_sign succeeds");
+	CHECK(sig_sign(&ep, NULL, &m, &out) == 0, "twilio: sig_sign succeeds");
 	for (i = 0; i < out.n; i++) {
 		if (strcmp(out.h[i].name, "X-Twilio-Signature") == 0)
 			sig = out.h[i].value;
@@ -1459,7 +1459,7 @@ test_url_sign(void)
 	    strcmp(tok, "tok_1") == 0,
 	    "twilio: sign sends a form, the id as I-Twilio-Idempotency-Token");
 	ep.url = NULL;
-	CHECK(sig_sign(&ep, &m, &out) == -1,
+	CHECK(sig_sign(&ep, NULL, &m, &out) == -1,
 	    "twilio: no URL, nothing signed");
 
 	m.body = SQ_BODY;
@@ -1467,7 +1467,7 @@ test_url_sign(void)
 	endpoint(&ep, "square", sq, 1);
 	ep.url = (char *)SQ_URL;
 	sig = NULL;
-	CHECK(sig_sign(&ep, &m, &out) == 0 && out.n == 1 &&
+	CHECK(sig_sign(&ep, NULL, &m, &out) == 0 && out.n == 1 &&
 	    strcmp(out.h[0].name, "x-square-hmacsha256-signature") == 0 &&
 	    strcmp(out.h[0].value, SQ_SIG) == 0,
 	    "square: signing the SDK's example gives its signature");

@@ -22,6 +22,7 @@
 #include "conf.h"
 #include "lib/buf.h"
 #include "lib/crypto.h"
+#include "lib/dynlib.h"
 #include "lib/log.h"
 #include "store/mysql/conn.h"
 
@@ -187,7 +188,6 @@ mydb_stmt_close(struct mystmt *st)
 
 #else /* HAVE_MARIADB */
 
-#include <dlfcn.h>
 
 #include <mysql.h>
 #include <mysql/plugin_auth.h>
@@ -289,68 +289,51 @@ struct myres {
 	size_t		 nrows, ncols, next;
 };
 
+static const struct dynlib_sym syms[] = {
+	DYNLIB_SYM(api, init, "mysql_init"),
+	DYNLIB_SYM(api, options, "mysql_options"),
+	DYNLIB_SYM(api, real_connect, "mysql_real_connect"),
+	DYNLIB_SYM(api, close, "mysql_close"),
+	DYNLIB_SYM(api, errno_, "mysql_errno"),
+	DYNLIB_SYM(api, error, "mysql_error"),
+	DYNLIB_SYM(api, real_query, "mysql_real_query"),
+	DYNLIB_SYM(api, store_result, "mysql_store_result"),
+	DYNLIB_SYM(api, free_result, "mysql_free_result"),
+	DYNLIB_SYM(api, fetch_row, "mysql_fetch_row"),
+	DYNLIB_SYM(api, fetch_lengths, "mysql_fetch_lengths"),
+	DYNLIB_SYM(api, field_count, "mysql_field_count"),
+	DYNLIB_SYM(api, affected_rows, "mysql_affected_rows"),
+	DYNLIB_SYM(api, server_info, "mysql_get_server_info"),
+	DYNLIB_SYM(api, ping, "mysql_ping"),
+	DYNLIB_SYM(api, server_version, "mysql_get_server_version"),
+	DYNLIB_SYM(api, next_result, "mysql_next_result"),
+	DYNLIB_SYM(api, set_server_option, "mysql_set_server_option"),
+	DYNLIB_SYM(api, stmt_init, "mysql_stmt_init"),
+	DYNLIB_SYM(api, stmt_prepare, "mysql_stmt_prepare"),
+	DYNLIB_SYM(api, stmt_bind_param, "mysql_stmt_bind_param"),
+	DYNLIB_SYM(api, stmt_execute, "mysql_stmt_execute"),
+	DYNLIB_SYM(api, stmt_affected_rows, "mysql_stmt_affected_rows"),
+	DYNLIB_SYM(api, stmt_store_result, "mysql_stmt_store_result"),
+	DYNLIB_SYM(api, stmt_free_result, "mysql_stmt_free_result"),
+	DYNLIB_SYM(api, stmt_param_count, "mysql_stmt_param_count"),
+	DYNLIB_SYM(api, stmt_close, "mysql_stmt_close"),
+	DYNLIB_SYM(api, stmt_errno, "mysql_stmt_errno"),
+	DYNLIB_SYM(api, stmt_error, "mysql_stmt_error"),
+	DYNLIB_SYM(api, stmt_result_metadata, "mysql_stmt_result_metadata"),
+	DYNLIB_SYM(api, stmt_bind_result, "mysql_stmt_bind_result"),
+	DYNLIB_SYM(api, stmt_fetch, "mysql_stmt_fetch"),
+	DYNLIB_SYM(api, stmt_fetch_column, "mysql_stmt_fetch_column"),
+	DYNLIB_SYM(api, num_fields, "mysql_num_fields"),
+	DYNLIB_SYM(api, ssl_cipher, "mysql_get_ssl_cipher"),
+	DYNLIB_SYM(api, get_infov, "mariadb_get_infov"),
+	DYNLIB_SYM(api, register_plugin, "mysql_client_register_plugin"),
+};
+
 static int
 load(char *why, size_t whysz)
 {
-	const char	*e;
-
-	if (api.lib != NULL)
-		return 0;
-	if ((api.lib = dlopen(MARIADB_SONAME, RTLD_NOW | RTLD_LOCAL)) ==
-	    NULL) {
-		e = dlerror();
-		snprintf(why, whysz, "cannot load %s (install the Debian "
-		    "package libmariadb3): %s", MARIADB_SONAME, e ? e : "?");
-		return -1;
-	}
-#define SYM(f, name) \
-	if ((*(void **)&api.f = dlsym(api.lib, name)) == NULL) \
-		goto bad
-	SYM(init, "mysql_init");
-	SYM(options, "mysql_options");
-	SYM(real_connect, "mysql_real_connect");
-	SYM(close, "mysql_close");
-	SYM(errno_, "mysql_errno");
-	SYM(error, "mysql_error");
-	SYM(real_query, "mysql_real_query");
-	SYM(store_result, "mysql_store_result");
-	SYM(free_result, "mysql_free_result");
-	SYM(fetch_row, "mysql_fetch_row");
-	SYM(fetch_lengths, "mysql_fetch_lengths");
-	SYM(field_count, "mysql_field_count");
-	SYM(affected_rows, "mysql_affected_rows");
-	SYM(server_info, "mysql_get_server_info");
-	SYM(ping, "mysql_ping");
-	SYM(server_version, "mysql_get_server_version");
-	SYM(next_result, "mysql_next_result");
-	SYM(set_server_option, "mysql_set_server_option");
-	SYM(stmt_init, "mysql_stmt_init");
-	SYM(stmt_prepare, "mysql_stmt_prepare");
-	SYM(stmt_bind_param, "mysql_stmt_bind_param");
-	SYM(stmt_execute, "mysql_stmt_execute");
-	SYM(stmt_affected_rows, "mysql_stmt_affected_rows");
-	SYM(stmt_store_result, "mysql_stmt_store_result");
-	SYM(stmt_free_result, "mysql_stmt_free_result");
-	SYM(stmt_param_count, "mysql_stmt_param_count");
-	SYM(stmt_close, "mysql_stmt_close");
-	SYM(stmt_errno, "mysql_stmt_errno");
-	SYM(stmt_error, "mysql_stmt_error");
-	SYM(stmt_result_metadata, "mysql_stmt_result_metadata");
-	SYM(stmt_bind_result, "mysql_stmt_bind_result");
-	SYM(stmt_fetch, "mysql_stmt_fetch");
-	SYM(stmt_fetch_column, "mysql_stmt_fetch_column");
-	SYM(num_fields, "mysql_num_fields");
-	SYM(ssl_cipher, "mysql_get_ssl_cipher");
-	SYM(get_infov, "mariadb_get_infov");
-	SYM(register_plugin, "mysql_client_register_plugin");
-#undef SYM
-	return 0;
-bad:
-	snprintf(why, whysz, "%s: a function is missing: %s", MARIADB_SONAME,
-	    dlerror());
-	dlclose(api.lib);
-	memset(&api, 0, sizeof(api));
-	return -1;
+	return dynlib_open(&api.lib, MARIADB_SONAME, "libmariadb3", syms,
+	    sizeof(syms) / sizeof(syms[0]), why, whysz);
 }
 
 /* The errors after which the connection is gone. */

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: MIT */
+/* oncehook: public-key signatures, the libcrypto room (see lib/pubkey.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/pubkey.h"
+
+#ifndef HAVE_OPENSSL
+
+static int
+none(char *why, size_t whysz)
+{
+	snprintf(why, whysz, "this oncehook was built without OpenSSL, "
+	    "which public-key schemes need: install the Debian package "
+	    "libssl-dev and build it again (configure finds it)");
+	return -1;
+}
+
+int
+pubkey_load(char *why, size_t whysz)
+{
+	return none(why, whysz);
+}
+
+int
+pubkey_check(enum pubkey_kind k, const unsigned char *key, size_t keysz,
+    char *why, size_t whysz)
+{
+	(void)k, (void)key, (void)keysz;
+	return none(why, whysz);
+}
+
+int
+pubkey_verify(enum pubkey_kind k, const unsigned char *key, size_t keysz,
+    const struct crypto_piece *p, size_t n, const unsigned char *sig,
+    size_t sigsz, char *why, size_t whysz)
+{
+	(void)k, (void)key, (void)keysz, (void)p, (void)n, (void)sig,
+	    (void)sigsz;
+	return none(why, whysz);
+}
+
+long
+pubkey_sign(enum pubkey_kind k, const unsigned char *priv, size_t privsz,
+    const struct crypto_piece *p, size_t n, unsigned char *sig, char *why,
+    size_t whysz)
+{
+	(void)k, (void)priv, (void)privsz, (void)p, (void)n, (void)sig;
+	return none(why, whysz);
+}
+
+long
+pubkey_public(enum pubkey_kind k, const unsigned char *priv, size_t privsz,
+    unsigned char *out, size_t outsz, char *why, size_t whysz)
+{
+	(void)k, (void)priv, (void)privsz, (void)out, (void)outsz;
+	return none(why, whysz);
+}
+
+long
+pubkey_chain(const char *pem, size_t pemsz, const char *cafile,
+    const char *name, time_t now, unsigned char *spki, size_t outsz,
+    time_t *not_after, char *why, size_t whysz)
+{
+	(void)pem, (void)pemsz, (void)cafile, (void)name, (void)now,
+	    (void)spki, (void)outsz, (void)not_after;
+	return none(why, whysz);
+}
+
+#else /* HAVE_OPENSSL */
+
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
+
+#include "lib/dynlib.h"
+
+#define PIECES_MAX	(1 << 26)	/* bytes Ed25519 signs in one go */
+
+/* The entry points used, as OpenSSL's headers declare them. */
+#define F(f)	__typeof__(f) *f
+static struct {
+	F(EVP_PKEY_new_raw_public_key);
+	F(EVP_PKEY_new_raw_private_key);
+	F(EVP_PKEY_get_raw_public_key);
+	F(d2i_PUBKEY);
+	F(i2d_PUBKEY);
+	F(EVP_PKEY_free);
+	F(EVP_PKEY_get_base_id);
+	F(EVP_PKEY_get_group_name);
+	F(EVP_PKEY_get_bits);
+	F(EVP_MD_CTX_new);
+	F(EVP_MD_CTX_free);
+	F(EVP_DigestVerifyInit);
+	F(EVP_DigestVerify);
+	F(EVP_DigestSignInit);
+	F(EVP_DigestSign);
+	F(EVP_sha256);
+	F(d2i_ECDSA_SIG);
+	F(i2d_ECDSA_SIG);
+	F(ECDSA_SIG_free);
+	F(ECDSA_SIG_get0_s);
+	F(BN_bn2binpad);
+	F(BN_num_bits);
+	F(CRYPTO_free);
+	F(BIO_new_mem_buf);
+	F(BIO_free);
+	F(PEM_read_bio_PrivateKey);
+	F(PEM_read_bio_X509);
+	F(X509_free);
+	F(X509_get0_pubkey);
+	F(X509_get0_notAfter);
+	F(X509_check_host);
+	F(X509_STORE_new);
+	F(X509_STORE_free);
+	F(X509_STORE_set_default_paths);
+	F(X509_STORE_load_file);
+	F(X509_STORE_CTX_new);
+	F(X509_STORE_CTX_free);
+	F(X509_STORE_CTX_init);
+	F(X509_STORE_CTX_set_time);
+	F(X509_verify_cert);
+	F(X509_STORE_CTX_get_error);
+	F(X509_verify_cert_error_string);
+	F(ASN1_TIME_to_tm);
+	F(OPENSSL_sk_new_null);
+	F(OPENSSL_sk_push);
+	F(OPENSSL_sk_pop);
+	F(OPENSSL_sk_free);
+	F(ERR_clear_error);
+} api;
+#undef F
+static void	*lib;
+
+#define S(f)	DYNLIB_SYM(api, f, #f)
+static const struct dynlib_sym syms[] = {
+	S(EVP_PKEY_new_raw_public_key), S(EVP_PKEY_new_raw_private_key),
+	S(EVP_PKEY_get_raw_public_key), S(d2i_PUBKEY), S(i2d_PUBKEY),
+	S(EVP_PKEY_free), S(EVP_PKEY_get_base_id), S(EVP_PKEY_get_group_name),
+	S(EVP_PKEY_get_bits), S(EVP_MD_CTX_new), S(EVP_MD_CTX_free),
+	S(EVP_DigestVerifyInit), S(EVP_DigestVerify), S(EVP_DigestSignInit),
+	S(EVP_DigestSign), S(EVP_sha256), S(d2i_ECDSA_SIG), S(i2d_ECDSA_SIG),
+	S(ECDSA_SIG_free), S(ECDSA_SIG_get0_s), S(BN_bn2binpad),
+	S(BN_num_bits), S(CRYPTO_free), S(BIO_new_mem_buf), S(BIO_free),
+	S(PEM_read_bio_PrivateKey), S(PEM_read_bio_X509), S(X509_free),
+	S(X509_get0_pubkey), S(X509_get0_notAfter), S(X509_check_host),
+	S(X509_STORE_new), S(X509_STORE_free), S(X509_STORE_set_default_paths),
+	S(X509_STORE_load_file), S(X509_STORE_CTX_new), S(X509_STORE_CTX_free),
+	S(X509_STORE_CTX_init), S(X509_STORE_CTX_set_time),
+	S(X509_verify_cert), S(X509_STORE_CTX_get_error),
+	S(X509_verify_cert_error_string), S(ASN1_TIME_to_tm),
+	S(OPENSSL_sk_new_null), S(OPENSSL_sk_push), S(OPENSSL_sk_pop),
+	S(OPENSSL_sk_free), S(ERR_clear_error),
+};
+#undef S
+
+/* The Ed25519 group order L, little-endian: S must be below it. */
+static const unsigned char ed25519_l[32] = {
+	0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7,
+	0xa2, 0xde, 0xf9, 0xde, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10,
+};
+
+/* Half the P-256 order n, rounded down, big-endian: S must not exceed it. */
+static const unsigned char p256_half_n[32] = {
+	0x7f, 0xff, 0xff, 0xff, 0x80, 0x00, 0x00, 0x00, 0x7f, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xde, 0x73, 0x7d, 0x56, 0xd3, 0x8b,
+	0xcf, 0x42, 0x79, 0xdc, 0xe5, 0x61, 0x7e, 0x31, 0x92, 0xa8,
+};
+
+int
+pubkey_load(char *why, size_t whysz)
+{
+	return dynlib_open(&lib, LIBCRYPTO_SONAME, "libssl3", syms,
+	    sizeof(syms) / sizeof(syms[0]), why, whysz);
+}
+
+/* The key as an EVP_PKEY of that kind, or NULL with why set. */
+static EVP_PKEY *
+key_of(enum pubkey_kind kind, const unsigned char *key, size_t keysz,
+    char *why, size_t whysz)
+{
+	const unsigned char	*p = key;
+	EVP_PKEY		*k;
+	char			 group[32];
+	size_t			 glen;
+
+	if (pubkey_load(why, whysz) == -1)
+		return NULL;
+	if (kind == PUBKEY_ED25519) {
+		if (keysz != PUBKEY_ED25519_LEN ||
+		    (k = api.EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519,
+		    NULL, key, keysz)) == NULL) {
+			snprintf(why, whysz, "not an Ed25519 public key");
+			return NULL;
+		}
+		return k;
+	}
+	k = keysz > (1 << 16) ? NULL : api.d2i_PUBKEY(NULL, &p, (long)keysz);
+	if (k == NULL || p != key + keysz) {
+		if (k != NULL)
+			api.EVP_PKEY_free(k);
+		api.ERR_clear_error();
+		snprintf(why, whysz, "not a public key (DER SubjectPublicKeyInfo)");
+		return NULL;
+	}
+	if (kind == PUBKEY_P256 && (api.EVP_PKEY_get_base_id(k) != EVP_PKEY_EC ||
+	    api.EVP_PKEY_get_group_name(k, group, sizeof(group), &glen) != 1 ||
+	    strcmp(group, "prime256v1") != 0)) {
+		snprintf(why, whysz, "not an ECDSA P-256 public key");
+		goto bad;
+	}
+	if (kind == PUBKEY_RSA && (api.EVP_PKEY_get_base_id(k) != EVP_PKEY_RSA ||
+	    api.EVP_PKEY_get_bits(k) < 2048)) {
+		snprintf(why, whysz, "not an RSA public key of 2048 bits or more");
+		goto bad;
+	}
+	return k;
+bad:
+	api.EVP_PKEY_free(k);
+	return NULL;
+}
+
+int
+pubkey_check(enum pubkey_kind kind, const unsigned char *key, size_t keysz,
+    char *why, size_t whysz)
+{
+	EVP_PKEY	*k;
+
+	if ((k = key_of(kind, key, keysz, why, whysz)) == NULL)
+		return -1;
+	api.EVP_PKEY_free(k);
+	return 0;
+}
+
+/* The pieces in one buffer (Ed25519 signs its message whole); NULL if
+ * they are too large or memory is short. */
+static unsigned char *
+joined(const struct crypto_piece *p, size_t n, size_t *sz)
+{
+	unsigned char	*b;
+	size_t		 i, len = 0;
+
+	for (i = 0; i < n; i++) {
+		if (p[i].sz > PIECES_MAX - len)
+			return NULL;
+		len += p[i].sz;
+	}
+	if ((b = malloc(len + 1)) == NULL)
+		return NULL;
+	for (*sz = 0, i = 0; i < n; i++) {
+		if (p[i].sz > 0)
+			memcpy(b + *sz, p[i].p, p[i].sz);
+		*sz += p[i].sz;
+	}
+	return b;
+}
+
+/* 1 if sig is a canonical signature of the kind (see lib/pubkey.h). */
+static int
+canonical(enum pubkey_kind kind, const unsigned char *sig, size_t sigsz)
+{
+	const unsigned char	*p = sig;
+	unsigned char		*der = NULL, s[32];
+	ECDSA_SIG		*es;
+	int			 i, len, ok = 0;
+
+	if (kind == PUBKEY_ED25519) {
+		if (sigsz != 64)
+			return 0;
+		for (i = 31; i >= 0; i--)	/* S < L, little-endian */
+			if (sig[32 + i] != ed25519_l[i])
+				return sig[32 + i] < ed25519_l[i];
+		return 0;
+	}
+	if (kind != PUBKEY_P256)
+		return 1;
+	if (sigsz > 80 || (es = api.d2i_ECDSA_SIG(NULL, &p, (long)sigsz)) ==
+	    NULL) {
+		api.ERR_clear_error();
+		return 0;
+	}
+	if (p == sig + sigsz &&
+	    (len = api.i2d_ECDSA_SIG(es, &der)) == (int)sigsz &&
+	    memcmp(der, sig, sigsz) == 0 &&
+	    api.BN_num_bits(api.ECDSA_SIG_get0_s(es)) <= 256 &&
+	    api.BN_bn2binpad(api.ECDSA_SIG_get0_s(es), s, sizeof(s)) ==
+	    (int)sizeof(s))
+		ok = memcmp(s, p256_half_n, sizeof(s)) <= 0;
+	api.CRYPTO_free(der, __FILE__, __LINE__);
+	api.ECDSA_SIG_free(es);
+	return ok;
+}
+
+int
+pubkey_verify(enum pubkey_kind kind, const unsigned char *key, size_t keysz,
+    const struct crypto_piece *pieces, size_t npieces,
+    const unsigned char *sig, size_t sigsz, char *why, size_t whysz)
+{
+	EVP_PKEY	*k;
+	EVP_MD_CTX	*ctx = NULL;
+	unsigned char	*msg = NULL;
+	size_t		 msgsz = 0;
+	int		 rc = -1;
+
+	if ((k = key_of(kind, key, keysz, why, whysz)) == NULL)
+		return -1;
+	if (!canonical(kind, sig, sigsz)) {
+		rc = 0;
+		goto out;
+	}
+	if ((msg = joined(pieces, npieces, &msgsz)) == NULL ||
+	    (ctx = api.EVP_MD_CTX_new()) == NULL) {
+		snprintf(why, whysz, "out of memory");
+		goto out;
+	}
+	if (api.EVP_DigestVerifyInit(ctx, NULL, kind == PUBKEY_ED25519 ?
+	    NULL : api.EVP_sha256(), NULL, k) != 1) {
+		snprintf(why, whysz, "cannot verify with this key");
+		goto out;
+	}
+	rc = api.EVP_DigestVerify(ctx, sig, sigsz, msg, msgsz) == 1;
+out:
+	api.ERR_clear_error();
+	api.EVP_MD_CTX_free(ctx);
+	api.EVP_PKEY_free(k);
+	free(msg);
+	return rc;
+}
+
+/* The private key, or NULL with why set. */
+static EVP_PKEY *
+private_of(enum pubkey_kind kind, const unsigned char *priv, size_t privsz,
+    char *why, size_t whysz)
+{
+	EVP_PKEY	*k = NULL;
+	BIO		*b;
+
+	if (pubkey_load(why, whysz) == -1)
+		return NULL;
+	if (kind == PUBKEY_ED25519 && privsz == PUBKEY_ED25519_LEN)
+		k = api.EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL,
+		    priv, privsz);
+	else if (privsz < (1 << 16) &&
+	    (b = api.BIO_new_mem_buf(priv, (int)privsz)) != NULL) {
+		k = api.PEM_read_bio_PrivateKey(b, NULL, NULL, NULL);
+		api.BIO_free(b);
+	}
+	api.ERR_clear_error();
+	if (k == NULL || api.EVP_PKEY_get_base_id(k) != (kind ==
+	    PUBKEY_ED25519 ? EVP_PKEY_ED25519 : kind == PUBKEY_P256 ?
+	    EVP_PKEY_EC : EVP_PKEY_RSA)) {
+		snprintf(why, whysz, "not a private key of this scheme's kind "
+		    "(%s)", kind == PUBKEY_ED25519 ? "Ed25519: 32 bytes, or "
+		    "PEM" : kind == PUBKEY_P256 ? "ECDSA P-256, PEM" :
+		    "RSA, PEM");
+		if (k != NULL)
+			api.EVP_PKEY_free(k);
+		return NULL;
+	}
+	return k;
+}
+
+long
+pubkey_sign(enum pubkey_kind kind, const unsigned char *priv, size_t privsz,
+    const struct crypto_piece *pieces, size_t npieces, unsigned char *sig,
+    char *why, size_t whysz)
+{
+	EVP_PKEY	*k;
+	EVP_MD_CTX	*ctx = NULL;
+	unsigned char	*msg = NULL;
+	size_t		 msgsz = 0, len;
+	long		 rc = -1;
+	int		 tries;
+
+	if ((k = private_of(kind, priv, privsz, why, whysz)) == NULL)
+		return -1;
+	if ((msg = joined(pieces, npieces, &msgsz)) == NULL) {
+		snprintf(why, whysz, "out of memory");
+		goto out;
+	}
+	/* ECDSA's S is random: signed again until it is the low one. */
+	for (tries = 0; tries < 64 && rc == -1; tries++) {
+		api.EVP_MD_CTX_free(ctx);
+		len = PUBKEY_SIG_MAX;
+		if ((ctx = api.EVP_MD_CTX_new()) == NULL ||
+		    api.EVP_DigestSignInit(ctx, NULL, kind == PUBKEY_ED25519 ?
+		    NULL : api.EVP_sha256(), NULL, k) != 1 ||
+		    api.EVP_DigestSign(ctx, NULL, &len, msg, msgsz) != 1 ||
+		    len > PUBKEY_SIG_MAX ||
+		    api.EVP_DigestSign(ctx, sig, &len, msg, msgsz) != 1) {
+			snprintf(why, whysz, "signing failed");
+			break;
+		}
+		if (canonical(kind, sig, len))
+			rc = (long)len;
+	}
+out:
+	api.ERR_clear_error();
+	api.EVP_MD_CTX_free(ctx);
+	api.EVP_PKEY_free(k);
+	free(msg);
+	return rc;
+}
+
+long
+pubkey_public(enum pubkey_kind kind, const unsigned char *priv,
+    size_t privsz, unsigned char *out, size_t outsz, char *why, size_t whysz)
+{
+	EVP_PKEY	*k;
+	unsigned char	*p = out;
+	size_t		 len = outsz;
+	long		 rc = -1;
+	int		 n;
+
+	if ((k = private_of(kind, priv, privsz, why, whysz)) == NULL)
+		return -1;
+	if (kind == PUBKEY_ED25519) {
+		if (api.EVP_PKEY_get_raw_public_key(k, out, &len) == 1)
+			rc = (long)len;
+	} else if ((n = api.i2d_PUBKEY(k, NULL)) > 0 && (size_t)n <= outsz &&
+	    api.i2d_PUBKEY(k, &p) == n)
+		rc = n;
+	if (rc == -1)
+		snprintf(why, whysz, "no room for the public key");
+	api.ERR_clear_error();
+	api.EVP_PKEY_free(k);
+	return rc;
+}
+
+long
+pubkey_chain(const char *pem, size_t pemsz, const char *cafile,
+    const char *name, time_t now, unsigned char *spki, size_t outsz,
+    time_t *not_after, char *why, size_t whysz)
+{
+	BIO		*b = NULL;
+	X509		*leaf = NULL, *x;
+	OPENSSL_STACK	*more = NULL;
+	X509_STORE	*store = NULL;
+	X509_STORE_CTX	*ctx = NULL;
+	EVP_PKEY	*k;
+	struct tm	 tm;
+	unsigned char	*p = spki;
+	long		 rc = -1;
+	int		 n;
+
+	if (pubkey_load(why, whysz) == -1)
+		return -1;
+	if (pemsz > (1 << 20) ||
+	    (b = api.BIO_new_mem_buf(pem, (int)pemsz)) == NULL ||
+	    (more = api.OPENSSL_sk_new_null()) == NULL ||
+	    (store = api.X509_STORE_new()) == NULL ||
+	    (ctx = api.X509_STORE_CTX_new()) == NULL) {
+		snprintf(why, whysz, "out of memory");
+		goto out;
+	}
+	if ((leaf = api.PEM_read_bio_X509(b, NULL, NULL, NULL)) == NULL) {
+		snprintf(why, whysz, "no certificate in PEM");
+		goto out;
+	}
+	while ((x = api.PEM_read_bio_X509(b, NULL, NULL, NULL)) != NULL)
+		if (api.OPENSSL_sk_push(more, x) <= 0) {
+			api.X509_free(x);
+			snprintf(why, whysz, "out of memory");
+			goto out;
+		}
+	if ((cafile != NULL ? api.X509_STORE_load_file(store, cafile) :
+	    api.X509_STORE_set_default_paths(store)) != 1) {
+		snprintf(why, whysz, "cannot read the CA certificates%s%.200s",
+		    cafile != NULL ? " of " : "", cafile != NULL ? cafile : "");
+		goto out;
+	}
+	if (api.X509_STORE_CTX_init(ctx, store, leaf,
+	    (STACK_OF(X509) *)more) != 1) {
+		snprintf(why, whysz, "out of memory");
+		goto out;
+	}
+	api.X509_STORE_CTX_set_time(ctx, 0, now);
+	if (api.X509_verify_cert(ctx) != 1) {
+		snprintf(why, whysz, "certificate not trusted: %s",
+		    api.X509_verify_cert_error_string(
+		    api.X509_STORE_CTX_get_error(ctx)));
+		goto out;
+	}
+	if (api.X509_check_host(leaf, name, strlen(name),
+	    X509_CHECK_FLAG_NO_WILDCARDS, NULL) != 1) {
+		snprintf(why, whysz, "certificate not issued to %.100s", name);
+		goto out;
+	}
+	if (api.ASN1_TIME_to_tm(api.X509_get0_notAfter(leaf), &tm) != 1) {
+		snprintf(why, whysz, "certificate without an end of validity");
+		goto out;
+	}
+	*not_after = timegm(&tm);
+	if ((k = api.X509_get0_pubkey(leaf)) == NULL ||
+	    api.EVP_PKEY_get_base_id(k) != EVP_PKEY_RSA ||
+	    api.EVP_PKEY_get_bits(k) < 2048 ||
+	    (n = api.i2d_PUBKEY(k, NULL)) <= 0 || (size_t)n > outsz ||
+	    api.i2d_PUBKEY(k, &p) != n) {
+		snprintf(why, whysz, "certificate key not RSA of 2048 bits "
+		    "or more");
+		goto out;
+	}
+	rc = n;
+out:
+	api.ERR_clear_error();
+	if (more != NULL) {
+		while ((x = api.OPENSSL_sk_pop(more)) != NULL)
+			api.X509_free(x);
+		api.OPENSSL_sk_free(more);
+	}
+	if (leaf != NULL)
+		api.X509_free(leaf);
+	if (ctx != NULL)
+		api.X509_STORE_CTX_free(ctx);
+	if (store != NULL)
+		api.X509_STORE_free(store);
+	if (b != NULL)
+		api.BIO_free(b);
+	return rc;
+}
+
+#endif /* HAVE_OPENSSL */

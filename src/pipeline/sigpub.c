@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oncehook: the public-key schemes (see pipeline/sigkit.h): discord,
+ * telnyx and sendgrid, and the keys of standard's v1a.  Their keys are
+ * public: decoded here from the forms the providers hand out, verified
+ * through lib/pubkey.h, which opens libcrypto at the first signature.
+ * Every decoded signature is tried with every key of the kind, as the
+ * shared-secret schemes try every secret: rotation is two keys.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "front/req.h"
+#include "lib/crypto.h"
+#include "lib/pubkey.h"
+#include "pipeline/sig.h"
+#include "pipeline/sigkit.h"
+
+#define KEY_TEXT_MAX	4096	/* bytes of a key's text, PEM included */
+
+/* The DER SubjectPublicKeyInfo heads of the two key kinds, before the
+ * key's bytes (RFC 8410, RFC 5480): the whole SPKI is head + key. */
+static const unsigned char ed25519_spki[12] = {
+	0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21,
+	0x00,
+};
+static const unsigned char p256_spki[27] = {
+	0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d,
+	0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01,
+	0x07, 0x03, 0x42, 0x00, 0x04,
+};
+#define P256_SPKI_LEN	(sizeof(p256_spki) + 64)
+
+/*
+ * The bytes of a key's text into out (outsz bytes): the base64 inside
+ * a PEM block (label checked against want, when given), else after
+ * prefix (when given and present), hex if hexlen digits, else base64.
+ * Their number, or -1.
+ */
+static long
+key_text(const char *text, const char *want, const char *prefix,
+    size_t hexlen, unsigned char *out, size_t outsz)
+{
+	char		 b64[KEY_TEXT_MAX];
+	const char	*p, *end;
+	size_t		 len = strlen(text), n = 0;
+
+	if (len > KEY_TEXT_MAX - 1)
+		return -1;
+	if (strncmp(text, "-----BEGIN ", 11) == 0) {
+		if ((p = strstr(text, "-----\n")) == NULL &&
+		    (p = strstr(text, "-----\r\n")) == NULL &&
+		    (p = strstr(text + 11, "----- ")) == NULL)
+			return -1;
+		if (want != NULL && (strncmp(text + 11, want, strlen(want))
+		    != 0 || text + 11 + strlen(want) != p))
+			return -1;
+		if ((end = strstr(p + 5, "-----END ")) == NULL)
+			return -1;
+		/* The lines between, white space dropped. */
+		for (p += 5; p < end; p++)
+			if (!isspace((unsigned char)*p))
+				b64[n++] = *p;
+		return crypto_unbase64(b64, n, out, outsz);
+	}
+	if (prefix != NULL && strncmp(text, prefix, strlen(prefix)) == 0) {
+		text += strlen(prefix);
+		len -= strlen(prefix);
+	}
+	if (hexlen > 0 && len == hexlen)
+		return crypto_unhex(text, len, out, outsz);
+	return crypto_unbase64(text, len, out, outsz);
+}
+
+/* out->p from bytes (n of them), of kind: 0, or -1 with err. */
+static int
+keep(struct secret *out, const unsigned char *p, size_t n,
+    enum secret_kind kind, char *err, size_t errsz)
+{
+	if ((out->p = malloc(n + 1)) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	memcpy(out->p, p, n);
+	out->p[n] = '\0';
+	out->sz = n;
+	out->kind = kind;
+	return 0;
+}
+
+/* An Ed25519 public key: hex (Discord), base64 (Telnyx), whpk_
+ * (Standard Webhooks), or PEM. */
+int
+sigpub_secret_ed25519(const char *text, struct secret *out, char *err,
+    size_t errsz)
+{
+	unsigned char	 b[64];
+	long		 n;
+
+	n = key_text(text, "PUBLIC KEY", "whpk_", 2 * PUBKEY_ED25519_LEN, b,
+	    sizeof(b));
+	if (n == (long)sizeof(ed25519_spki) + PUBKEY_ED25519_LEN &&
+	    memcmp(b, ed25519_spki, sizeof(ed25519_spki)) == 0)
+		return keep(out, b + sizeof(ed25519_spki), PUBKEY_ED25519_LEN,
+		    SECRET_ED25519, err, errsz);
+	if (n != PUBKEY_ED25519_LEN) {
+		snprintf(err, errsz, "not an Ed25519 public key (64 hex "
+		    "digits, 32 bytes in base64, whpk_..., or a PEM PUBLIC "
+		    "KEY)%s", strncmp(text, "whsk_", 5) == 0 ||
+		    strstr(text, "PRIVATE") != NULL ? "; this is a private "
+		    "key: give its public half" : "");
+		return -1;
+	}
+	return keep(out, b, PUBKEY_ED25519_LEN, SECRET_ED25519, err, errsz);
+}
+
+/* An ECDSA P-256 public key: base64 of its DER SPKI (SendGrid), or PEM. */
+int
+sigpub_secret_p256(const char *text, struct secret *out, char *err,
+    size_t errsz)
+{
+	unsigned char	 b[256];
+	long		 n;
+
+	n = key_text(text, "PUBLIC KEY", NULL, 0, b, sizeof(b));
+	if (n != (long)P256_SPKI_LEN ||
+	    memcmp(b, p256_spki, sizeof(p256_spki)) != 0) {
+		snprintf(err, errsz, "not an ECDSA P-256 public key (base64 "
+		    "of its DER, as SendGrid shows it, or a PEM PUBLIC KEY)");
+		return -1;
+	}
+	return keep(out, b, P256_SPKI_LEN, SECRET_P256, err, errsz);
+}
+
+/* Standard Webhooks: whsec_ (HMAC, v1) or whpk_ (Ed25519, v1a). */
+int
+sigpub_secret_standard(const char *text, struct secret *out, char *err,
+    size_t errsz)
+{
+	size_t	 len;
+	long	 n;
+
+	if (strncmp(text, "whpk_", 5) == 0)
+		return sigpub_secret_ed25519(text, out, err, errsz);
+	if (strncmp(text, "whsk_", 5) == 0) {
+		snprintf(err, errsz, "whsk_ is a private key: give its public "
+		    "whpk_ key");
+		return -1;
+	}
+	if (strncmp(text, "whsec_", 6) == 0)
+		text += 6;
+	len = strlen(text);
+	if ((out->p = malloc(len + 1)) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	if ((n = crypto_unbase64(text, len, out->p, len + 1)) <= 0) {
+		free(out->p);
+		out->p = NULL;
+		snprintf(err, errsz, "not whsec_ followed by base64, nor "
+		    "whpk_ (an Ed25519 public key)");
+		return -1;
+	}
+	out->sz = (size_t)n;
+	out->kind = SECRET_MAC;
+	return 0;
+}
+
+/* A name the signature covers (PayPal's webhook id): letters, digits,
+ * '-' and '_', as the provider shows it. */
+int
+sigpub_secret_id(const char *text, struct secret *out, char *err,
+    size_t errsz)
+{
+	size_t	 len = strlen(text);
+
+	if (len == 0 || len > 64 || strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789-_") != len) {
+		snprintf(err, errsz, "not a webhook id (letters and digits, "
+		    "as the provider's dashboard shows it)");
+		return -1;
+	}
+	return keep(out, (const unsigned char *)text, len, SECRET_ID, err,
+	    errsz);
+}
+
+int
+sigpub_private(const char *text, struct secret *out, char *err,
+    size_t errsz)
+{
+	unsigned char	 b[64];
+	long		 n;
+
+	if (strncmp(text, "-----BEGIN ", 11) == 0)
+		return keep(out, (const unsigned char *)text, strlen(text),
+		    SECRET_PRIVATE, err, errsz);
+	n = key_text(text, NULL, "whsk_", 2 * PUBKEY_ED25519_LEN, b,
+	    sizeof(b));
+	if (n != PUBKEY_ED25519_LEN && n != 2 * PUBKEY_ED25519_LEN) {
+		crypto_wipe(b, sizeof(b));
+		snprintf(err, errsz, "not a private key (PEM, or an Ed25519 "
+		    "seed: whsk_, hex or base64)");
+		return -1;
+	}
+	n = keep(out, b, PUBKEY_ED25519_LEN, SECRET_PRIVATE, err, errsz);
+	crypto_wipe(b, sizeof(b));
+	return (int)n;
+}
+
+int
+sigpub_match(const struct conf_endpoint *ep, int kind,
+    const struct crypto_piece *pieces, size_t npieces,
+    const struct sig_pubsigs *sigs, struct sig_verdict *v)
+{
+	char		 why[256];
+	size_t		 i, j;
+	int		 rc, found = 0;
+
+	for (i = 0; i < ep->nsecrets; i++) {
+		if ((int)ep->secrets[i].kind != kind)
+			continue;
+		for (j = 0; j < sigs->n && !found; j++) {
+			rc = pubkey_verify(kind == SECRET_ED25519 ?
+			    PUBKEY_ED25519 : PUBKEY_P256, ep->secrets[i].p,
+			    ep->secrets[i].sz, pieces, npieces, sigs->v[j],
+			    sigs->len[j], why, sizeof(why));
+			if (rc == -1) {
+				/* The detail is oncehook check's to say. */
+				v->why = pubkey_load(why, sizeof(why)) == -1 ?
+				    "libcrypto cannot be loaded (oncehook check "
+				    "says why)" : "a public key is unusable "
+				    "(oncehook check says which)";
+				return -1;
+			}
+			found = rc;
+		}
+	}
+	return found;
+}
+
+/* Map sigpub_match()'s answer to an outcome. */
+static enum hook_err
+matched(int rc, struct sig_verdict *v)
+{
+	if (rc < 0)
+		return HOOK_ECONF;
+	if (rc == 0) {
+		v->why = "no signature matched";
+		return HOOK_ESIG;
+	}
+	return HOOK_OK;
+}
+
+/*
+ * One signature of kind in header hsig (hex if hex, else base64) over
+ * the timestamp of header hts, the joiner, and the body; the timestamp
+ * checked once the signature matched: discord, telnyx, sendgrid.
+ */
+static enum hook_err
+verify_stamped(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v, enum secret_kind kind, const char *hsig,
+    int hex, const char *hts, const char *join)
+{
+	struct sig_pubsigs	 s;
+	struct crypto_piece	 pieces[6];
+	const char		*h, *ts;
+	long long		 t;
+	long			 n;
+	size_t			 np;
+	enum hook_err		 er;
+
+	if ((h = sig_header(in, hsig, v)) == NULL)
+		return HOOK_ESIG;
+	if ((ts = req_header(in->rq, hts)) == NULL) {
+		v->why = "timestamp header missing";
+		return HOOK_ESIG;
+	}
+	n = hex ? crypto_unhex(h, strlen(h), s.v[0], sizeof(s.v[0])) :
+	    crypto_unbase64(h, strlen(h), s.v[0], sizeof(s.v[0]));
+	if (n <= 0 || (kind == SECRET_ED25519 && n != 64) ||
+	    sig_parse_ts(ts, strlen(ts), &t) == -1) {
+		v->why = "signature header malformed";
+		return HOOK_ESIG;
+	}
+	s.len[0] = (size_t)n;
+	s.n = 1;
+	np = sig_signed_bytes(pieces, NULL, NULL, ts, strlen(ts), join,
+	    in->body, in->bodysz);
+	if ((er = matched(sigpub_match(ep, kind, pieces, np, &s, v), v)) !=
+	    HOOK_OK)
+		return er;
+	return sig_check_time(ep, t, in->now, v);
+}
+
+enum hook_err
+sigpub_verify_discord(const struct conf_endpoint *ep,
+    const struct sig_input *in, struct sig_verdict *v)
+{
+	return verify_stamped(ep, in, v, SECRET_ED25519, "X-Signature-Ed25519",
+	    1, "X-Signature-Timestamp", "");
+}
+
+enum hook_err
+sigpub_verify_telnyx(const struct conf_endpoint *ep,
+    const struct sig_input *in, struct sig_verdict *v)
+{
+	return verify_stamped(ep, in, v, SECRET_ED25519,
+	    "telnyx-signature-ed25519", 0, "telnyx-timestamp", "|");
+}
+
+enum hook_err
+sigpub_verify_sendgrid(const struct conf_endpoint *ep,
+    const struct sig_input *in, struct sig_verdict *v)
+{
+	return verify_stamped(ep, in, v, SECRET_P256,
+	    "X-Twilio-Email-Event-Webhook-Signature", 0,
+	    "X-Twilio-Email-Event-Webhook-Timestamp", "");
+}
+
+/*
+ * Sign m's timestamp, joiner and body with the private key k, as
+ * kind: the signature as hex or base64 into out (outsz bytes); 0, or -1.
+ */
+static int
+sign_stamped(const struct secret *k, const struct sig_msg *m,
+    enum pubkey_kind kind, const char *join, int hex, char ts[24],
+    char *out, size_t outsz)
+{
+	unsigned char		 sig[PUBKEY_SIG_MAX];
+	struct crypto_piece	 pieces[6];
+	char			 why[256];
+	size_t			 np;
+	long			 n;
+
+	snprintf(ts, 24, "%lld", (long long)m->now);
+	np = sig_signed_bytes(pieces, NULL, NULL, ts, strlen(ts), join,
+	    m->body, m->bodysz);
+	if (k->kind != SECRET_PRIVATE || (n = pubkey_sign(kind, k->p, k->sz,
+	    pieces, np, sig, why, sizeof(why))) < 0) {
+		fprintf(stderr, "oncehook sign: %s\n", k->kind !=
+		    SECRET_PRIVATE ? "a public-key scheme signs with "
+		    "--key PRIVATE-KEY-FILE" : why);
+		return -1;
+	}
+	if (hex) {
+		if (outsz < 2 * (size_t)n + 1)
+			return -1;
+		crypto_hex(sig, (size_t)n, out);
+		return 0;
+	}
+	return crypto_base64(sig, (size_t)n, out, outsz) < 0 ? -1 : 0;
+}
+
+int
+sigpub_sign_discord(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	char	 ts[24], sig[256];
+
+	if (sign_stamped(k, m, PUBKEY_ED25519, "", 1, ts, sig,
+	    sizeof(sig)) == -1)
+		return -1;
+	sig_out_add(o, "X-Signature-Ed25519", "%s", sig);
+	sig_out_add(o, "X-Signature-Timestamp", "%s", ts);
+	return 0;
+}
+
+int
+sigpub_sign_telnyx(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	char	 ts[24], sig[256];
+
+	if (sign_stamped(k, m, PUBKEY_ED25519, "|", 0, ts, sig,
+	    sizeof(sig)) == -1)
+		return -1;
+	sig_out_add(o, "telnyx-signature-ed25519", "%s", sig);
+	sig_out_add(o, "telnyx-timestamp", "%s", ts);
+	return 0;
+}
+
+int
+sigpub_sign_sendgrid(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	char	 ts[24], sig[256];
+
+	if (sign_stamped(k, m, PUBKEY_P256, "", 0, ts, sig,
+	    sizeof(sig)) == -1)
+		return -1;
+	sig_out_add(o, "X-Twilio-Email-Event-Webhook-Signature", "%s", sig);
+	sig_out_add(o, "X-Twilio-Email-Event-Webhook-Timestamp", "%s", ts);
+	return 0;
+}
+
+int
+sigpub_sign_v1a(const struct secret *k, const struct sig_msg *m, char *out,
+    size_t outsz)
+{
+	unsigned char		 sig[PUBKEY_SIG_MAX];
+	struct crypto_piece	 pieces[6];
+	char			 ts[24], why[256];
+	size_t			 np;
+	long			 n;
+
+	snprintf(ts, sizeof(ts), "%lld", (long long)m->now);
+	np = sig_signed_bytes(pieces, NULL, m->id, ts, strlen(ts), ".",
+	    m->body, m->bodysz);
+	if ((n = pubkey_sign(PUBKEY_ED25519, k->p, k->sz, pieces, np, sig,
+	    why, sizeof(why))) < 0) {
+		fprintf(stderr, "oncehook sign: %s\n", why);
+		return -1;
+	}
+	if (outsz < 5)
+		return -1;
+	memcpy(out, "v1a,", 4);
+	return crypto_base64(sig, (size_t)n, out + 4, outsz - 4) < 0 ? -1 : 0;
+}
