@@ -109,9 +109,6 @@ static struct {
 	F(d2i_ECDSA_SIG);
 	F(i2d_ECDSA_SIG);
 	F(ECDSA_SIG_free);
-	F(ECDSA_SIG_get0_s);
-	F(BN_bn2binpad);
-	F(BN_num_bits);
 	F(CRYPTO_free);
 	F(BIO_new_mem_buf);
 	F(BIO_free);
@@ -150,8 +147,8 @@ static const struct dynlib_sym syms[] = {
 	S(EVP_PKEY_get_bits), S(EVP_MD_CTX_new), S(EVP_MD_CTX_free),
 	S(EVP_DigestVerifyInit), S(EVP_DigestVerify), S(EVP_DigestSignInit),
 	S(EVP_DigestSign), S(EVP_sha256), S(d2i_ECDSA_SIG), S(i2d_ECDSA_SIG),
-	S(ECDSA_SIG_free), S(ECDSA_SIG_get0_s), S(BN_bn2binpad),
-	S(BN_num_bits), S(CRYPTO_free), S(BIO_new_mem_buf), S(BIO_free),
+	S(ECDSA_SIG_free),
+	S(CRYPTO_free), S(BIO_new_mem_buf), S(BIO_free),
 	S(PEM_read_bio_PrivateKey), S(PEM_read_bio_X509), S(X509_free),
 	S(X509_get0_pubkey), S(X509_get0_notAfter), S(X509_check_host),
 	S(X509_STORE_new), S(X509_STORE_free), S(X509_STORE_set_default_paths),
@@ -171,12 +168,6 @@ static const unsigned char ed25519_l[32] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10,
 };
 
-/* Half the P-256 order n, rounded down, big-endian: S must not exceed it. */
-static const unsigned char p256_half_n[32] = {
-	0x7f, 0xff, 0xff, 0xff, 0x80, 0x00, 0x00, 0x00, 0x7f, 0xff, 0xff,
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xde, 0x73, 0x7d, 0x56, 0xd3, 0x8b,
-	0xcf, 0x42, 0x79, 0xdc, 0xe5, 0x61, 0x7e, 0x31, 0x92, 0xa8,
-};
 
 int
 pubkey_load(char *why, size_t whysz)
@@ -271,9 +262,9 @@ static int
 canonical(enum pubkey_kind kind, const unsigned char *sig, size_t sigsz)
 {
 	const unsigned char	*p = sig;
-	unsigned char		*der = NULL, s[32];
+	unsigned char		*der = NULL;
 	ECDSA_SIG		*es;
-	int			 i, len, ok = 0;
+	int			 i, ok;
 
 	if (kind == PUBKEY_ED25519) {
 		if (sigsz != 64)
@@ -290,13 +281,9 @@ canonical(enum pubkey_kind kind, const unsigned char *sig, size_t sigsz)
 		api.ERR_clear_error();
 		return 0;
 	}
-	if (p == sig + sigsz &&
-	    (len = api.i2d_ECDSA_SIG(es, &der)) == (int)sigsz &&
-	    memcmp(der, sig, sigsz) == 0 &&
-	    api.BN_num_bits(api.ECDSA_SIG_get0_s(es)) <= 256 &&
-	    api.BN_bn2binpad(api.ECDSA_SIG_get0_s(es), s, sizeof(s)) ==
-	    (int)sizeof(s))
-		ok = memcmp(s, p256_half_n, sizeof(s)) <= 0;
+	/* DER's one encoding: what i2d writes back. */
+	ok = p == sig + sigsz && api.i2d_ECDSA_SIG(es, &der) == (int)sigsz &&
+	    memcmp(der, sig, sigsz) == 0;
 	api.CRYPTO_free(der, __FILE__, __LINE__);
 	api.ECDSA_SIG_free(es);
 	return ok;
@@ -381,7 +368,6 @@ pubkey_sign(enum pubkey_kind kind, const unsigned char *priv, size_t privsz,
 	unsigned char	*msg = NULL;
 	size_t		 msgsz = 0, len;
 	long		 rc = -1;
-	int		 tries;
 
 	if ((k = private_of(kind, priv, privsz, why, whysz)) == NULL)
 		return -1;
@@ -389,22 +375,16 @@ pubkey_sign(enum pubkey_kind kind, const unsigned char *priv, size_t privsz,
 		snprintf(why, whysz, "out of memory");
 		goto out;
 	}
-	/* ECDSA's S is random: signed again until it is the low one. */
-	for (tries = 0; tries < 64 && rc == -1; tries++) {
-		api.EVP_MD_CTX_free(ctx);
-		len = PUBKEY_SIG_MAX;
-		if ((ctx = api.EVP_MD_CTX_new()) == NULL ||
-		    api.EVP_DigestSignInit(ctx, NULL, kind == PUBKEY_ED25519 ?
-		    NULL : api.EVP_sha256(), NULL, k) != 1 ||
-		    api.EVP_DigestSign(ctx, NULL, &len, msg, msgsz) != 1 ||
-		    len > PUBKEY_SIG_MAX ||
-		    api.EVP_DigestSign(ctx, sig, &len, msg, msgsz) != 1) {
-			snprintf(why, whysz, "signing failed");
-			break;
-		}
-		if (canonical(kind, sig, len))
-			rc = (long)len;
-	}
+	len = PUBKEY_SIG_MAX;
+	if ((ctx = api.EVP_MD_CTX_new()) == NULL ||
+	    api.EVP_DigestSignInit(ctx, NULL, kind == PUBKEY_ED25519 ? NULL :
+	    api.EVP_sha256(), NULL, k) != 1 ||
+	    api.EVP_DigestSign(ctx, NULL, &len, msg, msgsz) != 1 ||
+	    len > PUBKEY_SIG_MAX ||
+	    api.EVP_DigestSign(ctx, sig, &len, msg, msgsz) != 1)
+		snprintf(why, whysz, "signing failed");
+	else
+		rc = (long)len;
 out:
 	api.ERR_clear_error();
 	api.EVP_MD_CTX_free(ctx);

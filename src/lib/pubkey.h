@@ -8,10 +8,11 @@
  * are OpenSSL's, opened at their first use (lib/dynlib.h), so the
  * processes of the other schemes never map it.  Keys are bytes as the
  * scheme row's secret function decoded them: Ed25519's raw 32 bytes,
- * else a DER SubjectPublicKeyInfo.  Verification is strict: an Ed25519
- * S not below the group order, an ECDSA signature not in DER's one
- * encoding or with S above half the order (its malleated twin) is no
- * match.
+ * else a DER SubjectPublicKeyInfo.  Verification is strict where the
+ * signers are: an Ed25519 S not below the group order, an ECDSA
+ * signature not in DER's one encoding, is no match.  ECDSA's S and its
+ * twin n - S both verify, as every library has them: SendGrid signs
+ * with either (docs/design/031-public-keys.md).
  */
 #ifndef ONCEHOOK_PUBKEY_H
 #define ONCEHOOK_PUBKEY_H
@@ -56,8 +57,7 @@ int	pubkey_verify(enum pubkey_kind, const unsigned char *key,
 /*
  * Sign the pieces with a private key, for oncehook sign: priv is PEM
  * text (PKCS#8, or EC or RSA PRIVATE KEY), or for PUBKEY_ED25519 the
- * 32-byte seed.  The signature (an ECDSA one with a low S, in DER) goes
- * to sig (PUBKEY_SIG_MAX bytes); its length, or -1 with why.
+ * 32-byte seed.  The signature (an ECDSA one in DER) goes to sig (PUBKEY_SIG_MAX bytes); its length, or -1 with why.
  */
 long	pubkey_sign(enum pubkey_kind, const unsigned char *priv,
 	    size_t privsz, const struct crypto_piece *, size_t npieces,
