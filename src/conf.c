@@ -566,6 +566,11 @@ set_path(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	return 0;
 }
 
+/* A list of host[:port], separated by spaces (ONCEHOOK_TEST_CERT_HOSTS). */
+static int
+set_hosts(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst);
+
 /* Letters, digits and those of extra, at least one, at most max. */
 static int
 word_ok(const char *p, size_t len, const char *extra, size_t max)
@@ -579,6 +584,25 @@ word_ok(const char *p, size_t len, const char *extra, size_t max)
 		    NULL)
 			return 0;
 	return 1;
+}
+
+static int
+set_hosts(struct conf_loader *l, const struct conf_var *cv, const char *var,
+    const char *v, void *dst)
+{
+	const char	*p;
+	size_t		 len;
+
+	(void)cv;
+	for (p = v; *p != '\0'; p += len) {
+		p += strspn(p, " ");
+		if ((len = strcspn(p, " ")) > 0 && !word_ok(p, len, ".-:", 255))
+			return fail(l, var, "not a list of host[:port] "
+			    "separated by spaces (got \"%.200s\")", v);
+	}
+	if ((*(char **)dst = strdup(v)) == NULL)
+		return fail(l, var, "out of memory");
+	return 0;
 }
 
 static void
@@ -1318,6 +1342,7 @@ static const struct conf_kind
 	kind_secret_file = { set_secret_file, show_text },
 	kind_key = { set_key, show_key },
 	kind_url = { set_url, show_text },
+	kind_hosts = { set_hosts, show_text },
 	kind_endpoints = { set_endpoints, show_endpoints };
 
 const struct conf_kind	conf_kind_choice = { set_choice, show_choice };
@@ -1416,6 +1441,20 @@ const struct conf_var conf_vars[] = {
 	    G(counters_file), &kind_path,
 	    "absolute path of the counters file, one per web host (a "
 	    "MariaDB/MySQL store counts nothing without it)", NULL },
+	{ "CERT_CACHE", CONF_GLOBAL, 0, 0, 0, NULL,
+	    "`ONCEHOOK_DB`-certs (SQLite); none (MariaDB/MySQL)",
+	    G(certs.cache), &kind_path,
+	    "directory (made 0700) where the signing certificates a "
+	    "`paypal` endpoint fetches are kept; a MariaDB/MySQL store "
+	    "needs it set for one", NULL },
+	{ "TEST_CERT_HOSTS", CONF_GLOBAL, 0, 0, 0, NULL, "—",
+	    G(certs.hosts), &kind_hosts,
+	    "for tests only: the `host:port` list a `paypal` endpoint "
+	    "fetches certificates from instead of PayPal's", NULL },
+	{ "TEST_CERT_CA", CONF_GLOBAL, 0, 0, 0, NULL, "—",
+	    G(certs.ca), &kind_path,
+	    "for tests only: the CA file that certificates and their "
+	    "hosts are checked against instead of the system's", NULL },
 	{ "OUTBOX_SECRET", CONF_GLOBAL, CONF_HIDDEN | CONF_OUTBOX, 0, 0, NULL,
 	    "— (URL targets need it)", G(outbox_secret), &kind_outbox_secret,
 	    "the outbox's Standard Webhooks signing secret (`whsec_` and "
@@ -1571,9 +1610,34 @@ conf_load_for(conf_getenv_fn get, void *arg, unsigned needs, char *err,
 		conf_free(cf);
 		return NULL;
 	}
-	for (i = 0; i < cf->nendpoints; i++)
+	for (i = 0; i < cf->nendpoints; i++) {
 		cf->endpoints[i].depth_max = cf->my != NULL ?
 		    CONF_DEPTH_MYSQL : CONF_DEPTH_SQLITE;
+		cf->endpoints[i].certs = &cf->certs;
+	}
+	/* PayPal's certificates are kept beside a SQLite file; a server's
+	 * store has none here: its sites name a directory. */
+	if (cf->certs.cache == NULL && cf->my == NULL && cf->db != NULL) {
+		if ((cf->certs.cache = malloc(strlen(cf->db) + 7)) == NULL) {
+			snprintf(err, errsz, "out of memory");
+			conf_free(cf);
+			return NULL;
+		}
+		snprintf(cf->certs.cache, strlen(cf->db) + 7, "%s-certs",
+		    cf->db);
+	}
+	for (i = 0; i < cf->nendpoints; i++)
+		if (cf->certs.cache == NULL && (needs & CONF_NEEDS_DB) &&
+		    cf->endpoints[i].scheme != NULL &&
+		    strcmp(cf->endpoints[i].scheme->name, "paypal") == 0) {
+			snprintf(err, errsz, "ONCEHOOK_CERT_CACHE: endpoint "
+			    "%s (paypal) keeps PayPal's certificates there, "
+			    "and a MariaDB/MySQL store has no file to keep "
+			    "them beside: set it (an absolute path)",
+			    cf->endpoints[i].name);
+			conf_free(cf);
+			return NULL;
+		}
 	/* The counters live beside a SQLite file; a server's store has no
 	 * file here to be beside: counted only where one is named. */
 	if (cf->counters_file == NULL && cf->my == NULL && cf->db != NULL) {
@@ -1641,6 +1705,9 @@ conf_free(struct conf *cf)
 	free(cf->db_tls_cert);
 	free(cf->db_tls_key);
 	free(cf->counters_file);
+	free(cf->certs.cache);
+	free(cf->certs.hosts);
+	free(cf->certs.ca);
 	free(cf);
 }
 

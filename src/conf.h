@@ -68,6 +68,17 @@ struct secret {
 #define CONF_DEPTH_SQLITE	1000
 #define CONF_DEPTH_MYSQL	31
 
+/*
+ * Where a sender's signing certificates come from and are kept
+ * (pipeline/certs.h: PayPal's).  hosts and ca replace the provider's
+ * hosts and the system's CAs, for tests only.
+ */
+struct conf_certs {
+	char			*cache;		/* directory, or NULL */
+	char			*hosts;		/* "host[:port] ...", or NULL */
+	char			*ca;		/* PEM file, or NULL */
+};
+
 struct conf_endpoint {
 	char			 name[CONF_NAME_MAX]; /* "" if unnamed */
 	char			 prefix[CONF_NAME_MAX + 16]; /* ONCEHOOK_X_ */
@@ -100,6 +111,7 @@ struct conf_endpoint {
 	char			*secret_file;	/* or NULL */
 	char			*url;		/* the public URL a URL-signing
 						   scheme signs (_URL), or NULL */
+	const struct conf_certs	*certs;		/* the conf's */
 };
 
 /* ONCEHOOK_DB=mysql://user@host[:port]/database[?socket=/path]: the
@@ -133,6 +145,7 @@ struct conf {
 	char			*db_tls_cert;
 	char			*db_tls_key;
 	char			*counters_file;	/* NULL: counting off */
+	struct conf_certs	 certs;
 	struct conf_endpoint	*endpoints;
 	size_t			 nendpoints;
 	int			 named;		/* ONCEHOOK_ENDPOINTS set */

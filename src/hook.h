@@ -42,6 +42,8 @@ enum hook_err {
 	HOOK_EBADKEY,		/* key present but unusable (type, size) */
 	HOOK_ECONFLICT,		/* known key, different payload */
 	HOOK_EBUSY,		/* database busy, full, read-only, I/O */
+	HOOK_ECERT,		/* the sender's signing certificate could
+				   not be fetched (PayPal) */
 	HOOK_EACTION,		/* an action statement failed */
 	HOOK_ECONF,		/* misconfiguration; detail in the log */
 	HOOK_ESYSTEM,		/* our fault: memory, unexpected library error */

@@ -23,7 +23,8 @@
 
 static const char sign_usage[] =
 "usage: oncehook sign [--endpoint NAME] [--curl URL] [--id ID]\n"
-"                     [--event TYPE] [--time UNIX] [--key FILE] FILE\n"
+"                     [--event TYPE] [--time UNIX] [--key FILE]\n"
+"                     [--cert-url URL] FILE\n"
 "\n"
 "Sign the JSON in FILE (- for standard input) the way the endpoint's\n"
 "provider does, with its first secret and the current time, and print\n"
@@ -45,9 +46,11 @@ static const char sign_usage[] =
 "ONCEHOOK_<NAME>_URL.  For adyen FILE is the batch, each item with an\n"
 "additionalData object ({} will do) and no hmacSignature; the body to\n"
 "send, each item signed there, is printed after an empty line.\n"
-"The public-key schemes (discord, telnyx, sendgrid) sign with the private\n"
-"key in --key FILE: PEM, or an Ed25519 seed (whsk_, hex or base64);\n"
-"standard signs v1a with one, v1 with its whsec_ secret without.\n";
+"The public-key schemes (discord, telnyx, sendgrid, paypal) sign with the\n"
+"private key in --key FILE: PEM, or an Ed25519 seed (whsk_, hex or\n"
+"base64); standard signs v1a with one, v1 with its whsec_ secret without.\n"
+"paypal signs with the endpoint's first webhook id and sends --cert-url\n"
+"as PAYPAL-CERT-URL: the certificate of that key.\n";
 
 #define SIGN_BODY_MAX	(64 << 20)	/* bytes */
 
@@ -119,6 +122,7 @@ struct sign_args {
 	const char	*id;		/* --id, or NULL */
 	const char	*event;		/* --event, or NULL */
 	const char	*key;		/* --key FILE, or NULL */
+	const char	*cert_url;	/* --cert-url URL, or NULL */
 	long long	 t;		/* --time, or -1 */
 };
 
@@ -142,6 +146,8 @@ sign_parse(int argc, char **argv, struct sign_args *a)
 			a->event = argv[++i];
 		else if (strcmp(argv[i], "--key") == 0 && i + 1 < argc)
 			a->key = argv[++i];
+		else if (strcmp(argv[i], "--cert-url") == 0 && i + 1 < argc)
+			a->cert_url = argv[++i];
 		else if (strcmp(argv[i], "--time") == 0 && i + 1 < argc) {
 			errno = 0;
 			a->t = strtoll(argv[++i], &end, 10);
@@ -301,6 +307,7 @@ admin_sign(int argc, char **argv)
 	memset(&m, 0, sizeof(m));
 	m.id = a.id;
 	m.event = a.event;
+	m.cert_url = a.cert_url;
 	m.id_given = m.id != NULL;
 	if (m.id == NULL) {
 		if (crypto_random(rnd, sizeof(rnd)) == -1)

@@ -102,6 +102,10 @@ static const struct outcome {
 	[HOOK_EBUSY] = { 503, "Service Unavailable", SHAPE_ERROR,
 	    "unavailable", "storage is temporarily unavailable; nothing was "
 	    "processed; retry later", 0, NULL, RETRY_AFTER },
+	[HOOK_ECERT] = { 503, "Service Unavailable", SHAPE_ERROR,
+	    "certificate_unavailable", "the sender's signing certificate "
+	    "could not be fetched; nothing was processed; retry later", 0,
+	    NULL, RETRY_AFTER },
 	[HOOK_EACTION] = { 500, "Internal Server Error", SHAPE_ERROR,
 	    "action_failed",
 	    "processing failed and was rolled back; retry later", 0, NULL,

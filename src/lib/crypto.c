@@ -368,3 +368,18 @@ crypto_wipe(void *p, size_t sz)
 	if (p != NULL && sz > 0)
 		explicit_bzero(p, sz);
 }
+
+unsigned long
+crypto_crc32(const void *p, size_t sz)
+{
+	const unsigned char	*b = p;
+	uint32_t		 c = 0xffffffffu;
+	int			 k;
+
+	while (sz-- > 0) {
+		c ^= *b++;
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+	}
+	return (unsigned long)(c ^ 0xffffffffu);
+}

@@ -40,6 +40,9 @@ int	crypto_hmac_sha1(const void *key, size_t keysz,
 	    __attribute__((warn_unused_result));
 
 /* out = SHA-1(p).  Returns 0. */
+/* The CRC-32 of p (ISO-HDLC, as zlib's crc32()): PayPal's body check. */
+unsigned long	crypto_crc32(const void *p, size_t sz);
+
 int	crypto_sha1(const void *p, size_t sz,
 	    unsigned char out[CRYPTO_SHA1_LEN])
 	    __attribute__((warn_unused_result));

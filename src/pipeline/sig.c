@@ -2011,6 +2011,18 @@ static const struct scheme schemes[] = {
 	  .secret = sigpub_secret_p256, .flags = SCHEME_PUBLIC_KEY,
 	  .verify = sigpub_verify_sendgrid, .sign = sigpub_sign_sendgrid,
 	  .park_after = 3 },
+	/*
+	 * Signed with the certificate at PAYPAL-CERT-URL (pipeline/certs.h);
+	 * retries up to 25 times over 3 days, perhaps with the first
+	 * transmission's time: 3 days of tolerance.
+	 */
+	{ .name = "paypal", .timestamped = 1,
+	  .key = "json:/id",
+	  .type = "json:/event_type", .types = SIG_TYPES_ANY,
+	  .tolerance = 3 * 86400,
+	  .secret = sigpub_secret_id, .flags = SCHEME_PUBLIC_KEY,
+	  .verify = sigpub_verify_paypal, .sign = sigpub_sign_paypal,
+	  .park_after = 3 },
 };
 
 #define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
@@ -2181,6 +2193,8 @@ sig_sign(const struct conf_endpoint *ep, const struct secret *key,
 	if (key == NULL && ep->nsecrets == 0)
 		return -1;
 	mu.url = ep->url;
+	if (ep->nsecrets > 0 && ep->secrets[0].kind == SECRET_ID)
+		mu.webhook_id = (const char *)ep->secrets[0].p;
 	return ep->scheme->sign(key != NULL ? key : &ep->secrets[0], &mu,
 	    out);
 }

@@ -51,6 +51,9 @@ struct sig_msg {
 	const char	*event;	/* event type, for schemes with a type header */
 	const char	*url;	/* the endpoint's public URL (URL-signed
 				   schemes; sig_sign() fills it in) */
+	const char	*cert_url; /* paypal: PAYPAL-CERT-URL to send */
+	const char	*webhook_id; /* paypal: the endpoint's first id
+				   (sig_sign() fills it in) */
 };
 
 #define SIG_OUT_MAX	6	/* headers one signature needs at most */
@@ -59,7 +62,7 @@ struct sig_msg {
 struct sig_out {
 	struct {
 		const char	*name;
-		char		 value[256];
+		char		 value[768];
 	}		 h[SIG_OUT_MAX];
 	size_t		 n;
 	/* The body to send instead of the message's, for a scheme that

@@ -86,6 +86,10 @@ enum hook_err	sigpub_verify_telnyx(const struct conf_endpoint *,
 		    const struct sig_input *, struct sig_verdict *);
 enum hook_err	sigpub_verify_sendgrid(const struct conf_endpoint *,
 		    const struct sig_input *, struct sig_verdict *);
+enum hook_err	sigpub_verify_paypal(const struct conf_endpoint *,
+		    const struct sig_input *, struct sig_verdict *);
+int		sigpub_sign_paypal(const struct secret *,
+		    const struct sig_msg *, struct sig_out *);
 int		sigpub_sign_discord(const struct secret *,
 		    const struct sig_msg *, struct sig_out *);
 int		sigpub_sign_telnyx(const struct secret *,

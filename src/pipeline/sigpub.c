@@ -18,6 +18,7 @@
 #include "front/req.h"
 #include "lib/crypto.h"
 #include "lib/pubkey.h"
+#include "pipeline/certs.h"
 #include "pipeline/sig.h"
 #include "pipeline/sigkit.h"
 
@@ -323,6 +324,115 @@ sigpub_verify_sendgrid(const struct conf_endpoint *ep,
 }
 
 /*
+ * PAYPAL-TRANSMISSION-TIME, ISO 8601 in UTC ("2017-03-30T20:04:05Z",
+ * fractions of a second allowed), into *t: 0, or -1.
+ */
+static int
+parse_iso(const char *s, long long *t)
+{
+	struct tm	 tm;
+	const char	*e;
+	int		 i, n = 0;
+
+	/* Digits where digits go: sscanf alone would take signs, spaces. */
+	for (i = 0; i < 19; i++)
+		if ((i == 4 || i == 7) ? s[i] != '-' : i == 10 ? s[i] != 'T' :
+		    (i == 13 || i == 16) ? s[i] != ':' :
+		    !isdigit((unsigned char)s[i]))
+			return -1;
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
+	    &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 ||
+	    n != 19 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+	    tm.tm_sec > 60)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon--;
+	e = s + n;
+	if (*e == '.')
+		for (e++; isdigit((unsigned char)*e); e++)
+			continue;
+	if (strcmp(e, "Z") != 0 && strcmp(e, "+00:00") != 0)
+		return -1;
+	*t = (long long)timegm(&tm);
+	return 0;
+}
+
+/*
+ * PayPal: RSA-SHA256 (PAYPAL-AUTH-ALGO SHA256withRSA) over
+ * transmission id | transmission time | webhook id | CRC-32 of the body
+ * in decimal, with the key of the certificate at PAYPAL-CERT-URL, for
+ * each configured webhook id.
+ */
+enum hook_err
+sigpub_verify_paypal(const struct conf_endpoint *ep,
+    const struct sig_input *in, struct sig_verdict *v)
+{
+	unsigned char		 spki[CERTS_SPKI_MAX], sig[PUBKEY_SIG_MAX];
+	struct crypto_piece	 p[7];
+	const char		*h, *id, *ts, *url, *algo;
+	char			 crc[16], why[256];
+	long long		 t;
+	size_t			 spkisz, i;
+	long			 n;
+	int			 rc, found = 0;
+	enum hook_err		 er;
+
+	if ((h = sig_header(in, "PAYPAL-TRANSMISSION-SIG", v)) == NULL)
+		return HOOK_ESIG;
+	if ((id = req_header(in->rq, "PAYPAL-TRANSMISSION-ID")) == NULL ||
+	    (ts = req_header(in->rq, "PAYPAL-TRANSMISSION-TIME")) == NULL ||
+	    (url = req_header(in->rq, "PAYPAL-CERT-URL")) == NULL ||
+	    (algo = req_header(in->rq, "PAYPAL-AUTH-ALGO")) == NULL) {
+		v->why = "a PAYPAL-TRANSMISSION-* or PAYPAL-CERT-URL or "
+		    "PAYPAL-AUTH-ALGO header missing";
+		return HOOK_ESIG;
+	}
+	if (strcmp(algo, "SHA256withRSA") != 0) {
+		v->why = "PAYPAL-AUTH-ALGO is not SHA256withRSA";
+		return HOOK_ESIG;
+	}
+	if (*id == '\0' || strlen(id) > 100 || strchr(id, '|') != NULL ||
+	    parse_iso(ts, &t) == -1 ||
+	    (n = crypto_unbase64(h, strlen(h), sig, sizeof(sig))) <= 0) {
+		v->why = "signature header malformed";
+		return HOOK_ESIG;
+	}
+	/* The certificate: fetched once, outside any transaction. */
+	if ((er = certs_paypal(ep->certs, url, in->now, spki, &spkisz,
+	    &v->why)) != HOOK_OK)
+		return er;
+	snprintf(crc, sizeof(crc), "%lu", crypto_crc32(in->body,
+	    in->bodysz));
+	p[0].p = id;
+	p[0].sz = strlen(id);
+	p[1].p = p[3].p = p[5].p = "|";
+	p[1].sz = p[3].sz = p[5].sz = 1;
+	p[2].p = ts;
+	p[2].sz = strlen(ts);
+	p[6].p = crc;
+	p[6].sz = strlen(crc);
+	for (i = 0; i < ep->nsecrets && !found; i++) {
+		if (ep->secrets[i].kind != SECRET_ID)
+			continue;
+		p[4].p = ep->secrets[i].p;
+		p[4].sz = ep->secrets[i].sz;
+		if ((rc = pubkey_verify(PUBKEY_RSA, spki, spkisz, p, 7, sig,
+		    (size_t)n, why, sizeof(why))) == -1) {
+			v->why = "the signing certificate's key is unusable";
+			return HOOK_ECONF;
+		}
+		found = rc;
+	}
+	if (!found) {
+		v->why = "no signature matched";
+		return HOOK_ESIG;
+	}
+	return sig_check_time(ep, t, in->now, v);
+}
+
+/*
  * Sign m's timestamp, joiner and body with the private key k, as
  * kind: the signature as hex or base64 into out (outsz bytes); 0, or -1.
  */
@@ -420,4 +530,48 @@ sigpub_sign_v1a(const struct secret *k, const struct sig_msg *m, char *out,
 		return -1;
 	memcpy(out, "v1a,", 4);
 	return crypto_base64(sig, (size_t)n, out + 4, outsz - 4) < 0 ? -1 : 0;
+}
+
+int
+sigpub_sign_paypal(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	unsigned char		 sig[PUBKEY_SIG_MAX];
+	struct crypto_piece	 p[7];
+	struct tm		 tm;
+	char			 ts[32], crc[16], why[256], b64[700];
+	long			 n;
+
+	if (m->cert_url == NULL || m->webhook_id == NULL) {
+		fprintf(stderr, "oncehook sign: paypal needs --cert-url URL "
+		    "and the endpoint's webhook id as its secret\n");
+		return -1;
+	}
+	gmtime_r(&m->now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(crc, sizeof(crc), "%lu", crypto_crc32(m->body, m->bodysz));
+	p[0].p = m->id;
+	p[0].sz = strlen(m->id);
+	p[1].p = p[3].p = p[5].p = "|";
+	p[1].sz = p[3].sz = p[5].sz = 1;
+	p[2].p = ts;
+	p[2].sz = strlen(ts);
+	p[4].p = m->webhook_id;
+	p[4].sz = strlen(m->webhook_id);
+	p[6].p = crc;
+	p[6].sz = strlen(crc);
+	if (k->kind != SECRET_PRIVATE || (n = pubkey_sign(PUBKEY_RSA, k->p,
+	    k->sz, p, 7, sig, why, sizeof(why))) < 0 ||
+	    crypto_base64(sig, (size_t)n, b64, sizeof(b64)) < 0) {
+		fprintf(stderr, "oncehook sign: %s\n", k->kind !=
+		    SECRET_PRIVATE ? "paypal signs with --key PRIVATE-KEY-FILE" :
+		    why);
+		return -1;
+	}
+	sig_out_add(o, "PAYPAL-TRANSMISSION-ID", "%s", m->id);
+	sig_out_add(o, "PAYPAL-TRANSMISSION-TIME", "%s", ts);
+	sig_out_add(o, "PAYPAL-TRANSMISSION-SIG", "%s", b64);
+	sig_out_add(o, "PAYPAL-CERT-URL", "%s", m->cert_url);
+	sig_out_add(o, "PAYPAL-AUTH-ALGO", "SHA256withRSA");
+	return 0;
 }

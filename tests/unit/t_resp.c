@@ -45,6 +45,7 @@ static const struct {
 	{ HOOK_EBADKEY,		400, NULL },
 	{ HOOK_ECONFLICT,	422, "key_conflict" },
 	{ HOOK_EBUSY,		503, NULL },
+	{ HOOK_ECERT,		503, "certificate_unavailable" },
 	{ HOOK_EACTION,		500, "action_failed" },
 	{ HOOK_ECONF,		500, "misconfigured" },
 	{ HOOK_ESYSTEM,		500, NULL },
@@ -507,6 +508,14 @@ test_head(void)
 	    head_value(head, "Retry-After", v, sizeof(v)) &&
 	    strspn(v, "0123456789") == strlen(v) && atoi(v) > 0,
 	    "503 head carries Retry-After with a positive number of seconds");
+	resp_clear(&r);
+	rc = mkresp(&r, HOOK_ECERT, NULL, NULL);
+	n = rc == 0 ? resp_head(&r, head, sizeof(head)) : -1;
+	CHECK(n > 0 && strncmp(head, "Status: 503 ", 12) == 0 &&
+	    head_value(head, "Retry-After", v, sizeof(v)) && atoi(v) > 0 &&
+	    strstr(r.body, "certificate") != NULL,
+	    "a certificate not fetched: 503 with Retry-After, the sender "
+	    "retries");
 	resp_clear(&r);
 
 	ok = 1;

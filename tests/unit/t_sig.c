@@ -110,10 +110,10 @@ test_hmac(void)
 {
 	struct conf_endpoint	 ep, rot;
 	struct sig_verdict	 v;
-	struct secret		 one[1] = { { k_gh, sizeof(k_gh) - 1 } };
+	struct secret		 one[1] = { { k_gh, sizeof(k_gh) - 1, SECRET_MAC } };
 	struct secret		 two[2] = {
-		{ k_other, sizeof(k_other) - 1 },
-		{ k_gh, sizeof(k_gh) - 1 },
+		{ k_other, sizeof(k_other) - 1, SECRET_MAC },
+		{ k_gh, sizeof(k_gh) - 1, SECRET_MAC },
 	};
 	char			 upper[] = GH_SIG, var[128], *p, *big;
 	enum hook_err		 er;
@@ -282,11 +282,11 @@ test_stripe(void)
 	struct conf_endpoint	 ep, rot;
 	struct sig_verdict	 v;
 	struct secret		 one[1] = {
-		{ k_stripe, sizeof(k_stripe) - 1 },
+		{ k_stripe, sizeof(k_stripe) - 1, SECRET_MAC },
 	};
 	struct secret		 two[2] = {
-		{ k_stripe_other, sizeof(k_stripe_other) - 1 },
-		{ k_stripe, sizeof(k_stripe) - 1 },
+		{ k_stripe_other, sizeof(k_stripe_other) - 1, SECRET_MAC },
+		{ k_stripe, sizeof(k_stripe) - 1, SECRET_MAC },
 	};
 	enum hook_err		 er;
 	char			*h;
@@ -452,8 +452,8 @@ static void
 test_zoom(void)
 {
 	struct secret		 s[2] = {
-		{ k_zoom, sizeof(k_zoom) - 1 },
-		{ k_zoom_other, sizeof(k_zoom_other) - 1 },
+		{ k_zoom, sizeof(k_zoom) - 1, SECRET_MAC },
+		{ k_zoom_other, sizeof(k_zoom_other) - 1, SECRET_MAC },
 	};
 	struct conf_endpoint	 ep, one;
 	struct sig_verdict	 v;
@@ -545,7 +545,7 @@ test_handshakes(void)
 {
 	const struct scheme	*sc;
 	struct conf_endpoint	 ep;
-	struct secret		 s = { k_stripe, sizeof(k_stripe) - 1 };
+	struct secret		 s = { k_stripe, sizeof(k_stripe) - 1, SECRET_MAC };
 	struct hook_answer	 a;
 	struct sig_input	 in;
 	struct testreq		 t;
@@ -635,11 +635,11 @@ test_basic(void)
 	struct conf_endpoint	 ep, rot;
 	struct sig_verdict	 v;
 	struct secret		 one[1] = {
-		{ k_aladdin, sizeof(k_aladdin) - 1 },
+		{ k_aladdin, sizeof(k_aladdin) - 1, SECRET_MAC },
 	};
 	struct secret		 two[2] = {
-		{ k_postmark, sizeof(k_postmark) - 1 },
-		{ k_aladdin, sizeof(k_aladdin) - 1 },
+		{ k_postmark, sizeof(k_postmark) - 1, SECRET_MAC },
+		{ k_aladdin, sizeof(k_aladdin) - 1, SECRET_MAC },
 	};
 	struct sig_msg		 m;
 	struct sig_out		 out;
@@ -762,11 +762,11 @@ test_mailgun(void)
 	struct sig_verdict	 v;
 	struct secret		 parent;
 	struct secret		 one[1] = {
-		{ k_mailgun, sizeof(k_mailgun) - 1 },
+		{ k_mailgun, sizeof(k_mailgun) - 1, SECRET_MAC },
 	};
 	struct secret		 two[2] = {
-		{ k_mailgun_other, sizeof(k_mailgun_other) - 1 },
-		{ k_mailgun, sizeof(k_mailgun) - 1 },
+		{ k_mailgun_other, sizeof(k_mailgun_other) - 1, SECRET_MAC },
+		{ k_mailgun, sizeof(k_mailgun) - 1, SECRET_MAC },
 	};
 	struct sig_msg		 m;
 	struct sig_out		 out;
@@ -864,6 +864,7 @@ test_mailgun(void)
 	 * account's key, accepted with that key configured. */
 	parent.p = k_mailgun_parent;
 	parent.sz = sizeof(k_mailgun_parent) - 1;
+	parent.kind = SECRET_MAC;
 	endpoint(&par, "mailgun", &parent, 1);
 	er = run(&par, ENV("HTTP_USER_AGENT=mailgun"),
 	    MG_PARENT(MG_SIG, MG_SIG_PARENT), MG_T, &v);
@@ -1091,7 +1092,10 @@ test_adyen(void)
 	b = scheme_batch(scheme_find("adyen"));
 	CHECK(b != NULL && strcmp(b->items, "/notificationItems") == 0 &&
 	    strcmp(b->item, "/NotificationRequestItem") == 0 &&
-	    strcmp(b->answer, "[accepted]") == 0 && b->key_more != NULL &&
+	    scheme_find("adyen")->ack != NULL &&
+	    scheme_find("adyen")->ack->status == 200 &&
+	    strcmp(scheme_find("adyen")->ack->text, "[accepted]") == 0 &&
+	    b->key_more != NULL &&
 	    strcmp(b->key_more[0], "/eventCode") == 0 &&
 	    strcmp(b->key_more[1], "/success") == 0 && b->key_more[2] == NULL,
 	    "adyen: a batch of notificationItems, keyed pspReference:"
@@ -1267,10 +1271,10 @@ test_twilio(void)
 {
 	struct conf_endpoint	 ep;
 	struct sig_verdict	 v;
-	struct secret		 one[1] = { { k_tw, sizeof(k_tw) - 1 } };
+	struct secret		 one[1] = { { k_tw, sizeof(k_tw) - 1, SECRET_MAC } };
 	struct secret		 two[2] = {
-		{ k_tw_other, sizeof(k_tw_other) - 1 },
-		{ k_tw, sizeof(k_tw) - 1 },
+		{ k_tw_other, sizeof(k_tw_other) - 1, SECRET_MAC },
+		{ k_tw, sizeof(k_tw) - 1, SECRET_MAC },
 	};
 	const char		*env256[] = {
 		"HTTP_X_TWILIO_SIGNATURE=" TW_SIG_256,
@@ -1392,9 +1396,9 @@ test_square(void)
 {
 	struct conf_endpoint	 ep;
 	struct sig_verdict	 v;
-	struct secret		 one[1] = { { k_sq, sizeof(k_sq) - 1 } };
+	struct secret		 one[1] = { { k_sq, sizeof(k_sq) - 1, SECRET_MAC } };
 	struct secret		 other[1] = {
-		{ k_sq_other, sizeof(k_sq_other) - 1 } };
+		{ k_sq_other, sizeof(k_sq_other) - 1, SECRET_MAC } };
 	char			 body[] = SQ_BODY;
 	enum hook_err		 er;
 
@@ -1432,8 +1436,8 @@ test_url_sign(void)
 	struct sig_verdict	 v;
 	struct sig_msg		 m;
 	struct sig_out		 out;
-	struct secret		 tw[1] = { { k_tw, sizeof(k_tw) - 1 } };
-	struct secret		 sq[1] = { { k_sq, sizeof(k_sq) - 1 } };
+	struct secret		 tw[1] = { { k_tw, sizeof(k_tw) - 1, SECRET_MAC } };
+	struct secret		 sq[1] = { { k_sq, sizeof(k_sq) - 1, SECRET_MAC } };
 	size_t			 i;
 	const char		*sig = NULL, *ct = NULL, *tok = NULL;
 
