@@ -12,7 +12,8 @@
 #   then, together (they use the plain build):
 #     distcheck  `make distcheck-some`: the tarball builds (VPATH, read-
 #                only sources) and what reads the shipped files passes;
-#                then a build without MariaDB Connector/C (one test);
+#                then a build without MariaDB Connector/C nor OpenSSL
+#                (one test);
 #     valgrind   every unit test program (tests/unit/t_*) under valgrind,
 #                leaks checked (one test each; the fault and power-loss
 #                suites in their quick form), in two halves, one a core;
@@ -157,19 +158,37 @@ step_distcheck() {
 		grep -E '^(FAIL|ERROR)|rror|had no end' distcheck.out | head -30
 		(cd oncehook-*/_build/sub 2>/dev/null && unfinished)
 	fi
-	# A build without MariaDB Connector/C still builds, and a mysql://
-	# store says what it needs (one step).
-	echo "== without MariaDB"
+	# A build without MariaDB Connector/C nor OpenSSL still builds, and
+	# a mysql:// store and a public-key scheme say what they need (one
+	# step).
+	echo "== without MariaDB and OpenSSL"
 	local nomy=$out/nomariadb ok=0
 	rm -rf "$nomy" && mkdir -p "$nomy" && cd "$nomy" &&
-	if "$root/configure" --without-mariadb --enable-werror \
-	    >configure.out 2>&1 && make -j"$jobs" oncehook >make.out 2>&1 &&
-	    ! grep -q 'define HAVE_MARIADB' config.h; then
+	if "$root/configure" --without-mariadb --without-openssl \
+	    --enable-werror >configure.out 2>&1 &&
+	    make -j"$jobs" oncehook >make.out 2>&1 &&
+	    ! grep -q 'define HAVE_MARIADB' config.h &&
+	    ! grep -q 'define HAVE_OPENSSL' config.h &&
+	    ! ldd ./oncehook | grep -q libcrypto; then
 		ONCEHOOK_DB='mysql://shop@localhost/shop' \
 		    ONCEHOOK_SCHEME=stripe ONCEHOOK_SECRET=whsec_x \
 		    ./oncehook check >check.out 2>&1
 		[ $? -eq 1 ] && grep -q 'built without the MariaDB/MySQL store: ' \
+		    check.out &&
+		# The database and actions there: check fails for OpenSSL
+		# alone (a stripe endpoint beside passes).
+		export ONCEHOOK_DB="$nomy/db.sqlite" \
+		    ONCEHOOK_ACTIONS="$root/tests/e2e/actions-schemes.sql"
+		ONCEHOOK_SCHEME=stripe ONCEHOOK_SECRET=whsec_$(printf %040d 0) \
+		    ./oncehook init >>check.out 2>&1 &&
+		ONCEHOOK_SCHEME=stripe ONCEHOOK_SECRET=whsec_$(printf %040d 0) \
+		    ./oncehook check >>check.out 2>&1 &&
+		ONCEHOOK_SCHEME=discord \
+		    ONCEHOOK_SECRET=d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a \
+		    ./oncehook check >>check.out 2>&1
+		[ $? -eq 1 ] && grep -q 'endpoint default (discord): this oncehook was built without OpenSSL' \
 		    check.out && ok=1
+		unset ONCEHOOK_DB ONCEHOOK_ACTIONS
 	fi
 	if [ $ok -eq 1 ]; then
 		result ok

@@ -16,6 +16,7 @@
 #include "cmd/admin.h"
 #include "cmd/common.h"
 #include "conf.h"
+#include "lib/pubkey.h"
 #include "pipeline/route.h"
 #include "pipeline/sig.h"
 #include "store/outbox.h"
@@ -367,6 +368,7 @@ admin_check(int argc, char **argv)
 	const char			*path;
 	char				 err[512], about[512];
 	size_t				 i;
+	char				 why[300];
 	int				 rc = 0;
 
 	if (cmd_helped(argc, argv, check_usage))
@@ -395,6 +397,12 @@ admin_check(int argc, char **argv)
 			fprintf(stderr, "oncehook check: endpoint %s has no "
 			    "usable secret: it refuses every request\n",
 			    ep->name);
+			rc = 1;
+		}
+		if ((ep->scheme->flags & SCHEME_PUBLIC_KEY) &&
+		    pubkey_load(why, sizeof(why)) == -1) {
+			fprintf(stderr, "oncehook check: endpoint %s (%s): "
+			    "%s\n", ep->name, ep->scheme->name, why);
 			rc = 1;
 		}
 	}
