@@ -1616,8 +1616,14 @@ conf_load_for(conf_getenv_fn get, void *arg, unsigned needs, char *err,
 		cf->endpoints[i].certs = &cf->certs;
 	}
 	/* PayPal's certificates are kept beside a SQLite file; a server's
-	 * store has none here: its sites name a directory. */
-	if (cf->certs.cache == NULL && cf->my == NULL && cf->db != NULL) {
+	 * store has none here: its sites name a directory.  Named only
+	 * where an endpoint fetches some: a CGI run pays for nothing. */
+	for (i = 0; i < cf->nendpoints; i++)
+		if (cf->endpoints[i].scheme != NULL &&
+		    strcmp(cf->endpoints[i].scheme->name, "paypal") == 0)
+			break;
+	if (i < cf->nendpoints && cf->certs.cache == NULL && cf->my == NULL &&
+	    cf->db != NULL) {
 		if ((cf->certs.cache = malloc(strlen(cf->db) + 7)) == NULL) {
 			snprintf(err, errsz, "out of memory");
 			conf_free(cf);

@@ -15,16 +15,24 @@
 
 #include <curl/curl.h>
 
-/* The entry points used, as curl.h declares them. */
+#include "lib/dynlib.h"
+
+/* The entry points used, as curl.h declares them (lib/dynlib.h). */
+#define CURLAPI_FUNCS(X) \
+	X(__typeof__(curl_global_init), global_init, "curl_global_init") \
+	X(__typeof__(curl_easy_init), easy_init, "curl_easy_init") \
+	X(__typeof__(curl_easy_setopt), easy_setopt, "curl_easy_setopt") \
+	X(__typeof__(curl_easy_perform), easy_perform, "curl_easy_perform") \
+	X(__typeof__(curl_easy_getinfo), easy_getinfo, "curl_easy_getinfo") \
+	X(__typeof__(curl_easy_cleanup), easy_cleanup, "curl_easy_cleanup") \
+	X(__typeof__(curl_easy_strerror), easy_strerror, \
+	    "curl_easy_strerror") \
+	X(__typeof__(curl_slist_append), slist_append, "curl_slist_append") \
+	X(__typeof__(curl_slist_free_all), slist_free_all, \
+	    "curl_slist_free_all")
+
 struct curl_api {
-	__typeof__(curl_easy_init)	*easy_init;
-	__typeof__(curl_easy_setopt)	*easy_setopt;
-	__typeof__(curl_easy_perform)	*easy_perform;
-	__typeof__(curl_easy_getinfo)	*easy_getinfo;
-	__typeof__(curl_easy_cleanup)	*easy_cleanup;
-	__typeof__(curl_easy_strerror)	*easy_strerror;
-	__typeof__(curl_slist_append)	*slist_append;
-	__typeof__(curl_slist_free_all)	*slist_free_all;
+	CURLAPI_FUNCS(DYNLIB_MEMBER)
 };
 
 /*

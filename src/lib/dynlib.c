@@ -4,26 +4,24 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lib/dynlib.h"
 
 void
-dynlib_close(void **lib, const struct dynlib_sym *syms, size_t n)
+dynlib_close(void **lib, void **slots, size_t n)
 {
-	size_t	 i;
-
 	if (*lib != NULL)
 		dlclose(*lib);
 	*lib = NULL;
-	for (i = 0; i < n; i++)
-		*syms[i].slot = NULL;
+	memset(slots, 0, n * sizeof(*slots));
 }
 
 int
 dynlib_open(void **lib, const char *soname, const char *debpkg,
-    const struct dynlib_sym *syms, size_t n, char *why, size_t whysz)
+    const char *names, void **slots, size_t n, char *why, size_t whysz)
 {
-	const char	*e;
+	const char	*e, *name = names;
 	size_t		 i;
 
 	if (*lib != NULL)
@@ -34,11 +32,11 @@ dynlib_open(void **lib, const char *soname, const char *debpkg,
 		    "package %s): %s", soname, debpkg, e != NULL ? e : "?");
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-		if ((*syms[i].slot = dlsym(*lib, syms[i].name)) == NULL) {
+	for (i = 0; i < n; i++, name += strlen(name) + 1)
+		if ((slots[i] = dlsym(*lib, name)) == NULL) {
 			snprintf(why, whysz, "%s: a function is missing: %s",
-			    soname, syms[i].name);
-			dynlib_close(lib, syms, n);
+			    soname, name);
+			dynlib_close(lib, slots, n);
 			return -1;
 		}
 	return 0;

@@ -84,82 +84,40 @@ pubkey_chain(const char *pem, size_t pemsz, const char *cafile,
 #include <openssl/x509v3.h>
 
 #include "lib/dynlib.h"
+#include "lib/utc.h"
 
 #define PIECES_MAX	(1 << 26)	/* bytes Ed25519 signs in one go */
 
-/* The entry points used, as OpenSSL's headers declare them. */
-#define F(f)	__typeof__(f) *f
-static struct {
-	F(EVP_PKEY_new_raw_public_key);
-	F(EVP_PKEY_new_raw_private_key);
-	F(EVP_PKEY_get_raw_public_key);
-	F(d2i_PUBKEY);
-	F(i2d_PUBKEY);
-	F(EVP_PKEY_free);
-	F(EVP_PKEY_get_base_id);
-	F(EVP_PKEY_get_group_name);
-	F(EVP_PKEY_get_bits);
-	F(EVP_MD_CTX_new);
-	F(EVP_MD_CTX_free);
-	F(EVP_DigestVerifyInit);
-	F(EVP_DigestVerify);
-	F(EVP_DigestSignInit);
-	F(EVP_DigestSign);
-	F(EVP_sha256);
-	F(d2i_ECDSA_SIG);
-	F(i2d_ECDSA_SIG);
-	F(ECDSA_SIG_free);
-	F(CRYPTO_free);
-	F(BIO_new_mem_buf);
-	F(BIO_free);
-	F(PEM_read_bio_PrivateKey);
-	F(PEM_read_bio_X509);
-	F(X509_free);
-	F(X509_get0_pubkey);
-	F(X509_get0_notAfter);
-	F(X509_check_host);
-	F(X509_STORE_new);
-	F(X509_STORE_free);
-	F(X509_STORE_set_default_paths);
-	F(X509_STORE_load_file);
-	F(X509_STORE_CTX_new);
-	F(X509_STORE_CTX_free);
-	F(X509_STORE_CTX_init);
-	F(X509_STORE_CTX_set_time);
-	F(X509_verify_cert);
-	F(X509_STORE_CTX_get_error);
-	F(X509_verify_cert_error_string);
-	F(ASN1_TIME_to_tm);
-	F(OPENSSL_sk_new_null);
-	F(OPENSSL_sk_push);
-	F(OPENSSL_sk_pop);
-	F(OPENSSL_sk_free);
-	F(ERR_clear_error);
-} api;
-#undef F
-static void	*lib;
+/* The entry points used, as OpenSSL's headers declare them
+ * (lib/dynlib.h). */
+/* One entry point, its member and symbol named alike. */
+#define F(X, f)	X(__typeof__(f), f, #f)
+#define CRYPTO_FUNCS(X) \
+	F(X, EVP_PKEY_new_raw_public_key) \
+	F(X, EVP_PKEY_new_raw_private_key) \
+	F(X, EVP_PKEY_get_raw_public_key) F(X, d2i_PUBKEY) F(X, i2d_PUBKEY) \
+	F(X, EVP_PKEY_free) F(X, EVP_PKEY_get_base_id) \
+	F(X, EVP_PKEY_get_group_name) F(X, EVP_PKEY_get_bits) \
+	F(X, EVP_MD_CTX_new) F(X, EVP_MD_CTX_free) \
+	F(X, EVP_DigestVerifyInit) F(X, EVP_DigestVerify) \
+	F(X, EVP_DigestSignInit) F(X, EVP_DigestSign) F(X, EVP_sha256) \
+	F(X, d2i_ECDSA_SIG) F(X, i2d_ECDSA_SIG) F(X, ECDSA_SIG_free) \
+	F(X, CRYPTO_free) F(X, BIO_new_mem_buf) F(X, BIO_free) \
+	F(X, PEM_read_bio_PrivateKey) F(X, PEM_read_bio_X509) \
+	F(X, X509_free) F(X, X509_get0_pubkey) F(X, X509_get0_notAfter) \
+	F(X, X509_check_host) F(X, X509_STORE_new) F(X, X509_STORE_free) \
+	F(X, X509_STORE_set_default_paths) F(X, X509_STORE_load_file) \
+	F(X, X509_STORE_CTX_new) F(X, X509_STORE_CTX_free) \
+	F(X, X509_STORE_CTX_init) F(X, X509_STORE_CTX_set_time) \
+	F(X, X509_verify_cert) F(X, X509_STORE_CTX_get_error) \
+	F(X, X509_verify_cert_error_string) F(X, ASN1_TIME_to_tm) \
+	F(X, OPENSSL_sk_new_null) F(X, OPENSSL_sk_push) \
+	F(X, OPENSSL_sk_pop) F(X, OPENSSL_sk_free) F(X, ERR_clear_error)
 
-#define S(f)	DYNLIB_SYM(api, f, #f)
-static const struct dynlib_sym syms[] = {
-	S(EVP_PKEY_new_raw_public_key), S(EVP_PKEY_new_raw_private_key),
-	S(EVP_PKEY_get_raw_public_key), S(d2i_PUBKEY), S(i2d_PUBKEY),
-	S(EVP_PKEY_free), S(EVP_PKEY_get_base_id), S(EVP_PKEY_get_group_name),
-	S(EVP_PKEY_get_bits), S(EVP_MD_CTX_new), S(EVP_MD_CTX_free),
-	S(EVP_DigestVerifyInit), S(EVP_DigestVerify), S(EVP_DigestSignInit),
-	S(EVP_DigestSign), S(EVP_sha256), S(d2i_ECDSA_SIG), S(i2d_ECDSA_SIG),
-	S(ECDSA_SIG_free),
-	S(CRYPTO_free), S(BIO_new_mem_buf), S(BIO_free),
-	S(PEM_read_bio_PrivateKey), S(PEM_read_bio_X509), S(X509_free),
-	S(X509_get0_pubkey), S(X509_get0_notAfter), S(X509_check_host),
-	S(X509_STORE_new), S(X509_STORE_free), S(X509_STORE_set_default_paths),
-	S(X509_STORE_load_file), S(X509_STORE_CTX_new), S(X509_STORE_CTX_free),
-	S(X509_STORE_CTX_init), S(X509_STORE_CTX_set_time),
-	S(X509_verify_cert), S(X509_STORE_CTX_get_error),
-	S(X509_verify_cert_error_string), S(ASN1_TIME_to_tm),
-	S(OPENSSL_sk_new_null), S(OPENSSL_sk_push), S(OPENSSL_sk_pop),
-	S(OPENSSL_sk_free), S(ERR_clear_error),
-};
-#undef S
+static struct {
+	CRYPTO_FUNCS(DYNLIB_MEMBER)
+} api;
+static void	*lib;
 
 /* The Ed25519 group order L, little-endian: S must be below it. */
 static const unsigned char ed25519_l[32] = {
@@ -172,8 +130,10 @@ static const unsigned char ed25519_l[32] = {
 int
 pubkey_load(char *why, size_t whysz)
 {
-	return dynlib_open(&lib, LIBCRYPTO_SONAME, "libssl3", syms,
-	    sizeof(syms) / sizeof(syms[0]), why, whysz);
+	static const char	 names[] = CRYPTO_FUNCS(DYNLIB_NAME);
+
+	return dynlib_open(&lib, LIBCRYPTO_SONAME, "libssl3", names,
+	    (void **)&api, sizeof(api) / sizeof(void *), why, whysz);
 }
 
 /* The key as an EVP_PKEY of that kind, or NULL with why set. */
@@ -481,7 +441,8 @@ pubkey_chain(const char *pem, size_t pemsz, const char *cafile,
 		snprintf(why, whysz, "certificate without an end of validity");
 		goto out;
 	}
-	*not_after = timegm(&tm);
+	*not_after = (time_t)utc_seconds(tm.tm_year + 1900, tm.tm_mon + 1,
+	    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 	if ((k = api.X509_get0_pubkey(leaf)) == NULL ||
 	    api.EVP_PKEY_get_base_id(k) != EVP_PKEY_RSA ||
 	    api.EVP_PKEY_get_bits(k) < 2048 ||

@@ -57,7 +57,8 @@ int	pubkey_verify(enum pubkey_kind, const unsigned char *key,
 /*
  * Sign the pieces with a private key, for oncehook sign: priv is PEM
  * text (PKCS#8, or EC or RSA PRIVATE KEY), or for PUBKEY_ED25519 the
- * 32-byte seed.  The signature (an ECDSA one in DER) goes to sig (PUBKEY_SIG_MAX bytes); its length, or -1 with why.
+ * 32-byte seed.  The signature (an ECDSA one in DER) goes to sig
+ * (PUBKEY_SIG_MAX bytes); its length, or -1 with why.
  */
 long	pubkey_sign(enum pubkey_kind, const unsigned char *priv,
 	    size_t privsz, const struct crypto_piece *, size_t npieces,

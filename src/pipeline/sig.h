@@ -270,8 +270,9 @@ enum hook_err	sig_verify(const struct conf_endpoint *,
 
 /*
  * The answer to the handshake hs (the one event_parse() found; NULL:
- * the scheme's first) in the verified request in, made from token (NULL if its handshake takes none): 0 with out
- * filled, or -1 if a MAC failed.
+ * the scheme's first) in the verified request in, made from token
+ * (NULL if its handshake takes none): 0 with out filled, or -1 if a
+ * MAC failed.
  */
 int		sig_answer(const struct conf_endpoint *,
 		    const struct handshake *, const struct sig_input *in,

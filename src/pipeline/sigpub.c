@@ -18,6 +18,7 @@
 #include "front/req.h"
 #include "lib/crypto.h"
 #include "lib/pubkey.h"
+#include "lib/utc.h"
 #include "pipeline/certs.h"
 #include "pipeline/sig.h"
 #include "pipeline/sigkit.h"
@@ -330,33 +331,16 @@ sigpub_verify_sendgrid(const struct conf_endpoint *ep,
 static int
 parse_iso(const char *s, long long *t)
 {
-	struct tm	 tm;
 	const char	*e;
-	int		 i, n = 0;
+	int		 n;
 
-	/* Digits where digits go: sscanf alone would take signs, spaces. */
-	for (i = 0; i < 19; i++)
-		if ((i == 4 || i == 7) ? s[i] != '-' : i == 10 ? s[i] != 'T' :
-		    (i == 13 || i == 16) ? s[i] != ':' :
-		    !isdigit((unsigned char)s[i]))
-			return -1;
-	memset(&tm, 0, sizeof(tm));
-	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
-	    &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 ||
-	    n != 19 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
-	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
-	    tm.tm_sec > 60)
+	if ((n = utc_parse_iso(s, t)) < 0)
 		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon--;
 	e = s + n;
 	if (*e == '.')
-		for (e++; isdigit((unsigned char)*e); e++)
+		for (e++; *e >= '0' && *e <= '9'; e++)
 			continue;
-	if (strcmp(e, "Z") != 0 && strcmp(e, "+00:00") != 0)
-		return -1;
-	*t = (long long)timegm(&tm);
-	return 0;
+	return strcmp(e, "Z") == 0 || strcmp(e, "+00:00") == 0 ? 0 : -1;
 }
 
 /*
@@ -538,8 +522,8 @@ sigpub_sign_paypal(const struct secret *k, const struct sig_msg *m,
 {
 	unsigned char		 sig[PUBKEY_SIG_MAX];
 	struct crypto_piece	 p[7];
-	struct tm		 tm;
-	char			 ts[32], crc[16], why[256], b64[700];
+	char			 ts[UTC_ISO_LEN + 1], crc[16], why[256];
+	char			 b64[700];
 	long			 n;
 
 	if (m->cert_url == NULL || m->webhook_id == NULL) {
@@ -547,8 +531,7 @@ sigpub_sign_paypal(const struct secret *k, const struct sig_msg *m,
 		    "and the endpoint's webhook id as its secret\n");
 		return -1;
 	}
-	gmtime_r(&m->now, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	utc_format_iso((long long)m->now, ts);
 	snprintf(crc, sizeof(crc), "%lu", crypto_crc32(m->body, m->bodysz));
 	p[0].p = m->id;
 	p[0].sz = strlen(m->id);

@@ -27,7 +27,7 @@ static const char *const schemes[] = {
 	"hmac-sha256", "stripe", "github", "standard", "svix", "shopify",
 	"slack", "paddle", "gitlab", "zoom", "twilio", "square", "razorpay",
 	"woocommerce", "mollie", "linear", "webflow", "vercel", "cashfree",
-	"basic", "mailgun", "adyen"
+	"basic", "mailgun", "adyen", "discord", "telnyx", "sendgrid"
 };
 #define NSCHEMES	(sizeof(schemes) / sizeof(schemes[0]))
 
@@ -53,6 +53,16 @@ get(const char *name, void *arg)
 		    strcmp(v->scheme, "adyen") == 0 ?
 		    "44782DEF547AAA06C910C43932B1EB0C"
 		    "71FC68D9D0C057550C48EC2ACF6BA056" :
+		    /* Public keys: RFC 8032's test key 1, SendGrid's sample. */
+		    strcmp(v->scheme, "discord") == 0 ?
+		    "d75a980182b10ab7d54bfed3c964073a"
+		    "0ee172f3daa62325af021a68f707511a" :
+		    strcmp(v->scheme, "telnyx") == 0 ?
+		    "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=" :
+		    strcmp(v->scheme, "sendgrid") == 0 ?
+		    "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE83T4O/n84iotIvIW4mdBgQ/"
+		    "7dAfSmpqIM8kF9mN1flpVKS3GRqe62gw+2fNNRaINXvVpiglSI8eNEc6"
+		    "wEA3F+g==" :
 		    "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 	if (strcmp(name, "ONCEHOOK_URL") == 0 && scheme_signs_url(
 	    scheme_find(v->scheme)))
@@ -88,7 +98,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"HTTP_X_RAZORPAY_SIGNATURE", "HTTP_X_WC_WEBHOOK_SIGNATURE",
 		"HTTP_X_MOLLIE_SIGNATURE", "HTTP_LINEAR_SIGNATURE",
 		"HTTP_X_WEBFLOW_SIGNATURE", "HTTP_X_VERCEL_SIGNATURE",
-		"HTTP_AUTHORIZATION",
+		"HTTP_AUTHORIZATION", "HTTP_X_SIGNATURE_ED25519",
+		"HTTP_TELNYX_SIGNATURE_ED25519",
+		"HTTP_X_TWILIO_EMAIL_EVENT_WEBHOOK_SIGNATURE",
+		/* Their timestamps: the second value. */
+		"HTTP_X_SIGNATURE_TIMESTAMP", "HTTP_TELNYX_TIMESTAMP",
+		"HTTP_X_TWILIO_EMAIL_EVENT_WEBHOOK_TIMESTAMP",
 	};
 	struct req_header	 h[sizeof(names) / sizeof(names[0])];
 	struct req		 rq;
@@ -119,7 +134,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		h[n].namelen = strlen(names[n]);
 		/* The first 10 and the later signatures (and basic's
 		 * credential) take the first value; the rest the second. */
-		h[n].value = n < 10 || strstr(names[n], "_SIGNATURE") != NULL ||
+		h[n].value = n < 10 || (strstr(names[n], "_SIGNATURE") != NULL &&
+		    strstr(names[n], "TIMESTAMP") == NULL) ||
 		    strcmp(names[n], "HTTP_AUTHORIZATION") == 0 ? sigv : other;
 	}
 	memset(&rq, 0, sizeof(rq));
@@ -144,7 +160,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    &ev, &why);
 		memset(&a, 0, sizeof(a));
 		if (er == HOOK_HANDSHAKE)
-			(void)sig_answer(&confs[i]->endpoints[0], &in,
+			(void)sig_answer(&confs[i]->endpoints[0], NULL, &in,
 			    ev.token, &a);
 		resp_make(&r, &(struct resp_in){ .err = er, .key = ev.key,
 		    .answer = &a, .detail = why.client });

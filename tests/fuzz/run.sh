@@ -15,15 +15,17 @@ mkdir -p "$work/corpus"
 if [ -f "$top/_build/plain/config.h" ]; then
 	cp "$top/_build/plain/config.h" "$work/config.h"
 else
-	echo '#define PACKAGE_VERSION "fuzz"' >"$work/config.h"
+	printf '#define PACKAGE_VERSION "fuzz"\n#define CURL_SONAME "libcurl.so.4"\n' >"$work/config.h"
 fi
 clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
     -I"$work" -I"$top/src" \
     "$top/tests/fuzz/fuzz_request.c" "$top/src/lib/log.c" "$top/src/lib/crypto.c" \
     "$top/src/lib/sha256.c" "$top/src/lib/form.c" "$top/src/lib/buf.c" \
     "$top/src/conf.c" "$top/src/lib/envindex.c" "$top/src/front/req.c" "$top/src/pipeline/sig.c" "$top/src/pipeline/event.c" "$top/src/lib/jsondoc.c" "$top/src/lib/jsonpeek.c" \
-    "$top/src/front/resp.c" $(pkg-config --cflags --libs jansson) \
-    -o "$work/fuzz_request"
+    "$top/src/front/resp.c" "$top/src/pipeline/sigpub.c" \
+    "$top/src/pipeline/certs.c" "$top/src/lib/pubkey.c" \
+    "$top/src/lib/dynlib.c" "$top/src/lib/curlapi.c" "$top/src/lib/utc.c" \
+    $(pkg-config --cflags --libs jansson) -o "$work/fuzz_request"
 printf 't=1614265330,v1=aa\0001614265330\000{"id":"evt_1","type":"x"}' \
     >"$work/corpus/stripe"
 printf 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=\000msg_p5jXN8AQM9LWM0D4loKWxJek\000{"test": 2432232314}' \

@@ -12,7 +12,9 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include <openssl/evp.h>
@@ -21,6 +23,7 @@
 
 #include "lib/crypto.h"
 #include "lib/sha256.h"
+#include "lib/utc.h"
 #include "tap.h"
 
 /*
@@ -643,6 +646,51 @@ test_sha256_million(void)
 	    "SHA-256 of a million \"a\" in uneven pieces per FIPS 180-2 B.3");
 }
 
+/* PayPal's body check: the CRC-32 "check" value of "123456789". */
+static void
+test_crc32(void)
+{
+	CHECK(crypto_crc32("123456789", 9) == 0xcbf43926UL,
+	    "crc32 of \"123456789\" is 0xcbf43926 (the CRC catalogue's "
+	    "check value)");
+	CHECK(crypto_crc32("", 0) == 0, "crc32 of nothing is 0");
+}
+
+/* lib/utc.c against libc's timegm() and gmtime_r() over 1901-2399. */
+static void
+test_utc(void)
+{
+	struct tm	 tm;
+	char		 want[32], got[UTC_ISO_LEN + 1];
+	long long	 t, back;
+	time_t		 tt;
+	int		 ok = 1, n = 0;
+
+	for (t = -2147483648LL; t < 13569465600LL; t += 86400LL * 37 + 3607) {
+		tt = (time_t)t;
+		gmtime_r(&tt, &tm);
+		strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		utc_format_iso(t, got);
+		if (strcmp(want, got) != 0 || utc_parse_iso(got, &back) != 19 ||
+		    back != t || utc_seconds(tm.tm_year + 1900, tm.tm_mon + 1,
+		    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec) != t)
+			ok = 0;
+		n++;
+	}
+	CHECK(ok && n > 1000, "utc: %d times from 1901 to 2399 formatted, "
+	    "parsed and computed as libc's gmtime_r() and timegm()", n);
+	CHECK(utc_parse_iso("2017-03-30T20:04:05Z", &t) == 19 &&
+	    t == 1490904245LL, "utc: PayPal's 2017-03-30T20:04:05Z is "
+	    "1490904245");
+	CHECK(utc_parse_iso("2017-3-30T20:04:05Z", &t) == -1 &&
+	    utc_parse_iso("2017-03-30 20:04:05Z", &t) == -1 &&
+	    utc_parse_iso("2017-13-30T20:04:05Z", &t) == -1 &&
+	    utc_parse_iso("2017-03-30T24:04:05Z", &t) == -1 &&
+	    utc_parse_iso("2017-03-30T-1:04:05Z", &t) == -1 &&
+	    utc_parse_iso("2017-03-30T20:04", &t) == -1,
+	    "utc: a date not in that form refused");
+}
+
 int
 main(void)
 {
@@ -668,5 +716,7 @@ main(void)
 	test_base64();
 	test_equal();
 	test_wipe();
+	test_crc32();
+	test_utc();
 	return tap_done();
 }

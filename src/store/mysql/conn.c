@@ -216,51 +216,72 @@ struct my_auth_plugin {
 	int		(*authenticate_user)(MYSQL_PLUGIN_VIO *, MYSQL *);
 };
 
-/* The entry points used, as mysql.h declares them. */
+/* mysql_client_register_plugin(), as this file uses it. */
+typedef struct my_auth_plugin *my_register_plugin_fn(MYSQL *,
+    struct my_auth_plugin *);
+
+/* The entry points used, as mysql.h declares them (lib/dynlib.h). */
+#define MY_FUNCS(X) \
+	X(__typeof__(mysql_init), init, "mysql_init") \
+	X(__typeof__(mysql_options), options, "mysql_options") \
+	X(__typeof__(mysql_real_connect), real_connect, "mysql_real_connect") \
+	X(__typeof__(mysql_close), close, "mysql_close") \
+	X(__typeof__(mysql_errno), errno_, "mysql_errno") \
+	X(__typeof__(mysql_error), error, "mysql_error") \
+	X(__typeof__(mysql_real_query), real_query, "mysql_real_query") \
+	X(__typeof__(mysql_store_result), store_result, "mysql_store_result") \
+	X(__typeof__(mysql_free_result), free_result, "mysql_free_result") \
+	X(__typeof__(mysql_fetch_row), fetch_row, "mysql_fetch_row") \
+	X(__typeof__(mysql_fetch_lengths), fetch_lengths, \
+	    "mysql_fetch_lengths") \
+	X(__typeof__(mysql_field_count), field_count, "mysql_field_count") \
+	X(__typeof__(mysql_affected_rows), affected_rows, \
+	    "mysql_affected_rows") \
+	X(__typeof__(mysql_get_server_info), server_info, \
+	    "mysql_get_server_info") \
+	X(__typeof__(mysql_ping), ping, "mysql_ping") \
+	X(__typeof__(mysql_get_server_version), server_version, \
+	    "mysql_get_server_version") \
+	X(__typeof__(mysql_next_result), next_result, "mysql_next_result") \
+	X(__typeof__(mysql_set_server_option), set_server_option, \
+	    "mysql_set_server_option") \
+	X(__typeof__(mysql_stmt_init), stmt_init, "mysql_stmt_init") \
+	X(__typeof__(mysql_stmt_prepare), stmt_prepare, "mysql_stmt_prepare") \
+	X(__typeof__(mysql_stmt_bind_param), stmt_bind_param, \
+	    "mysql_stmt_bind_param") \
+	X(__typeof__(mysql_stmt_execute), stmt_execute, "mysql_stmt_execute") \
+	X(__typeof__(mysql_stmt_affected_rows), stmt_affected_rows, \
+	    "mysql_stmt_affected_rows") \
+	X(__typeof__(mysql_stmt_store_result), stmt_store_result, \
+	    "mysql_stmt_store_result") \
+	X(__typeof__(mysql_stmt_free_result), stmt_free_result, \
+	    "mysql_stmt_free_result") \
+	X(__typeof__(mysql_stmt_param_count), stmt_param_count, \
+	    "mysql_stmt_param_count") \
+	X(__typeof__(mysql_stmt_close), stmt_close, "mysql_stmt_close") \
+	X(__typeof__(mysql_stmt_errno), stmt_errno, "mysql_stmt_errno") \
+	X(__typeof__(mysql_stmt_error), stmt_error, "mysql_stmt_error") \
+	X(__typeof__(mysql_stmt_result_metadata), stmt_result_metadata, \
+	    "mysql_stmt_result_metadata") \
+	X(__typeof__(mysql_stmt_bind_result), stmt_bind_result, \
+	    "mysql_stmt_bind_result") \
+	X(__typeof__(mysql_stmt_fetch), stmt_fetch, "mysql_stmt_fetch") \
+	X(__typeof__(mysql_stmt_fetch_column), stmt_fetch_column, \
+	    "mysql_stmt_fetch_column") \
+	X(__typeof__(mysql_num_fields), num_fields, "mysql_num_fields") \
+	X(__typeof__(mysql_get_ssl_cipher), ssl_cipher, \
+	    "mysql_get_ssl_cipher") \
+	X(__typeof__(mariadb_get_infov), get_infov, "mariadb_get_infov") \
+	X(my_register_plugin_fn, register_plugin, \
+	    "mysql_client_register_plugin")
+
 struct my_api {
-	void	*lib;
-	__typeof__(mysql_init)			*init;
-	__typeof__(mysql_options)		*options;
-	__typeof__(mysql_real_connect)		*real_connect;
-	__typeof__(mysql_close)			*close;
-	__typeof__(mysql_errno)			*errno_;
-	__typeof__(mysql_error)			*error;
-	__typeof__(mysql_real_query)		*real_query;
-	__typeof__(mysql_store_result)		*store_result;
-	__typeof__(mysql_free_result)		*free_result;
-	__typeof__(mysql_fetch_row)		*fetch_row;
-	__typeof__(mysql_fetch_lengths)		*fetch_lengths;
-	__typeof__(mysql_field_count)		*field_count;
-	__typeof__(mysql_affected_rows)		*affected_rows;
-	__typeof__(mysql_get_server_info)	*server_info;
-	__typeof__(mysql_ping)			*ping;
-	__typeof__(mysql_get_server_version)	*server_version;
-	__typeof__(mysql_next_result)		*next_result;
-	__typeof__(mysql_set_server_option)	*set_server_option;
-	__typeof__(mysql_stmt_init)		*stmt_init;
-	__typeof__(mysql_stmt_prepare)		*stmt_prepare;
-	__typeof__(mysql_stmt_bind_param)	*stmt_bind_param;
-	__typeof__(mysql_stmt_execute)		*stmt_execute;
-	__typeof__(mysql_stmt_affected_rows)	*stmt_affected_rows;
-	__typeof__(mysql_stmt_store_result)	*stmt_store_result;
-	__typeof__(mysql_stmt_free_result)	*stmt_free_result;
-	__typeof__(mysql_stmt_param_count)	*stmt_param_count;
-	__typeof__(mysql_stmt_close)		*stmt_close;
-	__typeof__(mysql_stmt_errno)		*stmt_errno;
-	__typeof__(mysql_stmt_error)		*stmt_error;
-	__typeof__(mysql_stmt_result_metadata)	*stmt_result_metadata;
-	__typeof__(mysql_stmt_bind_result)	*stmt_bind_result;
-	__typeof__(mysql_stmt_fetch)		*stmt_fetch;
-	__typeof__(mysql_stmt_fetch_column)	*stmt_fetch_column;
-	__typeof__(mysql_num_fields)		*num_fields;
-	__typeof__(mysql_get_ssl_cipher)	*ssl_cipher;
-	__typeof__(mariadb_get_infov)		*get_infov;
-	struct my_auth_plugin *(*register_plugin)(MYSQL *,
-	    struct my_auth_plugin *);
+	MY_FUNCS(DYNLIB_MEMBER)
 };
 
 /* The per-process cache: loaded once. */
 static struct my_api	 api;
+static void		*api_lib;
 
 struct mydb {
 	MYSQL		*m;
@@ -289,51 +310,13 @@ struct myres {
 	size_t		 nrows, ncols, next;
 };
 
-static const struct dynlib_sym syms[] = {
-	DYNLIB_SYM(api, init, "mysql_init"),
-	DYNLIB_SYM(api, options, "mysql_options"),
-	DYNLIB_SYM(api, real_connect, "mysql_real_connect"),
-	DYNLIB_SYM(api, close, "mysql_close"),
-	DYNLIB_SYM(api, errno_, "mysql_errno"),
-	DYNLIB_SYM(api, error, "mysql_error"),
-	DYNLIB_SYM(api, real_query, "mysql_real_query"),
-	DYNLIB_SYM(api, store_result, "mysql_store_result"),
-	DYNLIB_SYM(api, free_result, "mysql_free_result"),
-	DYNLIB_SYM(api, fetch_row, "mysql_fetch_row"),
-	DYNLIB_SYM(api, fetch_lengths, "mysql_fetch_lengths"),
-	DYNLIB_SYM(api, field_count, "mysql_field_count"),
-	DYNLIB_SYM(api, affected_rows, "mysql_affected_rows"),
-	DYNLIB_SYM(api, server_info, "mysql_get_server_info"),
-	DYNLIB_SYM(api, ping, "mysql_ping"),
-	DYNLIB_SYM(api, server_version, "mysql_get_server_version"),
-	DYNLIB_SYM(api, next_result, "mysql_next_result"),
-	DYNLIB_SYM(api, set_server_option, "mysql_set_server_option"),
-	DYNLIB_SYM(api, stmt_init, "mysql_stmt_init"),
-	DYNLIB_SYM(api, stmt_prepare, "mysql_stmt_prepare"),
-	DYNLIB_SYM(api, stmt_bind_param, "mysql_stmt_bind_param"),
-	DYNLIB_SYM(api, stmt_execute, "mysql_stmt_execute"),
-	DYNLIB_SYM(api, stmt_affected_rows, "mysql_stmt_affected_rows"),
-	DYNLIB_SYM(api, stmt_store_result, "mysql_stmt_store_result"),
-	DYNLIB_SYM(api, stmt_free_result, "mysql_stmt_free_result"),
-	DYNLIB_SYM(api, stmt_param_count, "mysql_stmt_param_count"),
-	DYNLIB_SYM(api, stmt_close, "mysql_stmt_close"),
-	DYNLIB_SYM(api, stmt_errno, "mysql_stmt_errno"),
-	DYNLIB_SYM(api, stmt_error, "mysql_stmt_error"),
-	DYNLIB_SYM(api, stmt_result_metadata, "mysql_stmt_result_metadata"),
-	DYNLIB_SYM(api, stmt_bind_result, "mysql_stmt_bind_result"),
-	DYNLIB_SYM(api, stmt_fetch, "mysql_stmt_fetch"),
-	DYNLIB_SYM(api, stmt_fetch_column, "mysql_stmt_fetch_column"),
-	DYNLIB_SYM(api, num_fields, "mysql_num_fields"),
-	DYNLIB_SYM(api, ssl_cipher, "mysql_get_ssl_cipher"),
-	DYNLIB_SYM(api, get_infov, "mariadb_get_infov"),
-	DYNLIB_SYM(api, register_plugin, "mysql_client_register_plugin"),
-};
-
 static int
 load(char *why, size_t whysz)
 {
-	return dynlib_open(&api.lib, MARIADB_SONAME, "libmariadb3", syms,
-	    sizeof(syms) / sizeof(syms[0]), why, whysz);
+	static const char	 names[] = MY_FUNCS(DYNLIB_NAME);
+
+	return dynlib_open(&api_lib, MARIADB_SONAME, "libmariadb3", names,
+	    (void **)&api, sizeof(api) / sizeof(void *), why, whysz);
 }
 
 /* The errors after which the connection is gone. */
