@@ -16,6 +16,7 @@
 #include "cmd/admin.h"
 #include "cmd/common.h"
 #include "conf.h"
+#include "lib/curlapi.h"
 #include "lib/pubkey.h"
 #include "pipeline/route.h"
 #include "pipeline/sig.h"
@@ -399,8 +400,10 @@ admin_check(int argc, char **argv)
 			    ep->name);
 			rc = 1;
 		}
-		if ((ep->scheme->flags & SCHEME_PUBLIC_KEY) &&
-		    pubkey_load(why, sizeof(why)) == -1) {
+		if ((((ep->scheme->flags & SCHEME_PUBLIC_KEY) &&
+		    pubkey_load(why, sizeof(why)) == -1)) ||
+		    ((ep->scheme->flags & SCHEME_FETCHES_CERTS) &&
+		    curlapi_load(why, sizeof(why)) == NULL)) {
 			fprintf(stderr, "oncehook check: endpoint %s (%s): "
 			    "%s\n", ep->name, ep->scheme->name, why);
 			rc = 1;

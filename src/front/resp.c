@@ -325,9 +325,11 @@ resp_head(const struct resp *r, char *buf, size_t bufsz)
 	char			 length[80];
 	int			 n;
 
-	/* A 204 has neither (RFC 9110 section 8.6). */
+	/* A 204 has no length (RFC 9110 section 8.6); Discord wants a
+	 * type all the same. */
 	if (r->status == 204)
-		length[0] = '\0';
+		snprintf(length, sizeof(length), "Content-Type: %s\r\n",
+		    r->ctype != NULL ? r->ctype : "application/json");
 	else
 		snprintf(length, sizeof(length), "Content-Type: %s\r\n"
 		    "Content-Length: %zu\r\n",

@@ -1382,6 +1382,12 @@ sign_standard_as(const struct secret *k, const struct sig_msg *m,
 {
 	char	 ts[24], mac[100];
 
+	if (k->kind == SECRET_ED25519) {
+		fprintf(stderr, "oncehook sign: the endpoint's first secret is "
+		    "a public key (whpk_): sign v1a with --key, or put a "
+		    "whsec_ secret first\n");
+		return -1;
+	}
 	if (k->kind == SECRET_PRIVATE) {
 		/* Ed25519: Standard Webhooks' v1a. */
 		if (sigpub_sign_v1a(k, m, mac, sizeof(mac)) == -1)
@@ -1727,6 +1733,8 @@ fail:
 
 /* Linear stamps each attempt anew (its time is in the body). */
 static const char *const linear_volatile[] = { "webhookTimestamp", NULL };
+/* Telnyx counts its attempts in meta.attempt. */
+static const char *const telnyx_volatile[] = { "meta", NULL };
 
 /* basic: the Authorization header itself, as the sender's URL makes it. */
 static int
@@ -2000,6 +2008,7 @@ static const struct scheme schemes[] = {
 	{ .name = "telnyx", .timestamped = 1,
 	  .key = "json:/data/id",
 	  .type = "json:/data/event_type", .types = SIG_TYPES_DOTTED,
+	  .volatile_members = telnyx_volatile,
 	  .secret = sigpub_secret_ed25519, .flags = SCHEME_PUBLIC_KEY,
 	  .verify = sigpub_verify_telnyx, .sign = sigpub_sign_telnyx,
 	  .park_after = 3 },
@@ -2020,7 +2029,8 @@ static const struct scheme schemes[] = {
 	  .key = "json:/id",
 	  .type = "json:/event_type", .types = SIG_TYPES_ANY,
 	  .tolerance = 3 * 86400,
-	  .secret = sigpub_secret_id, .flags = SCHEME_PUBLIC_KEY,
+	  .secret = sigpub_secret_id,
+	  .flags = SCHEME_PUBLIC_KEY | SCHEME_FETCHES_CERTS,
 	  .verify = sigpub_verify_paypal, .sign = sigpub_sign_paypal,
 	  .park_after = 3 },
 };

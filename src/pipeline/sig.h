@@ -184,6 +184,8 @@ struct scheme {
 #define SCHEME_SENDS_FORM	0x08	/* bodies may be forms */
 #define SCHEME_PUBLIC_KEY	0x10	/* keys are public (lib/pubkey.h):
 					   signed with oncehook sign --key */
+#define SCHEME_FETCHES_CERTS	0x20	/* its certificates fetched by URL
+					   (pipeline/certs.h): libcurl */
 
 /* The scheme of that name, or NULL. */
 const struct scheme	*scheme_find(const char *name);
@@ -250,7 +252,9 @@ int			 scheme_authorization(const struct scheme *);
  * (applied, or known) is answered 200, or as the scheme's ack says.
  * The array at "items" may be the body itself ("": SendGrid's).
  */
-#define SIG_BATCH_MAX	256	/* items in one request; more is 422 */
+/* Items in one request; more is 400 malformed_json.  SendGrid does not
+ * say how many it sends in one: room for its largest seen, with margin. */
+#define SIG_BATCH_MAX	1000
 struct sig_batch {
 	const char		*items;	/* JSON pointer */
 	const char		*item;	/* JSON pointer in an element */
