@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oncehook: public-key signatures, the libcrypto room (docs/design/
- * 031-libcrypto.md).
+ * 031-public-keys.md).
  *
  * Shared-secret schemes are oncehook's own HMAC (lib/crypto.h); the
  * public-key ones, Ed25519, ECDSA P-256 and RSA with an X.509 chain,
