@@ -1444,17 +1444,18 @@ const struct conf_var conf_vars[] = {
 	{ "CERT_CACHE", CONF_GLOBAL, 0, 0, 0, NULL,
 	    "`ONCEHOOK_DB`-certs (SQLite); none (MariaDB/MySQL)",
 	    G(certs.cache), &kind_path,
-	    "directory (made 0700) where the signing certificates a "
-	    "`paypal` endpoint fetches are kept; a MariaDB/MySQL store "
-	    "needs it set for one", NULL },
-	{ "TEST_CERT_HOSTS", CONF_GLOBAL, 0, 0, 0, NULL, "—",
+	    "absolute path of the directory PayPal's certificates are kept "
+	    "in, mode 0700 (a MariaDB/MySQL store with a `paypal` endpoint "
+	    "needs it; see docs/providers.md)", NULL },
+	{ "TEST_CERT_HOSTS", CONF_GLOBAL, 0, 0, 0, NULL, "— (PayPal's)",
 	    G(certs.hosts), &kind_hosts,
 	    "for tests only: the `host:port` list a `paypal` endpoint "
-	    "fetches certificates from instead of PayPal's", NULL },
-	{ "TEST_CERT_CA", CONF_GLOBAL, 0, 0, 0, NULL, "—",
+	    "fetches certificates from instead of PayPal's hosts", NULL },
+	{ "TEST_CERT_CA", CONF_GLOBAL, 0, 0, 0, NULL, "— (the system's CAs)",
 	    G(certs.ca), &kind_path,
-	    "for tests only: the CA file that certificates and their "
-	    "hosts are checked against instead of the system's", NULL },
+	    "for tests only: absolute path of the CA file that fetched "
+	    "certificates and their host are checked against instead of "
+	    "the system's", NULL },
 	{ "OUTBOX_SECRET", CONF_GLOBAL, CONF_HIDDEN | CONF_OUTBOX, 0, 0, NULL,
 	    "— (URL targets need it)", G(outbox_secret), &kind_outbox_secret,
 	    "the outbox's Standard Webhooks signing secret (`whsec_` and "
@@ -1481,7 +1482,7 @@ const struct conf_var conf_vars[] = {
 	    "`paddle`, `gitlab`, `razorpay`, `woocommerce`, `mollie`, "
 	    "`linear`, `webflow`, `vercel`, `cashfree`, `zoom`, "
 	    "`hmac-sha256`, `basic`, `mailgun`, `twilio`, `square`, "
-	    "`adyen`", NULL },
+	    "`adyen`, `discord`, `telnyx`, `sendgrid`, `paypal`", NULL },
 	{ "SECRET", CONF_ENDPOINT, CONF_HIDDEN | CONF_SIGNING, 0, 0, NULL,
 	    "required unless `_SECRET_FILE`", E(secrets), &kind_secret,
 	    "one or more secrets, separated by white space (space, tab, CR, "
@@ -1493,8 +1494,8 @@ const struct conf_var conf_vars[] = {
 	    "UTF-8 text file with one secret a line (blank lines and `#` "
 	    "comments skipped; see **Secret files** below)", NULL },
 	{ "TOLERANCE", CONF_ENDPOINT, CONF_SECONDS | CONF_UNSET_TOO, 1,
-	    7 * 86400, NULL, "per scheme: 32400 (9 h) for `mailgun`; 300 "
-	    "for the others",
+	    7 * 86400, NULL, "per scheme: 32400 (9 h) for `mailgun`; "
+	    "259200 (3 days) for `paypal`; 300 for the others",
 	    E(tolerance), &kind_tolerance,
 	    "seconds of clock skew accepted, both ways, for timestamped "
 	    "schemes", NULL },
@@ -1882,6 +1883,12 @@ conf_warnings(const struct conf *cf, const char *const *envp,
 		    "the counters have room for %d, the others are shown as "
 		    "not counted", cf->nendpoints, CONF_COUNTED_MAX);
 		say(arg, msg);
+		n++;
+	}
+	if (cf->certs.hosts != NULL || cf->certs.ca != NULL) {
+		say(arg, "ONCEHOOK_TEST_CERT_HOSTS or ONCEHOOK_TEST_CERT_CA "
+		    "is set: certificates are taken from hosts or CAs other "
+		    "than PayPal's and the system's; for tests only");
 		n++;
 	}
 	if (cf->status_placeholder) {
