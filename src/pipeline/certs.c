@@ -99,10 +99,12 @@ check_chain(const struct conf_certs *cc, const char *pem, size_t pemsz,
 	for (i = 0; paypal_names[i] != NULL && n < 0; i++)
 		n = pubkey_chain(pem, pemsz, cc->ca, paypal_names[i], now,
 		    spki, CERTS_SPKI_MAX, not_after, reason, sizeof(reason));
+	if (n < 0 && pubkey_load(reason, sizeof(reason)) == -1) {
+		*why = "libcrypto cannot be loaded (oncehook check says why)";
+		return HOOK_ECONF;
+	}
 	if (n < 0) {
-		*why = strstr(reason, "libcrypto") != NULL ||
-		    strstr(reason, "OpenSSL") != NULL ? "libcrypto cannot be "
-		    "loaded (oncehook check says why)" : strstr(reason,
+		*why = strstr(reason,
 		    "expired") != NULL ? "signing certificate expired" :
 		    strstr(reason, "not issued") != NULL ? "signing "
 		    "certificate not issued to PayPal" : "signing "
