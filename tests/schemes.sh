@@ -85,7 +85,7 @@ use_table() {	# use_table DIR FORMAT BASE FILE...
 	chmod 0644 "$ut_d/sql/schemes.sql"
 	for ut_file; do
 		python3 "$schemes" conf "$ut_f" "$ut_file" \
-		    "$ut_d/sql/schemes.sql" --base "$ut_b" ||
+		    "$ut_d/sql/schemes.sql" --base "$ut_b" --keys "$keys" ||
 		    bail "schemes.py conf $ut_file"
 	done
 }
@@ -112,8 +112,9 @@ if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
 fi
 mkdir -p "$tmp/sign" || bail "mkdir $tmp/sign"
 signed=$tmp/signed.json
+keys=$tmp/keys.json
 run_schemes sign sign --bin "$ONCEHOOK_BIN" --tmp "$tmp/sign" \
-    --out "$signed" ${node_dir:+--node "$node_dir"}
+    --out "$signed" --keys "$keys" ${node_dir:+--node "$node_dir"}
 [ -s "$signed" ] || bail "no deliveries signed"
 
 # -- lighttpd + FastCGI, lighttpd + CGI ------------------------------------
