@@ -29,7 +29,12 @@
 # one signed with another key 401, one signed an hour ago (timestamped
 # schemes) 400 stale_timestamp; then the database holds one event for
 # the endpoint and one row of its effect (tests/e2e/actions-schemes.sql),
-# the refused deliveries nothing.
+# the refused deliveries nothing.  The public-key rows (discord, telnyx,
+# sendgrid, standard-v1a) are signed with key pairs made at test time
+# (their public halves in $tmp/keys.json, which "conf" reads), and
+# their signatures attacked too: forged, one byte short, Ed25519's S+L,
+# ECDSA's wrong curve, BER encoding and (r, n-s) (schemes.py's
+# docstring, sig=); "oncehook check" must refuse a key of another kind.
 #
 # Run by "make check" with top_srcdir, top_builddir and ONCEHOOK_BIN set.
 # Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no

@@ -631,16 +631,26 @@ def check_key_forms(a):
     """oncehook check refuses a public key of the other kind in a
     public-key row's SECRET, naming the variable; and takes the row's."""
     bad = []
-    other = {"ed25519": "p256", "p256": "ed25519"}
+    others = {"ed25519": ("p256",), "p256": ("ed25519", "p384")}
     for r in ROWS:
         if not r.get("key"):
             continue
         e = ep_name(r)
-        wrong = pub_form(r["secret"].replace("{hex}", "{spki}")
-                         .replace("{b64}", "{spki}"),
-                         new_key(a, other[r["key"]], e + "-wrong")[1])
-        for secret, refused in ((a.pk[e]["valid"][1], False),
-                                (wrong, True)):
+        # Another kind's key in the row's form (an SPKI where the row
+        # has the raw key); and for Ed25519 one byte short.
+        spki = r["secret"].replace("{hex}", "{spki}").replace("{b64}",
+                                                              "{spki}")
+        tries = [(a.pk[e]["valid"][1], False)]
+        tries += [(pub_form(spki, new_key(a, k, e + "-" + k)[1]), True)
+                  for k in others[r["key"]]]
+        if r["key"] == "ed25519":
+            der = openssl("pkey", "-in", a.pk[e]["valid"][0], "-pubout",
+                          "-outform", "DER")
+            short = der[-32:-1]
+            tries.append((r["secret"].replace("{hex}", short.hex())
+                          .replace("{b64}",
+                                   base64.b64encode(short).decode()), True))
+        for secret, refused in tries:
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                    "ONCEHOOK_DB": os.path.join(a.tmp, "unused.db"),
                    "ONCEHOOK_ENDPOINTS": e,
@@ -656,8 +666,9 @@ def check_key_forms(a):
             if not refused and said:
                 bad.append("%s: check refused its key: %s"
                            % (e, p.stderr.strip()))
-    print("%s - %s: oncehook check refuses a public key of the other "
-          "kind, naming the variable, and takes the rows' own"
+    print("%s - %s: oncehook check refuses a public key of another kind "
+          "or one byte short, naming the variable, and takes the rows' "
+          "own"
           % ("not ok" if bad else "ok", a.label))
     for b in bad:
         print("#   %s" % b)
