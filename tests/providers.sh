@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # oncehook against the providers' own libraries, from the npm registry at
 # the exact versions of tests/node/package-lock.json: stripe,
-# standardwebhooks, @octokit/webhooks-methods, razorpay, twilio and
-# square.
+# standardwebhooks, @octokit/webhooks-methods, razorpay, twilio, square,
+# and for the public-key schemes discord-interactions, telnyx and
+# @sendgrid/eventwebhook.
 #
 # 1. Deliveries signed by those libraries (tests/node/deliver.mjs) are
 #    sent to oncehook behind a real lighttpd, started from the shipped
@@ -15,6 +16,15 @@
 # 2. What "oncehook sign" prints is accepted by those libraries' own
 #    verify functions (tests/node/verify.mjs), and refused by them once
 #    the payload changes or the timestamp is an hour old.
+# 3. What "oncehook sign --key" prints, with key pairs made here by
+#    openssl, is accepted by discord-interactions' verifyKey, Telnyx's
+#    TelnyxWebhook.verify and @sendgrid/eventwebhook's verifySignature,
+#    and refused by them for a payload changed or another key.  Standard
+#    Webhooks' v1a, which the standardwebhooks library does not verify
+#    (v1 only), is checked with node:crypto, and sign's v1a with RFC
+#    8032's test key 1 must give the vector derived from it exactly.
+#    (Deliveries these libraries accept, sent to oncehook through real
+#    servers: tests/schemes.sh.)
 #
 # The libraries are installed with "npm ci" into a temporary directory,
 # never into the source tree (read-only under distcheck); npm's own cache
@@ -124,7 +134,8 @@ if ! (cd "$node" && $watchdog npm ci --no-audit --no-fund --ignore-scripts \
 fi
 echo "# node $(node --version); $(cd "$node" && node -e '
 for (const p of ["stripe", "standardwebhooks", "@octokit/webhooks-methods",
-    "razorpay", "twilio", "square"])
+    "razorpay", "twilio", "square", "discord-interactions", "telnyx",
+    "@sendgrid/eventwebhook"])
 	process.stdout.write(p + " " +
 	    require("./node_modules/" + p + "/package.json").version + "; ");
 ')"
@@ -219,7 +230,7 @@ sign() {
 		while IFS= read -r kv; do
 			# shellcheck disable=SC2163 # kv is NAME=value
 			export "$kv"
-		done <"$tmp/sign.env"
+		done <"${sign_env:-$tmp/sign.env}"
 		"$ONCEHOOK_BIN" sign --endpoint "$@"
 	)
 }
@@ -320,6 +331,103 @@ verify 1 square "$SQUARE_SECRET" "$tmp/payload.json" "$tmp/square.headers" \
     "square refuses what sign printed, given a URL one slash off" \
     'returned false'
 vurl=
+
+# -- 3. "oncehook sign --key" checked by the libraries ----------------
+
+# newkey KIND NAME: a new private key in $tmp/NAME.pem (openssl), its
+# public key's DER in $tmp/NAME.der; 0 if it worked.
+newkey() {
+	nk=$2
+	case $1 in
+	ed25519) set -- -algorithm ed25519 ;;
+	p256) set -- -algorithm EC -pkeyopt ec_paramgen_curve:P-256 ;;
+	esac
+	(umask 077 && openssl genpkey "$@" -out "$tmp/$nk.pem") \
+	    >/dev/null 2>&1 &&
+	    openssl pkey -in "$tmp/$nk.pem" -pubout -outform DER \
+	    -out "$tmp/$nk.der" >/dev/null 2>&1
+}
+# NAME's raw Ed25519 key in hex, in base64; NAME.der in base64.
+raw_hex() { tail -c 32 "$tmp/$1.der" | od -An -v -tx1 | tr -d ' \n'; }
+raw_b64() { tail -c 32 "$tmp/$1.der" | openssl base64 -A; }
+spki_b64() { openssl base64 -A <"$tmp/$1.der"; }
+
+# pk LIB ENDPOINT KEY PUBLIC OTHER: sign with --key $tmp/KEY.pem; LIB
+# accepts it given PUBLIC, refuses it for the payload changed, and
+# given OTHER, another key's public key.
+pk() {
+	h=$tmp/$2.headers
+	if ! sign "$2" --key "$tmp/$3.pem" "$tmp/payload.json" >"$h" \
+	    2>"$tmp/sign.err"; then
+		tap not-ok "oncehook sign --endpoint $2 --key runs"
+		sed 's/^/#   /' "$tmp/sign.err"
+		return
+	fi
+	verify 0 "$1" "$4" "$tmp/payload.json" "$h" \
+	    "$1 accepts what oncehook sign --endpoint $2 --key prints"
+	verify 1 "$1" "$4" "$tmp/tampered.json" "$h" \
+	    "$1 refuses it for a payload one digit off" \
+	    'returned false|does not match|no v1a|failed'
+	verify 1 "$1" "$5" "$tmp/payload.json" "$h" \
+	    "$1 refuses it given another key" \
+	    'returned false|does not match|no v1a|failed'
+}
+
+if newkey ed25519 ed && newkey ed25519 ed2 && newkey p256 ec &&
+    newkey p256 ec2; then
+	sign_env=$tmp/pk.env
+	{
+		echo "ONCEHOOK_DB=$tmp/unused.db"
+		echo "ONCEHOOK_ENDPOINTS=discord,telnyx,sendgrid,v1a"
+		echo "ONCEHOOK_DISCORD_SCHEME=discord"
+		echo "ONCEHOOK_DISCORD_SECRET=$(raw_hex ed)"
+		echo "ONCEHOOK_TELNYX_SCHEME=telnyx"
+		echo "ONCEHOOK_TELNYX_SECRET=$(raw_b64 ed)"
+		echo "ONCEHOOK_SENDGRID_SCHEME=sendgrid"
+		echo "ONCEHOOK_SENDGRID_SECRET=$(spki_b64 ec)"
+		echo "ONCEHOOK_V1A_SCHEME=standard"
+		echo "ONCEHOOK_V1A_SECRET=whpk_$(raw_b64 ed)"
+	} >"$sign_env"
+	pk discord-interactions discord ed "$(raw_hex ed)" "$(raw_hex ed2)"
+	pk telnyx telnyx ed "$(raw_b64 ed)" "$(raw_b64 ed2)"
+	pk @sendgrid/eventwebhook sendgrid ec "$(spki_b64 ec)" \
+	    "$(spki_b64 ec2)"
+	pk v1a v1a ed "whpk_$(raw_b64 ed)" "whpk_$(raw_b64 ed2)"
+	h=$tmp/telnyx-old.headers
+	sign telnyx --key "$tmp/ed.pem" --time $(($(date +%s) - 3600)) \
+	    "$tmp/payload.json" >"$h" 2>"$tmp/sign.err" ||
+	    tap not-ok "oncehook sign --endpoint telnyx --key --time runs"
+	verify 1 telnyx "$(raw_b64 ed)" "$tmp/payload.json" "$h" \
+	    "telnyx refuses oncehook sign --key --time an hour ago (stale)" \
+	    'too old'
+
+	# RFC 8032's test key 1 (published, so written here) as a whsk_
+	# seed: Ed25519 is deterministic, so v1a over this message is one
+	# signature, the one node:crypto and openssl give for it.
+	printf '%s' 'whsk_nWGxne/9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A=' \
+	    >"$tmp/rfc8032.key"
+	printf '%s' '{"type":"contact.created","timestamp":"2022-11-03T20:26:10.344522Z","data":{"id":"1f81eb52-5198-4599-803e-771906343485"}}' \
+	    >"$tmp/v1a.json"
+	v1a_pub=whpk_11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=
+	echo "ONCEHOOK_V1A_SECRET=$v1a_pub" >>"$sign_env"
+	want='webhook-signature: v1a,pbpYBMlty2hExn4zt0UTGb6BaP2Vq5AfyzjB9GGV3x/wCJKd8UjOCf8Qhaji6TKY9C5eNMnlF0GG4udaO6B7Ag=='
+	h=$tmp/v1a-vector.headers
+	what="oncehook sign --key whsk_ (RFC 8032 test key 1) gives the v1a vector"
+	if sign v1a --key "$tmp/rfc8032.key" \
+	    --id msg_2KWPBgLlAfxdpx2AI54pPJ85f4W --time 1674087231 \
+	    "$tmp/v1a.json" >"$h" 2>"$tmp/sign.err" &&
+	    grep -qxF "$want" "$h"; then
+		tap ok "$what"
+	else
+		tap not-ok "$what"
+		sed 's/^/#   /' "$h" "$tmp/sign.err"
+	fi
+	verify 0 v1a "$v1a_pub" "$tmp/v1a.json" "$h" \
+	    "node:crypto accepts the v1a vector against its whpk_ key"
+	sign_env=
+else
+	tap not-ok "openssl genpkey makes Ed25519 and P-256 key pairs"
+fi
 
 echo "# providers took $(($(date +%s) - start))s"
 echo "1..$n"

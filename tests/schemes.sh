@@ -29,7 +29,12 @@
 # one signed with another key 401, one signed an hour ago (timestamped
 # schemes) 400 stale_timestamp; then the database holds one event for
 # the endpoint and one row of its effect (tests/e2e/actions-schemes.sql),
-# the refused deliveries nothing.
+# the refused deliveries nothing.  The public-key rows (discord, telnyx,
+# sendgrid, standard-v1a) are signed with key pairs made at test time
+# (their public halves in $tmp/keys.json, which "conf" reads), and
+# their signatures attacked too: forged, one byte short, Ed25519's S+L,
+# ECDSA's wrong curve, BER encoding and (r, n-s) (schemes.py's
+# docstring, sig=); "oncehook check" must refuse a key of another kind.
 #
 # Run by "make check" with top_srcdir, top_builddir and ONCEHOOK_BIN set.
 # Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no
@@ -85,7 +90,7 @@ use_table() {	# use_table DIR FORMAT BASE FILE...
 	chmod 0644 "$ut_d/sql/schemes.sql"
 	for ut_file; do
 		python3 "$schemes" conf "$ut_f" "$ut_file" \
-		    "$ut_d/sql/schemes.sql" --base "$ut_b" ||
+		    "$ut_d/sql/schemes.sql" --base "$ut_b" --keys "$keys" ||
 		    bail "schemes.py conf $ut_file"
 	done
 }
@@ -112,8 +117,9 @@ if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
 fi
 mkdir -p "$tmp/sign" || bail "mkdir $tmp/sign"
 signed=$tmp/signed.json
+keys=$tmp/keys.json
 run_schemes sign sign --bin "$ONCEHOOK_BIN" --tmp "$tmp/sign" \
-    --out "$signed" ${node_dir:+--node "$node_dir"}
+    --out "$signed" --keys "$keys" ${node_dir:+--node "$node_dir"}
 [ -s "$signed" ] || bail "no deliveries signed"
 
 # -- lighttpd + FastCGI, lighttpd + CGI ------------------------------------

@@ -11,7 +11,8 @@ scheme the binary knows without a row fails the suite.  A row is
     row(SCHEME, SECRET, SIGN, STALE, BODY, [OPTION=VALUE, ...])
 
   SCHEME  the scheme's name in src/pipeline/sig.c; its endpoint is named
-          after it (/hooks/SCHEME, ONCEHOOK_<SCHEME>_*, "-" as "_").
+          after it (/hooks/SCHEME, ONCEHOOK_<SCHEME>_*, "-" as "_"),
+          unless endpoint= names it.
   SECRET  the endpoint's secret, in the form the provider issues it.
   SIGN    who signs the deliveries: "npm:NAME", the provider's own
           library through SIGNERS[NAME] of tests/node/sign.mjs, where
@@ -59,7 +60,47 @@ scheme the binary knows without a row fails the suite.  A row is
     hashed=True        the key is the body's hash (the sender sends no
                        id): the answers' key must be 64 hex digits.
     answer="[accepted]"  the body of the 200 answers where the provider
-                       expects its own, not oncehook's JSON.
+                       expects its own, not oncehook's JSON; answer=(204,
+                       "") a status and body (Discord's events: 204,
+                       nothing), the same for a duplicate.
+    endpoint="standard-v1a"  the endpoint's name when it is not SCHEME
+                       (a second row of a scheme, another form of key).
+    key="ed25519"      a public-key scheme ("ed25519" or "p256"): "sign"
+                       makes two key pairs (openssl genpkey, in --tmp,
+                       never kept) and signs with the private keys
+                       (oncehook sign --key FILE, or sign.mjs given the
+                       PEM); SECRET is then the public key's form, with
+                       "{hex}" / "{b64}" the raw 32-byte Ed25519 key in
+                       hex / base64 and "{spki}" the base64 DER
+                       SubjectPublicKeyInfo ("whpk_{b64}": Standard
+                       Webhooks').  The keys' public forms go to --keys,
+                       which "conf" reads.  Such a row needs sig=.
+    sig=(HEADER, FORM[, MESSAGE])  where the signature travels: the
+                       header and its form, "hex", "base64", or "v1a" (a
+                       space-separated list, the "v1a,BASE64" entry).
+                       From the valid delivery "sign" makes the attacks,
+                       sent by "send" after the other cases: a random
+                       signature, one byte short, and
+                         ed25519: S+L (the group order added to S,
+                                  bytes 32..63 little-endian): 401;
+                         p256:    a P-384 key's signature over MESSAGE
+                                  ("{ts}" and "{body}" filled in), a
+                                  BER long-form length, both 401; and
+                                  (r, n-s), the high-S twin: 200
+                                  already_processed, as SendGrid signs
+                                  with high S and oncehook takes it
+                                  (src/lib/pubkey.c): a duplicate.
+                       With handshake=, the handshake's signature one
+                       byte changed (Discord's probe): 401.  And "sign"
+                       checks that "oncehook check" refuses a public key
+                       of another kind in SECRET, naming it.
+    items=2            the body is a batch of that many events (SendGrid):
+                       each applied once, the key of the answer not
+                       checked.
+    ping=(BODY, STATUS, ANSWER)  a second URL check (Discord's webhook
+                       events' PING), signed by "oncehook sign": answered
+                       STATUS with ANSWER as the exact body, never
+                       stored.
 
 For each row, on each deployment (tests/schemes.sh runs "send" once per
 deployment, each with a database of its own):
@@ -97,6 +138,7 @@ Prints "ok - LABEL: ..." / "not ok - LABEL: ..." lines; exits 0, 1 if
 a check failed, 2 on a usage error, 3 on a harness error.
 """
 
+import base64
 import hashlib
 import hmac
 import json
@@ -114,10 +156,15 @@ from oncetest import hookclient  # noqa: E402
 
 def row(scheme, secret, sign, stale, body, **opts):
     known = {"env", "event", "other", "tamper", "answer", "hashed",
-             "handshake", "unsigned"}
+             "handshake", "unsigned", "endpoint", "key", "sig", "items",
+             "ping"}
     if set(opts) - known:
         raise SystemExit("schemes.py: row %s: unknown option %s"
                          % (scheme, sorted(set(opts) - known)))
+    if "key" in opts and ("sig" not in opts or
+                          opts["key"] not in ("ed25519", "p256")):
+        raise SystemExit("schemes.py: row %s: key= is ed25519 or p256, "
+                         "with sig=" % scheme)
     return dict(scheme=scheme, secret=secret, sign=sign, stale=stale,
                 body=body, **opts)
 
@@ -214,9 +261,52 @@ ROWS = [
         '"currency":"EUR"},"eventCode":"AUTHORISATION","success":"true",'
         '"eventDate":"2026-01-01T00:00:00+01:00"}}]}',
         answer="[accepted]"),
+    # The public-key schemes (src/pipeline/sigpub.c): key pairs made at
+    # test time.  Discord's, Telnyx's and SendGrid's own libraries only
+    # verify: sign.mjs signs with node:crypto and has each library
+    # accept the delivery before it is sent.  Discord answers every
+    # event 204 with no body; its webhook events carry no id (hashed).
+    row("discord", "{hex}", "npm:discord-interactions", True,
+        '{"version":1,"application_id":"1234560123453231555","type":1,'
+        '"event":{"type":"APPLICATION_AUTHORIZED","timestamp":'
+        '"2026-01-01T00:00:00.000000","data":{"integration_type":0,'
+        '"scopes":["applications.commands"],"user":{"id":"{id}"}}}}',
+        key="ed25519", sig=("X-Signature-Ed25519", "hex"),
+        answer=(204, ""), hashed=True,
+        handshake=('{"application_id":"1234560123453231555","id":"{id}",'
+                   '"token":"t","type":1,"version":1}', {"type": 1}),
+        ping=('{"version":1,"application_id":"1234560123453231555",'
+              '"type":0}', 204, "")),
+    row("telnyx", "{b64}", "npm:telnyx", True,
+        '{"data":{"event_type":"message.received","id":"{uuid}",'
+        '"occurred_at":"2026-01-01T00:00:00.000+00:00","payload":{},'
+        '"record_type":"event"},"meta":{"attempt":1,'
+        '"delivered_to":"https://shop.example/hooks/telnyx"}}',
+        key="ed25519", sig=("telnyx-signature-ed25519", "base64")),
+    # A batch of two events, the array as SendGrid posts it.
+    row("sendgrid", "{spki}", "npm:@sendgrid/eventwebhook", True,
+        '[{"email":"a@example.org","event":"delivered","sg_event_id":'
+        '"d-{id}","sg_message_id":"m1","timestamp":{ts}},\r\n'
+        '{"email":"a@example.org","event":"open","sg_event_id":"o-{id}",'
+        '"sg_message_id":"m1","timestamp":{ts}}]\r\n',
+        key="p256", items=2,
+        sig=("X-Twilio-Email-Event-Webhook-Signature", "base64",
+             "{ts}{body}")),
+    # Standard Webhooks' v1a (Ed25519, whpk_ keys): the npm library
+    # signs v1 only, so "oncehook sign --key" signs (tests/providers.sh
+    # checks it against the RFC 8032 vector).
+    row("standard", "whpk_{b64}", "oncehook", True,
+        '{"type":"invoice.paid","timestamp":"2026-01-01T00:00:00Z",'
+        '"data":{"id":"inv_{id}"}}', endpoint="standard-v1a",
+        key="ed25519", sig=("webhook-signature", "v1a")),
 ]
 
 STALE_S = 3600          # "an hour ago": past every scheme's tolerance
+
+
+def ep_name(r):
+    """The row's endpoint: endpoint=, else its scheme."""
+    return r.get("endpoint", r["scheme"])
 
 
 def var(endpoint):
@@ -263,7 +353,7 @@ def row_env(r, base=None):
 
 def endpoint_env(r, secret=None, base=None):
     """The endpoint's variables (without ACTIONS)."""
-    v = var(r["scheme"])
+    v = var(ep_name(r))
     env = {v + "_SCHEME": r["scheme"],
            v + "_SECRET": secret if secret is not None else r["secret"]}
     for k, val in row_env(r, base).items():
@@ -273,7 +363,15 @@ def endpoint_env(r, secret=None, base=None):
 
 # -- conf ---------------------------------------------------------------
 
-def cmd_conf(fmt, path, actions, base=None):
+def read_keys(path):
+    """The public keys "sign" wrote ({endpoint: SECRET}), or {}."""
+    if path is None:
+        return {}
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def cmd_conf(fmt, path, actions, base=None, keys=None):
     if fmt == "lighttpd":
         line_re = re.compile(r'^(\s*)"(ONCEHOOK_[A-Z0-9_]+)" => "(.*)",?\s*$')
 
@@ -301,9 +399,13 @@ def cmd_conf(fmt, path, actions, base=None):
         raise SystemExit("schemes.py: %s: no ONCEHOOK_ENDPOINTS" % path)
     prefixes = tuple(var(e) + "_" for e in old)
     mine = {}
+    pub = read_keys(keys)
     for r in ROWS:
-        mine.update(endpoint_env(r, base=base))
-        mine[var(r["scheme"]) + "_ACTIONS"] = actions
+        if r.get("key") and ep_name(r) not in pub:
+            raise SystemExit("schemes.py conf: row %s: no public key: "
+                             "give --keys" % ep_name(r))
+        mine.update(endpoint_env(r, pub.get(ep_name(r)), base=base))
+        mine[var(ep_name(r)) + "_ACTIONS"] = actions
     out = []
     for ln in lines:
         m = line_re.match(ln)
@@ -313,7 +415,7 @@ def cmd_conf(fmt, path, actions, base=None):
             # The example's endpoints give way to the table's, as an
             # administrator keeps only those used.
             out.append(fmt_line(m.group(1), "ONCEHOOK_ENDPOINTS",
-                                ",".join(r["scheme"] for r in ROWS)))
+                                ",".join(ep_name(r) for r in ROWS)))
             out += [fmt_line(m.group(1), k, v) for k, v in mine.items()]
         elif not m.group(2).startswith(prefixes):
             out.append(ln)
@@ -334,9 +436,10 @@ def new_event():
     return {"id": u.hex, "uuid": str(u)}
 
 
-def sign_oncehook(a, r, secret, ev, ts, body, base=None):
-    """Headers from "oncehook sign", as a list of (name, value)."""
-    ep = r["scheme"]
+def sign_oncehook(a, r, secret, ev, ts, body, base=None, keyfile=None):
+    """Headers from "oncehook sign", as a list of (name, value); a
+    public-key row's with the private key in keyfile (--key)."""
+    ep = ep_name(r)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
            "ONCEHOOK_DB": os.path.join(a.tmp, "unused.db"),
            "ONCEHOOK_ENDPOINTS": ep}
@@ -348,6 +451,8 @@ def sign_oncehook(a, r, secret, ev, ts, body, base=None):
            "--time", str(ts)]
     if r.get("event"):
         cmd += ["--event", r["event"]]
+    if keyfile:
+        cmd += ["--key", keyfile]
     p = subprocess.run(cmd + [f], env=env, capture_output=True, text=True,
                        timeout=30)
     if p.returncode != 0:
@@ -366,6 +471,211 @@ def sign_oncehook(a, r, secret, ev, ts, body, base=None):
             raise RuntimeError("oncehook sign printed %r" % ln)
         headers.append((k, v))
     return headers, body
+
+
+# -- public keys and the attacks on their signatures ---------------------
+
+ED25519_L = 2 ** 252 + 27742317777372353535851937790883648493
+P256_N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+
+def openssl(*args, data=None):
+    p = subprocess.run(["openssl"] + list(args), input=data,
+                       capture_output=True, timeout=30)
+    if p.returncode != 0:
+        raise RuntimeError("openssl %s: %s" % (
+            " ".join(args[:2]), p.stderr.decode("utf-8", "replace")))
+    return p.stdout
+
+
+def new_key(a, kind, name):
+    """A new key pair of kind (ed25519, p256, p384) made by openssl:
+    (the private key's PEM file in a.tmp, the public key's DER)."""
+    path = os.path.join(a.tmp, "key-%s.pem" % name)
+    if kind == "ed25519":
+        algo = ["-algorithm", "ed25519"]
+    else:
+        algo = ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:%s"
+                % {"p256": "P-256", "p384": "P-384"}[kind]]
+    old = os.umask(0o077)
+    try:
+        openssl("genpkey", *algo, "-out", path)
+    finally:
+        os.umask(old)
+    return path, openssl("pkey", "-in", path, "-pubout", "-outform", "DER")
+
+
+def pub_form(template, der):
+    """The public key (DER SubjectPublicKeyInfo) in a row's SECRET form."""
+    raw = der[-32:]
+    return (template.replace("{hex}", raw.hex())
+            .replace("{b64}", base64.b64encode(raw).decode())
+            .replace("{spki}", base64.b64encode(der).decode()))
+
+
+def make_keys(a):
+    """The key pairs of the public-key rows, into a.pk: {endpoint:
+    {"valid": (pem, SECRET), "other": (pem, SECRET), "p384": pem}}."""
+    a.pk = {}
+    for r in ROWS:
+        if not r.get("key"):
+            continue
+        e = ep_name(r)
+        k = {}
+        for case in ("valid", "other"):
+            pem, der = new_key(a, r["key"], "%s-%s" % (e, case))
+            k[case] = (pem, pub_form(r["secret"], der))
+        if r["key"] == "p256":
+            k["p384"] = new_key(a, "p384", e + "-p384")[0]
+        a.pk[e] = k
+
+
+def header_at(headers, name):
+    for i, (k, _) in enumerate(headers):
+        if k.lower() == name.lower():
+            return i
+    raise RuntimeError("no %s header" % name)
+
+
+def sig_raw(form, value):
+    """The signature's bytes in a header's value."""
+    if form == "hex":
+        return bytes.fromhex(value)
+    if form == "v1a":
+        value = [e for e in value.split() if e.startswith("v1a,")][0][4:]
+    return base64.b64decode(value, validate=True)
+
+
+def sig_text(form, raw):
+    if form == "hex":
+        return raw.hex()
+    b = base64.b64encode(raw).decode()
+    return "v1a," + b if form == "v1a" else b
+
+
+def der_int(n):
+    b = n.to_bytes((n.bit_length() + 8) // 8, "big")     # a sign bit's 0
+    return b"\x02" + bytes([len(b)]) + b
+
+
+def der_sig(r, s):
+    body = der_int(r) + der_int(s)
+    return b"\x30" + bytes([len(body)]) + body
+
+
+def der_parse(sig):
+    """(r, s) of a DER ECDSA signature (short lengths: P-256's)."""
+    if sig[0] != 0x30 or sig[1] != len(sig) - 2 or sig[2] != 2:
+        raise RuntimeError("not a DER ECDSA signature")
+    lr = sig[3]
+    r = int.from_bytes(sig[4:4 + lr], "big")
+    if sig[4 + lr] != 2:
+        raise RuntimeError("not a DER ECDSA signature")
+    ls = sig[5 + lr]
+    return r, int.from_bytes(sig[6 + lr:6 + lr + ls], "big")
+
+
+def attacks(a, r, c, hs):
+    """The attacks on the row's valid delivery c (and its handshake hs):
+    [{"what", "headers", "body", "status", "error"}], per sig=."""
+    header, form = r["sig"][0], r["sig"][1]
+    i = header_at(c["headers"], header)
+    raw = sig_raw(form, c["headers"][i][1])
+    out = []
+
+    def add(what, new, status=401, want="invalid_signature", base=c):
+        h = list(base["headers"])
+        j = header_at(h, header)
+        h[j] = (h[j][0], sig_text(form, new))
+        out.append({"what": what, "headers": h, "body": base["body"],
+                    "status": status, "error": want})
+
+    if r["key"] == "ed25519":
+        add("a random signature (forged)", os.urandom(len(raw)))
+        add("the signature one byte short", raw[:-1])
+        # S+L verifies in a library that skips the S < L check: RFC
+        # 8032 requires it, so a third party cannot make a second
+        # signature of the same message.
+        s_ = int.from_bytes(raw[32:], "little") + ED25519_L
+        add("Ed25519 malleated: S+L (bytes 32..63)",
+            raw[:32] + s_.to_bytes(32, "little"))
+    else:
+        rr, ss = der_parse(raw)
+        add("a random signature (forged)",
+            der_sig(int.from_bytes(os.urandom(32), "big") % P256_N,
+                    int.from_bytes(os.urandom(32), "big") % P256_N))
+        add("the signature one byte short", raw[:-1])
+        msg = (r["sig"][2].replace("{ts}", str(c["ts"]))
+               .replace("{body}", c["body"])).encode("utf-8")
+        add("a P-384 key's signature (wrong curve)",
+            openssl("dgst", "-sha256", "-sign", a.pk[ep_name(r)]["p384"],
+                    data=msg))
+        add("ECDSA not DER: the sequence's length in BER long form",
+            raw[:1] + b"\x81" + raw[1:])
+        # Deliberate, and a departure from issue 39's text (which asked
+        # for high S refused): SendGrid's own published samples are
+        # high-S, so oncehook takes either S (src/lib/pubkey.c), and
+        # the twin is the delivery already applied, never a second
+        # effect.
+        add("ECDSA S twin (r, n-s) of the applied delivery (one of s, "
+            "n-s is high)",
+            der_sig(rr, P256_N - ss), 200, "already_processed")
+    if hs is not None:
+        j = header_at(hs["headers"], header)
+        bad = bytearray(sig_raw(form, hs["headers"][j][1]))
+        bad[0] ^= 0x01
+        add("its URL check with a wrong signature (the sender's probe)",
+            bytes(bad), base=hs)
+    return out
+
+
+def check_key_forms(a):
+    """oncehook check refuses a public key of another kind (or an
+    Ed25519 one a byte short) in a public-key row's SECRET, naming the
+    variable; and takes the row's own."""
+    bad = []
+    others = {"ed25519": ("p256",), "p256": ("ed25519", "p384")}
+    for r in ROWS:
+        if not r.get("key"):
+            continue
+        e = ep_name(r)
+        # Another kind's key in the row's form (an SPKI where the row
+        # has the raw key); and for Ed25519 one byte short.
+        spki = r["secret"].replace("{hex}", "{spki}").replace("{b64}",
+                                                              "{spki}")
+        tries = [(a.pk[e]["valid"][1], False)]
+        tries += [(pub_form(spki, new_key(a, k, e + "-" + k)[1]), True)
+                  for k in others[r["key"]]]
+        if r["key"] == "ed25519":
+            der = openssl("pkey", "-in", a.pk[e]["valid"][0], "-pubout",
+                          "-outform", "DER")
+            short = der[-32:-1]
+            tries.append((r["secret"].replace("{hex}", short.hex())
+                          .replace("{b64}",
+                                   base64.b64encode(short).decode()), True))
+        for secret, refused in tries:
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                   "ONCEHOOK_DB": os.path.join(a.tmp, "unused.db"),
+                   "ONCEHOOK_ENDPOINTS": e,
+                   var(e) + "_ACTIONS": os.devnull}
+            env.update(endpoint_env(r, secret))
+            p = subprocess.run([a.bin, "check"], env=env,
+                               capture_output=True, text=True, timeout=30)
+            said = re.search(r"%s_SECRET: secret 1: not an? [^\n]*public "
+                             r"key" % var(e), p.stderr)
+            if refused and (p.returncode == 0 or not said):
+                bad.append("%s: check took %s (exit %d): %s"
+                           % (e, secret, p.returncode, p.stderr.strip()))
+            if not refused and said:
+                bad.append("%s: check refused its key: %s"
+                           % (e, p.stderr.strip()))
+    print("%s - %s: oncehook check refuses a public key of another kind "
+          "or one byte short, naming the variable, and takes the rows' "
+          "own"
+          % ("not ok" if bad else "ok", a.label))
+    for b in bad:
+        print("#   %s" % b)
+    return len(bad)
 
 
 def known_schemes(a):
@@ -396,6 +706,15 @@ def cmd_sign(a):
           "tests/e2e/schemes.py" % ("not ok" if bad else "ok", a.label))
     for b in bad:
         print("#   %s" % b)
+    try:
+        make_keys(a)
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+        print("# schemes.py: making the key pairs: %s" % e)
+        return 3
+    with open(a.keys, "w", encoding="utf-8") as f:
+        json.dump({e: k["valid"][1] for e, k in a.pk.items()}, f)
+    if check_key_forms(a):
+        bad.append("oncehook check and the keys' forms")
     signed, failed = sign_rows(a, [r for r in ROWS
                                    if not per_deployment(r)])
     if signed is None:
@@ -410,23 +729,37 @@ def sign_rows(a, rows, base=None):
     ({scheme: {"row", "cases" or "skip"}}, failures), or (None, 0) if
     sign.mjs failed."""
     now = int(time.time())
-    plan = []       # (row, case, secret, event, ts)
+    plan = []       # (row, case, secret, event, ts, private key or None)
     for r in rows:
-        cases = [("valid", r["secret"], now),
-                 ("other", r.get("other") or other_secret(r["secret"]), now)]
+        pk = getattr(a, "pk", {}).get(ep_name(r))
+        if pk:
+            # The endpoint holds the valid key's public half; "other"
+            # is signed by another private key.
+            valid, other = pk["valid"], pk["other"]
+        else:
+            valid = (None, r["secret"])
+            other = (None, r.get("other") or other_secret(r["secret"]))
+        cases = [("valid", valid, now), ("other", other, now)]
         if r["stale"]:
-            cases.append(("stale", r["secret"], now - STALE_S))
+            cases.append(("stale", valid, now - STALE_S))
         if r.get("handshake"):
-            cases.append(("handshake", r["secret"], now))
-        for case, secret, ts in cases:
-            plan.append((r, case, secret, new_event(), ts))
+            cases.append(("handshake", valid, now))
+        if r.get("ping"):
+            cases.append(("ping", valid, now))
+        for case, (keyfile, secret), ts in cases:
+            plan.append((r, case, secret, new_event(), ts, keyfile))
     jobs = []
-    for r, case, secret, ev, ts in plan:
-        if r["sign"].startswith("npm:") and a.node and case != "handshake":
-            jobs.append({"signer": r["sign"][4:], "secret": secret,
-                         "id": ev["id"], "uuid": ev["uuid"], "ts": ts,
-                         "body": render(r["body"], ev, ts),
-                         "event": r.get("event"), "env": row_env(r, base)})
+    for r, case, secret, ev, ts, keyfile in plan:
+        if r["sign"].startswith("npm:") and a.node and \
+                case not in ("handshake", "ping"):
+            job = {"signer": r["sign"][4:], "secret": secret,
+                   "id": ev["id"], "uuid": ev["uuid"], "ts": ts,
+                   "body": render(r["body"], ev, ts),
+                   "event": r.get("event"), "env": row_env(r, base)}
+            if keyfile:
+                with open(keyfile, encoding="ascii") as f:
+                    job.update(secret=f.read(), public=secret)
+            jobs.append(job)
     npm = []
     if jobs:
         p = subprocess.run(["node", os.path.join(a.node, "sign.mjs")],
@@ -439,13 +772,13 @@ def sign_rows(a, rows, base=None):
         npm = json.loads(p.stdout)
     signed = {}
     failed = 0
-    for r, case, secret, ev, ts in plan:
-        s = signed.setdefault(r["scheme"], {"row": r, "cases": {}})
-        if case == "handshake":
+    for r, case, secret, ev, ts, keyfile in plan:
+        s = signed.setdefault(ep_name(r), {"row": r, "cases": {}})
+        if case in ("handshake", "ping"):
             try:
                 headers, body = sign_oncehook(
-                    a, r, secret, ev, ts, render(r["handshake"][0], ev, ts),
-                    base)
+                    a, r, secret, ev, ts, render(r[case][0], ev, ts),
+                    base, keyfile)
             except (RuntimeError, OSError,
                     subprocess.TimeoutExpired) as e:
                 print("not ok - %s: %s (%s): %s" % (a.label, r["scheme"],
@@ -463,7 +796,7 @@ def sign_rows(a, rows, base=None):
             try:
                 headers, body = sign_oncehook(a, r, secret, ev, ts,
                                               render(r["body"], ev, ts),
-                                              base)
+                                              base, keyfile)
             except (RuntimeError, OSError,
                     subprocess.TimeoutExpired) as e:
                 print("not ok - %s: %s (%s): %s" % (a.label, r["scheme"],
@@ -476,8 +809,19 @@ def sign_rows(a, rows, base=None):
                              "oncehook, not %r" % (r["scheme"], r["sign"]))
         if not any(k.lower() == "content-type" for k, _ in headers):
             headers.insert(0, ("Content-Type", "application/json"))
-        s["cases"][case] = {"headers": headers, "body": body, **ev}
+        s["cases"][case] = {"headers": headers, "body": body, "ts": ts,
+                            **ev}
     for name, s in signed.items():
+        if s["row"].get("key") and "skip" not in s:
+            try:
+                s["attacks"] = attacks(a, s["row"], s["cases"]["valid"],
+                                       s["cases"].get("handshake"))
+            except (RuntimeError, KeyError, IndexError, ValueError,
+                    subprocess.TimeoutExpired) as e:
+                print("not ok - %s: %s: the attacks on its signature: %s"
+                      % (a.label, name, e))
+                failed += 1
+                s["skip"] = "its attacks could not be made"
         if "skip" not in s:
             print("ok - %s: %s: %d deliveries signed by %s" % (
                 a.label, name, len(s["cases"]), s["row"]["sign"]))
@@ -548,13 +892,20 @@ def send_one(t, client, db, name, s):
 
     def ok200(what, resp, status):
         if r.get("answer") is not None:
-            bad = [] if resp.status == 200 and \
-                resp.body.decode("utf-8", "replace") == r["answer"] else \
-                ["want 200 %s" % r["answer"]]
-            return t.check(what, bad, resp)
+            # (A tuple comes back from signed.json a list.)
+            want = r["answer"] if isinstance(r["answer"], str) else None
+            want = (200, want) if want is not None else tuple(r["answer"])
+            bad = [] if resp.status == want[0] and \
+                resp.body.decode("utf-8", "replace") == want[1] else \
+                ["want %d %r" % want]
+            t.check(what.replace("200 " + status, "%d %r" % want), bad,
+                    resp)
+            return None
         bad = expect(resp, 200, {"status": status})
         key = resp.json.get("key") if isinstance(resp.json, dict) else None
-        if r.get("hashed"):
+        if r.get("items"):
+            pass            # a batch: each item's key, in the database
+        elif r.get("hashed"):
             if not bad and not (isinstance(key, str) and
                                 len(key) == 64 and
                                 all(ch in "0123456789abcdef" for ch in key)):
@@ -607,6 +958,17 @@ def send_one(t, client, db, name, s):
             t.check("%s: its URL check -> 200 %s, never stored"
                     % (name, json.dumps(r["handshake"][1])),
                     expect(resp, 200, want), resp)
+    if r.get("ping"):
+        _, status, answer = r["ping"]
+        if c.get("ping") is None:
+            t.check("%s: the ping was signed" % name, ["not signed"])
+        else:
+            resp = post("ping")
+            t.check("%s: its ping -> %d %r, never stored"
+                    % (name, status, answer),
+                    [] if resp.status == status and resp.body.decode(
+                        "utf-8", "replace") == answer else
+                    ["want %d %r" % (status, answer)], resp)
     resp = post("other")
     t.check("%s: signed with another key -> 401 invalid_signature" % name,
             expect(resp, 401, {"error": "invalid_signature"}), resp)
@@ -615,6 +977,17 @@ def send_one(t, client, db, name, s):
         t.check("%s: signed %d s ago -> 400 stale_timestamp"
                 % (name, STALE_S),
                 expect(resp, 400, {"error": "stale_timestamp"}), resp)
+    for at in s.get("attacks", []):
+        resp = client.request("POST", path, at["body"].encode("utf-8"),
+                              at["headers"])
+        if at["status"] == 200:
+            t.check("%s: %s -> 200 %s" % (name, at["what"], at["error"]),
+                    expect(resp, 200, {"status": at["error"]}), resp)
+        else:
+            t.check("%s: %s -> %d %s" % (name, at["what"], at["status"],
+                                         at["error"]),
+                    expect(resp, at["status"], {"error": at["error"]}),
+                    resp)
 
     # What the database holds: one event, applied once.
     events = db.rows("SELECT key, status FROM events WHERE endpoint = ?",
@@ -622,18 +995,23 @@ def send_one(t, client, db, name, s):
     effects = db.rows("SELECT key FROM scheme_effects WHERE endpoint = ?",
                       (name,))
     bad = []
-    if len(events) != 1:
-        bad.append("events: %r, want one" % events)
-    elif isinstance(key, str) and events[0]["key"] != key:
+    n = r.get("items", 1)
+    if len(events) != n:
+        bad.append("events: %r, want %d" % (events, n))
+    elif n == 1 and isinstance(key, str) and events[0]["key"] != key:
         bad.append("event key %r, the answer said %r"
                    % (events[0]["key"], key))
-    elif events[0]["status"] != "processed":
-        bad.append("event status %r" % events[0]["status"])
-    if len(effects) != 1 or (events and
-                             effects[0]["key"] != events[0]["key"]):
-        bad.append("effects: %r, want one, of the event" % effects)
-    t.check("%s: one event and one effect in the database, the refused "
-            "deliveries none" % name, bad)
+    elif any(e["status"] != "processed" for e in events):
+        bad.append("event status %r" % [e["status"] for e in events])
+    elif n > 1 and not all(c["valid"]["id"] in e["key"] for e in events):
+        bad.append("event keys %r, want %s in each"
+                   % ([e["key"] for e in events], c["valid"]["id"]))
+    if sorted(e["key"] for e in effects) != \
+            sorted(e["key"] for e in events):
+        bad.append("effects: %r, want one of each event" % effects)
+    t.check("%s: %s in the database, the refused deliveries none"
+            % (name, "one event and one effect" if n == 1 else
+               "%d events, one effect each" % n), bad)
 
 
 def cmd_send(a):
@@ -675,11 +1053,13 @@ def main(argv):
     c.add_argument("file")
     c.add_argument("actions")
     c.add_argument("--base")
+    c.add_argument("--keys")
     s = sub.add_parser("sign")
     s.add_argument("--bin", required=True)
     s.add_argument("--tmp", required=True)
     s.add_argument("--out", required=True)
     s.add_argument("--node")
+    s.add_argument("--keys", required=True)
     s.add_argument("--label", default="sign")
     d = sub.add_parser("send")
     d.add_argument("--label", required=True)
@@ -691,7 +1071,7 @@ def main(argv):
     d.add_argument("--node")
     a = p.parse_args(argv)
     if a.cmd == "conf":
-        return cmd_conf(a.format, a.file, a.actions, a.base)
+        return cmd_conf(a.format, a.file, a.actions, a.base, a.keys)
     if a.cmd == "sign":
         return cmd_sign(a)
     return cmd_send(a)

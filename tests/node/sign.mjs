@@ -8,7 +8,9 @@
 //   {"signer": NAME, "secret": ..., "id": 32 hex digits, "uuid": the
 //    same as a UUID, "ts": Unix seconds, "body": the payload,
 //    "event": an event type or null, "env": the endpoint's extra
-//    variables (URL, ...) by suffix}
+//    variables (URL, ...) by suffix; for the public-key schemes
+//    "secret" is the PEM private key and "public" its public key in
+//    the form the provider shows it}
 // and signed.json the array of what each job gives back, in order:
 //   {"headers": {name: value, ...}, "body": the body to send, when the
 //    signature lives in it (else the job's body is sent as it is)}.
@@ -21,6 +23,10 @@ import Stripe from "stripe";
 import { Webhook } from "standardwebhooks";
 import { sign as octokitSign } from "@octokit/webhooks-methods";
 import adyen from "@adyen/api-library";
+import { createPrivateKey, sign as cryptoSign } from "node:crypto";
+import { verifyKey } from "discord-interactions";
+import { TelnyxWebhook } from "telnyx/lib/webhooks";
+import sendgrid from "@sendgrid/eventwebhook";
 
 const stripe = new Stripe("sk_test_unused_no_api_call");
 
@@ -75,6 +81,71 @@ const SIGNERS = {
 		return { headers: {}, body: JSON.stringify(b) };
 	},
 };
+
+// The public-key schemes: Discord, Telnyx and SendGrid publish a verify
+// function only (their servers sign).  The delivery is signed with
+// node:crypto and must pass the provider's own verify before it is sent,
+// which proves the test signer signs as the provider does.
+function pkSign(j, alg, msg) {
+	return cryptoSign(alg, Buffer.from(msg, "utf8"),
+	    createPrivateKey(j.secret));
+}
+
+function mustVerify(name, ok) {
+	if (!ok)
+		throw new Error(`${name} refuses what sign.mjs signed`);
+}
+
+// Telnyx's verify compares the timestamp with its clock: it is asked at
+// the signing time (the stale delivery's too).
+async function atTime(ts, f) {
+	const now = Date.now;
+	Date.now = () => ts * 1000;
+	try {
+		return await f();
+	} finally {
+		Date.now = now;
+	}
+}
+
+Object.assign(SIGNERS, {
+	// Ed25519 over timestamp || body, hex; discord-interactions'
+	// verifyKey must accept it.
+	"discord-interactions": async (j) => {
+		const ts = String(j.ts);
+		const sig = pkSign(j, null, ts + j.body).toString("hex");
+		mustVerify("discord-interactions verifyKey",
+		    await verifyKey(j.body, sig, ts, j.public));
+		return { headers: { "X-Signature-Ed25519": sig,
+		    "X-Signature-Timestamp": ts } };
+	},
+	// Ed25519 over "timestamp|body", base64; TelnyxWebhook.verify
+	// throws unless it matches.
+	telnyx: async (j) => {
+		const ts = String(j.ts);
+		const headers = {
+			"telnyx-signature-ed25519": pkSign(j, null,
+			    `${ts}|${j.body}`).toString("base64"),
+			"telnyx-timestamp": ts,
+		};
+		await atTime(j.ts, () =>
+		    new TelnyxWebhook(j.public).verify(j.body, headers));
+		return { headers };
+	},
+	// ECDSA P-256 SHA-256 over timestamp || body, DER in base64;
+	// @sendgrid/eventwebhook's verifySignature must accept it.
+	"@sendgrid/eventwebhook": (j) => {
+		const ts = String(j.ts);
+		const sig = pkSign(j, "sha256", ts + j.body).toString("base64");
+		const ew = new sendgrid.EventWebhook();
+		mustVerify("@sendgrid/eventwebhook verifySignature",
+		    ew.verifySignature(ew.convertPublicKeyToECDSA(j.public),
+		    j.body, sig, ts));
+		return { headers: {
+		    "X-Twilio-Email-Event-Webhook-Signature": sig,
+		    "X-Twilio-Email-Event-Webhook-Timestamp": ts } };
+	},
+});
 
 let input = "";
 for await (const chunk of process.stdin)

@@ -8,7 +8,13 @@
 // Svix's svix- headers), octokit, razorpay, twilio (validateRequest
 // over the form's parameters) or square (WebhooksHelper.verifySignature);
 // the last two check the signature against URL, the endpoint's public
-// URL.  HEADERS_FILE is the output of
+// URL.  The public-key schemes' libraries: discord-interactions
+// (verifyKey), telnyx (TelnyxWebhook.verify, which also refuses a
+// timestamp 5 minutes off), @sendgrid/eventwebhook (verifySignature);
+// SECRET is then the public key in the provider's form.  And v1a:
+// Standard Webhooks' Ed25519 entries, which the standardwebhooks library
+// does not verify (v1 only), checked with node:crypto against the whpk_
+// key.  HEADERS_FILE is the output of
 // "oncehook sign": one "Name: value" a line.  The payload is passed to
 // the library as the exact bytes of the file (as a string, which is
 // what these libraries take).  Exit 0 if the library's verify function
@@ -22,6 +28,10 @@ import { verify as octokitVerify } from "@octokit/webhooks-methods";
 import Razorpay from "razorpay";
 import twilio from "twilio";
 import { WebhooksHelper } from "square";
+import { createPublicKey, verify as cryptoVerify } from "node:crypto";
+import { verifyKey } from "discord-interactions";
+import { TelnyxWebhook } from "telnyx/lib/webhooks";
+import sendgrid from "@sendgrid/eventwebhook";
 
 const [lib, secret, payloadFile, headersFile, url] = process.argv.slice(2);
 if (!headersFile) {
@@ -100,6 +110,38 @@ try {
 		})))
 			refused("verifySignature() returned false");
 		break;
+	case "discord-interactions":
+		if (!(await verifyKey(payload, headers["x-signature-ed25519"],
+		    headers["x-signature-timestamp"], secret)))
+			refused("verifyKey() returned false");
+		break;
+	case "telnyx":
+		await new TelnyxWebhook(secret).verify(payload, headers);
+		break;
+	case "@sendgrid/eventwebhook": {
+		const ew = new sendgrid.EventWebhook();
+		if (!ew.verifySignature(ew.convertPublicKeyToECDSA(secret),
+		    payload,
+		    headers["x-twilio-email-event-webhook-signature"],
+		    headers["x-twilio-email-event-webhook-timestamp"]))
+			refused("verifySignature() returned false");
+		break;
+	}
+	case "v1a": {
+		// The raw key as an SPKI: its fixed Ed25519 prefix, then it.
+		const key = createPublicKey({ format: "der", type: "spki",
+		    key: Buffer.concat([
+		    Buffer.from("302a300506032b6570032100", "hex"),
+		    Buffer.from(secret.replace(/^whpk_/, ""), "base64")]) });
+		const msg = `${headers["webhook-id"]}.` +
+		    `${headers["webhook-timestamp"]}.${payload}`;
+		if (!headers["webhook-signature"].split(" ").some((e) =>
+		    e.startsWith("v1a,") && cryptoVerify(null,
+		    Buffer.from(msg, "utf8"), key,
+		    Buffer.from(e.slice(4), "base64"))))
+			refused("no v1a signature matched");
+		break;
+	}
 	default:
 		console.error(`verify.mjs: unknown library ${lib}`);
 		process.exit(2);
