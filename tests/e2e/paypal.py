@@ -58,10 +58,13 @@ For each deployment ("send"):
   the certificate host down -> 503 certificate_unavailable with
   Retry-After, nothing stored; the host back -> the same delivery 200
   processed
-  N events, one certificate URL, new to the deployment -> each 200
-  processed, the URL fetched exactly once, each event applied once
-  the cache directory (<db>-certs) 0700, its files 0600, named by the
-  SHA-256 of their URL, holding what the host served.
+  N events, one certificate URL new to the deployment, sent over 4
+  connections at once (several processes miss the cache together) ->
+  each 200 processed, the URL fetched exactly once, each event applied
+  once
+  the cache directory (<db>-certs) 0700, its files 0600: one per
+  certificate accepted, named by the SHA-256 of its URL, holding what
+  the host served, and fetch.lock.
 
 Prints "ok - LABEL: ..." / "not ok - LABEL: ..." lines; exits 0, 1 if a
 check failed, 2 on a usage error, 3 on a harness error.
@@ -374,10 +377,12 @@ def oncehook_sign(a, body, cert_url):
 
 
 def send_bulk(client, deliveries, url):
-    """Send every delivery, the certificate URL filled in: the first
-    alone, then the rest over SENDERS keep-alive connections.  The
-    answers, in order: [(status, json or None)]."""
+    """Send every delivery, the certificate URL filled in, over SENDERS
+    keep-alive connections whose first requests leave together (at a
+    cold cache: several processes miss at once).  The answers, in
+    order: [(status, json or None)]."""
     path = client.path(ENDPOINT)
+    start = threading.Barrier(SENDERS)
 
     def post(conn, d):
         body = d["body"].encode("utf-8")
@@ -409,20 +414,20 @@ def send_bulk(client, deliveries, url):
         conn = http.client.HTTPConnection(client.host, client.port,
                                           timeout=60)
         try:
+            conn.connect()
+            start.wait(30)
             return [post(conn, d) for d in part]
         finally:
             conn.close()
 
-    out = worker(deliveries[:1])
-    rest = deliveries[1:]
-    parts = [rest[i::SENDERS] for i in range(SENDERS)]
+    parts = [deliveries[i::SENDERS] for i in range(SENDERS)]
     with concurrent.futures.ThreadPoolExecutor(SENDERS) as ex:
         results = list(ex.map(worker, parts))
     # Back in the order of the deliveries.
-    answers = [None] * len(rest)
+    answers = [None] * len(deliveries)
     for i, res in enumerate(results):
         answers[i::SENDERS] = res
-    return out + answers
+    return answers
 
 
 def cmd_send(a):
@@ -598,8 +603,9 @@ def cmd_send(a):
         bad = ["event %d: %s %r" % (i, s, j) for i, (s, j) in
                enumerate(answers) if s != 200 or not isinstance(j, dict) or
                j.get("status") != "processed"]
-        t.check("%d events (one certificate URL new to the deployment) -> "
-                "each 200 processed" % len(bulk), bad[:5])
+        t.check("%d events (one certificate URL new to the deployment, "
+                "%d connections at once) -> each 200 processed"
+                % (len(bulk), SENDERS), bad[:5])
         print("# %d deliveries in %.1f s (%.0f/s)"
               % (len(bulk), dt, len(bulk) / dt if dt else 0))
         gets("%d events" % len(bulk), CERTS + "CERT-bulk", 1)
@@ -666,8 +672,9 @@ def cmd_send(a):
                 for n in ("CERT-valid", "CERT-chain", "CERT-sandbox",
                           "CERT-late", "CERT-bulk")}
         files = sorted(os.listdir(cache))
-        if files != sorted(want):
-            bad.append("files %s, want %s" % (files, sorted(want)))
+        if files != sorted(list(want) + ["fetch.lock"]):
+            bad.append("files %s, want %s and fetch.lock"
+                       % (files, sorted(want)))
         for fn in files:
             p = os.path.join(cache, fn)
             m = stat.S_IMODE(os.lstat(p).st_mode)
@@ -680,7 +687,8 @@ def cmd_send(a):
     except OSError as e:
         bad.append(str(e))
     t.check("the certificate cache: <db>-certs 0700, a file 0600 per "
-            "certificate URL accepted (named by its SHA-256)", bad)
+            "certificate URL accepted (named by its SHA-256) and its lock",
+            bad)
     return 1 if t.failed else 0
 
 
