@@ -89,6 +89,8 @@ cat "$pki/leafinter.pem" "$pki/inter.pem" >"$pki/chain.pem"
 leaf sign.key messageverificationcerts.example.com ca wrongname
 ossl req -x509 -key "$pki/sign.key" -subj "/CN=$name" \
     -addext "subjectAltName=DNS:$name" -days 30 -out "$pki/selfsigned.pem"
+ossl req -x509 -key "$pki/other.key" -subj "/CN=$name" \
+    -addext "subjectAltName=DNS:$name" -days 30 -out "$pki/planted.pem"
 # Expired: "openssl ca" sets dates in the past (x509 -req cannot in 3.0).
 : >"$pki/cadb/index.txt"
 echo 1000 >"$pki/cadb/serial"

@@ -26,6 +26,8 @@ The certificates (made by tests/paypal.sh with the openssl CLI in PKI):
   otherca.pem     the right name, by another CA
   selfsigned.pem  the right name, self-signed
   other.key       another key (with valid.pem's URL: no match)
+  planted.pem     the right name, self-signed, other.key's: put in the
+                  cache directory as if fetched (the host serves valid.pem)
 
 Commands:
 
@@ -52,7 +54,8 @@ For each deployment ("send"):
   path, http), a certificate not chaining to the CA (another CA,
   self-signed), expired, issued to another name, the body changed after
   signing (CRC), another key, PAYPAL-AUTH-ALGO not SHA256withRSA, a
-  webhook id not configured -> 401 invalid_signature; signed 4 days ago
+  webhook id not configured, a certificate put in the cache directory
+  (self-signed, another key) -> 401 invalid_signature; signed 4 days ago
   -> 400 stale_timestamp; none stored, the off-list URLs never fetched,
   the log's why= naming each certificate's fault
   the certificate host down -> 503 certificate_unavailable with
@@ -452,6 +455,7 @@ def cmd_send(a):
            CERTS + "CERT-offport": pem("valid.pem"),
            CERTS + "CERT-late": pem("valid.pem"),
            CERTS + "CERT-bulk": pem("valid.pem"),
+           CERTS + "CERT-planted": pem("valid.pem"),
            "/v1/other/CERT-offpath": pem("valid.pem")}
     host = CertHost(pki, www, [a.port, a.port2])
     host.start()
@@ -564,6 +568,23 @@ def cmd_send(a):
         refuse("signed 4 days ago", body,
                sign(key, a.secret, body, url("CERT-valid"),
                     int(time.time()) - STALE_S), 400, "stale_timestamp")
+        # What the cache holds is checked as if just fetched: a
+        # certificate put there (not chaining, another key) is fetched
+        # again, and the delivery signed with its key refused.
+        cache = a.db + "-certs"
+        planted = url("CERT-planted")
+        fn = os.path.join(cache, hashlib.sha256(
+            planted.encode()).hexdigest() + ".pem")
+        st = os.stat(cache)
+        with open(fn, "wb") as f:
+            f.write(pem("planted.pem"))
+        os.chmod(fn, 0o600)
+        os.chown(fn, st.st_uid, st.st_gid)
+        eid, body = new_event()
+        refuse("signed with the key of a certificate put in the cache",
+               body, sign(other, a.secret, body, planted))
+        gets("put in the cache, not trusted there", CERTS + "CERT-planted",
+             1)
         for p in ("CERT-offhost", "CERT-offport"):
             gets("off the host list", CERTS + p, 0)
         gets("off the path", "/v1/other/CERT-offpath", 0)
@@ -670,7 +691,7 @@ def cmd_send(a):
             bad.append("%s: mode %o" % (cache, st.st_mode))
         want = {hashlib.sha256(url(n).encode()).hexdigest() + ".pem": n
                 for n in ("CERT-valid", "CERT-chain", "CERT-sandbox",
-                          "CERT-late", "CERT-bulk")}
+                          "CERT-planted", "CERT-late", "CERT-bulk")}
         files = sorted(os.listdir(cache))
         if files != sorted(list(want) + ["fetch.lock"]):
             bad.append("files %s, want %s and fetch.lock"
