@@ -23,16 +23,21 @@
 #
 # Each gets the valid delivery and its retry, the refused ones (401,
 # nothing stored), the certificate host down (503, Retry-After) and back
-# (200), and 1,000 events signed once here whose certificate must be
-# fetched exactly once (CGI: from the disk cache; FastCGI and serve:
-# the memory cache, the disk cache for the other processes).
+# (200), and 1,000 events signed once here, sent over 4 connections at
+# once, whose certificate must be fetched exactly once (CGI: from the
+# disk cache; FastCGI and serve: the memory cache, the disk cache for
+# the other processes; the processes that miss at once wait for the
+# one holding the cache's fetch.lock).
+#
+# ONCEHOOK_PAYPAL_BULK=N sends N events in place of the 1,000 (a quick
+# run while working on it).
 #
 # Run by "make check" with top_srcdir, top_builddir and ONCEHOOK_BIN set.
 # Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no
 # python3 or openssl), 99 harness error.  A deployment whose server is
 # not installed is skipped (a SKIP line).  As root, the servers' workers
-# and oncehook run as nobody:nogroup.  About 60 s (the 1,000 CGI
-# requests are most of it).
+# and oncehook run as nobody:nogroup.  About 30 s (signing the 1,000
+# events and their CGI requests are most of it).
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 # shellcheck source=tests/servers/lib.sh
@@ -123,10 +128,19 @@ chmod 0755 "$pki"
 chmod 0644 "$pki/ca.pem"
 tap ok "the test CA and PayPal's certificates made with openssl"
 
-port=$(free_port) || bail "no free port"
-port2=$(free_port) || bail "no free port"
-[ "$port" != "$port2" ] || port2=$(free_port) || bail "no free port"
-hosts="127.0.0.1:$port"
+# The certificate host's ports, listed and not, for a deployment whose
+# server listens on SERVER_PORT (free ports, none bound yet: distinct).
+pick_ports() {	# pick_ports SERVER_PORT
+	port=$1
+	while [ "$port" = "$1" ]; do
+		port=$(free_port) || bail "no free port"
+	done
+	port2=$1
+	while [ "$port2" = "$1" ] || [ "$port2" = "$port" ]; do
+		port2=$(free_port) || bail "no free port"
+	done
+	hosts="127.0.0.1:$port"
+}
 
 # The bulk, signed once: each deployment has a database of its own.
 # shellcheck disable=SC2086 # watchdog is a command and its argument
@@ -135,7 +149,8 @@ $watchdog python3 "$paypal" bulk --pki "$pki" --secret "$WEBHOOK_ID" \
     { sed 's/^/# /' "$tmp/bulk.out"; bail "signing the bulk failed"; }
 echo "# $BULK events signed in $(($(date +%s) - dp_start))s (with the PKI)"
 
-# run_paypal LABEL DIR LOG BASE: send.py's lines numbered as LABEL's.
+# run_paypal LABEL DIR LOG BASE: "paypal.py send", its lines numbered as
+# LABEL's; a run that ends early or prints no result is a failure.
 run_paypal() {
 	mkdir -p "$tmp/sign" || bail "mkdir $tmp/sign"
 	# shellcheck disable=SC2086
@@ -175,6 +190,7 @@ use_paypal() {	# use_paypal DIR FORMAT FILE...
 run_lighttpd() {	# run_lighttpd MODE LABEL
 	d=$tmp/$1
 	lt_setup "$1" "$d"
+	pick_ports "$lt_port"
 	use_paypal "$d" lighttpd "$d/conf/oncehook.conf"
 	lt_env "$d"
 	dp_init_db "$d"
@@ -215,6 +231,7 @@ run_nginx() {	# run_nginx LABEL
 	dp_dir "$d"
 	dp_fill_service "$d"
 	nport=$(free_port) || bail "no free port"
+	pick_ports "$nport"
 	use_paypal "$d" env "$d/conf/env" "$d/conf/oncehook.env"
 	dp_init_db "$d"
 	dp_nginx_conf "$d" "$nport"
