@@ -50,13 +50,14 @@ For each deployment ("send"):
   valid       -> 200 processed, again -> 200 already_processed, one GET
   signed by "oncehook sign", a chain through an intermediate, the
   sandbox's certificate -> 200
-  certificate URL off the host list (another host, another port, another
-  path, http), a certificate not chaining to the CA (another CA,
-  self-signed), expired, issued to another name, the body changed after
-  signing (CRC), another key, PAYPAL-AUTH-ALGO not SHA256withRSA, a
-  webhook id not configured, a certificate put in the cache directory
-  (self-signed, another key) -> 401 invalid_signature; signed 4 days ago
-  -> 400 stale_timestamp; none stored, the off-list URLs never fetched,
+  certificate URL off the host list (another host, the listed one as
+  user info, another port, another path, http), a certificate not
+  chaining to the CA (another CA, self-signed), expired, issued to
+  another name, the body changed after signing (CRC), another key,
+  PAYPAL-AUTH-ALGO not SHA256withRSA, a webhook id not configured, no
+  PAYPAL-CERT-URL, a certificate put in the cache directory (self-
+  signed, another key) -> 401 invalid_signature; signed 4 days ago ->
+  400 stale_timestamp; none stored, the off-list URLs never fetched,
   the log's why= naming each certificate's fault
   the certificate host down -> 503 certificate_unavailable with
   Retry-After, nothing stored; the host back -> the same delivery 200
@@ -530,6 +531,10 @@ def cmd_send(a):
         cases = [
             ("certificate URL on a host off the list (localhost)",
              url("CERT-offhost", localhost)),
+            ("certificate URL naming the listed host as user info "
+             "(listed@localhost)",
+             url("CERT-offhost", "https://127.0.0.1:%d@localhost:%d"
+                 % (a.port, a.port))),
             ("certificate URL on a port off the list",
              url("CERT-offport", "https://127.0.0.1:%d" % a.port2)),
             ("certificate URL outside /v1/notifications/certs/",
