@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +22,8 @@
 #define URL_MAX		512	/* bytes of a certificate's URL */
 #define MEM_MAX		8	/* certificates kept per process */
 #define FETCH_SECONDS	10L
+#define CONNECT_SECONDS	5L
+#define LOCK_POLL_MS	20L	/* between tries of the cache's lock */
 
 /* PayPal's hosts, and the names its signing certificates are issued to. */
 static const char *const paypal_hosts[] = {
@@ -174,6 +178,39 @@ disk_write(const struct conf_certs *cc, const char *url, const char *pem,
 		(void)unlink(tmp);
 }
 
+/* The cache's lock, held while a process fetches, so that processes
+ * that miss at once fetch once: the descriptor holding it, or -1 (no
+ * cache, or none to be had: each process then fetches for itself).
+ * Waited for as long as a fetch may take at most, then done without: a
+ * host that does not answer delays a request by two fetches at most,
+ * not by one per process queued before it. */
+static int
+cache_lock(const struct conf_certs *cc)
+{
+	struct timespec	 pause = { 0, LOCK_POLL_MS * 1000000L };
+	char		 path[4096];
+	long		 waited;
+	int		 fd, n;
+
+	if (cc->cache == NULL ||
+	    (mkdir(cc->cache, 0700) == -1 && errno != EEXIST))
+		return -1;
+	n = snprintf(path, sizeof(path), "%s/fetch.lock", cc->cache);
+	if (n < 0 || (size_t)n >= sizeof(path) || (fd = open(path,
+	    O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600)) == -1)
+		return -1;
+	for (waited = 0; flock(fd, LOCK_EX | LOCK_NB) == -1;
+	    waited += LOCK_POLL_MS) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) ||
+		    waited >= (FETCH_SECONDS + CONNECT_SECONDS) * 1000) {
+			close(fd);
+			return -1;
+		}
+		(void)nanosleep(&pause, NULL);
+	}
+	return fd;
+}
+
 /* What a fetch collects: at most CERTS_PEM_MAX bytes. */
 struct fetched {
 	char	*buf;
@@ -225,7 +262,7 @@ fetch(const struct conf_certs *cc, const char *url, char *buf,
 	api->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	api->easy_setopt(c, CURLOPT_USERAGENT, "oncehook/" PACKAGE_VERSION);
 	api->easy_setopt(c, CURLOPT_TIMEOUT, FETCH_SECONDS);
-	api->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
+	api->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, CONNECT_SECONDS);
 	api->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	api->easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE,
 	    (curl_off_t)CERTS_PEM_MAX);
@@ -261,6 +298,7 @@ certs_paypal(const struct conf_certs *cc, const char *url, time_t now,
 	time_t		 not_after;
 	size_t		 i, k;
 	long		 n;
+	int		 lock = -1;
 	enum hook_err	 er;
 
 	if (!url_allowed(cc, url)) {
@@ -278,8 +316,14 @@ certs_paypal(const struct conf_certs *cc, const char *url, time_t now,
 		*why = "out of memory";
 		return HOOK_ESYSTEM;
 	}
-	/* Kept on disk by another process: checked as if just fetched. */
+	/* Kept on disk by another process: checked as if just fetched;
+	 * else looked for again under the lock (another process may have
+	 * fetched it while this one waited), then fetched. */
 	if ((n = disk_read(cc, url, pem)) > 0 && check_chain(cc, pem,
+	    (size_t)n, now, spki, len, &not_after, why) == HOOK_OK)
+		er = HOOK_OK;
+	else if ((lock = cache_lock(cc)) != -1 &&
+	    (n = disk_read(cc, url, pem)) > 0 && check_chain(cc, pem,
 	    (size_t)n, now, spki, len, &not_after, why) == HOOK_OK)
 		er = HOOK_OK;
 	else if ((n = fetch(cc, url, pem, why)) < 0)
@@ -287,6 +331,8 @@ certs_paypal(const struct conf_certs *cc, const char *url, time_t now,
 	else if ((er = check_chain(cc, pem, (size_t)n, now, spki, len,
 	    &not_after, why)) == HOOK_OK)
 		disk_write(cc, url, pem, (size_t)n);
+	if (lock != -1)
+		close(lock);	/* the lock with it */
 	free(pem);
 	if (er != HOOK_OK)
 		return er;

@@ -9,7 +9,8 @@
  * issued to the provider's signing name.  A certificate is fetched once:
  * kept per process in memory and on disk in the cache directory (0700,
  * a file per URL named by its SHA-256, checked again when read), until
- * the end of its validity.  No fetch happens inside a transaction: the
+ * the end of its validity; processes that miss it at once fetch it once
+ * (one holds the directory's fetch.lock while it fetches).  No fetch happens inside a transaction: the
  * signature is verified before the claim.
  */
 #ifndef ONCEHOOK_CERTS_H
