@@ -112,7 +112,9 @@ pubkey_chain(const char *pem, size_t pemsz, const char *cafile,
 	F(X, X509_verify_cert) F(X, X509_STORE_CTX_get_error) \
 	F(X, X509_verify_cert_error_string) F(X, ASN1_TIME_to_tm) \
 	F(X, OPENSSL_sk_new_null) F(X, OPENSSL_sk_push) \
-	F(X, OPENSSL_sk_pop) F(X, OPENSSL_sk_free) F(X, ERR_clear_error)
+	F(X, OPENSSL_sk_pop) F(X, OPENSSL_sk_free) F(X, ERR_clear_error) \
+	F(X, X509_STORE_CTX_get0_chain) F(X, OPENSSL_sk_num) \
+	F(X, OPENSSL_sk_value)
 
 static struct {
 	CRYPTO_FUNCS(DYNLIB_MEMBER)
@@ -385,14 +387,15 @@ pubkey_chain(const char *pem, size_t pemsz, const char *cafile,
 {
 	BIO		*b = NULL;
 	X509		*leaf = NULL, *x;
-	OPENSSL_STACK	*more = NULL;
+	OPENSSL_STACK	*more = NULL, *chain;
 	X509_STORE	*store = NULL;
 	X509_STORE_CTX	*ctx = NULL;
 	EVP_PKEY	*k;
 	struct tm	 tm;
 	unsigned char	*p = spki;
+	time_t		 t;
 	long		 rc = -1;
-	int		 n;
+	int		 i, n;
 
 	if (pubkey_load(why, whysz) == -1)
 		return -1;
@@ -437,12 +440,24 @@ pubkey_chain(const char *pem, size_t pemsz, const char *cafile,
 		snprintf(why, whysz, "certificate not issued to %.100s", name);
 		goto out;
 	}
-	if (api.ASN1_TIME_to_tm(api.X509_get0_notAfter(leaf), &tm) != 1) {
-		snprintf(why, whysz, "certificate without an end of validity");
+	/* The chain is as good as its first certificate to expire. */
+	chain = (OPENSSL_STACK *)api.X509_STORE_CTX_get0_chain(ctx);
+	for (i = 0; chain != NULL && i < api.OPENSSL_sk_num(chain); i++) {
+		x = api.OPENSSL_sk_value(chain, i);
+		if (api.ASN1_TIME_to_tm(api.X509_get0_notAfter(x), &tm) != 1) {
+			snprintf(why, whysz, "certificate without an end of "
+			    "validity");
+			goto out;
+		}
+		t = (time_t)utc_seconds(tm.tm_year + 1900, tm.tm_mon + 1,
+		    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		if (i == 0 || t < *not_after)
+			*not_after = t;
+	}
+	if (chain == NULL || i == 0) {
+		snprintf(why, whysz, "certificate chain not built");
 		goto out;
 	}
-	*not_after = (time_t)utc_seconds(tm.tm_year + 1900, tm.tm_mon + 1,
-	    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 	if ((k = api.X509_get0_pubkey(leaf)) == NULL ||
 	    api.EVP_PKEY_get_base_id(k) != EVP_PKEY_RSA ||
 	    api.EVP_PKEY_get_bits(k) < 2048 ||

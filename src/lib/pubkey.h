@@ -77,7 +77,8 @@ long	pubkey_public(enum pubkey_kind, const unsigned char *priv,
  * provider's signing certificate: chaining to a CA of cafile (NULL: the
  * system's store), valid at now, the leaf naming host name.  Its leaf's
  * public key (DER SPKI, kind PUBKEY_RSA) goes to spki (outsz bytes),
- * its end of validity to *not_after.  The key's length, or -1 with why.
+ * the chain's first end of validity (its leaf's, or an intermediate's
+ * that ends sooner) to *not_after.  The key's length, or -1 with why.
  */
 long	pubkey_chain(const char *pem, size_t pemsz, const char *cafile,
 	    const char *name, time_t now, unsigned char *spki, size_t outsz,
