@@ -148,7 +148,7 @@ sign(const struct conf_endpoint *e, const char *body, const char *id,
 	m.id = id;
 	m.id_given = 1;
 	m.event = event;
-	if (sig_sign(e, &m, out) != 0)
+	if (sig_sign(e, NULL, &m, out) != 0)
 		BAIL("sig_sign failed for %s", e->name);
 }
 
@@ -704,7 +704,8 @@ test_answer(const struct conf *cf)
 	in.body = ZM_BODY;
 	in.bodysz = strlen(ZM_BODY);
 	in.now = ZM_T;
-	CHECK(sig_answer(ep(cf, NULL, "zoom"), &in, ZM_TOKEN, &a) == 0 && a.n == 2 &&
+	CHECK(sig_answer(ep(cf, "zoom"), NULL, &in, ZM_TOKEN, &a) == 0 &&
+	    a.n == 2 &&
 	    strcmp(a.value[0], ZM_TOKEN) == 0 &&
 	    strcmp(a.value[1], ZM_ENCRYPTED) == 0,
 	    "zoom: encryptedToken of " ZM_TOKEN " as computed");
