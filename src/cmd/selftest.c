@@ -217,7 +217,8 @@ batch_items(const struct conf_endpoint *ep, const struct vector *v)
 
 	memset(&rq, 0, sizeof(rq));
 	rq.method = "POST";
-	if (event_items(ep, &rq, scheme_batch(ep->scheme), v->body,
+	if (scheme_batch(ep->scheme) == NULL ||
+	    event_items(ep, &rq, scheme_batch(ep->scheme), v->body,
 	    strlen(v->body), &items, &n, &why) != HOOK_OK)
 		return -1;
 	for (rc = (long)n, i = 0; i < n; i++)

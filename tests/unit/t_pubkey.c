@@ -455,7 +455,7 @@ pems(const char *a, const char *b, size_t *sz)
 	return x;
 }
 
-/* A key (RSA of alg bits, or "ec": P-256) and a certificate signed by issuer (NULL: self)
+/* A key (RSA of alg bits, "ec": P-256, "dsa": DSA of 2048 bits) and a certificate signed by issuer (NULL: self)
  * for the subject, with a SAN of name (NULL: none), CA or not. */
 static void
 mkcert(const char *out, const char *alg, const char *issuer,
@@ -476,7 +476,11 @@ mkcert(const char *out, const char *alg, const char *issuer,
 	if (strcmp(alg, "ec") == 0)
 		ossl("genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 "
 		    "-out %s.key", out);
-	else
+	else if (strcmp(alg, "dsa") == 0) {
+		ossl("genpkey -genparam -algorithm DSA -pkeyopt "
+		    "dsa_paramgen_bits:2048 -out %s.par", out);
+		ossl("genpkey -paramfile %s.par -out %s.key", out, out);
+	} else
 		ossl("genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:%s "
 		    "-out %s.key", alg, out);
 	ossl("req -new -key %s.key -subj '/CN=%s' -out %s.csr", out, cn, out);
@@ -519,6 +523,8 @@ test_chain(void)
 	    "weak.example.com", 0, 30);
 	mkcert("ecleaf", "ec", "ca", "ec.example.com", "ec.example.com", 0,
 	    30);
+	mkcert("dsaleaf", "dsa", "ca", "dsa.example.com", "dsa.example.com",
+	    0, 30);
 	mkcert("wild", "2048", "ca", "*.example.com", "*.example.com", 0,
 	    30);
 	snprintf(ca, sizeof(ca), "%s/ca.pem", dir);
@@ -632,6 +638,13 @@ test_chain(void)
 	    sizeof(spki), &na, why, sizeof(why)) == -1 &&
 	    strstr(why, "RSA") != NULL,
 	    "chain: an EC key, refused (%s)", why);
+	free(pem);
+	pem = pems("dsaleaf.pem", NULL, &sz);
+	why[0] = '\0';
+	CHECK(pubkey_chain(pem, sz, ca, "dsa.example.com", now, spki,
+	    sizeof(spki), &na, why, sizeof(why)) == -1 &&
+	    strstr(why, "RSA") != NULL,
+	    "chain: a DSA key of 2048 bits, refused (%s)", why);
 	free(pem);
 
 	why[0] = '\0';
