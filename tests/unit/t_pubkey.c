@@ -15,18 +15,26 @@
  * and a secp256k1 key, a throwaway P-256 private key).
  *
  * pubkey_chain() is checked against certificates made here, at test
- * time, by the openssl command in a temporary directory: a CA, an
- * intermediate, leaves for a name; the chain, the wrong CA, the wrong
- * name, the clock before and after the validity, a key too weak.
+ * time, with libcrypto (linked to this test as the reference, as in
+ * t_crypto), in a temporary directory: a CA, an intermediate, leaves
+ * for a name; the chain, the wrong CA, the wrong name, the clock before
+ * and after the validity, keys too weak or of another kind.
  */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <openssl/dsa.h>
+#include <openssl/ec.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include "lib/crypto.h"
 #include "lib/pubkey.h"
@@ -398,26 +406,9 @@ test_sign(void)
 	CHECK(strstr(why, "MIGH") == NULL, "sign: the key is not in why");
 }
 
-/* ---- pubkey_chain(), over certificates the openssl command makes. */
+/* ---- pubkey_chain(), over certificates made here with libcrypto. */
 
 static char	 dir[256];
-
-/* Run an openssl command in dir; bail if it fails. */
-static void	ossl(const char *, ...) __attribute__((format(printf, 1, 2)));
-static void
-ossl(const char *fmt, ...)
-{
-	char	 cmd[2048], args[1536];
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && openssl %s >/dev/null 2>&1",
-	    dir, args);
-	if (system(cmd) != 0)
-		BAIL("openssl failed: %s", cmd);
-}
 
 /* The file dir/name read whole (NUL-terminated); bails. */
 static char *
@@ -455,42 +446,127 @@ pems(const char *a, const char *b, size_t *sz)
 	return x;
 }
 
-/* A key (RSA of alg bits, "ec": P-256, "dsa": DSA of 2048 bits) and a certificate signed by issuer (NULL: self)
- * for the subject, with a SAN of name (NULL: none), CA or not. */
+/* A new private key: RSA of alg bits, "ec" (P-256), "dsa" (2048). */
+static EVP_PKEY *
+mkkey(const char *alg)
+{
+	EVP_PKEY_CTX	*c = NULL;
+	EVP_PKEY	*params = NULL, *k = NULL;
+
+	if (strcmp(alg, "ec") == 0)
+		k = EVP_EC_gen("P-256");
+	else if (strcmp(alg, "dsa") == 0) {
+		if ((c = EVP_PKEY_CTX_new_from_name(NULL, "DSA", NULL)) ==
+		    NULL || EVP_PKEY_paramgen_init(c) != 1 ||
+		    EVP_PKEY_CTX_set_dsa_paramgen_bits(c, 2048) != 1 ||
+		    EVP_PKEY_paramgen(c, &params) != 1)
+			BAIL("DSA parameters");
+		EVP_PKEY_CTX_free(c);
+		if ((c = EVP_PKEY_CTX_new_from_pkey(NULL, params, NULL)) ==
+		    NULL || EVP_PKEY_keygen_init(c) != 1 ||
+		    EVP_PKEY_keygen(c, &k) != 1)
+			BAIL("DSA key");
+		EVP_PKEY_CTX_free(c);
+		EVP_PKEY_free(params);
+	} else
+		k = EVP_RSA_gen((unsigned)atoi(alg));
+	if (k == NULL)
+		BAIL("no %s key", alg);
+	return k;
+}
+
+/* One extension of x, as openssl's configuration writes it. */
+static void
+ext(X509 *x, X509 *issuer, int nid, const char *value)
+{
+	X509V3_CTX	 ctx;
+	X509_EXTENSION	*e;
+
+	X509V3_set_ctx(&ctx, issuer, x, NULL, NULL, 0);
+	if ((e = X509V3_EXT_conf_nid(NULL, &ctx, nid, value)) == NULL ||
+	    X509_add_ext(x, e, -1) != 1)
+		BAIL("extension %s", value);
+	X509_EXTENSION_free(e);
+}
+
+/* A PEM file dir/name.ext of a key or a certificate. */
+static FILE *
+pemfile(const char *name, const char *ext, const char *mode)
+{
+	char	 path[512];
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
+	if ((f = fopen(path, mode)) == NULL)
+		BAIL("cannot open %s", path);
+	return f;
+}
+
+/*
+ * A key (see mkkey()) in dir/out.key and its certificate in dir/out.pem,
+ * for cn with a DNS name san (NULL: none), a CA or not, valid from now
+ * for days, signed by the certificate and key of dir/issuer (NULL: by
+ * itself), as openssl x509 -req would make them.
+ */
 static void
 mkcert(const char *out, const char *alg, const char *issuer,
     const char *cn, const char *san, int ca, int days)
 {
-	char	 ext[512], path[512];
-	FILE	*f;
+	static long	 serial = 1;
+	EVP_PKEY	*k = mkkey(alg), *ik = k;
+	X509		*x, *ix;
+	X509_NAME	*n;
+	FILE		*f;
+	char		 dns[256];
 
-	snprintf(path, sizeof(path), "%s/%s.ext", dir, out);
-	if ((f = fopen(path, "w")) == NULL)
-		BAIL("cannot write %s", path);
-	snprintf(ext, sizeof(ext), "basicConstraints=critical,CA:%s\n%s%s%s",
-	    ca ? "TRUE" : "FALSE", ca ? "keyUsage=critical,keyCertSign,"
-	    "cRLSign\n" : "keyUsage=critical,digitalSignature\n",
-	    san != NULL ? "subjectAltName=DNS:" : "", san != NULL ? san : "");
-	fprintf(f, "%s\n", ext);
+	if ((x = X509_new()) == NULL || X509_set_version(x, 2) != 1 ||
+	    ASN1_INTEGER_set(X509_get_serialNumber(x), serial++) != 1 ||
+	    X509_gmtime_adj(X509_getm_notBefore(x), 0) == NULL ||
+	    X509_gmtime_adj(X509_getm_notAfter(x), 86400L * days) == NULL ||
+	    X509_set_pubkey(x, k) != 1 || (n = X509_get_subject_name(x)) ==
+	    NULL || X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
+	    (const unsigned char *)cn, -1, -1, 0) != 1)
+		BAIL("certificate for %s", cn);
+	ix = x;
+	if (issuer != NULL) {
+		f = pemfile(issuer, "pem", "r");
+		ix = PEM_read_X509(f, NULL, NULL, NULL);
+		fclose(f);
+		f = pemfile(issuer, "key", "r");
+		ik = PEM_read_PrivateKey(f, NULL, NULL, NULL);
+		fclose(f);
+		if (ix == NULL || ik == NULL)
+			BAIL("issuer %s", issuer);
+	}
+	if (X509_set_issuer_name(x, X509_get_subject_name(ix)) != 1)
+		BAIL("issuer name");
+	ext(x, ix, NID_basic_constraints, ca ? "critical,CA:TRUE" :
+	    "critical,CA:FALSE");
+	ext(x, ix, NID_key_usage, ca ? "critical,keyCertSign,cRLSign" :
+	    "critical,digitalSignature");
+	ext(x, ix, NID_subject_key_identifier, "hash");
+	if (issuer != NULL)
+		ext(x, ix, NID_authority_key_identifier, "keyid");
+	if (san != NULL) {
+		snprintf(dns, sizeof(dns), "DNS:%s", san);
+		ext(x, ix, NID_subject_alt_name, dns);
+	}
+	if (X509_sign(x, ik, EVP_sha256()) <= 0)
+		BAIL("signing %s", cn);
+	f = pemfile(out, "pem", "w");
+	if (PEM_write_X509(f, x) != 1)
+		BAIL("writing %s.pem", out);
 	fclose(f);
-	if (strcmp(alg, "ec") == 0)
-		ossl("genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 "
-		    "-out %s.key", out);
-	else if (strcmp(alg, "dsa") == 0) {
-		ossl("genpkey -genparam -algorithm DSA -pkeyopt "
-		    "dsa_paramgen_bits:2048 -out %s.par", out);
-		ossl("genpkey -paramfile %s.par -out %s.key", out, out);
-	} else
-		ossl("genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:%s "
-		    "-out %s.key", alg, out);
-	ossl("req -new -key %s.key -subj '/CN=%s' -out %s.csr", out, cn, out);
-	if (issuer == NULL)
-		ossl("x509 -req -in %s.csr -signkey %s.key -extfile %s.ext "
-		    "-days %d -out %s.pem", out, out, out, days, out);
-	else
-		ossl("x509 -req -in %s.csr -CA %s.pem -CAkey %s.key "
-		    "-CAcreateserial -extfile %s.ext -days %d -out %s.pem", out,
-		    issuer, issuer, out, days, out);
+	f = pemfile(out, "key", "w");
+	if (PEM_write_PrivateKey(f, k, NULL, NULL, 0, NULL, NULL) != 1)
+		BAIL("writing %s.key", out);
+	fclose(f);
+	if (issuer != NULL) {
+		X509_free(ix);
+		EVP_PKEY_free(ik);
+	}
+	X509_free(x);
+	EVP_PKEY_free(k);
 }
 
 static void
@@ -509,9 +585,6 @@ test_chain(void)
 	    *tmp != '\0' ? tmp : "/tmp");
 	if (mkdtemp(dir) == NULL)
 		BAIL("mkdtemp failed");
-	if (system("openssl version >/dev/null 2>&1") != 0)
-		BAIL("the openssl command is needed to make the test's "
-		    "certificates");
 	mkcert("ca", "2048", NULL, "Test Root CA", NULL, 1, 3650);
 	mkcert("other", "2048", NULL, "Other Root CA", NULL, 1, 3650);
 	mkcert("inter", "2048", "ca", "Test Intermediate", NULL, 1, 365);
