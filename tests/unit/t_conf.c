@@ -1801,7 +1801,8 @@ test_public_keys(void)
 {
 	static const char *const none[] = { NULL };
 	struct conf	*cf;
-	char		 err[512], seen[2048];
+	const char	*path;
+	char		 err[512], seen[2048], var[PATH_MAX + 32];
 	int		 n;
 
 	key_loads("discord", CK_ED_HEX, 1, SECRET_ED25519, "64 hex digits");
@@ -1848,6 +1849,34 @@ test_public_keys(void)
 	    "cHUQ==", "Ed25519 public key", NULL, "whpk_ of 31 bytes");
 	key_refused("standard", "whpk_***", "Ed25519", NULL,
 	    "whpk_ not base64");
+
+	/* A key file as Windows writes it: CRLF, a PEM block, then hex. */
+	path = tmpfile_with("pk-crlf", "# Discord, rotated\r\n"
+	    "-----BEGIN PUBLIC KEY-----\r\n"
+	    "MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\r\n"
+	    "-----END PUBLIC KEY-----\r\n\r\n" CK_ED_HEX "\r\n");
+	snprintf(var, sizeof(var), "ONCEHOOK_SECRET_FILE=%s", path);
+	cf = load(single, OVER("ONCEHOOK_SCHEME=discord", var,
+	    "ONCEHOOK_SECRET="), err, sizeof(err));
+	CHECK(cf != NULL && cf->endpoints[0].nsecrets == 2 &&
+	    cf->endpoints[0].secrets[0].sz == 32 &&
+	    cf->endpoints[0].secrets[1].sz == 32 &&
+	    memcmp(cf->endpoints[0].secrets[0].p,
+	    cf->endpoints[0].secrets[1].p, 32) == 0,
+	    "discord: a CRLF file of a PEM block and hex: two keys, the "
+	    "same (%s)", cf != NULL ? "" : err);
+	conf_free(cf);
+	/* A bad key after a PEM block: its own line named. */
+	path = tmpfile_with("pk-line", "# line 1\n" CK_ED_PEM "\n\n"
+	    "d75a98\n");
+	snprintf(var, sizeof(var), "ONCEHOOK_SECRET_FILE=%s", path);
+	cf = load(single, OVER("ONCEHOOK_SCHEME=discord", var,
+	    "ONCEHOOK_SECRET="), err, sizeof(err));
+	CHECK(cf == NULL && strstr(err, "line 6:") != NULL &&
+	    strstr(err, "Ed25519") != NULL,
+	    "discord: a bad key on line 6, after a PEM block, named (%s)",
+	    err);
+	conf_free(cf);
 
 	if (pubkey_load(err, sizeof(err)) == -1) {
 		/* No libcrypto: check says so, for each key. */
