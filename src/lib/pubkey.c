@@ -106,6 +106,27 @@ static struct {
 	F(EVP_DigestSignInit);
 	F(EVP_DigestSign);
 	F(EVP_sha256);
+	/* An Ed25519 key's point (ed25519_point()). */
+	F(BN_CTX_new);
+	F(BN_CTX_free);
+	F(BN_CTX_start);
+	F(BN_CTX_get);
+	F(BN_CTX_end);
+	F(BN_bin2bn);
+	F(BN_set_word);
+	F(BN_lshift);
+	F(BN_sub_word);
+	F(BN_cmp);
+	F(BN_is_zero);
+	F(BN_is_one);
+	F(BN_value_one);
+	F(BN_mod_sqr);
+	F(BN_mod_mul);
+	F(BN_mod_add);
+	F(BN_mod_sub);
+	F(BN_mod_inverse);
+	F(BN_mod_exp);
+	F(BN_rshift1);
 	F(d2i_ECDSA_SIG);
 	F(i2d_ECDSA_SIG);
 	F(ECDSA_SIG_free);
@@ -147,6 +168,11 @@ static const struct dynlib_sym syms[] = {
 	S(EVP_PKEY_get_bits), S(EVP_MD_CTX_new), S(EVP_MD_CTX_free),
 	S(EVP_DigestVerifyInit), S(EVP_DigestVerify), S(EVP_DigestSignInit),
 	S(EVP_DigestSign), S(EVP_sha256), S(d2i_ECDSA_SIG), S(i2d_ECDSA_SIG),
+	S(BN_CTX_new), S(BN_CTX_free), S(BN_CTX_start), S(BN_CTX_get),
+	S(BN_CTX_end), S(BN_bin2bn), S(BN_set_word), S(BN_lshift),
+	S(BN_sub_word), S(BN_cmp), S(BN_is_zero), S(BN_is_one),
+	S(BN_value_one), S(BN_mod_sqr), S(BN_mod_mul), S(BN_mod_add),
+	S(BN_mod_sub), S(BN_mod_inverse), S(BN_mod_exp), S(BN_rshift1),
 	S(ECDSA_SIG_free),
 	S(CRYPTO_free), S(BIO_new_mem_buf), S(BIO_free),
 	S(PEM_read_bio_PrivateKey), S(PEM_read_bio_X509), S(X509_free),
@@ -174,6 +200,67 @@ pubkey_load(char *why, size_t whysz)
 {
 	return dynlib_open(&lib, LIBCRYPTO_SONAME, "libssl3", syms,
 	    sizeof(syms) / sizeof(syms[0]), why, whysz);
+}
+
+/*
+ * 1 if key is an Ed25519 point (RFC 8032 section 5.1.3): y below p, and
+ * x^2 = (y^2 - 1) / (d y^2 + 1) a square mod p, x = 0 only with its sign
+ * bit clear; 0 if not, -1 if memory is short.  libcrypto takes any 32
+ * bytes as a raw key and only its verification finds them no point,
+ * each signature then refused: oncehook check should say so instead.
+ */
+static int
+ed25519_point(const unsigned char *key)
+{
+	unsigned char	 be[PUBKEY_ED25519_LEN];
+	BN_CTX		*c;
+	BIGNUM		*p, *d, *y, *u, *v, *t;
+	int		 i, rc = -1;
+
+	for (i = 0; i < PUBKEY_ED25519_LEN; i++)
+		be[i] = key[PUBKEY_ED25519_LEN - 1 - i];
+	be[0] &= 0x7f;				/* x's sign bit */
+	if ((c = api.BN_CTX_new()) == NULL)
+		return -1;
+	api.BN_CTX_start(c);
+	p = api.BN_CTX_get(c);
+	d = api.BN_CTX_get(c);
+	y = api.BN_CTX_get(c);
+	u = api.BN_CTX_get(c);
+	v = api.BN_CTX_get(c);
+	if ((t = api.BN_CTX_get(c)) == NULL ||
+	    /* p = 2^255 - 19, d = -121665 / 121666 */
+	    api.BN_set_word(t, 1) != 1 || api.BN_lshift(p, t, 255) != 1 ||
+	    api.BN_sub_word(p, 19) != 1 || api.BN_set_word(t, 121666) != 1 ||
+	    api.BN_mod_inverse(d, t, p, c) == NULL ||
+	    api.BN_set_word(t, 121665) != 1 ||
+	    api.BN_mod_mul(d, d, t, p, c) != 1 ||
+	    api.BN_mod_sub(d, p, d, p, c) != 1 ||
+	    api.BN_bin2bn(be, sizeof(be), y) == NULL)
+		goto out;
+	if (api.BN_cmp(y, p) >= 0) {
+		rc = 0;
+		goto out;
+	}
+	if (api.BN_mod_sqr(t, y, p, c) != 1 ||
+	    api.BN_mod_sub(u, t, api.BN_value_one(), p, c) != 1 ||
+	    api.BN_mod_mul(v, d, t, p, c) != 1 ||
+	    api.BN_mod_add(v, v, api.BN_value_one(), p, c) != 1 ||
+	    api.BN_mod_inverse(v, v, p, c) == NULL ||
+	    api.BN_mod_mul(u, u, v, p, c) != 1)		/* x^2 */
+		goto out;
+	if (api.BN_is_zero(u)) {
+		rc = (key[PUBKEY_ED25519_LEN - 1] & 0x80) == 0;
+		goto out;
+	}
+	/* Euler's criterion: a square iff u^((p - 1) / 2) = 1, p odd. */
+	if (api.BN_rshift1(v, p) != 1 || api.BN_mod_exp(t, u, v, p, c) != 1)
+		goto out;
+	rc = api.BN_is_one(t);
+out:
+	api.BN_CTX_end(c);
+	api.BN_CTX_free(c);
+	return rc;
 }
 
 /* The key as an EVP_PKEY of that kind, or NULL with why set. */
@@ -227,10 +314,17 @@ pubkey_check(enum pubkey_kind kind, const unsigned char *key, size_t keysz,
     char *why, size_t whysz)
 {
 	EVP_PKEY	*k;
+	int		 rc;
 
 	if ((k = key_of(kind, key, keysz, why, whysz)) == NULL)
 		return -1;
 	api.EVP_PKEY_free(k);
+	if (kind == PUBKEY_ED25519 && (rc = ed25519_point(key)) != 1) {
+		snprintf(why, whysz, rc == 0 ? "not an Ed25519 public key: "
+		    "no point of the curve (a mistyped key?)" :
+		    "out of memory");
+		return -1;
+	}
 	return 0;
 }
 

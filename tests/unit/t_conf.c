@@ -1905,6 +1905,16 @@ test_public_keys(void)
 	n = cf != NULL ? conf_warnings(cf, none, collect, seen) : -1;
 	CHECK(n == 0, "sendgrid: its published key, no warning (%s)", seen);
 	conf_free(cf);
+	/* y = 2, no point of edwards25519: 64 hex digits all the same. */
+	cf = load(single, OVER("ONCEHOOK_SCHEME=discord", "ONCEHOOK_SECRET="
+	    CK_ED_HEX " 0200000000000000000000000000000000000000000000000000"
+	    "000000000000"), err, sizeof(err));
+	seen[0] = '\0';
+	n = cf != NULL ? conf_warnings(cf, none, collect, seen) : -1;
+	CHECK(n == 1 && strstr(seen, "secret 2") != NULL &&
+	    strstr(seen, "no point") != NULL,
+	    "discord: a key that is no point, check names it (%s)", seen);
+	conf_free(cf);
 }
 
 int

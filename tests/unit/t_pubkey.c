@@ -82,9 +82,20 @@ hexb(const char *s, unsigned char *out, size_t outsz)
 			"a2b27b5416503f8fb3762223ebdb69da" \
 			"085ac1e43e15996e458f3613d0f11d8c" \
 			"387b2eaeb4302aeeb00d291612bb0c00"
-/* y = 2: no x makes it a point of edwards25519. */
+/* y = 2: no x makes it a point of edwards25519 (Python's arithmetic). */
 #define ED_NOPOINT	"02000000000000000000000000000000" \
 			"00000000000000000000000000000000"
+/* y = p + 1 = 2^255 - 18, little-endian: not below p. */
+#define ED_P_PLUS_1	"eeffffffffffffffffffffffffffffff" \
+			"ffffffffffffffffffffffffffffff7f"
+/* y = 1: the neutral point (x = 0), and with x's sign bit set. */
+#define ED_ONE		"01000000000000000000000000000000" \
+			"00000000000000000000000000000000"
+#define ED_ONE_NEG	"01000000000000000000000000000000" \
+			"00000000000000000000000000000080"
+/* RFC 8032's key 1 with the top bit flipped: -x, a point too. */
+#define ED1_PUB_NEG	"d75a980182b10ab7d54bfed3c964073a" \
+			"0ee172f3daa62325af021a68f707519a"
 /* RFC 8032's key 1 as PKCS#8 PEM. */
 static const char	ed1_pem[] =
     "-----BEGIN PRIVATE KEY-----\n"
@@ -259,13 +270,37 @@ test_ed25519(void)
 	rc = verify1(PUBKEY_ED25519, "d75a98", "", 0, ED1_SIG);
 	CHECK(rc == -1, "ed25519: verify with no key says it cannot tell");
 	/*
-	 * A y with no x: libcrypto takes any 32 bytes as a raw key, so the
-	 * check passes; no signature ever verifies under it.
+	 * A y with no x: libcrypto takes any 32 bytes as a raw key, and
+	 * only its verification finds them no point: the check says so.
 	 */
-	CHECK(check(PUBKEY_ED25519, ED_NOPOINT, why, sizeof(why)) == 0,
-	    "ed25519: a y that is no point passes the check (raw bytes)");
+	CHECK(check(PUBKEY_ED25519, ED_NOPOINT, why, sizeof(why)) == -1 &&
+	    strstr(why, "no point") != NULL,
+	    "ed25519: a y that is no point refused by the check (%s)", why);
 	CHECK(verify1(PUBKEY_ED25519, ED_NOPOINT, "", 0, ED1_SIG) == 0,
 	    "ed25519: and nothing verifies under it");
+	CHECK(check(PUBKEY_ED25519, ED_P_PLUS_1, why, sizeof(why)) == -1,
+	    "ed25519: y = p + 1 (not below p) refused (%s)", why);
+	CHECK(check(PUBKEY_ED25519, ED_ONE, why, sizeof(why)) == 0,
+	    "ed25519: y = 1 (the neutral point, x = 0) is a point");
+	CHECK(check(PUBKEY_ED25519, ED_ONE_NEG, why, sizeof(why)) == -1,
+	    "ed25519: y = 1 with x's sign bit set: no point (RFC 8032)");
+	CHECK(check(PUBKEY_ED25519, ED2_PUB, why, sizeof(why)) == 0 &&
+	    check(PUBKEY_ED25519, ED1_PUB_NEG, why, sizeof(why)) == 0,
+	    "ed25519: key 2, and key 1 with x's sign flipped, are points");
+	{
+		unsigned char	 k[32];
+		int		 i, points = 0;
+
+		/* Of y = 1..64, 42 have an x (Python's arithmetic). */
+		for (i = 1; i <= 64; i++) {
+			memset(k, 0, sizeof(k));
+			k[0] = (unsigned char)i;
+			points += pubkey_check(PUBKEY_ED25519, k, 32, why,
+			    sizeof(why)) == 0;
+		}
+		CHECK(points == 42,
+		    "ed25519: %d of y = 1..64 are points", points);
+	}
 }
 
 static void
