@@ -282,8 +282,8 @@ selftest_main(int argc, char **argv)
 			ok = resign(&cf->endpoints[0], v);
 			printf("%s %d - %s signs it the same%s\n",
 			    ok ? "ok" : "not ok", ++n, v->scheme,
-			    more != NULL ? " (from RFC 8032's private key)" :
-			    "");
+			    more != NULL && more->private != NULL ?
+			    " (from RFC 8032's private key)" : "");
 			failed += !ok;
 		}
 		if (more != NULL && more->items > 0) {
