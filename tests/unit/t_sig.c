@@ -1721,6 +1721,11 @@ test_discord(const struct conf *cf)
 	    "discord: a signature not hex, malformed");
 	er = run(dc, ENV(DC_H(DC_EV_SIG "00", PK_TS)), DC_EV, PK_T, &v);
 	CHECK(er == HOOK_ESIG, "discord: 65 bytes of signature, refused");
+	/* DC_EV_SIG with L added to S: malleated, the same R. */
+	er = run(dc, ENV(DC_H("3a89533bfaf6d8c548ab7dea4346468e07fa19e6fca7"
+	    "fcf4a8a9e3a1b15d10224a7afe5ed74dce0bae6168c34bc73754a236fef71b4f"
+	    "6243d5013a0f4910c61d", PK_TS)), DC_EV, PK_T, &v);
+	CHECK(er == HOOK_ESIG, "discord: S + L (malleated), refused");
 
 	er = run(pk_ep(cf, "dcrot"), ENV(DC_H(DC_EV_SIG, PK_TS)), DC_EV, PK_T,
 	    &v);
@@ -1836,6 +1841,16 @@ test_sendgrid(const struct conf *cf)
 	er = run(sg, ENV(SG_H("***", SG_TS)), SG_BODY, SG_T, &v);
 	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
 	    "sendgrid: a signature not base64, malformed");
+	/* The sample's S is high; its twin (r, n - S) is low: both match. */
+	er = run(sg, ENV(SG_H("MEQCIGHQVtGj+Y3LkG9fLcxf3qfI10QysgDWmMOVmxG0u6Z"
+	    "UAiA352jxkzMFHWEakvZHkFpGvMu+Ix+PzzgcJOUKQR6+fg==", SG_TS)),
+	    SG_BODY, SG_T, &v);
+	CHECK(er == HOOK_OK, "sendgrid: the sample's low-S twin verifies too");
+	/* The same r and S in BER (a long-form length): not DER. */
+	er = run(sg, ENV(SG_H("MIFFAiBh0FbRo/mNy5BvXy3MX96nyNdEMrIA1pjDlZsRtLu"
+	    "mVAIhAMgYlw1szPrjnuVtCbhvpbkAGzyKh4fPTNeU5bi7RGbT", SG_TS)),
+	    SG_BODY, SG_T, &v);
+	CHECK(er == HOOK_ESIG, "sendgrid: the sample in BER, refused");
 }
 
 static void
