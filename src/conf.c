@@ -334,7 +334,7 @@ secret_add(struct conf_loader *l, struct conf_endpoint *ep, const char *var,
 {
 	struct secret	*s;
 	char		*copy;
-	char		 why[128], where[256];
+	char		 why[256], where[256];
 	const char	*bad;
 	size_t		 off;
 	int		 rc;

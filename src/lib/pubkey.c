@@ -101,6 +101,13 @@ pubkey_chain(const char *pem, size_t pemsz, const char *cafile,
 	F(X, EVP_MD_CTX_new) F(X, EVP_MD_CTX_free) \
 	F(X, EVP_DigestVerifyInit) F(X, EVP_DigestVerify) \
 	F(X, EVP_DigestSignInit) F(X, EVP_DigestSign) F(X, EVP_sha256) \
+	/* An Ed25519 key's point (ed25519_point()). */ \
+	F(X, BN_CTX_new) F(X, BN_CTX_free) F(X, BN_CTX_start) \
+	F(X, BN_CTX_get) F(X, BN_CTX_end) F(X, BN_bin2bn) F(X, BN_set_word) \
+	F(X, BN_lshift) F(X, BN_sub_word) F(X, BN_cmp) F(X, BN_is_zero) \
+	F(X, BN_is_one) F(X, BN_value_one) F(X, BN_mod_sqr) \
+	F(X, BN_mod_mul) F(X, BN_mod_add) F(X, BN_mod_sub) \
+	F(X, BN_mod_inverse) F(X, BN_mod_exp) F(X, BN_rshift1) \
 	F(X, d2i_ECDSA_SIG) F(X, i2d_ECDSA_SIG) F(X, ECDSA_SIG_free) \
 	F(X, CRYPTO_free) F(X, BIO_new_mem_buf) F(X, BIO_free) \
 	F(X, PEM_read_bio_PrivateKey) F(X, PEM_read_bio_X509) \
@@ -136,6 +143,67 @@ pubkey_load(char *why, size_t whysz)
 
 	return dynlib_open(&lib, LIBCRYPTO_SONAME, "libssl3", names,
 	    (void **)&api, sizeof(api) / sizeof(void *), why, whysz);
+}
+
+/*
+ * 1 if key is an Ed25519 point (RFC 8032 section 5.1.3): y below p, and
+ * x^2 = (y^2 - 1) / (d y^2 + 1) a square mod p, x = 0 only with its sign
+ * bit clear; 0 if not, -1 if memory is short.  libcrypto takes any 32
+ * bytes as a raw key and only its verification finds them no point,
+ * each signature then refused: oncehook check should say so instead.
+ */
+static int
+ed25519_point(const unsigned char *key)
+{
+	unsigned char	 be[PUBKEY_ED25519_LEN];
+	BN_CTX		*c;
+	BIGNUM		*p, *d, *y, *u, *v, *t;
+	int		 i, rc = -1;
+
+	for (i = 0; i < PUBKEY_ED25519_LEN; i++)
+		be[i] = key[PUBKEY_ED25519_LEN - 1 - i];
+	be[0] &= 0x7f;				/* x's sign bit */
+	if ((c = api.BN_CTX_new()) == NULL)
+		return -1;
+	api.BN_CTX_start(c);
+	p = api.BN_CTX_get(c);
+	d = api.BN_CTX_get(c);
+	y = api.BN_CTX_get(c);
+	u = api.BN_CTX_get(c);
+	v = api.BN_CTX_get(c);
+	if ((t = api.BN_CTX_get(c)) == NULL ||
+	    /* p = 2^255 - 19, d = -121665 / 121666 */
+	    api.BN_set_word(t, 1) != 1 || api.BN_lshift(p, t, 255) != 1 ||
+	    api.BN_sub_word(p, 19) != 1 || api.BN_set_word(t, 121666) != 1 ||
+	    api.BN_mod_inverse(d, t, p, c) == NULL ||
+	    api.BN_set_word(t, 121665) != 1 ||
+	    api.BN_mod_mul(d, d, t, p, c) != 1 ||
+	    api.BN_mod_sub(d, p, d, p, c) != 1 ||
+	    api.BN_bin2bn(be, sizeof(be), y) == NULL)
+		goto out;
+	if (api.BN_cmp(y, p) >= 0) {
+		rc = 0;
+		goto out;
+	}
+	if (api.BN_mod_sqr(t, y, p, c) != 1 ||
+	    api.BN_mod_sub(u, t, api.BN_value_one(), p, c) != 1 ||
+	    api.BN_mod_mul(v, d, t, p, c) != 1 ||
+	    api.BN_mod_add(v, v, api.BN_value_one(), p, c) != 1 ||
+	    api.BN_mod_inverse(v, v, p, c) == NULL ||
+	    api.BN_mod_mul(u, u, v, p, c) != 1)		/* x^2 */
+		goto out;
+	if (api.BN_is_zero(u)) {
+		rc = (key[PUBKEY_ED25519_LEN - 1] & 0x80) == 0;
+		goto out;
+	}
+	/* Euler's criterion: a square iff u^((p - 1) / 2) = 1, p odd. */
+	if (api.BN_rshift1(v, p) != 1 || api.BN_mod_exp(t, u, v, p, c) != 1)
+		goto out;
+	rc = api.BN_is_one(t);
+out:
+	api.BN_CTX_end(c);
+	api.BN_CTX_free(c);
+	return rc;
 }
 
 /* The key as an EVP_PKEY of that kind, or NULL with why set. */
@@ -189,10 +257,17 @@ pubkey_check(enum pubkey_kind kind, const unsigned char *key, size_t keysz,
     char *why, size_t whysz)
 {
 	EVP_PKEY	*k;
+	int		 rc;
 
 	if ((k = key_of(kind, key, keysz, why, whysz)) == NULL)
 		return -1;
 	api.EVP_PKEY_free(k);
+	if (kind == PUBKEY_ED25519 && (rc = ed25519_point(key)) != 1) {
+		snprintf(why, whysz, rc == 0 ? "not an Ed25519 public key: "
+		    "no point of the curve (a mistyped key?)" :
+		    "out of memory");
+		return -1;
+	}
 	return 0;
 }
 

@@ -120,12 +120,45 @@ const struct vector vectors[] = {
 	  AD_SECRET, AD_BODY, 0, NULL,
 	  { { NULL, NULL } },
 	  NULL, 0 },
+	/* The public-key schemes: verified, and re-signed where the
+	 * private key is known (vector_more()). */
+	{ "sendgrid", "SendGrid's published sample (sendgrid-nodejs "
+	  "eventwebhook.spec.js: one event, CRLF-terminated)",
+	  SGA_KEY, SGA_BODY, SGA_T, NULL,
+	  { { "X-Twilio-Email-Event-Webhook-Signature", SGA_SIG },
+	    { "X-Twilio-Email-Event-Webhook-Timestamp", SGA_TS } },
+	  NULL, 0 },
+	{ "sendgrid", "SendGrid's second published sample (the same tests: "
+	  "two events)",
+	  SGB_KEY, SGB_BODY, SGB_T, NULL,
+	  { { "X-Twilio-Email-Event-Webhook-Signature", SGB_SIG },
+	    { "X-Twilio-Email-Event-Webhook-Timestamp", SGB_TS } },
+	  NULL, 0 },
+	{ "discord", "DERIVED from RFC 8032's test key 1, not Discord's "
+	  "(Discord publishes none); discord-interactions' verifyKey agrees",
+	  RFC8032_HEX, DI_BODY, DI_T, NULL,
+	  { { "X-Signature-Ed25519", DI_SIG },
+	    { "X-Signature-Timestamp", DI_TS } },
+	  "X-Signature-Ed25519", 0 },
+	{ "telnyx", "DERIVED from RFC 8032's test key 1, not Telnyx's "
+	  "(Telnyx publishes none); telnyx's TelnyxWebhook.verify agrees",
+	  RFC8032_B64, TN_BODY, TN_T, NULL,
+	  { { "telnyx-signature-ed25519", TN_SIG },
+	    { "telnyx-timestamp", TN_TS } },
+	  "telnyx-signature-ed25519", 0 },
+	{ "standard", "v1a: DERIVED from RFC 8032's test key 1 (the "
+	  "specification's v1a example has no key)",
+	  "whpk_" RFC8032_B64, SWA_BODY, SWA_T, SWA_ID,
+	  { { "webhook-id", SWA_ID }, { "webhook-timestamp", SWA_TS },
+	    { "webhook-signature", SWA_SIG } },
+	  "webhook-signature", 0 },
 };
 
 const size_t	nvectors = sizeof(vectors) / sizeof(vectors[0]);
 
 const struct answer_vector answer_vectors[] = {
 	{ "zoom", ZM_TOKEN, ZM_ENCRYPTED },
+	{ "discord", NULL, "1" },	/* its PING answered {"type":1} */
 };
 
 const size_t	nanswer_vectors = sizeof(answer_vectors) /
@@ -142,5 +175,24 @@ vector_url(const struct vector *v)
 	for (i = 0; i < sizeof(urls) / sizeof(urls[0]); i++)
 		if (strcmp(v->scheme, urls[i][0]) == 0)
 			return urls[i][1];
+	return NULL;
+}
+
+const struct vector_more *
+vector_more(const struct vector *v)
+{
+	static const struct vector_more	 more[] = {
+		{ "sendgrid", SGA_KEY, NULL, 1 },
+		{ "sendgrid", SGB_KEY, NULL, 2 },
+		{ "discord", RFC8032_HEX, RFC8032_SEED, 0 },
+		{ "telnyx", RFC8032_B64, RFC8032_SEED, 0 },
+		{ "standard", "whpk_" RFC8032_B64, RFC8032_SEED, 0 },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		if (strcmp(v->scheme, more[i].scheme) == 0 &&
+		    strcmp(v->secret, more[i].secret) == 0)
+			return &more[i];
 	return NULL;
 }

@@ -107,6 +107,24 @@
  *   coqCmt/IZ4E3CzPvMY8zTjQVL5hYJUiBRg8UU+iCWo0= (openssl dgst -hmac
  *   with the hex key agrees).  The signature is in the body: oncehook
  *   sign does not make it.
+ * - SendGrid: the two samples of SendGrid's own library's tests
+ *   (sendgrid-nodejs, packages/eventwebhook/src/eventwebhook.spec.js;
+ *   the npm package @sendgrid/eventwebhook 8.0.0): public key, timestamp,
+ *   payload and signature, the payload's bytes as sent, a CRLF after
+ *   each event and at the end (without the last CRLF nothing verifies).
+ *   The first is one "dropped" event, the second a "processed" and a
+ *   "bounce": a batch, one event per element.  Both signatures have a
+ *   high S.  ECDSA signs with a random nonce and the private keys are
+ *   not published: these are verified, not signed again.
+ * - Discord, Telnyx and Standard Webhooks' v1a publish no vector (their
+ *   libraries' tests make fresh keys; the specification's v1a example
+ *   has no key): these are DERIVED from RFC 8032's test key 1 (section
+ *   7.1, TEST 1: seed 9d61b19d...7f60, public key d75a9801...511a), not
+ *   made by the providers.  Ed25519 being deterministic, sign makes the
+ *   same signature again from the seed.  Discord's ({"type":1} at
+ *   1700000000) was accepted by discord-interactions 4.4.0's verifyKey,
+ *   Telnyx's by telnyx 7.24.0's TelnyxWebhook.verify; the v1a one by
+ *   node's crypto and openssl pkeyutl.
  */
 #ifndef ONCEHOOK_VECTORS_H
 #define ONCEHOOK_VECTORS_H
@@ -325,6 +343,73 @@
 			items "]}"
 #define AD_BODY		AD_BATCH(AD_ITEM(AD_SIG))
 
+/* SendGrid's two samples (above). */
+#define SGA_KEY		"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE83T4O/n84iotIvIW" \
+	"4mdBgQ/7dAfSmpqIM8kF9mN1flpVKS3GRqe62gw+2fNNRaINXvVpiglSI8eNEc6wEA3F+g=="
+#define SGA_T		1600112502
+#define SGA_TS		"1600112502"
+#define SGA_BODY	"[{\"email\":\"hello@world.com\",\"event\":\"dropped\"," \
+	"\"reason\":\"Bounced Address\",\"sg_event_id\":\"ZHJvcC0xMDk5NDkxOS1" \
+	"MUnpYbF9OSFN0T0doUTRrb2ZTbV9BLTA\",\"sg_message_id\":\"LRzXl_NHStOG" \
+	"hQ4kofSm_A.filterdrecv-p3mdw1-756b745b58-kmzbl-18-5F5FC76C-9.0\"," \
+	"\"smtp-id\":\"<LRzXl_NHStOGhQ4kofSm_A@ismtpd0039p1iad1.sendgrid." \
+	"net>\",\"timestamp\":1600112492}]\r\n"
+#define SGA_SIG		"MEUCIGHQVtGj+Y3LkG9fLcxf3qfI10QysgDWmMOVmxG0u6ZUAiEA" \
+	"yBiXDWzM+uOe5W0JuG+luQAbPIqHh89M15TluLtEZtM="
+#define SGB_KEY		"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEQ4LIFtWztlsF7skF" \
+	"qOncjD1lun4H5w8XOhyOArHW9RcIx/FfEzx6cikC/yPfUvwaX/JScE7Fc9CJD2afQ9Ok3Q=="
+#define SGB_T		1619651159
+#define SGB_TS		"1619651159"
+#define SGB_BODY	"[{\"email\":\"invalid@gmail.com\",\"event\":" \
+	"\"processed\",\"send_at\":0,\"sg_event_id\":\"cHJvY2Vzc2VkLTE5OTQyMTE" \
+	"yLXFOd0JMZ1BRUWpXNkRKdktRd1NBYnctMA\",\"sg_message_id\":\"qNwBLgPQQ" \
+	"jW6DJvKQwSAbw.filterdrecv-canary-547b64655b-cw6zx-1-6089EA4A-56.0\"," \
+	"\"smtp-id\":\"<qNwBLgPQQjW6DJvKQwSAbw@ismtpd0178p1mdw1.sendgrid.net>" \
+	"\",\"timestamp\":1619651146},\r\n{\"email\":\"invalid@gmail.com\"," \
+	"\"event\":\"bounce\",\"ip\":\"167.89.101.76\",\"reason\":\"552 5.2.2 " \
+	"The email account that you tried to reach is over quota and " \
+	"inactive. Please direct the recipient to https://support.google." \
+	"com/mail/?p=OverQuotaPerm c17si1130468pgv.34 - gsmtp\",\"sg_event_" \
+	"id\":\"Ym91bmNlLTAtMTk5NDIxMTItcU53QkxnUFFRalc2REp2S1F3U0Fidy0w\"," \
+	"\"sg_message_id\":\"qNwBLgPQQjW6DJvKQwSAbw.filterdrecv-canary-547b646" \
+	"55b-cw6zx-1-6089EA4A-56.0\",\"smtp-id\":\"<qNwBLgPQQjW6DJvKQwSAbw@" \
+	"ismtpd0178p1mdw1.sendgrid.net>\",\"status\":\"5.2.2\",\"timestamp\":" \
+	"1619651147,\"tls\":1,\"type\":\"blocked\"}]\r\n"
+#define SGB_SIG		"MEYCIQC/I4o6vCgqRYrTljjoVWB/GRWNtxeePlLMHr3x9ETeRQIh" \
+	"AIpV+03nREPTTHWSW0wIOA0EoMPdcNgXa70yCaqDJlu5"
+
+/* RFC 8032's test key 1 (section 7.1, TEST 1), in each scheme's form. */
+#define RFC8032_SEED	"9d61b19deffd5a60ba844af492ec2cc4" \
+			"4449c5697b326919703bac031cae7f60"
+#define RFC8032_HEX	"d75a980182b10ab7d54bfed3c964073a" \
+			"0ee172f3daa62325af021a68f707511a"
+#define RFC8032_B64	"11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="
+/* Discord, Telnyx, Standard Webhooks v1a: derived from that key. */
+#define DI_T		1700000000
+#define DI_TS		"1700000000"
+#define DI_BODY		"{\"type\":1}"
+#define DI_SIG		"1695961a47c91a1ec033b819b7e87e3d" \
+			"bc583dd0cee6d1fd0216f58ac87b6228" \
+			"ae531ddbf91fb7bc28d7edf7f08604da" \
+			"16f54624f38a6bc0614e4dc13cd47f0f"
+#define TN_T		1700000000
+#define TN_TS		"1700000000"
+#define TN_BODY		"{\"data\":{\"event_type\":\"message.received\"," \
+	"\"id\":\"0ccc7b54-4df3-4bca-a65a-3da1ecc777f0\",\"occurred_at\":" \
+	"\"2023-11-14T22:13:20.000+00:00\",\"payload\":{},\"record_type\":" \
+	"\"event\"},\"meta\":{\"attempt\":1,\"delivered_to\":" \
+	"\"https://example.com/webhooks\"}}"
+#define TN_SIG		"lxjtJnvdgGzsPowQZ+C+mmZ/Jdcjy1hRswkwdfTL+jB53iNxWlUF" \
+			"UnFlLZmHEvNMMKRihy60fhGsVrp7JjABBA=="
+#define SWA_ID		"msg_2KWPBgLlAfxdpx2AI54pPJ85f4W"
+#define SWA_T		1674087231
+#define SWA_TS		"1674087231"
+#define SWA_BODY	"{\"type\":\"contact.created\",\"timestamp\":" \
+	"\"2022-11-03T20:26:10.344522Z\",\"data\":{\"id\":" \
+	"\"1f81eb52-5198-4599-803e-771906343485\"}}"
+#define SWA_SIG		"v1a,pbpYBMlty2hExn4zt0UTGb6BaP2Vq5AfyzjB9GGV3x/wCJKd" \
+			"8UjOCf8Qhaji6TKY9C5eNMnlF0GG4udaO6B7Ag=="
+
 #define VEC_HEADERS	4
 
 /* One provider's request as documented, and how to check it. */
@@ -340,7 +425,8 @@ struct vector {
 	int		 bodyless;	/* the signature does not cover the body */
 };
 
-/* One vector per scheme. */
+/* One vector per scheme, more for some (SendGrid's two, standard's v1
+ * and v1a). */
 extern const struct vector	vectors[];
 extern const size_t		nvectors;
 
@@ -360,5 +446,19 @@ extern const size_t			nanswer_vectors;
 /* The public URL a URL-signed vector (twilio, square) was signed for,
  * its endpoint's ONCEHOOK_URL; NULL for the others. */
 const char			*vector_url(const struct vector *);
+
+/*
+ * What a public-key vector has more: the private key behind it where
+ * it is published (RFC 8032's), from which sign makes the vector's
+ * signature again; the events of its body where the scheme's body is a
+ * batch.  NULL for the shared-secret vectors.
+ */
+struct vector_more {
+	const char	*scheme;
+	const char	*secret;	/* the vector's key: which vector */
+	const char	*private;	/* its private key, or NULL */
+	size_t		 items;		/* events in a batch, or 0 */
+};
+const struct vector_more	*vector_more(const struct vector *);
 
 #endif

@@ -22,6 +22,7 @@
 #include "conf.h"
 #include "lib/envindex.h"
 #include "lib/log.h"
+#include "lib/pubkey.h"
 #include "pipeline/route.h"
 #include "pipeline/sig.h"
 #include "front/req.h"
@@ -1720,6 +1721,202 @@ test_basic_password(void)
 	conf_free(cf);
 }
 
+/*
+ * The public keys of discord, telnyx, sendgrid and standard (whpk_):
+ * each form the provider hands out loads; a malformed one, a key of
+ * the wrong kind or a private key is refused at load naming the
+ * variable and saying what is wanted, a private key never echoed.  A
+ * P-256 point off the curve loads (its SPKI head is right) and
+ * oncehook check says libcrypto refuses it.
+ */
+#define CK_ED_HEX	"d75a980182b10ab7d54bfed3c964073a" \
+			"0ee172f3daa62325af021a68f707511a"
+#define CK_ED_B64	"11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="
+#define CK_SG_B64	"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE83T4O/n84iotIvIW" \
+	"4mdBgQ/7dAfSmpqIM8kF9mN1flpVKS3GRqe62gw+2fNNRaINXvVpiglSI8eNEc6wEA3F+g=="
+/* The same point with y + 1: off the curve. */
+#define CK_SG_OFF	"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE83T4O/n84iotIvIW" \
+	"4mdBgQ/7dAfSmpqIM8kF9mN1flpVKS3GRqe62gw+2fNNRaINXvVpiglSI8eNEc6wEA3F+w=="
+#define CK_P384		"MHYwEAYHKoZIzj0CAQYFK4EEACIDYgAEQR+R4aFybSrjVykj9FiRtY8a" \
+	"qUlbabt4dsN/ziwq5espATrTAHy/wONuLP3nMTqweeAw4iF26Gfgj9p6ZlGJJOaMnLfB" \
+	"uSxhqKnkkmvO9bt6pD0VVWEn1v4q7oj5euhk"
+#define CK_K256		"MFYwEAYHKoZIzj0CAQYFK4EEAAoDQgAE6S5owJVZ4cQV3RN0P80LxI7p" \
+	"KWgT6NRFk3qlKZpbU7Zq3yft/AQxeqlUTu8/SS/KwBn+Oz2pzG53dxvSRMdbLQ=="
+/* RFC 8032's test key 1: seed, and the seed's PKCS#8 PEM. */
+#define CK_SEED_B64	"nWGxne/9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A="
+#define CK_PRIV_PEM	"-----BEGIN PRIVATE KEY-----\n" \
+	"MC4CAQAwBQYDK2VwBCIEIJ1hsZ3v/VpguoRK9JLsLMREScVpezJpGXA7rAMcrn9g\n" \
+	"-----END PRIVATE KEY-----"
+#define CK_ED_PEM	"-----BEGIN PUBLIC KEY-----\n" \
+	"MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n" \
+	"-----END PUBLIC KEY-----"
+
+/* scheme with ONCEHOOK_SECRET=key: refused saying want ("|" words), the
+ * text hidden not in the message. */
+static void
+key_refused(const char *scheme, const char *key, const char *want,
+    const char *hidden, const char *what)
+{
+	struct conf	*cf;
+	char		 sv[64], kv[1024], err[1024], words[256], *w, *save;
+	int		 ok;
+
+	snprintf(sv, sizeof(sv), "ONCEHOOK_SCHEME=%s", scheme);
+	snprintf(kv, sizeof(kv), "ONCEHOOK_SECRET=%s", key);
+	cf = load(single, OVER(sv, kv), err, sizeof(err));
+	ok = cf == NULL && names(err, "ONCEHOOK_SECRET") &&
+	    (hidden == NULL || strstr(err, hidden) == NULL);
+	snprintf(words, sizeof(words), "%s", want);
+	for (w = strtok_r(words, "|", &save); w != NULL;
+	    w = strtok_r(NULL, "|", &save))
+		ok = ok && strstr(err, w) != NULL;
+	CHECK(ok, "%s: %s refused, saying %s (\"%s\")", scheme, what, want,
+	    err);
+	conf_free(cf);
+}
+
+/* scheme with ONCEHOOK_SECRET=key loads, n keys of kind. */
+static void
+key_loads(const char *scheme, const char *key, size_t n,
+    enum secret_kind kind, const char *what)
+{
+	struct conf	*cf;
+	char		 sv[64], kv[1024], err[512];
+	size_t		 i;
+	int		 ok;
+
+	snprintf(sv, sizeof(sv), "ONCEHOOK_SCHEME=%s", scheme);
+	snprintf(kv, sizeof(kv), "ONCEHOOK_SECRET=%s", key);
+	cf = load(single, OVER(sv, kv), err, sizeof(err));
+	ok = cf != NULL && cf->endpoints[0].nsecrets == n;
+	for (i = 0; ok && i < n; i++)
+		ok = cf->endpoints[0].secrets[i].kind == kind;
+	CHECK(ok, "%s: %s loads as %zu key(s) (%s)", scheme, what, n,
+	    cf != NULL ? "" : err);
+	conf_free(cf);
+}
+
+static void
+test_public_keys(void)
+{
+	static const char *const none[] = { NULL };
+	struct conf	*cf;
+	const char	*path;
+	char		 err[512], seen[2048], var[PATH_MAX + 32];
+	int		 n;
+
+	key_loads("discord", CK_ED_HEX, 1, SECRET_ED25519, "64 hex digits");
+	key_loads("discord", CK_ED_PEM, 1, SECRET_ED25519, "a PEM block");
+	key_loads("telnyx", CK_ED_B64, 1, SECRET_ED25519, "base64");
+	key_loads("telnyx", CK_ED_B64 " " CK_ED_PEM " " CK_ED_HEX, 3,
+	    SECRET_ED25519, "base64, PEM and hex");
+	key_loads("sendgrid", CK_SG_B64, 1, SECRET_P256, "base64 DER");
+	key_loads("standard", "whpk_" CK_ED_B64, 1, SECRET_ED25519, "whpk_");
+
+	key_refused("discord", "d75a980182b10ab7d54bfed3c964073a0ee172f3daa6"
+	    "2325af021a68f707511", "Ed25519 public key|64 hex digits", NULL,
+	    "63 hex digits");
+	key_refused("discord", "d75a980182b10ab7d54bfed3c964073a0ee172f3daa6"
+	    "2325af021a68f70751", "Ed25519 public key", NULL,
+	    "31 bytes of hex");
+	key_refused("telnyx", "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHUQ==",
+	    "Ed25519 public key", NULL, "31 bytes of base64");
+	key_refused("telnyx", "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURoA",
+	    "Ed25519 public key", NULL, "33 bytes of base64");
+	key_refused("telnyx", "not-a-key!", "Ed25519 public key", NULL,
+	    "text");
+	key_refused("discord", CK_SG_B64, "Ed25519 public key", NULL,
+	    "a P-256 key");
+	key_refused("discord", "whsk_" CK_SEED_B64, "private key|public half",
+	    CK_SEED_B64, "whsk_ (a private key)");
+	key_refused("telnyx", CK_PRIV_PEM, "private key|public half",
+	    "MC4CAQAwBQYDK2VwBCIEIJ1hsZ3v", "a PEM PRIVATE KEY");
+	key_refused("discord", "-----BEGIN CERTIFICATE-----\n"
+	    "MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n"
+	    "-----END CERTIFICATE-----", "PEM PUBLIC KEY", NULL,
+	    "a PEM block labelled CERTIFICATE");
+	key_refused("sendgrid", CK_P384, "P-256", NULL, "a P-384 key");
+	key_refused("sendgrid", CK_K256, "P-256", NULL, "a secp256k1 key");
+	key_refused("sendgrid", "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE83T4O",
+	    "P-256|base64", NULL, "a cut key");
+	key_refused("sendgrid", "MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvP"
+	    "apiMlrwIaaPcHURo=", "P-256", NULL, "an Ed25519 SPKI");
+	key_refused("sendgrid", CK_ED_HEX, "P-256", NULL, "hex");
+	key_refused("standard", "whsk_" CK_SEED_B64,
+	    "whsk_ is a private key|whpk_", CK_SEED_B64,
+	    "whsk_ (a private key)");
+	key_refused("standard", "whpk_11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaP"
+	    "cHUQ==", "Ed25519 public key", NULL, "whpk_ of 31 bytes");
+	key_refused("standard", "whpk_***", "Ed25519", NULL,
+	    "whpk_ not base64");
+
+	/* A key file as Windows writes it: CRLF, a PEM block, then hex. */
+	path = tmpfile_with("pk-crlf", "# Discord, rotated\r\n"
+	    "-----BEGIN PUBLIC KEY-----\r\n"
+	    "MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\r\n"
+	    "-----END PUBLIC KEY-----\r\n\r\n" CK_ED_HEX "\r\n");
+	snprintf(var, sizeof(var), "ONCEHOOK_SECRET_FILE=%s", path);
+	cf = load(single, OVER("ONCEHOOK_SCHEME=discord", var,
+	    "ONCEHOOK_SECRET="), err, sizeof(err));
+	CHECK(cf != NULL && cf->endpoints[0].nsecrets == 2 &&
+	    cf->endpoints[0].secrets[0].sz == 32 &&
+	    cf->endpoints[0].secrets[1].sz == 32 &&
+	    memcmp(cf->endpoints[0].secrets[0].p,
+	    cf->endpoints[0].secrets[1].p, 32) == 0,
+	    "discord: a CRLF file of a PEM block and hex: two keys, the "
+	    "same (%s)", cf != NULL ? "" : err);
+	conf_free(cf);
+	/* A bad key after a PEM block: its own line named. */
+	path = tmpfile_with("pk-line", "# line 1\n" CK_ED_PEM "\n\n"
+	    "d75a98\n");
+	snprintf(var, sizeof(var), "ONCEHOOK_SECRET_FILE=%s", path);
+	cf = load(single, OVER("ONCEHOOK_SCHEME=discord", var,
+	    "ONCEHOOK_SECRET="), err, sizeof(err));
+	CHECK(cf == NULL && strstr(err, "line 6:") != NULL &&
+	    strstr(err, "Ed25519") != NULL,
+	    "discord: a bad key on line 6, after a PEM block, named (%s)",
+	    err);
+	conf_free(cf);
+
+	if (pubkey_load(err, sizeof(err)) == -1) {
+		/* No libcrypto: check says so, for each key. */
+		cf = load(single, OVER("ONCEHOOK_SCHEME=sendgrid",
+		    "ONCEHOOK_SECRET=" CK_SG_B64), err, sizeof(err));
+		seen[0] = '\0';
+		n = cf != NULL ? conf_warnings(cf, none, collect, seen) : -1;
+		CHECK(n == 1 && strstr(seen, "OpenSSL") != NULL,
+		    "sendgrid without libcrypto: check says so (%s)", seen);
+		conf_free(cf);
+		return;
+	}
+	/* Off the curve: loads, and check says so. */
+	cf = load(single, OVER("ONCEHOOK_SCHEME=sendgrid",
+	    "ONCEHOOK_SECRET=" CK_SG_B64 " " CK_SG_OFF), err, sizeof(err));
+	seen[0] = '\0';
+	n = cf != NULL ? conf_warnings(cf, none, collect, seen) : -1;
+	CHECK(n == 1 && strstr(seen, "ONCEHOOK_SECRET") != NULL &&
+	    strstr(seen, "secret 2") != NULL && strstr(seen, "public key") !=
+	    NULL, "sendgrid: a point off the curve, check names it (%s)",
+	    seen);
+	conf_free(cf);
+	cf = load(single, OVER("ONCEHOOK_SCHEME=sendgrid",
+	    "ONCEHOOK_SECRET=" CK_SG_B64), err, sizeof(err));
+	seen[0] = '\0';
+	n = cf != NULL ? conf_warnings(cf, none, collect, seen) : -1;
+	CHECK(n == 0, "sendgrid: its published key, no warning (%s)", seen);
+	conf_free(cf);
+	/* y = 2, no point of edwards25519: 64 hex digits all the same. */
+	cf = load(single, OVER("ONCEHOOK_SCHEME=discord", "ONCEHOOK_SECRET="
+	    CK_ED_HEX " 0200000000000000000000000000000000000000000000000000"
+	    "000000000000"), err, sizeof(err));
+	seen[0] = '\0';
+	n = cf != NULL ? conf_warnings(cf, none, collect, seen) : -1;
+	CHECK(n == 1 && strstr(seen, "secret 2") != NULL &&
+	    strstr(seen, "no point") != NULL,
+	    "discord: a key that is no point, check names it (%s)", seen);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -1755,5 +1952,6 @@ main(void)
 	test_unsigned_data_key();
 	test_retention_horizon();
 	test_basic_password();
+	test_public_keys();
 	return tap_done();
 }

@@ -595,6 +595,95 @@ test_head(void)
 	    "resp_clear twice and on NULL is harmless");
 }
 
+/*
+ * A scheme's ack (struct hook_ack): Discord's 204 without a body, and
+ * without Content-Type or Content-Length (RFC 9110 section 8.6), for
+ * every 200 outcome; its interactions PING answered {"type":1}, the 1 a
+ * number; Adyen's [accepted] as text; an error as without an ack.
+ */
+static void
+test_ack(void)
+{
+	static const struct hook_ack	 discord = { 204, NULL };
+	static const struct hook_ack	 adyen = { 200, "[accepted]" };
+	struct hook_answer		 a;
+	struct resp			 r, r0;
+	char				 head[1024], v[64];
+	int				 er, n, ok = 1, n204 = 0;
+
+	for (er = 0; er < HOOK__MAX; er++) {
+		if (er == HOOK_STATUS)
+			continue;	/* the status document, not a delivery */
+		if (resp_make(&r0, &(struct resp_in){ .err = er,
+		    .key = "k" }) == -1 || resp_make(&r, &(struct resp_in){
+		    .err = er, .key = "k", .ack = &discord }) == -1 ||
+		    (n = resp_head(&r, head, sizeof(head))) <= 0) {
+			ok = 0;
+			continue;
+		}
+		if (r0.status == 200) {
+			n204++;
+			if (r.status != 204 || r.bodysz != 0 ||
+			    strncmp(head, "Status: 204 No Content\r\n", 24)
+			    != 0 || !head_value(head, "Content-Type", v,
+			    sizeof(v)) || strcmp(v, "application/json") != 0 ||
+			    strstr(head, "Content-Length") != NULL ||
+			    strcmp(head + n - 4, "\r\n\r\n") != 0) {
+				ok = 0;
+				printf("# outcome %d with discord's ack:\n%s",
+				    er, head);
+			}
+		} else if (r.status != r0.status || r.bodysz != r0.bodysz ||
+		    !head_value(head, "Content-Type", v, sizeof(v)) ||
+		    strcmp(v, "application/json") != 0) {
+			ok = 0;
+			printf("# outcome %d changed by an ack\n", er);
+		}
+		resp_clear(&r0);
+		resp_clear(&r);
+	}
+	CHECK(ok && n204 >= 3, "discord's ack: each of the %d 200 outcomes "
+	    "a 204, no body nor Content-Length, Content-Type JSON (Discord's "
+	    "PING wants one); the others as they "
+	    "are", n204);
+
+	memset(&a, 0, sizeof(a));
+	a.name[0] = "type";
+	memcpy(a.value[0], "1", 2);
+	a.number = 1;
+	a.n = 1;
+	n = resp_make(&r, &(struct resp_in){ .err = HOOK_HANDSHAKE,
+	    .answer = &a, .ack = &discord }) == 0 ?
+	    resp_head(&r, head, sizeof(head)) : -1;
+	CHECK(n > 0 && r.status == 200 && r.bodysz == 11 &&
+	    memcmp(r.body, "{\"type\":1}\n", 11) == 0 &&
+	    head_value(head, "Content-Length", v, sizeof(v)) &&
+	    strcmp(v, "11") == 0,
+	    "discord's PING: 200 {\"type\":1}, the 1 a number");
+	resp_clear(&r);
+	a.number = 0;
+	CHECK(resp_make(&r, &(struct resp_in){ .err = HOOK_HANDSHAKE,
+	    .answer = &a }) == 0 && r.bodysz == 13 &&
+	    memcmp(r.body, "{\"type\":\"1\"}\n", 13) == 0,
+	    "without the number bit, the same value is a string");
+	resp_clear(&r);
+	a.n = 0;
+	CHECK(resp_make(&r, &(struct resp_in){ .err = HOOK_HANDSHAKE,
+	    .answer = &a, .ack = &discord }) == 0 && r.status == 204 &&
+	    r.bodysz == 0,
+	    "discord's webhook events PING (no members): 204");
+	resp_clear(&r);
+
+	n = resp_make(&r, &(struct resp_in){ .err = HOOK_DUP, .key = "k",
+	    .ack = &adyen }) == 0 ? resp_head(&r, head, sizeof(head)) : -1;
+	CHECK(n > 0 && r.status == 200 && r.bodysz == 10 &&
+	    memcmp(r.body, "[accepted]", 10) == 0 &&
+	    head_value(head, "Content-Type", v, sizeof(v)) &&
+	    strcmp(v, "text/plain") == 0,
+	    "adyen's ack: a replay answered [accepted] as text/plain");
+	resp_clear(&r);
+}
+
 int
 main(void)
 {
@@ -603,5 +692,6 @@ main(void)
 	test_escaping();
 	test_handshake();
 	test_head();
+	test_ack();
 	return tap_done();
 }

@@ -29,8 +29,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "conf.h"
+#include "lib/pubkey.h"
+#include "pipeline/event.h"
 #include "pipeline/sig.h"
 #include "tap.h"
 #include "testlib.h"
@@ -1485,6 +1489,582 @@ test_url_sign(void)
 	    "twilio and square sign the URL; twilio alone sends forms");
 }
 
+/*
+ * The public-key schemes (src/pipeline/sigpub.c): discord, telnyx,
+ * sendgrid, and standard's v1a.  SendGrid's are its two published
+ * samples (sendgrid-nodejs eventwebhook.spec.js).  Discord, Telnyx and
+ * Standard Webhooks publish no vector: these are signed with RFC 8032's
+ * test keys 1 and 2 (seeds 9d61b19d... and 4ccd089b...), with Python's
+ * cryptography package; the first of each was also accepted by the
+ * provider's own library (/work/brief/research39.md: discord-interactions
+ * verifyKey, telnyx TelnyxWebhook.verify).
+ */
+#define PK1_HEX		"d75a980182b10ab7d54bfed3c964073a" \
+			"0ee172f3daa62325af021a68f707511a"
+#define PK1_B64		"11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="
+#define PK1_PEM		"-----BEGIN PUBLIC KEY-----\n" \
+	"MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n" \
+	"-----END PUBLIC KEY-----\n"
+#define PK2_HEX		"3d4017c3e843895a92b70aa74d1b7ebc" \
+			"9c982ccf2ec4968cc0cd55f12af4660c"
+#define PK2_B64		"PUAXw+hDiVqStwqnTRt+vJyYLM8uxJaMwM1V8Sr0Zgw="
+#define PK2_PEM		"-----BEGIN PUBLIC KEY-----\n" \
+	"MCowBQYDK2VwAyEAPUAXw+hDiVqStwqnTRt+vJyYLM8uxJaMwM1V8Sr0Zgw=\n" \
+	"-----END PUBLIC KEY-----\n"
+#define PK_T		1700000000
+#define PK_TS		"1700000000"
+/* Discord: the interactions PING, and a webhook event, signed ts+body. */
+#define DC_PING		"{\"type\":1}"
+#define DC_PING_SIG	"1695961a47c91a1ec033b819b7e87e3d" \
+			"bc583dd0cee6d1fd0216f58ac87b6228" \
+			"ae531ddbf91fb7bc28d7edf7f08604da" \
+			"16f54624f38a6bc0614e4dc13cd47f0f"
+#define DC_EV		"{\"version\":1,\"application_id\":" \
+	"\"1234560123453231555\",\"type\":1,\"event\":{\"type\":" \
+	"\"APPLICATION_DEAUTHORIZED\",\"timestamp\":" \
+	"\"2024-10-18T14:42:53.064834\",\"data\":{\"user\":{\"id\":\"1\"}}}}"
+#define DC_EV_SIG	"3a89533bfaf6d8c548ab7dea4346468e" \
+			"07fa19e6fca7fcf4a8a9e3a1b15d1022" \
+			"5da60802bdeabbb3d7c470206dcd583f" \
+			"a236fef71b4f6243d5013a0f4910c60d"
+#define DC_EV_SIG2	"9828f63dba7bb3f5a7cc43f9a29645e4" \
+			"16d8dee4e07e177a997770aaef6b5ca1" \
+			"08f38cd09e43211e150fb6d9d47b8d2e" \
+			"c184b30ed660ee8152ba747fe145590a"
+/* Telnyx: base64 over ts|body. */
+#define TX_BODY		"{\"data\":{\"event_type\":\"message.received\"," \
+	"\"id\":\"0ccc7b54-4df3-4bca-a65a-3da1ecc777f0\",\"occurred_at\":" \
+	"\"2023-11-14T22:13:20.000+00:00\",\"payload\":{},\"record_type\":" \
+	"\"event\"},\"meta\":{\"attempt\":1,\"delivered_to\":" \
+	"\"https://example.com/webhooks\"}}"
+#define TX_SIG		"lxjtJnvdgGzsPowQZ+C+mmZ/Jdcjy1hRswkwdfTL+jB53iNxWlUF" \
+			"UnFlLZmHEvNMMKRihy60fhGsVrp7JjABBA=="
+#define TX_SIG2		"rVPShDE26EWS1vd0MvjTqPM0IBmdhOpID3n88EIq8jiYLX8JAQgp" \
+			"e94KXbOLGSPssCRm8Nu+4353lP7ecY6XAQ=="
+/* SendGrid's two samples: key, timestamp, payload (CRLFs), signature. */
+#define SG_KEY		"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE83T4O/n84iotIvIW" \
+	"4mdBgQ/7dAfSmpqIM8kF9mN1flpVKS3GRqe62gw+2fNNRaINXvVpiglSI8eNEc6wEA3F+g=="
+#define SG_PEM		"-----BEGIN PUBLIC KEY-----\n" \
+	"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE83T4O/n84iotIvIW4mdBgQ/7dAfS\n" \
+	"mpqIM8kF9mN1flpVKS3GRqe62gw+2fNNRaINXvVpiglSI8eNEc6wEA3F+g==\n" \
+	"-----END PUBLIC KEY-----\n"
+#define SG_T		1600112502
+#define SG_TS		"1600112502"
+#define SG_BODY		"[{\"email\":\"hello@world.com\",\"event\":\"dropped\"," \
+	"\"reason\":\"Bounced Address\",\"sg_event_id\":\"ZHJvcC0xMDk5NDkxOS1" \
+	"MUnpYbF9OSFN0T0doUTRrb2ZTbV9BLTA\",\"sg_message_id\":\"LRzXl_NHStOG" \
+	"hQ4kofSm_A.filterdrecv-p3mdw1-756b745b58-kmzbl-18-5F5FC76C-9.0\"," \
+	"\"smtp-id\":\"<LRzXl_NHStOGhQ4kofSm_A@ismtpd0039p1iad1.sendgrid." \
+	"net>\",\"timestamp\":1600112492}]\r\n"
+#define SG_SIG		"MEUCIGHQVtGj+Y3LkG9fLcxf3qfI10QysgDWmMOVmxG0u6ZUAiEA" \
+	"yBiXDWzM+uOe5W0JuG+luQAbPIqHh89M15TluLtEZtM="
+#define SG2_KEY		"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEQ4LIFtWztlsF7skF" \
+	"qOncjD1lun4H5w8XOhyOArHW9RcIx/FfEzx6cikC/yPfUvwaX/JScE7Fc9CJD2afQ9Ok3Q=="
+#define SG2_PEM		"-----BEGIN PUBLIC KEY-----\n" \
+	"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEQ4LIFtWztlsF7skFqOncjD1lun4H\n" \
+	"5w8XOhyOArHW9RcIx/FfEzx6cikC/yPfUvwaX/JScE7Fc9CJD2afQ9Ok3Q==\n" \
+	"-----END PUBLIC KEY-----\n"
+#define SG2_T		1619651159
+#define SG2_TS		"1619651159"
+#define SG2_BODY	"[{\"email\":\"invalid@gmail.com\",\"event\":" \
+	"\"processed\",\"send_at\":0,\"sg_event_id\":\"cHJvY2Vzc2VkLTE5OTQyMTE" \
+	"yLXFOd0JMZ1BRUWpXNkRKdktRd1NBYnctMA\",\"sg_message_id\":\"qNwBLgPQQ" \
+	"jW6DJvKQwSAbw.filterdrecv-canary-547b64655b-cw6zx-1-6089EA4A-56.0\"," \
+	"\"smtp-id\":\"<qNwBLgPQQjW6DJvKQwSAbw@ismtpd0178p1mdw1.sendgrid.net>" \
+	"\",\"timestamp\":1619651146},\r\n{\"email\":\"invalid@gmail.com\"," \
+	"\"event\":\"bounce\",\"ip\":\"167.89.101.76\",\"reason\":\"552 5.2.2 " \
+	"The email account that you tried to reach is over quota and " \
+	"inactive. Please direct the recipient to https://support.google." \
+	"com/mail/?p=OverQuotaPerm c17si1130468pgv.34 - gsmtp\",\"sg_event_" \
+	"id\":\"Ym91bmNlLTAtMTk5NDIxMTItcU53QkxnUFFRalc2REp2S1F3U0Fidy0w\"," \
+	"\"sg_message_id\":\"qNwBLgPQQjW6DJvKQwSAbw.filterdrecv-canary-547b646" \
+	"55b-cw6zx-1-6089EA4A-56.0\",\"smtp-id\":\"<qNwBLgPQQjW6DJvKQwSAbw@" \
+	"ismtpd0178p1mdw1.sendgrid.net>\",\"status\":\"5.2.2\",\"timestamp\":" \
+	"1619651147,\"tls\":1,\"type\":\"blocked\"}]\r\n"
+#define SG2_SIG		"MEYCIQC/I4o6vCgqRYrTljjoVWB/GRWNtxeePlLMHr3x9ETeRQIh" \
+	"AIpV+03nREPTTHWSW0wIOA0EoMPdcNgXa70yCaqDJlu5"
+/* Standard Webhooks v1a: id.ts.body; and v1 (HMAC) with the spec's
+ * example secret over the same bytes (python3 hmac). */
+#define V1A_ID		"msg_2KWPBgLlAfxdpx2AI54pPJ85f4W"
+#define V1A_T		1674087231
+#define V1A_TS		"1674087231"
+#define V1A_BODY	"{\"type\":\"contact.created\",\"timestamp\":" \
+	"\"2022-11-03T20:26:10.344522Z\",\"data\":{\"id\":" \
+	"\"1f81eb52-5198-4599-803e-771906343485\"}}"
+#define V1A_SIG		"v1a,pbpYBMlty2hExn4zt0UTGb6BaP2Vq5AfyzjB9GGV3x/wCJKd" \
+	"8UjOCf8Qhaji6TKY9C5eNMnlF0GG4udaO6B7Ag=="
+#define V1A_SIG2	"v1a,Mtwy18SPEqMi1mTMod/6kxjak6Rb1R2BqICvygQlzsGFc7AC" \
+	"D4m3cKE5Cpn3lUx7SuLI0FZ1xwdkQ/wSILgZAA=="
+#define V1_SECRET	"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+#define V1_SIG		"v1,ARw42xaAApl/nxRo+iPGYwSaMQaOwMo2eyH5JBRA+bQ="
+
+static char	 pk_file[256];
+
+static const char *const pk_env[] = {
+	"ONCEHOOK_DB=/var/lib/oncehook/hooks.db",
+	"ONCEHOOK_ENDPOINTS=dc,dcrot,dcpem,dcfile,tx,txrot,sg,sgrot,sgpem,"
+	    "sw,swboth,swrot",
+	"ONCEHOOK_DC_SCHEME=discord",
+	"ONCEHOOK_DC_SECRET=" PK1_HEX,
+	"ONCEHOOK_DCROT_SCHEME=discord",
+	"ONCEHOOK_DCROT_SECRET=" PK2_HEX " " PK1_B64,
+	/* A PEM block, its line breaks and all, then a hex key. */
+	"ONCEHOOK_DCPEM_SCHEME=discord",
+	"ONCEHOOK_DCPEM_SECRET=" PK2_PEM " " PK1_HEX,
+	"ONCEHOOK_DCFILE_SCHEME=discord",
+	/* ONCEHOOK_DCFILE_SECRET_FILE: pk_file, two PEM blocks (pk_get) */
+	"ONCEHOOK_TX_SCHEME=telnyx",
+	"ONCEHOOK_TX_SECRET=" PK1_B64,
+	"ONCEHOOK_TXROT_SCHEME=telnyx",
+	"ONCEHOOK_TXROT_SECRET=" PK1_PEM "\n" PK2_B64,
+	"ONCEHOOK_SG_SCHEME=sendgrid",
+	"ONCEHOOK_SG_SECRET=" SG_KEY,
+	"ONCEHOOK_SGROT_SCHEME=sendgrid",
+	"ONCEHOOK_SGROT_SECRET=" SG2_KEY " " SG_KEY,
+	"ONCEHOOK_SGPEM_SCHEME=sendgrid",
+	"ONCEHOOK_SGPEM_SECRET=" SG_PEM,
+	"ONCEHOOK_SW_SCHEME=standard",
+	"ONCEHOOK_SW_SECRET=whpk_" PK1_B64,
+	"ONCEHOOK_SWBOTH_SCHEME=standard",
+	"ONCEHOOK_SWBOTH_SECRET=" V1_SECRET " whpk_" PK2_B64,
+	"ONCEHOOK_SWROT_SCHEME=standard",
+	"ONCEHOOK_SWROT_SECRET=whpk_" PK2_B64 " whpk_" PK1_B64,
+	NULL
+};
+
+static const char *
+pk_get(const char *name, void *arg)
+{
+	if (strcmp(name, "ONCEHOOK_DCFILE_SECRET_FILE") == 0)
+		return pk_file;
+	return env_get(name, arg);
+}
+
+static const struct conf_endpoint *
+pk_ep(const struct conf *cf, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < cf->nendpoints; i++)
+		if (strcasecmp(cf->endpoints[i].name, name) == 0)
+			return &cf->endpoints[i];
+	BAIL("no endpoint %s", name);
+}
+
+#define DC_H(sig, ts)	"HTTP_X_SIGNATURE_ED25519=" sig, \
+			"HTTP_X_SIGNATURE_TIMESTAMP=" ts
+#define TX_H(sig, ts)	"HTTP_TELNYX_SIGNATURE_ED25519=" sig, \
+			"HTTP_TELNYX_TIMESTAMP=" ts
+#define SG_H(sig, ts)	"HTTP_X_TWILIO_EMAIL_EVENT_WEBHOOK_SIGNATURE=" sig, \
+			"HTTP_X_TWILIO_EMAIL_EVENT_WEBHOOK_TIMESTAMP=" ts
+#define SW_H(sig)	"HTTP_WEBHOOK_ID=" V1A_ID, \
+			"HTTP_WEBHOOK_TIMESTAMP=" V1A_TS, \
+			"HTTP_WEBHOOK_SIGNATURE=" sig
+
+/* body with its byte at i changed. */
+static const char *
+tampered(const char *body, size_t i)
+{
+	static char	 b[2048];
+
+	snprintf(b, sizeof(b), "%s", body);
+	b[i] ^= 1;
+	return b;
+}
+
+static void
+test_discord(const struct conf *cf)
+{
+	const struct conf_endpoint	*dc = pk_ep(cf, "dc");
+	struct sig_verdict		 v;
+	enum hook_err			 er;
+
+	CHECK(dc->nsecrets == 1 && dc->secrets[0].kind == SECRET_ED25519 &&
+	    dc->secrets[0].sz == 32, "discord: a hex key is 32 raw bytes");
+	er = run(dc, ENV(DC_H(DC_PING_SIG, PK_TS)), DC_PING, PK_T, &v);
+	CHECK(er == HOOK_OK, "discord: the PING verifies (RFC 8032 key 1)");
+	er = run(dc, ENV(DC_H(DC_EV_SIG, PK_TS)), DC_EV, PK_T, &v);
+	CHECK(er == HOOK_OK, "discord: a webhook event verifies");
+	er = run(dc, ENV(DC_H(DC_EV_SIG2, PK_TS)), DC_EV, PK_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "no signature matched"),
+	    "discord: key 2's signature refused (%s)", v.why);
+	er = run(dc, ENV(DC_H(DC_EV_SIG, PK_TS)), tampered(DC_EV, 40), PK_T,
+	    &v);
+	CHECK(er == HOOK_ESIG, "discord: a body byte changed, refused");
+	er = run(dc, ENV(DC_H(DC_EV_SIG, "1700000001")), DC_EV, PK_T, &v);
+	CHECK(er == HOOK_ESIG, "discord: the timestamp is signed");
+	er = run(dc, ENV(DC_H(DC_EV_SIG, PK_TS)), DC_EV, PK_T + 301, &v);
+	CHECK(er == HOOK_ESTALE && v.skew == 301,
+	    "discord: 301 s late, stale (%s)", v.why);
+	er = run(dc, ENV(DC_H(DC_EV_SIG, PK_TS)), DC_EV, PK_T - 300, &v);
+	CHECK(er == HOOK_OK, "discord: 300 s early, within tolerance");
+	er = run(dc, ENV("HTTP_X_SIGNATURE_TIMESTAMP=" PK_TS), DC_EV, PK_T,
+	    &v);
+	CHECK(er == HOOK_ESIG, "discord: no signature header, refused (%s)",
+	    v.why);
+	er = run(dc, ENV("HTTP_X_SIGNATURE_ED25519=" DC_EV_SIG), DC_EV, PK_T,
+	    &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "timestamp"),
+	    "discord: no timestamp header, refused (%s)", v.why);
+	er = run(dc, ENV(DC_H(DC_EV_SIG, "17000000x0")), DC_EV, PK_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "discord: a timestamp not a number, malformed");
+	er = run(dc, ENV(DC_H("3a89533bfaf6d8c548ab7dea4346468e07fa19e6fca7"
+	    "fcf4a8a9e3a1b15d10225da60802bdeabbb3d7c470206dcd583fa236fef71b4f"
+	    "6243d5013a0f4910c6", PK_TS)), DC_EV, PK_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "discord: a 63-byte signature, malformed");
+	er = run(dc, ENV(DC_H("zz89533bfaf6d8c548ab7dea4346468e07fa19e6fca7"
+	    "fcf4a8a9e3a1b15d10225da60802bdeabbb3d7c470206dcd583fa236fef71b4f"
+	    "6243d5013a0f4910c60d", PK_TS)), DC_EV, PK_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "discord: a signature not hex, malformed");
+	er = run(dc, ENV(DC_H(DC_EV_SIG "00", PK_TS)), DC_EV, PK_T, &v);
+	CHECK(er == HOOK_ESIG, "discord: 65 bytes of signature, refused");
+	/* DC_EV_SIG with L added to S: malleated, the same R. */
+	er = run(dc, ENV(DC_H("3a89533bfaf6d8c548ab7dea4346468e07fa19e6fca7"
+	    "fcf4a8a9e3a1b15d10224a7afe5ed74dce0bae6168c34bc73754a236fef71b4f"
+	    "6243d5013a0f4910c61d", PK_TS)), DC_EV, PK_T, &v);
+	CHECK(er == HOOK_ESIG, "discord: S + L (malleated), refused");
+
+	er = run(pk_ep(cf, "dcrot"), ENV(DC_H(DC_EV_SIG, PK_TS)), DC_EV, PK_T,
+	    &v);
+	CHECK(er == HOOK_OK, "discord: rotation, the second key (base64)");
+	er = run(pk_ep(cf, "dcrot"), ENV(DC_H(DC_EV_SIG2, PK_TS)), DC_EV,
+	    PK_T, &v);
+	CHECK(er == HOOK_OK, "discord: rotation, the first key (hex)");
+	CHECK(pk_ep(cf, "dcpem")->nsecrets == 2,
+	    "discord: a PEM block in _SECRET is one key, the hex another");
+	er = run(pk_ep(cf, "dcpem"), ENV(DC_H(DC_EV_SIG2, PK_TS)), DC_EV,
+	    PK_T, &v);
+	CHECK(er == HOOK_OK, "discord: the PEM key in _SECRET verifies");
+	er = run(pk_ep(cf, "dcpem"), ENV(DC_H(DC_EV_SIG, PK_TS)), DC_EV,
+	    PK_T, &v);
+	CHECK(er == HOOK_OK, "discord: and the hex key after it");
+	CHECK(pk_ep(cf, "dcfile")->nsecrets == 2,
+	    "discord: a _SECRET_FILE of two PEM blocks is two keys");
+	er = run(pk_ep(cf, "dcfile"), ENV(DC_H(DC_EV_SIG, PK_TS)), DC_EV,
+	    PK_T, &v);
+	CHECK(er == HOOK_OK, "discord: its first PEM key verifies");
+	er = run(pk_ep(cf, "dcfile"), ENV(DC_H(DC_EV_SIG2, PK_TS)), DC_EV,
+	    PK_T, &v);
+	CHECK(er == HOOK_OK, "discord: its second PEM key verifies");
+}
+
+static void
+test_telnyx(const struct conf *cf)
+{
+	const struct conf_endpoint	*tx = pk_ep(cf, "tx");
+	struct sig_verdict		 v;
+	enum hook_err			 er;
+
+	er = run(tx, ENV(TX_H(TX_SIG, PK_TS)), TX_BODY, PK_T, &v);
+	CHECK(er == HOOK_OK, "telnyx: ts|body verifies (RFC 8032 key 1)");
+	er = run(tx, ENV(TX_H(TX_SIG2, PK_TS)), TX_BODY, PK_T, &v);
+	CHECK(er == HOOK_ESIG, "telnyx: key 2's signature refused");
+	er = run(tx, ENV(TX_H(TX_SIG, PK_TS)), tampered(TX_BODY, 50), PK_T,
+	    &v);
+	CHECK(er == HOOK_ESIG, "telnyx: a body byte changed, refused");
+	er = run(tx, ENV(TX_H(TX_SIG, "1700000002")), TX_BODY, PK_T, &v);
+	CHECK(er == HOOK_ESIG, "telnyx: the timestamp is signed");
+	er = run(tx, ENV(TX_H(TX_SIG, PK_TS)), TX_BODY, PK_T - 301, &v);
+	CHECK(er == HOOK_ESTALE, "telnyx: 301 s ahead of the clock, stale");
+	er = run(tx, ENV("HTTP_TELNYX_TIMESTAMP=" PK_TS), TX_BODY, PK_T, &v);
+	CHECK(er == HOOK_ESIG, "telnyx: no signature header, refused");
+	er = run(tx, ENV("HTTP_TELNYX_SIGNATURE_ED25519=" TX_SIG), TX_BODY,
+	    PK_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "timestamp"),
+	    "telnyx: no timestamp header, refused");
+	er = run(tx, ENV(TX_H("lxjtJnvdgGzsPowQZ+C+mmZ/Jdcjy1hRswkwdfTL+jB53i"
+	    "NxWlUFUnFlLZmHEvNMMKRihy60fhGsVrp7JjAB", PK_TS)), TX_BODY, PK_T,
+	    &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "telnyx: a 62-byte signature, malformed");
+	er = run(tx, ENV(TX_H("not*base64", PK_TS)), TX_BODY, PK_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "telnyx: a signature not base64, malformed");
+	er = run(tx, ENV(TX_H(DC_EV_SIG, PK_TS)), TX_BODY, PK_T, &v);
+	CHECK(er == HOOK_ESIG, "telnyx: a hex signature, refused");
+	er = run(pk_ep(cf, "txrot"), ENV(TX_H(TX_SIG, PK_TS)), TX_BODY, PK_T,
+	    &v);
+	CHECK(er == HOOK_OK, "telnyx: rotation, the PEM key");
+	er = run(pk_ep(cf, "txrot"), ENV(TX_H(TX_SIG2, PK_TS)), TX_BODY,
+	    PK_T, &v);
+	CHECK(er == HOOK_OK, "telnyx: rotation, the base64 key after it");
+}
+
+static void
+test_sendgrid(const struct conf *cf)
+{
+	const struct conf_endpoint	*sg = pk_ep(cf, "sg");
+	struct sig_verdict		 v;
+	enum hook_err			 er;
+	char				 cut[sizeof(SG_BODY)];
+
+	CHECK(sg->nsecrets == 1 && sg->secrets[0].kind == SECRET_P256 &&
+	    sg->secrets[0].sz == 91, "sendgrid: the key is its 91-byte SPKI");
+	er = run(sg, ENV(SG_H(SG_SIG, SG_TS)), SG_BODY, SG_T, &v);
+	CHECK(er == HOOK_OK, "sendgrid: its published sample verifies");
+	er = run(sg, ENV(SG_H(SG2_SIG, SG2_TS)), SG2_BODY, SG2_T, &v);
+	CHECK(er == HOOK_ESIG, "sendgrid: the other sample's signature, "
+	    "refused under this key");
+	er = run(pk_ep(cf, "sgrot"), ENV(SG_H(SG2_SIG, SG2_TS)), SG2_BODY,
+	    SG2_T, &v);
+	CHECK(er == HOOK_OK, "sendgrid: its second sample (two events) "
+	    "verifies under its key");
+	er = run(pk_ep(cf, "sgrot"), ENV(SG_H(SG_SIG, SG_TS)), SG_BODY, SG_T,
+	    &v);
+	CHECK(er == HOOK_OK, "sendgrid: rotation, the second key");
+	er = run(pk_ep(cf, "sgpem"), ENV(SG_H(SG_SIG, SG_TS)), SG_BODY, SG_T,
+	    &v);
+	CHECK(er == HOOK_OK, "sendgrid: the key as PEM verifies");
+	er = run(sg, ENV(SG_H(SG_SIG, SG_TS)), tampered(SG_BODY, 30), SG_T,
+	    &v);
+	CHECK(er == HOOK_ESIG, "sendgrid: a body byte changed, refused");
+	memcpy(cut, SG_BODY, sizeof(SG_BODY));
+	cut[sizeof(SG_BODY) - 3] = '\0';
+	er = run(sg, ENV(SG_H(SG_SIG, SG_TS)), cut, SG_T, &v);
+	CHECK(er == HOOK_ESIG, "sendgrid: the body without its CRLF, refused");
+	er = run(sg, ENV(SG_H(SG_SIG, "1600112503")), SG_BODY, SG_T, &v);
+	CHECK(er == HOOK_ESIG, "sendgrid: the timestamp is signed");
+	er = run(sg, ENV(SG_H(SG_SIG, SG_TS)), SG_BODY, SG_T + 301, &v);
+	CHECK(er == HOOK_ESTALE, "sendgrid: 301 s late, stale");
+	er = run(sg, ENV("HTTP_X_TWILIO_EMAIL_EVENT_WEBHOOK_TIMESTAMP=" SG_TS),
+	    SG_BODY, SG_T, &v);
+	CHECK(er == HOOK_ESIG, "sendgrid: no signature header, refused");
+	er = run(sg, ENV("HTTP_X_TWILIO_EMAIL_EVENT_WEBHOOK_SIGNATURE="
+	    SG_SIG), SG_BODY, SG_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "timestamp"),
+	    "sendgrid: no timestamp header, refused");
+	er = run(sg, ENV(SG_H("MEUCIGHQ", SG_TS)), SG_BODY, SG_T, &v);
+	CHECK(er == HOOK_ESIG, "sendgrid: a cut signature, refused");
+	er = run(sg, ENV(SG_H("***", SG_TS)), SG_BODY, SG_T, &v);
+	CHECK(er == HOOK_ESIG && why_has(&v, "malformed"),
+	    "sendgrid: a signature not base64, malformed");
+	/* The sample's S is high; its twin (r, n - S) is low: both match. */
+	er = run(sg, ENV(SG_H("MEQCIGHQVtGj+Y3LkG9fLcxf3qfI10QysgDWmMOVmxG0u6Z"
+	    "UAiA352jxkzMFHWEakvZHkFpGvMu+Ix+PzzgcJOUKQR6+fg==", SG_TS)),
+	    SG_BODY, SG_T, &v);
+	CHECK(er == HOOK_OK, "sendgrid: the sample's low-S twin verifies too");
+	/* The same r and S in BER (a long-form length): not DER. */
+	er = run(sg, ENV(SG_H("MIFFAiBh0FbRo/mNy5BvXy3MX96nyNdEMrIA1pjDlZsRtLu"
+	    "mVAIhAMgYlw1szPrjnuVtCbhvpbkAGzyKh4fPTNeU5bi7RGbT", SG_TS)),
+	    SG_BODY, SG_T, &v);
+	CHECK(er == HOOK_ESIG, "sendgrid: the sample in BER, refused");
+}
+
+static void
+test_v1a(const struct conf *cf)
+{
+	const struct conf_endpoint	*sw = pk_ep(cf, "sw");
+	const struct conf_endpoint	*both = pk_ep(cf, "swboth");
+	struct sig_verdict		 v;
+	enum hook_err			 er;
+
+	CHECK(sw->nsecrets == 1 && sw->secrets[0].kind == SECRET_ED25519,
+	    "standard: a whpk_ key is an Ed25519 key");
+	er = run(sw, ENV(SW_H(V1A_SIG)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_OK, "standard: a v1a entry verifies under whpk_");
+	er = run(sw, ENV(SW_H(V1A_SIG2)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_ESIG, "standard: key 2's v1a entry refused");
+	er = run(sw, ENV(SW_H(V1_SIG " " V1A_SIG)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_OK, "standard: v1 then v1a, the v1a matches");
+	er = run(sw, ENV(SW_H(V1A_SIG2 " " V1A_SIG)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_OK, "standard: two v1a entries, the second matches");
+	er = run(sw, ENV(SW_H(V1_SIG)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_ESIG, "standard: a v1 entry is not checked against "
+	    "a whpk_ key");
+	er = run(sw, ENV(SW_H(V1A_SIG)), tampered(V1A_BODY, 10), V1A_T, &v);
+	CHECK(er == HOOK_ESIG, "standard: v1a, a body byte changed, refused");
+	er = run(sw, ENV(SW_H(V1A_SIG)), V1A_BODY, V1A_T + 301, &v);
+	CHECK(er == HOOK_ESTALE, "standard: v1a 301 s late, stale");
+	er = run(sw, ENV("HTTP_WEBHOOK_ID=msg_other",
+	    "HTTP_WEBHOOK_TIMESTAMP=" V1A_TS, "HTTP_WEBHOOK_SIGNATURE="
+	    V1A_SIG), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_ESIG, "standard: v1a, the id is signed");
+	er = run(sw, ENV(SW_H("v1a,pbpYBMlty2hExn4zt0UTGb6BaP2Vq5AfyzjB9GGV3x"
+	    "/wCJKd8UjOCf8Qhaji6TKY9C5eNMnlF0GG4udaO6B7")), V1A_BODY, V1A_T,
+	    &v);
+	CHECK(er == HOOK_ESIG, "standard: a cut v1a entry, refused");
+	er = run(both, ENV(SW_H(V1_SIG)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_OK, "standard: whsec_ + whpk_, a v1 entry verifies");
+	er = run(both, ENV(SW_H(V1A_SIG2)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_OK, "standard: whsec_ + whpk_, a v1a entry verifies");
+	er = run(both, ENV(SW_H(V1A_SIG)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_ESIG, "standard: whsec_ + whpk_, another key's v1a "
+	    "refused");
+	er = run(pk_ep(cf, "swrot"), ENV(SW_H(V1A_SIG)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_OK, "standard: two whpk_ keys, the second matches");
+	er = run(pk_ep(cf, "swrot"), ENV(SW_H(V1_SIG)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_ESIG, "standard: two whpk_ keys, a v1 entry refused");
+}
+
+/*
+ * Without libcrypto (a build without OpenSSL, or no libssl3): the keys
+ * load, and every public-key signature is a misconfiguration (500,
+ * never a match nor a 401 the sender would take for its own fault);
+ * standard's v1 entries, HMAC, still verify.
+ */
+static void
+test_no_libcrypto(const struct conf *cf, const char *why)
+{
+	struct sig_verdict	 v;
+	enum hook_err		 er;
+
+	printf("# no libcrypto: %s\n", why);
+	er = run(pk_ep(cf, "dc"), ENV(DC_H(DC_EV_SIG, PK_TS)), DC_EV, PK_T,
+	    &v);
+	CHECK(er == HOOK_ECONF && why_has(&v, "libcrypto"),
+	    "discord without libcrypto: a misconfiguration (%s)", v.why);
+	er = run(pk_ep(cf, "tx"), ENV(TX_H(TX_SIG, PK_TS)), TX_BODY, PK_T,
+	    &v);
+	CHECK(er == HOOK_ECONF, "telnyx without libcrypto: the same");
+	er = run(pk_ep(cf, "sg"), ENV(SG_H(SG_SIG, SG_TS)), SG_BODY, SG_T,
+	    &v);
+	CHECK(er == HOOK_ECONF, "sendgrid without libcrypto: the same");
+	er = run(pk_ep(cf, "sw"), ENV(SW_H(V1A_SIG)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_ECONF, "standard v1a without libcrypto: the same");
+	er = run(pk_ep(cf, "swboth"), ENV(SW_H(V1_SIG)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_OK, "standard v1 without libcrypto: verified");
+}
+
+/* event_extract() of body on ep, no header. */
+static enum hook_err
+pk_event(const struct conf_endpoint *ep, const char *body, struct event *ev)
+{
+	struct testreq	 t;
+	struct why	 why = { "", NULL };
+
+	return event_extract(ep, mkreq(&t, NULL), body, strlen(body), ev,
+	    &why);
+}
+
+static void
+test_discord_events(const struct conf *cf)
+{
+	const struct conf_endpoint	*dc = pk_ep(cf, "dc");
+	struct hook_answer		 a;
+	struct sig_input		 in;
+	struct testreq			 t;
+	struct event			 ev;
+	enum hook_err			 er;
+
+	er = pk_event(dc, DC_PING, &ev);
+	CHECK(er == HOOK_HANDSHAKE && ev.handshake != NULL &&
+	    ev.handshake->answer != NULL,
+	    "discord: {\"type\":1} is the interactions PING");
+	memset(&a, 0, sizeof(a));
+	in.rq = mkreq(&t, NULL);
+	in.body = DC_PING;
+	in.bodysz = strlen(DC_PING);
+	in.now = PK_T;
+	CHECK(er == HOOK_HANDSHAKE && sig_answer(dc, ev.handshake, &in,
+	    ev.token, &a) == 0 && a.n == 1 && strcmp(a.name[0], "type") == 0 &&
+	    strcmp(a.value[0], "1") == 0 && (a.number & 1),
+	    "discord: answered {\"type\":1}, 1 a number");
+	event_clear(&ev);
+	er = pk_event(dc, "{\"type\": 1 }", &ev);
+	CHECK(er == HOOK_HANDSHAKE, "discord: the PING with spaces too");
+	event_clear(&ev);
+	er = pk_event(dc, "{\"type\":\"1\"}", &ev);
+	CHECK(er == HOOK_HANDSHAKE, "discord: a type \"1\" (a string) too");
+	event_clear(&ev);
+	er = pk_event(dc, "{\"version\":1,\"application_id\":"
+	    "\"1234560123453231555\",\"type\":0}", &ev);
+	CHECK(er == HOOK_HANDSHAKE && ev.handshake != NULL &&
+	    ev.handshake->answer == NULL,
+	    "discord: a webhook events PING (type 0) is a handshake, "
+	    "no members");
+	event_clear(&ev);
+	er = pk_event(dc, DC_EV, &ev);
+	CHECK(er == HOOK_OK && ev.key != NULL && ev.type != NULL &&
+	    strcmp(ev.type, "APPLICATION_DEAUTHORIZED") == 0,
+	    "discord: type 1 with an event member is an event (%s)",
+	    ev.type != NULL ? ev.type : "no type");
+	CHECK(er == HOOK_OK && ev.key != NULL && strlen(ev.key) == 64,
+	    "discord: a webhook event's key is its body's hash");
+	event_clear(&ev);
+	er = pk_event(dc, "{\"type\":2,\"id\":\"1201\",\"data\":{}}", &ev);
+	CHECK(er == HOOK_OK && ev.key != NULL && strcmp(ev.key, "1201") == 0,
+	    "discord: an interaction (type 2) is an event keyed by its id");
+	event_clear(&ev);
+}
+
+static void
+test_sendgrid_batch(const struct conf *cf)
+{
+	const struct conf_endpoint	*sg = pk_ep(cf, "sg");
+	const struct sig_batch		*b = scheme_batch(sg->scheme);
+	struct testreq			 t;
+	struct why			 why = { "", NULL };
+	struct event			*items = NULL;
+	size_t				 n = 0;
+	enum hook_err			 er;
+
+	if (b == NULL) {
+		CHECK(0, "sendgrid: a batch scheme");
+		return;
+	}
+	er = event_items(sg, mkreq(&t, NULL), b, SG_BODY, strlen(SG_BODY),
+	    &items, &n, &why);
+	CHECK(er == HOOK_OK && n == 1 && strcmp(items[0].key,
+	    "ZHJvcC0xMDk5NDkxOS1MUnpYbF9OSFN0T0doUTRrb2ZTbV9BLTA") == 0 &&
+	    strcmp(items[0].type, "dropped") == 0,
+	    "sendgrid: the sample is one event, keyed by sg_event_id");
+	event_items_free(items, n);
+	items = NULL;
+	n = 0;
+	er = event_items(sg, mkreq(&t, NULL), b, SG2_BODY, strlen(SG2_BODY),
+	    &items, &n, &why);
+	CHECK(er == HOOK_OK && n == 2 && strcmp(items[0].key,
+	    "cHJvY2Vzc2VkLTE5OTQyMTEyLXFOd0JMZ1BRUWpXNkRKdktRd1NBYnctMA") ==
+	    0 && strcmp(items[0].type, "processed") == 0 &&
+	    strcmp(items[1].key,
+	    "Ym91bmNlLTAtMTk5NDIxMTItcU53QkxnUFFRalc2REp2S1F3U0Fidy0w") == 0 &&
+	    strcmp(items[1].type, "bounce") == 0,
+	    "sendgrid: the second sample is two events, in order");
+	event_items_free(items, n);
+	items = NULL;
+	n = 0;
+	er = event_items(sg, mkreq(&t, NULL), b, "[{\"event\":\"open\"}]", 18,
+	    &items, &n, &why);
+	CHECK(er == HOOK_ENOKEY, "sendgrid: an item without sg_event_id, "
+	    "the whole request refused");
+	event_items_free(items, n);
+}
+
+static void
+test_pubkey_schemes(void)
+{
+	struct conf	*cf;
+	char		 err[256];
+	const char	*tmp = getenv("TMPDIR");
+	FILE		*f;
+	int		 fd;
+
+	snprintf(pk_file, sizeof(pk_file), "%s/t_sig.XXXXXX",
+	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
+	if ((fd = mkstemp(pk_file)) == -1 || (f = fdopen(fd, "w")) == NULL)
+		BAIL("mkstemp %s failed", pk_file);
+	fputs("# the new key, then the old\n" PK1_PEM "\n" PK2_PEM, f);
+	if (fclose(f) != 0)
+		BAIL("cannot write %s", pk_file);
+	cf = conf_load(pk_get, (void *)pk_env, err, sizeof(err));
+	unlink(pk_file);
+	if (cf == NULL)
+		BAIL("conf_load: %s", err);
+	if (pubkey_load(err, sizeof(err)) == 0) {
+		test_discord(cf);
+		test_telnyx(cf);
+		test_sendgrid(cf);
+		test_v1a(cf);
+	} else
+		test_no_libcrypto(cf, err);
+	test_discord_events(cf);
+	test_sendgrid_batch(cf);
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -1501,5 +2081,6 @@ main(void)
 	test_twilio();
 	test_square();
 	test_url_sign();
+	test_pubkey_schemes();
 	return tap_done();
 }

@@ -16,6 +16,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,10 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "lib/pubkey.h"
+#include "pipeline/event.h"
 #include "pipeline/sig.h"
+#include "pipeline/sigkit.h"
 #include "tap.h"
 #include "testlib.h"
 #include "pipeline/vectors.h"
@@ -674,9 +678,10 @@ test_sign(const struct conf *cf)
 	for (i = 0; i < nvectors; i++) {
 		vec = &vectors[i];
 		if ((e = ep_or_null(cf, vec->scheme)) == NULL ||
-		    vec->signature == NULL)
+		    vec->signature == NULL || vector_more(vec) != NULL)
 			continue;	/* hmac-sha256: t_sig's; adyen: the
-					   signature is in the body */
+					   signature is in the body; public
+					   keys: test_pubkey_vectors() */
 		sign(e, vec->body, vec->id != NULL ? vec->id : "unused", NULL,
 		    (time_t)vec->now, &out);
 		CHECK(has_all(&out, vec->headers, VEC_HEADERS),
@@ -704,10 +709,131 @@ test_answer(const struct conf *cf)
 	in.body = ZM_BODY;
 	in.bodysz = strlen(ZM_BODY);
 	in.now = ZM_T;
-	CHECK(sig_answer(ep(cf, "zoom"), NULL, &in, ZM_TOKEN, &a) == 0 && a.n == 2 &&
+	CHECK(sig_answer(ep(cf, "zoom"), NULL, &in, ZM_TOKEN, &a) == 0 &&
+	    a.n == 2 &&
 	    strcmp(a.value[0], ZM_TOKEN) == 0 &&
 	    strcmp(a.value[1], ZM_ENCRYPTED) == 0,
 	    "zoom: encryptedToken of " ZM_TOKEN " as computed");
+}
+
+/*
+ * The public-key vectors (vector_more()): each verifies at its time,
+ * not 301 s later, not with a body byte changed, not under another
+ * vector's key of its scheme; signed again from RFC 8032's private key
+ * where it is derived from it, every header the vector's; a batch's
+ * body holds its events.
+ */
+static void
+test_pubkey_vectors(void)
+{
+	const struct vector		*v, *w;
+	const struct vector_more	*more;
+	const char			*vars[VEC_HEADERS + 1];
+	char				 hv[VEC_HEADERS][512], err[256];
+	char				 sv[64], kv[512], *body;
+	struct sig_verdict		 vd;
+	struct sig_out			 out;
+	struct sig_msg			 m;
+	struct secret			 k;
+	struct testreq			 t;
+	struct why			 why = { "", NULL };
+	struct event			*items;
+	struct conf			*cf, *other;
+	size_t				 i, j, n;
+	int				 nh, seen = 0;
+
+	for (i = 0; i < nvectors; i++) {
+		v = &vectors[i];
+		if ((more = vector_more(v)) == NULL)
+			continue;
+		seen++;
+		snprintf(sv, sizeof(sv), "ONCEHOOK_SCHEME=%s", v->scheme);
+		snprintf(kv, sizeof(kv), "ONCEHOOK_SECRET=%s", v->secret);
+		if ((cf = conf_load(env_get, (void *)(const char *const[]){
+		    "ONCEHOOK_DB=/nonexistent/t_vectors.db", sv, kv, NULL },
+		    err, sizeof(err))) == NULL)
+			BAIL("conf_load %s: %s", v->scheme, err);
+		for (nh = 0; nh < VEC_HEADERS && v->headers[nh][0] != NULL;
+		    nh++) {
+			snprintf(hv[nh], sizeof(hv[nh]), "HTTP_%s=%s",
+			    v->headers[nh][0], v->headers[nh][1]);
+			for (j = 5; hv[nh][j] != '='; j++)
+				hv[nh][j] = hv[nh][j] == '-' ? '_' :
+				    (char)toupper((unsigned char)hv[nh][j]);
+			vars[nh] = hv[nh];
+		}
+		vars[nh] = NULL;
+		if (pubkey_load(err, sizeof(err)) == -1) {
+			CHECK(run(&cf->endpoints[0], vars, v->body,
+			    (time_t)v->now, &vd) == HOOK_ECONF, "%s without "
+			    "libcrypto: a misconfiguration (%s)", v->scheme,
+			    err);
+			conf_free(cf);
+			continue;
+		}
+		CHECK(run(&cf->endpoints[0], vars, v->body, (time_t)v->now,
+		    &vd) == HOOK_OK, "%s: the vector verifies (%s)", v->scheme,
+		    v->source);
+		CHECK(run(&cf->endpoints[0], vars, v->body, (time_t)v->now +
+		    301, &vd) == HOOK_ESTALE, "%s: 301 s later, stale",
+		    v->scheme);
+		if ((body = strdup(v->body)) == NULL)
+			BAIL("out of memory");
+		body[strlen(body) / 2] ^= 1;
+		CHECK(run(&cf->endpoints[0], vars, body, (time_t)v->now,
+		    &vd) == HOOK_ESIG, "%s: a body byte changed, refused",
+		    v->scheme);
+		free(body);
+		for (j = 0; j < nvectors; j++) {
+			w = &vectors[j];
+			if (w == v || strcmp(w->scheme, v->scheme) != 0 ||
+			    vector_more(w) == NULL)
+				continue;
+			snprintf(kv, sizeof(kv), "ONCEHOOK_SECRET=%s",
+			    w->secret);
+			if ((other = conf_load(env_get, (void *)(const char
+			    *const[]){ "ONCEHOOK_DB=/nonexistent/t.db", sv, kv,
+			    NULL }, err, sizeof(err))) == NULL)
+				BAIL("conf_load: %s", err);
+			CHECK(run(&other->endpoints[0], vars, v->body,
+			    (time_t)v->now, &vd) == HOOK_ESIG,
+			    "%s: under the other vector's key, refused",
+			    v->scheme);
+			conf_free(other);
+		}
+		if (more->private != NULL) {
+			if (sigpub_private(more->private, &k, err,
+			    sizeof(err)) == -1)
+				BAIL("sigpub_private: %s", err);
+			memset(&m, 0, sizeof(m));
+			m.body = v->body;
+			m.bodysz = strlen(v->body);
+			m.now = (time_t)v->now;
+			m.id = v->id != NULL ? v->id : "unused";
+			m.id_given = 1;
+			CHECK(sig_sign(&cf->endpoints[0], &k, &m, &out) == 0 &&
+			    has_all(&out, v->headers, VEC_HEADERS),
+			    "%s: signed again from RFC 8032's seed, the "
+			    "vector's headers", v->scheme);
+			free(k.p);
+		}
+		if (more->items > 0 &&
+		    scheme_batch(cf->endpoints[0].scheme) == NULL)
+			CHECK(0, "%s: a batch scheme", v->scheme);
+		else if (more->items > 0) {
+			items = NULL;
+			n = 0;
+			CHECK(event_items(&cf->endpoints[0], mkreq(&t, NULL),
+			    scheme_batch(cf->endpoints[0].scheme), v->body,
+			    strlen(v->body), &items, &n, &why) == HOOK_OK &&
+			    n == more->items, "%s: the body is %zu event(s)",
+			    v->scheme, more->items);
+			event_items_free(items, n);
+		}
+		conf_free(cf);
+	}
+	CHECK(seen == 5, "five public-key vectors: SendGrid's two, and "
+	    "Discord's, Telnyx's, v1a's derived from RFC 8032 (%d)", seen);
 }
 
 int
@@ -734,5 +860,6 @@ main(void)
 	test_sign(cf);
 	test_answer(cf);
 	conf_free(cf);
+	test_pubkey_vectors();
 	return tap_done();
 }
