@@ -88,6 +88,11 @@ enum hook_err	sigpub_verify_sendgrid(const struct conf_endpoint *,
 		    const struct sig_input *, struct sig_verdict *);
 enum hook_err	sigpub_verify_paypal(const struct conf_endpoint *,
 		    const struct sig_input *, struct sig_verdict *);
+/* PayPal's signature checked with its certificate's key (DER SPKI)
+ * given, as sigpub_verify_paypal() does once it has the certificate. */
+enum hook_err	sigpub_paypal_check(const struct conf_endpoint *,
+		    const struct sig_input *, const unsigned char *spki,
+		    size_t spkisz, struct sig_verdict *);
 int		sigpub_sign_paypal(const struct secret *,
 		    const struct sig_msg *, struct sig_out *);
 int		sigpub_sign_discord(const struct secret *,

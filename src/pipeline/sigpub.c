@@ -343,6 +343,39 @@ parse_iso(const char *s, long long *t)
 	return strcmp(e, "Z") == 0 || strcmp(e, "+00:00") == 0 ? 0 : -1;
 }
 
+/* PayPal's headers, read and checked: HOOK_OK, or HOOK_ESIG with v. */
+static enum hook_err
+paypal_headers(const struct sig_input *in, struct sig_verdict *v,
+    const char **id, const char **ts, const char **url, long long *t,
+    unsigned char *sig, size_t *sigsz)
+{
+	const char	*h, *algo;
+	long		 n;
+
+	if ((h = sig_header(in, "PAYPAL-TRANSMISSION-SIG", v)) == NULL)
+		return HOOK_ESIG;
+	if ((*id = req_header(in->rq, "PAYPAL-TRANSMISSION-ID")) == NULL ||
+	    (*ts = req_header(in->rq, "PAYPAL-TRANSMISSION-TIME")) == NULL ||
+	    (*url = req_header(in->rq, "PAYPAL-CERT-URL")) == NULL ||
+	    (algo = req_header(in->rq, "PAYPAL-AUTH-ALGO")) == NULL) {
+		v->why = "a PAYPAL-TRANSMISSION-* or PAYPAL-CERT-URL or "
+		    "PAYPAL-AUTH-ALGO header missing";
+		return HOOK_ESIG;
+	}
+	if (strcmp(algo, "SHA256withRSA") != 0) {
+		v->why = "PAYPAL-AUTH-ALGO is not SHA256withRSA";
+		return HOOK_ESIG;
+	}
+	if (**id == '\0' || strlen(*id) > 100 || strchr(*id, '|') != NULL ||
+	    parse_iso(*ts, t) == -1 ||
+	    (n = crypto_unbase64(h, strlen(h), sig, PUBKEY_SIG_MAX)) <= 0) {
+		v->why = "signature header malformed";
+		return HOOK_ESIG;
+	}
+	*sigsz = (size_t)n;
+	return HOOK_OK;
+}
+
 /*
  * PayPal: RSA-SHA256 (PAYPAL-AUTH-ALGO SHA256withRSA) over
  * transmission id | transmission time | webhook id | CRC-32 of the body
@@ -354,38 +387,37 @@ sigpub_verify_paypal(const struct conf_endpoint *ep,
     const struct sig_input *in, struct sig_verdict *v)
 {
 	unsigned char		 spki[CERTS_SPKI_MAX], sig[PUBKEY_SIG_MAX];
-	struct crypto_piece	 p[7];
-	const char		*h, *id, *ts, *url, *algo;
-	char			 crc[16], why[256];
+	const char		*id, *ts, *url;
 	long long		 t;
-	size_t			 spkisz, i;
-	long			 n;
-	int			 rc, found = 0;
+	size_t			 spkisz, sigsz;
 	enum hook_err		 er;
 
-	if ((h = sig_header(in, "PAYPAL-TRANSMISSION-SIG", v)) == NULL)
-		return HOOK_ESIG;
-	if ((id = req_header(in->rq, "PAYPAL-TRANSMISSION-ID")) == NULL ||
-	    (ts = req_header(in->rq, "PAYPAL-TRANSMISSION-TIME")) == NULL ||
-	    (url = req_header(in->rq, "PAYPAL-CERT-URL")) == NULL ||
-	    (algo = req_header(in->rq, "PAYPAL-AUTH-ALGO")) == NULL) {
-		v->why = "a PAYPAL-TRANSMISSION-* or PAYPAL-CERT-URL or "
-		    "PAYPAL-AUTH-ALGO header missing";
-		return HOOK_ESIG;
-	}
-	if (strcmp(algo, "SHA256withRSA") != 0) {
-		v->why = "PAYPAL-AUTH-ALGO is not SHA256withRSA";
-		return HOOK_ESIG;
-	}
-	if (*id == '\0' || strlen(id) > 100 || strchr(id, '|') != NULL ||
-	    parse_iso(ts, &t) == -1 ||
-	    (n = crypto_unbase64(h, strlen(h), sig, sizeof(sig))) <= 0) {
-		v->why = "signature header malformed";
-		return HOOK_ESIG;
-	}
+	if ((er = paypal_headers(in, v, &id, &ts, &url, &t, sig, &sigsz)) !=
+	    HOOK_OK)
+		return er;
 	/* The certificate: fetched once, outside any transaction. */
 	if ((er = certs_paypal(ep->certs, url, in->now, spki, &spkisz,
 	    &v->why)) != HOOK_OK)
+		return er;
+	return sigpub_paypal_check(ep, in, spki, spkisz, v);
+}
+
+enum hook_err
+sigpub_paypal_check(const struct conf_endpoint *ep,
+    const struct sig_input *in, const unsigned char *spki, size_t spkisz,
+    struct sig_verdict *v)
+{
+	unsigned char		 sig[PUBKEY_SIG_MAX];
+	struct crypto_piece	 p[7];
+	const char		*id, *ts, *url;
+	char			 crc[16], why[256];
+	long long		 t;
+	size_t			 i, sigsz;
+	int			 rc, found = 0;
+	enum hook_err		 er;
+
+	if ((er = paypal_headers(in, v, &id, &ts, &url, &t, sig, &sigsz)) !=
+	    HOOK_OK)
 		return er;
 	snprintf(crc, sizeof(crc), "%lu", crypto_crc32(in->body,
 	    in->bodysz));
@@ -403,7 +435,7 @@ sigpub_verify_paypal(const struct conf_endpoint *ep,
 		p[4].p = ep->secrets[i].p;
 		p[4].sz = ep->secrets[i].sz;
 		if ((rc = pubkey_verify(PUBKEY_RSA, spki, spkisz, p, 7, sig,
-		    (size_t)n, why, sizeof(why))) == -1) {
+		    sigsz, why, sizeof(why))) == -1) {
 			v->why = "the signing certificate's key is unusable";
 			return HOOK_ECONF;
 		}

@@ -36,6 +36,7 @@
 #include "lib/pubkey.h"
 #include "pipeline/event.h"
 #include "pipeline/sig.h"
+#include "pipeline/sigkit.h"
 #include "tap.h"
 #include "testlib.h"
 
@@ -2065,6 +2066,106 @@ test_pubkey_schemes(void)
 	conf_free(cf);
 }
 
+/*
+ * PayPal's published example (PayPal-Java-SDK, ValidateCertTest with
+ * testClientCert.crt, a sandbox certificate that ended in 2019): the
+ * certificate's key given (its fetch is tests/paypal.sh's), the signed
+ * string and the CRC-32 are checked against PayPal's own signature.
+ */
+#define PP_BODY \
+	"{\"id\":\"WH-2MW4820926242972J-6SG447389E205703U\",\"event_ver" \
+	"sion\":\"1.0\",\"create_time\":\"2017-03-30T20:04:05.613Z\",\"" \
+	"resource_type\":\"plan\",\"event_type\":\"BILLING.PLAN.CREATED" \
+	"\",\"summary\":\"A billing plan was created\",\"resource\":{\"" \
+	"merchant_preferences\":{\"setup_fee\":{\"currency\":\"USD\",\"" \
+	"value\":\"1\"},\"return_url\":\"https://www.mta.org/wp-content" \
+	"/plugins/AMS/api/Paypal/paypal/rest-api-sdk-php/sample/billing" \
+	"/ExecuteAgreement.php?success=true\",\"cancel_url\":\"https://" \
+	"www.mta.org/wp-content/plugins/AMS/api/Paypal/paypal/rest-api-" \
+	"sdk-php/sample/billing/ExecuteAgreement.php?success=false\",\"" \
+	"auto_bill_amount\":\"YES\",\"initial_fail_amount_action\":\"CO" \
+	"NTINUE\",\"max_fail_attempts\":\"0\"},\"update_time\":\"2017-0" \
+	"3-30T20:04:05.587Z\",\"create_time\":\"2017-03-30T20:04:05.587" \
+	"Z\",\"name\":\"T-Shirt of the Month Club Plan\",\"description" \
+	"\":\"Template creation.\",\"links\":[{\"href\":\"api.sandbox.p" \
+	"aypal.com/v1/payments/billing-plans/P-2U911356NH683973BEDIWKUY" \
+	"\",\"rel\":\"self\",\"method\":\"GET\"}],\"payment_definitions" \
+	"\":[{\"name\":\"Regular Payments\",\"type\":\"REGULAR\",\"freq" \
+	"uency\":\"Month\",\"frequency_interval\":\"2\",\"amount\":{\"c" \
+	"urrency\":\"USD\",\"value\":\"100\"},\"cycles\":\"12\",\"charg" \
+	"e_models\":[{\"type\":\"SHIPPING\",\"amount\":{\"currency\":\"" \
+	"USD\",\"value\":\"10\"},\"id\":\"CHM-6H655806YS685182XEDIWKUY" \
+	"\"}],\"id\":\"PD-5N450756VM995270VEDIWKUY\"}],\"id\":\"P-2U911" \
+	"356NH683973BEDIWKUY\",\"state\":\"CREATED\",\"type\":\"FIXED\"" \
+	"},\"links\":[{\"href\":\"https://api.sandbox.paypal.com/v1/not" \
+	"ifications/webhooks-events/WH-2MW4820926242972J-6SG447389E2057" \
+	"03U\",\"rel\":\"self\",\"method\":\"GET\"},{\"href\":\"https:/" \
+	"/api.sandbox.paypal.com/v1/notifications/webhooks-events/WH-2M" \
+	"W4820926242972J-6SG447389E205703U/resend\",\"rel\":\"resend\"," \
+	"\"method\":\"POST\"}]}"
+#define PP_SPKI \
+	"MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0wLC0HBxRhtJryzQJb" \
+	"txSf+kFK9RG1EgWJ6hf6EW4q8yUVm09yVqRa9qWpWhTZ36QsCwfymPlF98Qywe" \
+	"SHN/KYhuhc0XtU4mXMYXSGzmNtTr1VRWrV3zOtpc8F90QEqW1QNXGwqAwUm4Mq" \
+	"ZUjyDVXfBsn/qrScW1uzOnFbmWntTcdJgOt0nzZ0aQcDr2AFJAq7ggoyFS6kbl" \
+	"m0c59ML2slTFmrMNOO6x4bRZmmAcCdS+LJ+TS/hw0OcEjG9RBOOr/2hhnb+23B" \
+	"4XOEXtAtaRVtN9jFW/OXkQ+zrbw9oWTNjuScIsBzAV88RI6yGxggOm3t2nJs2C" \
+	"sWC2R2LeipUAwQIDAQAB"
+#define PP_SIG \
+	"aBjgm5/xljRYu3G64Q0axISrP2xcy7WbW1u4UTCKnQvyprOZ1a1BBmqn2Jdr6c" \
+	"e8E76I3Ti/AL9y4VYSHyGSEaoE6dVQcCDebLbOXLH0fjTAbTc1/rmfdWmsk0DP" \
+	"ltW84Y8W8jOHe3CLWDOwg5zmozyt+AceG2x5eOiw7mLSycaEoj/5RG+dOIWXnm" \
+	"WcLEArbG3VFshy0wuhZrKuGa9C/bD4Ku+Y9gK7Bv5I5IuGRVnTGpcFnVG0KxOy" \
+	"JxccLGyBVCIUMY5IZS7LkmJszQ3HZZFDTNihvgJHECSLwLhzUaysIye5G6CbbL" \
+	"dtAmeeb6wiDciEAvr2dFf+SplOR4Lrng=="
+
+static void
+test_paypal_published(void)
+{
+	static unsigned char	 id[] = "96605875FF6516633";
+	struct secret		 s[1] = { { id, sizeof(id) - 1, SECRET_ID } };
+	struct conf_endpoint	 ep;
+	struct testreq		 t;
+	struct sig_input	 in;
+	struct sig_verdict	 v;
+	unsigned char		 spki[400];
+	char			 why[256], *body;
+	long			 n;
+	const char *const	 env[] = {
+		"HTTP_PAYPAL_TRANSMISSION_ID=071f7d20-1584-11e7-abf0-"
+		    "6b62a8a99ac4",
+		"HTTP_PAYPAL_TRANSMISSION_TIME=2017-03-30T20:04:05Z",
+		"HTTP_PAYPAL_TRANSMISSION_SIG=" PP_SIG,
+		"HTTP_PAYPAL_CERT_URL=https://api.sandbox.paypal.com/v1/"
+		    "notifications/certs/CERT-360caa42-fca2a594-aa6a7f3c",
+		"HTTP_PAYPAL_AUTH_ALGO=SHA256withRSA",
+		NULL,
+	};
+
+	if (pubkey_load(why, sizeof(why)) == -1)
+		return;		/* test_no_libcrypto() says what then */
+	endpoint(&ep, "paypal", s, 1);
+	n = crypto_unbase64(PP_SPKI, strlen(PP_SPKI), spki, sizeof(spki));
+	in.rq = mkreq(&t, env);
+	in.body = PP_BODY;
+	in.bodysz = strlen(PP_BODY);
+	in.now = 1490904245 + 60;
+	CHECK(n > 0 && crypto_crc32(PP_BODY, strlen(PP_BODY)) == 3494065244UL &&
+	    sigpub_paypal_check(&ep, &in, spki, (size_t)n, &v) == HOOK_OK,
+	    "paypal: PayPal's published delivery verifies with its "
+	    "certificate's key (CRC-32 3494065244)");
+	body = strdup(PP_BODY);
+	body[10] ^= 1;
+	in.body = body;
+	CHECK(sigpub_paypal_check(&ep, &in, spki, (size_t)n, &v) == HOOK_ESIG,
+	    "paypal: its body changed by one bit is refused");
+	free(body);
+	in.body = PP_BODY;
+	s[0].sz--;	/* another webhook id */
+	CHECK(sigpub_paypal_check(&ep, &in, spki, (size_t)n, &v) == HOOK_ESIG,
+	    "paypal: under another webhook id it is refused");
+}
+
 int
 main(void)
 {
@@ -2082,5 +2183,6 @@ main(void)
 	test_square();
 	test_url_sign();
 	test_pubkey_schemes();
+	test_paypal_published();
 	return tap_done();
 }
