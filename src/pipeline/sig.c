@@ -185,17 +185,23 @@ sig_signed_bytes(struct crypto_piece *p, const char *prefix, const char *id,
 	return n;
 }
 
-/* Map match_any()'s answer to an outcome. */
-static enum hook_err
-matched(int rc, struct sig_verdict *v)
+enum hook_err
+sig_matched(int rc, enum hook_err failed, struct sig_verdict *v)
 {
 	if (rc < 0)
-		return HOOK_ESYSTEM;
+		return failed;
 	if (rc == 0) {
 		v->why = "no signature matched";
 		return HOOK_ESIG;
 	}
 	return HOOK_OK;
+}
+
+/* Map match_any()'s answer to an outcome: -1 is a MAC that failed. */
+static enum hook_err
+matched(int rc, struct sig_verdict *v)
+{
+	return sig_matched(rc, HOOK_ESYSTEM, v);
 }
 
 /*

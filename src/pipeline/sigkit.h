@@ -38,6 +38,10 @@ enum hook_err	 sig_check_time(const struct conf_endpoint *, long long ts,
 size_t		 sig_signed_bytes(struct crypto_piece *p, const char *prefix,
 		    const char *id, const char *ts, size_t tslen,
 		    const char *join, const char *body, size_t bodysz);
+/* A match's answer as an outcome: 1 HOOK_OK; 0 HOOK_ESIG, no signature
+ * matched; -1 failed (v->why set by the matcher, where it can). */
+enum hook_err	 sig_matched(int rc, enum hook_err failed,
+		    struct sig_verdict *v);
 /* Add a header to a signer's output (at most SIG_OUT_MAX). */
 void		 sig_out_add(struct sig_out *, const char *name,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -245,28 +245,36 @@ sigpub_match(const struct conf_endpoint *ep, int kind,
 	return found;
 }
 
-/* Map sigpub_match()'s answer to an outcome. */
-static enum hook_err
-matched(int rc, struct sig_verdict *v)
-{
-	if (rc < 0)
-		return HOOK_ECONF;
-	if (rc == 0) {
-		v->why = "no signature matched";
-		return HOOK_ESIG;
-	}
-	return HOOK_OK;
-}
-
 /*
- * One signature of kind in header hsig (hex if hex, else base64) over
- * the timestamp of header hts, the joiner, and the body; the timestamp
- * checked once the signature matched: discord, telnyx, sendgrid.
+ * The schemes with one signature of a kind in one header, over the
+ * timestamp of another, a joiner, and the body (the timestamp checked
+ * once the signature matched): a row each.
  */
+struct stamped {
+	enum secret_kind kind;
+	enum pubkey_kind alg;
+	const char	*hsig;
+	int		 hex;		/* the signature in hex, else base64 */
+	const char	*hts;
+	const char	*join;
+};
+
+static const struct stamped discord = {
+	SECRET_ED25519, PUBKEY_ED25519, "X-Signature-Ed25519", 1,
+	"X-Signature-Timestamp", ""
+};
+static const struct stamped telnyx = {
+	SECRET_ED25519, PUBKEY_ED25519, "telnyx-signature-ed25519", 0,
+	"telnyx-timestamp", "|"
+};
+static const struct stamped sendgrid = {
+	SECRET_P256, PUBKEY_P256, "X-Twilio-Email-Event-Webhook-Signature", 0,
+	"X-Twilio-Email-Event-Webhook-Timestamp", ""
+};
+
 static enum hook_err
-verify_stamped(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v, enum secret_kind kind, const char *hsig,
-    int hex, const char *hts, const char *join)
+verify_stamped(const struct stamped *r, const struct conf_endpoint *ep,
+    const struct sig_input *in, struct sig_verdict *v)
 {
 	struct sig_pubsigs	 s;
 	struct crypto_piece	 pieces[6];
@@ -276,52 +284,99 @@ verify_stamped(const struct conf_endpoint *ep, const struct sig_input *in,
 	size_t			 np;
 	enum hook_err		 er;
 
-	if ((h = sig_header(in, hsig, v)) == NULL)
+	if ((h = sig_header(in, r->hsig, v)) == NULL)
 		return HOOK_ESIG;
-	if ((ts = req_header(in->rq, hts)) == NULL) {
+	if ((ts = req_header(in->rq, r->hts)) == NULL) {
 		v->why = "timestamp header missing";
 		return HOOK_ESIG;
 	}
-	n = hex ? crypto_unhex(h, strlen(h), s.v[0], sizeof(s.v[0])) :
+	n = r->hex ? crypto_unhex(h, strlen(h), s.v[0], sizeof(s.v[0])) :
 	    crypto_unbase64(h, strlen(h), s.v[0], sizeof(s.v[0]));
-	if (n <= 0 || (kind == SECRET_ED25519 && n != 64) ||
+	if (n <= 0 || (r->kind == SECRET_ED25519 && n != 64) ||
 	    sig_parse_ts(ts, strlen(ts), &t) == -1) {
 		v->why = "signature header malformed";
 		return HOOK_ESIG;
 	}
 	s.len[0] = (size_t)n;
 	s.n = 1;
-	np = sig_signed_bytes(pieces, NULL, NULL, ts, strlen(ts), join,
+	np = sig_signed_bytes(pieces, NULL, NULL, ts, strlen(ts), r->join,
 	    in->body, in->bodysz);
-	if ((er = matched(sigpub_match(ep, kind, pieces, np, &s, v), v)) !=
-	    HOOK_OK)
+	if ((er = sig_matched(sigpub_match(ep, r->kind, pieces, np, &s, v),
+	    HOOK_ECONF, v)) != HOOK_OK)
 		return er;
 	return sig_check_time(ep, t, in->now, v);
+}
+
+/* Sign m as r's sender does with the private key k: 0, or -1. */
+static int
+sign_stamped(const struct stamped *r, const struct secret *k,
+    const struct sig_msg *m, struct sig_out *o)
+{
+	unsigned char		 sig[PUBKEY_SIG_MAX];
+	struct crypto_piece	 pieces[6];
+	char			 ts[24], why[256], text[2 * PUBKEY_SIG_MAX + 1];
+	size_t			 np;
+	long			 n;
+
+	snprintf(ts, sizeof(ts), "%lld", (long long)m->now);
+	np = sig_signed_bytes(pieces, NULL, NULL, ts, strlen(ts), r->join,
+	    m->body, m->bodysz);
+	if (k->kind != SECRET_PRIVATE || (n = pubkey_sign(r->alg, k->p, k->sz,
+	    pieces, np, sig, why, sizeof(why))) < 0) {
+		fprintf(stderr, "oncehook sign: %s\n", k->kind !=
+		    SECRET_PRIVATE ? "a public-key scheme signs with "
+		    "--key PRIVATE-KEY-FILE" : why);
+		return -1;
+	}
+	if (r->hex)
+		crypto_hex(sig, (size_t)n, text);
+	else if (crypto_base64(sig, (size_t)n, text, sizeof(text)) < 0)
+		return -1;
+	sig_out_add(o, r->hsig, "%s", text);
+	sig_out_add(o, r->hts, "%s", ts);
+	return 0;
 }
 
 enum hook_err
 sigpub_verify_discord(const struct conf_endpoint *ep,
     const struct sig_input *in, struct sig_verdict *v)
 {
-	return verify_stamped(ep, in, v, SECRET_ED25519, "X-Signature-Ed25519",
-	    1, "X-Signature-Timestamp", "");
+	return verify_stamped(&discord, ep, in, v);
 }
 
 enum hook_err
 sigpub_verify_telnyx(const struct conf_endpoint *ep,
     const struct sig_input *in, struct sig_verdict *v)
 {
-	return verify_stamped(ep, in, v, SECRET_ED25519,
-	    "telnyx-signature-ed25519", 0, "telnyx-timestamp", "|");
+	return verify_stamped(&telnyx, ep, in, v);
 }
 
 enum hook_err
 sigpub_verify_sendgrid(const struct conf_endpoint *ep,
     const struct sig_input *in, struct sig_verdict *v)
 {
-	return verify_stamped(ep, in, v, SECRET_P256,
-	    "X-Twilio-Email-Event-Webhook-Signature", 0,
-	    "X-Twilio-Email-Event-Webhook-Timestamp", "");
+	return verify_stamped(&sendgrid, ep, in, v);
+}
+
+int
+sigpub_sign_discord(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	return sign_stamped(&discord, k, m, o);
+}
+
+int
+sigpub_sign_telnyx(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	return sign_stamped(&telnyx, k, m, o);
+}
+
+int
+sigpub_sign_sendgrid(const struct secret *k, const struct sig_msg *m,
+    struct sig_out *o)
+{
+	return sign_stamped(&sendgrid, k, m, o);
 }
 
 /*
@@ -446,82 +501,6 @@ sigpub_paypal_check(const struct conf_endpoint *ep,
 		return HOOK_ESIG;
 	}
 	return sig_check_time(ep, t, in->now, v);
-}
-
-/*
- * Sign m's timestamp, joiner and body with the private key k, as
- * kind: the signature as hex or base64 into out (outsz bytes); 0, or -1.
- */
-static int
-sign_stamped(const struct secret *k, const struct sig_msg *m,
-    enum pubkey_kind kind, const char *join, int hex, char ts[24],
-    char *out, size_t outsz)
-{
-	unsigned char		 sig[PUBKEY_SIG_MAX];
-	struct crypto_piece	 pieces[6];
-	char			 why[256];
-	size_t			 np;
-	long			 n;
-
-	snprintf(ts, 24, "%lld", (long long)m->now);
-	np = sig_signed_bytes(pieces, NULL, NULL, ts, strlen(ts), join,
-	    m->body, m->bodysz);
-	if (k->kind != SECRET_PRIVATE || (n = pubkey_sign(kind, k->p, k->sz,
-	    pieces, np, sig, why, sizeof(why))) < 0) {
-		fprintf(stderr, "oncehook sign: %s\n", k->kind !=
-		    SECRET_PRIVATE ? "a public-key scheme signs with "
-		    "--key PRIVATE-KEY-FILE" : why);
-		return -1;
-	}
-	if (hex) {
-		if (outsz < 2 * (size_t)n + 1)
-			return -1;
-		crypto_hex(sig, (size_t)n, out);
-		return 0;
-	}
-	return crypto_base64(sig, (size_t)n, out, outsz) < 0 ? -1 : 0;
-}
-
-int
-sigpub_sign_discord(const struct secret *k, const struct sig_msg *m,
-    struct sig_out *o)
-{
-	char	 ts[24], sig[256];
-
-	if (sign_stamped(k, m, PUBKEY_ED25519, "", 1, ts, sig,
-	    sizeof(sig)) == -1)
-		return -1;
-	sig_out_add(o, "X-Signature-Ed25519", "%s", sig);
-	sig_out_add(o, "X-Signature-Timestamp", "%s", ts);
-	return 0;
-}
-
-int
-sigpub_sign_telnyx(const struct secret *k, const struct sig_msg *m,
-    struct sig_out *o)
-{
-	char	 ts[24], sig[256];
-
-	if (sign_stamped(k, m, PUBKEY_ED25519, "|", 0, ts, sig,
-	    sizeof(sig)) == -1)
-		return -1;
-	sig_out_add(o, "telnyx-signature-ed25519", "%s", sig);
-	sig_out_add(o, "telnyx-timestamp", "%s", ts);
-	return 0;
-}
-
-int
-sigpub_sign_sendgrid(const struct secret *k, const struct sig_msg *m,
-    struct sig_out *o)
-{
-	char	 ts[24], sig[256];
-
-	if (sign_stamped(k, m, PUBKEY_P256, "", 0, ts, sig,
-	    sizeof(sig)) == -1)
-		return -1;
-	sig_out_add(o, "X-Twilio-Email-Event-Webhook-Signature", "%s", sig);
-	sig_out_add(o, "X-Twilio-Email-Event-Webhook-Timestamp", "%s", ts);
-	return 0;
 }
 
 int
