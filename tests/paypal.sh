@@ -185,84 +185,18 @@ use_paypal() {	# use_paypal DIR FORMAT FILE...
 	done
 }
 
-# -- lighttpd + FastCGI, lighttpd + CGI ------------------------------------
+# -- the three deployments (tests/servers/deploy.sh) ------------------------
 
-run_lighttpd() {	# run_lighttpd MODE LABEL
-	d=$tmp/$1
-	lt_setup "$1" "$d"
-	pick_ports "$lt_port"
-	use_paypal "$d" lighttpd "$d/conf/oncehook.conf"
-	lt_env "$d"
-	dp_init_db "$d"
-	if ! lt_start "$d" "$1"; then
-		return
-	fi
-	dp_track "$server_pid"
-	tap ok "$2: lighttpd starts with conf-examples/lighttpd-$1.conf"
-	t0=$(date +%s)
-	f0=$failed
-	run_paypal "$2" "$d" "$d/log/breakage.log" \
-	    "http://127.0.0.1:$lt_port/hooks"
-	echo "# $2: $(($(date +%s) - t0))s"
-	dp_stop
-	server_pid=
-	if [ "$failed" -gt "$f0" ]; then
-		tail -n 20 "$d/log/breakage.log" 2>/dev/null |
-		    sed 's/^/# oncehook: /'
-	fi
-	lt_sanitizer "$d" "$1"
+# conf_paypal DIR FORMAT PORT FILE...: the certificate host's ports
+# (never the server's), then the endpoint.
+conf_paypal() {
+	cp_d=$1
+	cp_f=$2
+	pick_ports "$3"
+	shift 3
+	use_paypal "$cp_d" "$cp_f" "$@"
 }
 
-lighttpd=$(command -v lighttpd 2>/dev/null || true)
-[ -n "$lighttpd" ] || [ ! -x /usr/sbin/lighttpd ] ||
-    lighttpd=/usr/sbin/lighttpd
-if [ -n "$lighttpd" ]; then
-	lt_find
-	run_lighttpd fastcgi "lighttpd + FastCGI"
-	run_lighttpd cgi "lighttpd + CGI"
-else
-	tap skip "lighttpd + FastCGI, lighttpd + CGI" "lighttpd is not installed"
-fi
-
-# -- nginx + oncehook serve -----------------------------------------------
-
-run_nginx() {	# run_nginx LABEL
-	d=$tmp/serve
-	dp_dir "$d"
-	dp_fill_service "$d"
-	nport=$(free_port) || bail "no free port"
-	pick_ports "$nport"
-	use_paypal "$d" env "$d/conf/env" "$d/conf/oncehook.env"
-	dp_init_db "$d"
-	dp_nginx_conf "$d" "$nport"
-	if ! dp_start_serve "$d"; then
-		tap not-ok "$1: oncehook serve starts as oncehook.service says"
-		sed 's/^/# /' "$d/log/serve.log"
-		dp_stop
-		return
-	fi
-	tap ok "$1: oncehook serve starts as oncehook.service says"
-	dp_start_nginx "$d" "$nport" "$1" || { dp_stop; return; }
-	t0=$(date +%s)
-	f0=$failed
-	run_paypal "$1" "$d" "$d/log/serve.log" "http://127.0.0.1:$nport/hooks"
-	echo "# $1: $(($(date +%s) - t0))s"
-	dp_stop
-	if [ "$failed" -gt "$f0" ]; then
-		tail -n 20 "$d/log/serve.log" 2>/dev/null | sed 's/^/# oncehook: /'
-	fi
-	dp_sanitizer "$1" "$d/log/serve.log" "$d/log/error.log"
-}
-
-nginx=$(command -v nginx 2>/dev/null || true)
-[ -n "$nginx" ] || [ ! -x /usr/sbin/nginx ] || nginx=/usr/sbin/nginx
-params=${NGINX_FASTCGI_PARAMS:-/etc/nginx/fastcgi_params}
-if [ -z "$nginx" ]; then
-	tap skip "nginx + serve" "nginx is not installed"
-elif [ ! -r "$params" ]; then
-	tap skip "nginx + serve" "no $params (nginx-common)"
-else
-	run_nginx "nginx + serve"
-fi
+dp_each_deployment conf_paypal run_paypal
 
 dp_done

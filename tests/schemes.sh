@@ -122,85 +122,24 @@ run_schemes sign sign --bin "$ONCEHOOK_BIN" --tmp "$tmp/sign" \
     --out "$signed" --keys "$keys" ${node_dir:+--node "$node_dir"}
 [ -s "$signed" ] || bail "no deliveries signed"
 
-# -- lighttpd + FastCGI, lighttpd + CGI ------------------------------------
+# -- the three deployments (tests/servers/deploy.sh) ------------------------
 
-run_lighttpd() {	# run_lighttpd MODE LABEL
-	d=$tmp/$1
-	lt_setup "$1" "$d"
-	use_table "$d" lighttpd "http://127.0.0.1:$lt_port/hooks" \
-	    "$d/conf/oncehook.conf"
-	lt_env "$d"
-	dp_init_db "$d"
-	if ! lt_start "$d" "$1"; then
-		return
-	fi
-	dp_track "$server_pid"
-	tap ok "$2: lighttpd starts with conf-examples/lighttpd-$1.conf"
-	f0=$failed
-	run_schemes "$2" send --label "$2" \
-	    --url "http://127.0.0.1:$lt_port/hooks" --db "$d/db/oncehook.db" \
-	    --signed "$signed" --bin "$ONCEHOOK_BIN" --tmp "$tmp/sign" \
-	    ${node_dir:+--node "$node_dir"}
-	dp_stop
-	server_pid=
-	if [ "$failed" -gt "$f0" ]; then
-		tail -n 20 "$d/log/breakage.log" 2>/dev/null |
-		    sed 's/^/# oncehook: /'
-	fi
-	lt_sanitizer "$d" "$1"
+# conf_schemes DIR FORMAT PORT FILE...: the table's endpoints.
+conf_schemes() {
+	cs_d=$1
+	cs_f=$2
+	cs_p=$3
+	shift 3
+	use_table "$cs_d" "$cs_f" "http://127.0.0.1:$cs_p/hooks" "$@"
 }
 
-lighttpd=$(command -v lighttpd 2>/dev/null || true)
-[ -n "$lighttpd" ] || [ ! -x /usr/sbin/lighttpd ] ||
-    lighttpd=/usr/sbin/lighttpd
-if [ -n "$lighttpd" ]; then
-	lt_find
-	run_lighttpd fastcgi "lighttpd + FastCGI"
-	run_lighttpd cgi "lighttpd + CGI"
-else
-	tap skip "lighttpd + FastCGI, lighttpd + CGI" "lighttpd is not installed"
-fi
-
-# -- nginx + oncehook serve -----------------------------------------------
-
-run_nginx() {	# run_nginx LABEL
-	d=$tmp/serve
-	dp_dir "$d"
-	dp_fill_service "$d"
-	port=$(free_port) || bail "no free port"
-	use_table "$d" env "http://127.0.0.1:$port/hooks" "$d/conf/env" \
-	    "$d/conf/oncehook.env"
-	dp_init_db "$d"
-	dp_nginx_conf "$d" "$port"
-	if ! dp_start_serve "$d"; then
-		tap not-ok "$1: oncehook serve starts as oncehook.service says"
-		sed 's/^/# /' "$d/log/serve.log"
-		dp_stop
-		return
-	fi
-	tap ok "$1: oncehook serve starts as oncehook.service says"
-	dp_start_nginx "$d" "$port" "$1" || { dp_stop; return; }
-	f0=$failed
-	run_schemes "$1" send --label "$1" \
-	    --url "http://127.0.0.1:$port/hooks" --db "$d/db/oncehook.db" \
-	    --signed "$signed" --bin "$ONCEHOOK_BIN" --tmp "$tmp/sign" \
-	    ${node_dir:+--node "$node_dir"}
-	dp_stop
-	if [ "$failed" -gt "$f0" ]; then
-		tail -n 20 "$d/log/serve.log" 2>/dev/null | sed 's/^/# oncehook: /'
-	fi
-	dp_sanitizer "$1" "$d/log/serve.log" "$d/log/error.log"
+# send_schemes LABEL DIR LOG BASE: every delivery, and the rows.
+send_schemes() {
+	run_schemes "$1" send --label "$1" --url "$4" \
+	    --db "$2/db/oncehook.db" --signed "$signed" --bin "$ONCEHOOK_BIN" \
+	    --tmp "$tmp/sign" ${node_dir:+--node "$node_dir"}
 }
 
-nginx=$(command -v nginx 2>/dev/null || true)
-[ -n "$nginx" ] || [ ! -x /usr/sbin/nginx ] || nginx=/usr/sbin/nginx
-params=${NGINX_FASTCGI_PARAMS:-/etc/nginx/fastcgi_params}
-if [ -z "$nginx" ]; then
-	tap skip "nginx + serve" "nginx is not installed"
-elif [ ! -r "$params" ]; then
-	tap skip "nginx + serve" "no $params (nginx-common)"
-else
-	run_nginx "nginx + serve"
-fi
+dp_each_deployment conf_schemes send_schemes
 
 dp_done

@@ -443,3 +443,99 @@ dp_start_nginx() {	# dp_start_nginx DIR PORT LABEL
 	fi
 	tap ok "$3: nginx starts"
 }
+
+# dp_each_deployment CONF RUN: the suite's checks through the three
+# deployments of conf-examples/, one after the other, each a server
+# with a database of its own, on 127.0.0.1 and free ports:
+#
+#   lighttpd + FastCGI  conf-examples/lighttpd-fastcgi.conf
+#   lighttpd + CGI      conf-examples/lighttpd-cgi.conf
+#   nginx + serve       conf-examples/nginx.conf in front of "oncehook
+#                       serve", run as conf-examples/oncehook.service says
+#
+# (one skipped where its server is not installed).  The suite's two
+# functions: CONF DIR FORMAT PORT FILE... fills the deployment's
+# configuration FILEs (FORMAT lighttpd or env) for the server's PORT,
+# before it starts; RUN LABEL DIR LOG BASE runs the checks against the
+# base URL BASE (http://127.0.0.1:PORT/hooks), LOG its oncehook log.
+dp_each_deployment() {
+	de_conf=$1
+	de_run=$2
+	lighttpd=$(command -v lighttpd 2>/dev/null || true)
+	[ -n "$lighttpd" ] || [ ! -x /usr/sbin/lighttpd ] ||
+	    lighttpd=/usr/sbin/lighttpd
+	if [ -n "$lighttpd" ]; then
+		lt_find
+		dp_each_lighttpd fastcgi "lighttpd + FastCGI"
+		dp_each_lighttpd cgi "lighttpd + CGI"
+	else
+		tap skip "lighttpd + FastCGI, lighttpd + CGI" \
+		    "lighttpd is not installed"
+	fi
+	nginx=$(command -v nginx 2>/dev/null || true)
+	[ -n "$nginx" ] || [ ! -x /usr/sbin/nginx ] || nginx=/usr/sbin/nginx
+	params=${NGINX_FASTCGI_PARAMS:-/etc/nginx/fastcgi_params}
+	if [ -z "$nginx" ]; then
+		tap skip "nginx + serve" "nginx is not installed"
+	elif [ ! -r "$params" ]; then
+		tap skip "nginx + serve" "no $params (nginx-common)"
+	else
+		dp_each_nginx "nginx + serve"
+	fi
+}
+
+# The log's last lines after a failed check, as oncehook wrote them.
+dp_each_log() {	# dp_each_log F0 LOG
+	if [ "$failed" -gt "$1" ]; then
+		tail -n 20 "$2" 2>/dev/null | sed 's/^/# oncehook: /'
+	fi
+}
+
+dp_each_lighttpd() {	# dp_each_lighttpd MODE LABEL
+	de_d=$tmp/$1
+	lt_setup "$1" "$de_d"
+	"$de_conf" "$de_d" lighttpd "$lt_port" "$de_d/conf/oncehook.conf"
+	lt_env "$de_d"
+	dp_init_db "$de_d"
+	if ! lt_start "$de_d" "$1"; then
+		return
+	fi
+	dp_track "$server_pid"
+	tap ok "$2: lighttpd starts with conf-examples/lighttpd-$1.conf"
+	de_t0=$(date +%s)
+	de_f0=$failed
+	"$de_run" "$2" "$de_d" "$de_d/log/breakage.log" \
+	    "http://127.0.0.1:$lt_port/hooks"
+	echo "# $2: $(($(date +%s) - de_t0))s"
+	dp_stop
+	server_pid=
+	dp_each_log "$de_f0" "$de_d/log/breakage.log"
+	lt_sanitizer "$de_d" "$1"
+}
+
+dp_each_nginx() {	# dp_each_nginx LABEL
+	de_d=$tmp/serve
+	dp_dir "$de_d"
+	dp_fill_service "$de_d"
+	de_port=$(free_port) || bail "no free port"
+	"$de_conf" "$de_d" env "$de_port" "$de_d/conf/env" \
+	    "$de_d/conf/oncehook.env"
+	dp_init_db "$de_d"
+	dp_nginx_conf "$de_d" "$de_port"
+	if ! dp_start_serve "$de_d"; then
+		tap not-ok "$1: oncehook serve starts as oncehook.service says"
+		sed 's/^/# /' "$de_d/log/serve.log"
+		dp_stop
+		return
+	fi
+	tap ok "$1: oncehook serve starts as oncehook.service says"
+	dp_start_nginx "$de_d" "$de_port" "$1" || { dp_stop; return; }
+	de_t0=$(date +%s)
+	de_f0=$failed
+	"$de_run" "$1" "$de_d" "$de_d/log/serve.log" \
+	    "http://127.0.0.1:$de_port/hooks"
+	echo "# $1: $(($(date +%s) - de_t0))s"
+	dp_stop
+	dp_each_log "$de_f0" "$de_d/log/serve.log"
+	dp_sanitizer "$1" "$de_d/log/serve.log" "$de_d/log/error.log"
+}
