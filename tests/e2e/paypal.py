@@ -96,6 +96,7 @@ import zlib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "servers"))
 from oncetest import hookclient  # noqa: E402
+from oncetest.checks import Tap, expect  # noqa: E402
 
 CERTS = "/v1/notifications/certs/"
 ENDPOINT = "paypal"
@@ -323,35 +324,6 @@ class CertHost:
 
 
 # -- send ---------------------------------------------------------------
-
-class Tap:
-    def __init__(self, label):
-        self.label = label
-        self.failed = 0
-
-    def check(self, what, bad, r=None):
-        if not bad:
-            print("ok - %s: %s" % (self.label, what))
-            return True
-        self.failed += 1
-        print("not ok - %s: %s" % (self.label, what))
-        for b in bad:
-            print("#   %s" % b)
-        if r is not None:
-            print("#   answer: %d %s" % (r.status, r.body[:300]))
-        return False
-
-
-def expect(r, status, fields):
-    bad = []
-    if r.status != status:
-        bad.append("status %d, want %d" % (r.status, status))
-    for k, v in fields.items():
-        got = r.json.get(k) if isinstance(r.json, dict) else None
-        if got != v:
-            bad.append("%s: %r, want %r" % (k, got, v))
-    return bad
-
 
 def oncehook_sign(a, body, cert_url):
     """Headers from "oncehook sign --key sign.key --cert-url URL"."""

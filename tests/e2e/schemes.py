@@ -154,6 +154,7 @@ import uuid
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "servers"))
 from oncetest import hookclient  # noqa: E402
+from oncetest.checks import Tap, expect  # noqa: E402
 
 
 def row(scheme, secret, sign, stale, body, **opts):
@@ -840,38 +841,6 @@ def sign_rows(a, rows, base=None):
 
 
 # -- send ---------------------------------------------------------------
-
-class Tap:
-    def __init__(self, label):
-        self.label = label
-        self.failed = 0
-
-    def check(self, what, bad, r=None):
-        if not bad:
-            print("ok - %s: %s" % (self.label, what))
-            return True
-        self.failed += 1
-        print("not ok - %s: %s" % (self.label, what))
-        for b in bad:
-            print("#   %s" % b)
-        if r is not None:
-            print("#   answer: %d %s" % (r.status, r.body[:300]))
-        return False
-
-    def skip(self, what, why):
-        print("ok - %s: %s # SKIP %s" % (self.label, what, why))
-
-
-def expect(r, status, fields):
-    bad = []
-    if r.status != status:
-        bad.append("status %d, want %d" % (r.status, status))
-    for k, v in fields.items():
-        got = r.json.get(k) if isinstance(r.json, dict) else None
-        if got != v:
-            bad.append("%s: %r, want %r" % (k, got, v))
-    return bad
-
 
 def tampered(s, c):
     r = s["row"]

@@ -85,3 +85,40 @@ class Checks:
         if not ok:
             self.failures.append("%s: response was %r" % (what, r))
         return body
+
+
+class Tap:
+    """A request script's TAP lines, "label: what", and its failures."""
+
+    def __init__(self, label):
+        self.label = label
+        self.failed = 0
+
+    def check(self, what, bad, r=None):
+        """One test: ok if bad (the list of what went wrong) is empty,
+        else not ok with each, and r's answer (a hookclient reply)."""
+        if not bad:
+            print("ok - %s: %s" % (self.label, what))
+            return True
+        self.failed += 1
+        print("not ok - %s: %s" % (self.label, what))
+        for b in bad:
+            print("#   %s" % b)
+        if r is not None:
+            print("#   answer: %d %s" % (r.status, r.body[:300]))
+        return False
+
+    def skip(self, what, why):
+        print("ok - %s: %s # SKIP %s" % (self.label, what, why))
+
+
+def expect(r, status, fields):
+    """What is wrong with reply r against status and JSON fields."""
+    bad = []
+    if r.status != status:
+        bad.append("status %d, want %d" % (r.status, status))
+    for k, v in fields.items():
+        got = r.json.get(k) if isinstance(r.json, dict) else None
+        if got != v:
+            bad.append("%s: %r, want %r" % (k, got, v))
+    return bad
