@@ -1200,8 +1200,9 @@ secret_hex(const char *text, struct secret *out, char *err, size_t errsz)
  * Standard Webhooks and Svix secrets: "whsec_" (optional) and then the
  * key in base64, padded or not.
  */
-static int
-secret_whsec(const char *text, struct secret *out, char *err, size_t errsz)
+int
+sig_secret_whsec(const char *text, struct secret *out, char *err,
+    size_t errsz)
 {
 	size_t	 len;
 	long	 n;
@@ -1905,7 +1906,7 @@ static const struct scheme schemes[] = {
 	{ .name = "svix", .timestamped = 1,
 	  .key = "header:svix-id",
 	  .type = "json:/type", .types = SIG_TYPES_ANY,
-	  .signed_header = "svix-id", .secret = secret_whsec,
+	  .signed_header = "svix-id", .secret = sig_secret_whsec,
 	  .verify = verify_svix, .sign = sign_svix, .park_after = 3 },
 	{ .name = "shopify", .timestamped = 0,
 	  .key = "header:X-Shopify-Event-Id header:X-Shopify-Webhook-Id",

@@ -42,6 +42,10 @@ size_t		 sig_signed_bytes(struct crypto_piece *p, const char *prefix,
  * matched; -1 failed (v->why set by the matcher, where it can). */
 enum hook_err	 sig_matched(int rc, enum hook_err failed,
 		    struct sig_verdict *v);
+/* A Standard Webhooks or Svix secret: "whsec_" (optional) and its key
+ * in base64, padded or not (the table's .secret). */
+int		 sig_secret_whsec(const char *text, struct secret *out,
+		    char *err, size_t errsz);
 /* Add a header to a signer's output (at most SIG_OUT_MAX). */
 void		 sig_out_add(struct sig_out *, const char *name,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -144,9 +144,6 @@ int
 sigpub_secret_standard(const char *text, struct secret *out, char *err,
     size_t errsz)
 {
-	size_t	 len;
-	long	 n;
-
 	if (strncmp(text, "whpk_", 5) == 0)
 		return sigpub_secret_ed25519(text, out, err, errsz);
 	if (strncmp(text, "whsk_", 5) == 0) {
@@ -154,21 +151,11 @@ sigpub_secret_standard(const char *text, struct secret *out, char *err,
 		    "whpk_ key");
 		return -1;
 	}
-	if (strncmp(text, "whsec_", 6) == 0)
-		text += 6;
-	len = strlen(text);
-	if ((out->p = malloc(len + 1)) == NULL) {
-		snprintf(err, errsz, "out of memory");
-		return -1;
-	}
-	if ((n = crypto_unbase64(text, len, out->p, len + 1)) <= 0) {
-		free(out->p);
-		out->p = NULL;
+	if (sig_secret_whsec(text, out, err, errsz) == -1) {
 		snprintf(err, errsz, "not whsec_ followed by base64, nor "
 		    "whpk_ (an Ed25519 public key)");
 		return -1;
 	}
-	out->sz = (size_t)n;
 	out->kind = SECRET_MAC;
 	return 0;
 }
