@@ -1854,8 +1854,20 @@ conf_warnings(const struct conf *cf, const char *const *envp,
 		    (eq = strchr(*envp, '=')) == NULL)
 			continue;
 		len = (size_t)(eq - *envp);
+		ep = NULL;
 		known = conf_var_of(cf, *envp, len, &ep) != NULL ||
 		    conf_outbox_var(*envp, len);
+		/* Read, but of no use: a scheme that signs no time. */
+		if (known && ep != NULL && ep->scheme != NULL &&
+		    !ep->scheme->timestamped && len > 10 &&
+		    strncmp(eq - 10, "_TOLERANCE", 10) == 0) {
+			snprintf(msg, sizeof(msg), "%.*s is set, but %s signs "
+			    "no timestamp: it changes nothing",
+			    (int)(len > 200 ? 200 : len), *envp,
+			    ep->scheme->name);
+			say(arg, msg);
+			n++;
+		}
 		if (known)
 			continue;
 		snprintf(msg, sizeof(msg), "%.*s is not read (a typo, or an "

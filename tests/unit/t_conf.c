@@ -1141,6 +1141,30 @@ test_unknown(void)
 	    "unread variables reported, read ones not (got \"%s\")", seen);
 	conf_free(cf);
 
+	/* A tolerance for a scheme that signs no time is read, in vain. */
+	{
+		static const char *const gh[] = {
+			"ONCEHOOK_DB=/tmp/x.db", "ONCEHOOK_ENDPOINTS=gh,st",
+			"ONCEHOOK_GH_SCHEME=github",
+			"ONCEHOOK_GH_SECRET=0123456789abcdef0123",
+			"ONCEHOOK_GH_TOLERANCE=600",
+			"ONCEHOOK_ST_SCHEME=stripe",
+			"ONCEHOOK_ST_SECRET=whsec_0123456789abcdef",
+			"ONCEHOOK_ST_TOLERANCE=600", NULL
+		};
+
+		seen[0] = '\0';
+		if ((cf = load(gh, NULL, err, sizeof(err))) == NULL)
+			BAIL("conf_load: %s", err);
+		n = conf_warnings(cf, (const char **)gh, collect, seen);
+		CHECK(n == 1 && strstr(seen, "ONCEHOOK_GH_TOLERANCE is set, "
+		    "but github signs no timestamp") != NULL &&
+		    strstr(seen, "ONCEHOOK_ST_TOLERANCE") == NULL,
+		    "check: a TOLERANCE for a scheme without a timestamp said "
+		    "to change nothing, stripe's not (got \"%s\")", seen);
+		conf_free(cf);
+	}
+
 	seen[0] = '\0';
 	if ((cf = load(vars, placeholder, err, sizeof(err))) == NULL)
 		BAIL("conf_load: %s", err);
