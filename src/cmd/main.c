@@ -61,7 +61,7 @@ static const struct command commands[] = {
 	    "[--no-group-commit] [--no-work] [--no-deliver]",
 	    "serve FastCGI on a socket of its own" },
 	{ "sign", admin_sign, "[--endpoint NAME] [--curl URL] [--id ID] "
-	    "[--event TYPE] [--time UNIX] [--key FILE] FILE",
+	    "[--event TYPE] [--time UNIX] [--key FILE] [--cert-url URL] FILE",
 	    "sign a payload to test a deployment" },
 	{ "selftest", selftest_main, "", "check the signature schemes" },
 };
