@@ -351,6 +351,13 @@ printf 'ONCEHOOK_DB\n' >"$dir/badenv"
 out=$(env -i PATH="$PATH" "$ONCEHOOK_BIN" --env-file "$dir/badenv" check 2>&1)
 [ $? -eq 2 ] && printf '%s\n' "$out" | grep -q 'badenv:1: want NAME=value'
 ok $? "--env-file: a malformed line is named by file:line, exit 2"
+printf '%s\n' 'ONCEHOOK_DB=/tmp/x.db' 'ONCEHOOK_SECRET="-----BEGIN PUBLIC KEY-----' \
+    'MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=' \
+    '-----END PUBLIC KEY-----"' >"$dir/pemenv"
+out=$(env -i PATH="$PATH" "$ONCEHOOK_BIN" --env-file "$dir/pemenv" check 2>&1)
+[ $? -eq 2 ] && printf '%s\n' "$out" |
+    grep -q 'pemenv:2: ONCEHOOK_SECRET: .*double quote is not closed.*one line'
+ok $? "--env-file: a PEM key pasted over lines: its variable and line named"
 
 # oncehook stats: the counters beside a fresh database, and --check's
 # exit codes for cron and monitoring plugins.
