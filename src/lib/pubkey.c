@@ -410,10 +410,12 @@ private_of(enum pubkey_kind kind, const unsigned char *priv, size_t privsz,
 	if (k == NULL || api.EVP_PKEY_get_base_id(k) != (kind ==
 	    PUBKEY_ED25519 ? EVP_PKEY_ED25519 : kind == PUBKEY_P256 ?
 	    EVP_PKEY_EC : EVP_PKEY_RSA)) {
-		snprintf(why, whysz, "not a private key of this scheme's kind "
-		    "(%s)", kind == PUBKEY_ED25519 ? "Ed25519: 32 bytes, or "
-		    "PEM" : kind == PUBKEY_P256 ? "ECDSA P-256, PEM" :
-		    "RSA, PEM");
+		snprintf(why, whysz, "%s (this scheme signs with %s)",
+		    k != NULL ? "a private key of another kind" :
+		    holds(priv, privsz, "PUBLIC KEY") ? "a public key, not "
+		    "its private half" : "not a private key", kind == PUBKEY_ED25519 ? "Ed25519: "
+		    "PEM, or a 32-byte seed" : kind == PUBKEY_P256 ?
+		    "ECDSA P-256: PEM" : "RSA: PEM");
 		if (k != NULL)
 			api.EVP_PKEY_free(k);
 		return NULL;

@@ -443,13 +443,22 @@ test_sign(void)
 	why[0] = '\0';
 	CHECK(pubkey_sign(PUBKEY_ED25519, (const unsigned char *)p256_pem,
 	    strlen(p256_pem), p, 2, sig, why, sizeof(why)) == -1 &&
-	    strstr(why, "Ed25519") != NULL,
+	    strstr(why, "Ed25519") != NULL &&
+	    strstr(why, "another kind") != NULL,
 	    "sign: a P-256 key for Ed25519 refused (%s)", why);
 	why[0] = '\0';
 	CHECK(pubkey_sign(PUBKEY_P256, (const unsigned char *)ed1_pem,
 	    strlen(ed1_pem), p, 2, sig, why, sizeof(why)) == -1 &&
-	    strstr(why, "P-256") != NULL,
+	    strstr(why, "P-256") != NULL &&
+	    strstr(why, "another kind") != NULL,
 	    "sign: an Ed25519 key for P-256 refused (%s)", why);
+	why[0] = '\0';
+	CHECK(pubkey_sign(PUBKEY_ED25519, (const unsigned char *)
+	    "-----BEGIN PUBLIC KEY-----\n"
+	    "MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n"
+	    "-----END PUBLIC KEY-----\n", 113, p, 2, sig, why,
+	    sizeof(why)) == -1 && strstr(why, "a public key") != NULL,
+	    "sign: a public key given to sign with is named so (%s)", why);
 	/* Encrypted (passphrase x): refused as such, no prompt. */
 	why[0] = '\0';
 	CHECK(pubkey_sign(PUBKEY_ED25519, (const unsigned char *)ed_enc_pem,
