@@ -15,7 +15,8 @@ none(char *why, size_t whysz)
 {
 	snprintf(why, whysz, "this oncehook was built without OpenSSL, "
 	    "which public-key schemes need: install the Debian package "
-	    "libssl-dev and build it again (configure finds it)");
+	    "libssl-dev and build it again (configure finds it, unless "
+	    "given --without-openssl)");
 	return -1;
 }
 
