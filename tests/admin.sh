@@ -351,6 +351,22 @@ printf 'ONCEHOOK_DB\n' >"$dir/badenv"
 out=$(env -i PATH="$PATH" "$ONCEHOOK_BIN" --env-file "$dir/badenv" check 2>&1)
 [ $? -eq 2 ] && printf '%s\n' "$out" | grep -q 'badenv:1: want NAME=value'
 ok $? "--env-file: a malformed line is named by file:line, exit 2"
+printf '%s\n' 'ONCEHOOK_DB=/tmp/x.db' 'ONCEHOOK_SECRET="-----BEGIN PUBLIC KEY-----' \
+    'MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=' \
+    '-----END PUBLIC KEY-----"' >"$dir/pemenv"
+out=$(env -i PATH="$PATH" "$ONCEHOOK_BIN" --env-file "$dir/pemenv" check 2>&1)
+[ $? -eq 2 ] && printf '%s\n' "$out" |
+    grep -q 'pemenv:2: ONCEHOOK_SECRET: .*double quote is not closed.*one line'
+ok $? "--env-file: a PEM key pasted over lines: its variable and line named"
+# init whose actions file is missing: the migrations it logged are
+# rolled back with it, and it says so.
+out=$(env -i PATH="$PATH" ONCEHOOK_DB="$dir/rolledback.db" \
+    ONCEHOOK_SCHEME=hmac-sha256 ONCEHOOK_SECRET=0123456789abcdef0123 \
+    ONCEHOOK_ACTIONS="$dir/no-such-actions.sql" "$ONCEHOOK_BIN" init 2>&1)
+[ $? -eq 1 ] && printf '%s\n' "$out" | grep -q 'applied migration' &&
+    printf '%s\n' "$out" | grep -q 'no-such-actions.sql.*rolled back' &&
+    [ "$(sqlite3 "$dir/rolledback.db" 'PRAGMA user_version')" = 0 ]
+ok $? "init that fails after its migrations says they were rolled back"
 
 # oncehook stats: the counters beside a fresh database, and --check's
 # exit codes for cron and monitoring plugins.

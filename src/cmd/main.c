@@ -61,7 +61,7 @@ static const struct command commands[] = {
 	    "[--no-group-commit] [--no-work] [--no-deliver]",
 	    "serve FastCGI on a socket of its own" },
 	{ "sign", admin_sign, "[--endpoint NAME] [--curl URL] [--id ID] "
-	    "[--event TYPE] [--time UNIX] [--key FILE] FILE",
+	    "[--event TYPE] [--time UNIX] [--key FILE] [--cert-url URL] FILE",
 	    "sign a payload to test a deployment" },
 	{ "selftest", selftest_main, "", "check the signature schemes" },
 };
@@ -186,6 +186,17 @@ env_file(const char *path)
 		}
 		*e++ = '\0';
 		len = strlen(e);
+		/* Quotes close on their line: a PEM block pasted with its
+		 * lines would otherwise fail at its second line, unnamed. */
+		if (e[0] == '"' && (len < 2 || e[len - 1] != '"')) {
+			fprintf(stderr, "oncehook: %s:%zu: %s: the value's "
+			    "double quote is not closed on its line (a PEM "
+			    "key goes on one line: \"-----BEGIN PUBLIC "
+			    "KEY----- ... -----END PUBLIC KEY-----\")\n",
+			    path, n, v);
+			fclose(f);
+			return -1;
+		}
 		if (len >= 2 && e[0] == '"' && e[len - 1] == '"') {
 			e[len - 1] = '\0';
 			e++;

@@ -47,10 +47,11 @@ static const char sign_usage[] =
 "additionalData object ({} will do) and no hmacSignature; the body to\n"
 "send, each item signed there, is printed after an empty line.\n"
 "The public-key schemes (discord, telnyx, sendgrid, paypal) sign with the\n"
-"private key in --key FILE: PEM, or an Ed25519 seed (whsk_, hex or\n"
-"base64); standard signs v1a with one, v1 with its whsec_ secret without.\n"
-"paypal signs with the endpoint's first webhook id and sends --cert-url\n"
-"as PAYPAL-CERT-URL: the certificate of that key.\n";
+"private key in --key FILE: PEM (unencrypted), or an Ed25519 seed (whsk_,\n"
+"hex or base64); standard signs v1a with one, v1 with its whsec_ secret\n"
+"without.  paypal signs with the endpoint's first webhook id and sends\n"
+"--cert-url as PAYPAL-CERT-URL: the certificate of that key, fetched only\n"
+"from ONCEHOOK_TEST_CERT_HOSTS (a test set-up: see docs/providers.md).\n";
 
 #define SIGN_BODY_MAX	(64 << 20)	/* bytes */
 

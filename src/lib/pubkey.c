@@ -15,7 +15,8 @@ none(char *why, size_t whysz)
 {
 	snprintf(why, whysz, "this oncehook was built without OpenSSL, "
 	    "which public-key schemes need: install the Debian package "
-	    "libssl-dev and build it again (configure finds it)");
+	    "libssl-dev and build it again (configure finds it, unless "
+	    "given --without-openssl)");
 	return -1;
 }
 
@@ -362,6 +363,27 @@ out:
 	return rc;
 }
 
+/* No passphrase: an encrypted key is refused, never prompted for on
+ * the terminal (libcrypto's default). */
+static int
+no_passphrase(char *buf, int size, int rwflag, void *u)
+{
+	(void)buf, (void)size, (void)rwflag, (void)u;
+	return -1;
+}
+
+/* 1 if the n bytes at p hold the text w. */
+static int
+holds(const unsigned char *p, size_t n, const char *w)
+{
+	size_t	 i, wn = strlen(w);
+
+	for (i = 0; i + wn <= n; i++)
+		if (memcmp(p + i, w, wn) == 0)
+			return 1;
+	return 0;
+}
+
 /* The private key, or NULL with why set. */
 static EVP_PKEY *
 private_of(enum pubkey_kind kind, const unsigned char *priv, size_t privsz,
@@ -377,17 +399,24 @@ private_of(enum pubkey_kind kind, const unsigned char *priv, size_t privsz,
 		    priv, privsz);
 	else if (privsz < (1 << 16) &&
 	    (b = api.BIO_new_mem_buf(priv, (int)privsz)) != NULL) {
-		k = api.PEM_read_bio_PrivateKey(b, NULL, NULL, NULL);
+		k = api.PEM_read_bio_PrivateKey(b, NULL, no_passphrase, NULL);
 		api.BIO_free(b);
 	}
 	api.ERR_clear_error();
+	if (k == NULL && holds(priv, privsz, "ENCRYPTED")) {
+		snprintf(why, whysz, "an encrypted private key: write it out "
+		    "unencrypted first (openssl pkey -in KEY -out test.key)");
+		return NULL;
+	}
 	if (k == NULL || api.EVP_PKEY_get_base_id(k) != (kind ==
 	    PUBKEY_ED25519 ? EVP_PKEY_ED25519 : kind == PUBKEY_P256 ?
 	    EVP_PKEY_EC : EVP_PKEY_RSA)) {
-		snprintf(why, whysz, "not a private key of this scheme's kind "
-		    "(%s)", kind == PUBKEY_ED25519 ? "Ed25519: 32 bytes, or "
-		    "PEM" : kind == PUBKEY_P256 ? "ECDSA P-256, PEM" :
-		    "RSA, PEM");
+		snprintf(why, whysz, "%s (this scheme signs with %s)",
+		    k != NULL ? "a private key of another kind" :
+		    holds(priv, privsz, "PUBLIC KEY") ? "a public key, not "
+		    "its private half" : "not a private key", kind == PUBKEY_ED25519 ? "Ed25519: "
+		    "PEM, or a 32-byte seed" : kind == PUBKEY_P256 ?
+		    "ECDSA P-256: PEM" : "RSA: PEM");
 		if (k != NULL)
 			api.EVP_PKEY_free(k);
 		return NULL;

@@ -139,12 +139,13 @@ sigpub_secret_p256(const char *text, struct secret *out, char *err,
 	return keep(out, b, P256_SPKI_LEN, SECRET_P256, err, errsz);
 }
 
-/* Standard Webhooks: whsec_ (HMAC, v1) or whpk_ (Ed25519, v1a). */
+/* Standard Webhooks: whsec_ (HMAC, v1) or whpk_ or PEM (Ed25519, v1a). */
 int
 sigpub_secret_standard(const char *text, struct secret *out, char *err,
     size_t errsz)
 {
-	if (strncmp(text, "whpk_", 5) == 0)
+	if (strncmp(text, "whpk_", 5) == 0 ||
+	    strncmp(text, "-----BEGIN ", 11) == 0)
 		return sigpub_secret_ed25519(text, out, err, errsz);
 	if (strncmp(text, "whsk_", 5) == 0) {
 		snprintf(err, errsz, "whsk_ is a private key: give its public "
@@ -152,8 +153,8 @@ sigpub_secret_standard(const char *text, struct secret *out, char *err,
 		return -1;
 	}
 	if (sig_secret_whsec(text, out, err, errsz) == -1) {
-		snprintf(err, errsz, "not whsec_ followed by base64, nor "
-		    "whpk_ (an Ed25519 public key)");
+		snprintf(err, errsz, "not whsec_ followed by base64, nor an "
+		    "Ed25519 public key (whpk_..., or a PEM PUBLIC KEY)");
 		return -1;
 	}
 	out->kind = SECRET_MAC;

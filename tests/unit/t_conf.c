@@ -1836,6 +1836,7 @@ test_public_keys(void)
 	    SECRET_ED25519, "base64, PEM and hex");
 	key_loads("sendgrid", CK_SG_B64, 1, SECRET_P256, "base64 DER");
 	key_loads("standard", "whpk_" CK_ED_B64, 1, SECRET_ED25519, "whpk_");
+	key_loads("standard", CK_ED_PEM, 1, SECRET_ED25519, "a PEM block");
 
 	key_refused("discord", "d75a980182b10ab7d54bfed3c964073a0ee172f3daa6"
 	    "2325af021a68f707511", "Ed25519 public key|64 hex digits", NULL,
@@ -1873,6 +1874,8 @@ test_public_keys(void)
 	    "cHUQ==", "Ed25519 public key", NULL, "whpk_ of 31 bytes");
 	key_refused("standard", "whpk_***", "Ed25519", NULL,
 	    "whpk_ not base64");
+	key_refused("standard", CK_PRIV_PEM, "private key|public half",
+	    "MC4CAQAwBQYDK2VwBCIEIJ1hsZ3v", "a PEM PRIVATE KEY");
 
 	/* A key file as Windows writes it: CRLF, a PEM block, then hex. */
 	path = tmpfile_with("pk-crlf", "# Discord, rotated\r\n"

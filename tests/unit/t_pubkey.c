@@ -102,6 +102,25 @@ static const char	ed1_pem[] =
     "MC4CAQAwBQYDK2VwBCIEIJ1hsZ3v/VpguoRK9JLsLMREScVpezJpGXA7rAMcrn9g\n"
     "-----END PRIVATE KEY-----\n";
 
+/* Private keys encrypted with the passphrase "x" (openssl genpkey
+ * -aes256; openssl ec -aes256). */
+static const char	ed_enc_pem[] =
+    "-----BEGIN ENCRYPTED PRIVATE KEY-----\n"
+    "MIGbMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAhTTD13S7F6MQICCAAw\n"
+    "DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEAqazwG7dq1rv7XMS5OCn4kEQGDK\n"
+    "2ovaMB/n+ZgOwkaxr521JgPebQdEb+SIbHcVFv9GRlthEU9SpFUvHefiLpLEXkOw\n"
+    "p+KcdSp3JBbr+OE0QaM=\n"
+    "-----END ENCRYPTED PRIVATE KEY-----\n";
+static const char	p256_enc_pem[] =
+    "-----BEGIN EC PRIVATE KEY-----\n"
+    "Proc-Type: 4,ENCRYPTED\n"
+    "DEK-Info: AES-256-CBC,56033E3C051484C421C78C6328DBE739\n"
+    "\n"
+    "NptALQdHcxq8X1IrtEE++XQzSNtx3iprbtXp0Yg7ylku2Ln9kRrOupv+5atpU9zI\n"
+    "heKW8yYJYZaaAT8oLjaJp6zqvfqgYefpe1bFJSzI5rrfXBCoGRncmcPOXlQbtBSi\n"
+    "KiCT04DI7x1/niBOF8FK59BVnK0RLE3xSzLpkeDqGuU=\n"
+    "-----END EC PRIVATE KEY-----\n";
+
 /* SendGrid's first sample: key (SPKI), signed timestamp, payload. */
 #define SG_KEY		"3059301306072a8648ce3d020106082a" \
 			"8648ce3d03010703420004f374f83bf9" \
@@ -424,13 +443,33 @@ test_sign(void)
 	why[0] = '\0';
 	CHECK(pubkey_sign(PUBKEY_ED25519, (const unsigned char *)p256_pem,
 	    strlen(p256_pem), p, 2, sig, why, sizeof(why)) == -1 &&
-	    strstr(why, "Ed25519") != NULL,
+	    strstr(why, "Ed25519") != NULL &&
+	    strstr(why, "another kind") != NULL,
 	    "sign: a P-256 key for Ed25519 refused (%s)", why);
 	why[0] = '\0';
 	CHECK(pubkey_sign(PUBKEY_P256, (const unsigned char *)ed1_pem,
 	    strlen(ed1_pem), p, 2, sig, why, sizeof(why)) == -1 &&
-	    strstr(why, "P-256") != NULL,
+	    strstr(why, "P-256") != NULL &&
+	    strstr(why, "another kind") != NULL,
 	    "sign: an Ed25519 key for P-256 refused (%s)", why);
+	why[0] = '\0';
+	CHECK(pubkey_sign(PUBKEY_ED25519, (const unsigned char *)
+	    "-----BEGIN PUBLIC KEY-----\n"
+	    "MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n"
+	    "-----END PUBLIC KEY-----\n", 113, p, 2, sig, why,
+	    sizeof(why)) == -1 && strstr(why, "a public key") != NULL,
+	    "sign: a public key given to sign with is named so (%s)", why);
+	/* Encrypted (passphrase x): refused as such, no prompt. */
+	why[0] = '\0';
+	CHECK(pubkey_sign(PUBKEY_ED25519, (const unsigned char *)ed_enc_pem,
+	    strlen(ed_enc_pem), p, 2, sig, why, sizeof(why)) == -1 &&
+	    strstr(why, "encrypted") != NULL,
+	    "sign: an encrypted PKCS#8 key refused, saying so (%s)", why);
+	why[0] = '\0';
+	CHECK(pubkey_sign(PUBKEY_P256, (const unsigned char *)p256_enc_pem,
+	    strlen(p256_enc_pem), p, 2, sig, why, sizeof(why)) == -1 &&
+	    strstr(why, "encrypted") != NULL,
+	    "sign: an encrypted EC PRIVATE KEY refused, saying so (%s)", why);
 	CHECK(pubkey_sign(PUBKEY_P256, seed, 32, p, 2, sig, why,
 	    sizeof(why)) == -1, "sign: p256 takes no raw seed");
 	CHECK(pubkey_sign(PUBKEY_ED25519, seed, 31, p, 2, sig, why,

@@ -253,7 +253,7 @@ migrate(struct sqstore *s, char *err, size_t errsz)
 	char	*msg = NULL;
 	char	 sql[64];
 	int	 v = 0, rc;
-	size_t	 i;
+	size_t	 i, done = 0, len;
 
 	if ((rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL,
 	    NULL)) != SQLITE_OK) {
@@ -278,6 +278,7 @@ migrate(struct sqstore *s, char *err, size_t errsz)
 		}
 		log_info("%s: applied migration %s", s->cf->db,
 		    migrations[i].name);
+		done++;
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %zu", nmigrations);
 	if ((rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL)) != SQLITE_OK)
@@ -299,6 +300,10 @@ fail:
 out:
 	sqlite3_free(msg);
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	/* The log said "applied": say that none of it was kept. */
+	if (done > 0 && (len = strlen(err)) < errsz)
+		snprintf(err + len, errsz - len, " (rolled back: the "
+		    "migrations logged as applied were not kept)");
 	return -1;
 }
 
