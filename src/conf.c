@@ -1449,8 +1449,9 @@ const struct conf_var conf_vars[] = {
 	    "needs it; see docs/providers.md)", NULL },
 	{ "TEST_CERT_HOSTS", CONF_GLOBAL, 0, 0, 0, NULL, "— (PayPal's)",
 	    G(certs.hosts), &kind_hosts,
-	    "for tests only: the `host:port` list a `paypal` endpoint "
-	    "fetches certificates from instead of PayPal's hosts", NULL },
+	    "for tests only: the `host:port` list (separated by spaces) a "
+	    "`paypal` endpoint fetches certificates from instead of "
+	    "PayPal's hosts", NULL },
 	{ "TEST_CERT_CA", CONF_GLOBAL, 0, 0, 0, NULL, "— (the system's CAs)",
 	    G(certs.ca), &kind_path,
 	    "for tests only: absolute path of the CA file that fetched "

@@ -187,6 +187,11 @@ step_distcheck() {
 		    ONCEHOOK_SECRET=d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a \
 		    ./oncehook check >>check.out 2>&1
 		[ $? -eq 1 ] && grep -q 'endpoint default (discord): this oncehook was built without OpenSSL' \
+		    check.out &&
+		ONCEHOOK_SCHEME=standard \
+		    ONCEHOOK_SECRET=whpk_11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo= \
+		    ./oncehook check >>check.out 2>&1
+		[ $? -eq 1 ] && grep -q 'endpoint default (standard): this oncehook was built without OpenSSL' \
 		    check.out && ok=1
 		unset ONCEHOOK_DB ONCEHOOK_ACTIONS
 	fi

@@ -368,8 +368,9 @@ admin_check(int argc, char **argv)
 	struct stat			 sb;
 	const char			*path;
 	char				 err[512], about[512];
-	size_t				 i;
+	size_t				 i, j;
 	char				 why[300];
+	int				 pub;
 	int				 rc = 0;
 
 	if (cmd_helped(argc, argv, check_usage))
@@ -400,8 +401,12 @@ admin_check(int argc, char **argv)
 			    ep->name);
 			rc = 1;
 		}
-		if ((((ep->scheme->flags & SCHEME_PUBLIC_KEY) &&
-		    pubkey_load(why, sizeof(why)) == -1)) ||
+		for (j = 0, pub = 0; j < ep->nsecrets; j++)
+			pub |= ep->secrets[j].kind == SECRET_ED25519 ||
+			    ep->secrets[j].kind == SECRET_P256;
+		/* standard's whpk_ keys too: each v1a request needs it. */
+		if ((((ep->scheme->flags & SCHEME_PUBLIC_KEY) || pub) &&
+		    pubkey_load(why, sizeof(why)) == -1) ||
 		    ((ep->scheme->flags & SCHEME_FETCHES_CERTS) &&
 		    curlapi_load(why, sizeof(why)) == NULL)) {
 			fprintf(stderr, "oncehook check: endpoint %s (%s): "
