@@ -45,7 +45,8 @@ static struct {
 } mem[MEM_MAX];
 static size_t	 mem_next;
 
-/* 1 if host (len bytes) is a word of the space-separated list. */
+/* 1 if host (len bytes) is a word of the space-separated list (a word:
+ * never empty, whatever spaces end the list). */
 static int
 listed(const char *list, const char *host, size_t len)
 {
@@ -55,7 +56,7 @@ listed(const char *list, const char *host, size_t len)
 	for (p = list; *p != '\0'; p += n) {
 		p += strspn(p, " ");
 		n = strcspn(p, " ");
-		if (n == len && strncasecmp(p, host, len) == 0)
+		if (n > 0 && n == len && strncasecmp(p, host, len) == 0)
 			return 1;
 	}
 	return 0;

@@ -34,6 +34,7 @@
 
 #include "conf.h"
 #include "lib/pubkey.h"
+#include "pipeline/certs.h"
 #include "pipeline/event.h"
 #include "pipeline/sig.h"
 #include "pipeline/sigkit.h"
@@ -2166,6 +2167,62 @@ test_paypal_published(void)
 	    "paypal: under another webhook id it is refused");
 }
 
+/*
+ * PayPal's certificate URLs refused before any fetch: the allow-list's
+ * edges, with the test's host list too (a trailing space in it is no
+ * empty host: "https:///x" would reach a host curl makes of the path).
+ */
+static void
+test_cert_urls(void)
+{
+	static const char *const bad[] = {
+		"https://api.paypal.com./v1/notifications/certs/CERT-1",
+		"https://api.paypal.com:8443/v1/notifications/certs/CERT-1",
+		"https://api.paypal.com@evil.example/v1/notifications/certs/C",
+		"https://evil.example@api.paypal.com/v1/notifications/certs/C",
+		"https://evil.example\\@api.paypal.com/v1/notifications/certs/C",
+		"https://api.paypal.com\\.evil.example/v1/notifications/certs/C",
+		"https://api.paypal.com#@evil.example/v1/notifications/certs/C",
+		"https://api.paypal.com?@evil.example/v1/notifications/certs/C",
+		"https://api.paypal.com/v1/notifications/certs/../../../x",
+		"https://api.paypal.com/v1/notifications/certs/%2e%2e/x",
+		"https://api.paypal.com/v1/notifications/certs/C?x=1",
+		"https://api.paypal.com/v1/notifications/certs/C#x",
+		"https://api.paypal.com/v1/notifications/certs/",
+		"https://api.paypal.com.evil.example/v1/notifications/certs/C",
+		"https://xn--pypal-4ve.com/v1/notifications/certs/C",
+		"http://api.paypal.com/v1/notifications/certs/C",
+		"HTTPS://api.paypal.com/v1/notifications/certs/C",
+		"https:///v1/notifications/certs/CERT-1",
+		"https://127.0.0.1:1/v1/notifications/certs/C",
+	};
+	static char		 hosts[] = "127.0.0.2:1 ";
+	struct conf_certs	 cc = { NULL, NULL, NULL };
+	unsigned char		 spki[CERTS_SPKI_MAX];
+	char			 url[700];
+	const char		*why;
+	size_t			 i, len;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		CHECK(certs_paypal(&cc, bad[i], 1700000000, spki, &len,
+		    &why) == HOOK_ESIG && why != NULL &&
+		    strstr(why, "not on PayPal's hosts") != NULL,
+		    "cert URL refused: %s", bad[i]);
+	}
+	snprintf(url, sizeof(url), "https://api.paypal.com/v1/notifications/"
+	    "certs/%0600d", 1);
+	CHECK(certs_paypal(&cc, url, 1700000000, spki, &len, &why) ==
+	    HOOK_ESIG, "cert URL refused: 640 bytes long");
+	cc.hosts = hosts;
+	why = NULL;
+	CHECK(certs_paypal(&cc, "https:///v1/notifications/certs/CERT-1",
+	    1700000000, spki, &len, &why) == HOOK_ESIG && why != NULL &&
+	    strstr(why, "not on PayPal's hosts") != NULL,
+	    "cert URL with no host refused, the test's hosts ending in a "
+	    "space");
+}
+
 int
 main(void)
 {
@@ -2184,5 +2241,6 @@ main(void)
 	test_url_sign();
 	test_pubkey_schemes();
 	test_paypal_published();
+	test_cert_urls();
 	return tap_done();
 }
