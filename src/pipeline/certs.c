@@ -142,14 +142,22 @@ cache_path(const struct conf_certs *cc, const char *url, char *path,
 static long
 disk_read(const struct conf_certs *cc, const char *url, char *buf)
 {
+	struct stat	 sb;
 	char		 path[4096];
 	ssize_t		 n;
 	size_t		 len = 0;
 	int		 fd;
 
+	/* Not blocking: a FIFO there would hold this process (and the
+	 * lock) for ever; only a regular file is read. */
 	if (cache_path(cc, url, path, sizeof(path)) == -1 ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK)) == -1)
 		return -1;
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return -1;
+	}
 	while (len <= CERTS_PEM_MAX && (n = read(fd, buf + len,
 	    CERTS_PEM_MAX + 1 - len)) > 0)
 		len += (size_t)n;

@@ -30,6 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -2223,6 +2226,48 @@ test_cert_urls(void)
 	    "space");
 }
 
+/*
+ * A cache file that is a FIFO (or anything but a file) is no cached
+ * certificate: passed over at once, not waited on for ever (holding
+ * the cache's lock).  In a child, which an alarm ends if it hangs.
+ */
+static void
+test_cert_cache_fifo(void)
+{
+	static char		 hosts[] = "127.0.0.1:1";
+	static const char	 url[] = "https://127.0.0.1:1/v1/notifications/"
+	    "certs/CERT-fifo";
+	char			 dir[] = "/tmp/t_sig.XXXXXX", path[256];
+	char			 hex[2 * CRYPTO_SHA256_LEN + 1];
+	unsigned char		 md[CRYPTO_SHA256_LEN], spki[CERTS_SPKI_MAX];
+	struct conf_certs	 cc = { NULL, hosts, NULL };
+	const char		*why;
+	size_t			 len;
+	pid_t			 pid;
+	int			 st = -1;
+
+	if (mkdtemp(dir) == NULL || crypto_sha256(url, strlen(url), md) == -1)
+		BAIL("mkdtemp or sha256");
+	crypto_hex(md, sizeof(md), hex);
+	snprintf(path, sizeof(path), "%s/%s.pem", dir, hex);
+	if (mkfifo(path, 0600) == -1)
+		BAIL("mkfifo %s", path);
+	cc.cache = dir;
+	if ((pid = tap_fork()) == 0) {
+		(void)signal(SIGALRM, SIG_DFL);
+		(void)alarm(5);
+		_exit(certs_paypal(&cc, url, 1700000000, spki, &len, &why) ==
+		    HOOK_ECERT ? 0 : 1);
+	}
+	if (pid == -1 || waitpid(pid, &st, 0) != pid)
+		BAIL("fork or waitpid");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "cert cache: a FIFO in place of the file passed over, the host "
+	    "tried (%s)", WIFSIGNALED(st) ? "hung: killed by the alarm" :
+	    "ended");
+	tap_rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -2242,5 +2287,6 @@ main(void)
 	test_pubkey_schemes();
 	test_paypal_published();
 	test_cert_urls();
+	test_cert_cache_fifo();
 	return tap_done();
 }
