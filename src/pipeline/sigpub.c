@@ -95,6 +95,43 @@ keep(struct secret *out, const unsigned char *p, size_t n,
 	return 0;
 }
 
+/*
+ * The Ed25519 points of small order, their sign bit left out (their y
+ * below p; oncehook check refuses a larger y): under such a key one
+ * signature verifies every message (the identity's R = 1, S = 0), so it
+ * is no key, whatever a configuration says (a placeholder of zeros).
+ */
+static const unsigned char ed25519_weak[][PUBKEY_ED25519_LEN] = {
+	{ 0x00 },				/* order 4 */
+	{ 0x01 },				/* order 1 */
+	{ 0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3,
+	  0xf4, 0x89, 0xf2, 0xef, 0x98, 0xf0, 0xd5, 0xdf, 0xac, 0x05,
+	  0xd3, 0xc6, 0x33, 0x39, 0xb1, 0x38, 0x02, 0x88, 0x6d, 0x53,
+	  0xfc, 0x05 },				/* order 8 */
+	{ 0xc7, 0x17, 0x6a, 0x70, 0x3d, 0x4d, 0xd8, 0x4f, 0xba, 0x3c,
+	  0x0b, 0x76, 0x0d, 0x10, 0x67, 0x0f, 0x2a, 0x20, 0x53, 0xfa,
+	  0x2c, 0x39, 0xcc, 0xc6, 0x4e, 0xc7, 0xfd, 0x77, 0x92, 0xac,
+	  0x03, 0x7a },				/* order 8 */
+	{ 0xec, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	  0xff, 0x7f },				/* order 2: p - 1 */
+};
+
+/* 1 if the key is a point of small order (ed25519_weak). */
+static int
+ed25519_weak_key(const unsigned char *k)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(ed25519_weak) / sizeof(ed25519_weak[0]); i++)
+		if (memcmp(k, ed25519_weak[i], PUBKEY_ED25519_LEN - 1) == 0 &&
+		    (k[PUBKEY_ED25519_LEN - 1] & 0x7f) ==
+		    ed25519_weak[i][PUBKEY_ED25519_LEN - 1])
+			return 1;
+	return 0;
+}
+
 /* An Ed25519 public key: hex (Discord), base64 (Telnyx), whpk_
  * (Standard Webhooks), or PEM. */
 int
@@ -107,9 +144,16 @@ sigpub_secret_ed25519(const char *text, struct secret *out, char *err,
 	n = key_text(text, "PUBLIC KEY", "whpk_", 2 * PUBKEY_ED25519_LEN, b,
 	    sizeof(b));
 	if (n == (long)sizeof(ed25519_spki) + PUBKEY_ED25519_LEN &&
-	    memcmp(b, ed25519_spki, sizeof(ed25519_spki)) == 0)
-		return keep(out, b + sizeof(ed25519_spki), PUBKEY_ED25519_LEN,
-		    SECRET_ED25519, err, errsz);
+	    memcmp(b, ed25519_spki, sizeof(ed25519_spki)) == 0) {
+		memmove(b, b + sizeof(ed25519_spki), PUBKEY_ED25519_LEN);
+		n = PUBKEY_ED25519_LEN;
+	}
+	if (n == PUBKEY_ED25519_LEN && ed25519_weak_key(b)) {
+		snprintf(err, errsz, "not an Ed25519 public key: a point of "
+		    "small order, under which any message verifies (a "
+		    "placeholder?)");
+		return -1;
+	}
 	if (n != PUBKEY_ED25519_LEN) {
 		snprintf(err, errsz, "not an Ed25519 public key (64 hex "
 		    "digits, 32 bytes in base64, whpk_..., or a PEM PUBLIC "

@@ -2268,6 +2268,47 @@ test_cert_cache_fifo(void)
 	tap_rmdir(dir);
 }
 
+/*
+ * Ed25519 keys of small order refused where keys are read: under the
+ * identity one signature (R = 1, S = 0) verifies every message.  Each
+ * with its sign bit set too; hex, whpk_ and PEM alike.
+ */
+static void
+test_weak_ed25519(void)
+{
+	static const char *const weak[] = {
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"0000000000000000000000000000000000000000000000000000000000000080",
+		"0100000000000000000000000000000000000000000000000000000000000000",
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"whpk_AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+		"-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAAQAAAAAAAAAAAAAAAAAA"
+		    "AAAAAAAAAAAAAAAAAAAAAAA=\n-----END PUBLIC KEY-----",
+	};
+	struct secret	 s;
+	char		 err[256];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(weak) / sizeof(weak[0]); i++) {
+		err[0] = '\0';
+		memset(&s, 0, sizeof(s));
+		CHECK(sigpub_secret_ed25519(weak[i], &s, err, sizeof(err)) ==
+		    -1 && strstr(err, "small order") != NULL,
+		    "ed25519 key of small order refused: weak[%zu] (%s)", i,
+		    err);
+		free(s.p);
+	}
+	memset(&s, 0, sizeof(s));
+	CHECK(sigpub_secret_ed25519("6d78d5d9cfc3de5f8aae6601cfda74d5ec1406"
+	    "6727e04b7b6906c0be549e11bb", &s, err, sizeof(err)) == 0 &&
+	    s.sz == 32, "ed25519: an ordinary key still read");
+	free(s.p);
+}
+
 int
 main(void)
 {
@@ -2288,5 +2329,6 @@ main(void)
 	test_paypal_published();
 	test_cert_urls();
 	test_cert_cache_fifo();
+	test_weak_ed25519();
 	return tap_done();
 }
