@@ -87,7 +87,9 @@ pubkey_chain(const char *pem, size_t pemsz, const char *cafile,
 #include "lib/dynlib.h"
 #include "lib/utc.h"
 
-#define PIECES_MAX	(1 << 26)	/* bytes Ed25519 signs in one go */
+/* Bytes Ed25519 signs in one go: MAX_BODY's top (64 MiB) and what the
+ * schemes put before it (an id, a timestamp, joiners). */
+#define PIECES_MAX	((1 << 26) + (1 << 12))
 
 /* The entry points used, as OpenSSL's headers declare them
  * (lib/dynlib.h). */

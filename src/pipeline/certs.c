@@ -45,7 +45,8 @@ static struct {
 } mem[MEM_MAX];
 static size_t	 mem_next;
 
-/* 1 if host (len bytes) is a word of the space-separated list. */
+/* 1 if host (len bytes) is a word of the space-separated list (a word:
+ * never empty, whatever spaces end the list). */
 static int
 listed(const char *list, const char *host, size_t len)
 {
@@ -55,7 +56,7 @@ listed(const char *list, const char *host, size_t len)
 	for (p = list; *p != '\0'; p += n) {
 		p += strspn(p, " ");
 		n = strcspn(p, " ");
-		if (n == len && strncasecmp(p, host, len) == 0)
+		if (n > 0 && n == len && strncasecmp(p, host, len) == 0)
 			return 1;
 	}
 	return 0;
@@ -141,14 +142,22 @@ cache_path(const struct conf_certs *cc, const char *url, char *path,
 static long
 disk_read(const struct conf_certs *cc, const char *url, char *buf)
 {
+	struct stat	 sb;
 	char		 path[4096];
 	ssize_t		 n;
 	size_t		 len = 0;
 	int		 fd;
 
+	/* Not blocking: a FIFO there would hold this process (and the
+	 * lock) for ever; only a regular file is read. */
 	if (cache_path(cc, url, path, sizeof(path)) == -1 ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK)) == -1)
 		return -1;
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return -1;
+	}
 	while (len <= CERTS_PEM_MAX && (n = read(fd, buf + len,
 	    CERTS_PEM_MAX + 1 - len)) > 0)
 		len += (size_t)n;

@@ -700,6 +700,14 @@ event_items(const struct conf_endpoint *ep, const struct req *rq,
 	default:
 		return HOOK_ESYSTEM;
 	}
+	/* The items are an array's elements: "/0" also names an object's
+	 * member "0". */
+	if ((j = jsondoc_get(d, b->items)) == -1 ||
+	    jsondoc_kind(d, j) != JSONDOC_ARRAY) {
+		msg = "the batch is not a JSON array";
+		er = HOOK_EJSON;
+		goto out;
+	}
 	if ((ev = calloc(SIG_BATCH_MAX, sizeof(*ev))) == NULL) {
 		er = HOOK_ESYSTEM;
 		goto out;

@@ -802,6 +802,39 @@ test_chain(void)
 	tap_rmdir(dir);
 }
 
+/* The largest body MAX_BODY allows, behind a timestamp: signed and
+ * verified whole, not refused as too large (a 500 for any sender). */
+static void
+test_largest(void)
+{
+	unsigned char		 seed[32], pub[32], sig[PUBKEY_SIG_MAX];
+	struct crypto_piece	 p[2];
+	char			 why[256], *body;
+	size_t			 sz = (size_t)64 << 20;	/* MAX_BODY's top */
+	long			 n, k;
+
+	if ((body = malloc(sz)) == NULL)
+		BAIL("out of memory");
+	memset(body, 'a', sz);
+	p[0].p = "1700000000";
+	p[0].sz = 10;
+	p[1].p = body;
+	p[1].sz = sz;
+	hexb(ED2_SEED, seed, sizeof(seed));
+	n = pubkey_sign(PUBKEY_ED25519, seed, 32, p, 2, sig, why,
+	    sizeof(why));
+	k = pubkey_public(PUBKEY_ED25519, seed, 32, pub, sizeof(pub), why,
+	    sizeof(why));
+	CHECK(n == 64 && k == 32 && pubkey_verify(PUBKEY_ED25519, pub, 32,
+	    p, 2, sig, 64, why, sizeof(why)) == 1,
+	    "sign, verify: a 64 MiB body behind its timestamp");
+	sig[0] ^= 1;
+	CHECK(pubkey_verify(PUBKEY_ED25519, pub, 32, p, 2, sig, 64, why,
+	    sizeof(why)) == 0,
+	    "verify: a 64 MiB body, another signature: no match, not -1");
+	free(body);
+}
+
 int
 main(void)
 {
@@ -812,6 +845,7 @@ main(void)
 	test_ed25519();
 	test_p256();
 	test_sign();
+	test_largest();
 	test_chain();
 	return tap_done();
 }

@@ -30,10 +30,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "conf.h"
 #include "lib/pubkey.h"
+#include "pipeline/certs.h"
 #include "pipeline/event.h"
 #include "pipeline/sig.h"
 #include "pipeline/sigkit.h"
@@ -2166,6 +2170,147 @@ test_paypal_published(void)
 	    "paypal: under another webhook id it is refused");
 }
 
+/*
+ * PayPal's certificate URLs refused before any fetch: the allow-list's
+ * edges, with the test's host list too (a trailing space in it is no
+ * empty host: "https:///x" would reach a host curl makes of the path).
+ */
+static void
+test_cert_urls(void)
+{
+	static const char *const bad[] = {
+		"https://api.paypal.com./v1/notifications/certs/CERT-1",
+		"https://api.paypal.com:8443/v1/notifications/certs/CERT-1",
+		"https://api.paypal.com@evil.example/v1/notifications/certs/C",
+		"https://evil.example@api.paypal.com/v1/notifications/certs/C",
+		"https://evil.example\\@api.paypal.com/v1/notifications/certs/C",
+		"https://api.paypal.com\\.evil.example/v1/notifications/certs/C",
+		"https://api.paypal.com#@evil.example/v1/notifications/certs/C",
+		"https://api.paypal.com?@evil.example/v1/notifications/certs/C",
+		"https://api.paypal.com/v1/notifications/certs/../../../x",
+		"https://api.paypal.com/v1/notifications/certs/%2e%2e/x",
+		"https://api.paypal.com/v1/notifications/certs/C?x=1",
+		"https://api.paypal.com/v1/notifications/certs/C#x",
+		"https://api.paypal.com/v1/notifications/certs/",
+		"https://api.paypal.com.evil.example/v1/notifications/certs/C",
+		"https://xn--pypal-4ve.com/v1/notifications/certs/C",
+		"http://api.paypal.com/v1/notifications/certs/C",
+		"HTTPS://api.paypal.com/v1/notifications/certs/C",
+		"https:///v1/notifications/certs/CERT-1",
+		"https://127.0.0.1:1/v1/notifications/certs/C",
+	};
+	static char		 hosts[] = "127.0.0.2:1 ";
+	struct conf_certs	 cc = { NULL, NULL, NULL };
+	unsigned char		 spki[CERTS_SPKI_MAX];
+	char			 url[700];
+	const char		*why;
+	size_t			 i, len;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		CHECK(certs_paypal(&cc, bad[i], 1700000000, spki, &len,
+		    &why) == HOOK_ESIG && why != NULL &&
+		    strstr(why, "not on PayPal's hosts") != NULL,
+		    "cert URL refused: %s", bad[i]);
+	}
+	snprintf(url, sizeof(url), "https://api.paypal.com/v1/notifications/"
+	    "certs/%0600d", 1);
+	CHECK(certs_paypal(&cc, url, 1700000000, spki, &len, &why) ==
+	    HOOK_ESIG, "cert URL refused: 640 bytes long");
+	cc.hosts = hosts;
+	why = NULL;
+	CHECK(certs_paypal(&cc, "https:///v1/notifications/certs/CERT-1",
+	    1700000000, spki, &len, &why) == HOOK_ESIG && why != NULL &&
+	    strstr(why, "not on PayPal's hosts") != NULL,
+	    "cert URL with no host refused, the test's hosts ending in a "
+	    "space");
+}
+
+/*
+ * A cache file that is a FIFO (or anything but a file) is no cached
+ * certificate: passed over at once, not waited on for ever (holding
+ * the cache's lock).  In a child, which an alarm ends if it hangs.
+ */
+static void
+test_cert_cache_fifo(void)
+{
+	static char		 hosts[] = "127.0.0.1:1";
+	static const char	 url[] = "https://127.0.0.1:1/v1/notifications/"
+	    "certs/CERT-fifo";
+	char			 dir[] = "/tmp/t_sig.XXXXXX", path[256];
+	char			 hex[2 * CRYPTO_SHA256_LEN + 1];
+	unsigned char		 md[CRYPTO_SHA256_LEN], spki[CERTS_SPKI_MAX];
+	struct conf_certs	 cc = { NULL, hosts, NULL };
+	const char		*why;
+	size_t			 len;
+	pid_t			 pid;
+	int			 st = -1;
+
+	if (mkdtemp(dir) == NULL || crypto_sha256(url, strlen(url), md) == -1)
+		BAIL("mkdtemp or sha256");
+	crypto_hex(md, sizeof(md), hex);
+	snprintf(path, sizeof(path), "%s/%s.pem", dir, hex);
+	if (mkfifo(path, 0600) == -1)
+		BAIL("mkfifo %s", path);
+	cc.cache = dir;
+	if ((pid = tap_fork()) == 0) {
+		(void)signal(SIGALRM, SIG_DFL);
+		(void)alarm(5);
+		_exit(certs_paypal(&cc, url, 1700000000, spki, &len, &why) ==
+		    HOOK_ECERT ? 0 : 1);
+	}
+	if (pid == -1 || waitpid(pid, &st, 0) != pid)
+		BAIL("fork or waitpid");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "cert cache: a FIFO in place of the file passed over, the host "
+	    "tried (%s)", WIFSIGNALED(st) ? "hung: killed by the alarm" :
+	    "ended");
+	tap_rmdir(dir);
+}
+
+/*
+ * Ed25519 keys of small order refused where keys are read: under the
+ * identity one signature (R = 1, S = 0) verifies every message.  Each
+ * with its sign bit set too; hex, whpk_ and PEM alike.
+ */
+static void
+test_weak_ed25519(void)
+{
+	static const char *const weak[] = {
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"0000000000000000000000000000000000000000000000000000000000000080",
+		"0100000000000000000000000000000000000000000000000000000000000000",
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+		"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"whpk_AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+		"-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAAQAAAAAAAAAAAAAAAAAA"
+		    "AAAAAAAAAAAAAAAAAAAAAAA=\n-----END PUBLIC KEY-----",
+	};
+	struct secret	 s;
+	char		 err[256];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(weak) / sizeof(weak[0]); i++) {
+		err[0] = '\0';
+		memset(&s, 0, sizeof(s));
+		CHECK(sigpub_secret_ed25519(weak[i], &s, err, sizeof(err)) ==
+		    -1 && strstr(err, "small order") != NULL,
+		    "ed25519 key of small order refused: weak[%zu] (%s)", i,
+		    err);
+		free(s.p);
+	}
+	memset(&s, 0, sizeof(s));
+	CHECK(sigpub_secret_ed25519("6d78d5d9cfc3de5f8aae6601cfda74d5ec1406"
+	    "6727e04b7b6906c0be549e11bb", &s, err, sizeof(err)) == 0 &&
+	    s.sz == 32, "ed25519: an ordinary key still read");
+	free(s.p);
+}
+
 int
 main(void)
 {
@@ -2184,5 +2329,8 @@ main(void)
 	test_url_sign();
 	test_pubkey_schemes();
 	test_paypal_published();
+	test_cert_urls();
+	test_cert_cache_fifo();
+	test_weak_ed25519();
 	return tap_done();
 }
