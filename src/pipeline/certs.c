@@ -241,7 +241,8 @@ collect(char *p, size_t sz, size_t n, void *arg)
 	return sz * n;
 }
 
-/* Fetch url into buf (CERTS_PEM_MAX + 1): its length, or -1 with *why. */
+/* Fetch url into buf (CERTS_PEM_MAX + 1): its length; -1 with *why, or
+ * -2 if the host has no such certificate (404, 410). */
 static long
 fetch(const struct conf_certs *cc, const char *url, char *buf,
     const char **why)
@@ -292,6 +293,12 @@ fetch(const struct conf_certs *cc, const char *url, char *buf,
 		    "unreachable";
 		return -1;
 	}
+	/* PayPal never names a certificate it does not have: a forgery,
+	 * refused, not an outage the endpoint is failing for. */
+	if (code == 404 || code == 410) {
+		*why = "certificate URL names no certificate of PayPal's";
+		return -2;
+	}
 	if (code != 200) {
 		*why = "certificate host answered other than 200";
 		return -1;
@@ -336,7 +343,7 @@ certs_paypal(const struct conf_certs *cc, const char *url, time_t now,
 	    (size_t)n, now, spki, len, &not_after, why) == HOOK_OK)
 		er = HOOK_OK;
 	else if ((n = fetch(cc, url, pem, why)) < 0)
-		er = HOOK_ECERT;
+		er = n == -2 ? HOOK_ESIG : HOOK_ECERT;
 	else if ((er = check_chain(cc, pem, (size_t)n, now, spki, len,
 	    &not_after, why)) == HOOK_OK)
 		disk_write(cc, url, pem, (size_t)n);

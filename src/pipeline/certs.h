@@ -30,7 +30,8 @@ struct conf_certs;
  * The public key (DER SPKI, RSA) of PayPal's certificate at url, valid
  * at now, into spki (CERTS_SPKI_MAX bytes), its length in *len: HOOK_OK;
  * HOOK_ESIG with *why if the URL or the certificate is refused (off the
- * hosts, not chaining, expired, another name); HOOK_ECERT with *why if
+ * hosts, none at the URL, not chaining, expired, another name);
+ * HOOK_ECERT with *why if
  * it could not be had (the host down, a network error): the sender
  * retries; HOOK_ECONF if libcrypto cannot be loaded.  *why is static
  * text.

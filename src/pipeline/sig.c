@@ -423,7 +423,7 @@ verify_standard_as(const struct conf_endpoint *ep, const struct sig_input *in,
 			/* Ed25519 (whpk_ keys), tried once v1's failed. */
 			if (a == NULL && (a = calloc(1, sizeof(*a))) == NULL)
 				return HOOK_ESYSTEM;
-			if (a->n < SIG_CANDIDATES_MAX && (sz = crypto_unbase64(
+			if (a->n < SIG_V1A_MAX && (sz = crypto_unbase64(
 			    item + 4, len - 4, a->v[a->n], 64 + 1)) == 64)
 				a->len[a->n++] = 64;
 		}

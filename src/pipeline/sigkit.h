@@ -55,6 +55,10 @@ void		 sig_out_add(struct sig_out *, const char *name,
  * SIG_CANDIDATES_MAX; the rest are ignored).
  */
 #define SIG_CANDIDATES_MAX	16	/* signatures one header may offer */
+/* Of them, Ed25519 signatures tried: each a verification of the whole
+ * body per key, where a MAC is one per key for all.  A sender signs
+ * once per key it holds (two while it rotates). */
+#define SIG_V1A_MAX		4
 #define SIG_PUBSIG_MAX		512	/* bytes of one */
 struct sig_pubsigs {
 	unsigned char	 v[SIG_CANDIDATES_MAX][SIG_PUBSIG_MAX];

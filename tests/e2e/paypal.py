@@ -588,9 +588,11 @@ def cmd_send(a):
         gets("the host back", CERTS + "CERT-late", 1)
 
         eid, body = new_event()
+        # PayPal never names a certificate it lacks: a forgery, 401,
+        # not an outage that would show the endpoint failing.
         refuse("a certificate URL the host does not have (404)", body,
-               sign(key, a.secret, body, url("CERT-missing")), 503,
-               "certificate_unavailable")
+               sign(key, a.secret, body, url("CERT-missing")), 401,
+               "invalid_signature")
 
         # Many events, one certificate: fetched once.
         with open(a.bulk, encoding="utf-8") as f:

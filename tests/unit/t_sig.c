@@ -1876,6 +1876,14 @@ test_v1a(const struct conf *cf)
 	CHECK(er == HOOK_OK, "standard: v1 then v1a, the v1a matches");
 	er = run(sw, ENV(SW_H(V1A_SIG2 " " V1A_SIG)), V1A_BODY, V1A_T, &v);
 	CHECK(er == HOOK_OK, "standard: two v1a entries, the second matches");
+	er = run(sw, ENV(SW_H(V1A_SIG2 " " V1A_SIG2 " " V1A_SIG2 " "
+	    V1A_SIG)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_OK, "standard: the 4th v1a entry (SIG_V1A_MAX) "
+	    "is tried");
+	er = run(sw, ENV(SW_H(V1A_SIG2 " " V1A_SIG2 " " V1A_SIG2 " "
+	    V1A_SIG2 " " V1A_SIG)), V1A_BODY, V1A_T, &v);
+	CHECK(er == HOOK_ESIG, "standard: a 5th v1a entry is not: each is "
+	    "a verification of the body per key");
 	er = run(sw, ENV(SW_H(V1_SIG)), V1A_BODY, V1A_T, &v);
 	CHECK(er == HOOK_ESIG, "standard: a v1 entry is not checked against "
 	    "a whpk_ key");
