@@ -111,8 +111,7 @@ pubkey_chain(const char *pem, size_t pemsz, const char *cafile,
 	F(X, BN_is_one) F(X, BN_value_one) F(X, BN_mod_sqr) \
 	F(X, BN_mod_mul) F(X, BN_mod_add) F(X, BN_mod_sub) \
 	F(X, BN_mod_inverse) F(X, BN_mod_exp) F(X, BN_rshift1) \
-	F(X, d2i_ECDSA_SIG) F(X, i2d_ECDSA_SIG) F(X, ECDSA_SIG_free) \
-	F(X, CRYPTO_free) F(X, BIO_new_mem_buf) F(X, BIO_free) \
+	F(X, BIO_new_mem_buf) F(X, BIO_free) \
 	F(X, PEM_read_bio_PrivateKey) F(X, PEM_read_bio_X509) \
 	F(X, X509_free) F(X, X509_get0_pubkey) F(X, X509_get0_notAfter) \
 	F(X, X509_check_host) F(X, X509_STORE_new) F(X, X509_STORE_free) \
@@ -130,14 +129,6 @@ static struct {
 	CRYPTO_FUNCS(DYNLIB_MEMBER)
 } api;
 static void	*lib;
-
-/* The Ed25519 group order L, little-endian: S must be below it. */
-static const unsigned char ed25519_l[32] = {
-	0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7,
-	0xa2, 0xde, 0xf9, 0xde, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10,
-};
-
 
 int
 pubkey_load(char *why, size_t whysz)
@@ -297,38 +288,6 @@ joined(const struct crypto_piece *p, size_t n, size_t *sz)
 	return b;
 }
 
-/* 1 if sig is a canonical signature of the kind (see lib/pubkey.h). */
-static int
-canonical(enum pubkey_kind kind, const unsigned char *sig, size_t sigsz)
-{
-	const unsigned char	*p = sig;
-	unsigned char		*der = NULL;
-	ECDSA_SIG		*es;
-	int			 i, ok;
-
-	if (kind == PUBKEY_ED25519) {
-		if (sigsz != 64)
-			return 0;
-		for (i = 31; i >= 0; i--)	/* S < L, little-endian */
-			if (sig[32 + i] != ed25519_l[i])
-				return sig[32 + i] < ed25519_l[i];
-		return 0;
-	}
-	if (kind != PUBKEY_P256)
-		return 1;
-	if (sigsz > 80 || (es = api.d2i_ECDSA_SIG(NULL, &p, (long)sigsz)) ==
-	    NULL) {
-		api.ERR_clear_error();
-		return 0;
-	}
-	/* DER's one encoding: what i2d writes back. */
-	ok = p == sig + sigsz && api.i2d_ECDSA_SIG(es, &der) == (int)sigsz &&
-	    memcmp(der, sig, sigsz) == 0;
-	api.CRYPTO_free(der, __FILE__, __LINE__);
-	api.ECDSA_SIG_free(es);
-	return ok;
-}
-
 int
 pubkey_verify(enum pubkey_kind kind, const unsigned char *key, size_t keysz,
     const struct crypto_piece *pieces, size_t npieces,
@@ -342,10 +301,6 @@ pubkey_verify(enum pubkey_kind kind, const unsigned char *key, size_t keysz,
 
 	if ((k = key_of(kind, key, keysz, why, whysz)) == NULL)
 		return -1;
-	if (!canonical(kind, sig, sigsz)) {
-		rc = 0;
-		goto out;
-	}
 	if ((msg = joined(pieces, npieces, &msgsz)) == NULL ||
 	    (ctx = api.EVP_MD_CTX_new()) == NULL) {
 		snprintf(why, whysz, "out of memory");

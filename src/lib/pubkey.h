@@ -8,11 +8,11 @@
  * are OpenSSL's, opened at their first use (lib/dynlib.h), so the
  * processes of the other schemes never map it.  Keys are bytes as the
  * scheme row's secret function decoded them: Ed25519's raw 32 bytes,
- * else a DER SubjectPublicKeyInfo.  Verification is strict where the
- * signers are: an Ed25519 S not below the group order, an ECDSA
- * signature not in DER's one encoding, is no match.  ECDSA's S and its
- * twin n - S both verify, as every library has them: SendGrid signs
- * with either (docs/design/031-public-keys.md).
+ * else a DER SubjectPublicKeyInfo.  Verification is libcrypto's, and
+ * as strict as the signers are: OpenSSL 3.0 refuses an Ed25519 S not
+ * below the group order and an ECDSA signature not in DER's one
+ * encoding.  ECDSA's S and its twin n - S both verify, as every library
+ * has them: SendGrid signs with either (docs/design/031-public-keys.md).
  */
 #ifndef ONCEHOOK_PUBKEY_H
 #define ONCEHOOK_PUBKEY_H
