@@ -371,7 +371,8 @@ private_of(enum pubkey_kind kind, const unsigned char *priv, size_t privsz,
 		snprintf(why, whysz, "%s (this scheme signs with %s)",
 		    k != NULL ? "a private key of another kind" :
 		    holds(priv, privsz, "PUBLIC KEY") ? "a public key, not "
-		    "its private half" : "not a private key", kind == PUBKEY_ED25519 ? "Ed25519: "
+		    "its private half" : "not a private key",
+		    kind == PUBKEY_ED25519 ? "Ed25519: "
 		    "PEM, or a 32-byte seed" : kind == PUBKEY_P256 ?
 		    "ECDSA P-256: PEM" : "RSA: PEM");
 		if (k != NULL)

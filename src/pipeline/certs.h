@@ -10,8 +10,9 @@
  * kept per process in memory and on disk in the cache directory (0700,
  * a file per URL named by its SHA-256, checked again when read), until
  * the end of its validity; processes that miss it at once fetch it once
- * (one holds the directory's fetch.lock while it fetches).  No fetch happens inside a transaction: the
- * signature is verified before the claim.
+ * (one holds the directory's fetch.lock while it fetches).  No fetch
+ * happens inside a transaction: the signature is verified before the
+ * claim.
  */
 #ifndef ONCEHOOK_CERTS_H
 #define ONCEHOOK_CERTS_H

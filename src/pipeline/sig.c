@@ -240,6 +240,37 @@ malformed:
 }
 
 /*
+ * The schemes of one MAC header (verify_plain()'s shape), a row each:
+ * the header, its prefix and whether it is required, base64 or hex.
+ */
+struct sig_plain {
+	const char	*header;
+	const char	*prefix;
+	int		 required;
+	int		 base64;
+};
+
+static const struct sig_plain
+	plain_hmac_sha256 = { "X-Webhook-Signature", "sha256=", 0, 0 },
+	plain_github = { "X-Hub-Signature-256", "sha256=", 1, 0 },
+	plain_shopify = { "X-Shopify-Hmac-Sha256", NULL, 0, 1 },
+	plain_razorpay = { "X-Razorpay-Signature", NULL, 0, 0 },
+	plain_woocommerce = { "X-WC-Webhook-Signature", NULL, 0, 1 },
+	/* Mollie's own validator takes the hex with or without
+	 * "sha256=". */
+	plain_mollie = { "X-Mollie-Signature", "sha256=", 0, 0 };
+
+static enum hook_err
+verify_plain_row(const struct conf_endpoint *ep, const struct sig_input *in,
+    struct sig_verdict *v)
+{
+	const struct sig_plain	*pl = ep->scheme->plain;
+
+	return verify_plain(ep, in, v, pl->header, pl->prefix, pl->required,
+	    pl->base64);
+}
+
+/*
  * One header of tagged fields separated by sep, holding the timestamp
  * (tag tkey) and hex MACs (tag skey, several allowed; other tags,
  * malformed MACs and those past SIG_CANDIDATES_MAX ignored), over
@@ -290,27 +321,6 @@ verify_tagged(const struct conf_endpoint *ep, const struct sig_input *in,
 malformed:
 	v->why = "signature header malformed";
 	return HOOK_ESIG;
-}
-
-static enum hook_err
-verify_hmac_sha256(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v)
-{
-	return verify_plain(ep, in, v, "X-Webhook-Signature", "sha256=", 0, 0);
-}
-
-static enum hook_err
-verify_github(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v)
-{
-	return verify_plain(ep, in, v, "X-Hub-Signature-256", "sha256=", 1, 0);
-}
-
-static enum hook_err
-verify_shopify(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v)
-{
-	return verify_plain(ep, in, v, "X-Shopify-Hmac-Sha256", NULL, 0, 1);
 }
 
 static enum hook_err
@@ -479,28 +489,6 @@ parse_ms(const char *s, size_t len, long long *ts)
 		return -1;
 	*ts = v / 1000;
 	return 0;
-}
-
-static enum hook_err
-verify_razorpay(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v)
-{
-	return verify_plain(ep, in, v, "X-Razorpay-Signature", NULL, 0, 0);
-}
-
-static enum hook_err
-verify_woocommerce(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v)
-{
-	return verify_plain(ep, in, v, "X-WC-Webhook-Signature", NULL, 0, 1);
-}
-
-/* Mollie's own validator takes the hex with or without "sha256=". */
-static enum hook_err
-verify_mollie(const struct conf_endpoint *ep, const struct sig_input *in,
-    struct sig_verdict *v)
-{
-	return verify_plain(ep, in, v, "X-Mollie-Signature", "sha256=", 0, 0);
 }
 
 /*
@@ -1280,6 +1268,14 @@ mac_text(const struct secret *k, const struct sig_msg *m, const char *prefix,
 	return mac_pieces(k, pieces, n, base64, out);
 }
 
+/* The MAC header of a plain row, as its sender writes it. */
+static void
+plain_out(struct sig_out *o, const struct sig_plain *pl, const char *mac)
+{
+	sig_out_add(o, pl->header, "%s%s", pl->prefix != NULL ? pl->prefix :
+	    "", mac);
+}
+
 static int
 sign_hmac_sha256(const struct secret *k, const struct sig_msg *m,
     struct sig_out *o)
@@ -1288,7 +1284,7 @@ sign_hmac_sha256(const struct secret *k, const struct sig_msg *m,
 
 	if (mac_text(k, m, NULL, NULL, 0, "", 0, ts, mac) == -1)
 		return -1;
-	sig_out_add(o, "X-Webhook-Signature", "sha256=%s", mac);
+	plain_out(o, &plain_hmac_sha256, mac);
 	/* The body's id or hash is the key unless one was asked for. */
 	if (m->id_given)
 		sig_out_add(o, "X-Idempotency-Key", "%s", m->id);
@@ -1305,7 +1301,7 @@ sign_github(const struct secret *k, const struct sig_msg *m,
 		return -1;
 	sig_out_add(o, "X-GitHub-Event", "%s", m->event ? m->event : "ping");
 	sig_out_add(o, "X-GitHub-Delivery", "%s", m->id);
-	sig_out_add(o, "X-Hub-Signature-256", "sha256=%s", mac);
+	plain_out(o, &plain_github, mac);
 	return 0;
 }
 
@@ -1321,7 +1317,7 @@ sign_shopify(const struct secret *k, const struct sig_msg *m,
 	    m->event ? m->event : "orders/create");
 	sig_out_add(o, "X-Shopify-Event-Id", "%s", m->id);
 	sig_out_add(o, "X-Shopify-Webhook-Id", "%s", m->id);
-	sig_out_add(o, "X-Shopify-Hmac-Sha256", "%s", mac);
+	plain_out(o, &plain_shopify, mac);
 	return 0;
 }
 
@@ -1573,7 +1569,7 @@ sign_razorpay(const struct secret *k, const struct sig_msg *m,
 	if (mac_text(k, m, NULL, NULL, 0, "", 0, ts, mac) == -1)
 		return -1;
 	sig_out_add(o, "X-Razorpay-Event-Id", "%s", m->id);
-	sig_out_add(o, "X-Razorpay-Signature", "%s", mac);
+	plain_out(o, &plain_razorpay, mac);
 	return 0;
 }
 
@@ -1590,7 +1586,7 @@ sign_woocommerce(const struct secret *k, const struct sig_msg *m,
 	sig_out_add(o, "X-WC-Webhook-Resource", "%.*s",
 	    (int)strcspn(topic, "."), topic);
 	sig_out_add(o, "X-WC-Webhook-Delivery-ID", "%s", m->id);
-	sig_out_add(o, "X-WC-Webhook-Signature", "%s", mac);
+	plain_out(o, &plain_woocommerce, mac);
 	return 0;
 }
 
@@ -1602,7 +1598,7 @@ sign_mollie(const struct secret *k, const struct sig_msg *m,
 
 	if (mac_text(k, m, NULL, NULL, 0, "", 0, ts, mac) == -1)
 		return -1;
-	sig_out_add(o, "X-Mollie-Signature", "sha256=%s", mac);
+	plain_out(o, &plain_mollie, mac);
 	return 0;
 }
 
@@ -1887,7 +1883,8 @@ static const struct scheme schemes[] = {
 	{ .name = "hmac-sha256", .timestamped = 0,
 	  .key = "header:X-Idempotency-Key json:/id json:/eventId hash",
 	  .type = "json:/type", .types = SIG_TYPES_ANY,
-	  .verify = verify_hmac_sha256, .sign = sign_hmac_sha256, .park_after = 3 },
+	  .plain = &plain_hmac_sha256, .verify = verify_plain_row,
+	  .sign = sign_hmac_sha256, .park_after = 3 },
 	{ .name = "stripe", .timestamped = 1,
 	  .key = "json:/id",
 	  .type = "json:/type", .types = SIG_TYPES_DOTTED,
@@ -1897,7 +1894,8 @@ static const struct scheme schemes[] = {
 	  .key = "header:X-GitHub-Delivery",
 	  .type = "header:X-GitHub-Event", .types = SIG_TYPES_WORD,
 	  .key_scope = "X-GitHub-Hook-ID",
-	  .verify = verify_github, .sign = sign_github, .park_after = 1 },
+	  .plain = &plain_github, .verify = verify_plain_row,
+	  .sign = sign_github, .park_after = 1 },
 	{ .name = "standard", .timestamped = 1,
 	  .key = "header:webhook-id",
 	  .type = "json:/type", .types = SIG_TYPES_ANY,
@@ -1911,7 +1909,8 @@ static const struct scheme schemes[] = {
 	{ .name = "shopify", .timestamped = 0,
 	  .key = "header:X-Shopify-Event-Id header:X-Shopify-Webhook-Id",
 	  .type = "header:X-Shopify-Topic", .types = SIG_TYPES_SLASHED,
-	  .verify = verify_shopify, .sign = sign_shopify, .park_after = 3 },
+	  .plain = &plain_shopify, .verify = verify_plain_row,
+	  .sign = sign_shopify, .park_after = 3 },
 	{ .name = "slack", .timestamped = 1,
 	  .key = "json:/event_id",
 	  .type = "json:/event/type json:/type", .types = SIG_TYPES_WORD,
@@ -1934,16 +1933,19 @@ static const struct scheme schemes[] = {
 	{ .name = "razorpay", .timestamped = 0,
 	  .key = "header:X-Razorpay-Event-Id hash",
 	  .type = "json:/event", .types = SIG_TYPES_DOTTED,
-	  .verify = verify_razorpay, .sign = sign_razorpay, .park_after = 3 },
+	  .plain = &plain_razorpay, .verify = verify_plain_row,
+	  .sign = sign_razorpay, .park_after = 3 },
 	/* Never retries; disables a hook after 5 failures in a row. */
 	{ .name = "woocommerce", .timestamped = 0,
 	  .key = "header:X-WC-Webhook-Delivery-ID",
 	  .type = "header:X-WC-Webhook-Topic", .types = SIG_TYPES_DOTTED,
-	  .verify = verify_woocommerce, .sign = sign_woocommerce, .park_after = 1 },
+	  .plain = &plain_woocommerce, .verify = verify_plain_row,
+	  .sign = sign_woocommerce, .park_after = 1 },
 	{ .name = "mollie", .timestamped = 0,
 	  .key = "json:/id",
 	  .type = "json:/type", .types = SIG_TYPES_ANY,
-	  .verify = verify_mollie, .sign = sign_mollie, .park_after = 3 },
+	  .plain = &plain_mollie, .verify = verify_plain_row,
+	  .sign = sign_mollie, .park_after = 3 },
 	{ .name = "linear", .timestamped = 1,
 	  .key = "header:Linear-Delivery",
 	  .type = "json:/type", .types = SIG_TYPES_ANY,

@@ -114,6 +114,7 @@ struct handshake {
 };
 
 struct sig_batch;
+struct sig_plain;
 
 struct scheme {
 	const char	*name;
@@ -139,6 +140,9 @@ struct scheme {
 	 */
 	int		(*secret)(const char *text, struct secret *out,
 			    char *err, size_t errsz);
+	/* The one MAC header of the schemes verify_plain_row() checks
+	 * (its header, prefix, hex or base64), or NULL. */
+	const struct sig_plain *plain;
 	/* HOOK_OK, HOOK_ESIG, HOOK_ESTALE or HOOK_ESYSTEM; HOOK_ECONF
 	 * where the endpoint lacks what the scheme signs (its URL). */
 	enum hook_err	(*verify)(const struct conf_endpoint *,
