@@ -1590,6 +1590,19 @@ conf_load(conf_getenv_fn get, void *arg, char *err, size_t errsz)
 	return conf_load_for(get, arg, CONF_NEEDS_ALL, err, errsz);
 }
 
+/* The SQLite database's path with suffix, a new string; NULL if out of
+ * memory. */
+static char *
+beside_db(const struct conf *cf, const char *suffix)
+{
+	size_t	 n = strlen(cf->db) + strlen(suffix) + 1;
+	char	*p;
+
+	if ((p = malloc(n)) != NULL)
+		snprintf(p, n, "%s%s", cf->db, suffix);
+	return p;
+}
+
 struct conf *
 conf_load_for(conf_getenv_fn get, void *arg, unsigned needs, char *err,
     size_t errsz)
@@ -1622,43 +1635,33 @@ conf_load_for(conf_getenv_fn get, void *arg, unsigned needs, char *err,
 	 * where an endpoint fetches some: a CGI run pays for nothing. */
 	for (i = 0; i < cf->nendpoints; i++)
 		if (cf->endpoints[i].scheme != NULL &&
-		    strcmp(cf->endpoints[i].scheme->name, "paypal") == 0)
+		    (cf->endpoints[i].scheme->flags & SCHEME_FETCHES_CERTS))
 			break;
-	if (i < cf->nendpoints && cf->certs.cache == NULL && cf->my == NULL &&
-	    cf->db != NULL) {
-		if ((cf->certs.cache = malloc(strlen(cf->db) + 7)) == NULL) {
-			snprintf(err, errsz, "out of memory");
-			conf_free(cf);
-			return NULL;
-		}
-		snprintf(cf->certs.cache, strlen(cf->db) + 7, "%s-certs",
-		    cf->db);
-	}
-	for (i = 0; i < cf->nendpoints; i++)
-		if (cf->certs.cache == NULL && (needs & CONF_NEEDS_DB) &&
-		    cf->endpoints[i].scheme != NULL &&
-		    strcmp(cf->endpoints[i].scheme->name, "paypal") == 0) {
+	if (i < cf->nendpoints && cf->certs.cache == NULL) {
+		if (cf->my == NULL && cf->db != NULL) {
+			if ((cf->certs.cache = beside_db(cf, "-certs")) == NULL)
+				goto oom;
+		} else if (needs & CONF_NEEDS_DB) {
 			snprintf(err, errsz, "ONCEHOOK_CERT_CACHE: endpoint "
-			    "%s (paypal) keeps PayPal's certificates there, "
+			    "%s (%s) keeps its sender's certificates there, "
 			    "and a MariaDB/MySQL store has no file to keep "
 			    "them beside: set it (an absolute path)",
-			    cf->endpoints[i].name);
+			    cf->endpoints[i].name,
+			    cf->endpoints[i].scheme->name);
 			conf_free(cf);
 			return NULL;
 		}
+	}
 	/* The counters live beside a SQLite file; a server's store has no
 	 * file here to be beside: counted only where one is named. */
-	if (cf->counters_file == NULL && cf->my == NULL && cf->db != NULL) {
-		if ((cf->counters_file = malloc(strlen(cf->db) +
-		    sizeof(CTR_SUFFIX))) == NULL) {
-			snprintf(err, errsz, "out of memory");
-			conf_free(cf);
-			return NULL;
-		}
-		snprintf(cf->counters_file, strlen(cf->db) + sizeof(CTR_SUFFIX),
-		    "%s" CTR_SUFFIX, cf->db);
-	}
+	if (cf->counters_file == NULL && cf->my == NULL && cf->db != NULL &&
+	    (cf->counters_file = beside_db(cf, CTR_SUFFIX)) == NULL)
+		goto oom;
 	return cf;
+oom:
+	snprintf(err, errsz, "out of memory");
+	conf_free(cf);
+	return NULL;
 }
 
 struct conf *

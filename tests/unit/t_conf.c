@@ -1237,6 +1237,43 @@ test_empty_prefix(void)
 }
 
 /*
+ * ONCEHOOK_CERT_CACHE: beside a SQLite database by default, named only
+ * where an endpoint fetches certificates; a MariaDB store must set it.
+ */
+static void
+test_cert_cache(void)
+{
+	struct conf	*cf;
+	char		 err[512];
+
+	cf = load(single, OVER("ONCEHOOK_SCHEME=paypal",
+	    "ONCEHOOK_SECRET=1JE4291016473214C"), err, sizeof(err));
+	CHECK(cf != NULL && cf->certs.cache != NULL &&
+	    strcmp(cf->certs.cache, "/var/lib/oncehook/hooks.db-certs") == 0,
+	    "CERT_CACHE: a paypal endpoint's beside the database (%s)",
+	    cf != NULL && cf->certs.cache != NULL ? cf->certs.cache : err);
+	conf_free(cf);
+	cf = load(single, NULL, err, sizeof(err));
+	CHECK(cf != NULL && cf->certs.cache == NULL,
+	    "CERT_CACHE: none named without an endpoint that fetches (%s)",
+	    err);
+	conf_free(cf);
+	cf = load(single, OVER("ONCEHOOK_SCHEME=paypal",
+	    "ONCEHOOK_SECRET=1JE4291016473214C",
+	    "ONCEHOOK_DB=mysql://shop@localhost/shop"), err, sizeof(err));
+	CHECK(cf == NULL && names(err, "ONCEHOOK_CERT_CACHE"),
+	    "CERT_CACHE: a paypal endpoint on MariaDB must set it (%s)", err);
+	conf_free(cf);
+	cf = load(single, OVER("ONCEHOOK_SCHEME=paypal",
+	    "ONCEHOOK_SECRET=1JE4291016473214C",
+	    "ONCEHOOK_DB=mysql://shop@localhost/shop",
+	    "ONCEHOOK_CERT_CACHE=/var/cache/oncehook"), err, sizeof(err));
+	CHECK(cf != NULL && strcmp(cf->certs.cache, "/var/cache/oncehook") ==
+	    0, "CERT_CACHE: set, on MariaDB (%s)", err);
+	conf_free(cf);
+}
+
+/*
  * ONCEHOOK_DB_TLS: its default follows the host (off for the socket and
  * 127.0.0.0/8, verify-identity for any other), and the four variables
  * are checked together (docs/stores.md, "TLS"); without a server
@@ -1971,6 +2008,7 @@ main(void)
 	test_replay_guard();
 	test_table();
 	test_empty_prefix();
+	test_cert_cache();
 	test_db_tls();
 	test_needs();
 	test_outbox_vars();
