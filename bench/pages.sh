@@ -5,6 +5,9 @@
 # a read transaction so that no checkpoint resets the log, then the
 # log's size over the frame size.  Counts what a change to the schema or
 # to the actions writes; needs no load generator and no web server.
+# Two endpoints, each on a database of its own: hmac-sha256 (a replay
+# guard: its payloads are indexed) and stripe (a signed timestamp: no
+# guard, sql/migrations/008-guard-index.sql); a line for each.
 #
 # usage: bench/pages.sh [--bin PATH] [--actions FILE] [N]
 #   --bin PATH      the oncehook to measure (default _build/bench/oncehook)
@@ -25,13 +28,19 @@ while [ $# -gt 0 ]; do
 done
 [ "$n" -ge 1 ] && [ "$n" -le 120 ] || { echo "pages.sh: N is 1 to 120" >&2; exit 2; }
 d=$(mktemp -d)
+reader=
 trap 'kill $reader 2>/dev/null; rm -rf "$d"' EXIT
 secret=0123456789abcdef0123
-export ONCEHOOK_DB=$d/db.sqlite ONCEHOOK_ENDPOINTS=shop \
-    ONCEHOOK_SHOP_SCHEME=hmac-sha256 ONCEHOOK_SHOP_SECRET=$secret \
-    ONCEHOOK_SHOP_ACTIONS=$actions ONCEHOOK_SYNCHRONOUS=normal
-"$bin" init >/dev/null 2>&1
-python3 - "$d/db.sqlite" "$d/ready" <<'PY' &
+
+pages() {	# pages SCHEME: deliveries to a new database, its line
+	local scheme=$1 db=$d/$1.sqlite i ts sig hdr
+	export ONCEHOOK_DB=$db ONCEHOOK_ENDPOINTS=shop \
+	    ONCEHOOK_SHOP_SCHEME=$scheme ONCEHOOK_SHOP_SECRET=$secret \
+	    ONCEHOOK_SHOP_ACTIONS=$actions ONCEHOOK_SYNCHRONOUS=normal
+	[ "$scheme" = stripe ] && export ONCEHOOK_SHOP_SECRET=whsec_$secret
+	rm -f "$d/ready"
+	"$bin" init >/dev/null 2>&1
+	python3 - "$db" "$d/ready" <<'PY' &
 import sqlite3, sys, time
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
 c.execute("BEGIN")
@@ -39,19 +48,37 @@ c.execute("SELECT count(*) FROM events").fetchone()
 open(sys.argv[2], "w").close()
 time.sleep(600)
 PY
-reader=$!
-while [ ! -e "$d/ready" ]; do sleep 0.05; done
-for i in $(seq 1 "$n"); do
-	printf '{"id":"evt_%d","type":"payment.success","metadata":{"orderId":"o%d"},"transaction":{"id":"t%d","amount":10,"currency":"eur"},"customer":{"customerEmail":"a@example.com"},"pad":"%0900d"}' \
-	    "$i" "$i" "$i" 0 >"$d/ev.json"
-	sig=$(openssl dgst -sha256 -hmac "$secret" -hex <"$d/ev.json" | sed 's/.*= //')
-	GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=POST \
-	    CONTENT_TYPE=application/json \
-	    CONTENT_LENGTH=$(stat -c %s "$d/ev.json") PATH_INFO=/shop \
-	    SCRIPT_NAME=/hooks HTTP_X_WEBHOOK_SIGNATURE=sha256=$sig \
-	    HTTP_X_IDEMPOTENCY_KEY=evt_$i "$bin" <"$d/ev.json" >"$d/out" 2>/dev/null
-	grep -q '"processed"' "$d/out" || { echo "pages.sh: delivery $i: $(cat "$d/out")" >&2; exit 1; }
-done
-size=$(stat -c %s "$d/db.sqlite-wal")
-page=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA page_size").fetchone()[0])' "$d/db.sqlite")
-python3 -c 'import sys; s,p,n = map(int, sys.argv[1:]); f = (s - 32) // (p + 24); print("%d events: %d WAL frames, %.2f per event" % (n, f, f / n))' "$size" "$page" "$n"
+	reader=$!
+	while [ ! -e "$d/ready" ]; do sleep 0.05; done
+	for i in $(seq 1 "$n"); do
+		printf '{"id":"evt_%d","type":"payment.success","metadata":{"orderId":"o%d"},"transaction":{"id":"t%d","amount":10,"currency":"eur"},"customer":{"customerEmail":"a@example.com"},"pad":"%0900d"}' \
+		    "$i" "$i" "$i" 0 >"$d/ev.json"
+		if [ "$scheme" = stripe ]; then
+			ts=$(date +%s)
+			sig=$({ printf '%s.' "$ts"; cat "$d/ev.json"; } |
+			    openssl dgst -sha256 -hmac "whsec_$secret" -hex |
+			    sed 's/.*= //')
+			hdr=(HTTP_STRIPE_SIGNATURE="t=$ts,v1=$sig")
+		else
+			sig=$(openssl dgst -sha256 -hmac "$secret" -hex \
+			    <"$d/ev.json" | sed 's/.*= //')
+			hdr=(HTTP_X_WEBHOOK_SIGNATURE=sha256=$sig
+			    HTTP_X_IDEMPOTENCY_KEY=evt_$i)
+		fi
+		env GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=POST \
+		    CONTENT_TYPE=application/json \
+		    CONTENT_LENGTH=$(stat -c %s "$d/ev.json") PATH_INFO=/shop \
+		    SCRIPT_NAME=/hooks "${hdr[@]}" \
+		    "$bin" <"$d/ev.json" >"$d/out" 2>/dev/null
+		grep -q '"processed"' "$d/out" || { echo "pages.sh: $scheme, delivery $i: $(cat "$d/out")" >&2; exit 1; }
+	done
+	size=$(stat -c %s "$db-wal")
+	page=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA page_size").fetchone()[0])' "$db")
+	kill "$reader" 2>/dev/null
+	wait "$reader" 2>/dev/null || true
+	reader=
+	python3 -c 'import sys; w,s,p,n = sys.argv[1], *map(int, sys.argv[2:]); f = (s - 32) // (p + 24); print("%s: %d events: %d WAL frames, %.2f per event" % (w, n, f, f / n))' "$2" "$size" "$page" "$n"
+}
+
+pages hmac-sha256 "hmac-sha256 (replay guard)"
+pages stripe "stripe (no guard)"

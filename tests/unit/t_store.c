@@ -1468,7 +1468,7 @@ old_db(const char *name, int v)
 {
 	static const char *const files[] = { "001-events.sql",
 	    "002-payload-index.sql", "003-list-order.sql", "004-statuses.sql",
-	    "005-outbox.sql", "006-status-check.sql" };
+	    "005-outbox.sql", "006-status-check.sql", "007-outbox-check.sql" };
 	char		 p[sizeof(dir) + 64], pragmas[128];
 	sqlite3		*q;
 	int		 i;
@@ -1720,6 +1720,81 @@ test_migrate_v6(void)
 	conf_free(cf);
 }
 
+/* The events the replay guard's index holds (a partial index). */
+#define GUARD_INDEXED "SELECT count(*) FROM events INDEXED BY " \
+	"events_endpoint_payload WHERE guarded IS NOT 0"
+
+/*
+ * Migration 8 on a database of version 7 with events of a guarded
+ * endpoint (a, hmac-sha256) and an unguarded one (s, stripe: a signed
+ * timestamp, the key from the signed body): every row kept and still in
+ * the payload index, so the guard still finds an old payload under a
+ * new key; a new event of a is indexed, one of s is not (the page it
+ * wrote into the index for nothing).
+ */
+static void
+test_migrate_v7(void)
+{
+	char		 db[sizeof(dir) + 64], acta[sizeof(dir) + 64];
+	char		 err[512], sql[512];
+	struct var	 vars[] = {
+		{ "ONCEHOOK_DB", path(db, "m7.sqlite") },
+		{ "ONCEHOOK_ENDPOINTS", "a,s" },
+		{ "ONCEHOOK_BUSY_TIMEOUT_MS", "100" },
+		{ "ONCEHOOK_A_SCHEME", "hmac-sha256" },
+		{ "ONCEHOOK_A_SECRET", "secret-a" },
+		{ "ONCEHOOK_A_ACTIONS", path(acta, "a.sql") },
+		{ "ONCEHOOK_S_SCHEME", "stripe" },
+		{ "ONCEHOOK_S_SECRET", "whsec_secret-s" },
+		{ "ONCEHOOK_S_ACTIONS", acta },
+		{ NULL, NULL }
+	};
+	struct conf	*cf;
+	struct store	*st;
+	struct event	 old;
+	sqlite3		*q = old_db("m7.sqlite", 7);
+	enum hook_err	 ra, rs, rr;
+
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load: %s", err);
+	if (!cf->endpoints[0].replay_guard || cf->endpoints[1].replay_guard)
+		BAIL("a is to have the replay guard, s not");
+	mkev(&old, "old1", "t.ok", "{\"v\":1}");
+	snprintf(sql, sizeof(sql), "INSERT INTO events (endpoint, key, type,"
+	    " payload_hash, payload, received_at, processed_at) VALUES"
+	    " ('a', 'old1', 't.ok', '%s', '{\"v\":1}', 100, 101),"
+	    " ('s', 'old2', 't.ok', 'h2', '{\"v\":2}', 200, 201)", old.hash);
+	exec(q, sql);
+	event_clear(&old);
+	sqlite3_close(q);
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("m7.sqlite");
+	CHECK(qint(q, "PRAGMA user_version") == store_version() &&
+	    store_version() >= 8 && qint(q, "SELECT count(*) FROM events "
+	    "WHERE guarded IS NULL") == 2 && qint(q, GUARD_INDEXED) == 2,
+	    "v7 -> current: both events kept, both still in the payload "
+	    "index (%lld)", qint(q, GUARD_INDEXED));
+	ra = claim_new(st, 0, "new-a", "t.ok", "{\"v\":\"a\"}");
+	rs = claim_new(st, 1, "new-s", "t.ok", "{\"v\":\"s\"}");
+	CHECK(ra == HOOK_OK && rs == HOOK_OK && qint(q, "SELECT guarded FROM "
+	    "events WHERE key = 'new-a'") == 1 && qint(q, "SELECT count(*) "
+	    "FROM events WHERE key = 'new-s' AND guarded = 0") == 1 &&
+	    qint(q, GUARD_INDEXED) == 3, "a new event of the guarded endpoint "
+	    "is in the payload index, the unguarded one's is not (%lld "
+	    "indexed)", qint(q, GUARD_INDEXED));
+	rr = claim_new(st, 0, "replayed", "t.ok", "{\"v\":1}");
+	CHECK(rr == HOOK_DUP && qint(q, "SELECT count(*) FROM events WHERE "
+	    "key = 'replayed'") == 0, "the guard finds a payload stored "
+	    "before the migration under a new key: a duplicate (%d)", rr);
+	CHECK(qint(q, "SELECT count(*) FROM pragma_integrity_check WHERE "
+	    "integrity_check = 'ok'") == 1, "integrity_check ok (the index "
+	    "holds exactly the rows its WHERE names)");
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
 /* Work until nothing is due at now (0: the clock's, past the 10 s a
  * claimer has first); the number of events this process ran. */
 static int
@@ -1940,6 +2015,7 @@ main(void)
 	test_migrate_v3();
 	test_migrate_v5();
 	test_migrate_v6();
+	test_migrate_v7();
 	test_park_replay();
 	test_deferred();
 

@@ -47,22 +47,25 @@ static const char *const sqls[ST__MAX] = {
 	[ST_SAVEPOINT] = "SAVEPOINT claim",
 	[ST_RELEASE] = "RELEASE claim",
 	[ST_ROLLBACK_TO] = "ROLLBACK TO claim",
+	/* guarded (?10): whether the payload index holds the row (sql/
+	 * migrations/008-guard-index.sql). */
 	[ST_INSERT] = "INSERT INTO events (endpoint, key, type, payload_hash,"
-	    " payload, received_at, processed_at, expires_at)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+	    " payload, received_at, processed_at, expires_at, guarded)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10)"
 	    " ON CONFLICT (endpoint, key) DO NOTHING",
 	/* Due for work 10 s on: the claiming process runs it first. */
 	[ST_INSERT_RECEIVED] = "INSERT INTO events (endpoint, key, type,"
 	    " payload_hash, payload, received_at, expires_at, status,"
-	    " attempts, next_at)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?8, 'received', 0, ?7 + ?9)"
+	    " attempts, next_at, guarded)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?8, 'received', 0, ?7 + ?9,"
+	    " ?10)"
 	    " ON CONFLICT (endpoint, key) DO NOTHING",
 	[ST_LOOKUP] = "SELECT payload_hash, payload = ?3,"
 	    " status IN ('failed', 'dead') FROM events"
 	    " WHERE endpoint = ?1 AND key = ?2",
 	[ST_PAYLOAD] = "SELECT status IN ('failed', 'dead') FROM events"
 	    " WHERE endpoint = ?1 AND payload_hash = ?2 AND type IS ?3"
-	    " AND key <> ?4 LIMIT 1",
+	    " AND key <> ?4 AND guarded IS NOT 0 LIMIT 1",
 	[ST_CONFLICT] = "INSERT INTO conflicts (endpoint, key, payload_hash,"
 	    " received_at) VALUES (?1, ?2, ?3, ?4)",
 };
@@ -759,6 +762,7 @@ sq_insert(struct store *b, size_t endpoint, const struct event *ev,
 		sqlite3_bind_int64(st, 8, ev->received_at + ep->retention);
 	if (ep->deferred)
 		sqlite3_bind_int(st, 9, STORE_CLAIMER_FIRST);
+	sqlite3_bind_int(st, 10, ep->replay_guard);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -1112,8 +1116,8 @@ sq_park(struct store *b, size_t endpoint, const struct event *ev,
 	struct sqstore	*s = (struct sqstore *)b;
 	static const char	 park[] = "INSERT INTO events (endpoint, key,"
 	    " type, payload_hash, payload, status, received_at, expires_at,"
-	    " attempts, last_error, next_at)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, 'failed', ?6, ?7, ?8, ?9, ?10)"
+	    " attempts, last_error, next_at, guarded)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, 'failed', ?6, ?7, ?8, ?9, ?10, ?11)"
 	    " ON CONFLICT (endpoint, key) DO NOTHING";
 	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
 	sqlite3_stmt			*st = NULL;
@@ -1135,6 +1139,7 @@ sq_park(struct store *b, size_t endpoint, const struct event *ev,
 	sqlite3_bind_int64(st, 8, attempts);
 	sqlite3_bind_text(st, 9, error, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 10, next_at);
+	sqlite3_bind_int(st, 11, ep->replay_guard);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	st = NULL;
