@@ -29,7 +29,9 @@ done
 [ "$n" -ge 1 ] && [ "$n" -le 120 ] || { echo "pages.sh: N is 1 to 120" >&2; exit 2; }
 d=$(mktemp -d)
 reader=
-trap 'kill $reader 2>/dev/null; rm -rf "$d"' EXIT
+# The trap's own status would be the script's: a reader already gone
+# (after each database) must not turn a good run into exit 2.
+trap 'st=$?; [ -z "$reader" ] || kill "$reader" 2>/dev/null; rm -rf "$d"; exit $st' EXIT
 secret=0123456789abcdef0123
 
 pages() {	# pages SCHEME: deliveries to a new database, its line
@@ -62,8 +64,8 @@ PY
 		else
 			sig=$(openssl dgst -sha256 -hmac "$secret" -hex \
 			    <"$d/ev.json" | sed 's/.*= //')
-			hdr=(HTTP_X_WEBHOOK_SIGNATURE=sha256=$sig
-			    HTTP_X_IDEMPOTENCY_KEY=evt_$i)
+			hdr=("HTTP_X_WEBHOOK_SIGNATURE=sha256=$sig"
+			    "HTTP_X_IDEMPOTENCY_KEY=evt_$i")
 		fi
 		env GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=POST \
 		    CONTENT_TYPE=application/json \

@@ -5,8 +5,8 @@
 -- Version 2's index (endpoint, payload_hash) is read only by the replay
 -- guard, which only endpoints without a signed timestamp or with an
 -- unsigned key have (docs/providers.md).  A hash is random, so every
--- event inserted into it wrote one more scattered page: about one page
--- in six that a new event writes, for endpoints that never read it.
+-- event inserted into it wrote one more scattered page (of the seven or
+-- eight a new event writes), for endpoints that never read it.
 -- Each event now says whether its endpoint had the guard when it was
 -- stored: guarded 1 (yes), 0 (no: kept out of the index), NULL (stored
 -- before this version: kept in, as before).

@@ -125,8 +125,9 @@ struct store_ops {
 	 * (none), HOOK_DUP, HOOK_PARKED or HOOK_ECONFLICT (store_lookup()). */
 	int		(*find_key)(struct store *s, size_t endpoint,
 			    const struct event *ev, enum hook_err *found);
-	/* ev's payload and type under another key of endpoint: *found 0
-	 * (none), 1 (yes), 2 (yes, failed or dead). */
+	/* ev's payload and type under another key of endpoint, among the
+	 * events stored while it had the guard (rule 2): *found 0 (none),
+	 * 1 (yes), 2 (yes, failed or dead). */
 	int		(*find_payload)(struct store *s, size_t endpoint,
 			    const struct event *ev, int *found);
 	/* The replay guard inside the claim's transaction, after the

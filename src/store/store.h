@@ -36,7 +36,9 @@
  *      whose key comes from an unsigned header): "is this payload (type
  *      and hash) recorded under any key" is asked again inside the
  *      transaction, so two keys carrying one captured payload at the
- *      same moment make one effect.
+ *      same moment make one effect.  Any key stored while the endpoint
+ *      had the guard (SQLite: or before schema version 8; an event
+ *      stored without it is not asked about, docs/design/033).
  *    Elsewhere: a UNIQUE index on (endpoint, key) checked by the insert
  *    in the transaction (INSERT ... ON DUPLICATE KEY / ON CONFLICT, with
  *    the affected-row count read back); and for the replay guard, either
@@ -222,7 +224,8 @@ enum hook_err	 store_lookup(struct store *, size_t endpoint,
 
 /*
  * For an endpoint with a replay guard: HOOK_DUP if ev's payload is
- * recorded under any key (HOOK_PARKED if that event failed or is
+ * recorded under any key (rule 2: one stored while the endpoint had
+ * the guard; HOOK_PARKED if that event failed or is
  * dead), HOOK_OK if not, HOOK_EBUSY or HOOK_ESYSTEM on
  * failure.  Without the write lock.
  */

@@ -1732,33 +1732,47 @@ test_migrate_v6(void)
  * new key; a new event of a is indexed, one of s is not (the page it
  * wrote into the index for nothing).
  */
-static void
-test_migrate_v7(void)
+/*
+ * Endpoints a (hmac-sha256: the replay guard) and s (stripe: a signed
+ * timestamp, the key from the signed body: no guard), both running
+ * actname, on dbname.
+ */
+static struct conf *
+guardconf(const char *dbname, const char *actname)
 {
-	char		 db[sizeof(dir) + 64], acta[sizeof(dir) + 64];
-	char		 err[512], sql[512];
+	char		 db[sizeof(dir) + 64], act[sizeof(dir) + 64];
+	char		 err[256];
 	struct var	 vars[] = {
-		{ "ONCEHOOK_DB", path(db, "m7.sqlite") },
+		{ "ONCEHOOK_DB", path(db, dbname) },
 		{ "ONCEHOOK_ENDPOINTS", "a,s" },
 		{ "ONCEHOOK_BUSY_TIMEOUT_MS", "100" },
 		{ "ONCEHOOK_A_SCHEME", "hmac-sha256" },
 		{ "ONCEHOOK_A_SECRET", "secret-a" },
-		{ "ONCEHOOK_A_ACTIONS", path(acta, "a.sql") },
+		{ "ONCEHOOK_A_ACTIONS", path(act, actname) },
 		{ "ONCEHOOK_S_SCHEME", "stripe" },
 		{ "ONCEHOOK_S_SECRET", "whsec_secret-s" },
-		{ "ONCEHOOK_S_ACTIONS", acta },
+		{ "ONCEHOOK_S_ACTIONS", act },
 		{ NULL, NULL }
 	};
 	struct conf	*cf;
-	struct store	*st;
-	struct event	 old;
-	sqlite3		*q = old_db("m7.sqlite", 7);
-	enum hook_err	 ra, rs, rr;
 
 	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
 		BAIL("conf_load: %s", err);
 	if (!cf->endpoints[0].replay_guard || cf->endpoints[1].replay_guard)
 		BAIL("a is to have the replay guard, s not");
+	return cf;
+}
+
+static void
+test_migrate_v7(void)
+{
+	char		 err[512], sql[512];
+	struct conf	*cf = guardconf("m7.sqlite", "a.sql");
+	struct store	*st;
+	struct event	 old;
+	sqlite3		*q = old_db("m7.sqlite", 7);
+	enum hook_err	 ra, rs, rr;
+
 	mkev(&old, "old1", "t.ok", "{\"v\":1}");
 	snprintf(sql, sizeof(sql), "INSERT INTO events (endpoint, key, type,"
 	    " payload_hash, payload, received_at, processed_at) VALUES"
@@ -1790,6 +1804,79 @@ test_migrate_v7(void)
 	CHECK(qint(q, "SELECT count(*) FROM pragma_integrity_check WHERE "
 	    "integrity_check = 'ok'") == 1, "integrity_check ok (the index "
 	    "holds exactly the rows its WHERE names)");
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
+/*
+ * The payload index on a new database, and the two other inserts: the
+ * index is partial and the guard's query reads it (EXPLAIN QUERY PLAN);
+ * a deferred event and a parked one of the guarded endpoint are stored
+ * guarded and found by the guard under a new key (a duplicate, and
+ * parked), the unguarded endpoint's deferred event is stored unguarded.
+ */
+static void
+test_guard_paths(void)
+{
+	struct conf	*cf = guardconf("gp.sqlite", "a.sql");
+	struct store	*st;
+	struct event	 ev;
+	sqlite3		*q;
+	sqlite3_stmt	*ep;
+	char		 err[512], sql[1024], plan[1024];
+	size_t		 n = 0;
+	long long	 att;
+	enum hook_err	 ra, rs, rr, er = HOOK_OK;
+	int		 i;
+
+	cf->endpoints[0].deferred = cf->endpoints[1].deferred = 1;
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("gp.sqlite");
+	snprintf(sql, sizeof(sql), "EXPLAIN QUERY PLAN %s", sq_payload);
+	if (sqlite3_prepare_v2(q, sql, -1, &ep, NULL) != SQLITE_OK)
+		BAIL("explain: %s", sqlite3_errmsg(q));
+	plan[0] = '\0';
+	while (sqlite3_step(ep) == SQLITE_ROW && n < sizeof(plan))
+		n += (size_t)snprintf(plan + n, sizeof(plan) - n, "%s; ",
+		    (const char *)sqlite3_column_text(ep, 3));
+	sqlite3_finalize(ep);
+	CHECK(qint(q, "SELECT partial FROM pragma_index_list('events') WHERE "
+	    "name = 'events_endpoint_payload'") == 1 && strstr(plan,
+	    "USING INDEX events_endpoint_payload (endpoint=? AND "
+	    "payload_hash=?)") != NULL, "the payload index is partial, and "
+	    "the guard's query reads it (plan: %s)", plan);
+	ra = claim_new(st, 0, "d-a", "t.ok", "{\"v\":\"da\"}");
+	rs = claim_new(st, 1, "d-s", "t.ok", "{\"v\":\"ds\"}");
+	rr = claim_new(st, 0, "d-a2", "t.ok", "{\"v\":\"da\"}");
+	CHECK(ra == HOOK_ACCEPTED && rs == HOOK_ACCEPTED && qint(q, "SELECT "
+	    "guarded FROM events WHERE key = 'd-a' AND status = 'received'")
+	    == 1 && qint(q, "SELECT count(*) FROM events WHERE key = 'd-s' "
+	    "AND guarded = 0") == 1 && rr == HOOK_DUP && qint(q, "SELECT "
+	    "count(*) FROM events WHERE key = 'd-a2'") == 0, "deferred: the "
+	    "guarded endpoint's event stored guarded, found under a new key "
+	    "(%d %d %d), the other's not indexed", ra, rs, rr);
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+
+	write_file("flag.sql", actions_flag);
+	cf = guardconf("gp2.sqlite", "flag.sql");
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("gp2.sqlite");
+	exec(q, "INSERT INTO flag VALUES (1)");
+	mkev(&ev, "pk1", "t.ok", "{\"v\":\"pk\"}");
+	for (i = 0; i < 3; i++)
+		er = claim_counted(st, &ev, 3, &att);
+	event_clear(&ev);
+	rr = claim_new(st, 0, "pk2", "t.ok", "{\"v\":\"pk\"}");
+	CHECK(er == HOOK_PARKED && qint(q, "SELECT guarded FROM events WHERE "
+	    "key = 'pk1' AND status = 'failed'") == 1 && rr == HOOK_PARKED &&
+	    qint(q, "SELECT count(*) FROM events WHERE key = 'pk2'") == 0,
+	    "parked: the guarded endpoint's event stored guarded; its payload "
+	    "under a new key is the parked event's (%d %d)", er, rr);
 	sqlite3_close(q);
 	store_close(st);
 	conf_free(cf);
@@ -2016,6 +2103,7 @@ main(void)
 	test_migrate_v5();
 	test_migrate_v6();
 	test_migrate_v7();
+	test_guard_paths();
 	test_park_replay();
 	test_deferred();
 

@@ -40,6 +40,12 @@ static void	sqs_close(struct store *);
 
 
 
+/* guarded IS NOT 0: the term of the payload index's WHERE, without
+ * which SQLite would not read that partial index. */
+const char sq_payload[] = "SELECT status IN ('failed', 'dead') FROM events"
+    " WHERE endpoint = ?1 AND payload_hash = ?2 AND type IS ?3"
+    " AND key <> ?4 AND guarded IS NOT 0 LIMIT 1";
+
 static const char *const sqls[ST__MAX] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
@@ -63,9 +69,7 @@ static const char *const sqls[ST__MAX] = {
 	[ST_LOOKUP] = "SELECT payload_hash, payload = ?3,"
 	    " status IN ('failed', 'dead') FROM events"
 	    " WHERE endpoint = ?1 AND key = ?2",
-	[ST_PAYLOAD] = "SELECT status IN ('failed', 'dead') FROM events"
-	    " WHERE endpoint = ?1 AND payload_hash = ?2 AND type IS ?3"
-	    " AND key <> ?4 AND guarded IS NOT 0 LIMIT 1",
+	[ST_PAYLOAD] = sq_payload,
 	[ST_CONFLICT] = "INSERT INTO conflicts (endpoint, key, payload_hash,"
 	    " received_at) VALUES (?1, ?2, ?3, ?4)",
 };
@@ -683,7 +687,8 @@ sq_find_key(struct store *b, size_t endpoint, const struct event *ev,
  * another key (engine_ops.find_payload)?  The type counts: Shopify
  * sends one order body as orders/create, orders/paid, orders/updated,
  * told apart by a header.  Under the write lock, it is also the replay
- * guard (engine_ops.guard): the lock serialises every claim.
+ * guard (engine_ops.guard): the lock serialises every claim.  Only
+ * events stored guarded (or before version 8) are asked about.
  */
 static int
 sq_find_payload(struct store *b, size_t endpoint, const struct event *ev,

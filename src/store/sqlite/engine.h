@@ -23,6 +23,10 @@
  * that it reads only the events not processed. */
 extern const char sq_work_pick[];
 
+/* The replay guard's query (ST_PAYLOAD); t_store checks that it reads
+ * the payload index (sql/migrations/008-guard-index.sql). */
+extern const char sq_payload[];
+
 /* The statements prepared once, in sqs_connect(). */
 enum st {
 	ST_BEGIN,
