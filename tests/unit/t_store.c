@@ -1147,6 +1147,24 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* SQLite's plan for sql on q, its steps joined by "; ", into plan. */
+static void
+query_plan(sqlite3 *q, const char *sql, char *plan, size_t plansz)
+{
+	sqlite3_stmt	*ep;
+	char		 text[2048];
+	size_t		 n = 0;
+
+	snprintf(text, sizeof(text), "EXPLAIN QUERY PLAN %s", sql);
+	if (sqlite3_prepare_v2(q, text, -1, &ep, NULL) != SQLITE_OK)
+		BAIL("explain: %s", sqlite3_errmsg(q));
+	plan[0] = '\0';
+	while (sqlite3_step(ep) == SQLITE_ROW && n < plansz)
+		n += (size_t)snprintf(plan + n, plansz - n, "%s; ",
+		    (const char *)sqlite3_column_text(ep, 3));
+	sqlite3_finalize(ep);
+}
+
 /*
  * The work loop's poll (each second of `oncehook work`, and of serve's
  * work child) reads only the events not processed, through the partial
@@ -1161,21 +1179,12 @@ test_work_plan(void)
 	struct conf	*cf = mkconf("wp.sqlite", "a.sql");
 	struct store	*st;
 	sqlite3		*q;
-	sqlite3_stmt	*ep;
-	char		 err[512], sql[2048], plan[1024];
-	size_t		 n = 0;
+	char		 err[512], plan[1024];
 
 	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
 		BAIL("store_open: %s", err);
 	q = peer("wp.sqlite");
-	snprintf(sql, sizeof(sql), "EXPLAIN QUERY PLAN %s", sq_work_pick);
-	if (sqlite3_prepare_v2(q, sql, -1, &ep, NULL) != SQLITE_OK)
-		BAIL("explain: %s", sqlite3_errmsg(q));
-	plan[0] = '\0';
-	while (sqlite3_step(ep) == SQLITE_ROW && n < sizeof(plan))
-		n += (size_t)snprintf(plan + n, sizeof(plan) - n, "%s; ",
-		    (const char *)sqlite3_column_text(ep, 3));
-	sqlite3_finalize(ep);
+	query_plan(q, sq_work_pick, plan, sizeof(plan));
 	CHECK(strstr(plan, "USING INDEX events_pending") != NULL &&
 	    strstr(plan, "SCAN events") == NULL, "work's poll reads the "
 	    "events not processed only (plan: %s)", plan);
@@ -1823,9 +1832,7 @@ test_guard_paths(void)
 	struct store	*st;
 	struct event	 ev;
 	sqlite3		*q;
-	sqlite3_stmt	*ep;
-	char		 err[512], sql[1024], plan[1024];
-	size_t		 n = 0;
+	char		 err[512], plan[1024];
 	long long	 att;
 	enum hook_err	 ra, rs, rr, er = HOOK_OK;
 	int		 i;
@@ -1834,14 +1841,7 @@ test_guard_paths(void)
 	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
 		BAIL("store_open: %s", err);
 	q = peer("gp.sqlite");
-	snprintf(sql, sizeof(sql), "EXPLAIN QUERY PLAN %s", sq_payload);
-	if (sqlite3_prepare_v2(q, sql, -1, &ep, NULL) != SQLITE_OK)
-		BAIL("explain: %s", sqlite3_errmsg(q));
-	plan[0] = '\0';
-	while (sqlite3_step(ep) == SQLITE_ROW && n < sizeof(plan))
-		n += (size_t)snprintf(plan + n, sizeof(plan) - n, "%s; ",
-		    (const char *)sqlite3_column_text(ep, 3));
-	sqlite3_finalize(ep);
+	query_plan(q, sq_payload, plan, sizeof(plan));
 	CHECK(qint(q, "SELECT partial FROM pragma_index_list('events') WHERE "
 	    "name = 'events_endpoint_payload'") == 1 && strstr(plan,
 	    "USING INDEX events_endpoint_payload (endpoint=? AND "
