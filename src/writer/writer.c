@@ -150,7 +150,9 @@ read_full(int fd, char *p, size_t n, const struct timespec *t0,
 /*
  * Write all n bytes within the deadline: 0; or -1 with *sent how many
  * went (0: the writer has nothing of this frame).  It writes first and
- * waits only for room (a writer behind on its reading).
+ * waits only for room (a writer behind on its reading): the deadline
+ * bounds that wait, so a process that was not scheduled until past it
+ * still hands over a frame the socket has room for.
  */
 static int
 write_full(int fd, const char *p, size_t n, const struct timespec *t0,
@@ -165,15 +167,17 @@ write_full(int fd, const char *p, size_t n, const struct timespec *t0,
 	pfd.fd = fd;
 	pfd.events = POLLOUT;
 	while (*sent < n) {
-		if ((left = timeout_ms - io_ms_since(t0)) <= 0)
-			return -1;
-		if (wait && poll(&pfd, 1, (int)left) == -1) {
-			if (errno == EINTR)
+		if (wait) {
+			if ((left = timeout_ms - io_ms_since(t0)) <= 0)
+				return -1;
+			if (poll(&pfd, 1, (int)left) == -1) {
+				if (errno == EINTR)
+					continue;
+				return -1;
+			}
+			if (!(pfd.revents & (POLLOUT | POLLHUP | POLLERR)))
 				continue;
-			return -1;
 		}
-		if (wait && !(pfd.revents & (POLLOUT | POLLHUP | POLLERR)))
-			continue;
 		wait = 1;
 		if ((w = send(fd, p + *sent, n - *sent, MSG_DONTWAIT |
 		    MSG_NOSIGNAL)) == -1) {

@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1283,6 +1284,47 @@ test_writer_direct_failing(const struct conf *cf)
 	waitpid(pid, &st, 0);
 }
 
+/*
+ * A process that runs only after its link's deadline has passed (here a
+ * deadline of 0 ms: under valgrind on a busy machine, 1 ms was seen to
+ * pass between the clock and the first send) still hands the writer
+ * the claim when the socket has room: the frame arrives, the answer is
+ * late, 503, nothing stored by the process.  Before, the frame was
+ * never sent and the process claimed the event itself, so the batch
+ * test below waited for it for ever.
+ */
+static void
+test_writer_past_deadline(const struct conf *cf, sqlite3 *q)
+{
+	struct pipeline		 p;
+	struct writer_link	 l;
+	struct resp		 r;
+	struct pollfd		 pfd;
+	uint32_t		 len = 0;
+	int			 cap[2], got;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, cap) == -1)
+		BAIL("socketpair: %s", strerror(errno));
+	writer_link_init(&l, cap[0], 0);
+	pipeline_init(&p, cf, NULL);
+	pipeline_claim_through(&p, writer_claim, NULL, &l);
+	post_generic(&p, "{\"id\":\"evt-late-1\",\"type\":"
+	    "\"payment.success\",\"metadata\":{\"orderId\":\"ol1\"}}", &r);
+	pfd.fd = cap[1];
+	pfd.events = POLLIN;
+	got = poll(&pfd, 1, 1000) == 1 && read_n(cap[1], &len, sizeof(len))
+	    == 0 && len > 0;
+	CHECK(r.status == 503 && got && count(q, "SELECT count(*) FROM events "
+	    "WHERE key = 'evt-late-1'") == 0, "a claim past its link's "
+	    "deadline before its first send: the frame still goes (%u bytes),"
+	    " 503, nothing stored by the process (status %d)", len, r.status);
+	resp_clear(&r);
+	pipeline_clear(&p);
+	close(cap[0]);
+	close(cap[1]);
+	free(l.out);
+}
+
 #define BATCH_LINKS	4
 #define BATCH_EVENTS	400
 
@@ -2449,6 +2491,7 @@ main(void)
 	test_writer_name();
 	test_writer_copy(cf, q, 1);
 	test_writer_copy(cf, q, 0);
+	test_writer_past_deadline(cf, q);
 	test_writer_batch_copy(cf, q);
 	test_writer_direct(cf, q);
 	test_writer_direct_failing(cf);
