@@ -1848,23 +1848,22 @@ conf_warnings(const struct conf *cf, const char *const *envp,
     void (*say)(void *arg, const char *message), void *arg)
 {
 	const struct conf_endpoint *ep;
+	const struct conf_var	*cv;
 	const char		*eq;
 	char			 msg[512];
 	size_t			 len, i;
-	int			 known, n = 0;
+	int			 n = 0;
 
 	for (; *envp != NULL; envp++) {
 		if (strncmp(*envp, "ONCEHOOK_", 9) != 0 ||
 		    (eq = strchr(*envp, '=')) == NULL)
 			continue;
 		len = (size_t)(eq - *envp);
-		ep = NULL;
-		known = conf_var_of(cf, *envp, len, &ep) != NULL ||
-		    conf_outbox_var(*envp, len);
+		cv = conf_var_of(cf, *envp, len, &ep);
 		/* Read, but of no use: a scheme that signs no time. */
-		if (known && ep != NULL && ep->scheme != NULL &&
-		    !ep->scheme->timestamped && len > 10 &&
-		    strncmp(eq - 10, "_TOLERANCE", 10) == 0) {
+		if (cv != NULL && strcmp(cv->name, "TOLERANCE") == 0 &&
+		    ep != NULL && ep->scheme != NULL &&
+		    !ep->scheme->timestamped) {
 			snprintf(msg, sizeof(msg), "%.*s is set, but %s signs "
 			    "no timestamp: it changes nothing",
 			    (int)(len > 200 ? 200 : len), *envp,
@@ -1872,7 +1871,7 @@ conf_warnings(const struct conf *cf, const char *const *envp,
 			say(arg, msg);
 			n++;
 		}
-		if (known)
+		if (cv != NULL || conf_outbox_var(*envp, len))
 			continue;
 		snprintf(msg, sizeof(msg), "%.*s is not read (a typo, or an "
 		    "endpoint missing from ONCEHOOK_ENDPOINTS?)",

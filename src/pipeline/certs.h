@@ -32,10 +32,9 @@ struct conf_certs;
  * at now, into spki (CERTS_SPKI_MAX bytes), its length in *len: HOOK_OK;
  * HOOK_ESIG with *why if the URL or the certificate is refused (off the
  * hosts, none at the URL, not chaining, expired, another name);
- * HOOK_ECERT with *why if
- * it could not be had (the host down, a network error): the sender
- * retries; HOOK_ECONF if libcrypto cannot be loaded.  *why is static
- * text.
+ * HOOK_ECERT with *why if it could not be had (the host down, a network
+ * error): the sender retries; HOOK_ECONF if libcrypto cannot be
+ * loaded.  *why is static text.
  */
 enum hook_err	certs_paypal(const struct conf_certs *, const char *url,
 		    time_t now, unsigned char *spki, size_t *len,

@@ -53,8 +53,8 @@ static const char *const sqls[ST__MAX] = {
 	[ST_SAVEPOINT] = "SAVEPOINT claim",
 	[ST_RELEASE] = "RELEASE claim",
 	[ST_ROLLBACK_TO] = "ROLLBACK TO claim",
-	/* guarded (?10): whether the payload index holds the row (sql/
-	 * migrations/008-guard-index.sql). */
+	/* guarded (?10): whether the payload index holds the row
+	 * (sql/migrations/008-guard-index.sql). */
 	[ST_INSERT] = "INSERT INTO events (endpoint, key, type, payload_hash,"
 	    " payload, received_at, processed_at, expires_at, guarded)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10)"
