@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* oncehook: public-key signatures, the libcrypto room (see lib/pubkey.h). */
+#define _GNU_SOURCE		/* memmem */
 #include "config.h"
 
 #include <stdio.h>
@@ -333,12 +334,7 @@ no_passphrase(char *buf, int size, int rwflag, void *u)
 static int
 holds(const unsigned char *p, size_t n, const char *w)
 {
-	size_t	 i, wn = strlen(w);
-
-	for (i = 0; i + wn <= n; i++)
-		if (memcmp(p + i, w, wn) == 0)
-			return 1;
-	return 0;
+	return memmem(p, n, w, strlen(w)) != NULL;
 }
 
 /* The private key, or NULL with why set. */
