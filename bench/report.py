@@ -218,8 +218,9 @@ def main():
         print("report.py: no results in %s" % sys.argv[1])
         sys.exit(1)
     rows = summarise(lines)
-    nruns = max(r["run"] for r in lines)
-    text = ["Medians of %d run(s) per row. server CPU: the web server's "
+    counts = sorted({len(m["runs"]) for m in rows.values()})
+    nruns = " or ".join(str(n) for n in counts)
+    text = ["Medians of %s run(s) per row. server CPU: the web server's "
             "and the application's processes (utime+stime); other CPU: "
             "the rest of the machine during the row, in %% of all its "
             "CPUs (high: a contaminated row)." % nruns, ""]

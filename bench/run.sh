@@ -12,14 +12,20 @@
 # beside the MariaDB rows, on their server).  Prints a table (medians of
 # the runs) and the ratios, and saves both under _build/bench/results/.
 #
-# usage: bench/run.sh [--smoke] [--seconds S] [--runs R] [--conns C]
-#                     [--only REGEX] [--no-peers] [--all] [--bin PATH]
-#                     [--keep]
+# usage: bench/run.sh [--smoke] [--seconds S] [--runs R] [--target-runs T]
+#                     [--conns C] [--only REGEX] [--no-peers] [--all]
+#                     [--bin PATH] [--keep]
 #   --seconds S   load per row and run (default 10; smoke 2)
 #   --runs R      runs per row, made in R passes over every row (run 1 of
 #                 each row, then run 2 ...), so that the machine's drift
 #                 over the run meets every row alike; the table shows
 #                 their medians (default 3)
+#   --target-runs T  runs of the rows of the targets' ratios, which each
+#                 pass measures first, side by side (the ceiling, new
+#                 events x4 for Stripe and hmac-sha256, the minimal
+#                 peers, full x4, serve x16, the SQLite loops, CGI): R
+#                 passes of every row, then T - R passes of those
+#                 alone (default the larger of R and 5)
 #   --conns C     wrk's connections (default 32), over 2 threads
 #   --only REGEX  only the rows whose name matches (grep -E)
 #   --no-peers    leave out PHP-FPM and Node
@@ -40,13 +46,15 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-smoke=0 seconds='' runs='' conns=32 only='' peers=1 all=0 bin='' keep=0
+smoke=0 seconds='' runs='' truns='' conns=32 only='' peers=1 all=0 bin=''
+keep=0
 shared_bin=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=1 ;;
 	--seconds) seconds=$2; shift ;;
 	--runs) runs=$2; shift ;;
+	--target-runs) truns=$2; shift ;;
 	--conns) conns=$2; shift ;;
 	--only) only=$2; shift ;;
 	--no-peers) peers=0 ;;
@@ -64,6 +72,13 @@ if [ $smoke -eq 1 ]; then
 else
 	: "${seconds:=10}" "${runs:=3}"
 fi
+# The targets' rows: at least as many runs as the others, 5 by default.
+: "${truns:=$((runs > 5 ? runs : 5))}"
+[ "$smoke" -eq 0 ] || truns=$runs
+[ "$truns" -ge "$runs" ] 2>/dev/null || {
+	echo "bench/run.sh: --target-runs must be at least --runs" >&2
+	exit 2
+}
 out=$root/_build/bench
 mkdir -p "$out/results" "$out/bin" || exit 2
 
@@ -699,9 +714,41 @@ plan() {
 			md_bench_stop
 		fi
 	else
+		# First, side by side, the rows of the ratios the benchmark
+		# is for (issue 37's targets): each new-event row with its
+		# peers and its commit loop, so that a pass measures both
+		# sides of a ratio within a minute or two of each other,
+		# not ten minutes apart (the machine drifts).
 		row "minimal fcgi x4"              any srv_lighttpd fastcgi "$minimal" 4 normal
+		row "oncehook fcgi x4 normal new"  new \
+		    srv_lighttpd fastcgi "$bin" 4 normal
+		# A scheme without a signed timestamp: the example's endpoint
+		# "shop", hmac-sha256, with its replay guard.
+		row "oncehook fcgi x4 normal new, hmac-sha256" new \
+		    srv_lighttpd fastcgi "$bin" 4 normal on hmac
+		# Two kinds of peer: the handler a site owner would write
+		# (minimal), and oncehook's work re-done (the same work).
+		if [ $peers -eq 1 ]; then
+			row "php-fpm x4 minimal new" new srv_php 4 normal minimal
+			row "node x1 minimal new"    new srv_node 1 normal minimal
+		fi
+		row "oncehook fcgi x4 full new"    new \
+		    srv_lighttpd fastcgi "$bin" 4 full
+		# Group commit (the default): the largest batch is the workers'
+		# number; without it, each worker commits its own.
+		row "oncehook serve x16 full new"  new srv_serve 16 full
+		# One process, no load generator: 5 s are plenty.
+		ls=$(awk -v s="$seconds" 'BEGIN { print (s < 5 ? s : 5) }')
+		loop "sqlite loop full"   sqlite full @DB@ "$ls"
+		loop "sqlite loop normal" sqlite normal @DB@ "$ls"
+		loop "fdatasync loop"     fdatasync @FILE@ "$ls"
+		row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
+		row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
+		row "oncehook cgi normal dup"      dup srv_lighttpd cgi "$bin" 1 normal
+		# Then the rest, unless this pass is one of the targets' own.
+		[ "$pass" -le "$runs" ] || return 0
 		for sync in normal full; do
-			for p in 1 2 4; do
+			for p in 1 2; do
 				row "oncehook fcgi x$p $sync new" new \
 				    srv_lighttpd fastcgi "$bin" "$p" "$sync"
 			done
@@ -719,18 +766,14 @@ plan() {
 		# batches (docs/deploying.md, docs/benchmark-history.md).
 		row "oncehook fcgi x8 full new" new \
 		    srv_lighttpd fastcgi "$bin" 8 full
-		# The counters' cost on the paths that must stay cheap: the same
-		# duplicates, and a forged flood, with ONCEHOOK_COUNTERS off.
 		# Group commit (the default; FastCGI processes share a writer under
 		# full only) against each process committing its own.
 		row "oncehook fcgi x4 full new, no group commit" new \
 		    srv_lighttpd fastcgi "$bin" 4 full on nogroup
 		row "oncehook fcgi x4 normal new, shipped orders.sql" new \
 		    srv_lighttpd fastcgi "$bin" 4 normal on shipped
-		# A scheme without a signed timestamp: the example's endpoint
-		# "shop", hmac-sha256, with its replay guard.
-		row "oncehook fcgi x4 normal new, hmac-sha256" new \
-		    srv_lighttpd fastcgi "$bin" 4 normal on hmac
+		# The counters' cost on the paths that must stay cheap: the same
+		# duplicates, and a forged flood, with ONCEHOOK_COUNTERS off.
 		row "oncehook fcgi x4 normal dup, counters off" dup \
 		    srv_lighttpd fastcgi "$bin" 4 normal off
 		row "oncehook fcgi x4 normal forged" forged \
@@ -739,17 +782,11 @@ plan() {
 		    srv_lighttpd fastcgi "$bin" 4 normal off
 		row "oncehook serve x4 normal new" new srv_serve 4 normal
 		row "oncehook serve x4 normal dup" dup srv_serve 4 normal
-		# Group commit (the default): the largest batch is the workers'
-		# number; without it, each worker commits its own.
 		row "oncehook serve x4 full new"   new srv_serve 4 full
-		row "oncehook serve x16 full new"  new srv_serve 16 full
 		row "oncehook serve x4 full new, no group commit" new \
 		    srv_serve 4 full nogroup
 		row "oncehook serve x16 full new, no group commit" new \
 		    srv_serve 16 full nogroup
-		row "minimal cgi"                  any srv_lighttpd cgi "$minimal" 1 normal
-		row "oncehook cgi normal new"      new srv_lighttpd cgi "$bin" 1 normal
-		row "oncehook cgi normal dup"      dup srv_lighttpd cgi "$bin" 1 normal
 		if [ -n "$shared_bin" ]; then
 			row "oncehook cgi normal new, shared libs" new \
 			    srv_lighttpd cgi "$shared_bin" 1 normal
@@ -785,18 +822,10 @@ plan() {
 			fi
 			md_bench_stop
 		fi
-		# One process, no load generator: 5 s are plenty.
-		ls=$(awk -v s="$seconds" 'BEGIN { print (s < 5 ? s : 5) }')
-		loop "sqlite loop full"   sqlite full @DB@ "$ls"
-		loop "sqlite loop normal" sqlite normal @DB@ "$ls"
-		loop "fdatasync loop"     fdatasync @FILE@ "$ls"
-		# Two kinds of peer: the handler a site owner would write
-		# (minimal), and oncehook's work re-done (the same work).  The
-		# same-work peers' duplicates only with --all: the minimal
-		# peers' stand for the read path's peers.
+		# The other peers: the same-work ones, and the minimal peers'
+		# duplicates (the same-work peers' only with --all: the minimal
+		# peers' stand for the read path's peers).
 		if [ $peers -eq 1 ]; then
-			row "php-fpm x4 minimal new" new srv_php 4 normal minimal
-			row "node x1 minimal new"    new srv_node 1 normal minimal
 			row "php-fpm x4 normal new" new srv_php 4 normal
 			row "node x4 normal new"    new srv_node 4 normal
 			row "php-fpm x4 minimal dup" dup srv_php 4 normal minimal
@@ -814,8 +843,12 @@ plan() {
 		fi
 	fi
 }
-for pass in $(seq "$runs"); do
-	[ "$runs" -eq 1 ] || echo "== pass $pass of $runs"
+for pass in $(seq "$truns"); do
+	if [ "$pass" -gt "$runs" ]; then
+		echo "== pass $pass of $truns: the targets' rows only"
+	elif [ "$truns" -gt 1 ]; then
+		echo "== pass $pass of $truns"
+	fi
 	plan
 done
 echo "== took $(($(date +%s) - start))s"
