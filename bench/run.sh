@@ -714,11 +714,11 @@ plan() {
 			md_bench_stop
 		fi
 	else
-		# First, side by side, the rows of the ratios the benchmark
-		# is for (issue 37's targets): each new-event row with its
-		# peers and its commit loop, so that a pass measures both
-		# sides of a ratio within a minute or two of each other,
-		# not ten minutes apart (the machine drifts).
+		# First, side by side, the rows of the targets' ratios
+		# (bench/README.md): each new-event row with its peers and
+		# its commit loop, so that a pass measures both sides of a
+		# ratio within a minute or two of each other, not ten
+		# minutes apart (the machine drifts).
 		row "minimal fcgi x4"              any srv_lighttpd fastcgi "$minimal" 4 normal
 		row "oncehook fcgi x4 normal new"  new \
 		    srv_lighttpd fastcgi "$bin" 4 normal
