@@ -1305,6 +1305,25 @@ static const char actions_flag[] =
 "INSERT INTO done (key) SELECT CASE WHEN EXISTS (SELECT 1 FROM flag)\n"
 "    THEN NULL ELSE :key END;\n";
 
+/*
+ * cf's store on dbname, made (STORE_INIT) with cf's actions
+ * actions_flag (written to flag.sql before cf was loaded), and a peer
+ * connection in *q with the flag set: every claim's actions fail until
+ * the flag row goes.
+ */
+static struct store *
+open_flagged(const struct conf *cf, const char *dbname, sqlite3 **q)
+{
+	struct store	*st;
+	char		 err[512];
+
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	*q = peer(dbname);
+	exec(*q, "INSERT INTO flag VALUES (1)");
+	return st;
+}
+
 /* A claim as the pipeline makes it: an action failure is counted. */
 static enum hook_err
 claim_counted(struct store *st, const struct event *ev, int park_after,
@@ -1343,10 +1362,7 @@ test_park_replay(void)
 
 	write_file("flag.sql", actions_flag);
 	cf = mkconf("park.sqlite", "flag.sql");
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	q = peer("park.sqlite");
-	exec(q, "INSERT INTO flag VALUES (1)");
+	st = open_flagged(cf, "park.sqlite", &q);
 	mkev(&ev, "p1", "t.ok", "{\"v\":\"p1\"}");
 	/* The answers are the protocol's table's (tests/unit/t_protocol.c);
 	 * here, the row SQLite keeps. */
@@ -1863,10 +1879,7 @@ test_guard_paths(void)
 
 	write_file("flag.sql", actions_flag);
 	cf = guardconf("gp2.sqlite", "flag.sql");
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	q = peer("gp2.sqlite");
-	exec(q, "INSERT INTO flag VALUES (1)");
+	st = open_flagged(cf, "gp2.sqlite", &q);
 	mkev(&ev, "pk1", "t.ok", "{\"v\":\"pk\"}");
 	for (i = 0; i < 3; i++)
 		er = claim_counted(st, &ev, 3, &att);
