@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
@@ -238,6 +239,54 @@ canonical_hash(struct jsondoc *d, char hash[CRYPTO_SHA256_HEXLEN + 1])
 		return -1;
 	crypto_hex(md, sizeof(md), hash);
 	return 0;
+}
+
+/* Whether the signature covers what key source s reads. */
+static int
+src_signed(const struct conf_endpoint *ep, const struct src *s)
+{
+	if (s->kind == SRC_HEADER)
+		return ep->scheme->signed_header != NULL &&
+		    strcasecmp(s->arg, ep->scheme->signed_header) == 0;
+	return scheme_signs_body(ep->scheme);
+}
+
+/*
+ * Behind a replay guard: ev->key_signed if the key, from source used,
+ * is one the signature covers and no key scope will be put before it;
+ * else ev->signed_key, the key the covered sources give alone (what a
+ * request of this body without the uncovered headers is keyed by), if
+ * any gives one a key can be.  HOOK_OK or HOOK_ESYSTEM.
+ */
+static enum hook_err
+sign_key(const struct conf_endpoint *ep, const struct req *rq,
+    struct jsondoc *d, struct event *ev, size_t used)
+{
+	const char	*why, *h;
+	enum hook_err	 er;
+	size_t		 i;
+
+	if (!ep->replay_guard)
+		return HOOK_OK;
+	h = ep->key_scope != NULL ? req_header(rq, ep->key_scope) : NULL;
+	if ((h == NULL || *h == '\0') && src_signed(ep, &ep->key.v[used])) {
+		ev->key_signed = 1;
+		return HOOK_OK;
+	}
+	for (i = 0; i < ep->key.n && ev->signed_key == NULL; i++) {
+		if (!src_signed(ep, &ep->key.v[i]))
+			continue;
+		if (ep->key.v[i].kind == SRC_HASH && ev->hash[0] == '\0' &&
+		    (forget_volatile(ep, d), canonical_hash(d, ev->hash)) ==
+		    -1)
+			return HOOK_ESYSTEM;
+		if ((er = key_from(&ep->key.v[i], rq, d, ev->hash,
+		    &ev->signed_key, &why)) == HOOK_ESYSTEM)
+			return er;
+		if (er != HOOK_OK)
+			break;	/* no key: no event is stored under it */
+	}
+	return HOOK_OK;
 }
 
 /* 1 if the six bytes at p, before end, are a \u escape. */
@@ -483,6 +532,9 @@ extract(const struct conf_endpoint *ep, const struct req *rq,
 		    &ev->key, why)) != HOOK_OK)
 			goto out;
 	}
+	if (ev->key != NULL &&
+	    (er = sign_key(ep, rq, d, ev, i - 1)) != HOOK_OK)
+		goto out;
 	/* The key and the type may come from inside a volatile member
 	 * (mailgun's token); the payload hash leaves it out. */
 	forget_volatile(ep, d);
@@ -774,6 +826,7 @@ event_clear(struct event *ev)
 	if (ev == NULL)
 		return;
 	free(ev->key);
+	free(ev->signed_key);
 	free(ev->type);
 	free(ev->token);
 	free(ev->norm);

@@ -35,6 +35,21 @@ struct conf_endpoint;
 
 struct event {
 	char		*key;		/* owned */
+	/*
+	 * Behind a replay guard (conf_endpoint's replay_guard): 1 if key is
+	 * what the sources the signature covers give (a JSON source or the
+	 * hash where the scheme signs the body, the scheme's signed header;
+	 * no key scope put before it), so that a replay of the body under
+	 * another key finds the event by signed_key; 0 otherwise, and for
+	 * an event not from event_parse() (the payload index then holds it).
+	 */
+	int		 key_signed;
+	/*
+	 * When key_signed is 0: the key those signed sources give for this
+	 * body (owned), or NULL if none gives one.  The guard asks for it
+	 * besides the payload (store/engine.h: find_payload).
+	 */
+	char		*signed_key;
 	char		*type;		/* owned; NULL if the body has none */
 	char		 hash[CRYPTO_SHA256_HEXLEN + 1]; /* canonical JSON */
 	const char	*payload;	/* borrowed: the raw body */

@@ -1923,6 +1923,7 @@ static const struct scheme schemes[] = {
 	{ .name = "gitlab", .timestamped = 0,
 	  .key = "header:Idempotency-Key header:X-Gitlab-Event-UUID",
 	  .type = "header:X-Gitlab-Event", .types = SIG_TYPES_HOOK,
+	  .flags = SCHEME_SENDS_SECRET,
 	  .verify = verify_gitlab, .sign = sign_gitlab, .park_after = 1 },
 	{ .name = "zoom", .timestamped = 1,
 	  .key = "hash",
@@ -1972,7 +1973,8 @@ static const struct scheme schemes[] = {
 	{ .name = "basic", .timestamped = 0,
 	  .key = "json:/id hash",
 	  .type = "json:/event_type json:/RecordType", .types = SIG_TYPES_ANY,
-	  .secret = secret_basic, .flags = SCHEME_AUTHORIZATION,
+	  .secret = secret_basic,
+	  .flags = SCHEME_AUTHORIZATION | SCHEME_SENDS_SECRET,
 	  .verify = verify_basic, .sign = sign_basic, .park_after = 3 },
 	/*
 	 * Parked at the first failure: a retry may come with a new token,
@@ -2056,6 +2058,13 @@ int
 scheme_unsigned_data(const struct scheme *sc)
 {
 	return (sc->flags & SCHEME_UNSIGNED_DATA) != 0;
+}
+
+int
+scheme_signs_body(const struct scheme *sc)
+{
+	return (sc->flags & (SCHEME_UNSIGNED_DATA | SCHEME_SENDS_SECRET)) ==
+	    0;
 }
 
 int

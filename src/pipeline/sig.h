@@ -190,6 +190,8 @@ struct scheme {
 					   signed with oncehook sign --key */
 #define SCHEME_FETCHES_CERTS	0x20	/* its certificates fetched by URL
 					   (pipeline/certs.h): libcurl */
+#define SCHEME_SENDS_SECRET	0x40	/* the secret itself travels with
+					   each request: nothing is signed */
 
 /* The scheme of that name, or NULL. */
 const struct scheme	*scheme_find(const char *name);
@@ -237,6 +239,12 @@ long long		 scheme_tolerance(const struct scheme *);
  * (conf_endpoint's replay_guard).
  */
 int			 scheme_unsigned_data(const struct scheme *);
+/*
+ * 1 if what the sender signs covers the body (not mailgun's token alone,
+ * nor a secret sent as it is: basic, gitlab), so that a key read from
+ * the body is one a replay cannot change.
+ */
+int			 scheme_signs_body(const struct scheme *);
 /*
  * 1 if the credential is the Authorization header (basic), which Apache
  * gives a CGI program only with CGIPassAuth On (mod_fcgid's: with

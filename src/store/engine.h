@@ -126,8 +126,10 @@ struct store_ops {
 	int		(*find_key)(struct store *s, size_t endpoint,
 			    const struct event *ev, enum hook_err *found);
 	/* ev's payload and type under another key of endpoint, among the
-	 * events stored while it had the guard (rule 2): *found 0 (none),
-	 * 1 (yes), 2 (yes, failed or dead). */
+	 * events stored while it had the guard (rule 2), or, where the
+	 * engine stores events under a signed key unguarded, under
+	 * ev->signed_key (pipeline/event.h): *found 0 (none), 1 (yes), 2
+	 * (yes, failed or dead). */
 	int		(*find_payload)(struct store *s, size_t endpoint,
 			    const struct event *ev, int *found);
 	/* The replay guard inside the claim's transaction, after the

@@ -38,7 +38,10 @@
  *      transaction, so two keys carrying one captured payload at the
  *      same moment make one effect.  Any key stored while the endpoint
  *      had the guard (SQLite: or before schema version 8; an event
- *      stored without it is not asked about, docs/design/033).
+ *      stored without it is not asked about, docs/design/033).  SQLite
+ *      keeps an event stored under the key its signature covers out of
+ *      the payload index and asks for that key instead (docs/design/034):
+ *      a replay of its body can change only an uncovered key.
  *    Elsewhere: a UNIQUE index on (endpoint, key) checked by the insert
  *    in the transaction (INSERT ... ON DUPLICATE KEY / ON CONFLICT, with
  *    the affected-row count read back); and for the replay guard, either

@@ -252,6 +252,9 @@ writer_claim(void *arg, struct store_claim *c)
 	    put_u32(&b, u) == -1 || buf_add(&b, &at, sizeof(at)) == -1 ||
 	    buf_add(&b, ev->hash, CRYPTO_SHA256_HEXLEN) == -1 ||
 	    put_str(&b, ev->key, strlen(ev->key)) == -1 ||
+	    put_u32(&b, (uint32_t)ev->key_signed) == -1 ||
+	    put_str(&b, ev->signed_key, ev->signed_key ?
+	    strlen(ev->signed_key) : 0) == -1 ||
 	    put_str(&b, ev->type, ev->type ? strlen(ev->type) : 0) == -1 ||
 	    put_str(&b, ev->payload, ev->payloadsz) == -1 ||
 	    put_str(&b, ev->norm, ev->normsz) == -1) {
@@ -346,6 +349,7 @@ struct pending {
 	size_t			 endpoint;	/* index in cf->endpoints */
 	char			*frame;
 	char			*key;
+	char			*signed_key;
 	char			*type;
 	struct event		 ev;
 };
@@ -365,9 +369,9 @@ pending_parse(struct pending *p, char *frame, size_t len,
     const struct conf *cf)
 {
 	struct rd	 r = { frame, len };
-	const char	*key, *type, *payload, *norm;
-	size_t		 keysz, typesz, payloadsz, normsz;
-	uint32_t	 ep;
+	const char	*key, *skey, *type, *payload, *norm;
+	size_t		 keysz, skeysz, typesz, payloadsz, normsz;
+	uint32_t	 ep, ksigned;
 	int64_t		 at;
 
 	memset(p, 0, sizeof(*p));
@@ -376,6 +380,8 @@ pending_parse(struct pending *p, char *frame, size_t len,
 	    get(&r, &ep, sizeof(ep)) == -1 || get(&r, &at, sizeof(at)) == -1 ||
 	    get(&r, p->ev.hash, CRYPTO_SHA256_HEXLEN) == -1 ||
 	    get_str(&r, &key, &keysz) == -1 ||
+	    get(&r, &ksigned, sizeof(ksigned)) == -1 || ksigned > 1 ||
+	    get_str(&r, &skey, &skeysz) == -1 ||
 	    get_str(&r, &type, &typesz) == -1 ||
 	    get_str(&r, &payload, &payloadsz) == -1 ||
 	    get_str(&r, &norm, &normsz) == -1 || r.left != 0 ||
@@ -383,9 +389,13 @@ pending_parse(struct pending *p, char *frame, size_t len,
 		return -1;
 	p->ev.hash[CRYPTO_SHA256_HEXLEN] = '\0';
 	if ((p->key = strndup(key, keysz)) == NULL ||
+	    (skey != NULL && (p->signed_key = strndup(skey, skeysz)) ==
+	    NULL) ||
 	    (type != NULL && (p->type = strndup(type, typesz)) == NULL))
 		return -1;
 	p->ev.key = p->key;
+	p->ev.key_signed = (int)ksigned;
+	p->ev.signed_key = p->signed_key;
 	p->ev.type = p->type;
 	p->ev.payload = payload;
 	p->ev.payloadsz = payloadsz;
@@ -401,6 +411,7 @@ pending_free(struct pending *p)
 {
 	free(p->frame);
 	free(p->key);
+	free(p->signed_key);
 	free(p->type);
 }
 

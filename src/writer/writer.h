@@ -40,9 +40,10 @@
  * The wire (native byte order: both ends are this binary, on this
  * machine): a frame is a u32 length of what follows, then
  *   claim:  u64 id, u32 endpoint, i64 received_at, the hash
- *           (CRYPTO_SHA256_HEXLEN bytes), then key, type, payload and
- *           norm, each a u32 length and its bytes (type and norm:
- *           WRITER_NONE for NULL);
+ *           (CRYPTO_SHA256_HEXLEN bytes), key, u32 key_signed (0 or
+ *           1), then signed_key, type, payload and norm; each string a
+ *           u32 length and its bytes (WRITER_NONE for NULL: signed_key,
+ *           type and norm);
  *   result: u64 id, i32 result (enum hook_err), u32 the number of
  *           peers connected to the writer that sent it something in the
  *           last 2 s (serve: its workers), u32 flags (WRITER_COPY), u32

@@ -1026,6 +1026,143 @@ test_form(void)
 	conf_free(cf);
 }
 
+/* An unnamed endpoint of scheme with key sources key (NULL: the
+ * scheme's); its secret is one the standard scheme takes, or basic's. */
+static struct conf *
+load_scheme(const char *scheme, const char *key)
+{
+	int		 basic = strcmp(scheme, "basic") == 0;
+	struct var	 vars[] = {
+		{ "ONCEHOOK_DB", "/nonexistent/oncehook/t_event.db" },
+		{ "ONCEHOOK_SCHEME", scheme },
+		{ "ONCEHOOK_SECRET", basic ? "t-event:a-password-of-length" :
+		    "whsec_dGVzdC1zZWNyZXQtb2YtMzItYnl0ZXMtb3ItbW9yZQ==" },
+		{ "ONCEHOOK_KEY", key },
+		{ NULL, NULL }
+	};
+	struct conf	*cf;
+	char		 err[256];
+
+	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
+		BAIL("conf_load %s: %s", scheme, err);
+	return cf;
+}
+
+/*
+ * key_signed and signed_key (pipeline/event.h) for one request of body
+ * with headers h (CGI names, value NULL: absent) on cf's endpoint:
+ * 1 if the key, key_signed and signed_key (NULL: none) are as given.
+ */
+static int
+signed_as(const struct conf *cf, const char *body, const char *h1,
+    const char *v1, const char *h2, const char *v2, const char *key,
+    int key_signed, const char *signed_key)
+{
+	struct req_header	 h[2];
+	struct req		 rq;
+	struct event		 ev;
+	struct why		 why = { "", NULL };
+	size_t			 n = 0;
+	int			 ok;
+
+	if (v1 != NULL) {
+		h[n].name = h1;
+		h[n].namelen = strlen(h1);
+		h[n++].value = v1;
+	}
+	if (v2 != NULL) {
+		h[n].name = h2;
+		h[n].namelen = strlen(h2);
+		h[n++].value = v2;
+	}
+	mkreq_h(&rq, h, n);
+	if (event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why) != HOOK_OK)
+		return 0;
+	ok = strcmp(ev.key, key) == 0 && ev.key_signed == key_signed &&
+	    (signed_key == NULL ? ev.signed_key == NULL :
+	    ev.signed_key != NULL && strcmp(ev.signed_key, signed_key) == 0);
+	if (!ok)
+		printf("# key %s, key_signed %d, signed_key %s\n", ev.key,
+		    ev.key_signed, ev.signed_key ? ev.signed_key : "(none)");
+	event_clear(&ev);
+	return ok;
+}
+
+/*
+ * Behind a replay guard, which keys the signature covers: a JSON source
+ * or the hash where the scheme signs the body, the scheme's signed
+ * header; not a header it does not cover, a key scope, a body that is
+ * not signed (mailgun's token alone) or a secret sent as it is (basic).
+ * For a key it does not cover, the key the covered sources give alone.
+ */
+static void
+test_key_signed(void)
+{
+	static const char	 idem[] = "HTTP_X_IDEMPOTENCY_KEY";
+	struct conf		*cf = load(NULL);
+	struct event		 ev;
+	char			 hash[CRYPTO_SHA256_HEXLEN + 1];
+	const char		*body = "{\"id\":\"e1\",\"type\":\"t\"}";
+
+	CHECK(cf->endpoints[0].replay_guard && signed_as(cf, body, idem, NULL,
+	    NULL, NULL, "e1", 1, NULL), "hmac-sha256, no header: keyed by "
+	    "the signed /id, key_signed");
+	CHECK(signed_as(cf, body, idem, "h1", NULL, NULL, "h1", 0, "e1"),
+	    "hmac-sha256, X-Idempotency-Key: not covered; signed_key is "
+	    "the /id");
+	CHECK(signed_as(cf, body, idem, "e1", NULL, NULL, "e1", 0, "e1"),
+	    "a header equal to the /id is still the header's key");
+	if (ext(cf, "{\"x\":1}", &ev) != HOOK_OK)
+		BAIL("ext");
+	snprintf(hash, sizeof(hash), "%s", ev.hash);
+	CHECK(ev.key_signed && strcmp(ev.key, hash) == 0, "no header, no "
+	    "id: keyed by the hash, key_signed");
+	event_clear(&ev);
+	CHECK(signed_as(cf, "{\"x\":1}", idem, "h2", NULL, NULL, "h2", 0,
+	    hash), "under a header, its signed_key is that hash");
+	conf_free(cf);
+
+	cf = load_scheme("github", NULL);
+	CHECK(cf->endpoints[0].replay_guard && signed_as(cf, "{\"id\":1}",
+	    "HTTP_X_GITHUB_DELIVERY", "d1", "HTTP_X_GITHUB_HOOK_ID", "7",
+	    "7:d1", 0, NULL), "github: a delivery header, scoped: not "
+	    "covered, no signed source");
+	conf_free(cf);
+	cf = load_scheme("github", "json:/id");
+	CHECK(signed_as(cf, "{\"id\":\"g1\"}", "HTTP_X_GITHUB_HOOK_ID", "7",
+	    NULL, NULL, "g1", 1, NULL), "github keyed by json:/id (no "
+	    "scope): key_signed");
+	conf_free(cf);
+
+	cf = load_scheme("basic", NULL);
+	CHECK(cf->endpoints[0].replay_guard && signed_as(cf, body, idem,
+	    NULL, NULL, NULL, "e1", 0, NULL), "basic: the body is not signed "
+	    "(the secret travels): not key_signed");
+	conf_free(cf);
+	cf = load_scheme("mailgun", NULL);
+	CHECK(cf->endpoints[0].replay_guard && signed_as(cf, "{\"signature\":"
+	    "{\"token\":\"tok1\",\"timestamp\":\"1\",\"signature\":\"s\"},"
+	    "\"event-data\":{\"event\":\"delivered\"}}", idem, NULL, NULL,
+	    NULL, "tok1", 0, NULL), "mailgun: its token is signed, the body "
+	    "not: not key_signed");
+	conf_free(cf);
+
+	cf = load_scheme("standard", "header:X-Mine header:webhook-id");
+	CHECK(cf->endpoints[0].replay_guard && signed_as(cf, body,
+	    "HTTP_WEBHOOK_ID", "msg_1", NULL, NULL, "msg_1", 1, NULL),
+	    "standard keyed by its signed webhook-id: key_signed");
+	CHECK(signed_as(cf, body, "HTTP_WEBHOOK_ID", "msg_1", "HTTP_X_MINE",
+	    "m1", "m1", 0, "msg_1"), "keyed by an uncovered header first: "
+	    "signed_key is the webhook-id");
+	conf_free(cf);
+
+	cf = load_scheme("stripe", NULL);
+	CHECK(!cf->endpoints[0].replay_guard && signed_as(cf, body, idem,
+	    NULL, NULL, NULL, "e1", 0, NULL), "stripe (no guard): neither");
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -1033,6 +1170,7 @@ main(void)
 	test_key_header();
 	test_key_json();
 	test_key_default();
+	test_key_signed();
 	test_type();
 	test_bad_json();
 	test_depth();

@@ -1895,6 +1895,107 @@ test_guard_paths(void)
 	conf_free(cf);
 }
 
+/*
+ * An event under the key its signature covers (key_signed: the hmac
+ * endpoint's body id) is stored out of the payload index; the guard
+ * finds its body under another key through the signed key the replay
+ * carries (signed_key), in the claim and in the lock-free read, and a
+ * parked one as parked.  Not a replay: another body or another type
+ * under that signed key, and a signed key that is the claim's own key.
+ * An event keyed by an uncovered header is indexed as before.
+ */
+static enum hook_err
+claim_keyed(struct store *st, const char *key, int key_signed,
+    const char *signed_key, const char *type, const char *payload,
+    enum hook_err *read)
+{
+	struct event	 ev;
+	enum hook_err	 er;
+
+	mkev(&ev, key, type, payload);
+	ev.key_signed = key_signed;
+	if (signed_key != NULL && (ev.signed_key = strdup(signed_key)) ==
+	    NULL)
+		BAIL("strdup");
+	if (read != NULL)
+		*read = store_replayed(st, 0, &ev);
+	er = claim1(st, 0, &ev, NULL);
+	event_clear(&ev);
+	return er;
+}
+
+static void
+test_guard_signed(void)
+{
+	struct conf	*cf = guardconf("gs.sqlite", "a.sql");
+	struct store	*st;
+	sqlite3		*q;
+	char		 err[512];
+	long long	 att;
+	struct event	 ev;
+	enum hook_err	 r1, r2, rd, r3, r4, r5, r6, rd6, r7;
+	int		 i;
+
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("gs.sqlite");
+	r1 = claim_keyed(st, "evt_1", 1, NULL, "t.ok", "{\"id\":\"evt_1\"}",
+	    NULL);
+	CHECK(r1 == HOOK_OK && qint(q, "SELECT count(*) FROM events WHERE "
+	    "key = 'evt_1' AND guarded = 0") == 1 && qint(q, GUARD_INDEXED)
+	    == 0, "an event under its signed key is stored out of the "
+	    "payload index (%d, %lld indexed)", r1, qint(q, GUARD_INDEXED));
+	r2 = claim_keyed(st, "hdr-2", 0, "evt_1", "t.ok",
+	    "{\"id\":\"evt_1\"}", &rd);
+	CHECK(r2 == HOOK_DUP && rd == HOOK_DUP && qint(q, "SELECT count(*) "
+	    "FROM events WHERE key = 'hdr-2'") == 0, "its body under a "
+	    "header's key is a duplicate, by the claim and by the read "
+	    "(%d %d), nothing stored", r2, rd);
+	r3 = claim_keyed(st, "hdr-3", 0, "evt_1", "t.ok",
+	    "{\"id\":\"evt_1\",\"x\":1}", NULL);
+	r4 = claim_keyed(st, "hdr-4", 0, "evt_1", "t.other",
+	    "{\"id\":\"evt_1\"}", NULL);
+	r5 = claim_keyed(st, "hdr-5", 0, "hdr-5", "t.ok",
+	    "{\"id\":\"hdr-5\"}", NULL);
+	CHECK(r3 == HOOK_OK && r4 == HOOK_OK && r5 == HOOK_OK && qint(q,
+	    "SELECT count(*) FROM events WHERE key IN ('hdr-3', 'hdr-4', "
+	    "'hdr-5') AND guarded = 1") == 3 && qint(q, GUARD_INDEXED) == 3,
+	    "another body, another type, a signed key that is the claim's "
+	    "own: new events (%d %d %d), each in the payload index", r3, r4,
+	    r5);
+	r6 = claim_keyed(st, "hdr-7", 0, "evt_7", "t.ok",
+	    "{\"id\":\"evt_7\"}", NULL);
+	r7 = claim_keyed(st, "evt_7", 1, NULL, "t.ok", "{\"id\":\"evt_7\"}",
+	    &rd6);
+	CHECK(r6 == HOOK_OK && r7 == HOOK_DUP && rd6 == HOOK_DUP && qint(q,
+	    "SELECT count(*) FROM events WHERE key = 'evt_7'") == 0, "a "
+	    "header-keyed event's body under its signed key: found in the "
+	    "payload index (%d %d %d)", r6, r7, rd6);
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+
+	write_file("flag.sql", actions_flag);
+	cf = guardconf("gs2.sqlite", "flag.sql");
+	st = open_flagged(cf, "gs2.sqlite", &q);
+	mkev(&ev, "evt_p", "t.ok", "{\"id\":\"evt_p\"}");
+	ev.key_signed = 1;
+	r1 = HOOK_OK;
+	for (i = 0; i < 3; i++)
+		r1 = claim_counted(st, &ev, 3, &att);
+	event_clear(&ev);
+	r7 = claim_keyed(st, "hdr-p", 0, "evt_p", "t.ok",
+	    "{\"id\":\"evt_p\"}", &rd);
+	CHECK(r1 == HOOK_PARKED && qint(q, "SELECT guarded FROM events WHERE "
+	    "key = 'evt_p' AND status = 'failed'") == 0 && r7 == HOOK_PARKED
+	    && rd == HOOK_PARKED, "parked under its signed key, out of the "
+	    "index; its body under a header's key is the parked event's (%d "
+	    "%d %d)", r1, r7, rd);
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
 /* Work until nothing is due at now (0: the clock's, past the 10 s a
  * claimer has first); the number of events this process ran. */
 static int
@@ -2117,6 +2218,7 @@ main(void)
 	test_migrate_v6();
 	test_migrate_v7();
 	test_guard_paths();
+	test_guard_signed();
 	test_park_replay();
 	test_deferred();
 

@@ -70,6 +70,10 @@ static const char *const sqls[ST__MAX] = {
 	    " status IN ('failed', 'dead') FROM events"
 	    " WHERE endpoint = ?1 AND key = ?2",
 	[ST_PAYLOAD] = sq_payload,
+	/* The event stored under the key the signature covers. */
+	[ST_SIGNED] = "SELECT status IN ('failed', 'dead') FROM events"
+	    " WHERE endpoint = ?1 AND key = ?2 AND payload_hash = ?3"
+	    " AND type IS ?4",
 	[ST_CONFLICT] = "INSERT INTO conflicts (endpoint, key, payload_hash,"
 	    " received_at) VALUES (?1, ?2, ?3, ?4)",
 };
@@ -687,28 +691,49 @@ sq_find_key(struct store *b, size_t endpoint, const struct event *ev,
  * another key (engine_ops.find_payload)?  The type counts: Shopify
  * sends one order body as orders/create, orders/paid, orders/updated,
  * told apart by a header.  Under the write lock, it is also the replay
- * guard (engine_ops.guard): the lock serialises every claim.  Only
- * events stored guarded (or before version 8) are asked about.
+ * guard (engine_ops.guard): the lock serialises every claim.  The
+ * payload index holds the events stored guarded (or before version 8);
+ * one stored under the key its signature covers (struct event:
+ * key_signed, stored unguarded) is found under ev->signed_key.
  */
 static int
 sq_find_payload(struct store *b, size_t endpoint, const struct event *ev,
     int *found)
 {
 	struct sqstore	*s = (struct sqstore *)b;
+	const char	*name = s->cf->endpoints[endpoint].name;
 	sqlite3_stmt	*st;
 	int		 rc;
 
 	*found = 0;
 	if ((rc = sq_stmt(s, ST_PAYLOAD, &st)) != SQLITE_OK)
 		return rc;
-	sqlite3_bind_text(st, 1, s->cf->endpoints[endpoint].name, -1,
-	    SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, ev->hash, -1, SQLITE_STATIC);
 	if (ev->type != NULL)
 		sqlite3_bind_text(st, 3, ev->type, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 3);
 	sqlite3_bind_text(st, 4, ev->key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	*found = rc != SQLITE_ROW ? 0 : sqlite3_column_int(st, 0) ? 2 : 1;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return rc;
+	/* ev's own key is the claim's row, not another's. */
+	if (*found || ev->signed_key == NULL ||
+	    strcmp(ev->signed_key, ev->key) == 0)
+		return SQLITE_OK;
+	if ((rc = sq_stmt(s, ST_SIGNED, &st)) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->signed_key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, ev->hash, -1, SQLITE_STATIC);
+	if (ev->type != NULL)
+		sqlite3_bind_text(st, 4, ev->type, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 4);
 	rc = sqlite3_step(st);
 	*found = rc != SQLITE_ROW ? 0 : sqlite3_column_int(st, 0) ? 2 : 1;
 	sqlite3_reset(st);
@@ -767,7 +792,7 @@ sq_insert(struct store *b, size_t endpoint, const struct event *ev,
 		sqlite3_bind_int64(st, 8, ev->received_at + ep->retention);
 	if (ep->deferred)
 		sqlite3_bind_int(st, 9, STORE_CLAIMER_FIRST);
-	sqlite3_bind_int(st, 10, ep->replay_guard);
+	sqlite3_bind_int(st, 10, ep->replay_guard && !ev->key_signed);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -1144,7 +1169,7 @@ sq_park(struct store *b, size_t endpoint, const struct event *ev,
 	sqlite3_bind_int64(st, 8, attempts);
 	sqlite3_bind_text(st, 9, error, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 10, next_at);
-	sqlite3_bind_int(st, 11, ep->replay_guard);
+	sqlite3_bind_int(st, 11, ep->replay_guard && !ev->key_signed);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	st = NULL;
