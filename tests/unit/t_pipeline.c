@@ -1326,7 +1326,7 @@ test_writer_past_deadline(const struct conf *cf, sqlite3 *q)
 }
 
 #define BATCH_LINKS	4
-#define BATCH_EVENTS	400
+#define BATCH_EVENTS	600
 
 /*
  * Only the first answer of a batch carries WRITER_COPY: one process
