@@ -1493,7 +1493,8 @@ old_db(const char *name, int v)
 {
 	static const char *const files[] = { "001-events.sql",
 	    "002-payload-index.sql", "003-list-order.sql", "004-statuses.sql",
-	    "005-outbox.sql", "006-status-check.sql", "007-outbox-check.sql" };
+	    "005-outbox.sql", "006-status-check.sql", "007-outbox-check.sql",
+	    "008-guard-index.sql" };
 	char		 p[sizeof(dir) + 64], pragmas[128];
 	sqlite3		*q;
 	int		 i;
@@ -1834,6 +1835,74 @@ test_migrate_v7(void)
 	conf_free(cf);
 }
 
+/* Claim an event of endpoint 0 keyed as said (pipeline/event.h:
+ * key_signed, signed_key); *read (if not NULL): the lock-free read's
+ * answer of its payload before the claim. */
+static enum hook_err
+claim_keyed(struct store *st, const char *key, int key_signed,
+    const char *signed_key, const char *type, const char *payload,
+    enum hook_err *read)
+{
+	struct event	 ev;
+	enum hook_err	 er;
+
+	mkev(&ev, key, type, payload);
+	ev.key_signed = key_signed;
+	if (signed_key != NULL && (ev.signed_key = strdup(signed_key)) ==
+	    NULL)
+		BAIL("strdup");
+	if (read != NULL)
+		*read = store_replayed(st, 0, &ev);
+	er = claim1(st, 0, &ev, NULL);
+	event_clear(&ev);
+	return er;
+}
+
+/*
+ * Migration 9 on a database of version 8: a version and no statement
+ * (docs/design/034: a binary of version 8 refuses the file rather than
+ * miss the events stored out of the index).  Every row kept as it was,
+ * in the payload index as before; a body stored before it, keyed by a
+ * header (guarded 1) or before version 8 (NULL), is still a duplicate
+ * under a signed key.
+ */
+static void
+test_migrate_v8(void)
+{
+	char		 err[512], sql[640];
+	struct conf	*cf = guardconf("m8.sqlite", "a.sql");
+	struct store	*st;
+	struct event	 e1, e2;
+	sqlite3		*q = old_db("m8.sqlite", 8);
+	enum hook_err	 r1, r2;
+
+	mkev(&e1, "hdr-1", "t.ok", "{\"id\":\"e1\"}");
+	mkev(&e2, "old-2", "t.ok", "{\"id\":\"e2\"}");
+	snprintf(sql, sizeof(sql), "INSERT INTO events (endpoint, key, type,"
+	    " payload_hash, payload, received_at, processed_at, guarded)"
+	    " VALUES ('a', 'hdr-1', 't.ok', '%s', '{\"id\":\"e1\"}', 100, 101,"
+	    " 1), ('a', 'old-2', 't.ok', '%s', '{\"id\":\"e2\"}', 100, 101,"
+	    " NULL)", e1.hash, e2.hash);
+	exec(q, sql);
+	event_clear(&e1);
+	event_clear(&e2);
+	sqlite3_close(q);
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	q = peer("m8.sqlite");
+	CHECK(qint(q, "PRAGMA user_version") == 9 && store_version() == 9 &&
+	    qint(q, GUARD_INDEXED) == 2, "v8 -> 9: both events kept, both "
+	    "in the payload index (%lld)", qint(q, GUARD_INDEXED));
+	r1 = claim_keyed(st, "e1", 1, NULL, "t.ok", "{\"id\":\"e1\"}", NULL);
+	r2 = claim_keyed(st, "e2", 1, NULL, "t.ok", "{\"id\":\"e2\"}", NULL);
+	CHECK(r1 == HOOK_DUP && r2 == HOOK_DUP && qint(q, "SELECT count(*) "
+	    "FROM events WHERE key IN ('e1', 'e2')") == 0, "their bodies "
+	    "under their signed keys: duplicates (%d %d)", r1, r2);
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
 /*
  * The payload index on a new database, and the two other inserts: the
  * index is partial and the guard's query reads it (EXPLAIN QUERY PLAN);
@@ -1904,26 +1973,6 @@ test_guard_paths(void)
  * under that signed key, and a signed key that is the claim's own key.
  * An event keyed by an uncovered header is indexed as before.
  */
-static enum hook_err
-claim_keyed(struct store *st, const char *key, int key_signed,
-    const char *signed_key, const char *type, const char *payload,
-    enum hook_err *read)
-{
-	struct event	 ev;
-	enum hook_err	 er;
-
-	mkev(&ev, key, type, payload);
-	ev.key_signed = key_signed;
-	if (signed_key != NULL && (ev.signed_key = strdup(signed_key)) ==
-	    NULL)
-		BAIL("strdup");
-	if (read != NULL)
-		*read = store_replayed(st, 0, &ev);
-	er = claim1(st, 0, &ev, NULL);
-	event_clear(&ev);
-	return er;
-}
-
 static void
 test_guard_signed(void)
 {
@@ -2217,6 +2266,7 @@ main(void)
 	test_migrate_v5();
 	test_migrate_v6();
 	test_migrate_v7();
+	test_migrate_v8();
 	test_guard_paths();
 	test_guard_signed();
 	test_park_replay();

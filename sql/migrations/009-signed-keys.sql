@@ -1,0 +1,10 @@
+-- SPDX-License-Identifier: MIT
+-- oncehook schema, version 9: no statement; what the rows mean changes.
+--
+-- From this version an event of an endpoint with the replay guard whose
+-- key its signature covers (an id in the signed body, the body's hash, a
+-- signed header) is stored with guarded 0, out of the payload index; the
+-- guard finds its body under that key instead (docs/design/034).  A
+-- binary before this version asks the payload index alone and would not
+-- see those events: the version makes it refuse the file ("newer than
+-- this oncehook's") rather than process a replay of one.
