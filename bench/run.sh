@@ -66,6 +66,17 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+# Each count a whole number from 1 up (bash would take a word as 0).
+for opt in "seconds:$seconds" "runs:$runs" "target-runs:$truns" \
+    "conns:$conns"; do
+	case ${opt#*:} in
+	'') ;;
+	*[!0-9]*|0*)
+		echo "bench/run.sh: --${opt%%:*} wants a whole number from 1" \
+		    "up, not '${opt#*:}'" >&2
+		exit 2 ;;
+	esac
+done
 if [ $smoke -eq 1 ]; then
 	: "${seconds:=2}" "${runs:=1}"
 	peers=0

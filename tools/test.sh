@@ -248,6 +248,18 @@ step_fuzz() {
 }
 
 step_bench() {
+	# A count that is not one is refused, naming it, before any row.
+	echo "== bench options"
+	if bash "$root/bench/run.sh" --runs three >"$out/bench-opt.out" 2>&1
+	then
+		result fail
+	elif [ $? -eq 2 ] && grep -q "^bench/run.sh: --runs wants a whole" \
+	    "$out/bench-opt.out"; then
+		result ok
+	else
+		result fail
+		cat "$out/bench-opt.out"
+	fi
 	# The benchmark still runs and its rows pass their checks.
 	echo "== bench smoke"
 	if bounded 900 "bench/run.sh --smoke" bash "$root/bench/run.sh" \
