@@ -1305,6 +1305,20 @@ static const char actions_flag[] =
 "INSERT INTO done (key) SELECT CASE WHEN EXISTS (SELECT 1 FROM flag)\n"
 "    THEN NULL ELSE :key END;\n";
 
+/* The store of cf (dbname) opened with init, and a peer connection
+ * onto it in *q. */
+static struct store *
+open_peer(const struct conf *cf, const char *dbname, sqlite3 **q)
+{
+	struct store	*st;
+	char		 err[512];
+
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	*q = peer(dbname);
+	return st;
+}
+
 /*
  * cf's store on dbname, made (STORE_INIT) with cf's actions
  * actions_flag (written to flag.sql before cf was loaded), and a peer
@@ -1314,12 +1328,8 @@ static const char actions_flag[] =
 static struct store *
 open_flagged(const struct conf *cf, const char *dbname, sqlite3 **q)
 {
-	struct store	*st;
-	char		 err[512];
+	struct store	*st = open_peer(cf, dbname, q);
 
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	*q = peer(dbname);
 	exec(*q, "INSERT INTO flag VALUES (1)");
 	return st;
 }
@@ -1789,27 +1799,40 @@ guardconf(const char *dbname, const char *actname)
 	return cf;
 }
 
+/*
+ * One processed event of type t.ok in the old database q, its payload's
+ * hash as a claim stores it; guarded: that column's value, or NULL to
+ * leave the column out (before version 8).
+ */
+static void
+old_event(sqlite3 *q, const char *ep, const char *key, const char *payload,
+    const char *guarded)
+{
+	struct event	 ev;
+	char		 sql[512];
+
+	mkev(&ev, key, "t.ok", payload);
+	snprintf(sql, sizeof(sql), "INSERT INTO events (endpoint, key, type,"
+	    " payload_hash, payload, received_at, processed_at%s) VALUES"
+	    " ('%s', '%s', 't.ok', '%s', '%s', 100, 101%s%s)",
+	    guarded ? ", guarded" : "", ep, key, ev.hash, payload,
+	    guarded ? ", " : "", guarded ? guarded : "");
+	exec(q, sql);
+	event_clear(&ev);
+}
+
 static void
 test_migrate_v7(void)
 {
-	char		 err[512], sql[512];
 	struct conf	*cf = guardconf("m7.sqlite", "a.sql");
 	struct store	*st;
-	struct event	 old;
 	sqlite3		*q = old_db("m7.sqlite", 7);
 	enum hook_err	 ra, rs, rr;
 
-	mkev(&old, "old1", "t.ok", "{\"v\":1}");
-	snprintf(sql, sizeof(sql), "INSERT INTO events (endpoint, key, type,"
-	    " payload_hash, payload, received_at, processed_at) VALUES"
-	    " ('a', 'old1', 't.ok', '%s', '{\"v\":1}', 100, 101),"
-	    " ('s', 'old2', 't.ok', 'h2', '{\"v\":2}', 200, 201)", old.hash);
-	exec(q, sql);
-	event_clear(&old);
+	old_event(q, "a", "old1", "{\"v\":1}", NULL);
+	old_event(q, "s", "old2", "{\"v\":2}", NULL);
 	sqlite3_close(q);
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	q = peer("m7.sqlite");
+	st = open_peer(cf, "m7.sqlite", &q);
 	CHECK(qint(q, "PRAGMA user_version") == store_version() &&
 	    store_version() >= 8 && qint(q, "SELECT count(*) FROM events "
 	    "WHERE guarded IS NULL") == 2 && qint(q, GUARD_INDEXED) == 2,
@@ -1869,27 +1892,15 @@ claim_keyed(struct store *st, const char *key, int key_signed,
 static void
 test_migrate_v8(void)
 {
-	char		 err[512], sql[640];
 	struct conf	*cf = guardconf("m8.sqlite", "a.sql");
 	struct store	*st;
-	struct event	 e1, e2;
 	sqlite3		*q = old_db("m8.sqlite", 8);
 	enum hook_err	 r1, r2;
 
-	mkev(&e1, "hdr-1", "t.ok", "{\"id\":\"e1\"}");
-	mkev(&e2, "old-2", "t.ok", "{\"id\":\"e2\"}");
-	snprintf(sql, sizeof(sql), "INSERT INTO events (endpoint, key, type,"
-	    " payload_hash, payload, received_at, processed_at, guarded)"
-	    " VALUES ('a', 'hdr-1', 't.ok', '%s', '{\"id\":\"e1\"}', 100, 101,"
-	    " 1), ('a', 'old-2', 't.ok', '%s', '{\"id\":\"e2\"}', 100, 101,"
-	    " NULL)", e1.hash, e2.hash);
-	exec(q, sql);
-	event_clear(&e1);
-	event_clear(&e2);
+	old_event(q, "a", "hdr-1", "{\"id\":\"e1\"}", "1");
+	old_event(q, "a", "old-2", "{\"id\":\"e2\"}", "NULL");
 	sqlite3_close(q);
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	q = peer("m8.sqlite");
+	st = open_peer(cf, "m8.sqlite", &q);
 	CHECK(qint(q, "PRAGMA user_version") == 9 && store_version() == 9 &&
 	    qint(q, GUARD_INDEXED) == 2, "v8 -> 9: both events kept, both "
 	    "in the payload index (%lld)", qint(q, GUARD_INDEXED));
@@ -1901,6 +1912,35 @@ test_migrate_v8(void)
 	sqlite3_close(q);
 	store_close(st);
 	conf_free(cf);
+}
+
+/* guardconf() over dbname with actions that fail until the flag row
+ * goes (open_flagged()); its conf in *cf, a peer in *q. */
+static struct store *
+guard_flagged(const char *dbname, struct conf **cf, sqlite3 **q)
+{
+	write_file("flag.sql", actions_flag);
+	*cf = guardconf(dbname, "flag.sql");
+	return open_flagged(*cf, dbname, q);
+}
+
+/* An event of endpoint 0 (type t.ok) claimed until its failing actions
+ * park it (PARK_AFTER 3); the last claim's result. */
+static enum hook_err
+park_guarded(struct store *st, const char *key, int key_signed,
+    const char *payload)
+{
+	struct event	 ev;
+	long long	 att;
+	enum hook_err	 er = HOOK_OK;
+	int		 i;
+
+	mkev(&ev, key, "t.ok", payload);
+	ev.key_signed = key_signed;
+	for (i = 0; i < 3; i++)
+		er = claim_counted(st, &ev, 3, &att);
+	event_clear(&ev);
+	return er;
 }
 
 /*
@@ -1915,17 +1955,12 @@ test_guard_paths(void)
 {
 	struct conf	*cf = guardconf("gp.sqlite", "a.sql");
 	struct store	*st;
-	struct event	 ev;
 	sqlite3		*q;
-	char		 err[512], plan[1024];
-	long long	 att;
+	char		 plan[1024];
 	enum hook_err	 ra, rs, rr, er = HOOK_OK;
-	int		 i;
 
 	cf->endpoints[0].deferred = cf->endpoints[1].deferred = 1;
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	q = peer("gp.sqlite");
+	st = open_peer(cf, "gp.sqlite", &q);
 	query_plan(q, sq_payload, plan, sizeof(plan));
 	CHECK(qint(q, "SELECT partial FROM pragma_index_list('events') WHERE "
 	    "name = 'events_endpoint_payload'") == 1 && strstr(plan,
@@ -1946,13 +1981,8 @@ test_guard_paths(void)
 	store_close(st);
 	conf_free(cf);
 
-	write_file("flag.sql", actions_flag);
-	cf = guardconf("gp2.sqlite", "flag.sql");
-	st = open_flagged(cf, "gp2.sqlite", &q);
-	mkev(&ev, "pk1", "t.ok", "{\"v\":\"pk\"}");
-	for (i = 0; i < 3; i++)
-		er = claim_counted(st, &ev, 3, &att);
-	event_clear(&ev);
+	st = guard_flagged("gp2.sqlite", &cf, &q);
+	er = park_guarded(st, "pk1", 0, "{\"v\":\"pk\"}");
 	rr = claim_new(st, 0, "pk2", "t.ok", "{\"v\":\"pk\"}");
 	CHECK(er == HOOK_PARKED && qint(q, "SELECT guarded FROM events WHERE "
 	    "key = 'pk1' AND status = 'failed'") == 1 && rr == HOOK_PARKED &&
@@ -1979,15 +2009,9 @@ test_guard_signed(void)
 	struct conf	*cf = guardconf("gs.sqlite", "a.sql");
 	struct store	*st;
 	sqlite3		*q;
-	char		 err[512];
-	long long	 att;
-	struct event	 ev;
 	enum hook_err	 r1, r2, rd, r3, r4, r5, r6, rd6, r7;
-	int		 i;
 
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	q = peer("gs.sqlite");
+	st = open_peer(cf, "gs.sqlite", &q);
 	r1 = claim_keyed(st, "evt_1", 1, NULL, "t.ok", "{\"id\":\"evt_1\"}",
 	    NULL);
 	CHECK(r1 == HOOK_OK && qint(q, "SELECT count(*) FROM events WHERE "
@@ -2024,15 +2048,8 @@ test_guard_signed(void)
 	store_close(st);
 	conf_free(cf);
 
-	write_file("flag.sql", actions_flag);
-	cf = guardconf("gs2.sqlite", "flag.sql");
-	st = open_flagged(cf, "gs2.sqlite", &q);
-	mkev(&ev, "evt_p", "t.ok", "{\"id\":\"evt_p\"}");
-	ev.key_signed = 1;
-	r1 = HOOK_OK;
-	for (i = 0; i < 3; i++)
-		r1 = claim_counted(st, &ev, 3, &att);
-	event_clear(&ev);
+	st = guard_flagged("gs2.sqlite", &cf, &q);
+	r1 = park_guarded(st, "evt_p", 1, "{\"id\":\"evt_p\"}");
 	r7 = claim_keyed(st, "hdr-p", 0, "evt_p", "t.ok",
 	    "{\"id\":\"evt_p\"}", &rd);
 	CHECK(r1 == HOOK_PARKED && qint(q, "SELECT guarded FROM events WHERE "

@@ -72,8 +72,8 @@ static const char *const sqls[ST__MAX] = {
 	[ST_PAYLOAD] = sq_payload,
 	/* The event stored under the key the signature covers. */
 	[ST_SIGNED] = "SELECT status IN ('failed', 'dead') FROM events"
-	    " WHERE endpoint = ?1 AND key = ?2 AND payload_hash = ?3"
-	    " AND type IS ?4",
+	    " WHERE endpoint = ?1 AND key = ?4 AND payload_hash = ?2"
+	    " AND type IS ?3",
 	[ST_CONFLICT] = "INSERT INTO conflicts (endpoint, key, payload_hash,"
 	    " received_at) VALUES (?1, ?2, ?3, ?4)",
 };
@@ -687,6 +687,34 @@ sq_find_key(struct store *b, size_t endpoint, const struct event *ev,
 }
 
 /*
+ * Statement which (ST_PAYLOAD or ST_SIGNED) for endpoint name, ev's hash
+ * and type, and key: *found 0 (no row), 1, or 2 (failed or dead).
+ */
+static int
+sq_find_by(struct sqstore *s, enum st which, const char *name,
+    const struct event *ev, const char *key, int *found)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	*found = 0;
+	if ((rc = sq_stmt(s, which, &st)) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ev->hash, -1, SQLITE_STATIC);
+	if (ev->type != NULL)
+		sqlite3_bind_text(st, 3, ev->type, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_text(st, 4, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	*found = rc != SQLITE_ROW ? 0 : sqlite3_column_int(st, 0) ? 2 : 1;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/*
  * Is ev's payload recorded for endpoint with the same type, under
  * another key (engine_ops.find_payload)?  The type counts: Shopify
  * sends one order body as orders/create, orders/paid, orders/updated,
@@ -702,43 +730,15 @@ sq_find_payload(struct store *b, size_t endpoint, const struct event *ev,
 {
 	struct sqstore	*s = (struct sqstore *)b;
 	const char	*name = s->cf->endpoints[endpoint].name;
-	sqlite3_stmt	*st;
 	int		 rc;
 
-	*found = 0;
-	if ((rc = sq_stmt(s, ST_PAYLOAD, &st)) != SQLITE_OK)
-		return rc;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, ev->hash, -1, SQLITE_STATIC);
-	if (ev->type != NULL)
-		sqlite3_bind_text(st, 3, ev->type, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 3);
-	sqlite3_bind_text(st, 4, ev->key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	*found = rc != SQLITE_ROW ? 0 : sqlite3_column_int(st, 0) ? 2 : 1;
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	if ((rc = sq_find_by(s, ST_PAYLOAD, name, ev, ev->key, found)) !=
+	    SQLITE_OK || *found)
 		return rc;
 	/* ev's own key is the claim's row, not another's. */
-	if (*found || ev->signed_key == NULL ||
-	    strcmp(ev->signed_key, ev->key) == 0)
+	if (ev->signed_key == NULL || strcmp(ev->signed_key, ev->key) == 0)
 		return SQLITE_OK;
-	if ((rc = sq_stmt(s, ST_SIGNED, &st)) != SQLITE_OK)
-		return rc;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, ev->signed_key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, ev->hash, -1, SQLITE_STATIC);
-	if (ev->type != NULL)
-		sqlite3_bind_text(st, 4, ev->type, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 4);
-	rc = sqlite3_step(st);
-	*found = rc != SQLITE_ROW ? 0 : sqlite3_column_int(st, 0) ? 2 : 1;
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+	return sq_find_by(s, ST_SIGNED, name, ev, ev->signed_key, found);
 }
 
 static int
