@@ -153,6 +153,20 @@ peer(const char *dbname)
 	return db;
 }
 
+/* The store of cf (dbname) opened with init, and a peer connection
+ * onto it in *q. */
+static struct store *
+open_peer(const struct conf *cf, const char *dbname, sqlite3 **q)
+{
+	struct store	*st;
+	char		 err[512];
+
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	*q = peer(dbname);
+	return st;
+}
+
 /* The first column of the first row as text into buf; "(none)"/"(null)". */
 static const char *
 qtext(sqlite3 *db, const char *sql, char *buf, size_t bufsz)
@@ -676,7 +690,7 @@ test_batch_rule(void)
 	struct event		 ev[4];
 	struct store_claim	 c[4];
 	enum hook_err		 txn;
-	char			 err[512], key[32], sql[256], body[4][64];
+	char			 key[32], sql[256], body[4][64];
 	sqlite3			*q;
 	size_t			 i, j, n;
 	int			 ok, rows, effects, want_rows;
@@ -713,9 +727,7 @@ test_batch_rule(void)
 	    "INSERT INTO fx (k) VALUES (:key);\n"
 	    "INSERT INTO child (pid) VALUES (999);\n");
 	cf = mkconf("batch.sqlite", "batch.sql");
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	q = peer("batch.sqlite");
+	st = open_peer(cf, "batch.sqlite", &q);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memset(c, 0, sizeof(c));
 		for (n = 0; n < 4 && cases[i].types[n] != NULL; n++) {
@@ -1179,11 +1191,9 @@ test_work_plan(void)
 	struct conf	*cf = mkconf("wp.sqlite", "a.sql");
 	struct store	*st;
 	sqlite3		*q;
-	char		 err[512], plan[1024];
+	char		 plan[1024];
 
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	q = peer("wp.sqlite");
+	st = open_peer(cf, "wp.sqlite", &q);
 	query_plan(q, sq_work_pick, plan, sizeof(plan));
 	CHECK(strstr(plan, "USING INDEX events_pending") != NULL &&
 	    strstr(plan, "SCAN events") == NULL, "work's poll reads the "
@@ -1277,9 +1287,7 @@ test_migrate_v2(void)
 	exec(q, "CREATE INDEX events_received_at ON events (received_at); "
 	    "DROP TABLE outbox; PRAGMA user_version = 2");
 	sqlite3_close(q);
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	q = peer("m2.sqlite");
+	st = open_peer(cf, "m2.sqlite", &q);
 	CHECK(qint(q, "PRAGMA user_version") == store_version() &&
 	    store_version() >= 3 && qint(q, "SELECT count(*) FROM "
 	    "sqlite_master WHERE name = 'events_received_at'") == 0 &&
@@ -1304,20 +1312,6 @@ static const char actions_flag[] =
 "-- on: *\n"
 "INSERT INTO done (key) SELECT CASE WHEN EXISTS (SELECT 1 FROM flag)\n"
 "    THEN NULL ELSE :key END;\n";
-
-/* The store of cf (dbname) opened with init, and a peer connection
- * onto it in *q. */
-static struct store *
-open_peer(const struct conf *cf, const char *dbname, sqlite3 **q)
-{
-	struct store	*st;
-	char		 err[512];
-
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	*q = peer(dbname);
-	return st;
-}
 
 /*
  * cf's store on dbname, made (STORE_INIT) with cf's actions
@@ -1544,7 +1538,6 @@ test_migrate_v3(void)
 {
 	struct conf	*cf = mkconf("m3.sqlite", "a.sql");
 	struct store	*st;
-	char		 err[512];
 	sqlite3		*q = old_db("m3.sqlite", 3);
 
 	exec(q, "INSERT INTO events (endpoint, key, type, payload_hash, payload,"
@@ -1555,9 +1548,7 @@ test_migrate_v3(void)
 	    "INSERT INTO conflicts (endpoint, key, payload_hash, received_at)"
 	    " VALUES ('a', 'old1', 'hx', 150)");
 	sqlite3_close(q);
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	q = peer("m3.sqlite");
+	st = open_peer(cf, "m3.sqlite", &q);
 	CHECK(qint(q, "PRAGMA user_version") == store_version() &&
 	    qint(q, "SELECT count(*) FROM events") == 3 && qint(q, "SELECT "
 	    "count(*) FROM events WHERE status = 'processed' AND attempts = 1 "
@@ -1640,7 +1631,7 @@ test_migrate_v5(void)
 {
 	struct conf	*cf = mkconf("m5.sqlite", "a.sql");
 	struct store	*st;
-	char		 err[512], before[2048], after[2048];
+	char		 before[2048], after[2048];
 	sqlite3		*q = old_db("m5.sqlite", 5);
 	int		 eph5, eph6;
 
@@ -1660,9 +1651,7 @@ test_migrate_v5(void)
 	qtext(q, EVENTS_TEXT, before, sizeof(before));
 	eph5 = event_ephemerals(q);
 	sqlite3_close(q);
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	q = peer("m5.sqlite");
+	st = open_peer(cf, "m5.sqlite", &q);
 	qtext(q, EVENTS_TEXT, after, sizeof(after));
 	eph6 = event_ephemerals(q);
 	CHECK(qint(q, "PRAGMA user_version") == store_version() &&
@@ -1714,7 +1703,7 @@ test_migrate_v6(void)
 {
 	struct conf	*cf = mkconf("m6.sqlite", "a.sql");
 	struct store	*st;
-	char		 err[512], before[2048], after[2048], id[64];
+	char		 before[2048], after[2048], id[64];
 	sqlite3		*q = old_db("m6.sqlite", 6);
 	int		 eph6, eph7;
 
@@ -1725,9 +1714,7 @@ test_migrate_v6(void)
 	qtext(q, OUTBOX_TEXT, before, sizeof(before));
 	eph6 = outbox_ephemerals(q);
 	sqlite3_close(q);
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	q = peer("m6.sqlite");
+	st = open_peer(cf, "m6.sqlite", &q);
 	fake_event(q);
 	qtext(q, OUTBOX_TEXT, after, sizeof(after));
 	eph7 = outbox_ephemerals(q);
@@ -2127,9 +2114,7 @@ test_deferred(void)
 	cf->endpoints[0].deferred = 1;
 	cf->endpoints[0].max_attempts = 2;
 	cf->busy_ms = 5000;
-	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
-		BAIL("store_open: %s", err);
-	q = peer("deferred.sqlite");
+	st = open_peer(cf, "deferred.sqlite", &q);
 	/* One event accepted, run, failed and dead is the protocol's table's
 	 * (tests/unit/t_protocol.c); here, what takes processes. */
 	/* 1,000 events, four workers, the claimer, duplicates. */
