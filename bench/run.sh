@@ -86,7 +86,7 @@ fi
 # The targets' rows: at least as many runs as the others, 5 by default.
 : "${truns:=$((runs > 5 ? runs : 5))}"
 [ "$smoke" -eq 0 ] || truns=$runs
-[ "$truns" -ge "$runs" ] 2>/dev/null || {
+[ "$truns" -ge "$runs" ] || {
 	echo "bench/run.sh: --target-runs must be at least --runs" >&2
 	exit 2
 }

@@ -1001,11 +1001,14 @@ set_key(struct conf_loader *l, const struct conf_var *cv, const char *var,
 	 */
 	ep->replay_guard = !ep->scheme->timestamped ||
 	    scheme_unsigned_data(ep->scheme);
-	for (i = 0; i < key->n; i++)
-		if (key->v[i].kind == SRC_HEADER &&
-		    (ep->scheme->signed_header == NULL ||
-		    strcasecmp(key->v[i].arg, ep->scheme->signed_header) != 0))
+	for (i = 0; i < key->n; i++) {
+		key->v[i].covered = key->v[i].kind != SRC_HEADER ?
+		    scheme_signs_body(ep->scheme) :
+		    ep->scheme->signed_header != NULL &&
+		    strcasecmp(key->v[i].arg, ep->scheme->signed_header) == 0;
+		if (key->v[i].kind == SRC_HEADER && !key->v[i].covered)
 			ep->replay_guard = 1;
+	}
 	/*
 	 * A signature over no event data (mailgun) binds its token only:
 	 * keyed by anything else first, one captured block would carry

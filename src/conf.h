@@ -31,6 +31,10 @@ enum src_kind {
 struct src {
 	enum src_kind	 kind;
 	char		*arg;	/* header name or JSON pointer; NULL for hash */
+	/* A key source: 1 if the endpoint's signature covers what it reads
+	 * (the body where the scheme signs it, the scheme's signed header);
+	 * set by conf_load(), 0 elsewhere. */
+	int		 covered;
 };
 
 /* An ordered list of sources: the first that yields a value wins. */

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <jansson.h>
 
@@ -241,19 +240,10 @@ canonical_hash(struct jsondoc *d, char hash[CRYPTO_SHA256_HEXLEN + 1])
 	return 0;
 }
 
-/* Whether the signature covers what key source s reads. */
-static int
-src_signed(const struct conf_endpoint *ep, const struct src *s)
-{
-	if (s->kind == SRC_HEADER)
-		return ep->scheme->signed_header != NULL &&
-		    strcasecmp(s->arg, ep->scheme->signed_header) == 0;
-	return scheme_signs_body(ep->scheme);
-}
-
 /*
  * Behind a replay guard: ev->key_signed if the key, from source used,
- * is one the signature covers and no key scope will be put before it;
+ * is one the signature covers (struct src: covered) and no key scope
+ * will be put before it;
  * else ev->signed_key, the key the covered sources give alone (what a
  * request of this body without the uncovered headers is keyed by), if
  * any gives one a key can be.  HOOK_OK or HOOK_ESYSTEM.
@@ -269,12 +259,12 @@ sign_key(const struct conf_endpoint *ep, const struct req *rq,
 	if (!ep->replay_guard)
 		return HOOK_OK;
 	h = ep->key_scope != NULL ? req_header(rq, ep->key_scope) : NULL;
-	if ((h == NULL || *h == '\0') && src_signed(ep, &ep->key.v[used])) {
+	if ((h == NULL || *h == '\0') && ep->key.v[used].covered) {
 		ev->key_signed = 1;
 		return HOOK_OK;
 	}
 	for (i = 0; i < ep->key.n && ev->signed_key == NULL; i++) {
-		if (!src_signed(ep, &ep->key.v[i]))
+		if (!ep->key.v[i].covered)
 			continue;
 		if (ep->key.v[i].kind == SRC_HASH && ev->hash[0] == '\0' &&
 		    (forget_volatile(ep, d), canonical_hash(d, ev->hash)) ==

@@ -21,14 +21,17 @@
 #include "tap.h"
 #include "testlib.h"
 
-/* An unnamed hmac-sha256 endpoint whose key sources are key (or default). */
+/* An unnamed endpoint of scheme with key sources key (NULL: the
+ * scheme's); its secret is one the standard scheme takes, or basic's. */
 static struct conf *
-load(const char *key)
+load_scheme(const char *scheme, const char *key)
 {
+	int		 basic = strcmp(scheme, "basic") == 0;
 	struct var	 vars[] = {
 		{ "ONCEHOOK_DB", "/nonexistent/oncehook/t_event.db" },
-		{ "ONCEHOOK_SCHEME", "hmac-sha256" },
-		{ "ONCEHOOK_SECRET", "t_event-secret" },
+		{ "ONCEHOOK_SCHEME", scheme },
+		{ "ONCEHOOK_SECRET", basic ? "t-event:a-password-of-length" :
+		    "whsec_dGVzdC1zZWNyZXQtb2YtMzItYnl0ZXMtb3ItbW9yZQ==" },
 		{ "ONCEHOOK_KEY", key },
 		{ NULL, NULL }
 	};
@@ -36,8 +39,15 @@ load(const char *key)
 	char		 err[256];
 
 	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
-		BAIL("conf_load: %s", err);
+		BAIL("conf_load %s: %s", scheme, err);
 	return cf;
+}
+
+/* An unnamed hmac-sha256 endpoint whose key sources are key (or default). */
+static struct conf *
+load(const char *key)
+{
+	return load_scheme("hmac-sha256", key);
 }
 
 /* A request carrying only the given headers (CGI names). */
@@ -1024,28 +1034,6 @@ test_form(void)
 	event_clear(&ev);
 	free(json);
 	conf_free(cf);
-}
-
-/* An unnamed endpoint of scheme with key sources key (NULL: the
- * scheme's); its secret is one the standard scheme takes, or basic's. */
-static struct conf *
-load_scheme(const char *scheme, const char *key)
-{
-	int		 basic = strcmp(scheme, "basic") == 0;
-	struct var	 vars[] = {
-		{ "ONCEHOOK_DB", "/nonexistent/oncehook/t_event.db" },
-		{ "ONCEHOOK_SCHEME", scheme },
-		{ "ONCEHOOK_SECRET", basic ? "t-event:a-password-of-length" :
-		    "whsec_dGVzdC1zZWNyZXQtb2YtMzItYnl0ZXMtb3ItbW9yZQ==" },
-		{ "ONCEHOOK_KEY", key },
-		{ NULL, NULL }
-	};
-	struct conf	*cf;
-	char		 err[256];
-
-	if ((cf = conf_load(var_get, vars, err, sizeof(err))) == NULL)
-		BAIL("conf_load %s: %s", scheme, err);
-	return cf;
 }
 
 /*

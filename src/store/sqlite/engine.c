@@ -741,6 +741,14 @@ sq_find_payload(struct store *b, size_t endpoint, const struct event *ev,
 	return sq_find_by(s, ST_SIGNED, name, ev, ev->signed_key, found);
 }
 
+/* events.guarded for ev: 1 if the payload index is to hold it (the
+ * guard would find it by no key its body's replay carries). */
+static int
+sq_indexed(const struct conf_endpoint *ep, const struct event *ev)
+{
+	return ep->replay_guard && !ev->key_signed;
+}
+
 static int
 sq_conflict(struct store *b, size_t endpoint, const struct event *ev)
 {
@@ -792,7 +800,7 @@ sq_insert(struct store *b, size_t endpoint, const struct event *ev,
 		sqlite3_bind_int64(st, 8, ev->received_at + ep->retention);
 	if (ep->deferred)
 		sqlite3_bind_int(st, 9, STORE_CLAIMER_FIRST);
-	sqlite3_bind_int(st, 10, ep->replay_guard && !ev->key_signed);
+	sqlite3_bind_int(st, 10, sq_indexed(ep, ev));
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -1169,7 +1177,7 @@ sq_park(struct store *b, size_t endpoint, const struct event *ev,
 	sqlite3_bind_int64(st, 8, attempts);
 	sqlite3_bind_text(st, 9, error, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 10, next_at);
-	sqlite3_bind_int(st, 11, ep->replay_guard && !ev->key_signed);
+	sqlite3_bind_int(st, 11, sq_indexed(ep, ev));
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	st = NULL;
