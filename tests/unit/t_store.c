@@ -2049,6 +2049,36 @@ test_guard_signed(void)
 	conf_free(cf);
 }
 
+/*
+ * A deferred endpoint's event under its signed key (stored received,
+ * its actions for work) is kept out of the payload index too, and its
+ * body under a header's key is still the guard's duplicate.
+ */
+static void
+test_guard_signed_deferred(void)
+{
+	struct conf	*cf = guardconf("gsd.sqlite", "a.sql");
+	struct store	*st;
+	sqlite3		*q;
+	enum hook_err	 r1, r2, rd;
+
+	cf->endpoints[0].deferred = 1;
+	st = open_peer(cf, "gsd.sqlite", &q);
+	r1 = claim_keyed(st, "evt_d", 1, NULL, "t.ok", "{\"id\":\"evt_d\"}",
+	    NULL);
+	r2 = claim_keyed(st, "hdr-d", 0, "evt_d", "t.ok",
+	    "{\"id\":\"evt_d\"}", &rd);
+	CHECK(r1 == HOOK_ACCEPTED && qint(q, "SELECT count(*) FROM events "
+	    "WHERE key = 'evt_d' AND status = 'received' AND guarded = 0") ==
+	    1 && r2 == HOOK_DUP && rd == HOOK_DUP && qint(q, "SELECT count(*) "
+	    "FROM events WHERE key = 'hdr-d'") == 0, "deferred: stored "
+	    "received out of the index (%d); its body under a header's key a "
+	    "duplicate, by the claim and the read (%d %d)", r1, r2, rd);
+	sqlite3_close(q);
+	store_close(st);
+	conf_free(cf);
+}
+
 /* Work until nothing is due at now (0: the clock's, past the 10 s a
  * claimer has first); the number of events this process ran. */
 static int
@@ -2271,6 +2301,7 @@ main(void)
 	test_migrate_v8();
 	test_guard_paths();
 	test_guard_signed();
+	test_guard_signed_deferred();
 	test_park_replay();
 	test_deferred();
 
