@@ -48,9 +48,9 @@ UNANSWERED = ("Close stmt", "Quit")
 # The most round trips each kind may take (--check): a regression in the
 # protocol's statements fails here.  Per event, on a kept connection
 # (FastCGI), its statements prepared; under CGI, all a request makes.
-CEILING = {"new": 6, "dup": 1, "dup in a run": 5, "new, replay guard": 9,
+CEILING = {"new": 5, "dup": 1, "dup in a run": 5, "new, replay guard": 8,
            # CGI: the handshake counts one ("Connect").
-           "cgi new": 15, "cgi dup": 5}
+           "cgi new": 13, "cgi dup": 5}
 
 
 def stripe_event(key, typ, obj):

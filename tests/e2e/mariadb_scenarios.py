@@ -17,7 +17,9 @@ Commands:
              nothing more written; 40 concurrent identical
              deliveries -> one processed, one event, one effect; a refund
              before its payment -> refunded, one order.paid and one
-             order.refunded row.  (A forged signature, a key conflict
+             order.refunded row; 8 payments and 8 refunds of one
+             order at once -> one order.paid, one order.refunded.
+             (A forged signature, a key conflict
              and the rest of what a request must be answered on
              MariaDB are request cases: tests/cases/.)
   wordpress  the stripe endpoint with sql/actions/mysql/wordpress.sql and
@@ -245,6 +247,56 @@ class Suite:
         t.eq(len(self.events(name, kr)) + len(self.events(name, kp)), 2,
              "events rows")
 
+    def ep_one_order(self, t, ep, n=8):
+        """n payments and n refunds of one order under 2n keys, all at
+        once: each processed, one order.paid and one order.refunded
+        row, the facts named after one event of each kind."""
+        name, sch = ep[0], ep[1]
+        oid = "M-%s-%s" % (name, self.nonce)
+        sends = [(self.key(ep, "m%s%d" % (typ[8], i)), typ)
+                 for i in range(n)
+                 for typ in ("payment.success", "payment.refunded")]
+        barrier = threading.Barrier(len(sends))
+        results = [None] * len(sends)
+
+        def one(i):
+            key, typ = sends[i]
+            try:
+                body = self.order_body(sch, key, typ, oid)
+                barrier.wait(30)
+                results[i] = self.send(ep, body, key, typ)
+            except Exception as e:
+                results[i] = e
+
+        th = [threading.Thread(target=one, args=(i,))
+              for i in range(len(sends))]
+        for x in th:
+            x.start()
+        for x in th:
+            x.join(120)
+        bad = [(sends[i][0], r if not isinstance(r, hookclient.Response)
+                else (r.status, r.body[:80]))
+               for i, r in enumerate(results)
+               if not isinstance(r, hookclient.Response) or
+               r.status != 200 or (r.json or {}).get("status") !=
+               "processed"]
+        t.eq(bad, [], "deliveries not answered 200 processed")
+        o = self.db.one("SELECT status, paid_by, refunded_by FROM orders "
+                        "WHERE id = %s" % q(oid))
+        t.eq(o and o["status"], "refunded", "final status")
+        t.eq(self.outbox("order.paid", oid), 1, "outbox order.paid rows")
+        t.eq(self.outbox("order.refunded", oid), 1,
+             "outbox order.refunded rows")
+        for fact, typ in (("paid_by", "payment.success"),
+                          ("refunded_by", "payment.refunded")):
+            t.eq(self.db.scalar(
+                "SELECT count(*) FROM %sevents e JOIN orders o ON "
+                "o.%s = CONCAT(e.received_at, ' ', e.endpoint, ' ', "
+                "e.event_key) WHERE o.id = %s AND e.type = %s"
+                % (self.p, fact, q(oid), q(typ))), 1,
+                "%s events named by orders.%s (%r)"
+                % (typ, fact, (o or {}).get(fact)))
+
     def endpoints(self):
         eps = endpoints_of(self.env, self.http)
         if not eps:
@@ -260,6 +312,9 @@ class Suite:
                      self.ep_concurrent, ep)
             self.run("%s: refund before payment -> refunded, one row each "
                      "in the outbox" % pre, self.ep_out_of_order, ep)
+            self.run("%s: 8 payments and 8 refunds of one order at once, "
+                     "16 keys -> each processed, one order.paid and one "
+                     "order.refunded row" % pre, self.ep_one_order, ep)
 
     # -- wordpress --------------------------------------------------------
 

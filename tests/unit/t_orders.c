@@ -630,6 +630,61 @@ test_late(void)
 	    col("late2", "status"));
 }
 
+/*
+ * MariaDB: an orders table made by an older mysql/orders.sql (without
+ * paid_by and refunded_by) gains the columns at init, and init again
+ * leaves it be; an order paid before that gets no second order.paid.
+ */
+static void
+test_mysql_upgrade(void)
+{
+	char		 body[512], err[256];
+	const char	*cols = "SELECT count(*) FROM information_schema.COLUMNS"
+	    " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'orders' AND"
+	    " COLUMN_NAME IN ('paid_by', 'refunded_by')";
+	const char	*paid = "SELECT count(*) FROM ord_outbox WHERE topic ="
+	    " 'order.paid' AND JSON_UNQUOTE(JSON_EXTRACT(payload,"
+	    " '$.order_id')) = ";
+	char		 sql[512];
+	int		 round;
+
+	exec_sql("DROP TABLE orders");
+	exec_sql("CREATE TABLE orders (id VARCHAR(191) NOT NULL PRIMARY KEY,"
+	    " status VARCHAR(16) GENERATED ALWAYS AS (CASE WHEN paid_at IS"
+	    " NOT NULL AND refunded_at IS NOT NULL THEN 'refunded' WHEN"
+	    " paid_at IS NOT NULL THEN 'paid' WHEN cancelled_at IS NOT NULL"
+	    " THEN 'cancelled' ELSE 'pending' END) VIRTUAL, amount"
+	    " DECIMAL(65,4) NULL, currency TEXT NULL, customer_email TEXT"
+	    " NULL, payment_id TEXT NULL, paid_at BIGINT NULL, refunded_at"
+	    " BIGINT NULL, cancelled_at BIGINT NULL, created_at BIGINT NOT"
+	    " NULL, updated_at BIGINT NOT NULL) ENGINE=InnoDB DEFAULT"
+	    " CHARSET=utf8mb4 COLLATE=utf8mb4_bin");
+	exec_sql("INSERT INTO orders (id, paid_at, created_at, updated_at)"
+	    " VALUES ('up-1', 1, 1, 1), ('up-2', NULL, 1, 1)");
+	CHECK(count(cols) == 0, "upgrade: an orders table of before, without"
+	    " paid_by and refunded_by");
+	for (round = 0; round < 2; round++) {
+		store_close(st);
+		if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) ==
+		    NULL)
+			BAIL("store_open: %s", err);
+		CHECK(count(cols) == 2, "upgrade: init %s: paid_by and"
+		    " refunded_by are there", round == 0 ? "once" : "again");
+	}
+	CHECK(deliver(EP_GENERIC, generic_paid(body, sizeof(body), "up-1",
+	    "up-ev-1"), NULL) == HOOK_OK && is("up-1", "status", "paid") &&
+	    is("up-1", "paid_at", "1") && is("up-1", "paid_by", "(null)"),
+	    "upgrade: a payment of an order paid before: the first kept");
+	snprintf(sql, sizeof(sql), "%s'up-1'", paid);
+	CHECK(count(sql) == 0, "upgrade: ... and no order.paid for it");
+	CHECK(deliver(EP_GENERIC, generic_paid(body, sizeof(body), "up-2",
+	    "up-ev-2"), NULL) == HOOK_OK && is("up-2", "status", "paid") &&
+	    !is("up-2", "paid_by", "(null)"),
+	    "upgrade: a pending order of before, paid: paid_by set");
+	snprintf(sql, sizeof(sql), "%s'up-2'", paid);
+	CHECK(count(sql) == 1, "upgrade: ... and one order.paid for it");
+}
+
 int
 main(void)
 {
@@ -696,6 +751,8 @@ main(void)
 	test_permutations();
 	test_checkout_pair();
 	test_late();
+	if (my != NULL)
+		test_mysql_upgrade();
 
 	if (q != NULL)
 		sqlite3_close(q);

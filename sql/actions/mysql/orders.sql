@@ -51,15 +51,22 @@
 --   time; InnoDB runs claims side by side, and two events of one order
 --   (a payment_intent.succeeded and a checkout.session.completed) may
 --   be in two transactions at once.  So a payment section first upserts
---   the order's details (which creates the row, or locks the one there:
---   the other transaction waits here until this one ends), then writes
---   the outbox row if paid_at is still empty (it now reads the row as
---   committed, under either REPEATABLE READ or READ COMMITTED), then
---   records paid_at (a refund section likewise, with refunded_at).  In
---   the SQLite order (outbox first), the check could read without a
---   lock (MySQL's INSERT ... SELECT does, under READ COMMITTED) and two
---   events write order.paid, or, under REPEATABLE READ, both take a
---   shared lock and one die of the deadlock (and be retried).
+--   the order's details and paid_at (which creates the row, or locks the
+--   one there: the other transaction waits here until this one ends),
+--   naming in paid_by the event that recorded paid_at (its
+--   :received_at, :endpoint and :key; kept with paid_at, first kept),
+--   then writes the outbox row if paid_by names this event (a refund
+--   section likewise, with refunded_at and refunded_by).  In the SQLite
+--   order (outbox first), the check could read without a lock (MySQL's
+--   INSERT ... SELECT does, under READ COMMITTED) and two events write
+--   order.paid, or, under REPEATABLE READ, both take a shared lock and
+--   one die of the deadlock (and be retried).  Two statements a payment,
+--   not three (a statement is most of what an event costs the server:
+--   docs/design/021-mariadb-round-trips.md).  paid_by is assigned before
+--   paid_at in ON DUPLICATE KEY UPDATE, so it reads the old paid_at
+--   (oncehook's sql_mode has no SIMULTANEOUS_ASSIGNMENT, and either
+--   reading gives the same here).  An order paid before these columns
+--   existed keeps paid_by NULL, so no later event writes its order.paid.
 -- - ON CONFLICT (id) DO UPDATE SET x = COALESCE(x, excluded.x) is
 --   ON DUPLICATE KEY UPDATE x = COALESCE(x, VALUES(x)).  VALUES() works
 --   on every MariaDB and MySQL; MySQL 8.0.20 and later deprecate it (a
@@ -122,7 +129,12 @@ CREATE TABLE IF NOT EXISTS orders (
 	customer_email	TEXT NULL,
 	payment_id	TEXT NULL,
 	paid_at		BIGINT NULL,	-- when the payment event arrived
+	-- The event that recorded paid_at: its arrival, endpoint and key
+	-- (how the section tells that this event is the one to write
+	-- order.paid).
+	paid_by		TEXT NULL,
 	refunded_at	BIGINT NULL,	-- when the refund event arrived
+	refunded_by	TEXT NULL,	-- the event that recorded refunded_at
 	cancelled_at	BIGINT NULL,	-- when the cancellation arrived
 	created_at	BIGINT NOT NULL,
 	updated_at	BIGINT NOT NULL
@@ -133,13 +145,25 @@ CREATE TABLE IF NOT EXISTS orders (
 -- primary key, as SQLite's WITHOUT ROWID did; the status is computed
 -- when read, so no trigger rewrites the row just written.)
 
+-- A table made before paid_by and refunded_by gains them (its orders
+-- already paid or refunded keep them NULL).  MySQL has no ADD COLUMN IF
+-- NOT EXISTS: the statement is chosen by what the table has.
+SET @oncehook_orders = (SELECT IF(COUNT(*) = 2, 'DO 0',
+    'ALTER TABLE orders ADD COLUMN paid_by TEXT NULL AFTER paid_at, ADD COLUMN refunded_by TEXT NULL AFTER refunded_at')
+    FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()
+    AND TABLE_NAME = 'orders' AND COLUMN_NAME IN ('paid_by', 'refunded_by'));
+PREPARE oncehook_orders FROM @oncehook_orders;
+EXECUTE oncehook_orders;
+DEALLOCATE PREPARE oncehook_orders;
+
 -- on: payment.success
 -- The generic format: {"type":"payment.success","metadata":{"orderId":..},
 -- "transaction":{"id":..,"amount":..,"currency":..},
 -- "customer":{"customerEmail":..}}
--- 1. The order's details (first kept); creates or locks its row.
+-- 1. The order's details and the payment (each fact first kept, and
+-- the event that recorded it); creates or locks the row.
 INSERT INTO orders (id, amount, currency, customer_email, payment_id,
-    created_at, updated_at)
+    paid_at, paid_by, created_at, updated_at)
 SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
 	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
 		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
@@ -156,6 +180,7 @@ SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
 	THEN JSON_UNQUOTE(p.j_email) END,
     CASE WHEN JSON_TYPE(p.j_payment) <> 'NULL'
 	THEN JSON_UNQUOTE(p.j_payment) END,
+    :received_at, CONCAT(:received_at, ' ', :endpoint, ' ', :key),
     :received_at, :received_at
 FROM JSON_TABLE(:payload, '$' COLUMNS (
 	j_id JSON PATH '$.metadata.orderId',
@@ -169,9 +194,10 @@ ON DUPLICATE KEY UPDATE
     currency = COALESCE(currency, VALUES(currency)),
     customer_email = COALESCE(customer_email, VALUES(customer_email)),
     payment_id = COALESCE(payment_id, VALUES(payment_id)),
+    paid_by = IF(paid_at IS NULL, VALUES(paid_by), paid_by),
+    paid_at = COALESCE(paid_at, VALUES(paid_at)),
     updated_at = VALUES(updated_at);
--- 2. order.paid, if no event has recorded the payment yet (the row is
--- there: step 1 made or locked it).
+-- 2. order.paid, if this event is the one that recorded the payment.
 INSERT INTO outbox (topic, payload)
 SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
     'order_id', orders.id,
@@ -191,32 +217,28 @@ JOIN orders ON orders.id = CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
 		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
 	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
 	THEN JSON_UNQUOTE(p.j_id) END
-WHERE orders.paid_at IS NULL;
--- 3. The fact, once.
-UPDATE orders SET paid_at = COALESCE(paid_at, :received_at)
-WHERE id = (SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
-	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
-	THEN JSON_UNQUOTE(p.j_id) END
-    FROM JSON_TABLE(:payload, '$' COLUMNS (
-	j_id JSON PATH '$.metadata.orderId')) AS p);
+WHERE orders.paid_by = CONCAT(:received_at, ' ', :endpoint, ' ', :key);
 
 -- on: payment.refunded
--- 1. Creates or locks the order's row.
-INSERT INTO orders (id, created_at, updated_at)
+-- 1. The refund (first kept, and the event that recorded it); creates
+-- or locks the order's row.
+INSERT INTO orders (id, refunded_at, refunded_by, created_at,
+    updated_at)
 SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
 	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
 		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
 	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
 	THEN JSON_UNQUOTE(p.j_id) END AS v_id,
+    :received_at, CONCAT(:received_at, ' ', :endpoint, ' ', :key),
     :received_at, :received_at
 FROM JSON_TABLE(:payload, '$' COLUMNS (
 	j_id JSON PATH '$.metadata.orderId')) AS p
 HAVING v_id IS NOT NULL
-ON DUPLICATE KEY UPDATE updated_at = VALUES(updated_at);
--- 2. order.refunded, if no event has recorded the refund yet (the row
--- is there: step 1 made or locked it).
+ON DUPLICATE KEY UPDATE
+    refunded_by = IF(refunded_at IS NULL, VALUES(refunded_by), refunded_by),
+    refunded_at = COALESCE(refunded_at, VALUES(refunded_at)),
+    updated_at = VALUES(updated_at);
+-- 2. order.refunded, if this event is the one that recorded the refund.
 INSERT INTO outbox (topic, payload)
 SELECT 'order.refunded', JSON_OBJECT('type', 'order.refunded',
     'order_id', orders.id,
@@ -228,25 +250,17 @@ JOIN orders ON orders.id = CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
 		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
 	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
 	THEN JSON_UNQUOTE(p.j_id) END
-WHERE orders.refunded_at IS NULL;
--- 3. The fact, once.
-UPDATE orders SET refunded_at = COALESCE(refunded_at, :received_at)
-WHERE id = (SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
-	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
-	THEN JSON_UNQUOTE(p.j_id) END
-    FROM JSON_TABLE(:payload, '$' COLUMNS (
-	j_id JSON PATH '$.metadata.orderId')) AS p);
+WHERE orders.refunded_by = CONCAT(:received_at, ' ', :endpoint, ' ', :key);
 
 -- on: webhook.ping
 -- Recorded in events only.
 
 -- on: payment_intent.succeeded
 -- Stripe: data.object is the PaymentIntent (amount in the smallest unit).
--- 1. The order's details (first kept); creates or locks its row.
+-- 1. The order's details and the payment (each fact first kept, and
+-- the event that recorded it); creates or locks the row.
 INSERT INTO orders (id, amount, currency, customer_email, payment_id,
-    created_at, updated_at)
+    paid_at, paid_by, created_at, updated_at)
 SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
 	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
 		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
@@ -263,6 +277,7 @@ SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
 	THEN JSON_UNQUOTE(p.j_email) END,
     CASE WHEN JSON_TYPE(p.j_payment) <> 'NULL'
 	THEN JSON_UNQUOTE(p.j_payment) END,
+    :received_at, CONCAT(:received_at, ' ', :endpoint, ' ', :key),
     :received_at, :received_at
 FROM JSON_TABLE(:payload, '$' COLUMNS (
 	j_id JSON PATH '$.data.object.metadata.order_id',
@@ -276,9 +291,10 @@ ON DUPLICATE KEY UPDATE
     currency = COALESCE(currency, VALUES(currency)),
     customer_email = COALESCE(customer_email, VALUES(customer_email)),
     payment_id = COALESCE(payment_id, VALUES(payment_id)),
+    paid_by = IF(paid_at IS NULL, VALUES(paid_by), paid_by),
+    paid_at = COALESCE(paid_at, VALUES(paid_at)),
     updated_at = VALUES(updated_at);
--- 2. order.paid, if no event has recorded the payment yet (the row is
--- there: step 1 made or locked it).
+-- 2. order.paid, if this event is the one that recorded the payment.
 INSERT INTO outbox (topic, payload)
 SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
     'order_id', orders.id,
@@ -298,22 +314,14 @@ JOIN orders ON orders.id = CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
 		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
 	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
 	THEN JSON_UNQUOTE(p.j_id) END
-WHERE orders.paid_at IS NULL;
--- 3. The fact, once.
-UPDATE orders SET paid_at = COALESCE(paid_at, :received_at)
-WHERE id = (SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
-	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
-	THEN JSON_UNQUOTE(p.j_id) END
-    FROM JSON_TABLE(:payload, '$' COLUMNS (
-	j_id JSON PATH '$.data.object.metadata.order_id')) AS p);
+WHERE orders.paid_by = CONCAT(:received_at, ' ', :endpoint, ' ', :key);
 
 -- on: checkout.session.completed
 -- Stripe: data.object is the Checkout Session.
--- 1. The order's details (first kept); creates or locks its row.
+-- 1. The order's details and the payment (each fact first kept, and
+-- the event that recorded it); creates or locks the row.
 INSERT INTO orders (id, amount, currency, customer_email, payment_id,
-    created_at, updated_at)
+    paid_at, paid_by, created_at, updated_at)
 SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
 	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
 		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
@@ -330,6 +338,7 @@ SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
 	THEN JSON_UNQUOTE(p.j_email) END,
     CASE WHEN JSON_TYPE(p.j_payment) <> 'NULL'
 	THEN JSON_UNQUOTE(p.j_payment) END,
+    :received_at, CONCAT(:received_at, ' ', :endpoint, ' ', :key),
     :received_at, :received_at
 FROM JSON_TABLE(:payload, '$' COLUMNS (
 	j_id JSON PATH '$.data.object.metadata.order_id',
@@ -343,9 +352,10 @@ ON DUPLICATE KEY UPDATE
     currency = COALESCE(currency, VALUES(currency)),
     customer_email = COALESCE(customer_email, VALUES(customer_email)),
     payment_id = COALESCE(payment_id, VALUES(payment_id)),
+    paid_by = IF(paid_at IS NULL, VALUES(paid_by), paid_by),
+    paid_at = COALESCE(paid_at, VALUES(paid_at)),
     updated_at = VALUES(updated_at);
--- 2. order.paid, if no event has recorded the payment yet (the row is
--- there: step 1 made or locked it).
+-- 2. order.paid, if this event is the one that recorded the payment.
 INSERT INTO outbox (topic, payload)
 SELECT 'order.paid', JSON_OBJECT('type', 'order.paid',
     'order_id', orders.id,
@@ -365,33 +375,29 @@ JOIN orders ON orders.id = CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
 		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
 	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
 	THEN JSON_UNQUOTE(p.j_id) END
-WHERE orders.paid_at IS NULL;
--- 3. The fact, once.
-UPDATE orders SET paid_at = COALESCE(paid_at, :received_at)
-WHERE id = (SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
-	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
-	THEN JSON_UNQUOTE(p.j_id) END
-    FROM JSON_TABLE(:payload, '$' COLUMNS (
-	j_id JSON PATH '$.data.object.metadata.order_id')) AS p);
+WHERE orders.paid_by = CONCAT(:received_at, ' ', :endpoint, ' ', :key);
 
 -- on: charge.refunded
 -- Stripe: data.object is the Charge; its metadata carries the order id.
--- 1. Creates or locks the order's row.
-INSERT INTO orders (id, created_at, updated_at)
+-- 1. The refund (first kept, and the event that recorded it); creates
+-- or locks the order's row.
+INSERT INTO orders (id, refunded_at, refunded_by, created_at,
+    updated_at)
 SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
 	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
 		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
 	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
 	THEN JSON_UNQUOTE(p.j_id) END AS v_id,
+    :received_at, CONCAT(:received_at, ' ', :endpoint, ' ', :key),
     :received_at, :received_at
 FROM JSON_TABLE(:payload, '$' COLUMNS (
 	j_id JSON PATH '$.data.object.metadata.order_id')) AS p
 HAVING v_id IS NOT NULL
-ON DUPLICATE KEY UPDATE updated_at = VALUES(updated_at);
--- 2. order.refunded, if no event has recorded the refund yet (the row
--- is there: step 1 made or locked it).
+ON DUPLICATE KEY UPDATE
+    refunded_by = IF(refunded_at IS NULL, VALUES(refunded_by), refunded_by),
+    refunded_at = COALESCE(refunded_at, VALUES(refunded_at)),
+    updated_at = VALUES(updated_at);
+-- 2. order.refunded, if this event is the one that recorded the refund.
 INSERT INTO outbox (topic, payload)
 SELECT 'order.refunded', JSON_OBJECT('type', 'order.refunded',
     'order_id', orders.id,
@@ -403,16 +409,7 @@ JOIN orders ON orders.id = CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
 		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
 	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
 	THEN JSON_UNQUOTE(p.j_id) END
-WHERE orders.refunded_at IS NULL;
--- 3. The fact, once.
-UPDATE orders SET refunded_at = COALESCE(refunded_at, :received_at)
-WHERE id = (SELECT CASE WHEN (JSON_TYPE(p.j_id) = 'STRING'
-	    OR (JSON_TYPE(p.j_id) IN ('INTEGER', 'UNSIGNED INTEGER')
-		AND JSON_UNQUOTE(p.j_id) REGEXP '^-{0,1}[0-9]+$'))
-	AND CHAR_LENGTH(JSON_UNQUOTE(p.j_id)) <= 191
-	THEN JSON_UNQUOTE(p.j_id) END
-    FROM JSON_TABLE(:payload, '$' COLUMNS (
-	j_id JSON PATH '$.data.object.metadata.order_id')) AS p);
+WHERE orders.refunded_by = CONCAT(:received_at, ' ', :endpoint, ' ', :key);
 
 -- on: payment_intent.canceled
 -- Cancels a pending order; a paid order stays paid (see the status).
