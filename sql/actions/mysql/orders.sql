@@ -1,7 +1,8 @@
 -- SPDX-License-Identifier: MIT
 -- oncehook actions: the orders domain, for the MariaDB/MySQL store.
--- The port of sql/actions/orders.sql (SQLite): the same table, the same
--- events, the same outcome whatever order they arrive in.
+-- The port of sql/actions/orders.sql (SQLite): the same table (and two
+-- columns more, paid_by and refunded_by, below), the same events, the
+-- same outcome whatever order they arrive in.
 --
 -- The setup part (everything before the first "-- on:" line) is run by
 -- "oncehook init"; it must be safe to run again, hence IF NOT EXISTS.
@@ -131,10 +132,12 @@ CREATE TABLE IF NOT EXISTS orders (
 	paid_at		BIGINT NULL,	-- when the payment event arrived
 	-- The event that recorded paid_at: its arrival, endpoint and key
 	-- (how the section tells that this event is the one to write
-	-- order.paid).
-	paid_by		TEXT NULL,
+	-- order.paid).  Bytes, as oncehook's keys are: compared byte for
+	-- byte (a text column would pad "k" and "k " equal), and any key
+	-- stored (not only UTF-8); 20 + 1 + 64 + 1 + 512 at most.
+	paid_by		VARBINARY(600) NULL,
 	refunded_at	BIGINT NULL,	-- when the refund event arrived
-	refunded_by	TEXT NULL,	-- the event that recorded refunded_at
+	refunded_by	VARBINARY(600) NULL,	-- the event that recorded it
 	cancelled_at	BIGINT NULL,	-- when the cancellation arrived
 	created_at	BIGINT NOT NULL,
 	updated_at	BIGINT NOT NULL
@@ -149,7 +152,7 @@ CREATE TABLE IF NOT EXISTS orders (
 -- already paid or refunded keep them NULL).  MySQL has no ADD COLUMN IF
 -- NOT EXISTS: the statement is chosen by what the table has.
 SET @oncehook_orders = (SELECT IF(COUNT(*) = 2, 'DO 0',
-    'ALTER TABLE orders ADD COLUMN paid_by TEXT NULL AFTER paid_at, ADD COLUMN refunded_by TEXT NULL AFTER refunded_at')
+    'ALTER TABLE orders ADD COLUMN paid_by VARBINARY(600) NULL AFTER paid_at, ADD COLUMN refunded_by VARBINARY(600) NULL AFTER refunded_at')
     FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()
     AND TABLE_NAME = 'orders' AND COLUMN_NAME IN ('paid_by', 'refunded_by'));
 PREPARE oncehook_orders FROM @oncehook_orders;

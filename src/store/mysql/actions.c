@@ -117,6 +117,15 @@ myactions_load(struct mydb *db, const char *path, const char *prefix,
 	return a;
 }
 
+/* A table or column unknown (ER_NO_SUCH_TABLE, ER_BAD_FIELD_ERROR) is
+ * most often one the file's setup part makes, after a new copy of it. */
+static const char *
+setup_hint(unsigned int e)
+{
+	return e == 1146 || e == 1054 ? " (the file's setup part not run? "
+	    "run oncehook init)" : "";
+}
+
 /* Prepare section m's statements unless they are.  0, or the error. */
 static unsigned int
 ready(struct myactions *a, struct mysection *m, char *err, size_t errsz)
@@ -134,8 +143,9 @@ ready(struct myactions *a, struct mysection *m, char *err, size_t errsz)
 	for (j = 0; j < m->stmts.n; j++)
 		if ((e = mydb_prepare(a->db, m->stmts.v[j].sql,
 		    &m->prepared[j])) != 0) {
-			snprintf(err, errsz, "%s:%d: %s", a->file.path,
-			    m->stmts.v[j].line, mydb_error(a->db));
+			snprintf(err, errsz, "%s:%d: %s%s", a->file.path,
+			    m->stmts.v[j].line, mydb_error(a->db),
+			    setup_hint(e));
 			while (j-- > 0)
 				mydb_stmt_close(m->prepared[j]);
 			free(m->prepared);
