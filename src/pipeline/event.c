@@ -105,21 +105,28 @@ key_from(const struct src *s, const struct req *rq, const struct jsondoc *d,
 	return HOOK_OK;
 }
 
-/*
- * The key under the endpoint's scope (conf.h: key_scope): the scope
- * header's value, ':' and *key, when the request carries that header;
- * *key as it is otherwise.
- */
-static enum hook_err
-scoped(const struct conf_endpoint *ep, const struct req *rq, char **key,
-    const char **why)
+/* The value of the endpoint's key scope header (conf.h: key_scope) in
+ * rq, or NULL if it has none or the request does not carry it. */
+static const char *
+scope_of(const struct conf_endpoint *ep, const struct req *rq)
 {
 	const char	*h;
-	char		*k;
-	size_t		 n;
 
 	if (ep->key_scope == NULL ||
 	    (h = req_header(rq, ep->key_scope)) == NULL || *h == '\0')
+		return NULL;
+	return h;
+}
+
+/* The key under scope h (scope_of()): h, ':' and *key; *key as it is
+ * if h is NULL. */
+static enum hook_err
+scoped(const char *h, char **key, const char **why)
+{
+	char		*k;
+	size_t		 n;
+
+	if (h == NULL)
 		return HOOK_OK;
 	n = strlen(h) + 1 + strlen(*key);
 	if (n > EVENT_KEY_MAX || !printable(h)) {
@@ -240,38 +247,45 @@ canonical_hash(struct jsondoc *d, char hash[CRYPTO_SHA256_HEXLEN + 1])
 	return 0;
 }
 
+/* key_from() for ep's key source i, the payload hash computed into
+ * ev->hash first where that source is the hash. */
+static enum hook_err
+key_at(const struct conf_endpoint *ep, size_t i, const struct req *rq,
+    struct jsondoc *d, struct event *ev, char **out, const char **why)
+{
+	if (ep->key.v[i].kind == SRC_HASH && ev->hash[0] == '\0' &&
+	    (forget_volatile(ep, d), canonical_hash(d, ev->hash)) == -1)
+		return HOOK_ESYSTEM;
+	return key_from(&ep->key.v[i], rq, d, ev->hash, out, why);
+}
+
 /*
  * Behind a replay guard: ev->key_signed if the key, from source used,
  * is one the signature covers (struct src: covered) and no key scope
- * will be put before it;
+ * will be put before it (scope, scope_of()'s, is NULL);
  * else ev->signed_key, the key the covered sources give alone (what a
  * request of this body without the uncovered headers is keyed by), if
  * any gives one a key can be.  HOOK_OK or HOOK_ESYSTEM.
  */
 static enum hook_err
 sign_key(const struct conf_endpoint *ep, const struct req *rq,
-    struct jsondoc *d, struct event *ev, size_t used)
+    struct jsondoc *d, struct event *ev, size_t used, const char *scope)
 {
-	const char	*why, *h;
+	const char	*why;
 	enum hook_err	 er;
 	size_t		 i;
 
 	if (!ep->replay_guard)
 		return HOOK_OK;
-	h = ep->key_scope != NULL ? req_header(rq, ep->key_scope) : NULL;
-	if ((h == NULL || *h == '\0') && ep->key.v[used].covered) {
+	if (scope == NULL && ep->key.v[used].covered) {
 		ev->key_signed = 1;
 		return HOOK_OK;
 	}
 	for (i = 0; i < ep->key.n && ev->signed_key == NULL; i++) {
 		if (!ep->key.v[i].covered)
 			continue;
-		if (ep->key.v[i].kind == SRC_HASH && ev->hash[0] == '\0' &&
-		    (forget_volatile(ep, d), canonical_hash(d, ev->hash)) ==
-		    -1)
-			return HOOK_ESYSTEM;
-		if ((er = key_from(&ep->key.v[i], rq, d, ev->hash,
-		    &ev->signed_key, &why)) == HOOK_ESYSTEM)
+		if ((er = key_at(ep, i, rq, d, ev, &ev->signed_key, &why)) ==
+		    HOOK_ESYSTEM)
 			return er;
 		if (er != HOOK_OK)
 			break;	/* no key: no event is stored under it */
@@ -478,6 +492,7 @@ extract(const struct conf_endpoint *ep, const struct req *rq,
     const char *body, size_t bodysz, struct event *ev, const char **why)
 {
 	struct jsondoc	*d;
+	const char	*scope;
 	enum hook_err	 er;
 	size_t		 i;
 
@@ -511,19 +526,12 @@ extract(const struct conf_endpoint *ep, const struct req *rq,
 		goto out;
 	if ((er = handshake(ep, d, ev, why)) != HOOK_OK)
 		goto out;
-	for (i = 0; i < ep->key.n && ev->key == NULL; i++) {
-		if (ep->key.v[i].kind == SRC_HASH && ev->hash[0] == '\0' &&
-		    (forget_volatile(ep, d), canonical_hash(d, ev->hash)) ==
-		    -1) {
-			er = HOOK_ESYSTEM;
+	for (i = 0; i < ep->key.n && ev->key == NULL; i++)
+		if ((er = key_at(ep, i, rq, d, ev, &ev->key, why)) != HOOK_OK)
 			goto out;
-		}
-		if ((er = key_from(&ep->key.v[i], rq, d, ev->hash,
-		    &ev->key, why)) != HOOK_OK)
-			goto out;
-	}
+	scope = scope_of(ep, rq);
 	if (ev->key != NULL &&
-	    (er = sign_key(ep, rq, d, ev, i - 1)) != HOOK_OK)
+	    (er = sign_key(ep, rq, d, ev, i - 1, scope)) != HOOK_OK)
 		goto out;
 	/* The key and the type may come from inside a volatile member
 	 * (mailgun's token); the payload hash leaves it out. */
@@ -533,7 +541,7 @@ extract(const struct conf_endpoint *ep, const struct req *rq,
 		er = HOOK_ENOKEY;
 		goto out;
 	}
-	if ((er = scoped(ep, rq, &ev->key, why)) != HOOK_OK)
+	if ((er = scoped(scope, &ev->key, why)) != HOOK_OK)
 		goto out;
 	ev->payload = body;
 	ev->payloadsz = bodysz;
@@ -656,7 +664,7 @@ event_peek(const struct conf_endpoint *ep, const struct req *rq,
 	if (ev->key == NULL || strlen(ev->key) > EVENT_KEY_MAX ||
 	    !printable(ev->key))
 		goto no;
-	if (scoped(ep, rq, &ev->key, &why) != HOOK_OK)
+	if (scoped(scope_of(ep, rq), &ev->key, &why) != HOOK_OK)
 		goto no;
 	ev->payload = body;
 	ev->payloadsz = bodysz;

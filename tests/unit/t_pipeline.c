@@ -504,31 +504,86 @@ fork_pair(int sv[2])
 	return pid;
 }
 
-/* One claim of key through link l: the writer's result. */
+/* One claim of body under key through link l, keyed as said
+ * (pipeline/event.h: key_signed, signed_key: NULL for none): the
+ * writer's result. */
 static enum hook_err
-writer_says(struct writer_link *l, const char *key)
+writer_says_keyed(struct writer_link *l, const char *key, int key_signed,
+    const char *signed_key, const char *body)
 {
 	struct store_claim	 c;
 	struct event		 ev;
 	enum hook_err		 er = HOOK_ESYSTEM;
-	char			 body[64], hash[CRYPTO_SHA256_HEXLEN + 1];
+	char			 hash[CRYPTO_SHA256_HEXLEN + 1];
 	unsigned char		 md[CRYPTO_SHA256_LEN];
 
-	/* Its own payload and hash: the endpoint refuses a payload again
-	 * under another key (replay guard). */
-	snprintf(body, sizeof(body), "{\"id\":\"%s\"}", key);
 	if (crypto_sha256(body, strlen(body), md) == -1)
 		BAIL("sha256");
 	crypto_hex(md, sizeof(md), hash);
 	if (event_stored(&ev, key, "payment.success", hash, body,
 	    strlen(body), (long long)time(NULL)) != HOOK_OK)
 		BAIL("event_stored");
+	ev.key_signed = key_signed;
+	if (signed_key != NULL && (ev.signed_key = strdup(signed_key)) ==
+	    NULL)
+		BAIL("strdup");
 	memset(&c, 0, sizeof(c));
 	c.ev = &ev;
 	if (writer_claim(l, &c) == 0)
 		er = c.result;
 	event_clear(&ev);
 	return er;
+}
+
+/* One claim of key through link l, its own payload (the endpoint
+ * refuses a payload again under another key: replay guard). */
+static enum hook_err
+writer_says(struct writer_link *l, const char *key)
+{
+	char	 body[64];
+
+	snprintf(body, sizeof(body), "{\"id\":\"%s\"}", key);
+	return writer_says_keyed(l, key, 0, NULL, body);
+}
+
+/*
+ * The claim frame carries key_signed and signed_key (docs/design/034):
+ * an event claimed through the writer under its signed key is stored
+ * out of the payload index, and its body under a header's key, claimed
+ * through the writer too, is the duplicate the guard finds under the
+ * signed key; the other way round, a body first stored under a
+ * header's key is found by the payload index.
+ */
+static void
+test_writer_signed(const struct conf *cf, sqlite3 *q)
+{
+	struct writer_link	 l;
+	int			 sv[2], st;
+	pid_t			 pid;
+	enum hook_err		 a, b, c, d;
+	const char		*b1 = "{\"id\":\"ws-1\",\"n\":1}";
+	const char		*b2 = "{\"id\":\"ws-2\",\"n\":2}";
+
+	if ((pid = fork_pair(sv)) == 0)
+		_exit(writer_main(cf, &sv[1], 1));
+	writer_link_init(&l, sv[0], 10000);
+	a = writer_says_keyed(&l, "ws-1", 1, NULL, b1);
+	b = writer_says_keyed(&l, "ws-h1", 0, "ws-1", b1);
+	c = writer_says_keyed(&l, "ws-h2", 0, "ws-2", b2);
+	d = writer_says_keyed(&l, "ws-2", 1, NULL, b2);
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	close(l.fd);
+	free(l.out);
+	CHECK(a == HOOK_OK && b == HOOK_DUP && c == HOOK_OK && d == HOOK_DUP &&
+	    count(q, "SELECT count(*) FROM events WHERE key = 'ws-1' AND "
+	    "guarded = 0") == 1 && count(q, "SELECT count(*) FROM events "
+	    "WHERE key = 'ws-h2' AND guarded = 1") == 1 && count(q,
+	    "SELECT count(*) FROM events WHERE key IN ('ws-h1', 'ws-2')") ==
+	    0, "writer: a signed key stored unguarded, its body under a "
+	    "header's key a duplicate; a header's key stored guarded, its "
+	    "body under the signed key a duplicate (%d %d %d %d)", a, b, c,
+	    d);
 }
 
 /*
@@ -2487,6 +2542,7 @@ main(void)
 	test_idle_release(&p, q);
 	pipeline_clear(&p);
 	test_writer_peers(cf);
+	test_writer_signed(cf, q);
 	test_writer_split();
 	test_writer_name();
 	test_writer_copy(cf, q, 1);

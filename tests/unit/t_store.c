@@ -1845,9 +1845,22 @@ test_migrate_v7(void)
 	conf_free(cf);
 }
 
-/* Claim an event of endpoint 0 keyed as said (pipeline/event.h:
- * key_signed, signed_key); *read (if not NULL): the lock-free read's
- * answer of its payload before the claim. */
+/* mkev(), keyed as said (pipeline/event.h: key_signed, signed_key:
+ * NULL for none). */
+static void
+mkev_keyed(struct event *ev, const char *key, int key_signed,
+    const char *signed_key, const char *type, const char *payload)
+{
+	mkev(ev, key, type, payload);
+	ev->key_signed = key_signed;
+	if (signed_key != NULL && (ev->signed_key = strdup(signed_key)) ==
+	    NULL)
+		BAIL("strdup");
+}
+
+/* Claim an event of endpoint 0 keyed as said (mkev_keyed()); *read (if
+ * not NULL): the lock-free read's answer of its payload before the
+ * claim. */
 static enum hook_err
 claim_keyed(struct store *st, const char *key, int key_signed,
     const char *signed_key, const char *type, const char *payload,
@@ -1856,11 +1869,7 @@ claim_keyed(struct store *st, const char *key, int key_signed,
 	struct event	 ev;
 	enum hook_err	 er;
 
-	mkev(&ev, key, type, payload);
-	ev.key_signed = key_signed;
-	if (signed_key != NULL && (ev.signed_key = strdup(signed_key)) ==
-	    NULL)
-		BAIL("strdup");
+	mkev_keyed(&ev, key, key_signed, signed_key, type, payload);
 	if (read != NULL)
 		*read = store_replayed(st, 0, &ev);
 	er = claim1(st, 0, &ev, NULL);
@@ -1922,8 +1931,7 @@ park_guarded(struct store *st, const char *key, int key_signed,
 	enum hook_err	 er = HOOK_OK;
 	int		 i;
 
-	mkev(&ev, key, "t.ok", payload);
-	ev.key_signed = key_signed;
+	mkev_keyed(&ev, key, key_signed, NULL, "t.ok", payload);
 	for (i = 0; i < 3; i++)
 		er = claim_counted(st, &ev, 3, &att);
 	event_clear(&ev);
