@@ -29,13 +29,25 @@
 #define STR(x)		XSTR(x)
 #define XSTR(x)		#x
 
-/* 1 if s holds no control character. */
+/*
+ * 1 if s is text: valid UTF-8 (lib/log.h: utf8_len()) without a control
+ * character.  Keys and types reach JSON (answers, pages, an engine's
+ * JSON functions in actions), where bytes that are not UTF-8 have no
+ * faithful form: such a value is refused at the door, as control
+ * characters are, not stored under a key no page or command can show.
+ */
 static int
 printable(const char *s)
 {
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 n;
+
+	while (*p != '\0') {
+		if (*p < 0x20 || *p == 0x7f ||
+		    (n = utf8_len(p, (size_t)-1)) == 0)
 			return 0;
+		p += n;
+	}
 	return 1;
 }
 
@@ -97,7 +109,7 @@ key_from(const struct src *s, const struct req *rq, const struct jsondoc *d,
 		break;
 	}
 	if (strlen(v) > EVENT_KEY_MAX || !printable(v)) {
-		*why = "idempotency key too long or not printable";
+		*why = "idempotency key too long, not UTF-8 or not printable";
 		return HOOK_EBADKEY;
 	}
 	if ((*out = strdup(v)) == NULL)
@@ -130,7 +142,7 @@ scoped(const char *h, char **key, const char **why)
 		return HOOK_OK;
 	n = strlen(h) + 1 + strlen(*key);
 	if (n > EVENT_KEY_MAX || !printable(h)) {
-		*why = "idempotency key too long or not printable";
+		*why = "idempotency key too long, not UTF-8 or not printable";
 		return HOOK_EBADKEY;
 	}
 	if ((k = malloc(n + 1)) == NULL)
@@ -166,7 +178,7 @@ type_from(const struct srclist *sl, const struct req *rq,
 	if (v == NULL)
 		return HOOK_OK;
 	if (strlen(v) > EVENT_TYPE_MAX || !printable(v)) {
-		*why = "event type too long or not printable";
+		*why = "event type too long, not UTF-8 or not printable";
 		return HOOK_EJSON;
 	}
 	if ((*out = strdup(v)) == NULL)
@@ -716,7 +728,7 @@ more_key(const char *const *more, struct event *ev, const char **why)
 		    (int)(len > sizeof(buf) ? sizeof(buf) : len), v);
 	}
 	if (o > EVENT_KEY_MAX || !printable(buf)) {
-		*why = "idempotency key too long or not printable";
+		*why = "idempotency key too long, not UTF-8 or not printable";
 		return HOOK_EBADKEY;
 	}
 	if ((k = strdup(buf)) == NULL)

@@ -247,6 +247,28 @@ class Suite:
         t.eq(len(self.events(name, kr)) + len(self.events(name, kp)), 2,
              "events rows")
 
+    def ep_not_utf8(self, t, ep):
+        """A first payment whose X-Idempotency-Key is not UTF-8 text:
+        400 invalid_key, nothing written (the shipped outbox row's
+        JSON_OBJECT has no form for such a key: it once failed at the
+        action on every attempt).  The same payment under a UTF-8 key is
+        processed, with its one order.paid row."""
+        name, sch = ep[0], ep[1]
+        oid = "U-%s-%s" % (name, self.nonce)
+        text = self.key(ep, "u\u00e9")
+        raw = text.encode("utf-8").replace(b"\xc3\xa9", b"\xe9")
+        body = self.order_body(sch, text, "payment.success", oid)
+        before = self.totals()
+        h = sch.headers(ep[2][0], body, text, "payment.success")
+        r = self.http.post(ep[3], body, h + [("X-Idempotency-Key", raw)])
+        t.eq((r.status, (r.json or {}).get("error")),
+             (400, "invalid_key"), "answer to a Latin-1 key")
+        t.eq(self.totals(), before, "rows after the Latin-1 key")
+        r = self.http.post(ep[3], body, h + [("X-Idempotency-Key",
+                                              text.encode("utf-8"))])
+        t.response(r, 200, "the UTF-8 key", status="processed", key=text)
+        t.eq(self.outbox("order.paid", oid), 1, "outbox order.paid rows")
+
     def ep_one_order(self, t, ep, n=8):
         """n payments and n refunds of one order under 2n keys, all at
         once: each processed, one order.paid and one order.refunded
@@ -315,6 +337,11 @@ class Suite:
             self.run("%s: 8 payments and 8 refunds of one order at once, "
                      "16 keys -> each processed, one order.paid and one "
                      "order.refunded row" % pre, self.ep_one_order, ep)
+            if ep[1].name == "hmac-sha256":
+                self.run("%s: a first payment keyed by a header that is not "
+                         "UTF-8 -> 400 invalid_key, nothing written; under "
+                         "its UTF-8 form -> processed, one order.paid"
+                         % pre, self.ep_not_utf8, ep)
 
     # -- wordpress --------------------------------------------------------
 

@@ -1151,6 +1151,83 @@ test_key_signed(void)
 	conf_free(cf);
 }
 
+/*
+ * github's delivery key, key scope and event type, each from a header,
+ * as values that are not UTF-8 text: the key or scope is refused as
+ * HOOK_EBADKEY, the type as HOOK_EJSON, and event_peek takes none of
+ * them (keys and types reach JSON: pipeline/event.c's printable()).
+ */
+static enum hook_err
+github_with(const struct conf *cf, const char *delivery, const char *hook,
+    const char *type, int *peeked, char **key)
+{
+	struct req_header	 h[3] = {
+		{ "HTTP_X_GITHUB_DELIVERY", 22, delivery },
+		{ "HTTP_X_GITHUB_HOOK_ID", 21, hook },
+		{ "HTTP_X_GITHUB_EVENT", 19, type },
+	};
+	struct req		 rq;
+	struct event		 ev;
+	struct why		 why = { "", NULL };
+	const char		*body = "{\"zen\":\"x\"}";
+	enum hook_err		 er;
+
+	mkreq_h(&rq, h, 3);
+	*peeked = event_peek(&cf->endpoints[0], &rq, body, strlen(body), &ev);
+	if (*peeked)
+		event_clear(&ev);
+	er = event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why);
+	*key = er == HOOK_OK ? strdup(ev.key) : NULL;
+	if (er == HOOK_OK)
+		event_clear(&ev);
+	else
+		CHECK(why.client != NULL && empty(&ev), "refused with a why, "
+		    "nothing kept");
+	return er;
+}
+
+static void
+test_not_utf8(void)
+{
+	static const struct {
+		const char	*bytes;
+		const char	*what;
+	} bad[] = {
+		{ "d\xe9", "Latin-1 e-acute" },
+		{ "d\xc0\xaf", "an overlong '/'" },
+		{ "d\xed\xa0\x80", "a surrogate" },
+		{ "d\xf4\x90\x80\x80", "past U+10FFFF" },
+		{ "d\xe2\x82", "a cut sequence" },
+		{ "\x80x", "a lone continuation byte" },
+	};
+	struct conf	*cf = load_scheme("github", NULL);
+	char		*key;
+	size_t		 i;
+	int		 peeked;
+
+	CHECK(github_with(cf, "d-\xc3\xa9-\xf0\x9f\x98\x80", "7", "push",
+	    &peeked, &key) == HOOK_OK && peeked && key != NULL &&
+	    strcmp(key, "7:d-\xc3\xa9-\xf0\x9f\x98\x80") == 0,
+	    "github: a UTF-8 delivery key is taken and peeked");
+	free(key);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(github_with(cf, bad[i].bytes, "7", "push", &peeked,
+		    &key) == HOOK_EBADKEY && !peeked,
+		    "github: a delivery key with %s: HOOK_EBADKEY, not "
+		    "peeked", bad[i].what);
+		CHECK(github_with(cf, "d1", bad[i].bytes, "push", &peeked,
+		    &key) == HOOK_EBADKEY && !peeked,
+		    "github: a hook id (key scope) with %s: HOOK_EBADKEY, "
+		    "not peeked", bad[i].what);
+		CHECK(github_with(cf, "d1", "7", bad[i].bytes, &peeked,
+		    &key) == HOOK_EJSON && !peeked,
+		    "github: an event type with %s: HOOK_EJSON, not peeked",
+		    bad[i].what);
+	}
+	conf_free(cf);
+}
+
 int
 main(void)
 {
@@ -1159,6 +1236,7 @@ main(void)
 	test_key_json();
 	test_key_default();
 	test_key_signed();
+	test_not_utf8();
 	test_type();
 	test_bad_json();
 	test_depth();

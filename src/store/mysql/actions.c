@@ -272,6 +272,11 @@ myactions_run(struct myactions *a, const char *endpoint,
 		    &n)) != 0) {
 			snprintf(err, errsz, "%s:%d: %s", a->file.path,
 			    st->line, mydb_error(a->db));
+			/* Prepared anew at the section's next run: a server
+			 * may keep a failed statement's state (MariaDB 10.11's
+			 * JSON_OBJECT() answers NULL for good once a parameter
+			 * was not valid text). */
+			unprepare(m);
 			break;
 		}
 	}
