@@ -32,6 +32,7 @@
 #include "lib/pubkey.h"
 #include "lib/envindex.h"
 #include "lib/log.h"
+#include "lib/utf8.h"
 #include "observe/counters.h"
 #include "pipeline/sig.h"
 

@@ -311,6 +311,17 @@ env -u ONCEHOOK_DB "$ONCEHOOK_BIN" sign --endpoint shop "$dir/sign.json" \
     >"$dir/needs.out" 2>&1 &&
     grep -q '^X-Webhook-Signature: sha256=' "$dir/needs.out"
 ok $? "sign: no database needed"
+for bad in 'Latin-1 k\351' 'a C1 control k\302\205x' 'a tab k\tx'; do
+	out=$(env -u ONCEHOOK_DB "$ONCEHOOK_BIN" sign --endpoint shop \
+	    --id "$(printf "${bad##* }")" "$dir/sign.json" 2>&1)
+	[ $? -eq 2 ] && ! printf '%s\n' "$out" | grep -q Signature &&
+	    printf '%s\n' "$out" | grep -q 'want UTF-8 text'
+	ok $? "sign --id with ${bad% *}: refused, nothing signed"
+done
+out=$(env -u ONCEHOOK_DB "$ONCEHOOK_BIN" sign --endpoint shop \
+    --id "k$(printf '\303\251')" "$dir/sign.json" 2>&1)
+printf '%s\n' "$out" | grep -q "^X-Idempotency-Key: k$(printf '\303\251')\$"
+ok $? "sign --id with UTF-8 beyond ASCII: signed"
 out=$(env -u ONCEHOOK_DB "$ONCEHOOK_BIN" list 2>&1)
 [ $? -eq 1 ] && printf '%s\n' "$out" | grep -q '^oncehook list: ONCEHOOK_DB: required'
 ok $? "list without ONCEHOOK_DB names the missing setting"

@@ -18,6 +18,7 @@
 #include "cmd/common.h"
 #include "conf.h"
 #include "lib/crypto.h"
+#include "pipeline/event.h"
 #include "pipeline/sig.h"
 #include "pipeline/sigkit.h"
 
@@ -166,6 +167,14 @@ sign_parse(int argc, char **argv, struct sign_args *a)
 	if (i < argc || a->file == NULL || (a->id != NULL &&
 	    (*a->id == '\0' || strlen(a->id) > 200))) {
 		fputs(sign_usage, stderr);
+		return 2;
+	}
+	/* What the endpoint would refuse (400) is not signed. */
+	if ((a->id != NULL && event_text(a->id, 200) != EVENT_TEXT_OK) ||
+	    (a->event != NULL &&
+	    event_text(a->event, EVENT_TYPE_MAX) != EVENT_TEXT_OK)) {
+		fputs("oncehook sign: --id and --event want UTF-8 text "
+		    "without control characters\n", stderr);
 		return 2;
 	}
 	return 0;

@@ -13,6 +13,7 @@
 
 #include "front/resp.h"
 #include "lib/log.h"
+#include "lib/utf8.h"
 
 #define RETRY_AFTER	5	/* seconds, with a 503 */
 

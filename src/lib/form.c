@@ -10,6 +10,7 @@
 
 #include "lib/crypto.h"
 #include "lib/form.h"
+#include "lib/utf8.h"
 
 /* Decode s[0..len) into o ('+' a space, %XX a byte); returns the size. */
 static size_t
@@ -137,49 +138,6 @@ by_first(const void *x, const void *y)
 	return a->first < b->first ? -1 : a->first > b->first;
 }
 
-/* 1 if s[0..n) is UTF-8 without NUL, overlong forms or surrogates. */
-static int
-utf8_text(const char *str, size_t n)
-{
-	const unsigned char	*s = (const unsigned char *)str;
-	size_t			 i = 0, k, need;
-	uint32_t		 cp, min;
-
-	while (i < n) {
-		if (s[i] == 0)
-			return 0;
-		if (s[i] < 0x80) {
-			i++;
-			continue;
-		}
-		if (s[i] >= 0xc2 && s[i] <= 0xdf) {
-			need = 1;
-			cp = s[i] & 0x1f;
-			min = 0x80;
-		} else if (s[i] >= 0xe0 && s[i] <= 0xef) {
-			need = 2;
-			cp = s[i] & 0x0f;
-			min = 0x800;
-		} else if (s[i] >= 0xf0 && s[i] <= 0xf4) {
-			need = 3;
-			cp = s[i] & 0x07;
-			min = 0x10000;
-		} else
-			return 0;
-		if (n - i <= need)
-			return 0;
-		for (k = 1; k <= need; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return 0;
-			cp = cp << 6 | (s[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return 0;
-		i += need + 1;
-	}
-	return 1;
-}
-
 /* Write s[0..n) as a JSON string at o; returns the bytes written. */
 static size_t
 put_string(char *o, const char *s, size_t n)
@@ -223,8 +181,8 @@ form_json(const struct form *f, size_t *outsz, const char **why)
 
 	*why = NULL;
 	for (i = 0; i < f->n; i++) {
-		if (!utf8_text(f->v[i].name, f->v[i].namesz) ||
-		    !utf8_text(f->v[i].value, f->v[i].valuesz)) {
+		if (!utf8_valid(f->v[i].name, f->v[i].namesz) ||
+		    !utf8_valid(f->v[i].value, f->v[i].valuesz)) {
 			*why = "a form parameter is not UTF-8 text";
 			return NULL;
 		}

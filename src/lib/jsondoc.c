@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "lib/jsondoc.h"
+#include "lib/utf8.h"
 
 struct node {
 	const char	*s;	/* a string's bytes */
@@ -98,35 +99,6 @@ jsondoc_hex4(const char *p)
 		v = v << 4 | h;
 	}
 	return v;
-}
-
-/*
- * Length of the UTF-8 sequence at p (before end), as jansson's stream
- * checks it: 0 if it is not one (a continuation or overlong lead, a
- * lead past F4, a missing or wrong continuation, an overlong form, a
- * surrogate, past U+10FFFF).
- */
-static size_t
-utf8_seq(const unsigned char *p, const unsigned char *end)
-{
-	unsigned long	 v;
-	size_t		 n, i;
-
-	if (*p < 0xC2 || *p > 0xF4)
-		return 0;
-	n = *p < 0xE0 ? 2 : *p < 0xF0 ? 3 : 4;
-	if ((size_t)(end - p) < n)
-		return 0;
-	v = *p & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
-	for (i = 1; i < n; i++) {
-		if (p[i] < 0x80 || p[i] > 0xBF)
-			return 0;
-		v = v << 6 | (p[i] & 0x3F);
-	}
-	if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF) ||
-	    (n == 3 && v < 0x800) || (n == 4 && v < 0x10000))
-		return 0;
-	return n;
 }
 
 size_t
@@ -285,7 +257,7 @@ read_string(struct rd *r, const char **s, size_t *len, unsigned char *esc)
 				return -1;
 			}
 		}
-		if (*p < 0x20 || (n = utf8_seq(p, end)) == 0)
+		if (*p < 0x20 || (n = utf8_len(p, (size_t)(end - p))) == 0)
 			return -1;
 		p += n;
 	}

@@ -58,12 +58,5 @@ void	why_client(struct why *w, const char *text);
  */
 char	*log_escape(char *buf, size_t bufsz, const char *s);
 
-/*
- * Length of the valid UTF-8 sequence at s (1 to 4 bytes, at most n of
- * them; a NUL ends a sequence, so (size_t)-1 does for a C string), or 0
- * if the bytes there are not one: overlong forms, surrogates and values
- * past U+10FFFF included.  For text that reaches a body, a log or a key.
- */
-size_t	utf8_len(const unsigned char *s, size_t n);
 
 #endif

@@ -23,33 +23,44 @@
 #include "lib/jsondoc.h"
 #include "lib/jsonpeek.h"
 #include "lib/log.h"
+#include "lib/utf8.h"
 #include "pipeline/event.h"
 #include "pipeline/sig.h"
 
 #define STR(x)		XSTR(x)
 #define XSTR(x)		#x
 
-/*
- * 1 if s is text: valid UTF-8 (lib/log.h: utf8_len()) without a control
- * character.  Keys and types reach JSON (answers, pages, an engine's
- * JSON functions in actions), where bytes that are not UTF-8 have no
- * faithful form: such a value is refused at the door, as control
- * characters are, not stored under a key no page or command can show.
- */
-static int
-printable(const char *s)
+enum event_text
+event_text(const char *s, size_t max)
 {
 	const unsigned char	*p = (const unsigned char *)s;
 	size_t			 n;
 
-	while (*p != '\0') {
+	for (; *p != '\0'; p += n) {
+		if ((size_t)(p - (const unsigned char *)s) >= max)
+			return EVENT_TEXT_LONG;
 		if (*p < 0x20 || *p == 0x7f ||
-		    (n = utf8_len(p, (size_t)-1)) == 0)
-			return 0;
-		p += n;
+		    (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return EVENT_TEXT_CONTROL;
+		if ((n = utf8_len(p, (size_t)-1)) == 0)
+			return EVENT_TEXT_UTF8;
 	}
-	return 1;
+	return EVENT_TEXT_OK;
 }
+
+/* What a refused key or type says (enum event_text). */
+static const char *const key_why[] = {
+	NULL,
+	"idempotency key longer than " STR(EVENT_KEY_MAX) " bytes",
+	"idempotency key is not UTF-8 text",
+	"idempotency key holds a control character",
+};
+static const char *const type_why[] = {
+	NULL,
+	"event type longer than " STR(EVENT_TYPE_MAX) " bytes",
+	"event type is not UTF-8 text",
+	"event type holds a control character",
+};
 
 /*
  * The string at node i of d copied into buf[0..bufsz) (cut short if it
@@ -82,6 +93,7 @@ key_from(const struct src *s, const struct req *rq, const struct jsondoc *d,
 	char		 buf[EVENT_KEY_MAX + 2];
 	const char	*v = NULL;
 	long		 j;
+	enum event_text	 bad;
 
 	*out = NULL;
 	switch (s->kind) {
@@ -108,8 +120,8 @@ key_from(const struct src *s, const struct req *rq, const struct jsondoc *d,
 		v = hash;
 		break;
 	}
-	if (strlen(v) > EVENT_KEY_MAX || !printable(v)) {
-		*why = "idempotency key too long, not UTF-8 or not printable";
+	if ((bad = event_text(v, EVENT_KEY_MAX)) != EVENT_TEXT_OK) {
+		*why = key_why[bad];
 		return HOOK_EBADKEY;
 	}
 	if ((*out = strdup(v)) == NULL)
@@ -137,12 +149,16 @@ scoped(const char *h, char **key, const char **why)
 {
 	char		*k;
 	size_t		 n;
+	enum event_text	 bad;
 
 	if (h == NULL)
 		return HOOK_OK;
 	n = strlen(h) + 1 + strlen(*key);
-	if (n > EVENT_KEY_MAX || !printable(h)) {
-		*why = "idempotency key too long, not UTF-8 or not printable";
+	if ((bad = event_text(h, EVENT_KEY_MAX)) == EVENT_TEXT_OK &&
+	    n > EVENT_KEY_MAX)
+		bad = EVENT_TEXT_LONG;
+	if (bad != EVENT_TEXT_OK) {
+		*why = key_why[bad];
 		return HOOK_EBADKEY;
 	}
 	if ((k = malloc(n + 1)) == NULL)
@@ -164,6 +180,7 @@ type_from(const struct srclist *sl, const struct req *rq,
 	const char	*v = NULL;
 	long		 j;
 	size_t		 i;
+	enum event_text	 bad;
 
 	*out = NULL;
 	for (i = 0; i < sl->n && v == NULL; i++) {
@@ -177,8 +194,8 @@ type_from(const struct srclist *sl, const struct req *rq,
 	}
 	if (v == NULL)
 		return HOOK_OK;
-	if (strlen(v) > EVENT_TYPE_MAX || !printable(v)) {
-		*why = "event type too long, not UTF-8 or not printable";
+	if ((bad = event_text(v, EVENT_TYPE_MAX)) != EVENT_TEXT_OK) {
+		*why = type_why[bad];
 		return HOOK_EJSON;
 	}
 	if ((*out = strdup(v)) == NULL)
@@ -221,7 +238,7 @@ handshake(const struct conf_endpoint *ep, const struct jsondoc *d,
 		return HOOK_HANDSHAKE;
 	if ((i = jsondoc_get(d, hs->token)) == -1 ||
 	    (c = string_at(d, i, cbuf, sizeof(cbuf))) == NULL ||
-	    strlen(c) > HOOK_TOKEN_MAX || !printable(c)) {
+	    event_text(c, HOOK_TOKEN_MAX) != EVENT_TEXT_OK) {
 		*why = "handshake token missing or not usable";
 		return HOOK_EJSON;
 	}
@@ -666,15 +683,15 @@ event_peek(const struct conf_endpoint *ep, const struct req *rq,
 		if (!peek_source(ep, rq, body, bodysz, &ep->type.v[i], 0,
 		    &ev->type))
 			goto no;
-	if (ev->type != NULL && (strlen(ev->type) > EVENT_TYPE_MAX ||
-	    !printable(ev->type)))
+	if (ev->type != NULL &&
+	    event_text(ev->type, EVENT_TYPE_MAX) != EVENT_TEXT_OK)
 		goto no;
 	for (i = 0; i < ep->key.n && ev->key == NULL; i++)
 		if (!peek_source(ep, rq, body, bodysz, &ep->key.v[i], 1,
 		    &ev->key))
 			goto no;
-	if (ev->key == NULL || strlen(ev->key) > EVENT_KEY_MAX ||
-	    !printable(ev->key))
+	if (ev->key == NULL ||
+	    event_text(ev->key, EVENT_KEY_MAX) != EVENT_TEXT_OK)
 		goto no;
 	if (scoped(scope_of(ep, rq), &ev->key, &why) != HOOK_OK)
 		goto no;
@@ -690,7 +707,7 @@ no:
 /*
  * The key more_key() appends: ':' and the item's string, true or false
  * at each pointer ("" if absent or null).  HOOK_OK, HOOK_EBADKEY (too
- * long, not printable, another kind) or HOOK_ESYSTEM.
+ * long, not text, another kind) or HOOK_ESYSTEM.
  */
 static enum hook_err
 more_key(const char *const *more, struct event *ev, const char **why)
@@ -700,6 +717,7 @@ more_key(const char *const *more, struct event *ev, const char **why)
 	const char		*v;
 	size_t			 o, len;
 	long			 j;
+	enum event_text	 bad;
 
 	o = (size_t)snprintf(buf, sizeof(buf), "%s", ev->key);
 	for (; *more != NULL && o < sizeof(buf); more++) {
@@ -727,8 +745,9 @@ more_key(const char *const *more, struct event *ev, const char **why)
 		o += (size_t)snprintf(buf + o, sizeof(buf) - o, ":%.*s",
 		    (int)(len > sizeof(buf) ? sizeof(buf) : len), v);
 	}
-	if (o > EVENT_KEY_MAX || !printable(buf)) {
-		*why = "idempotency key too long, not UTF-8 or not printable";
+	if ((bad = o > EVENT_KEY_MAX ? EVENT_TEXT_LONG :
+	    event_text(buf, EVENT_KEY_MAX)) != EVENT_TEXT_OK) {
+		*why = key_why[bad];
 		return HOOK_EBADKEY;
 	}
 	if ((k = strdup(buf)) == NULL)

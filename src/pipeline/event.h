@@ -23,6 +23,20 @@ struct conf_endpoint;
 
 #define EVENT_KEY_MAX	512	/* bytes in an idempotency key */
 #define EVENT_TYPE_MAX	255	/* bytes in an event type */
+
+/*
+ * Whether s may be a key, a part of one or an event type of at most max
+ * bytes: UTF-8 (lib/utf8.h) holding no control character (C0, DEL and
+ * C1).  Keys and types reach JSON (answers, an engine's JSON functions
+ * in actions), where bytes that are not UTF-8 have no faithful form.
+ */
+enum event_text {
+	EVENT_TEXT_OK,
+	EVENT_TEXT_LONG,	/* more than max bytes */
+	EVENT_TEXT_UTF8,	/* not UTF-8 */
+	EVENT_TEXT_CONTROL	/* a control character */
+};
+enum event_text	 event_text(const char *s, size_t max);
 /*
  * Deepest nesting of arrays and objects in a body, the top-level object
  * counting 1: the endpoint's depth_max, what its store's JSON functions

@@ -1200,6 +1200,18 @@ test_not_utf8(void)
 		{ "d\xf4\x90\x80\x80", "past U+10FFFF" },
 		{ "d\xe2\x82", "a cut sequence" },
 		{ "\x80x", "a lone continuation byte" },
+		{ "d\xe0\x80\xaf", "a 3-byte overlong '/'" },
+		{ "d\xf0\x80\x80\xaf", "a 4-byte overlong '/'" },
+		{ "d\xf0\x9f\x98", "a cut 4-byte sequence" },
+		{ "d\xc2\x85", "C1 control NEL (U+0085)" },
+		{ "d\xc2\x9f", "C1 control U+009F" },
+	};
+	static const char *const good[] = {
+		"d\xc2\xa0",		/* U+00A0, past C1 */
+		"d\xed\x9f\xbf",	/* U+D7FF, before the surrogates */
+		"d\xee\x80\x80",	/* U+E000, after them */
+		"d\xef\xbf\xbf",	/* U+FFFF */
+		"d\xf4\x8f\xbf\xbf",	/* U+10FFFF */
 	};
 	struct conf	*cf = load_scheme("github", NULL);
 	char		*key;
@@ -1225,6 +1237,63 @@ test_not_utf8(void)
 		    "github: an event type with %s: HOOK_EJSON, not peeked",
 		    bad[i].what);
 	}
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		CHECK(github_with(cf, good[i], "7", "push", &peeked, &key) ==
+		    HOOK_OK && peeked && key != NULL && strcmp(key + 2,
+		    good[i]) == 0, "github: a delivery key ending in the "
+		    "code point at the edge %zu: taken as it is", i);
+		free(key);
+	}
+	conf_free(cf);
+}
+
+/* hmac-sha256's X-Idempotency-Key: what each refusal says. */
+static void
+test_text_why(void)
+{
+	static const struct {
+		const char	*value;
+		const char	*why;
+	} cases[] = {
+		{ "k\xe9", "idempotency key is not UTF-8 text" },
+		{ "k\x01", "idempotency key holds a control character" },
+		{ "k\xc2\x85", "idempotency key holds a control character" },
+	};
+	struct conf		*cf = load(NULL);
+	struct req_header	 h = { "HTTP_X_IDEMPOTENCY_KEY", 22, NULL };
+	struct req		 rq;
+	struct event		 ev;
+	struct why		 why = { "", NULL };
+	char			 longkey[EVENT_KEY_MAX + 2];
+	const char		*body = "{\"id\":\"e1\"}";
+	size_t			 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		h.value = cases[i].value;
+		mkreq_h(&rq, &h, 1);
+		CHECK(event_extract(&cf->endpoints[0], &rq, body, strlen(body),
+		    &ev, &why) == HOOK_EBADKEY && why.client != NULL &&
+		    strcmp(why.client, cases[i].why) == 0,
+		    "X-Idempotency-Key case %zu: HOOK_EBADKEY, \"%s\" (got "
+		    "\"%s\")", i, cases[i].why, why.client ? why.client : "");
+	}
+	memset(longkey, 'k', EVENT_KEY_MAX + 1);
+	longkey[EVENT_KEY_MAX + 1] = '\0';
+	h.value = longkey;
+	mkreq_h(&rq, &h, 1);
+	CHECK(event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why) == HOOK_EBADKEY && why.client != NULL &&
+	    strcmp(why.client, "idempotency key longer than 512 bytes") == 0,
+	    "X-Idempotency-Key of 513 bytes: says longer than 512 bytes");
+	longkey[EVENT_KEY_MAX] = '\0';
+	CHECK(event_extract(&cf->endpoints[0], &rq, body, strlen(body), &ev,
+	    &why) == HOOK_OK && strlen(ev.key) == EVENT_KEY_MAX,
+	    "X-Idempotency-Key of 512 bytes: taken");
+	event_clear(&ev);
+	CHECK(event_text("ab", 1) == EVENT_TEXT_LONG &&
+	    event_text("a", 1) == EVENT_TEXT_OK &&
+	    event_text("", 0) == EVENT_TEXT_OK,
+	    "event_text: the length bound is inclusive");
 	conf_free(cf);
 }
 
@@ -1237,6 +1306,7 @@ main(void)
 	test_key_default();
 	test_key_signed();
 	test_not_utf8();
+	test_text_why();
 	test_type();
 	test_bad_json();
 	test_depth();

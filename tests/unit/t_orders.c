@@ -719,8 +719,9 @@ test_mysql_upgrade(void)
  * MariaDB: the event that recorded a fact is named by its bytes.  Keys
  * "k" and "k " are two events; in the same second, the second pays an
  * order already paid and writes no order.paid (a padded comparison
- * would take it for the first).  A repeat whose key is not UTF-8 (a
- * header's) is processed: its name is bytes, as the key.
+ * would take it for the first).  A repeat whose key is not UTF-8 (as
+ * an earlier version stored from a header) is processed: its name is
+ * bytes, as the key.
  */
 static void
 test_mysql_keys(void)

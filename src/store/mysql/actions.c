@@ -275,8 +275,10 @@ myactions_run(struct myactions *a, const char *endpoint,
 			/* Prepared anew at the section's next run: a server
 			 * may keep a failed statement's state (MariaDB 10.11's
 			 * JSON_OBJECT() answers NULL for good once a parameter
-			 * was not valid text). */
-			unprepare(m);
+			 * was not valid text).  Not after a deadlock or a lock
+			 * wait, which Galera's conflicts make common. */
+			if (mydb_classify(e) != HOOK_EBUSY)
+				unprepare(m);
 			break;
 		}
 	}
