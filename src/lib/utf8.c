@@ -4,6 +4,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "lib/utf8.h"
 
 size_t
@@ -33,6 +35,30 @@ utf8_len(const unsigned char *s, size_t n)
 	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 		return 0;
 	return len;
+}
+
+char *
+utf8_text(char *buf, size_t bufsz, const char *str)
+{
+	const unsigned char	*s = (const unsigned char *)str;
+	size_t			 o = 0, len;
+
+	while (*s != '\0') {
+		if ((len = utf8_len(s, (size_t)-1)) == 0) {
+			len = 1;
+			if (o + 1 >= bufsz)
+				break;
+			buf[o++] = '?';
+		} else {
+			if (o + len >= bufsz)
+				break;
+			memcpy(buf + o, s, len);
+			o += len;
+		}
+		s += len;
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 int

@@ -19,4 +19,13 @@ size_t	utf8_len(const unsigned char *s, size_t n);
 /* 1 if s[0..n) is UTF-8 holding no NUL, else 0. */
 int	utf8_valid(const char *s, size_t n);
 
+/*
+ * The C string s copied into buf (bufsz > 0) as UTF-8: each byte that
+ * begins no valid sequence written as '?', cut short at a character's
+ * end if it does not fit.  Returns buf.  For text from elsewhere (a
+ * target's output, an error cut at a byte count) that a store keeps:
+ * MariaDB's text columns refuse what is not UTF-8.
+ */
+char	*utf8_text(char *buf, size_t bufsz, const char *s);
+
 #endif

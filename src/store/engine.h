@@ -287,6 +287,10 @@ struct store {
 long long	 store_backoff(long long attempts, long long first,
 		    long long cap);
 #define OUTBOX_CAP	21600	/* an outbox row's longest wait, s */
+/* An error kept (run_failed, count_failure, park, ob_settle): at most
+ * this many bytes, UTF-8 (lib/utf8.h: utf8_text()), as every engine's
+ * text column takes. */
+#define ENGINE_ERROR_MAX	1024
 #define STORE_RUN_LEASE 60	/* a work runner's lease of an event, s:
 				   due again after if the runner died; a
 				   received one STORE_RUN_LEASE - lead after

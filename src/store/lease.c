@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "lib/crypto.h"
+#include "lib/utf8.h"
 #include "store/engine.h"
 #include "store/outbox.h"
 #include "store/store.h"
@@ -131,9 +132,11 @@ outbox_failed(struct store *s, const struct outbox_item *it,
     const char *error, long long now, long long first, long long max_attempts,
     char *why, size_t whysz)
 {
+	char	 text[ENGINE_ERROR_MAX];
 	int	 r;
 
-	r = settle(s, it, now, error, now + store_backoff(it->attempts, first,
-	    OUTBOX_CAP), max_attempts, why, whysz);
+	r = settle(s, it, now, utf8_text(text, sizeof(text), error),
+	    now + store_backoff(it->attempts, first, OUTBOX_CAP),
+	    max_attempts, why, whysz);
 	return r == 1 && it->attempts >= max_attempts ? 2 : r;
 }

@@ -23,6 +23,7 @@
 
 #include "conf.h"
 #include "lib/log.h"
+#include "lib/utf8.h"
 #include "pipeline/event.h"
 #include "store/engine.h"
 #include "store/store.h"
@@ -74,10 +75,11 @@ store_failed(struct store *s, size_t endpoint, const struct event *ev,
 	const struct conf_endpoint	*ep = &s->cf->endpoints[endpoint];
 	long long			 now = (long long)time(NULL);
 	enum hook_err			 er = HOOK_EACTION;
-	char				 why[200];
+	char				 why[200], text[ENGINE_ERROR_MAX];
 	int				 rc, found = 0, parked = 0;
 
 	*attempts = 0;
+	error = utf8_text(text, sizeof(text), error);
 	if (o->usable != NULL && o->usable(s) != 0)
 		return HOOK_EBUSY;
 	if ((rc = o->tx_begin(s)) != 0 ||
@@ -124,9 +126,10 @@ run_failed(struct store *s, long long id, const char *error,
     long long attempts, long long max, long long now)
 {
 	const struct store_ops	*o = s->ops;
-	char			 why[200];
+	char			 why[200], text[ENGINE_ERROR_MAX];
 	int			 rc;
 
+	error = utf8_text(text, sizeof(text), error);
 	if ((rc = o->tx_begin(s)) == 0 &&
 	    (rc = o->run_failed(s, id, error, max, now + store_backoff(attempts,
 	    STORE_BACKOFF_FIRST, STORE_BACKOFF_CAP))) == 0 &&

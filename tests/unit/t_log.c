@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/utf8.h"
 #include "tap.h"
 
 static void
@@ -202,9 +203,29 @@ test_utc(void)
 	    "log_utc() cuts to the buffer: %s", small);
 }
 
+/* lib/utf8.h: utf8_text(), the text a store keeps. */
+static void
+test_utf8_text(void)
+{
+	char	 b[16];
+
+	CHECK(strcmp(utf8_text(b, sizeof(b), "\xc3\xa9" "chec \xf0\x9f\x98\x80"),
+	    "\xc3\xa9" "chec \xf0\x9f\x98\x80") == 0, "utf8_text: UTF-8 kept");
+	CHECK(strcmp(utf8_text(b, sizeof(b), "\xe9" "chec \xc3"), "?chec ?") ==
+	    0, "utf8_text: Latin-1 and a cut sequence: '?' each");
+	CHECK(strcmp(utf8_text(b, sizeof(b), "a\xed\xa0\x80z"), "a???z") == 0,
+	    "utf8_text: a surrogate's bytes: '?' each");
+	CHECK(strcmp(utf8_text(b, 6, "abcd\xc3\xa9"), "abcd") == 0 &&
+	    strcmp(utf8_text(b, 7, "abcd\xc3\xa9"), "abcd\xc3\xa9") == 0,
+	    "utf8_text: cut short at a character's end, not inside it");
+	CHECK(strcmp(utf8_text(b, 1, "abc"), "") == 0,
+	    "utf8_text: a buffer of one byte holds the empty string");
+}
+
 int
 main(void)
 {
+	test_utf8_text();
 	test_utc();
 	test_escape();
 	test_levels();

@@ -382,6 +382,40 @@ test_outbox(const struct conf *cf)
 	CHECK(outbox_delivered(st, &it, now, why, sizeof(why)) == 0,
 	    "a late attempt's outcome (another lease) is not written");
 	outbox_item_clear(&it);
+
+	/* A target's output cut inside a character, or not UTF-8: the
+	 * failure is still noted (utf8mb4 refused it: the row was retried
+	 * for ever, never dead, its reason never shown). */
+	qrun("UPDATE t_outbox SET status = 'delivered'");
+	CHECK(claim(st, "o3", "t.ok", NULL, NULL, 0) == HOOK_OK &&
+	    outbox_take(st, now, 35, yes, NULL, &it, why, sizeof(why)) ==
+	    TAKE_ONE && outbox_failed(st, &it, "\xc3\xa9" "chec \xe9 \xc3", now,
+	    30, 1, why, sizeof(why)) == 2 &&
+	    qint("SELECT COUNT(*) FROM t_outbox WHERE event_key = 'o3' AND"
+	    " status = 'dead' AND last_error = '\xc3\xa9" "chec ? ?'") == 1,
+	    "an outbox failure whose text is not UTF-8: noted with '?', dead "
+	    "at the most attempts");
+	outbox_item_clear(&it);
+	store_close(st);
+}
+
+/* An action's failure whose text is not UTF-8 (an error cut at a byte
+ * count): counted and parked with '?' in its place. */
+static void
+test_error_text(const struct conf *cf)
+{
+	struct store	*st = open_store(cf, 0);
+	struct event	 ev;
+	long long	 attempts = 0;
+
+	mkev(&ev, "te1", "t.fail", "{\"v\":1}");
+	CHECK(store_failed(st, 0, &ev, "cut \xc3", 1, &attempts) ==
+	    HOOK_PARKED && attempts == 1 &&
+	    qint("SELECT COUNT(*) FROM t_events WHERE event_key = 'te1' AND"
+	    " status = 'failed' AND last_error = 'cut ?'") == 1,
+	    "a failure whose text is cut inside a character: parked, its "
+	    "error kept as UTF-8");
+	event_clear(&ev);
 	store_close(st);
 }
 
@@ -946,6 +980,7 @@ main(void)
 	test_work_locked(act);
 	test_about(cf);
 	test_outbox(cf);
+	test_error_text(cf);
 	test_guard();
 	test_deadlock(cf);
 	test_lockwait(cf);
