@@ -239,6 +239,63 @@ twice:
 	return 0;
 }
 
+/* ACTFILE_ONCE's texts, by path: the process's cache, never freed. */
+struct kept {
+	struct kept	*next;
+	char		*path;
+	char		*text;
+	size_t		 len;
+};
+static struct kept	*kept;
+
+void
+actfile_forget(void)
+{
+	struct kept	*k;
+
+	while ((k = kept) != NULL) {
+		kept = k->next;
+		free(k->path);
+		free(k->text);
+		free(k);
+	}
+}
+
+/* The text of path into *text (owned), as slurp(); with once, the text
+ * kept for path if there is one, else the file's, then kept. */
+static char *
+read_text(const char *path, int once, size_t *len, char *err, size_t errsz)
+{
+	struct kept	*k;
+	char		*text;
+
+	for (k = once ? kept : NULL; k != NULL; k = k->next)
+		if (strcmp(k->path, path) == 0) {
+			if ((text = malloc(k->len + 1)) == NULL) {
+				snprintf(err, errsz, "%s: out of memory", path);
+				return NULL;
+			}
+			memcpy(text, k->text, k->len + 1);
+			*len = k->len;
+			return text;
+		}
+	if ((text = slurp(path, len, err, errsz)) == NULL || !once)
+		return text;
+	/* Not kept if out of memory: read again next time. */
+	if ((k = calloc(1, sizeof(*k))) != NULL &&
+	    (k->path = strdup(path)) != NULL &&
+	    (k->text = malloc(*len + 1)) != NULL) {
+		memcpy(k->text, text, *len + 1);
+		k->len = *len;
+		k->next = kept;
+		kept = k;
+	} else if (k != NULL) {
+		free(k->path);
+		free(k);
+	}
+	return text;
+}
+
 int
 actfile_read(const char *path, int flags, struct actfile *af, char *err,
     size_t errsz)
@@ -247,7 +304,8 @@ actfile_read(const char *path, int flags, struct actfile *af, char *err,
 	const char		*m, *eol, *next, *why;
 
 	memset(af, 0, sizeof(*af));
-	if ((af->text = slurp(path, &af->len, err, errsz)) == NULL)
+	if ((af->text = read_text(path, flags & ACTFILE_ONCE, &af->len, err,
+	    errsz)) == NULL)
 		return -1;
 	/* The text ends at a NUL byte, as SQLite reads it. */
 	af->len = strlen(af->text);

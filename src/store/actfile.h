@@ -58,6 +58,18 @@ struct actfile {
  * "path:line: reason" (or "path: reason") in err and af empty.
  */
 #define ACTFILE_SETUP	0x01
+/*
+ * ACTFILE_ONCE: the text this process first read at path, whatever the
+ * file holds now.  A store's actions are loaded again whenever it
+ * connects again (a connection the server closed while idle, a
+ * database file moved); a long-lived process still runs the file it
+ * started with until it is restarted (docs/actions.md), every worker
+ * the same one.  A file that could not be read is read again.
+ */
+#define ACTFILE_ONCE	0x02
+/* Drop ACTFILE_ONCE's texts: each file is read again at its next load
+ * (a test that writes one path twice; a reload). */
+void		 actfile_forget(void);
 int		 actfile_read(const char *path, int flags, struct actfile *af,
 		    char *err, size_t errsz);
 

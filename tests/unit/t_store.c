@@ -575,6 +575,54 @@ bad_actions(const char *text, const char *want1, const char *want2,
 }
 
 /*
+ * A long-lived process runs the actions file it first read: a store
+ * connected again (a connection the server closed while idle, a moved
+ * database) after the file was edited in place still runs the first
+ * text, until a restart (here actfile_forget()); a file missing at
+ * first is read once it exists.
+ */
+static void
+test_actions_once(void)
+{
+	char		 p[sizeof(dir) + 64], err[512];
+	struct conf	*cf = mkconf("once.sqlite", "once.sql");
+	struct store	*st;
+	sqlite3		*q;
+	FILE		*f;
+
+	CHECK(store_open(cf, STORE_INIT, err, sizeof(err)) == NULL &&
+	    strstr(err, "once.sql: ") != NULL, "a missing file: the store "
+	    "does not open (%s)", err);
+	write_file("once.sql", "CREATE TABLE IF NOT EXISTS once (k TEXT);\n"
+	    "-- on: t.ok\nINSERT INTO once VALUES (:key);\n");
+	if ((st = store_open(cf, STORE_INIT, err, sizeof(err))) == NULL)
+		BAIL("store_open: %s", err);
+	CHECK(claim_new(st, 0, "o1", "t.ok", "{\"n\":1}") == HOOK_OK,
+	    "once the file exists it is read: t.ok processed");
+	store_close(st);
+	/* Edited in place, as an operator would, with no restart. */
+	if ((f = fopen(path(p, "once.sql"), "w")) == NULL ||
+	    fputs("-- on: t.ok\nINSERT INTO gone VALUES (:key);\n", f) ==
+	    EOF || fclose(f) == EOF)
+		BAIL("%s: %s", p, strerror(errno));
+	err[0] = '\0';
+	st = store_open(cf, 0, err, sizeof(err));
+	CHECK(st != NULL && claim_new(st, 0, "o2", "t.ok", "{\"n\":2}") ==
+	    HOOK_OK, "connected again after an edit: the first text still "
+	    "runs (%s)", err);
+	store_close(st);
+	q = peer("once.sqlite");
+	CHECK(qint(q, "SELECT COUNT(*) FROM once") == 2, "... both events "
+	    "in the first text's table");
+	sqlite3_close(q);
+	actfile_forget();
+	CHECK(store_open(cf, 0, err, sizeof(err)) == NULL &&
+	    strstr(err, "gone") != NULL, "after a restart the edit is read "
+	    "(%s)", err);
+	conf_free(cf);
+}
+
+/*
  * Setup parts may not put a trigger on oncehook's tables, nor a trigger
  * elsewhere that writes them (it is refused when an action would fire
  * it): either could drop a claim and let an event run twice.
@@ -2295,6 +2343,7 @@ main(void)
 	test_auto_rollback();
 	test_batch_rule();
 	test_guard_setup();
+	test_actions_once();
 	test_replaced();
 	test_immutable_shm();
 	test_write_lock();

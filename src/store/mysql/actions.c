@@ -82,7 +82,7 @@ myactions_load(struct mydb *db, const char *path, const char *prefix,
 		return NULL;
 	}
 	a->db = db;
-	if (actfile_read(path, 0, &a->file, err, errsz) == -1) {
+	if (actfile_read(path, ACTFILE_ONCE, &a->file, err, errsz) == -1) {
 		free(a);
 		return NULL;
 	}

@@ -387,7 +387,7 @@ actions_load(sqlite3 *db, struct action_guard *g, const char *path,
 	}
 	a->g = g;
 	a->db = db;
-	if (actfile_read(path, 0, &a->f, err, errsz) == -1)
+	if (actfile_read(path, ACTFILE_ONCE, &a->f, err, errsz) == -1)
 		goto err;
 	if (a->f.n > 0 && (a->sections = calloc(a->f.n,
 	    sizeof(*a->sections))) == NULL) {
