@@ -20,7 +20,8 @@ fi
 clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
     -I"$work" -I"$top/src" \
     "$top/tests/fuzz/fuzz_request.c" "$top/src/lib/log.c" "$top/src/lib/crypto.c" \
-    "$top/src/lib/sha256.c" "$top/src/lib/form.c" "$top/src/lib/buf.c" \
+    "$top/src/lib/sha256.c" "$top/src/lib/form.c" "$top/src/lib/utf8.c" \
+    "$top/src/lib/buf.c" \
     "$top/src/conf.c" "$top/src/lib/envindex.c" "$top/src/front/req.c" "$top/src/pipeline/sig.c" "$top/src/pipeline/event.c" "$top/src/lib/jsondoc.c" "$top/src/lib/jsonpeek.c" \
     "$top/src/front/resp.c" "$top/src/pipeline/sigpub.c" \
     "$top/src/pipeline/certs.c" "$top/src/lib/pubkey.c" \
@@ -40,7 +41,7 @@ printf '\000\000{"live":"false","notificationItems":[{"NotificationRequestItem":
     >"$work/corpus/adyen"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
     -I"$work" -I"$top/src" -I"$top/tests/unit" \
-    "$top/tests/fuzz/fuzz_jsondoc.c" "$top/src/lib/jsondoc.c" \
+    "$top/tests/fuzz/fuzz_jsondoc.c" "$top/src/lib/jsondoc.c" "$top/src/lib/utf8.c" \
     $(pkg-config --cflags --libs jansson) -o "$work/fuzz_jsondoc"
 mkdir -p "$work/jcorpus"
 printf '{"id":"evt_1","a":[1,2.5,1e2,-0.0,"\\u00e9\\n"],"b":{"":null}}' \
