@@ -265,6 +265,96 @@ else
 	sed 's/^/# /' "$d/log/serve-unix.log"
 fi
 dp_stop
+# One actions text for every worker (store_keep_actions()): serve reads
+# the file before it starts its workers; the file edited after that,
+# before any event, is not what they run, nor what a worker started
+# again after SIGKILL runs.  SIGHUP (no reload) stops serve and its
+# children.  --no-group-commit: each worker runs the actions itself.
+label="serve one text"
+printf '%s\n' 'CREATE TABLE IF NOT EXISTS texts (k TEXT NOT NULL, v TEXT NOT NULL);' \
+    '-- on: *' "INSERT INTO texts VALUES (:key, 'v1');" >"$d/sql/once.sql"
+sed -i "s|^ONCEHOOK_SHOP_ACTIONS=.*|ONCEHOOK_SHOP_ACTIONS=$d/sql/once.sql|" \
+    "$d/conf/env"
+grep -q "^ONCEHOOK_SHOP_ACTIONS=$d/sql/once.sql\$" "$d/conf/env" ||
+    bail "no ONCEHOOK_SHOP_ACTIONS line in $d/conf/env"
+dp_init_db "$d"
+port=$(free_port) || bail "no free port"
+dp_backend "$d" "$d/log/serve-once.log" "$d/bin/oncehook" serve \
+    --listen "127.0.0.1:$port" --workers 3 --no-group-commit
+spid=$bg_pid
+dp_track "$spid"
+# send N TAG: N new shop events, each answered processed.
+send() {
+	python3 - "127.0.0.1:$port" "$SHOP_SECRET" "$1" "$2" \
+	    "$top_srcdir/tests/servers" 2>&1 <<'PY'
+import sys
+addr, secret, n, tag, lib = sys.argv[1:]
+sys.path.insert(0, lib)
+from oncetest import fcgiclient, hookclient
+sch = hookclient.SCHEMES["hmac-sha256"]
+bad = 0
+for i in range(int(n)):
+    key = "once-%s-%d" % (tag, i)
+    body = sch.body(key, "payment.success", 0)
+    h = dict(sch.headers(secret, body, key, "payment.success"))
+    h["X-Idempotency-Key"] = key
+    r = fcgiclient.request(addr, "POST", "/hooks/shop", body, h)
+    if r.status != 200 or b"processed" not in r.body:
+        bad += 1
+        print("# %s: %d %r" % (key, r.status, r.body[:80]))
+sys.exit(1 if bad else 0)
+PY
+}
+texts() { sqlite3 "$d/db/oncehook.db" "SELECT v || ':' || count(*) FROM texts GROUP BY v ORDER BY v" | tr '\n' ' '; }
+if dp_wait_port "$port" "$spid"; then
+	printf '%s\n' '-- on: *' "INSERT INTO texts VALUES (:key, 'v2');" \
+	    >"$d/sql/once.sql"
+	send 12 a
+	got=$(texts)
+	nw=$(sed -n 's/^oncehook\[\([0-9]*\)\]: .* key="once-a-.*outcome=processed.*/\1/p' \
+	    "$d/log/serve-once.log" | sort -u | grep -c .)
+	if [ "$got" = "v1:12 " ] && [ "$nw" -ge 2 ]; then
+		tap ok "$label: the file edited after serve started: all 12 events, on $nw workers, ran the text read at start"
+	else
+		tap not-ok "$label: the file edited after serve started: texts $got on $nw workers (want v1:12 on 2 or more)"
+	fi
+	wp=$(sed -n 's/^oncehook\[\([0-9]*\)\]: .* key="once-a-.*outcome=processed.*/\1/p' \
+	    "$d/log/serve-once.log" | head -n 1)
+	kill -9 "$wp" 2>/dev/null
+	sleep 1
+	send 12 b
+	got=$(texts)
+	if [ "$got" = "v1:24 " ]; then
+		tap ok "$label: a worker killed and started again runs the same text"
+	else
+		tap not-ok "$label: a worker killed and started again runs the same text (texts $got)"
+	fi
+	kill -HUP "$spid"
+	wait "$spid"
+	st=$?
+	sleep 0.5
+	# Its children (workers, work, deliver) run this binary's path.
+	left=
+	for c in /proc/[0-9]*/cmdline; do
+		case $(tr '\0' ' ' <"$c" 2>/dev/null) in
+		"$d/bin/oncehook serve"*)
+			c=${c#/proc/}
+			left="$left ${c%/cmdline}" ;;
+		esac
+	done
+	if [ $st -eq 0 ] && [ -z "$left" ] &&
+	    grep -q 'serve: stopping' "$d/log/serve-once.log"; then
+		tap ok "$label: SIGHUP stops serve (exit 0) and its children"
+	else
+		tap not-ok "$label: SIGHUP stops serve and its children (exit $st, left: ${left:-none})"
+		for k in $left; do kill -9 "$k" 2>/dev/null; done
+	fi
+else
+	tap not-ok "$label: serve starts"
+	sed 's/^/# /' "$d/log/serve-once.log"
+fi
+dp_stop
 dp_sanitizer "serve" "$d/log/serve-tcp.log" "$d/log/serve-unix.log" \
-    "$d/log/serve-stall-tcp.log" "$d/log/serve-stall-unix.log"
+    "$d/log/serve-stall-tcp.log" "$d/log/serve-stall-unix.log" \
+    "$d/log/serve-once.log"
 dp_done

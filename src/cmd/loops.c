@@ -92,6 +92,7 @@ admin_work(int argc, char **argv)
 	if ((cf = cmd_load("work", CONF_NEEDS_DB)) == NULL)
 		return 2;
 	catch_stop();
+	store_keep_actions(cf);
 	rc = work_loop(cf, once, (long)max, 0, &work_stop);
 	conf_free(cf);
 	return rc;

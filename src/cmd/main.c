@@ -126,6 +126,7 @@ handle(void)
 	/* Group commit (writer/shared.h) for a FastCGI process; a CGI
 	 * process answers one request and leaves no writer behind. */
 	if (!cgi && cf != NULL) {
+		store_keep_actions(cf);
 		sharedwriter_init(&sw, cf);
 		pipeline_claim_through(&p, sharedwriter_claim,
 		    sharedwriter_hands, &sw);

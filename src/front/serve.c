@@ -4,7 +4,7 @@
  *
  * The parent validates the configuration, opens the socket and forks
  * the workers; each worker opens its own database connection and
- * accepts requests on the shared socket.  SIGTERM or SIGINT to the
+ * accepts requests on the shared socket.  SIGTERM, SIGINT or SIGHUP to the
  * parent is passed to the workers, which finish the request in flight
  * and exit; the parent then removes its unix socket and exits.  A worker
  * that dies is replaced (after a pause if workers keep dying at once).
@@ -32,6 +32,7 @@
 #include "lib/log.h"
 #include "outbox/deliver.h"
 #include "pipeline/pipeline.h"
+#include "store/store.h"
 #include "store/work.h"
 #include "writer/writer.h"
 
@@ -52,7 +53,7 @@ static const char usage[] =
 "database.  A connection that has not sent its whole request SECONDS\n"
 "(default 30, 1 to 3600) after it was accepted, or has not taken the\n"
 "answer SECONDS after it was ready, is closed; nothing is recorded for\n"
-"a request cut short.  SIGTERM or SIGINT: finish the requests in\n"
+"a request cut short.  SIGTERM, SIGINT or SIGHUP: finish the requests in\n"
 "flight, exit.  New events are claimed by one writer process, several\n"
 "to a transaction and one fsync (group commit); each is answered after\n"
 "the COMMIT that covers it.  --no-group-commit: each worker claims its\n"
@@ -258,6 +259,7 @@ worker(const struct conf *cf, int fd, struct writer_link *link)
 	signal(SIGALRM, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_IGN);	/* the parent stops us */
 	pipeline_init(&p, cf, NULL);
 	if (link != NULL)
 		pipeline_claim_through(&p, writer_claim, NULL, link);
@@ -350,11 +352,15 @@ serve_signals(void)
 	sigemptyset(&blocked);
 	sigaddset(&blocked, SIGTERM);
 	sigaddset(&blocked, SIGINT);
+	sigaddset(&blocked, SIGHUP);
 	sigaddset(&blocked, SIGCHLD);
 	sigaddset(&blocked, SIGALRM);
 	sigprocmask(SIG_BLOCK, &blocked, &waitmask);
 	catch(SIGTERM, on_stop);
 	catch(SIGINT, on_stop);
+	/* No reload: a hangup stops, children first, where its default
+	 * killed the parent alone and left the workers unsupervised. */
+	catch(SIGHUP, on_stop);
 	catch(SIGCHLD, on_child);
 	catch(SIGALRM, on_child);
 	signal(SIGPIPE, SIG_IGN);
@@ -705,6 +711,9 @@ serve_main(int argc, char **argv)
 	}
 	serve_signals();
 	front_fcgi_limit((unsigned int)a.timeout);
+	/* Before the workers: each of them, and each started again, runs
+	 * the text read here. */
+	store_keep_actions(cf);
 	log_info("serve: listening on %s with %ld workers, timeout %ld s%s%s%s",
 	    a.listen, a.workers, a.timeout, a.group ? ", group commit" : "",
 	    a.work ? ", a work child" : "", a.deliver ? ", a deliver child" :

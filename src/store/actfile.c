@@ -239,7 +239,7 @@ twice:
 	return 0;
 }
 
-/* ACTFILE_ONCE's texts, by path: the process's cache, never freed. */
+/* ACTFILE_ONCE's texts, by path: the process's cache (actfile_keep()). */
 struct kept {
 	struct kept	*next;
 	char		*path;
@@ -247,14 +247,25 @@ struct kept {
 	size_t		 len;
 };
 static struct kept	*kept;
+static int		 keep;
 
 void
-actfile_forget(void)
+actfile_keep(int on)
 {
-	struct kept	*k;
+	keep = on;
+}
 
-	while ((k = kept) != NULL) {
-		kept = k->next;
+void
+actfile_forget(const char *path)
+{
+	struct kept	**kp = &kept, *k;
+
+	while ((k = *kp) != NULL) {
+		if (path != NULL && strcmp(k->path, path) != 0) {
+			kp = &k->next;
+			continue;
+		}
+		*kp = k->next;
 		free(k->path);
 		free(k->text);
 		free(k);
@@ -304,8 +315,8 @@ actfile_read(const char *path, int flags, struct actfile *af, char *err,
 	const char		*m, *eol, *next, *why;
 
 	memset(af, 0, sizeof(*af));
-	if ((af->text = read_text(path, flags & ACTFILE_ONCE, &af->len, err,
-	    errsz)) == NULL)
+	if ((af->text = read_text(path, keep && (flags & ACTFILE_ONCE),
+	    &af->len, err, errsz)) == NULL)
 		return -1;
 	/* The text ends at a NUL byte, as SQLite reads it. */
 	af->len = strlen(af->text);

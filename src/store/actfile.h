@@ -59,17 +59,22 @@ struct actfile {
  */
 #define ACTFILE_SETUP	0x01
 /*
- * ACTFILE_ONCE: the text this process first read at path, whatever the
- * file holds now.  A store's actions are loaded again whenever it
- * connects again (a connection the server closed while idle, a
- * database file moved); a long-lived process still runs the file it
- * started with until it is restarted (docs/actions.md), every worker
- * the same one.  A file that could not be read is read again.
+ * ACTFILE_ONCE: in a process that keeps texts (actfile_keep()), the
+ * text it first read at path, whatever the file holds now.  A store's
+ * actions are loaded again whenever it connects again (a connection
+ * the server closed while idle, a database file moved); a long-lived
+ * process still runs the text it started with until it is restarted
+ * (docs/actions.md).  A file that could not be read is read again.
  */
 #define ACTFILE_ONCE	0x02
-/* Drop ACTFILE_ONCE's texts: each file is read again at its next load
- * (a test that writes one path twice; a reload). */
-void		 actfile_forget(void);
+/* Whether this process keeps ACTFILE_ONCE's texts: on for the
+ * long-lived ones (store_keep_actions()); off, every read reads the
+ * file (one-shot commands, tests). */
+void		 actfile_keep(int on);
+/* Drop the text kept for path (NULL: every one): read again at its
+ * next load.  For a text that failed to load (no process ran it), a
+ * test that writes one path twice, a reload. */
+void		 actfile_forget(const char *path);
 int		 actfile_read(const char *path, int flags, struct actfile *af,
 		    char *err, size_t errsz);
 

@@ -11,6 +11,7 @@
 
 #include "conf.h"
 #include "lib/crypto.h"
+#include "store/actfile.h"
 #include "store/engine.h"
 #include "store/outbox.h"
 #include "store/store.h"
@@ -80,6 +81,22 @@ void
 store_process_init(void)
 {
 	sqs_process_init();
+}
+
+void
+store_keep_actions(const struct conf *cf)
+{
+	struct actfile	 af;
+	char		 err[256];
+	size_t		 i;
+
+	actfile_keep(1);
+	for (i = 0; i < cf->nendpoints; i++)
+		if (cf->endpoints[i].actions != NULL &&
+		    conf_actions_first(cf, i) == i &&
+		    actfile_read(cf->endpoints[i].actions, ACTFILE_ONCE, &af,
+		    err, sizeof(err)) == 0)
+			actfile_free(&af);
 }
 
 void

@@ -426,6 +426,16 @@ int		 store_claims_direct(const struct store *);
  * (the tests) keep the libraries' defaults.
  */
 void		 store_process_init(void);
+
+/*
+ * For a long-lived process (a FastCGI process, serve before it starts
+ * its workers, the work and deliver loops): read each endpoint's
+ * actions file now and run that text for the process's life, and its
+ * children's, whatever happens to its connections (store/actfile.h:
+ * ACTFILE_ONCE).  A file that cannot be read now, or fails to load
+ * later, is read again at its next load.
+ */
+void		 store_keep_actions(const struct conf *cf);
 /*
  * For "oncehook check": what the store is (the server's name and
  * version), after checking what only a server can say: the privileges

@@ -50,7 +50,7 @@ put(const char *text)
 	if ((f = fopen(path, "w")) == NULL || fputs(text, f) == EOF ||
 	    fclose(f) == EOF)
 		BAIL("%s: %s", path, strerror(errno));
-	actfile_forget();	/* as a restart would: the new text runs */
+	actfile_forget(NULL);	/* as a restart would: the new text runs */
 }
 
 /* Load text as an actions file; NULL with the reason in err. */

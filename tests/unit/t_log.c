@@ -220,6 +220,19 @@ test_utf8_text(void)
 	    "utf8_text: cut short at a character's end, not inside it");
 	CHECK(strcmp(utf8_text(b, 1, "abc"), "") == 0,
 	    "utf8_text: a buffer of one byte holds the empty string");
+	/* Nothing written past bufsz: a '?' or a 4-byte character at the
+	 * edge, the rest of b a sentinel. */
+	memset(b, '#', sizeof(b));
+	CHECK(strcmp(utf8_text(b, 3, "a\xff\xff"), "a?") == 0 &&
+	    b[3] == '#', "utf8_text: a '?' that does not fit is left out, "
+	    "nothing past the buffer");
+	memset(b, '#', sizeof(b));
+	CHECK(strcmp(utf8_text(b, 5, "\xf0\x9f\x98\x80z"),
+	    "\xf0\x9f\x98\x80") == 0 && b[5] == '#', "utf8_text: a 4-byte "
+	    "character kept whole when it fits");
+	memset(b, '#', sizeof(b));
+	CHECK(strcmp(utf8_text(b, 4, "\xf0\x9f\x98\x80"), "") == 0 &&
+	    b[1] == '#', "utf8_text: ... else left out, nothing past it");
 }
 
 int

@@ -31,6 +31,7 @@
 #include "store/mysql/conn.h"
 #include "store/mysql/rewrite.h"
 #include "store/outbox.h"
+#include "store/actfile.h"
 #include "store/store.h"
 #include "tap.h"
 #include "testlib.h"
@@ -78,6 +79,7 @@ write_file(const char *name, const char *text, char *p, size_t psz)
 	if ((f = fopen(p, "w")) == NULL || fputs(text, f) == EOF ||
 	    fclose(f) == EOF)
 		BAIL("%s: cannot write", p);
+	actfile_forget(NULL);	/* as a restart would: the new text runs */
 }
 
 /* One endpoint (hmac-sha256: a replay guard) with the actions in act. */
@@ -397,6 +399,45 @@ test_outbox(const struct conf *cf)
 	    "at the most attempts");
 	outbox_item_clear(&it);
 	store_close(st);
+}
+
+/*
+ * A long-lived process (actfile_keep()) on MariaDB: a store connected
+ * again after its actions file was edited in place (the helper's case:
+ * serve's idle connections killed, the store let go and opened again)
+ * runs the text it first read.
+ */
+static void
+test_actions_once(void)
+{
+	char		 act[sizeof(dir) + 64], err[512];
+	struct conf	*c;
+	struct store	*st;
+	FILE		*f;
+
+	write_file("once.sql", "-- on: t.ok\n"
+	    "INSERT INTO effects (k) VALUES (:key);\n", act, sizeof(act));
+	c = mkconf(act, "sync", "t_");
+	actfile_keep(1);
+	st = open_store(c, 0);
+	CHECK(claim(st, "once-1", "t.ok", NULL, NULL, 0) == HOOK_OK,
+	    "keeping texts: the first text runs");
+	store_close(st);
+	if ((f = fopen(act, "w")) == NULL || fputs("-- on: t.ok\n"
+	    "INSERT INTO gone (k) VALUES (:key);\n", f) == EOF ||
+	    fclose(f) == EOF)
+		BAIL("%s: cannot write", act);
+	err[0] = '\0';
+	st = store_open(c, 0, err, sizeof(err));
+	CHECK(st != NULL && claim(st, "once-2", "t.ok", NULL, err,
+	    sizeof(err)) == HOOK_OK && qint("SELECT COUNT(*) FROM effects"
+	    " WHERE k IN ('once-1', 'once-2')") == 2,
+	    "edited in place, the store opened again: the first text still "
+	    "runs (%s)", err);
+	store_close(st);
+	actfile_keep(0);
+	actfile_forget(NULL);
+	conf_free(c);
 }
 
 /* An action's failure whose text is not UTF-8 (an error cut at a byte
@@ -981,6 +1022,7 @@ main(void)
 	test_about(cf);
 	test_outbox(cf);
 	test_error_text(cf);
+	test_actions_once();
 	test_guard();
 	test_deadlock(cf);
 	test_lockwait(cf);

@@ -575,11 +575,12 @@ bad_actions(const char *text, const char *want1, const char *want2,
 }
 
 /*
- * A long-lived process runs the actions file it first read: a store
- * connected again (a connection the server closed while idle, a moved
- * database) after the file was edited in place still runs the first
- * text, until a restart (here actfile_forget()); a file missing at
- * first is read once it exists.
+ * A long-lived process (actfile_keep()) runs the actions file it first
+ * read: a store connected again (a connection the server closed while
+ * idle, a moved database) after the file was edited in place still
+ * runs the first text, until a restart (here actfile_forget()); a file
+ * missing at first is read once it exists; a text that failed to load
+ * is not kept, so its fix in place is read.
  */
 static void
 test_actions_once(void)
@@ -590,6 +591,7 @@ test_actions_once(void)
 	sqlite3		*q;
 	FILE		*f;
 
+	actfile_keep(1);
 	CHECK(store_open(cf, STORE_INIT, err, sizeof(err)) == NULL &&
 	    strstr(err, "once.sql: ") != NULL, "a missing file: the store "
 	    "does not open (%s)", err);
@@ -615,10 +617,23 @@ test_actions_once(void)
 	CHECK(qint(q, "SELECT COUNT(*) FROM once") == 2, "... both events "
 	    "in the first text's table");
 	sqlite3_close(q);
-	actfile_forget();
+	actfile_forget(NULL);
 	CHECK(store_open(cf, 0, err, sizeof(err)) == NULL &&
 	    strstr(err, "gone") != NULL, "after a restart the edit is read "
 	    "(%s)", err);
+	/* That failed load kept nothing: fixed in place, it is read. */
+	if ((f = fopen(path(p, "once.sql"), "w")) == NULL ||
+	    fputs("-- on: t.ok\nINSERT INTO once VALUES ('fixed');\n", f) ==
+	    EOF || fclose(f) == EOF)
+		BAIL("%s: %s", p, strerror(errno));
+	err[0] = '\0';
+	st = store_open(cf, 0, err, sizeof(err));
+	CHECK(st != NULL && claim_new(st, 0, "o3", "t.ok", "{\"n\":3}") ==
+	    HOOK_OK, "a text that failed to load is not kept: its fix in "
+	    "place runs (%s)", err);
+	store_close(st);
+	actfile_keep(0);
+	actfile_forget(NULL);
 	conf_free(cf);
 }
 

@@ -37,7 +37,7 @@ write_file(const char *name, const char *text)
 	if ((f = fopen(path(p, name), "w")) == NULL ||
 	    fputs(text, f) == EOF || fclose(f) == EOF)
 		BAIL("%s: %s", p, strerror(errno));
-	actfile_forget();	/* as a restart would: the new text runs */
+	actfile_forget(NULL);	/* as a restart would: the new text runs */
 }
 
 /* The first column of the first row of sql; -1 if none, -2 if NULL. */

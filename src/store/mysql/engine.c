@@ -48,6 +48,7 @@
 #include "conf.h"
 #include "lib/log.h"
 #include "pipeline/event.h"
+#include "store/actfile.h"
 #include "store/engine.h"
 #include "store/migrations.h"
 #include "store/mysql/actions.h"
@@ -428,7 +429,11 @@ load_actions(struct mystore *s, size_t i, char *err, size_t errsz)
 	}
 	s->acts[i] = myactions_load(s->db, s->cf->endpoints[i].actions, s->p,
 	    err, errsz);
-	return s->acts[i] != NULL ? 0 : -1;
+	if (s->acts[i] != NULL)
+		return 0;
+	/* No process ran that text: a fix is read at the next load. */
+	actfile_forget(s->cf->endpoints[i].actions);
+	return -1;
 }
 
 enum hook_err

@@ -27,6 +27,7 @@
 #include "conf.h"
 #include "lib/log.h"
 #include "pipeline/event.h"
+#include "store/actfile.h"
 #include "store/migrations.h"
 #include "store/sqlite/actions.h"
 #include "store/sqlite/engine.h"
@@ -381,7 +382,11 @@ load_actions(struct sqstore *s, size_t i, char *err, size_t errsz)
 	s->acts[i] = actions_load(s->db, &s->guard,
 	    s->cf->endpoints[i].actions, s->sections ? ACTIONS_LAZY : 0, err,
 	    errsz);
-	return s->acts[i] != NULL ? 0 : -1;
+	if (s->acts[i] != NULL)
+		return 0;
+	/* No process ran that text: a fix is read at the next load. */
+	actfile_forget(s->cf->endpoints[i].actions);
+	return -1;
 }
 
 /* The configured endpoints as a JSON array, for work's pick (json_each):
