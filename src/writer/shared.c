@@ -407,6 +407,9 @@ sharedwriter_main(void)
 	log_setlevel(cf->loglevel);
 	log_info("writer: started for the FastCGI processes of %s",
 	    cf->my != NULL ? "this MariaDB/MySQL database" : cf->db);
+	/* It runs the claims' actions: one text for its life, as each
+	 * FastCGI process (store/store.h). */
+	store_keep_actions(cf);
 	rc = writer_listen(cf, 3, SHAREDWRITER_LINGER_MS);
 	conf_free(cf);
 	return rc;
