@@ -585,11 +585,10 @@ bad_actions(const char *text, const char *want1, const char *want2,
 static void
 test_actions_once(void)
 {
-	char		 p[sizeof(dir) + 64], err[512];
+	char		 err[512];
 	struct conf	*cf = mkconf("once.sqlite", "once.sql");
 	struct store	*st;
 	sqlite3		*q;
-	FILE		*f;
 
 	actfile_keep(1);
 	CHECK(store_open(cf, STORE_INIT, err, sizeof(err)) == NULL &&
@@ -603,10 +602,7 @@ test_actions_once(void)
 	    "once the file exists it is read: t.ok processed");
 	store_close(st);
 	/* Edited in place, as an operator would, with no restart. */
-	if ((f = fopen(path(p, "once.sql"), "w")) == NULL ||
-	    fputs("-- on: t.ok\nINSERT INTO gone VALUES (:key);\n", f) ==
-	    EOF || fclose(f) == EOF)
-		BAIL("%s: %s", p, strerror(errno));
+	edit_file("once.sql", "-- on: t.ok\nINSERT INTO gone VALUES (:key);\n");
 	err[0] = '\0';
 	st = store_open(cf, 0, err, sizeof(err));
 	CHECK(st != NULL && claim_new(st, 0, "o2", "t.ok", "{\"n\":2}") ==
@@ -622,10 +618,8 @@ test_actions_once(void)
 	    strstr(err, "gone") != NULL, "after a restart the edit is read "
 	    "(%s)", err);
 	/* That failed load kept nothing: fixed in place, it is read. */
-	if ((f = fopen(path(p, "once.sql"), "w")) == NULL ||
-	    fputs("-- on: t.ok\nINSERT INTO once VALUES ('fixed');\n", f) ==
-	    EOF || fclose(f) == EOF)
-		BAIL("%s: %s", p, strerror(errno));
+	edit_file("once.sql", "-- on: t.ok\n"
+	    "INSERT INTO once VALUES ('fixed');\n");
 	err[0] = '\0';
 	st = store_open(cf, 0, err, sizeof(err));
 	CHECK(st != NULL && claim_new(st, 0, "o3", "t.ok", "{\"n\":3}") ==

@@ -5,7 +5,8 @@
  * file defines `static char dir[64]`, the directory, before including
  * this.
  *
- * - path(): a file of dir; write_file(): one written there;
+ * - path(): a file of dir; write_file(): one written there, as after a
+ *   restart; edit_file(): as edited under a running process;
  * - qint(): the first column of the first row of a query, as a number.
  */
 #ifndef ONCEHOOK_TESTDB_H
@@ -29,7 +30,7 @@ path(char *buf, const char *name)
 }
 
 static void
-write_file(const char *name, const char *text)
+edit_file(const char *name, const char *text)
 {
 	char	 p[sizeof(dir) + 64];
 	FILE	*f;
@@ -37,6 +38,12 @@ write_file(const char *name, const char *text)
 	if ((f = fopen(path(p, name), "w")) == NULL ||
 	    fputs(text, f) == EOF || fclose(f) == EOF)
 		BAIL("%s: %s", p, strerror(errno));
+}
+
+static void
+write_file(const char *name, const char *text)
+{
+	edit_file(name, text);
 	actfile_forget(NULL);	/* as a restart would: the new text runs */
 }
 
