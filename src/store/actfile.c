@@ -272,38 +272,58 @@ actfile_forget(const char *path)
 	}
 }
 
-/* The text of path into *text (owned), as slurp(); with once, the text
- * kept for path if there is one, else the file's, then kept. */
+/* The kept text of path: found, else read and kept (the cache owns the
+ * buffer); NULL with err if it cannot be read, or kept (no memory). */
+static const struct kept *
+kept_text(const char *path, char *err, size_t errsz)
+{
+	struct kept	*k;
+
+	for (k = kept; k != NULL; k = k->next)
+		if (strcmp(k->path, path) == 0)
+			return k;
+	if ((k = calloc(1, sizeof(*k))) == NULL ||
+	    (k->path = strdup(path)) == NULL) {
+		snprintf(err, errsz, "%s: out of memory", path);
+		free(k);
+		return NULL;
+	}
+	if ((k->text = slurp(path, &k->len, err, errsz)) == NULL) {
+		free(k->path);
+		free(k);
+		return NULL;
+	}
+	k->next = kept;
+	return kept = k;
+}
+
+void
+actfile_preload(const char *path)
+{
+	char	 err[256];
+
+	if (keep)
+		(void)kept_text(path, err, sizeof(err));
+}
+
+/* The text of path into a new buffer (its owner's), as slurp(); with
+ * once, a copy of the kept text (kept_text()). */
 static char *
 read_text(const char *path, int once, size_t *len, char *err, size_t errsz)
 {
-	struct kept	*k;
-	char		*text;
+	const struct kept	*k;
+	char			*text;
 
-	for (k = once ? kept : NULL; k != NULL; k = k->next)
-		if (strcmp(k->path, path) == 0) {
-			if ((text = malloc(k->len + 1)) == NULL) {
-				snprintf(err, errsz, "%s: out of memory", path);
-				return NULL;
-			}
-			memcpy(text, k->text, k->len + 1);
-			*len = k->len;
-			return text;
-		}
-	if ((text = slurp(path, len, err, errsz)) == NULL || !once)
-		return text;
-	/* Not kept if out of memory: read again next time. */
-	if ((k = calloc(1, sizeof(*k))) != NULL &&
-	    (k->path = strdup(path)) != NULL &&
-	    (k->text = malloc(*len + 1)) != NULL) {
-		memcpy(k->text, text, *len + 1);
-		k->len = *len;
-		k->next = kept;
-		kept = k;
-	} else if (k != NULL) {
-		free(k->path);
-		free(k);
+	if (!once)
+		return slurp(path, len, err, errsz);
+	if ((k = kept_text(path, err, errsz)) == NULL)
+		return NULL;
+	if ((text = malloc(k->len + 1)) == NULL) {
+		snprintf(err, errsz, "%s: out of memory", path);
+		return NULL;
 	}
+	memcpy(text, k->text, k->len + 1);
+	*len = k->len;
 	return text;
 }
 

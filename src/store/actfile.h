@@ -71,6 +71,9 @@ struct actfile {
  * long-lived ones (store_keep_actions()); off, every read reads the
  * file (one-shot commands, tests). */
 void		 actfile_keep(int on);
+/* With texts kept, read path's now (not parsed; nothing if it cannot
+ * be read: its first load reads it and says why). */
+void		 actfile_preload(const char *path);
 /* Drop the text kept for path (NULL: every one): read again at its
  * next load.  For a text that failed to load (no process ran it), a
  * test that writes one path twice, a reload. */

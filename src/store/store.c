@@ -86,17 +86,13 @@ store_process_init(void)
 void
 store_keep_actions(const struct conf *cf)
 {
-	struct actfile	 af;
-	char		 err[256];
-	size_t		 i;
+	size_t	 i;
 
 	actfile_keep(1);
 	for (i = 0; i < cf->nendpoints; i++)
 		if (cf->endpoints[i].actions != NULL &&
-		    conf_actions_first(cf, i) == i &&
-		    actfile_read(cf->endpoints[i].actions, ACTFILE_ONCE, &af,
-		    err, sizeof(err)) == 0)
-			actfile_free(&af);
+		    conf_actions_first(cf, i) == i)
+			actfile_preload(cf->endpoints[i].actions);
 }
 
 void

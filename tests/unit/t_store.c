@@ -574,6 +574,23 @@ bad_actions(const char *text, const char *want1, const char *want2,
 	conf_free(cf);
 }
 
+/* 1 if cf's store opens (err says why not) and processes a t.ok event
+ * under key with payload; closed again. */
+static int
+opened_claims(const struct conf *cf, const char *key, const char *payload,
+    char *err, size_t errsz)
+{
+	struct store	*st;
+	int		 ok;
+
+	err[0] = '\0';
+	if ((st = store_open(cf, 0, err, errsz)) == NULL)
+		return 0;
+	ok = claim_new(st, 0, key, "t.ok", payload) == HOOK_OK;
+	store_close(st);
+	return ok;
+}
+
 /*
  * A long-lived process (actfile_keep()) runs the actions file it first
  * read: a store connected again (a connection the server closed while
@@ -603,12 +620,9 @@ test_actions_once(void)
 	store_close(st);
 	/* Edited in place, as an operator would, with no restart. */
 	edit_file("once.sql", "-- on: t.ok\nINSERT INTO gone VALUES (:key);\n");
-	err[0] = '\0';
-	st = store_open(cf, 0, err, sizeof(err));
-	CHECK(st != NULL && claim_new(st, 0, "o2", "t.ok", "{\"n\":2}") ==
-	    HOOK_OK, "connected again after an edit: the first text still "
-	    "runs (%s)", err);
-	store_close(st);
+	CHECK(opened_claims(cf, "o2", "{\"n\":2}", err, sizeof(err)),
+	    "connected again after an edit: the first text still runs (%s)",
+	    err);
 	q = peer("once.sqlite");
 	CHECK(qint(q, "SELECT COUNT(*) FROM once") == 2, "... both events "
 	    "in the first text's table");
@@ -620,12 +634,9 @@ test_actions_once(void)
 	/* That failed load kept nothing: fixed in place, it is read. */
 	edit_file("once.sql", "-- on: t.ok\n"
 	    "INSERT INTO once VALUES ('fixed');\n");
-	err[0] = '\0';
-	st = store_open(cf, 0, err, sizeof(err));
-	CHECK(st != NULL && claim_new(st, 0, "o3", "t.ok", "{\"n\":3}") ==
-	    HOOK_OK, "a text that failed to load is not kept: its fix in "
-	    "place runs (%s)", err);
-	store_close(st);
+	CHECK(opened_claims(cf, "o3", "{\"n\":3}", err, sizeof(err)),
+	    "a text that failed to load is not kept: its fix in place runs "
+	    "(%s)", err);
 	actfile_keep(0);
 	actfile_forget(NULL);
 	conf_free(cf);
