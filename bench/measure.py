@@ -192,12 +192,14 @@ def counts(db):
         return None
     if db.startswith("mysql:"):
         # mysql:SOCKET:DATABASE, read as the server's root (the bench's
-        # own server): events and orders, as for SQLite.
+        # own server): events (oncehook's, with its default prefix) and
+        # orders, as for SQLite.
         _, sock, name = db.split(":", 2)
+        claims = "oncehook_events" if CLAIMS == "events" else CLAIMS
         out = subprocess.run(
             ["mariadb", "-S", sock, "-u", "root", "-N", "-B", name, "-e",
-             "SELECT (SELECT count(*) FROM oncehook_events),"
-             " (SELECT count(*) FROM orders)"],
+             "SELECT (SELECT count(*) FROM %s),"
+             " (SELECT count(*) FROM orders)" % claims],
             check=True, capture_output=True, text=True).stdout.split()
         return int(out[0]), int(out[1])
     c = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=10)

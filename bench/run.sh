@@ -484,11 +484,13 @@ c.close()' "$1/db/oncehook.db" <"$root/bench/peers/minimal.sql" ||
 # PHP-FPM (pm static, PROCS children) behind nginx; with STORE mariadb,
 # bench/peers/php/hook-mysql.php on the bench's MariaDB database (the
 # same server and tables as the oncehook mariadb rows, made by "oncehook
-# init"), with minimal bench/peers/php/minimal.php (the handler a site
-# owner would write), else hook.php on SQLite.
-srv_php() {	# srv_php PROCS SYNC [STORE|minimal]
+# init"), with mariadb-minimal bench/peers/php/minimal-mysql.php there
+# (its table: bench/peers/minimal-mysql.sql), with minimal
+# bench/peers/php/minimal.php (the handler a site owner would write),
+# else hook.php on SQLite.
+srv_php() {	# srv_php PROCS SYNC [mariadb|mariadb-minimal|minimal]
 	local d=$tmp/run$((seq += 1)) port pid kv
-	if [ "${3:-}" = mariadb ]; then
+	if [ "${3:-}" = mariadb ] || [ "${3:-}" = mariadb-minimal ]; then
 		md_fresh || bail "no MariaDB for a mariadb row"
 		dp_dir "$d"
 		cat >"$d/conf/env" <<ENV
@@ -502,7 +504,16 @@ ONCEHOOK_STRIPE_TOLERANCE=$tolerance
 ENV
 		chmod 0600 "$d/conf/env"
 		dp_init_db "$d"
-		cp "$root/bench/peers/php/hook-mysql.php" "$d/htdocs/hook.php"
+		if [ "$3" = mariadb-minimal ]; then
+			md_sql "USE bench; $(cat "$root/bench/peers/minimal-mysql.sql")" ||
+			    bail "minimal-mysql.sql"
+			srv_claims=processed_events
+			cp "$root/bench/peers/php/minimal-mysql.php" \
+			    "$d/htdocs/hook.php"
+		else
+			cp "$root/bench/peers/php/hook-mysql.php" \
+			    "$d/htdocs/hook.php"
+		fi
 	elif [ "${3:-}" = minimal ]; then
 		peer_dir "$d" "$2"
 		minimal_db "$d"
@@ -551,7 +562,7 @@ CONF
 	srv_pids=$pid,$nginx_pid
 	srv_app=$(basename "$phpfpm")
 	srv_db=$d/db/oncehook.db
-	if [ "${3:-}" = mariadb ]; then
+	if [ "${3:-}" = mariadb ] || [ "${3:-}" = mariadb-minimal ]; then
 		srv_db=mysql:$MD_SOCK:bench
 		# The server's CPU counts the database's.
 		srv_pids=$srv_pids,$MD_PID
@@ -817,7 +828,9 @@ plan() {
 		    "oncehook cgi normal new, mariadb"
 		    "oncehook cgi normal dup, mariadb")
 		[ $peers -eq 0 ] || md_rows+=("php-fpm x4 normal new, mariadb"
-		    "php-fpm x4 normal dup, mariadb")
+		    "php-fpm x4 normal dup, mariadb"
+		    "php-fpm x4 minimal new, mariadb"
+		    "php-fpm x4 minimal dup, mariadb")
 		if wanted_any "${md_rows[@]}" && md_bench_start; then
 			row "${md_rows[0]}" new \
 			    srv_lighttpd fastcgi "$bin" 4 normal on mariadb
@@ -830,6 +843,10 @@ plan() {
 			if [ $peers -eq 1 ]; then
 				row "${md_rows[4]}" new srv_php 4 normal mariadb
 				row "${md_rows[5]}" dup srv_php 4 normal mariadb
+				row "${md_rows[6]}" new srv_php 4 normal \
+				    mariadb-minimal
+				row "${md_rows[7]}" dup srv_php 4 normal \
+				    mariadb-minimal
 			fi
 			md_bench_stop
 		fi
