@@ -23,7 +23,11 @@
 #   writer says the others are connected, every claim goes to it; mostly
 #   new Stripe events (runs of them straight to the writer, without a
 #   lookup), the writer killed twice and a process once: every answer
-#   holds.
+#   holds;
+# - one actions text: the file edited in place and the writer gone, the
+#   processes run the text they read and start no writer (which would
+#   read the new one); a writer started on a name made before an edit
+#   exits at once.
 #
 # TAP.  Environment: ONCEHOOK_BIN, top_srcdir (set by make check).
 
@@ -296,6 +300,76 @@ check $? "normal: the writer ends by itself once lighttpd stopped its processes"
 lt_sanitizer "$tmp/normal" "fastcgi, normal (the writer and its copier)"
 grep 'writer: [0-9]* claims in' "$d/log/breakage.log" | sed 's/^/# /'
 straight "$d/log/breakage.log" "normal, Stripe, mostly new"
+
+# --- Part 5: one actions text, the writer's too ----------------------------
+# Each FastCGI process runs the actions text it read at its start
+# (store/store.h), and so does the writer it hands claims to: a writer
+# started after the file was edited in place would run the new text for
+# processes that run the old one.  The processes, started with v1, see
+# the file changed when no writer runs (the writer's name holds the
+# files' times): they claim their own events with v1 and start none.
+d=$tmp/text
+lt_setup fastcgi "$d"
+texts_sql() {	# texts_sql TAG: every event writes its key and TAG
+	printf '%s\n' \
+	    'CREATE TABLE IF NOT EXISTS texts (k TEXT NOT NULL, v TEXT NOT NULL);' \
+	    '-- on: *' "INSERT INTO texts VALUES (:key, '$1');"
+}
+texts_sql v1 >"$d/sql/orders.sql"
+chmod 0644 "$d/sql/orders.sql"
+db=$(sed -n 's/^ONCEHOOK_DB=//p' "$d/conf/env")
+(dp_env "$d" as_backend "$d/bin/oncehook" init) >"$d/log/init.log" 2>&1 ||
+    bail "oncehook init with the texts file: $(tail -n 1 "$d/log/init.log")"
+lt_start "$d" fastcgi || bail "lighttpd did not start"
+secret=$(sed -n 's/^ONCEHOOK_SHOP_SECRET=//p' "$d/conf/env" | cut -d' ' -f1)
+texts() {
+	sqlite3 "$db" "SELECT v || ':' || count(*) FROM texts GROUP BY v ORDER BY v" |
+	    tr '\n' ' '
+}
+bad=
+for k in txt-a1 txt-a2 txt-a3; do
+	code=$(post "$k")
+	[ "$code" = 200 ] || bad="$bad $k:$code"
+done
+before=$(texts)
+[ -z "$bad" ] && [ "$before" = "v1:3 " ] && [ -n "$(writers "$db")" ]
+check $? "one text: 3 events through a writer ran the text read at start ($before${bad:+,$bad})"
+texts_sql v2 >"$d/sql/orders.sql"	# in place: the same file, a new time
+for p in $(writers "$db"); do kill "$p"; done
+gone "$db" || echo "# the writer did not end on SIGTERM"
+sleep 5.5	# SHAREDWRITER_RETRY_MS: each process's pause between starts
+bad=
+for k in txt-b1 txt-b2 txt-b3 txt-b4 txt-b5 txt-b6; do
+	code=$(post "$k")
+	[ "$code" = 200 ] || bad="$bad $k:$code"
+done
+after=$(texts)
+w=$(writers "$db")
+said=$(grep -c 'group commit: an actions file or the database file changed since this process started' \
+    "$d/log/breakage.log")
+[ -z "$bad" ] && [ "$after" = "v1:9 " ] && [ -z "$w" ] && [ "$said" -ge 1 ]
+check $? "one text: the file edited in place, no writer running: 6 more events ran the processes' text, no writer started, the log says why ($after${bad:+,$bad}; writers: ${w:-none}; said $said times)"
+# A writer that reads a file changed since its processes read theirs
+# (an edit between a process's check and the writer's read) does not
+# serve: started on a name made before the edit, it exits at once.
+out=$(dp_env "$d" as_backend /usr/bin/python3 - "$d/bin/oncehook" 2>&1 <<'PY'
+import os, socket, subprocess, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("\0oncehook-writer/" + "0" * 32)	# not this configuration's
+s.listen(8)
+os.dup2(s.fileno(), 3)
+os.set_inheritable(3, True)
+r = subprocess.run([sys.argv[1], "--shared-writer"], pass_fds=(3,),
+                   stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
+print("rc=%d %s" % (r.returncode, r.stderr.decode(errors="replace")))
+PY
+)
+case $out in
+rc=1*"changed since the FastCGI processes that started it"*) rc=0 ;;
+*) rc=1 ;;
+esac
+check $rc "one text: a writer started on a name its files no longer give does not serve (exit 1, says why): $(printf '%s' "$out" | head -c 160 | tr '\n' ' ')"
+lt_stop
 
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -126,8 +126,10 @@ handle(void)
 	/* Group commit (writer/shared.h) for a FastCGI process; a CGI
 	 * process answers one request and leaves no writer behind. */
 	if (!cgi && cf != NULL) {
-		store_keep_actions(cf);
+		/* The writer's name first: it holds the actions files'
+		 * times, so a change before the read shows (writer/shared.h). */
 		sharedwriter_init(&sw, cf);
+		store_keep_actions(cf);
 		pipeline_claim_through(&p, sharedwriter_claim,
 		    sharedwriter_hands, &sw);
 	}

@@ -132,12 +132,44 @@ out:
 	return rc;
 }
 
-void
-sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
+/*
+ * The writer's name for cf's processes, as the files are now: into addr
+ * and *len.  0, or -1 (out of memory).
+ */
+static int
+name_of(const struct conf *cf, struct sockaddr_un *addr, socklen_t *len)
 {
 	unsigned char	 h[CRYPTO_SHA256_LEN];
 	char		 hex[CRYPTO_SHA256_HEXLEN + 1];
 
+	if (fingerprint(cf, h) == -1)
+		return -1;
+	crypto_hex(h, sizeof(h), hex);
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	/* Abstract: a NUL first, then the name, no NUL after it. */
+	(void)snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1,
+	    "%s%.*s", NAME_PREFIX, NAME_HEX, hex);
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+	    strlen(NAME_PREFIX) + NAME_HEX);
+	return 0;
+}
+
+/* Whether the name, made again now, is still addr's: 1, or 0. */
+static int
+same_name(const struct conf *cf, const struct sockaddr_un *addr,
+    socklen_t len)
+{
+	struct sockaddr_un	 now;
+	socklen_t		 nowlen;
+
+	return name_of(cf, &now, &nowlen) == 0 && nowlen == len &&
+	    memcmp(&now, addr, len) == 0;
+}
+
+void
+sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
+{
 	memset(sw, 0, sizeof(*sw));
 	sw->cf = cf;
 	writer_link_init(&sw->link, -1, (long)cf->busy_ms + ANSWER_MS);
@@ -163,18 +195,11 @@ sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
 		return;
 	if (!cf->synchronous_full)
 		sw->probe = walguard_dir(cf->db);
-	if (fingerprint(cf, h) == -1) {
+	if (name_of(cf, &sw->addr, &sw->addrlen) == -1) {
 		log_warnx("group commit: out of memory: each process claims "
 		    "its own events");
-		return;
+		sw->addrlen = 0;
 	}
-	crypto_hex(h, sizeof(h), hex);
-	sw->addr.sun_family = AF_UNIX;
-	/* Abstract: a NUL first, then the name, no NUL after it. */
-	(void)snprintf(sw->addr.sun_path + 1, sizeof(sw->addr.sun_path) - 1,
-	    "%s%.*s", NAME_PREFIX, NAME_HEX, hex);
-	sw->addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-	    strlen(NAME_PREFIX) + NAME_HEX);
 }
 
 /* The peer on fd is this user: 1, or 0. */
@@ -311,6 +336,21 @@ sw_connect(struct sharedwriter *sw)
 		if (sw->starts > 0 &&
 		    io_ms_since(&sw->started) < SHAREDWRITER_RETRY_MS)
 			return -1;
+		/*
+		 * A writer started now would read the actions files as they
+		 * are now; this process runs the texts it read at its start
+		 * (store/store.h).  If a file changed since (the name is
+		 * made of their times), it claims its own events until it
+		 * is restarted: one text for each of its events.
+		 */
+		if (!same_name(sw->cf, &sw->addr, sw->addrlen)) {
+			log_warnx("group commit: an actions file or the "
+			    "database file changed since this process "
+			    "started: it claims its own events, with the "
+			    "actions it read then, until it is restarted");
+			sw->addrlen = 0;
+			return -1;
+		}
 		sw->starts++;
 		io_clock(&sw->started);
 		if (start_writer(sw) == -1 || (fd = dial(sw)) == -1)
@@ -388,10 +428,11 @@ sharedwriter_close(struct sharedwriter *sw)
 int
 sharedwriter_main(void)
 {
-	struct conf	*cf;
-	char		 err[512];
-	socklen_t	 len = sizeof(int);
-	int		 on = 0, rc;
+	struct sockaddr_un	 bound;
+	struct conf		*cf;
+	char			 err[512];
+	socklen_t		 len = sizeof(int);
+	int			 on = 0, rc;
 
 	if (getsockopt(3, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == -1 ||
 	    !on) {
@@ -405,11 +446,23 @@ sharedwriter_main(void)
 		return 1;
 	}
 	log_setlevel(cf->loglevel);
+	/* It runs the claims' actions: one text for its life, as each
+	 * FastCGI process (store/store.h), and the one the processes on
+	 * its name read: the name says when they read the files.  Made
+	 * again after the read, so a change at any time before it shows. */
+	store_keep_actions(cf);
+	len = sizeof(bound);
+	if (getsockname(3, (struct sockaddr *)&bound, &len) == -1 ||
+	    !same_name(cf, &bound, len)) {
+		log_warnx("writer: an actions file or the database file "
+		    "changed since the FastCGI processes that started it "
+		    "read theirs: not started (they claim their own events "
+		    "until they are restarted)");
+		conf_free(cf);
+		return 1;
+	}
 	log_info("writer: started for the FastCGI processes of %s",
 	    cf->my != NULL ? "this MariaDB/MySQL database" : cf->db);
-	/* It runs the claims' actions: one text for its life, as each
-	 * FastCGI process (store/store.h). */
-	store_keep_actions(cf);
 	rc = writer_listen(cf, 3, SHAREDWRITER_LINGER_MS);
 	conf_free(cf);
 	return rc;
