@@ -29,6 +29,7 @@
 
 #define NAME_PREFIX	"oncehook-writer/"
 #define NAME_HEX	32		/* of the SHA-256's 64 */
+#define TEXTS_HEX	8		/* the last of them: the actions files' */
 #define ANSWER_MS	30000		/* past the wait for the lock */
 
 extern char	**environ;
@@ -68,6 +69,23 @@ add_ident(struct buf *t, const char *label, const char *path, int when)
 		k = snprintf(line, sizeof(line), "%s %ju %ju", label,
 		    (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino);
 	return add(t, line, (size_t)k);
+}
+
+/* Append each actions file's identity and time to t: 0, or -1. */
+static int
+add_actions(struct buf *t, const struct conf *cf)
+{
+	char	 line[64];
+	size_t	 i;
+
+	if (add(t, "actions", 7) == -1)
+		return -1;
+	for (i = 0; i < cf->nendpoints; i++) {
+		(void)snprintf(line, sizeof(line), "actions %zu", i);
+		if (add_ident(t, line, cf->endpoints[i].actions, 1) == -1)
+			return -1;
+	}
+	return 0;
 }
 
 /*
@@ -117,14 +135,8 @@ fingerprint(const struct conf *cf, unsigned char out[CRYPTO_SHA256_LEN])
 	if (add_ident(&t, "db", cf->my == NULL ? cf->db : NULL,
 	    0) == -1 || add_ident(&t, "exe", "/proc/self/exe",
 	    1) == -1 || add_ident(&t, "mnt", "/proc/self/ns/mnt",
-	    0) == -1)
+	    0) == -1 || add_actions(&t, cf) == -1)
 		goto out;
-	for (i = 0; i < cf->nendpoints; i++) {
-		ep = &cf->endpoints[i];
-		(void)snprintf(line, sizeof(line), "actions %zu", i);
-		if (add_ident(&t, line, ep->actions, 1) == -1)
-			goto out;
-	}
 	rc = crypto_sha256(t.p, t.len, out) == 0 ? 0 : -1;
 out:
 	free(t.p);
@@ -132,39 +144,68 @@ out:
 	return rc;
 }
 
+/* The actions files' part of the name, as they are now: TEXTS_HEX hex
+ * digits and a NUL into hex.  0, or -1 (out of memory). */
+static int
+texts_of(const struct conf *cf, char hex[TEXTS_HEX + 1])
+{
+	struct buf	 t = { NULL, 0, 0 };
+	unsigned char	 h[CRYPTO_SHA256_LEN];
+	char		 all[CRYPTO_SHA256_HEXLEN + 1];
+	int		 rc;
+
+	rc = add_actions(&t, cf) == 0 &&
+	    crypto_sha256(t.p, t.len, h) == 0 ? 0 : -1;
+	free(t.p);
+	if (rc == 0) {
+		crypto_hex(h, sizeof(h), all);
+		memcpy(hex, all, TEXTS_HEX);
+		hex[TEXTS_HEX] = '\0';
+	}
+	return rc;
+}
+
 /*
- * The writer's name for cf's processes, as the files are now: into addr
- * and *len.  0, or -1 (out of memory).
+ * The writer's name for cf's processes: NAME_HEX - TEXTS_HEX hex digits
+ * of the fingerprint, then TEXTS_HEX of the actions files' alone, so
+ * that either side can tell whether they changed since (same_texts()).
+ * Into addr and *len: 0, or -1 (out of memory).
  */
 static int
 name_of(const struct conf *cf, struct sockaddr_un *addr, socklen_t *len)
 {
 	unsigned char	 h[CRYPTO_SHA256_LEN];
-	char		 hex[CRYPTO_SHA256_HEXLEN + 1];
+	char		 hex[CRYPTO_SHA256_HEXLEN + 1], texts[TEXTS_HEX + 1];
 
-	if (fingerprint(cf, h) == -1)
+	if (fingerprint(cf, h) == -1 || texts_of(cf, texts) == -1)
 		return -1;
 	crypto_hex(h, sizeof(h), hex);
 	memset(addr, 0, sizeof(*addr));
 	addr->sun_family = AF_UNIX;
 	/* Abstract: a NUL first, then the name, no NUL after it. */
 	(void)snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1,
-	    "%s%.*s", NAME_PREFIX, NAME_HEX, hex);
+	    "%s%.*s%s", NAME_PREFIX, NAME_HEX - TEXTS_HEX, hex, texts);
 	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
 	    strlen(NAME_PREFIX) + NAME_HEX);
 	return 0;
 }
 
-/* Whether the name, made again now, is still addr's: 1, or 0. */
+/*
+ * Whether the actions files are still those the name addr was made of
+ * (their identities and times): 1, or 0.  Only they: the database file
+ * may have been replaced since (a restore), and a writer started on the
+ * name opens the file there now, as the processes do.
+ */
 static int
-same_name(const struct conf *cf, const struct sockaddr_un *addr,
+same_texts(const struct conf *cf, const struct sockaddr_un *addr,
     socklen_t len)
 {
-	struct sockaddr_un	 now;
-	socklen_t		 nowlen;
+	char	 now[TEXTS_HEX + 1];
 
-	return name_of(cf, &now, &nowlen) == 0 && nowlen == len &&
-	    memcmp(&now, addr, len) == 0;
+	return len == (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+	    1 + strlen(NAME_PREFIX) + NAME_HEX) &&
+	    texts_of(cf, now) == 0 && memcmp(addr->sun_path + 1 +
+	    strlen(NAME_PREFIX) + NAME_HEX - TEXTS_HEX, now, TEXTS_HEX) == 0;
 }
 
 void
@@ -343,11 +384,11 @@ sw_connect(struct sharedwriter *sw)
 		 * made of their times), it claims its own events until it
 		 * is restarted: one text for each of its events.
 		 */
-		if (!same_name(sw->cf, &sw->addr, sw->addrlen)) {
-			log_warnx("group commit: an actions file or the "
-			    "database file changed since this process "
-			    "started: it claims its own events, with the "
-			    "actions it read then, until it is restarted");
+		if (!same_texts(sw->cf, &sw->addr, sw->addrlen)) {
+			log_warnx("group commit: an actions file changed "
+			    "since this process started: it claims its own "
+			    "events, with the actions it read then, until it "
+			    "is restarted");
 			sw->addrlen = 0;
 			return -1;
 		}
@@ -448,16 +489,16 @@ sharedwriter_main(void)
 	log_setlevel(cf->loglevel);
 	/* It runs the claims' actions: one text for its life, as each
 	 * FastCGI process (store/store.h), and the one the processes on
-	 * its name read: the name says when they read the files.  Made
-	 * again after the read, so a change at any time before it shows. */
+	 * its name read: the name's last digits say when they read the
+	 * files.  Taken again after the read, so a change before it shows. */
 	store_keep_actions(cf);
 	len = sizeof(bound);
 	if (getsockname(3, (struct sockaddr *)&bound, &len) == -1 ||
-	    !same_name(cf, &bound, len)) {
-		log_warnx("writer: an actions file or the database file "
-		    "changed since the FastCGI processes that started it "
-		    "read theirs: not started (they claim their own events "
-		    "until they are restarted)");
+	    !same_texts(cf, &bound, len)) {
+		log_warnx("writer: an actions file changed since the FastCGI "
+		    "processes that started it read theirs: not started "
+		    "(they claim their own events until they are "
+		    "restarted)");
 		conf_free(cf);
 		return 1;
 	}

@@ -21,13 +21,13 @@
  * hold several chroots or containers with the same paths, and after an
  * upgrade the old writer must not run the new binary's claims), and
  * each actions file's identity and time.  Processes configured alike
- * share a writer, others do not.  The name is made before a process
- * reads its actions files, and again by the writer after it read its
- * own: a writer whose name differs (a file changed since the processes
- * read theirs) does not start, and a process that would start one
- * checks its name first, and claims its own events if a file changed
- * since it started: every claim runs the text its process read
- * (store/store.h).  Binding the name is the election:
+ * share a writer, others do not.  The name's last 8 digits are of the
+ * actions files' identities and times alone, taken before a process
+ * reads the files, and again by the writer after it read its own: a
+ * writer whose digits differ (a file changed since the processes read
+ * theirs) does not start, and a process that would start one checks
+ * them first, and claims its own events if a file changed since it
+ * started: every claim runs the text its process read (store/store.h).  Binding the name is the election:
  * one process can, the others find it bound and connect.  The writer's
  * first word on each connection it accepted is a hello (writer/writer.h):
  * without it (a writer that was ending, or whose start failed) the
