@@ -148,10 +148,37 @@ post() {
 	    -H "X-Webhook-Signature: sha256=$_s" --data-binary "$_b" \
 	    "http://127.0.0.1:$lt_port/hooks/shop"
 }
+# stop_writer: SIGTERM to $db's writers, and their end awaited.
+stop_writer() {
+	for p in $(writers "$db"); do kill "$p"; done
+	gone "$db" || echo "# the writer did not end on SIGTERM"
+}
+# restore: a backup of $db renamed over it and its log files removed,
+# under the running processes (docs/reliability.md's restore).
+restore() {
+	as_backend sqlite3 "$db" ".backup '$db.backup'" || bail "backup"
+	as_backend cp "$db.backup" "$db.restore" || bail "cp backup"
+	mv "$db.restore" "$db"
+	rm -f "$db-wal" "$db-shm"
+}
+# post_restored KEY...: each delivered again while it is 503 (the
+# processes letting go of the old file), 8 s at most; sets bad.
+post_restored() {
+	bad=
+	for _k in "$@"; do
+		_i=0
+		while :; do
+			code=$(post "$_k")
+			[ "$code" = 503 ] && [ $_i -lt 40 ] || break
+			_i=$((_i + 1))
+			sleep 0.2
+		done
+		[ "$code" = 200 ] || bad="$bad $_k:$code"
+	done
+}
 # (SIGTERM: the writer that took the end of the load says its batches.)
 chmod a-x "$d/bin/oncehook"
-for p in $(writers "$db"); do kill "$p"; done
-gone "$db" || echo "# the writer did not end on SIGTERM"
+stop_writer
 bad=
 for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
 	code=$(post "nox$i")
@@ -273,21 +300,8 @@ load_endpoint=stripe load "$tmp/load-normal-stripe.out" --kills 2 \
 # theirs, so within a few seconds every delivery is processed in the
 # new file.  (A copier that kept its connection would hold the old
 # file's byte, store/sqlite/walguard.h, and every new connection would meet 503.)
-as_backend sqlite3 "$db" ".backup '$db.backup'" || bail "backup"
-as_backend cp "$db.backup" "$db.restore" || bail "cp backup"
-mv "$db.restore" "$db"
-rm -f "$db-wal" "$db-shm"
-bad=
-for k in nrm-r1 nrm-r2 nrm-r3 nrm-r4 nrm-r5; do
-	i=0
-	while :; do
-		code=$(post "$k")
-		[ "$code" = 503 ] && [ $i -lt 40 ] || break
-		i=$((i + 1))
-		sleep 0.2
-	done
-	[ "$code" = 200 ] || bad="$bad $k:$code"
-done
+restore
+post_restored nrm-r1 nrm-r2 nrm-r3 nrm-r4 nrm-r5
 rows=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE key LIKE 'nrm-r%'")
 [ -z "$bad" ] || tail -n 12 "$d/log/breakage.log" | sed 's/^/# /'
 [ -z "$bad" ] && [ "$rows" = 5 ]
@@ -338,31 +352,16 @@ check $? "one text: 3 events through a writer ran the text read at start ($befor
 # Only the actions files count: a database restored under the processes
 # (a backup renamed over it) and the writer gone, the next writer starts
 # on the same name and opens the file there now, as the processes do.
-as_backend sqlite3 "$db" ".backup '$db.backup'" || bail "backup"
-as_backend cp "$db.backup" "$db.restore" || bail "cp backup"
-mv "$db.restore" "$db"
-rm -f "$db-wal" "$db-shm"
-for p in $(writers "$db"); do kill "$p"; done
-gone "$db" || echo "# the writer did not end on SIGTERM"
+restore
+stop_writer
 sleep 5.5	# SHAREDWRITER_RETRY_MS: each process's pause between starts
-bad=
-for k in txt-r1 txt-r2 txt-r3; do
-	i=0
-	while :; do
-		code=$(post "$k")
-		[ "$code" = 503 ] && [ $i -lt 40 ] || break
-		i=$((i + 1))
-		sleep 0.2
-	done
-	[ "$code" = 200 ] || bad="$bad $k:$code"
-done
+post_restored txt-r1 txt-r2 txt-r3
 restored=$(texts)
 w=$(writers "$db")
 [ -z "$bad" ] && [ "$restored" = "v1:6 " ] && [ -n "$w" ]
 check $? "one text: the database restored and the writer gone, a writer starts again ($restored${bad:+,$bad}; writers: ${w:-none})"
 texts_sql v2 >"$d/sql/orders.sql"	# in place: the same file, a new time
-for p in $(writers "$db"); do kill "$p"; done
-gone "$db" || echo "# the writer did not end on SIGTERM"
+stop_writer
 sleep 5.5	# SHAREDWRITER_RETRY_MS: each process's pause between starts
 bad=
 for k in txt-b1 txt-b2 txt-b3 txt-b4 txt-b5 txt-b6; do
