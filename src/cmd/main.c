@@ -126,10 +126,10 @@ handle(void)
 	/* Group commit (writer/shared.h) for a FastCGI process; a CGI
 	 * process answers one request and leaves no writer behind. */
 	if (!cgi && cf != NULL) {
-		/* The writer's name first: it holds the actions files'
-		 * times, so a change before the read shows (writer/shared.h). */
-		sharedwriter_init(&sw, cf);
+		/* The texts first: the writer's name is made of them
+		 * (writer/shared.h). */
 		store_keep_actions(cf);
+		sharedwriter_init(&sw, cf);
 		pipeline_claim_through(&p, sharedwriter_claim,
 		    sharedwriter_hands, &sw);
 	}

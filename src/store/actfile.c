@@ -297,6 +297,26 @@ kept_text(const char *path, char *err, size_t errsz)
 	return kept = k;
 }
 
+const char *
+actfile_kept(const char *path, size_t *len)
+{
+	const struct kept	*k;
+	char			 err[256];
+
+	if (!keep || (k = kept_text(path, err, sizeof(err))) == NULL)
+		return NULL;
+	*len = k->len;
+	return k->text;
+}
+
+char *
+actfile_now(const char *path, size_t *len)
+{
+	char	 err[256];
+
+	return slurp(path, len, err, sizeof(err));
+}
+
 void
 actfile_preload(const char *path)
 {

@@ -78,6 +78,14 @@ void		 actfile_preload(const char *path);
  * next load.  For a text that failed to load (no process ran it), a
  * test that writes one path twice, a reload. */
 void		 actfile_forget(const char *path);
+/* The text this process runs for path: with texts kept, the kept one
+ * (read and kept now if none is; owned by the cache, valid until
+ * actfile_forget()); else NULL.  Its length into *len.  NULL too if it
+ * cannot be read. */
+const char	*actfile_kept(const char *path, size_t *len);
+/* What the file at path holds now, read (not kept): a new buffer, its
+ * owner's, and its length into *len; NULL if it cannot be read. */
+char		*actfile_now(const char *path, size_t *len);
 int		 actfile_read(const char *path, int flags, struct actfile *af,
 		    char *err, size_t errsz);
 

@@ -23,13 +23,14 @@
 #include "lib/crypto.h"
 #include "lib/io.h"
 #include "lib/log.h"
+#include "store/actfile.h"
 #include "store/sqlite/walguard.h"
 #include "store/store.h"
 #include "writer/shared.h"
 
 #define NAME_PREFIX	"oncehook-writer/"
-#define NAME_HEX	32		/* of the SHA-256's 64 */
-#define TEXTS_HEX	8		/* the last of them: the actions files' */
+#define NAME_HEX	32		/* hex digits after NAME_PREFIX */
+#define TEXTS_HEX	8		/* its last ones: the texts' */
 #define ANSWER_MS	30000		/* past the wait for the lock */
 
 extern char	**environ;
@@ -69,23 +70,6 @@ add_ident(struct buf *t, const char *label, const char *path, int when)
 		k = snprintf(line, sizeof(line), "%s %ju %ju", label,
 		    (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino);
 	return add(t, line, (size_t)k);
-}
-
-/* Append each actions file's identity and time to t: 0, or -1. */
-static int
-add_actions(struct buf *t, const struct conf *cf)
-{
-	char	 line[64];
-	size_t	 i;
-
-	if (add(t, "actions", 7) == -1)
-		return -1;
-	for (i = 0; i < cf->nendpoints; i++) {
-		(void)snprintf(line, sizeof(line), "actions %zu", i);
-		if (add_ident(t, line, cf->endpoints[i].actions, 1) == -1)
-			return -1;
-	}
-	return 0;
 }
 
 /*
@@ -135,7 +119,7 @@ fingerprint(const struct conf *cf, unsigned char out[CRYPTO_SHA256_LEN])
 	if (add_ident(&t, "db", cf->my == NULL ? cf->db : NULL,
 	    0) == -1 || add_ident(&t, "exe", "/proc/self/exe",
 	    1) == -1 || add_ident(&t, "mnt", "/proc/self/ns/mnt",
-	    0) == -1 || add_actions(&t, cf) == -1)
+	    0) == -1)
 		goto out;
 	rc = crypto_sha256(t.p, t.len, out) == 0 ? 0 : -1;
 out:
@@ -144,32 +128,56 @@ out:
 	return rc;
 }
 
-/* The actions files' part of the name, as they are now: TEXTS_HEX hex
- * digits and a NUL into hex.  0, or -1 (out of memory). */
+/*
+ * The actions texts' part of the name: TEXTS_HEX hex digits and a NUL
+ * into hex, of a SHA-256 over each endpoint's text (its file's first
+ * endpoint only), "-" for one that cannot be read.  The texts this
+ * process runs (actfile_kept()), or with now what the files hold now.
+ * 0, or -1 (out of memory).
+ */
 static int
-texts_of(const struct conf *cf, char hex[TEXTS_HEX + 1])
+texts_of(const struct conf *cf, int now, char hex[TEXTS_HEX + 1])
 {
 	struct buf	 t = { NULL, 0, 0 };
 	unsigned char	 h[CRYPTO_SHA256_LEN];
-	char		 all[CRYPTO_SHA256_HEXLEN + 1];
-	int		 rc;
+	char		 all[CRYPTO_SHA256_HEXLEN + 1], line[64];
+	const char	*text;
+	char		*mine = NULL;
+	size_t		 i, len = 0;
+	int		 rc = -1, k;
 
-	rc = add_actions(&t, cf) == 0 &&
-	    crypto_sha256(t.p, t.len, h) == 0 ? 0 : -1;
-	free(t.p);
-	if (rc == 0) {
-		crypto_hex(h, sizeof(h), all);
-		memcpy(hex, all, TEXTS_HEX);
-		hex[TEXTS_HEX] = '\0';
+	for (i = 0; i < cf->nendpoints; i++) {
+		if (cf->endpoints[i].actions == NULL ||
+		    conf_actions_first(cf, i) != i)
+			continue;
+		text = now ? (mine = actfile_now(cf->endpoints[i].actions,
+		    &len)) : actfile_kept(cf->endpoints[i].actions, &len);
+		k = snprintf(line, sizeof(line), "actions %zu", i);
+		if (add(&t, line, (size_t)k) == -1 ||
+		    (text != NULL ? crypto_sha256(text, len, h) != 0 ||
+		    buf_add(&t, h, sizeof(h)) == -1 : add(&t, "-", 1) == -1))
+			goto out;
+		free(mine);
+		mine = NULL;
 	}
+	if (add(&t, "texts", 5) == -1 || crypto_sha256(t.p, t.len, h) != 0)
+		goto out;
+	crypto_hex(h, sizeof(h), all);
+	memcpy(hex, all, TEXTS_HEX);
+	hex[TEXTS_HEX] = '\0';
+	rc = 0;
+out:
+	free(mine);
+	free(t.p);
 	return rc;
 }
 
 /*
  * The writer's name for cf's processes: NAME_HEX - TEXTS_HEX hex digits
- * of the fingerprint, then TEXTS_HEX of the actions files' alone, so
- * that either side can tell whether they changed since (same_texts()).
- * Into addr and *len: 0, or -1 (out of memory).
+ * of the fingerprint, then TEXTS_HEX of the actions texts this process
+ * runs, so that processes share a writer only with the same texts, and
+ * the writer can tell whether it read theirs (same_texts()).  Into addr
+ * and *len: 0, or -1 (out of memory).
  */
 static int
 name_of(const struct conf *cf, struct sockaddr_un *addr, socklen_t *len)
@@ -177,7 +185,7 @@ name_of(const struct conf *cf, struct sockaddr_un *addr, socklen_t *len)
 	unsigned char	 h[CRYPTO_SHA256_LEN];
 	char		 hex[CRYPTO_SHA256_HEXLEN + 1], texts[TEXTS_HEX + 1];
 
-	if (fingerprint(cf, h) == -1 || texts_of(cf, texts) == -1)
+	if (fingerprint(cf, h) == -1 || texts_of(cf, 0, texts) == -1)
 		return -1;
 	crypto_hex(h, sizeof(h), hex);
 	memset(addr, 0, sizeof(*addr));
@@ -191,21 +199,25 @@ name_of(const struct conf *cf, struct sockaddr_un *addr, socklen_t *len)
 }
 
 /*
- * Whether the actions files are still those the name addr was made of
- * (their identities and times): 1, or 0.  Only they: the database file
- * may have been replaced since (a restore), and a writer started on the
- * name opens the file there now, as the processes do.
+ * Whether the texts (this process's, or with now the files' as they are
+ * now) are those the name addr ends with: 1, 0, or -1 (out of memory).
+ * Only the texts: the database file may have been replaced since (a
+ * restore), and a writer opens the file at the path now, as the
+ * processes do.
  */
 static int
-same_texts(const struct conf *cf, const struct sockaddr_un *addr,
+same_texts(const struct conf *cf, int now, const struct sockaddr_un *addr,
     socklen_t len)
 {
-	char	 now[TEXTS_HEX + 1];
+	char	 hex[TEXTS_HEX + 1];
 
-	return len == (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-	    1 + strlen(NAME_PREFIX) + NAME_HEX) &&
-	    texts_of(cf, now) == 0 && memcmp(addr->sun_path + 1 +
-	    strlen(NAME_PREFIX) + NAME_HEX - TEXTS_HEX, now, TEXTS_HEX) == 0;
+	if (len != (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+	    strlen(NAME_PREFIX) + NAME_HEX))
+		return 0;
+	if (texts_of(cf, now, hex) == -1)
+		return -1;
+	return memcmp(addr->sun_path + 1 + strlen(NAME_PREFIX) + NAME_HEX -
+	    TEXTS_HEX, hex, TEXTS_HEX) == 0;
 }
 
 void
@@ -367,8 +379,16 @@ dial(const struct sharedwriter *sw)
 static int
 sw_connect(struct sharedwriter *sw)
 {
-	int	 fd;
+	struct sockaddr_un	 addr;
+	socklen_t		 len;
+	int			 fd, same;
 
+	/* The name of the texts this process runs now: they change only
+	 * where one failed to load and was read again (store/store.h). */
+	if (name_of(sw->cf, &addr, &len) == 0) {
+		sw->addr = addr;
+		sw->addrlen = len;
+	}
 	if ((fd = dial(sw)) == -1) {
 		if (errno != ECONNREFUSED)
 			return -1;
@@ -377,23 +397,25 @@ sw_connect(struct sharedwriter *sw)
 		if (sw->starts > 0 &&
 		    io_ms_since(&sw->started) < SHAREDWRITER_RETRY_MS)
 			return -1;
-		/*
-		 * A writer started now would read the actions files as they
-		 * are now; this process runs the texts it read at its start
-		 * (store/store.h).  If a file changed since (the name is
-		 * made of their times), it claims its own events until it
-		 * is restarted: one text for each of its events.
-		 */
-		if (!same_texts(sw->cf, &sw->addr, sw->addrlen)) {
-			log_warnx("group commit: an actions file changed "
-			    "since this process started: it claims its own "
-			    "events, with the actions it read then, until it "
-			    "is restarted");
-			sw->addrlen = 0;
-			return -1;
-		}
 		sw->starts++;
 		io_clock(&sw->started);
+		/*
+		 * A writer started now reads the files as they are now: not
+		 * if they no longer hold the texts this process runs (edited
+		 * since it started), or its events would run either text.
+		 * It claims its own until they hold them again, or it is
+		 * restarted.
+		 */
+		if ((same = same_texts(sw->cf, 1, &sw->addr,
+		    sw->addrlen)) != 1) {
+			if (same == 0 && !sw->said_texts)
+				log_warnx("group commit: an actions file no "
+				    "longer holds the text this process "
+				    "started with: it claims its own events, "
+				    "with that text, until it is restarted");
+			sw->said_texts |= same == 0;
+			return -1;
+		}
 		if (start_writer(sw) == -1 || (fd = dial(sw)) == -1)
 			return -1;
 	}
@@ -473,7 +495,7 @@ sharedwriter_main(void)
 	struct conf		*cf;
 	char			 err[512];
 	socklen_t		 len = sizeof(int);
-	int			 on = 0, rc;
+	int			 on = 0, rc, same;
 
 	if (getsockopt(3, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == -1 ||
 	    !on) {
@@ -489,16 +511,21 @@ sharedwriter_main(void)
 	log_setlevel(cf->loglevel);
 	/* It runs the claims' actions: one text for its life, as each
 	 * FastCGI process (store/store.h), and the one the processes on
-	 * its name read: the name's last digits say when they read the
-	 * files.  Taken again after the read, so a change before it shows. */
+	 * its name run: the name's last digits are of their texts. */
 	store_keep_actions(cf);
 	len = sizeof(bound);
-	if (getsockname(3, (struct sockaddr *)&bound, &len) == -1 ||
-	    !same_texts(cf, &bound, len)) {
-		log_warnx("writer: an actions file changed since the FastCGI "
-		    "processes that started it read theirs: not started "
-		    "(they claim their own events until they are "
-		    "restarted)");
+	if (getsockname(3, (struct sockaddr *)&bound, &len) == -1) {
+		log_warn("writer: getsockname");
+		conf_free(cf);
+		return 1;
+	}
+	if ((same = same_texts(cf, 0, &bound, len)) != 1) {
+		if (same == 0)
+			log_warnx("writer: an actions file changed since the "
+			    "FastCGI processes that started it read theirs: "
+			    "not started (they claim their own events)");
+		else
+			log_warnx("writer: out of memory: not started");
 		conf_free(cf);
 		return 1;
 	}

@@ -14,24 +14,27 @@
  *
  * The name.  An abstract unix socket (Linux): nothing in the file system
  * to leave behind, gone with the writer.  Its name is "oncehook-writer/"
- * and 32 hex digits of SHA-256 over the user id and what the writer's
- * claims depend on: every ONCEHOOK_* variable of the table but the
- * secrets (ONCEHOOK_DB among them), the identity of the database file,
- * of this binary and of the mount namespace (one network namespace can
- * hold several chroots or containers with the same paths, and after an
- * upgrade the old writer must not run the new binary's claims), and
- * each actions file's identity and time.  Processes configured alike
- * share a writer, others do not.  The name's last 8 digits are of the
- * actions files' identities and times alone, taken before a process
- * reads the files, and again by the writer after it read its own: a
- * writer whose digits differ (a file changed since the processes read
- * theirs) does not start, and a process that would start one checks
- * them first, and claims its own events if a file changed since it
- * started: every claim runs the text its process read (store/store.h).  Binding the name is the election:
- * one process can, the others find it bound and connect.  The writer's
- * first word on each connection it accepted is a hello (writer/writer.h):
- * without it (a writer that was ending, or whose start failed) the
- * process claims its events itself.
+ * and 32 hex digits.  The first 24 are of a SHA-256 over the user id and
+ * the rest of what the writer's claims depend on: every ONCEHOOK_*
+ * variable of the table but the secrets (ONCEHOOK_DB among them), the
+ * identity of the database file, of this binary and of the mount
+ * namespace (one network namespace can hold several chroots or
+ * containers with the same paths, and after an upgrade the old writer
+ * must not run the new binary's claims).  The last 8 are of the actions
+ * texts the process runs (store/store.h: read at its start), so that
+ * processes share a writer only when they run the same texts.  Binding
+ * the name is the election: one process can, the others find it bound
+ * and connect.  The writer's first word on each connection it accepted
+ * is a hello (writer/writer.h): without it (a writer that was ending,
+ * or whose start failed) the process claims its events itself.
+ *
+ * One text.  The writer reads the actions files when it starts, later
+ * than its processes did.  A process about to start one first reads
+ * the files again: if they no longer hold its texts (edited in place
+ * since), it starts none and claims its own events, with its texts,
+ * until they hold them again or it is restarted (logged once).  The
+ * writer checks its own texts against the name's last 8 digits and
+ * exits at once if they differ (an edit between the two reads).
  *
  * Who may talk to whom.  An abstract socket has no file permissions, so
  * each side checks the other's user id (SO_PEERCRED): the writer takes
@@ -40,7 +43,8 @@
  * only make this user's processes claim their events themselves.
  *
  * Failing safe.  Whatever keeps a process from handing a claim over
- * whole -- no writer and none can be started, the name taken, no hello,
+ * whole -- no writer and none can be started (the files changed among
+ * the reasons), the name taken, no hello,
  * a connection that broke or stayed full (a writer stopped) before any
  * byte of the claim was sent -- makes it claim the
  * event itself, as without group commit: every claim is correct with
@@ -92,6 +96,7 @@ struct sharedwriter {
 	socklen_t		 addrlen;	/* 0: off (claim here) */
 	struct timespec		 started;	/* the last start */
 	int			 starts;	/* tries so far */
+	int			 said_texts;	/* logged: a file changed */
 	int			 probe;		/* the database's directory
 						   (normal: is its write lock
 						   free?), or -1 */
