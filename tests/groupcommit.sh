@@ -394,14 +394,7 @@ check $? "one text: the file holding the processes' text again (rewritten, a new
 # A writer that reads a file changed since its processes read theirs
 # (an edit between a process's check and the writer's read) does not
 # serve: started on a name made before the edit, it exits at once.
-py=
-for c in /usr/bin/python3 "$(command -v python3)"; do
-	if [ -x "$c" ] && as_backend "$c" -c '' 2>/dev/null; then
-		py=$c
-		break
-	fi
-done
-[ -n "$py" ] || bail "no python3 the backends' user may run"
+py=$(backend_python3) || bail "no python3 the backends' user may run"
 out=$(dp_env "$d" as_backend "$py" - "$d/bin/oncehook" 2>&1 <<'PY'
 import os, socket, subprocess, sys, uuid
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -97,14 +97,7 @@ dp_init() {	# dp_init NAME
 		watchdog="timeout 600"
 	fi
 	# A python3 the backends' user may run (not one under /root).
-	backend_python=
-	for c in /usr/bin/python3 "$(command -v python3)"; do
-		if [ -x "$c" ] && as_backend "$c" -c '' 2>/dev/null; then
-			backend_python=$c
-			break
-		fi
-	done
-	[ -n "$backend_python" ] ||
+	backend_python=$(backend_python3) ||
 	    skip_all "no python3 that $run_user may run"
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/oncehook-$1.XXXXXX") ||
 	    bail "mktemp failed"

@@ -66,6 +66,18 @@ as_backend() {
 	fi
 }
 
+# backend_python3: a python3 the backends' user may run (not one under
+# /root), printed; 1 if there is none.
+backend_python3() {
+	for _c in /usr/bin/python3 "$(command -v python3)"; do
+		if [ -x "$_c" ] && as_backend "$_c" -c '' 2>/dev/null; then
+			echo "$_c"
+			return 0
+		fi
+	done
+	return 1
+}
+
 # A suite's temporary directory at its end: kept (and named) with
 # ONCEHOOK_E2E_KEEP set, else removed.
 sv_tmp_done() {	# sv_tmp_done DIR
