@@ -379,16 +379,18 @@ dial(const struct sharedwriter *sw)
 static int
 sw_connect(struct sharedwriter *sw)
 {
-	struct sockaddr_un	 addr;
-	socklen_t		 len;
-	int			 fd, same;
+	char	 hex[TEXTS_HEX + 1];
+	int	 fd, same;
 
-	/* The name of the texts this process runs now: they change only
-	 * where one failed to load and was read again (store/store.h). */
-	if (name_of(sw->cf, &addr, &len) == 0) {
-		sw->addr = addr;
-		sw->addrlen = len;
-	}
+	/*
+	 * The name's last digits: of the texts this process runs now
+	 * (they change only where one failed to load and was read again,
+	 * store/store.h).  The rest stays as it was made at the start:
+	 * after a restore every process still finds the one writer.
+	 */
+	if (texts_of(sw->cf, 0, hex) == 0)
+		memcpy(sw->addr.sun_path + 1 + strlen(NAME_PREFIX) + NAME_HEX -
+		    TEXTS_HEX, hex, TEXTS_HEX);
 	if ((fd = dial(sw)) == -1) {
 		if (errno != ECONNREFUSED)
 			return -1;
