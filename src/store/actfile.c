@@ -320,10 +320,9 @@ actfile_now(const char *path, size_t *len)
 void
 actfile_preload(const char *path)
 {
-	char	 err[256];
+	size_t	 len;
 
-	if (keep)
-		(void)kept_text(path, err, sizeof(err));
+	(void)actfile_kept(path, &len);
 }
 
 /* The text of path into a new buffer (its owner's), as slurp(); with

@@ -32,6 +32,11 @@
 #define NAME_HEX	32		/* hex digits after NAME_PREFIX */
 #define TEXTS_HEX	8		/* its last ones: the texts' */
 #define ANSWER_MS	30000		/* past the wait for the lock */
+/* The name's length as a sockaddr_un (abstract: a NUL, then the name),
+ * and where in sun_path its texts' digits are. */
+#define NAME_ADDRLEN	((socklen_t)(offsetof(struct sockaddr_un, sun_path) + \
+			    1 + strlen(NAME_PREFIX) + NAME_HEX))
+#define TEXTS_AT	(1 + strlen(NAME_PREFIX) + NAME_HEX - TEXTS_HEX)
 
 extern char	**environ;
 
@@ -193,8 +198,7 @@ name_of(const struct conf *cf, struct sockaddr_un *addr, socklen_t *len)
 	/* Abstract: a NUL first, then the name, no NUL after it. */
 	(void)snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1,
 	    "%s%.*s%s", NAME_PREFIX, NAME_HEX - TEXTS_HEX, hex, texts);
-	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-	    strlen(NAME_PREFIX) + NAME_HEX);
+	*len = NAME_ADDRLEN;
 	return 0;
 }
 
@@ -211,13 +215,11 @@ same_texts(const struct conf *cf, int now, const struct sockaddr_un *addr,
 {
 	char	 hex[TEXTS_HEX + 1];
 
-	if (len != (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-	    strlen(NAME_PREFIX) + NAME_HEX))
+	if (len != NAME_ADDRLEN)
 		return 0;
 	if (texts_of(cf, now, hex) == -1)
 		return -1;
-	return memcmp(addr->sun_path + 1 + strlen(NAME_PREFIX) + NAME_HEX -
-	    TEXTS_HEX, hex, TEXTS_HEX) == 0;
+	return memcmp(addr->sun_path + TEXTS_AT, hex, TEXTS_HEX) == 0;
 }
 
 void
@@ -234,8 +236,8 @@ sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
 	 * keeps instead of the lock.  A process alone pays the hand-over
 	 * for nothing, so under normal a process hands a claim over
 	 * when the write lock is taken as it comes to claim (the probe:
-	 * flock(2) on the database's directory, as store/sqlite/walguard.h takes it,
-	 * tried without waiting), and then every claim for as long as the
+	 * flock(2) on the database's directory, as
+	 * store/sqlite/walguard.h takes it, tried without waiting), and then every claim for as long as the
 	 * writer's answers say another process sent it something in the
 	 * last 2 s too; at quiet times no writer even starts.
 	 * Not for MariaDB/MySQL: InnoDB already commits concurrent
@@ -248,11 +250,10 @@ sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
 		return;
 	if (!cf->synchronous_full)
 		sw->probe = walguard_dir(cf->db);
-	if (name_of(cf, &sw->addr, &sw->addrlen) == -1) {
+	/* On failure addrlen stays 0: off. */
+	if (name_of(cf, &sw->addr, &sw->addrlen) == -1)
 		log_warnx("group commit: out of memory: each process claims "
 		    "its own events");
-		sw->addrlen = 0;
-	}
 }
 
 /* The peer on fd is this user: 1, or 0. */
@@ -389,8 +390,7 @@ sw_connect(struct sharedwriter *sw)
 	 * after a restore every process still finds the one writer.
 	 */
 	if (texts_of(sw->cf, 0, hex) == 0)
-		memcpy(sw->addr.sun_path + 1 + strlen(NAME_PREFIX) + NAME_HEX -
-		    TEXTS_HEX, hex, TEXTS_HEX);
+		memcpy(sw->addr.sun_path + TEXTS_AT, hex, TEXTS_HEX);
 	if ((fd = dial(sw)) == -1) {
 		if (errno != ECONNREFUSED)
 			return -1;
