@@ -1380,7 +1380,9 @@ const struct conf_var conf_vars[] = {
 	    "`on`: `serve`'s workers, and the FastCGI processes a web "
 	    "server started (under `ONCEHOOK_SYNCHRONOUS=normal` only when "
 	    "another is writing), hand their new events to one writer "
-	    "process, which commits several at once (see docs/reliability.md); "
+	    "process, which commits several at once; a CGI request hands "
+	    "its event to a writer while requests overlap, and then does "
+	    "not open the database itself (see docs/reliability.md); "
 	    "`off`: each process commits its own",
 	    onoff },
 	{ "FAST_PATHS", CONF_GLOBAL, 0, 0, 0, "on", "`on`",

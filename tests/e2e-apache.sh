@@ -419,6 +419,8 @@ EOF
 	sed -i 's|^#CGIPassAuth On|CGIPassAuth On|' "$h/.htaccess"
 	dp_status "$label" mix "$d" "http://127.0.0.1:$port/hooks"
 	basic_checks "$label" "$d" "$port"
+	dp_cgi_writer "$label" "$d" "http://127.0.0.1:$port/hooks" \
+	    "$h/oncehook.cgi"
 	dp_stop
 	dp_sanitizer "$label" "$d/log/error.log" "$d/log/stdout.log"
 	# What the example says of a stock Apache: .ht* files are refused.

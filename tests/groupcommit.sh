@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Group commit for the FastCGI processes a web server started (docs/reliability.md,
-# docs/design/015-shared-writer.md; src/writer/shared.h), behind a real lighttpd running
-# conf-examples/lighttpd-fastcgi.conf with 4 processes and the default
-# synchronous=full:
+# Group commit for the FastCGI processes a web server started, and for
+# its CGI requests (docs/reliability.md, docs/design/015-shared-writer.md,
+# docs/design/035-cgi-writer.md; src/writer/shared.h), behind a real
+# lighttpd running conf-examples/lighttpd-fastcgi.conf with 4 processes
+# and the default synchronous=full (and lighttpd-cgi.conf, last):
 #
 # - under load, the writer is killed three times and a FastCGI process
 #   once (bench/load/groupload.py): every event answered 200 is in the
@@ -29,7 +30,13 @@
 #   read the new one), and start one again once the file holds their
 #   text again; a writer started on a name whose texts are not its own
 #   exits at once; a database restored under them does not stop the
-#   next writer.
+#   next writer;
+# - CGI (conf-examples/lighttpd-cgi.conf): one request at a time starts
+#   no writer; a request that finds the database open elsewhere starts
+#   one, hands it its event and is answered at once (the writer holds
+#   none of the server's pipes and none of the request's variables);
+#   under load the writer killed twice and a request's process once,
+#   every answer holds as above; the writer ends by itself after.
 #
 # TAP.  Environment: ONCEHOOK_BIN, top_srcdir (set by make check).
 
@@ -47,25 +54,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 99' HUP INT TERM
-
-# writers DB: the pids of the writers whose ONCEHOOK_DB is DB.
-writers() {
-	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = oncehook-writer ] || continue
-		tr '\0' '\n' <"$p/environ" 2>/dev/null |
-		    grep -qx "ONCEHOOK_DB=$1" && echo "${p#/proc/}"
-	done 2>/dev/null
-}
-# gone DB: wait up to 5 s until no writer of DB runs; 0 if none does.
-gone() {
-	_i=0
-	while [ -n "$(writers "$1")" ]; do
-		[ $_i -lt 50 ] || return 1
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 0
-}
 
 # walsize LABEL: the -wal of $db stayed bounded through the load (the
 # writer's checkpoints, the processes' copies:
@@ -413,6 +401,64 @@ rc=1*"changed since the FastCGI processes that started it"*) rc=0 ;;
 *) rc=1 ;;
 esac
 check $rc "one text: a writer started on a name its files no longer give does not serve (exit 1, says why): $(printf '%s' "$out" | head -c 160 | tr '\n' ' ')"
+lt_stop
+
+# --- Part 6: CGI -----------------------------------------------------------
+# A CGI process (one request) hands its event to a writer that runs, or
+# starts one while another oncehook process has the database open (the
+# requests overlap), and then opens no database itself; alone it does
+# its own work, so a quiet site has no writer (src/writer/shared.h,
+# "Under CGI").  conf-examples/lighttpd-cgi.conf, synchronous=full.
+d=$tmp/cgi
+lt_setup cgi "$d"
+db=$(sed -n 's/^ONCEHOOK_DB=//p' "$d/conf/env")
+lt_start "$d" cgi || bail "lighttpd did not start"
+secret=$(sed -n 's/^ONCEHOOK_SHOP_SECRET=//p' "$d/conf/env" | cut -d' ' -f1)
+alone cgi
+check $? "CGI, one delivery at a time: processed by each request's own process ($rows rows${bad:+,$bad}), no writer"
+# Another oncehook process with the database open (oncehook work, as
+# cron runs it): the next request starts a writer and hands it its
+# event.  The request ends at once: the writer keeps none of the web
+# server's pipes (descriptors 0 and 1 /dev/null, 2 the file lighttpd
+# gives its CGI programs' standard error) and none of the request's
+# variables (its headers), only the configuration.
+(dp_env "$d" as_backend "$d/bin/oncehook" work --max-seconds 4) \
+    >"$d/log/work.log" 2>&1 &
+work_pid=$!
+sleep 1
+t0=$(date +%s%N)
+code=$(post cgi-held)
+ms=$((($(date +%s%N) - t0) / 1000000))
+w=$(writers "$db" | head -n 1)
+fds=
+env_bad=
+if [ -n "$w" ]; then
+	fds="$(readlink "/proc/$w/fd/0") $(readlink "/proc/$w/fd/1") $(readlink "/proc/$w/fd/2")"
+	env_bad=$(tr '\0' '\n' <"/proc/$w/environ" | grep -v -e '^ONCEHOOK_' \
+	    -e '^PATH=' -e '^TZ=' -e '^LANG=' -e '^LC_' | cut -d= -f1 | tr '\n' ' ')
+fi
+rows=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE key = 'cgi-held'")
+[ "$code" = 200 ] && [ "$ms" -lt 2000 ] && [ -n "$w" ] && [ "$rows" = 1 ] &&
+    [ "$fds" = "/dev/null /dev/null $d/log/breakage.log" ] &&
+    [ -z "$env_bad" ] &&
+    grep -q 'writer: started for the CGI requests of' "$d/log/breakage.log"
+check $? "CGI, the database open elsewhere: the request started a writer and was answered in $ms ms ($code, $rows row; writer ${w:-none}: descriptors $fds; other variables: ${env_bad:-none})"
+wait "$work_pid"
+load "$tmp/load-cgi.out" --kills 2 --seconds 4 --cgi --label "CGI: "
+load_endpoint=stripe load "$tmp/load-cgi-stripe.out" --kills 1 --seconds 4 \
+    --stripe --every 20 --cgi --label "CGI, Stripe, mostly new: "
+walsize "CGI, under load"
+# The writer lingers 2 s after the last request (SHAREDWRITER_LINGER_MS),
+# then ends and says what it did.
+sleep 2.5
+gone "$db"
+check $? "CGI: the writer ends by itself once the requests stopped"
+grep 'writer: [0-9]* claims in' "$d/log/breakage.log" | sed 's/^/# /'
+took=$(sed -n 's/.* writer: \([0-9]*\) claims in .*/\1/p' \
+    "$d/log/breakage.log" | sort -n | tail -n 1)
+[ "${took:-0}" -ge 50 ]
+check $? "CGI: the last writer took the requests' claims (${took:-0})"
+lt_sanitizer "$d" "cgi (the requests and their writer)"
 lt_stop
 
 echo "1..$n"

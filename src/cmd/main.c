@@ -123,13 +123,14 @@ handle(void)
 			    log_warn_cb, (void *)"configuration: ");
 	}
 	pipeline_init(&p, cf, err);
-	/* Group commit (writer/shared.h) for a FastCGI process; a CGI
-	 * process answers one request and leaves no writer behind. */
-	if (!cgi && cf != NULL) {
+	/* Group commit (writer/shared.h); a CGI process keeps its texts
+	 * only when it looks for a writer. */
+	if (cf != NULL) {
 		/* The texts first: the writer's name is made of them
 		 * (writer/shared.h). */
-		store_keep_actions(cf);
-		sharedwriter_init(&sw, cf);
+		if (!cgi)
+			store_keep_actions(cf);
+		sharedwriter_init(&sw, cf, cgi);
 		pipeline_claim_through(&p, sharedwriter_claim,
 		    sharedwriter_hands, &sw);
 	}
@@ -140,7 +141,7 @@ handle(void)
 	 */
 	rc = cgi ? front_cgi(&p) : front_fcgi(&p, 0);
 	pipeline_clear(&p);
-	if (!cgi && cf != NULL)
+	if (cf != NULL)
 		sharedwriter_close(&sw);
 	conf_free(cf);
 	return rc;
@@ -240,9 +241,12 @@ main(int argc, char **argv)
 		argv += 2;
 		argc -= 2;
 	}
-	/* Not a command: how a FastCGI process starts its writer. */
+	/* Not a command: how a FastCGI or CGI process starts its writer. */
 	if (argc == 2 && strcmp(argv[1], SHAREDWRITER_ARG) == 0)
-		return sharedwriter_main();
+		return sharedwriter_main(0);
+	if (argc == 3 && strcmp(argv[1], SHAREDWRITER_ARG) == 0 &&
+	    strcmp(argv[2], SHAREDWRITER_CGI) == 0)
+		return sharedwriter_main(1);
 	if (argc > 1) {
 		size_t	 i;
 

@@ -337,6 +337,8 @@ failed(struct pipeline *p, const struct conf_endpoint *ep, size_t epi,
 	enum hook_err	 er;
 	long long	 n;
 
+	if ((er = ensure_store(p, t)) != HOOK_OK)
+		return er;
 	er = store_failed(p->st, epi, ev, error, (int)ep->park_after, &n);
 	if (er == HOOK_PARKED)
 		why_set(&t->why, "attempt %lld failed, parked (replay it with "
@@ -355,7 +357,8 @@ failed(struct pipeline *p, const struct conf_endpoint *ep, size_t epi,
 static int
 straight(const struct pipeline *p)
 {
-	return p->cf->fast_paths && p->fresh >= PIPELINE_DIRECT_AFTER &&
+	return p->cf->fast_paths && (p->fresh >= PIPELINE_DIRECT_AFTER ||
+	    (p->one_request && p->claim != NULL)) &&
 	    ((p->claim != NULL && (p->hands == NULL ||
 	    p->hands(p->claim_arg))) ||
 	    (p->st != NULL && store_claims_direct(p->st)));
@@ -389,6 +392,8 @@ known_anyway(struct pipeline *p, const struct conf_endpoint *ep, size_t epi,
 	char		 was[sizeof(t->why.log)];
 
 	p->fresh = 0;
+	if (ensure_store(p, t) != HOOK_OK)
+		return er;
 	if (!hook_known(found = store_lookup(p->st, epi, ev)) &&
 	    (found != HOOK_OK || !ep->replay_guard ||
 	    ((found = store_replayed(p->st, epi, ev)) != HOOK_DUP &&
@@ -419,7 +424,7 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 	size_t			 epi = (size_t)(ep - p->cf->endpoints);
 	int			 rehash, by_writer;
 
-	if ((er = ensure_store(p, t)) != HOOK_OK)
+	if (!direct && (er = ensure_store(p, t)) != HOOK_OK)
 		return er;
 	/*
 	 * A retry of the stored bytes is a duplicate before any canonical
@@ -455,6 +460,8 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 		c.ev = ev;
 		by_writer = p->claim != NULL &&
 		    p->claim(p->claim_arg, &c) != -1;
+		if (!by_writer && (er = ensure_store(p, t)) != HOOK_OK)
+			return er;
 		if (!by_writer)
 			(void)store_claim(p->st, &c, 1);
 		er = c.result;

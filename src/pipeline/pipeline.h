@@ -74,7 +74,10 @@ typedef int	(*pipeline_hands_fn)(void *arg);
  * below), unless the process's own store claims a known key about as
  * cheaply as it reads it (store_claims_direct(): MariaDB, where the
  * lookup is a round trip and the claim's insert answers "new" or "known"
- * itself).
+ * itself).  A CGI process (one request) sends its event straight
+ * whenever hands says a writer takes it: then it never opens the
+ * database (writer/shared.h, "Under CGI"); the store is opened only if
+ * the claim comes back to it.
  */
 #define PIPELINE_DIRECT_AFTER	8
 

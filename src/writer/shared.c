@@ -223,7 +223,8 @@ same_texts(const struct conf *cf, int now, const struct sockaddr_un *addr,
 }
 
 void
-sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
+sharedwriter_init(struct sharedwriter *sw, const struct conf *cf,
+    int one_request)
 {
 	memset(sw, 0, sizeof(*sw));
 	sw->cf = cf;
@@ -248,6 +249,10 @@ sharedwriter_init(struct sharedwriter *sw, const struct conf *cf)
 	sw->probe = -1;
 	if (!cf->group_commit || !cf->fast_paths || cf->my != NULL)
 		return;
+	/* A CGI process looks when it first needs a writer (cgi_link()):
+	 * many of its requests end before (a forgery, a bad request). */
+	if ((sw->one_request = one_request))
+		return;
 	if (!cf->synchronous_full)
 		sw->probe = walguard_dir(cf->db);
 	/* On failure addrlen stays 0: off. */
@@ -268,6 +273,50 @@ same_user(int fd)
 }
 
 /*
+ * Whether the web server may read descriptor fd until its end (a pipe
+ * or a socket, as Apache reads a CGI program's standard error): then a
+ * writer started by a CGI request must not hold it, or the request
+ * would not end before the writer.  A file (lighttpd's error log) it
+ * may keep: its lines go where the request's go.
+ */
+static int
+held_by_server(int fd)
+{
+	struct stat	 sb;
+
+	return fstat(fd, &sb) == -1 || S_ISFIFO(sb.st_mode) ||
+	    S_ISSOCK(sb.st_mode);
+}
+
+/*
+ * A CGI request's environment, for the writer it starts: only what
+ * configures oncehook (its ONCEHOOK_* variables, which name the writer)
+ * and the locale's, never the request's own variables (its headers,
+ * Authorization among them), which the writer would keep for its life.
+ * NULL if out of memory.
+ */
+static char **
+config_only(char **env)
+{
+	static const char *const keep[] = { "ONCEHOOK_", "PATH=", "TZ=",
+	    "LANG=", "LC_" };
+	char	**out;
+	size_t	  i, j, n = 0;
+
+	for (i = 0; env[i] != NULL; i++)
+		;
+	if ((out = calloc(i + 1, sizeof(*out))) == NULL)
+		return NULL;
+	for (i = 0; env[i] != NULL; i++)
+		for (j = 0; j < sizeof(keep) / sizeof(keep[0]); j++)
+			if (strncmp(env[i], keep[j], strlen(keep[j])) == 0) {
+				out[n++] = env[i];
+				break;
+			}
+	return out;
+}
+
+/*
  * Start a writer on the name: bind it (the election), then a grandchild
  * executes this binary again as the writer, with the socket as fd 3.
  * 0 if a writer holds the name now (this one's, or another's that was
@@ -278,7 +327,8 @@ start_writer(struct sharedwriter *sw)
 {
 	static const int sigs[] = { SIGCHLD, SIGHUP, SIGINT, SIGQUIT,
 			    SIGPIPE, SIGTERM, SIGALRM };
-	const char	*argv[] = { "oncehook", SHAREDWRITER_ARG, NULL };
+	const char	*argv[] = { "oncehook", SHAREDWRITER_ARG, NULL, NULL };
+	char		**envp = environ;
 	struct sigaction dfl, oldchld;
 	sigset_t	 none;
 	pid_t		 pid, grand, w;
@@ -326,8 +376,15 @@ start_writer(struct sharedwriter *sw)
 		(void)sigprocmask(SIG_SETMASK, &none, NULL);
 		if ((null = open("/dev/null", O_RDWR)) == -1 ||
 		    dup2(null, 0) == -1 || dup2(null, 1) == -1 ||
+		    (sw->one_request && held_by_server(2) &&
+		    dup2(null, 2) == -1) ||
 		    dup2(lfd, 3) == -1 || fcntl(3, F_SETFD, 0) == -1)
 			_exit(1);
+		if (sw->one_request) {
+			argv[2] = SHAREDWRITER_CGI;
+			if ((envp = config_only(environ)) == NULL)
+				_exit(1);
+		}
 		/* Nothing else of this process goes with it: the writer
 		 * opens its own store. */
 		if (close_range(4, ~0U, 0) == -1) {
@@ -336,7 +393,7 @@ start_writer(struct sharedwriter *sw)
 			for (fd = 4; fd < 1024; fd++)
 				(void)close(fd);
 		}
-		execve("/proc/self/exe", (char *const *)argv, environ);
+		execve("/proc/self/exe", (char *const *)argv, envp);
 		log_warn("group commit: cannot start the writer: "
 		    "/proc/self/exe");
 		_exit(1);
@@ -376,9 +433,10 @@ dial(const struct sharedwriter *sw)
 	return fd;
 }
 
-/* A connection to the writer, started if none runs: 0, or -1. */
+/* A connection to the writer, started if none runs (with busy_only,
+ * only while another process has the database open): 0, or -1. */
 static int
-sw_connect(struct sharedwriter *sw)
+sw_connect(struct sharedwriter *sw, int busy_only)
 {
 	char	 hex[TEXTS_HEX + 1];
 	int	 fd, same;
@@ -392,7 +450,9 @@ sw_connect(struct sharedwriter *sw)
 	if (texts_of(sw->cf, 0, hex) == 0)
 		memcpy(sw->addr.sun_path + TEXTS_AT, hex, TEXTS_HEX);
 	if ((fd = dial(sw)) == -1) {
-		if (errno != ECONNREFUSED)
+		if (errno != ECONNREFUSED || (busy_only &&
+		    (sw->probe < 0 || !walguard_in_use(sw->probe,
+		    sw->cf->db))))
 			return -1;
 		/* Nobody holds the name.  A writer that keeps dying, or
 		 * cannot be started, is not tried again at every event. */
@@ -440,23 +500,47 @@ sw_connect(struct sharedwriter *sw)
 	return 0;
 }
 
+/*
+ * A CGI process's link (writer/shared.h, "Under CGI"): the writer that
+ * runs, or one started while another process has the database open;
+ * tried once per request.  0, or -1: the process does its own work.
+ */
+static int
+cgi_link(struct sharedwriter *sw)
+{
+	if (sw->link.fd >= 0)
+		return 0;
+	if (sw->cgi_tried)
+		return -1;
+	sw->cgi_tried = 1;
+	if ((sw->probe = walguard_dir(sw->cf->db)) == -1)
+		return -1;
+	/* The texts first: the writer's name is made of them. */
+	store_keep_actions(sw->cf);
+	if (name_of(sw->cf, &sw->addr, &sw->addrlen) == -1) {
+		sw->addrlen = 0;
+		return -1;
+	}
+	return sw_connect(sw, 1);
+}
+
 int
 sharedwriter_claim(void *arg, struct store_claim *c)
 {
 	struct sharedwriter	*sw = arg;
 	int			 rc;
 
-	if (sw->addrlen == 0)
+	if (sw->one_request ? cgi_link(sw) == -1 : sw->addrlen == 0)
 		return -1;
 	/*
 	 * normal: while the writer last said other processes use it,
 	 * every claim goes there; else only one that finds the write lock
 	 * taken (the lock free, nobody to queue behind: claim here).
 	 */
-	if (sw->probe >= 0 && sw->link.peers < 2 &&
+	if (!sw->one_request && sw->probe >= 0 && sw->link.peers < 2 &&
 	    !walguard_taken(sw->probe))
 		return -1;
-	if (sw->link.fd < 0 && sw_connect(sw) == -1)
+	if (sw->link.fd < 0 && sw_connect(sw, 0) == -1)
 		return -1;
 	rc = writer_claim(&sw->link, c);
 	if (sw->link.broken) {
@@ -471,8 +555,10 @@ sharedwriter_claim(void *arg, struct store_claim *c)
 int
 sharedwriter_hands(void *arg)
 {
-	const struct sharedwriter	*sw = arg;
+	struct sharedwriter	*sw = arg;
 
+	if (sw->one_request)
+		return cgi_link(sw) == 0;
 	return sw->addrlen != 0 && sw->link.fd >= 0 && sw->link.peers >= 2;
 }
 
@@ -491,7 +577,7 @@ sharedwriter_close(struct sharedwriter *sw)
 }
 
 int
-sharedwriter_main(void)
+sharedwriter_main(int cgi)
 {
 	struct sockaddr_un	 bound;
 	struct conf		*cf;
@@ -524,15 +610,17 @@ sharedwriter_main(void)
 	if ((same = same_texts(cf, 0, &bound, len)) != 1) {
 		if (same == 0)
 			log_warnx("writer: an actions file changed since the "
-			    "FastCGI processes that started it read theirs: "
-			    "not started (they claim their own events)");
+			    "%s that started it read theirs: not started "
+			    "(they claim their own events)", cgi ? "CGI "
+			    "processes" : "FastCGI processes");
 		else
 			log_warnx("writer: out of memory: not started");
 		conf_free(cf);
 		return 1;
 	}
-	log_info("writer: started for the FastCGI processes of %s",
-	    cf->my != NULL ? "this MariaDB/MySQL database" : cf->db);
+	log_info("writer: started for the %s of %s", cgi ? "CGI requests" :
+	    "FastCGI processes", cf->my != NULL ? "this MariaDB/MySQL "
+	    "database" : cf->db);
 	rc = writer_listen(cf, 3, SHAREDWRITER_LINGER_MS);
 	conf_free(cf);
 	return rc;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oncehook: group commit for the FastCGI processes a web server started
- * (lighttpd mod_fastcgi, Apache mod_fcgid): they find one writer process
- * by name and hand it their new events (writer/writer.h does the claiming).
+ * (lighttpd mod_fastcgi, Apache mod_fcgid), and for its CGI requests:
+ * they find one writer process by name and hand it their new events
+ * (writer/writer.h does the claiming).
  *
  * Why.  serve's workers have a supervisor that starts their writer;
  * processes lighttpd or mod_fcgid started have none, so each would
@@ -53,8 +54,9 @@
  * first is 503 (it may have committed; the provider's retry is then the
  * duplicate it is, or claimed anew).
  *
- * Only over SQLite.  Under synchronous=full every claim goes to the
- * writer (a batch shares one fsync); under normal one that finds the
+ * Only over SQLite.  Under synchronous=full a FastCGI process sends
+ * every claim to the writer (a batch shares one fsync); under normal
+ * one that finds the
  * write lock taken as it comes, and from then on every claim while the
  * writer's answers say other processes sent it claims in the last 2 s
  * (the writer's one warm connection instead of several re-reading each
@@ -63,6 +65,23 @@
  * MariaDB/MySQL the server commits concurrent transactions together
  * itself, and one connection for every process would put each one's
  * round trips behind the others' (docs/design/015-shared-writer.md).
+ *
+ * Under CGI.  Each request is a process that would open the database,
+ * parse its schema and close it again: most of what a CGI request
+ * costs beyond starting the program.  So a CGI process with a verified
+ * event asks once whether a writer runs (a connect), and if none does,
+ * whether another oncehook process has the database open now
+ * (store/sqlite/walguard.h: requests overlap, the site is busy); then
+ * it starts one.  With a writer it sends the event straight, a
+ * duplicate too (the writer's claim answers a known key), and never
+ * opens the database; without one (a quiet site, group commit off, a
+ * writer that cannot start) it does its own work, as before.  A writer
+ * a CGI request started gets the request's ONCEHOOK_* and locale
+ * variables only (not its headers), and not its standard error if that
+ * is a pipe or a socket (Apache reads a CGI program's until its end:
+ * the request would last as long as the writer); lighttpd's file it
+ * keeps, so its lines go where the requests' go.  The rule is the same
+ * under both synchronous settings.
  *
  * Its life.  The writer is a new program (the same binary, executed
  * again with SHAREDWRITER_ARG and the bound socket as descriptor 3:
@@ -85,10 +104,12 @@ struct conf;
 struct store_claim;
 
 #define SHAREDWRITER_ARG	"--shared-writer"	/* argv[1] */
+#define SHAREDWRITER_CGI	"cgi"		/* argv[2]: started by a CGI
+						   request */
 #define SHAREDWRITER_LINGER_MS	2000
 #define SHAREDWRITER_RETRY_MS	5000	/* between two starts */
 
-/* A FastCGI process's way to the writer. */
+/* A FastCGI or CGI process's way to the writer. */
 struct sharedwriter {
 	const struct conf	*cf;
 	struct writer_link	 link;		/* fd -1: not connected */
@@ -97,26 +118,32 @@ struct sharedwriter {
 	struct timespec		 started;	/* the last start */
 	int			 starts;	/* tries so far */
 	int			 said_texts;	/* logged: a file changed */
+	int			 one_request;	/* a CGI process */
+	int			 cgi_tried;	/* its one try made */
 	int			 probe;		/* the database's directory
 						   (normal: is its write lock
 						   free?), or -1 */
 };
 
-/* Ready sw for cf's processes (group commit off: every claim here). */
-void	sharedwriter_init(struct sharedwriter *sw, const struct conf *cf);
+/* Ready sw for cf's processes (group commit off: every claim here);
+ * one_request: a CGI process ("Under CGI" above). */
+void	sharedwriter_init(struct sharedwriter *sw, const struct conf *cf,
+	    int one_request);
 
 /* The pipeline's claim function (pipeline/pipeline.h): through the writer,
  * started if none runs; -1 when the claim is the caller's to make. */
 int	sharedwriter_claim(void *sw, struct store_claim *c);
 
 /* Whether sharedwriter_claim() would hand the next claim over now to a
- * writer other processes use too (pipeline/pipeline.h): 1, or 0. */
+ * writer other processes use too (pipeline/pipeline.h): 1, or 0.  A CGI
+ * process looks for one here, once ("Under CGI"). */
 int	sharedwriter_hands(void *sw);
 
 void	sharedwriter_close(struct sharedwriter *sw);
 
-/* The writer itself: `oncehook --shared-writer` with the listening
- * socket as descriptor 3.  Returns an exit code. */
-int	sharedwriter_main(void);
+/* The writer itself: `oncehook --shared-writer [cgi]` with the
+ * listening socket as descriptor 3 (cgi: a CGI request started it).
+ * Returns an exit code. */
+int	sharedwriter_main(int cgi);
 
 #endif

@@ -785,12 +785,15 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 		if (l) {
 			/*
 			 * Last: accept may move pfd and the peers.  A new
-			 * process opened the database just now; so does the
-			 * writer for it (a file made read-only since, or
-			 * replaced, is seen as that process sees it).
+			 * process sees the database at the path as it is
+			 * now; so does the writer for it, opening it again
+			 * when it was replaced or can no longer be written
+			 * (made read-only since).  Not at every new process:
+			 * under CGI each request is one.
 			 */
 			if (ps->pfd[0].revents & POLLIN &&
-			    peers_accept(ps) > 0 && st != NULL) {
+			    peers_accept(ps) > 0 && st != NULL &&
+			    (store_idle(st) || access(cf->db, W_OK) == -1)) {
 				store_close(st);
 				st = NULL;
 			}

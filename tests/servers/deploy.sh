@@ -308,6 +308,51 @@ dp_status() {	# dp_status LABEL CMD DIR URL [ARGS...]
 	fi
 }
 
+# A CGI request that finds the database open elsewhere (oncehook work,
+# as cron runs it) starts a group-commit writer and hands it its event
+# (src/writer/shared.h, "Under CGI").  Its answer does not wait for the
+# writer: the writer holds no pipe or socket of the server's on its
+# descriptors 0 to 2 (Apache reads a CGI program's standard error until
+# its end) and none of the request's variables; it ends by itself after.
+# The endpoint "shop" (hmac-sha256) of DIR/conf/env; BIN as the site's.
+dp_cgi_writer() {	# dp_cgi_writer LABEL DIR URL BIN
+	dp_l=$1
+	dp_db=$(sed -n 's/^ONCEHOOK_DB=//p' "$2/conf/env")
+	dp_s=$(sed -n 's/^ONCEHOOK_SHOP_SECRET=//p' "$2/conf/env" |
+	    cut -d' ' -f1)
+	(dp_env "$2" as_backend "$4" work --max-seconds 4) \
+	    >"$2/log/work.log" 2>&1 &
+	dp_wp=$!
+	sleep 1
+	dp_k=cgi-writer-$$
+	dp_b=$(printf '{"eventId":"%s","type":"payment.success","metadata":{"orderId":"o_%s"},"transaction":{"id":"tx","amount":1,"currency":"EUR"}}' "$dp_k" "$dp_k")
+	dp_h=$(printf '%s' "$dp_b" | openssl dgst -sha256 -hmac "$dp_s" -r |
+	    cut -d' ' -f1)
+	dp_a=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' -m 30 \
+	    -H 'Content-Type: application/json' \
+	    -H "X-Webhook-Signature: sha256=$dp_h" --data-binary "$dp_b" \
+	    "$3/shop")
+	dp_w=$(writers "$dp_db" | head -n 1)
+	dp_fd=''
+	dp_ev=''
+	if [ -n "$dp_w" ]; then
+		for dp_f in 0 1 2; do
+			dp_fd="$dp_fd $(readlink "/proc/$dp_w/fd/$dp_f")"
+		done
+		dp_ev=$(tr '\0' '\n' <"/proc/$dp_w/environ" | grep -v \
+		    -e '^ONCEHOOK_' -e '^PATH=' -e '^TZ=' -e '^LANG=' -e '^LC_' |
+		    cut -d= -f1 | tr '\n' ' ')
+	fi
+	wait "$dp_wp"
+	[ -n "$dp_w" ] && [ "${dp_a% *}" = 200 ] &&
+	    awk -v t="${dp_a#* }" 'BEGIN { exit !(t < 2) }' &&
+	    ! printf '%s\n' "$dp_fd" | grep -q -e 'pipe:' -e 'socket:' &&
+	    [ -z "$dp_ev" ]
+	check $? "$dp_l: a request that found the database open elsewhere started a writer and was answered at once ($dp_a s; writer ${dp_w:-none}, descriptors$dp_fd; other variables: ${dp_ev:-none})"
+	gone "$dp_db"
+	check $? "$dp_l: the writer a CGI request started ends by itself"
+}
+
 dp_sanitizer() {	# dp_sanitizer LABEL FILE...
 	dp_l=$1
 	shift

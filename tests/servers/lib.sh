@@ -88,6 +88,25 @@ sv_tmp_done() {	# sv_tmp_done DIR
 	fi
 }
 
+# writers DB: the pids of the writers whose ONCEHOOK_DB is DB.
+writers() {
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = oncehook-writer ] || continue
+		tr '\0' '\n' <"$p/environ" 2>/dev/null |
+		    grep -qx "ONCEHOOK_DB=$1" && echo "${p#/proc/}"
+	done 2>/dev/null
+}
+# gone DB: wait up to 5 s until no writer of DB runs; 0 if none does.
+gone() {
+	_i=0
+	while [ -n "$(writers "$1")" ]; do
+		[ $_i -lt 50 ] || return 1
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 0
+}
+
 sv_need() {	# sv_need TOOL...
 	for sv_t in "$@"; do
 		command -v "$sv_t" >/dev/null 2>&1 ||

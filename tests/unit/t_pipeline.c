@@ -1277,6 +1277,77 @@ test_writer_direct(struct conf *cf, sqlite3 *q)
 	    "2 peers %d)", hands[0], hands[1], hands[2], hands[3]);
 }
 
+static void	failing_writer(int);
+
+/* A writer takes the claim (as writer/shared.h's cgi_link() says). */
+static int
+takes(void *arg)
+{
+	(void)arg;
+	return 1;
+}
+
+/*
+ * A CGI process (one request) with a writer (writer/shared.h, "Under
+ * CGI"): its new event and then a retry go straight to the writer, and
+ * the process never opens the database; with a writer whose claims
+ * fail, the claim comes back, the process opens it, and a known event
+ * is still 200 from its read.
+ */
+static void
+test_writer_cgi(struct conf *cf)
+{
+	struct pipeline		 p;
+	struct writer_link	 l;
+	struct resp		 r[3];
+	int			 sv[2], st, opened[3];
+	pid_t			 pid;
+
+	if ((pid = fork_pair(sv)) == 0)
+		_exit(writer_main(cf, &sv[1], 1));
+	writer_link_init(&l, sv[0], LONG_MS);
+	pipeline_init(&p, cf, NULL);
+	p.one_request = 1;
+	pipeline_claim_through(&p, writer_claim, takes, &l);
+	post_direct(&p, "cgi", 1, 0, &r[0]);
+	opened[0] = p.st != NULL;
+	post_direct(&p, "cgi", 1, 0, &r[1]);
+	opened[1] = p.st != NULL;
+	CHECK(r[0].status == 200 && r[0].err == HOOK_OK && !opened[0] &&
+	    r[1].status == 200 && r[1].err == HOOK_DUP && !opened[1],
+	    "CGI with a writer: a new event (%d, result %d) and its retry "
+	    "(%d, result %d) answered by the writer, the database never "
+	    "opened by the process (%d, %d)", r[0].status, (int)r[0].err,
+	    r[1].status, (int)r[1].err, opened[0], opened[1]);
+	resp_clear(&r[0]);
+	resp_clear(&r[1]);
+	pipeline_clear(&p);
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	close(l.fd);
+
+	if ((pid = fork_pair(sv)) == 0) {
+		failing_writer(sv[1]);
+		_exit(0);
+	}
+	l.fd = sv[0];
+	l.broken = 0;
+	pipeline_init(&p, cf, NULL);
+	p.one_request = 1;
+	pipeline_claim_through(&p, writer_claim, takes, &l);
+	post_direct(&p, "cgi", 1, 0, &r[2]);
+	opened[2] = p.st != NULL;
+	CHECK(r[2].status == 200 && r[2].err == HOOK_DUP && opened[2],
+	    "CGI, the writer's claim failing: the process opens the "
+	    "database and a known event is 200 from its read (%d, result "
+	    "%d, opened %d)", r[2].status, (int)r[2].err, opened[2]);
+	resp_clear(&r[2]);
+	pipeline_clear(&p);
+	close(l.fd);
+	free(l.out);
+	waitpid(pid, &st, 0);
+}
+
 /*
  * A writer whose every claim fails, as one over a read-only or full
  * database does: answers each claim on fd HOOK_EBUSY, until the end
@@ -2343,13 +2414,13 @@ test_writer_name(void)
 	setenv("ONCEHOOK_ACTIONS", actions, 1);
 	setenv("ONCEHOOK_SYNCHRONOUS", "full", 1);
 	ca = writer_env_conf();
-	sharedwriter_init(&a, ca);
+	sharedwriter_init(&a, ca, 0);
 	setenv("ONCEHOOK_RETENTION", "72h", 1);
 	cb = writer_env_conf();
-	sharedwriter_init(&b, cb);
+	sharedwriter_init(&b, cb, 0);
 	setenv("ONCEHOOK_SECRET", "whsec_writer-name-test-another-one", 1);
 	cc = writer_env_conf();
-	sharedwriter_init(&c, cc);
+	sharedwriter_init(&c, cc, 0);
 	CHECK(a.addrlen > 0 && b.addrlen == a.addrlen &&
 	    memcmp(a.addr.sun_path, b.addr.sun_path, a.addrlen -
 	    offsetof(struct sockaddr_un, sun_path)) != 0,
@@ -2551,6 +2622,7 @@ main(void)
 	test_writer_batch_copy(cf, q);
 	test_writer_direct(cf, q);
 	test_writer_direct_failing(cf);
+	test_writer_cgi(cf);
 	test_direct_conflict(cf);
 	test_misconfigured();
 	test_cgi_leave(cf, q);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -121,6 +122,21 @@ walguard_take(struct walguard *g, const char *dbpath, ino_t ino, char *err,
 	g->fd = fd;
 	g->byte = byte;
 	return 0;
+}
+
+int
+walguard_in_use(int dirfd, const char *dbpath)
+{
+	struct stat	 sb;
+	const char	*slash, *name;
+	off_t		 byte;
+
+	if (stat(dbpath, &sb) == -1)
+		return 0;
+	name = (slash = strrchr(dbpath, '/')) != NULL ? slash + 1 : dbpath;
+	byte = region_of(name) + (off_t)(sb.st_ino &
+	    (ino_t)(REGION_SIZE - 1));
+	return held(dirfd, byte, 1);
 }
 
 int
