@@ -1382,7 +1382,7 @@ const struct conf_var conf_vars[] = {
 	    "another is writing), hand their new events to one writer "
 	    "process, which commits several at once; a CGI request hands "
 	    "its event to a writer while requests overlap, and then does "
-	    "not open the database itself (see docs/reliability.md); "
+	    "not open the database for it (see docs/reliability.md); "
 	    "`off`: each process commits its own",
 	    onoff },
 	{ "FAST_PATHS", CONF_GLOBAL, 0, 0, 0, "on", "`on`",

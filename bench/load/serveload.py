@@ -369,7 +369,7 @@ class Run:
         events, threads = self.load("killw", hot=20, copies=10, new=600)
         time.sleep(0.15)
         os.kill(victim, signal.SIGKILL)
-        done = sum(len(v) for v in self.answers.values())
+        done = sum(len(v) for v in list(self.answers.values()))
         for t in threads:
             t.join(120)
         deadline = time.time() + 10
@@ -451,7 +451,7 @@ class Run:
             second = random.choice([w for w in self.workers()
                                     if w != victim])
         os.kill(second, signal.SIGKILL)
-        done = sum(len(v) for v in self.answers.values())
+        done = sum(len(v) for v in list(self.answers.values()))
         for t in threads:
             t.join(120)
         after = self.wait_workers(self.a.workers, gone=(victim, second))

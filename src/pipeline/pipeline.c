@@ -53,6 +53,8 @@ struct trace {
 	size_t				 nitems;
 };
 
+static enum hook_err	ensure_store(struct pipeline *, struct why *);
+
 void
 pipeline_init(struct pipeline *p, const struct conf *cf, const char *conferr)
 {
@@ -145,7 +147,8 @@ run_pending(struct pipeline *p)
 void
 pipeline_after(struct pipeline *p)
 {
-	int	 copy;
+	struct why	 opening = { 0 };
+	int		 copy;
 
 	if (p->pending_key != NULL) {
 		if (p->st != NULL)
@@ -155,6 +158,12 @@ pipeline_after(struct pipeline *p)
 	}
 	copy = p->copy;
 	p->copy = 0;
+	/* A CGI process whose event went to the writer, asked to copy the
+	 * log into the database (writer/writer.h, WRITER_COPY): the copy
+	 * is still its to make. */
+	if (p->st == NULL && copy && ensure_store(p, &opening) != HOOK_OK)
+		log_warnx("store: the log not copied after this request: %s",
+		    opening.log);
 	if (p->st == NULL)
 		return;
 	if (copy)
@@ -301,7 +310,7 @@ check_roots(struct pipeline *p, const struct req *rq, struct trace *t)
  * one section its event runs (STORE_SECTIONS), and a duplicate none.
  */
 static enum hook_err
-ensure_store(struct pipeline *p, struct trace *t)
+ensure_store(struct pipeline *p, struct why *why)
 {
 	enum hook_err	 er;
 	char		 err[256];
@@ -316,11 +325,11 @@ ensure_store(struct pipeline *p, struct trace *t)
 	    access(p->cf->db, F_OK) == -1
 	    && errno == ENOENT) {
 		/* It was there: removed under us, and may come back. */
-		why_set(&t->why, "%s is gone (removed under this process): "
+		why_set(why, "%s is gone (removed under this process): "
 		    "put it back, or run oncehook init", p->cf->db);
 		er = HOOK_EBUSY;
 	} else
-		why_set(&t->why, "%s", err);
+		why_set(why, "%s", err);
 	return er;
 }
 
@@ -334,11 +343,15 @@ static enum hook_err
 failed(struct pipeline *p, const struct conf_endpoint *ep, size_t epi,
     const struct event *ev, const char *error, struct trace *t)
 {
+	struct why	 opening = { 0 };
 	enum hook_err	 er;
 	long long	 n;
 
-	if ((er = ensure_store(p, t)) != HOOK_OK)
+	if ((er = ensure_store(p, &opening)) != HOOK_OK) {
+		why_set(&t->why, "attempt not counted (the store: %.200s): "
+		    "%s", opening.log, error);
 		return er;
+	}
 	er = store_failed(p->st, epi, ev, error, (int)ep->park_after, &n);
 	if (er == HOOK_PARKED)
 		why_set(&t->why, "attempt %lld failed, parked (replay it with "
@@ -388,12 +401,17 @@ static enum hook_err
 known_anyway(struct pipeline *p, const struct conf_endpoint *ep, size_t epi,
     struct event *ev, struct trace *t, enum hook_err er)
 {
+	struct why	 opening = { 0 };
 	enum hook_err	 found;
 	char		 was[sizeof(t->why.log)];
 
 	p->fresh = 0;
-	if (ensure_store(p, t) != HOOK_OK)
+	if (ensure_store(p, &opening) != HOOK_OK) {
+		snprintf(was, sizeof(was), "%s", t->why.log);
+		why_set(&t->why, "%.300s; no read either: %.200s", was,
+		    opening.log);
 		return er;
+	}
 	if (!hook_known(found = store_lookup(p->st, epi, ev)) &&
 	    (found != HOOK_OK || !ep->replay_guard ||
 	    ((found = store_replayed(p->st, epi, ev)) != HOOK_DUP &&
@@ -413,7 +431,8 @@ known_anyway(struct pipeline *p, const struct conf_endpoint *ep, size_t epi,
  * The store's part, for a verified event: a retry is answered from a
  * read (by key, and by payload where the replay guard is on); a new
  * event is claimed with its actions; a collision is recorded.  direct:
- * no read first, the claim (the writer's) answers a known key.
+ * no read first, the claim (the writer's) answers a known key, and the
+ * store is opened only if the claim comes back.
  */
 static enum hook_err
 record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
@@ -424,7 +443,7 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 	size_t			 epi = (size_t)(ep - p->cf->endpoints);
 	int			 rehash, by_writer;
 
-	if (!direct && (er = ensure_store(p, t)) != HOOK_OK)
+	if (!direct && (er = ensure_store(p, &t->why)) != HOOK_OK)
 		return er;
 	/*
 	 * A retry of the stored bytes is a duplicate before any canonical
@@ -460,7 +479,7 @@ record(struct pipeline *p, const struct conf_endpoint *ep, struct event *ev,
 		c.ev = ev;
 		by_writer = p->claim != NULL &&
 		    p->claim(p->claim_arg, &c) != -1;
-		if (!by_writer && (er = ensure_store(p, t)) != HOOK_OK)
+		if (!by_writer && (er = ensure_store(p, &t->why)) != HOOK_OK)
 			return er;
 		if (!by_writer)
 			(void)store_claim(p->st, &c, 1);
@@ -539,7 +558,7 @@ record_items(struct pipeline *p, const struct conf_endpoint *ep,
 		if ((er = event_finish(&t->items[i])) != HOOK_OK)
 			return er;
 	}
-	if ((er = ensure_store(p, t)) != HOOK_OK)
+	if ((er = ensure_store(p, &t->why)) != HOOK_OK)
 		return er;
 	if ((t->claims = calloc(t->nitems, sizeof(*t->claims))) == NULL)
 		return HOOK_ESYSTEM;
@@ -597,7 +616,7 @@ quick_retry(struct pipeline *p, const struct conf_endpoint *ep,
 
 	if (!event_peek(ep, rq, body, bodysz, ev))
 		return 0;
-	if (ensure_store(p, t) != HOOK_OK) {
+	if (ensure_store(p, &t->why) != HOOK_OK) {
 		/* record() meets it again, after the parse. */
 		memset(&t->why, 0, sizeof(t->why));
 		event_clear(ev);
@@ -640,7 +659,7 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	if (status_wanted(p->cf, rq)) {
 		if ((er = check_roots(p, rq, t)) != HOOK_OK)
 			return er;
-		if (ensure_store(p, t) != HOOK_OK)
+		if (ensure_store(p, &t->why) != HOOK_OK)
 			why_set(&t->why, "status: rows not counted");
 		return status_answer(p->cf, p->st, rq, now, &t->doc,
 		    &t->docsz, &t->ctype, &t->why);
@@ -713,8 +732,12 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 		er = record_items(p, ep, batch, rq, body, bodysz, now, t);
 		goto out;
 	}
-	direct = straight(p);
-	if (!direct && p->cf->fast_paths &&
+	/* A CGI process looks for a writer only with its event parsed
+	 * (bad input and handshakes reach none), and reads nothing before
+	 * the parse: its duplicates go to the writer too (writer/shared.h,
+	 * "Under CGI"). */
+	direct = !p->one_request && straight(p);
+	if (!direct && !p->one_request && p->cf->fast_paths &&
 	    quick_retry(p, ep, rq, body, bodysz, ev, t, &er)) {
 		t->ev = ev;
 		if (log_enabled(LOG_LEVEL_DEBUG))
@@ -737,7 +760,8 @@ run(struct pipeline *p, const struct req *rq, time_t now, struct event *ev,
 	t->ev = ev;
 	if (log_enabled(LOG_LEVEL_DEBUG))
 		log_payload(body);
-
+	if (p->one_request)
+		direct = straight(p);
 	er = record(p, ep, ev, t, direct);
 out:
 	/* A connection that met a read-only file or an I/O error is not

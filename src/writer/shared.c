@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oncehook: the writer the FastCGI processes of a web server share (see
- * writer/shared.h).
+ * oncehook: the writer the FastCGI processes of a web server share, and
+ * its CGI requests while they overlap (see writer/shared.h).
  */
 #define _GNU_SOURCE		/* struct ucred, close_range */
 #include "config.h"
@@ -292,14 +292,14 @@ held_by_server(int fd)
  * A CGI request's environment, for the writer it starts: only what
  * configures oncehook (its ONCEHOOK_* variables, which name the writer)
  * and the locale's, never the request's own variables (its headers,
- * Authorization among them), which the writer would keep for its life.
- * NULL if out of memory.
+ * Authorization among them), which the writer would keep for its life;
+ * the temporary directory SQLite may use.  NULL if out of memory.
  */
 static char **
 config_only(char **env)
 {
 	static const char *const keep[] = { "ONCEHOOK_", "PATH=", "TZ=",
-	    "LANG=", "LC_" };
+	    "LANG=", "LC_", "TMPDIR=", "SQLITE_TMPDIR=" };
 	char	**out;
 	size_t	  i, j, n = 0;
 
@@ -434,7 +434,7 @@ dial(const struct sharedwriter *sw)
 }
 
 /* A connection to the writer, started if none runs (with busy_only,
- * only while another process has the database open): 0, or -1. */
+ * only while another CGI request runs: walguard_request()): 0, or -1. */
 static int
 sw_connect(struct sharedwriter *sw, int busy_only)
 {
@@ -451,7 +451,7 @@ sw_connect(struct sharedwriter *sw, int busy_only)
 		memcpy(sw->addr.sun_path + TEXTS_AT, hex, TEXTS_HEX);
 	if ((fd = dial(sw)) == -1) {
 		if (errno != ECONNREFUSED || (busy_only &&
-		    (sw->probe < 0 || !walguard_in_use(sw->probe,
+		    (sw->probe < 0 || !walguard_request(sw->probe,
 		    sw->cf->db))))
 			return -1;
 		/* Nobody holds the name.  A writer that keeps dying, or
@@ -474,7 +474,8 @@ sw_connect(struct sharedwriter *sw, int busy_only)
 				log_warnx("group commit: an actions file no "
 				    "longer holds the text this process "
 				    "started with: it claims its own events, "
-				    "with that text, until it is restarted");
+				    "with that text, until it is restarted (a "
+				    "CGI request: until the files hold it again)");
 			sw->said_texts |= same == 0;
 			return -1;
 		}
@@ -502,8 +503,9 @@ sw_connect(struct sharedwriter *sw, int busy_only)
 
 /*
  * A CGI process's link (writer/shared.h, "Under CGI"): the writer that
- * runs, or one started while another process has the database open;
- * tried once per request.  0, or -1: the process does its own work.
+ * runs, or one it starts while another request holds the database's
+ * request byte (store/sqlite/walguard.h); tried once per request.  0,
+ * or -1: the process does its own work.
  */
 static int
 cgi_link(struct sharedwriter *sw)
@@ -513,11 +515,10 @@ cgi_link(struct sharedwriter *sw)
 	if (sw->cgi_tried)
 		return -1;
 	sw->cgi_tried = 1;
-	if ((sw->probe = walguard_dir(sw->cf->db)) == -1)
-		return -1;
 	/* The texts first: the writer's name is made of them. */
 	store_keep_actions(sw->cf);
-	if (name_of(sw->cf, &sw->addr, &sw->addrlen) == -1) {
+	if ((sw->probe = walguard_dir(sw->cf->db)) == -1 ||
+	    name_of(sw->cf, &sw->addr, &sw->addrlen) == -1) {
 		sw->addrlen = 0;
 		return -1;
 	}
@@ -587,9 +588,9 @@ sharedwriter_main(int cgi)
 
 	if (getsockopt(3, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == -1 ||
 	    !on) {
-		fprintf(stderr, "oncehook: %s is how a FastCGI process starts "
-		    "its group commit writer, not a command\n",
-		    SHAREDWRITER_ARG);
+		fprintf(stderr, "oncehook: %s is how a FastCGI or CGI "
+		    "process starts its group commit writer, not a "
+		    "command\n", SHAREDWRITER_ARG);
 		return 2;
 	}
 	if ((cf = conf_load_env(err, sizeof(err))) == NULL) {

@@ -56,32 +56,37 @@
  *
  * Only over SQLite.  Under synchronous=full a FastCGI process sends
  * every claim to the writer (a batch shares one fsync); under normal
- * one that finds the
- * write lock taken as it comes, and from then on every claim while the
- * writer's answers say other processes sent it claims in the last 2 s
- * (the writer's one warm connection instead of several re-reading each
- * other's pages; a process alone claims itself, where the hand-over
- * would cost what it saves).  On
- * MariaDB/MySQL the server commits concurrent transactions together
- * itself, and one connection for every process would put each one's
- * round trips behind the others' (docs/design/015-shared-writer.md).
+ * one that finds the write lock taken as it comes, and from then on
+ * every claim while the writer's answers say other processes sent it
+ * claims in the last 2 s (the writer's one warm connection instead of
+ * several re-reading each other's pages; a process alone claims itself,
+ * where the hand-over would cost what it saves).  On MariaDB/MySQL the
+ * server commits concurrent transactions together itself, and one
+ * connection for every process would put each one's round trips behind
+ * the others' (docs/design/015-shared-writer.md).
  *
  * Under CGI.  Each request is a process that would open the database,
  * parse its schema and close it again: most of what a CGI request
- * costs beyond starting the program.  So a CGI process with a verified
- * event asks once whether a writer runs (a connect), and if none does,
- * whether another oncehook process has the database open now
- * (store/sqlite/walguard.h: requests overlap, the site is busy); then
- * it starts one.  With a writer it sends the event straight, a
- * duplicate too (the writer's claim answers a known key), and never
- * opens the database; without one (a quiet site, group commit off, a
- * writer that cannot start) it does its own work, as before.  A writer
- * a CGI request started gets the request's ONCEHOOK_* and locale
- * variables only (not its headers), and not its standard error if that
- * is a pipe or a socket (Apache reads a CGI program's until its end:
+ * costs beyond starting the program.  So a CGI process with a parsed
+ * event (bad input and handshakes never get here) asks once whether a
+ * writer runs (a connect), and if none does, whether another CGI
+ * request of the database runs now (its byte,
+ * store/sqlite/walguard.h: requests overlap, the site is busy; work,
+ * deliver and the FastCGI processes hold none); then it starts one.
+ * With a writer it sends the event straight, a duplicate too (the
+ * writer's claim answers a known key), and opens the database only if
+ * the claim comes back, or to copy the log when the writer asks
+ * (WRITER_COPY); without one (a quiet site, group commit off, a writer
+ * that cannot start) it does its own work, as before.  A writer
+ * a CGI request started gets the request's ONCEHOOK_*, locale and
+ * temporary-directory variables only (not its headers), and not its
+ * standard error if that is a pipe or a socket (Apache reads a CGI program's until its end:
  * the request would last as long as the writer); lighttpd's file it
  * keeps, so its lines go where the requests' go.  The rule is the same
- * under both synchronous settings.
+ * under both synchronous settings.  Each CGI process starts afresh: the
+ * pause between two starts (SHAREDWRITER_RETRY_MS) does not hold across
+ * requests, so a writer that cannot start is tried by each request that
+ * overlaps another.
  *
  * Its life.  The writer is a new program (the same binary, executed
  * again with SHAREDWRITER_ARG and the bound socket as descriptor 3:

@@ -793,7 +793,8 @@ writer_loop(const struct conf *cf, struct peers *ps, long linger_ms)
 			 */
 			if (ps->pfd[0].revents & POLLIN &&
 			    peers_accept(ps) > 0 && st != NULL &&
-			    (store_idle(st) || access(cf->db, W_OK) == -1)) {
+			    (store_idle(st) || faccessat(AT_FDCWD, cf->db,
+			    W_OK, AT_EACCESS) == -1)) {
 				store_close(st);
 				st = NULL;
 			}

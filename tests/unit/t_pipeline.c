@@ -1279,11 +1279,14 @@ test_writer_direct(struct conf *cf, sqlite3 *q)
 
 static void	failing_writer(int);
 
+static int	looked_for;	/* takes()'s calls */
+
 /* A writer takes the claim (as writer/shared.h's cgi_link() says). */
 static int
 takes(void *arg)
 {
 	(void)arg;
+	looked_for++;
 	return 1;
 }
 
@@ -1346,6 +1349,94 @@ test_writer_cgi(struct conf *cf)
 	close(l.fd);
 	free(l.out);
 	waitpid(pid, &st, 0);
+}
+
+/*
+ * A CGI process looks for a writer only for a parsed event: a verified
+ * body without an id (400) and a handshake reach none, and open nothing
+ * (writer/shared.h, "Under CGI").
+ */
+static void
+test_writer_cgi_bad(const struct conf *cf)
+{
+	static const char	 noid[] = "{\"type\":\"payment_intent."
+				    "succeeded\"}";
+	struct pipeline		 p;
+	struct writer_link	 l;
+	struct call		 c;
+	struct resp		 r;
+
+	writer_link_init(&l, -1, LONG_MS);
+	pipeline_init(&p, cf, NULL);
+	p.one_request = 1;
+	pipeline_claim_through(&p, writer_claim, takes, &l);
+	looked_for = 0;
+	mkcall(&c, "/hooks/stripe", noid, strlen(noid));
+	sign_stripe(&c, SSECRET, (long long)NOW);
+	run(&p, &c, &r);
+	CHECK(r.status == 400 && looked_for == 0 && p.st == NULL,
+	    "CGI: a verified body without an id is 400, no writer looked for "
+	    "(%d times), the database not opened (%d)", looked_for,
+	    p.st != NULL);
+	resp_clear(&r);
+	pipeline_clear(&p);
+}
+
+/*
+ * Under `full` the writer asks the process it answers to copy the log
+ * (WRITER_COPY): a CGI process, whose event went to the writer without
+ * its store, opens it after its answer and copies (pipeline_after()).
+ * Each event through a process of its own, as CGI runs them.
+ */
+static void
+test_writer_cgi_copy(struct conf *cf)
+{
+	struct pipeline		 p;
+	struct writer_link	 l;
+	struct resp		 r;
+	char			 body[1400];
+	uint32_t		 mx0, bf0, mx1, bf1;
+	int			 sv[2], st, i, ok = 1, asks = 0, copied = 0;
+	int			 opened = 0, was = cf->synchronous_full;
+	pid_t			 pid;
+
+	cf->synchronous_full = 1;
+	if ((pid = fork_pair(sv)) == 0)
+		_exit(writer_main(cf, &sv[1], 1));
+	writer_link_init(&l, sv[0], 10000);
+	for (i = 0; i < 400; i++) {
+		pipeline_init(&p, cf, NULL);
+		p.one_request = 1;
+		pipeline_claim_through(&p, writer_claim, takes, &l);
+		snprintf(body, sizeof(body), "{\"id\":\"evt-cgicopy-%d\","
+		    "\"type\":\"payment.success\",\"metadata\":{\"orderId\":"
+		    "\"occ%d\"},\"pad\":\"%0900d\"}", i, i, i);
+		post_generic(&p, body, &r);
+		ok &= r.status == 200 && r.err == HOOK_OK;
+		resp_clear(&r);
+		opened += p.st != NULL;
+		mx0 = 0;
+		if (p.copy) {
+			asks++;
+			wal_index(&mx0, &bf0);
+		}
+		pipeline_after(&p);
+		if (mx0 > 0) {
+			wal_index(&mx1, &bf1);
+			copied += bf1 >= mx0;
+		}
+		pipeline_clear(&p);
+	}
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	close(l.fd);
+	free(l.out);
+	cf->synchronous_full = was;
+	CHECK(ok && opened == 0 && asks >= 2 && copied == asks,
+	    "CGI, full: 400 events through the writer, none opening the "
+	    "database for its claim (%d); asked %d times to copy the log, "
+	    "each time the process opened it after its answer and copied "
+	    "all (%d)", opened, asks, copied);
 }
 
 /*
@@ -2623,6 +2714,8 @@ main(void)
 	test_writer_direct(cf, q);
 	test_writer_direct_failing(cf);
 	test_writer_cgi(cf);
+	test_writer_cgi_bad(cf);
+	test_writer_cgi_copy(cf);
 	test_direct_conflict(cf);
 	test_misconfigured();
 	test_cgi_leave(cf, q);

@@ -23,10 +23,14 @@
 /*
  * A region of 2^31 bytes per database name (FNV-1a of the last path
  * segment, 31 bits): the byte is the inode's low 31 bits within it.
- * Regions and bytes stay below 2^62, inside any off_t.
+ * Regions and bytes stay below 2^62; the requests' bytes lie as far past
+ * it, below 2^63: inside any off_t.
  */
 #define REGION_BITS	31
 #define REGION_SIZE	((off_t)1 << REGION_BITS)
+/* The CGI requests' bytes (walguard_request()): past every region, at
+ * the file's byte's place. */
+#define REQUESTS_AT	((off_t)1 << 62)
 
 static off_t
 region_of(const char *name)
@@ -125,18 +129,25 @@ walguard_take(struct walguard *g, const char *dbpath, ino_t ino, char *err,
 }
 
 int
-walguard_in_use(int dirfd, const char *dbpath)
+walguard_request(int dirfd, const char *dbpath)
 {
+	struct flock	 fl;
 	struct stat	 sb;
 	const char	*slash, *name;
-	off_t		 byte;
+	int		 others;
 
 	if (stat(dbpath, &sb) == -1)
 		return 0;
 	name = (slash = strrchr(dbpath, '/')) != NULL ? slash + 1 : dbpath;
-	byte = region_of(name) + (off_t)(sb.st_ino &
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_RDLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = REQUESTS_AT + region_of(name) + (off_t)(sb.st_ino &
 	    (ino_t)(REGION_SIZE - 1));
-	return held(dirfd, byte, 1);
+	fl.l_len = 1;
+	others = held(dirfd, fl.l_start, 1);
+	(void)fcntl(dirfd, F_OFD_SETLK, &fl);
+	return others;
 }
 
 int

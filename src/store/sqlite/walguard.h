@@ -93,10 +93,14 @@ void	walguard_unlock(struct walguard *g);
  * opened (close-on-exec); -1 if it cannot be. */
 int	walguard_dir(const char *dbpath);
 
-/* 1 if an oncehook connection (of any process) has the database at
- * dbpath open now: its byte is held in the directory dirfd
- * (walguard_dir()); 0 if none, or it cannot be told.  Nothing kept. */
-int	walguard_in_use(int dirfd, const char *dbpath);
+/*
+ * A CGI request of the database at dbpath, in the directory dirfd
+ * (walguard_dir()): 1 if another request holds its byte now (requests
+ * overlap), else 0 (or it cannot be told); then this one holds it too
+ * until dirfd is closed.  Oncehook's other processes (work, deliver,
+ * stats, FastCGI) never hold it.
+ */
+int	walguard_request(int dirfd, const char *dbpath);
 
 /* 1 if a process holds the write lock of the directory dirfd now
  * (walguard_dir()), or the lock cannot be asked; asked without
