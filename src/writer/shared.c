@@ -475,7 +475,8 @@ sw_connect(struct sharedwriter *sw, int busy_only)
 				    "longer holds the text this process "
 				    "started with: it claims its own events, "
 				    "with that text, until it is restarted (a "
-				    "CGI request: until the files hold it again)");
+				    "CGI request: until the files hold it "
+				    "again)");
 			sw->said_texts |= same == 0;
 			return -1;
 		}

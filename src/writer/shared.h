@@ -77,16 +77,17 @@
  * writer's claim answers a known key), and opens the database only if
  * the claim comes back, or to copy the log when the writer asks
  * (WRITER_COPY); without one (a quiet site, group commit off, a writer
- * that cannot start) it does its own work, as before.  A writer
- * a CGI request started gets the request's ONCEHOOK_*, locale and
+ * that cannot start) it does its own work, as before.  A writer a CGI
+ * request started gets the request's ONCEHOOK_*, locale and
  * temporary-directory variables only (not its headers), and not its
- * standard error if that is a pipe or a socket (Apache reads a CGI program's until its end:
- * the request would last as long as the writer); lighttpd's file it
- * keeps, so its lines go where the requests' go.  The rule is the same
- * under both synchronous settings.  Each CGI process starts afresh: the
- * pause between two starts (SHAREDWRITER_RETRY_MS) does not hold across
- * requests, so a writer that cannot start is tried by each request that
- * overlaps another.
+ * standard error if that is a pipe or a socket (Apache reads a CGI
+ * program's until its end: the request would last as long as the
+ * writer); lighttpd's file it keeps, so its lines go where the
+ * requests' go.  The rule is the same under both synchronous
+ * settings.  Each CGI process starts afresh: the pause between two
+ * starts (SHAREDWRITER_RETRY_MS) does not hold across requests, so a
+ * writer that cannot start is tried by each request that overlaps
+ * another.
  *
  * Its life.  The writer is a new program (the same binary, executed
  * again with SHAREDWRITER_ARG and the bound socket as descriptor 3:

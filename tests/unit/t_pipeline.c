@@ -504,6 +504,23 @@ fork_pair(int sv[2])
 	return pid;
 }
 
+/* The writer pid told to end and waited for, its link l closed; with
+ * done, l's frame buffer freed too. */
+static void
+writer_stop(pid_t pid, struct writer_link *l, int done)
+{
+	int	 st;
+
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	close(l->fd);
+	if (done) {
+		free(l->out);
+		l->out = NULL;
+		l->outcap = 0;
+	}
+}
+
 /* One claim of body under key through link l, keyed as said
  * (pipeline/event.h: key_signed, signed_key: NULL for none): the
  * writer's result. */
@@ -558,7 +575,7 @@ static void
 test_writer_signed(const struct conf *cf, sqlite3 *q)
 {
 	struct writer_link	 l;
-	int			 sv[2], st;
+	int			 sv[2];
 	pid_t			 pid;
 	enum hook_err		 a, b, c, d;
 	const char		*b1 = "{\"id\":\"ws-1\",\"n\":1}";
@@ -571,10 +588,7 @@ test_writer_signed(const struct conf *cf, sqlite3 *q)
 	b = writer_says_keyed(&l, "ws-h1", 0, "ws-1", b1);
 	c = writer_says_keyed(&l, "ws-h2", 0, "ws-2", b2);
 	d = writer_says_keyed(&l, "ws-2", 1, NULL, b2);
-	kill(pid, SIGTERM);
-	waitpid(pid, &st, 0);
-	close(l.fd);
-	free(l.out);
+	writer_stop(pid, &l, 1);
 	CHECK(a == HOOK_OK && b == HOOK_DUP && c == HOOK_OK && d == HOOK_DUP &&
 	    count(q, "SELECT count(*) FROM events WHERE key = 'ws-1' AND "
 	    "guarded = 0") == 1 && count(q, "SELECT count(*) FROM events "
@@ -725,7 +739,7 @@ test_writer_copy(struct conf *cf, sqlite3 *q, int full)
 	char			 body[1400];
 	const char		*mode = full ? "full" : "normal";
 	uint32_t		 mx0 = 0, bf0, mx1, bf1;
-	int			 sv[2], st, i, ok = 1, asks = 0, copied = 0;
+	int			 sv[2], i, ok = 1, asks = 0, copied = 0;
 	int			 behind = 0, beside = 0, was = cf->synchronous_full;
 	int			 held = 0, idle, k;
 	char			 like[40], olike[40];
@@ -773,10 +787,7 @@ test_writer_copy(struct conf *cf, sqlite3 *q, int full)
 	/* The copier lets its connection go after a second unasked. */
 	usleep(2000 * 1000);
 	idle = db_fds(pid);
-	kill(pid, SIGTERM);
-	waitpid(pid, &st, 0);
-	close(l.fd);
-	free(l.out);
+	writer_stop(pid, &l, 1);
 	cf->synchronous_full = was;
 	snprintf(like, sizeof(like), "evt-copy-%s-%%", mode);
 	snprintf(olike, sizeof(olike), "oc%s%%", mode);
@@ -1063,7 +1074,7 @@ test_writer_direct(struct conf *cf, sqlite3 *q)
 	struct stopped		 a, b;
 	struct timespec		 t0;
 	char			 body[200];
-	int			 sv[2], st, ok, i, hands[4];
+	int			 sv[2], ok, i, hands[4];
 	int			 was = cf->synchronous_full;
 	unsigned		 f1;
 	long			 took;
@@ -1252,10 +1263,7 @@ test_writer_direct(struct conf *cf, sqlite3 *q)
 	    "once with its order, no retry stored again");
 
 	pipeline_clear(&p);
-	kill(pid, SIGTERM);
-	waitpid(pid, &st, 0);
-	close(l.fd);
-	free(l.out);
+	writer_stop(pid, &l, 1);
 	cf->synchronous_full = was;
 
 	/* A FastCGI process's link (writer/shared.c): straight only while
@@ -1325,9 +1333,7 @@ test_writer_cgi(struct conf *cf)
 	resp_clear(&r[0]);
 	resp_clear(&r[1]);
 	pipeline_clear(&p);
-	kill(pid, SIGTERM);
-	waitpid(pid, &st, 0);
-	close(l.fd);
+	writer_stop(pid, &l, 0);
 
 	if ((pid = fork_pair(sv)) == 0) {
 		failing_writer(sv[1]);
@@ -1396,7 +1402,7 @@ test_writer_cgi_copy(struct conf *cf)
 	struct resp		 r;
 	char			 body[1400];
 	uint32_t		 mx0, bf0, mx1, bf1;
-	int			 sv[2], st, i, ok = 1, asks = 0, copied = 0;
+	int			 sv[2], i, ok = 1, asks = 0, copied = 0;
 	int			 opened = 0, was = cf->synchronous_full;
 	pid_t			 pid;
 
@@ -1427,10 +1433,7 @@ test_writer_cgi_copy(struct conf *cf)
 		}
 		pipeline_clear(&p);
 	}
-	kill(pid, SIGTERM);
-	waitpid(pid, &st, 0);
-	close(l.fd);
-	free(l.out);
+	writer_stop(pid, &l, 1);
 	cf->synchronous_full = was;
 	CHECK(ok && opened == 0 && asks >= 2 && copied == asks,
 	    "CGI, full: 400 events through the writer, none opening the "
