@@ -156,13 +156,7 @@ restore() {
 post_restored() {
 	bad=
 	for _k in "$@"; do
-		_i=0
-		while :; do
-			code=$(post "$_k")
-			[ "$code" = 503 ] && [ $_i -lt 40 ] || break
-			_i=$((_i + 1))
-			sleep 0.2
-		done
+		code=$(post_settled "$_k" 40)
 		[ "$code" = 200 ] || bad="$bad $_k:$code"
 	done
 }

@@ -98,13 +98,7 @@ refused() {
 settle() {
 	_bad=
 	for k in "$@"; do
-		i=0
-		while :; do
-			s=$(post "$k")
-			[ "$s" = 503 ] && [ $i -lt 25 ] || break
-			i=$((i + 1))
-			sleep 0.2
-		done
+		s=$(post_settled "$k" 25)
 		[ "$s" = 200 ] && acked="$acked $k" || _bad="$_bad $k:$s"
 	done
 	[ -z "$_bad" ] || echo "# not settled:$_bad"

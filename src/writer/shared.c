@@ -180,24 +180,26 @@ out:
 /*
  * The writer's name for cf's processes: NAME_HEX - TEXTS_HEX hex digits
  * of the fingerprint, then TEXTS_HEX of the actions texts this process
- * runs, so that processes share a writer only with the same texts, and
- * the writer can tell whether it read theirs (same_texts()).  Into addr
- * and *len: 0, or -1 (out of memory).
+ * runs (sw_connect() writes those at each connection), so that
+ * processes share a writer only with the same texts, and the writer can
+ * tell whether it read theirs (same_texts()).  Into addr and *len: 0,
+ * or -1 (out of memory).
  */
 static int
 name_of(const struct conf *cf, struct sockaddr_un *addr, socklen_t *len)
 {
 	unsigned char	 h[CRYPTO_SHA256_LEN];
-	char		 hex[CRYPTO_SHA256_HEXLEN + 1], texts[TEXTS_HEX + 1];
+	char		 hex[CRYPTO_SHA256_HEXLEN + 1];
 
-	if (fingerprint(cf, h) == -1 || texts_of(cf, 0, texts) == -1)
+	if (fingerprint(cf, h) == -1)
 		return -1;
 	crypto_hex(h, sizeof(h), hex);
 	memset(addr, 0, sizeof(*addr));
 	addr->sun_family = AF_UNIX;
 	/* Abstract: a NUL first, then the name, no NUL after it. */
 	(void)snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1,
-	    "%s%.*s%s", NAME_PREFIX, NAME_HEX - TEXTS_HEX, hex, texts);
+	    "%s%.*s%0*d", NAME_PREFIX, NAME_HEX - TEXTS_HEX, hex,
+	    TEXTS_HEX, 0);
 	*len = NAME_ADDRLEN;
 	return 0;
 }
@@ -433,8 +435,18 @@ dial(const struct sharedwriter *sw)
 	return fd;
 }
 
+/* Whether another CGI request of the database runs now; this one holds
+ * its byte from here to its exit (walguard_request()). */
+static int
+busy(struct sharedwriter *sw)
+{
+	if (sw->probe < 0)
+		sw->probe = walguard_dir(sw->cf->db);
+	return sw->probe >= 0 && walguard_request(sw->probe, sw->cf->db);
+}
+
 /* A connection to the writer, started if none runs (with busy_only,
- * only while another CGI request runs: walguard_request()): 0, or -1. */
+ * only while another CGI request runs: busy()): 0, or -1. */
 static int
 sw_connect(struct sharedwriter *sw, int busy_only)
 {
@@ -447,12 +459,11 @@ sw_connect(struct sharedwriter *sw, int busy_only)
 	 * store/store.h).  The rest stays as it was made at the start:
 	 * after a restore every process still finds the one writer.
 	 */
-	if (texts_of(sw->cf, 0, hex) == 0)
-		memcpy(sw->addr.sun_path + TEXTS_AT, hex, TEXTS_HEX);
+	if (texts_of(sw->cf, 0, hex) == -1)
+		return -1;
+	memcpy(sw->addr.sun_path + TEXTS_AT, hex, TEXTS_HEX);
 	if ((fd = dial(sw)) == -1) {
-		if (errno != ECONNREFUSED || (busy_only &&
-		    (sw->probe < 0 || !walguard_request(sw->probe,
-		    sw->cf->db))))
+		if (errno != ECONNREFUSED || (busy_only && !busy(sw)))
 			return -1;
 		/* Nobody holds the name.  A writer that keeps dying, or
 		 * cannot be started, is not tried again at every event. */
@@ -518,8 +529,7 @@ cgi_link(struct sharedwriter *sw)
 	sw->cgi_tried = 1;
 	/* The texts first: the writer's name is made of them. */
 	store_keep_actions(sw->cf);
-	if ((sw->probe = walguard_dir(sw->cf->db)) == -1 ||
-	    name_of(sw->cf, &sw->addr, &sw->addrlen) == -1) {
+	if (name_of(sw->cf, &sw->addr, &sw->addrlen) == -1) {
 		sw->addrlen = 0;
 		return -1;
 	}
@@ -532,18 +542,24 @@ sharedwriter_claim(void *arg, struct store_claim *c)
 	struct sharedwriter	*sw = arg;
 	int			 rc;
 
-	if (sw->one_request ? cgi_link(sw) == -1 : sw->addrlen == 0)
-		return -1;
-	/*
-	 * normal: while the writer last said other processes use it,
-	 * every claim goes there; else only one that finds the write lock
-	 * taken (the lock free, nobody to queue behind: claim here).
-	 */
-	if (!sw->one_request && sw->probe >= 0 && sw->link.peers < 2 &&
-	    !walguard_taken(sw->probe))
-		return -1;
-	if (sw->link.fd < 0 && sw_connect(sw, 0) == -1)
-		return -1;
+	if (sw->one_request) {
+		if (cgi_link(sw) == -1)
+			return -1;
+	} else {
+		if (sw->addrlen == 0)
+			return -1;
+		/*
+		 * normal: while the writer last said other processes use
+		 * it, every claim goes there; else only one that finds the
+		 * write lock taken (the lock free, nobody to queue behind:
+		 * claim here).
+		 */
+		if (sw->probe >= 0 && sw->link.peers < 2 &&
+		    !walguard_taken(sw->probe))
+			return -1;
+		if (sw->link.fd < 0 && sw_connect(sw, 0) == -1)
+			return -1;
+	}
 	rc = writer_claim(&sw->link, c);
 	if (sw->link.broken) {
 		close(sw->link.fd);

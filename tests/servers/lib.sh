@@ -107,6 +107,20 @@ gone() {
 	return 0
 }
 
+# post_settled KEY TRIES: the calling suite's post KEY (it prints the
+# status), again every 0.2 s while it is 503, at most TRIES times more
+# (processes letting go of a replaced file); prints the last status.
+post_settled() {
+	_n=0
+	while :; do
+		_s=$(post "$1")
+		[ "$_s" = 503 ] && [ $_n -lt "$2" ] || break
+		_n=$((_n + 1))
+		sleep 0.2
+	done
+	echo "$_s"
+}
+
 sv_need() {	# sv_need TOOL...
 	for sv_t in "$@"; do
 		command -v "$sv_t" >/dev/null 2>&1 ||

@@ -44,6 +44,17 @@ region_of(const char *name)
 	return (off_t)(h & (REGION_SIZE - 1)) << REGION_BITS;
 }
 
+/* The byte of the file ino at dbpath: in its name's region, at its
+ * inode's low bits. */
+static off_t
+byte_of(const char *dbpath, ino_t ino)
+{
+	const char	*slash, *name;
+
+	name = (slash = strrchr(dbpath, '/')) != NULL ? slash + 1 : dbpath;
+	return region_of(name) + (off_t)(ino & (ino_t)(REGION_SIZE - 1));
+}
+
 /* 1 if another description holds a lock in [start, start + len). */
 static int
 held(int fd, off_t start, off_t len)
@@ -94,17 +105,15 @@ walguard_take(struct walguard *g, const char *dbpath, ino_t ino, char *err,
     size_t errsz)
 {
 	struct flock	 fl;
-	const char	*slash, *name;
 	off_t		 region, byte;
 	int		 fd;
 
 	g->fd = -1;
 	g->locked = 0;
-	name = (slash = strrchr(dbpath, '/')) != NULL ? slash + 1 : dbpath;
 	if ((fd = walguard_dir(dbpath)) == -1)
 		return WALGUARD_NONE;
-	region = region_of(name);
-	byte = region + (off_t)(ino & (ino_t)(REGION_SIZE - 1));
+	byte = byte_of(dbpath, ino);
+	region = byte & ~(REGION_SIZE - 1);
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_RDLCK;
 	fl.l_whence = SEEK_SET;
@@ -133,17 +142,14 @@ walguard_request(int dirfd, const char *dbpath)
 {
 	struct flock	 fl;
 	struct stat	 sb;
-	const char	*slash, *name;
 	int		 others;
 
 	if (stat(dbpath, &sb) == -1)
 		return 0;
-	name = (slash = strrchr(dbpath, '/')) != NULL ? slash + 1 : dbpath;
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_RDLCK;
 	fl.l_whence = SEEK_SET;
-	fl.l_start = REQUESTS_AT + region_of(name) + (off_t)(sb.st_ino &
-	    (ino_t)(REGION_SIZE - 1));
+	fl.l_start = REQUESTS_AT + byte_of(dbpath, sb.st_ino);
 	fl.l_len = 1;
 	others = held(dirfd, fl.l_start, 1);
 	(void)fcntl(dirfd, F_OFD_SETLK, &fl);
