@@ -949,8 +949,7 @@ cp "$top_srcdir/tests/node/package.json" \
     "$top_srcdir/tests/node/verify-outbox.mjs" "$node/" ||
     bail "copying tests/node"
 chmod u+w "$node"/* 2>/dev/null
-if ! (cd "$node" && $watchdog npm ci --no-audit --no-fund --ignore-scripts \
-    --prefer-offline --loglevel=error) >"$tmp/npm.log" 2>&1; then
+if ! sv_npm_ci "$node" "$tmp/npm.log"; then
 	sed 's/^/# /' "$tmp/npm.log"
 	bail "npm ci failed in $node"
 fi

@@ -106,10 +106,7 @@ if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
 	    "$top_srcdir/tests/node/sign.mjs" "$node_dir/" ||
 	    bail "copying tests/node"
 	chmod u+w "$node_dir"/* 2>/dev/null
-	# shellcheck disable=SC2086
-	if ! (cd "$node_dir" && $watchdog npm ci --no-audit --no-fund \
-	    --ignore-scripts --prefer-offline --loglevel=error) \
-	    >"$tmp/npm.log" 2>&1; then
+	if ! sv_npm_ci "$node_dir" "$tmp/npm.log"; then
 		sed 's/^/# /' "$tmp/npm.log"
 		bail "npm ci failed in $node_dir"
 	fi

@@ -121,6 +121,22 @@ post_settled() {
 	echo "$_s"
 }
 
+# sv_npm_ci DIR LOG: "npm ci" of the pinned test libraries in DIR (its
+# package-lock.json), output to LOG; once more after a pause if it fails:
+# on a fresh machine the suites fill npm's empty cache side by side, and
+# one may meet another's half-written entry.  Status: npm's last.
+sv_npm_ci() {
+	_t=
+	command -v timeout >/dev/null 2>&1 && _t="timeout -k 10 300"
+	for _try in 1 2; do
+		# shellcheck disable=SC2086 # $_t: a command and its argument
+		(cd "$1" && $_t npm ci --no-audit --no-fund --ignore-scripts \
+		    --prefer-offline --loglevel=error) >"$2" 2>&1 && return 0
+		[ "$_try" = 2 ] || { echo "# npm ci failed; once more"; sleep 3; }
+	done
+	return 1
+}
+
 sv_need() {	# sv_need TOOL...
 	for sv_t in "$@"; do
 		command -v "$sv_t" >/dev/null 2>&1 ||
