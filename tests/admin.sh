@@ -141,20 +141,20 @@ out=$("$ONCEHOOK_BIN" list --status bogus 2>&1)
 ok $? "list --status with an unknown word: says which, exit 2"
 
 # Age evt_a and a conflict past shop's one-hour retention.
-sqlite3 "$ONCEHOOK_DB" "UPDATE events SET received_at = received_at - 7200,
+sqlite3 -cmd '.timeout 10000' "$ONCEHOOK_DB" "UPDATE events SET received_at = received_at - 7200,
     expires_at = expires_at - 7200 WHERE key = 'evt_a';
     INSERT INTO conflicts (endpoint, key, payload_hash, received_at)
     VALUES ('shop', 'old', 'x', strftime('%s','now') - 7200),
            ('keep', 'old', 'x', strftime('%s','now') - 7200000)"
 out=$("$ONCEHOOK_BIN" prune --dry-run 2>&1)
 [ "$out" = "would delete 1 events and 1 conflicts past their retention, and 0 outbox rows of the events gone" ] &&
-    [ "$(sqlite3 "$ONCEHOOK_DB" 'SELECT count(*) FROM events')" -eq 3 ]
+    [ "$(sqlite3 -cmd '.timeout 10000' "$ONCEHOOK_DB" 'SELECT count(*) FROM events')" -eq 3 ]
 ok $? "prune --dry-run counts, deletes nothing ($out)"
 out=$("$ONCEHOOK_BIN" prune 2>&1)
 [ "$out" = "deleted 1 events and 1 conflicts past their retention, and 0 outbox rows of the events gone" ] &&
-    [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT group_concat(key) FROM (SELECT key
+    [ "$(sqlite3 -cmd '.timeout 10000' "$ONCEHOOK_DB" "SELECT group_concat(key) FROM (SELECT key
         FROM events ORDER BY key)")" = "evt_b,evt_k" ] &&
-    [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT endpoint FROM conflicts")" = keep ]
+    [ "$(sqlite3 -cmd '.timeout 10000' "$ONCEHOOK_DB" "SELECT endpoint FROM conflicts")" = keep ]
 ok $? "prune: the expired event and conflict go, forever stays ($out)"
 deliver shop '{"eventId":"evt_b","type":"webhook.ping","n":1}' |
     grep -q '"already_processed"'
@@ -376,7 +376,7 @@ out=$(env -i PATH="$PATH" ONCEHOOK_DB="$dir/rolledback.db" \
     ONCEHOOK_ACTIONS="$dir/no-such-actions.sql" "$ONCEHOOK_BIN" init 2>&1)
 [ $? -eq 1 ] && printf '%s\n' "$out" | grep -q 'applied migration' &&
     printf '%s\n' "$out" | grep -q 'no-such-actions.sql.*rolled back' &&
-    [ "$(sqlite3 "$dir/rolledback.db" 'PRAGMA user_version')" = 0 ]
+    [ "$(sqlite3 -cmd '.timeout 10000' "$dir/rolledback.db" 'PRAGMA user_version')" = 0 ]
 ok $? "init that fails after its migrations says they were rolled back"
 
 # oncehook stats: the counters beside a fresh database, and --check's
@@ -467,7 +467,7 @@ body='{"eventId":"evt_ob1","type":"payment.success","metadata":{"orderId":"ob-42
 deliver shop "$body" | grep -q '"processed"'
 ok $? "outbox: a payment processed"
 deliver shop "$body" | grep -q '"already_processed"'
-[ "$(sqlite3 "$ONCEHOOK_DB" "SELECT count(*) FROM outbox WHERE key = 'evt_ob1' AND topic = 'order.paid' AND status = 'pending'")" = 1 ]
+[ "$(sqlite3 -cmd '.timeout 10000' "$ONCEHOOK_DB" "SELECT count(*) FROM outbox WHERE key = 'evt_ob1' AND topic = 'order.paid' AND status = 'pending'")" = 1 ]
 ok $? "outbox: it wrote one order.paid row, its retry none"
 out=$("$ONCEHOOK_BIN" check 2>&1 >/dev/null)
 printf '%s\n' "$out" | grep -q 'warning: outbox topic order.paid (written by an actions file) has no target: its rows wait until ONCEHOOK_OUTBOX_ORDER_PAID_COMMAND or _URL is set' &&
@@ -481,14 +481,14 @@ rc=$?
 ok $? "check: a URL target without ONCEHOOK_OUTBOX_SECRET fails it (1); the URL shown without its password"
 "$ONCEHOOK_BIN" deliver --once >/dev/null 2>&1
 rc=$?
-[ $rc -eq 0 ] && [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob1'")" = pending0 ]
+[ $rc -eq 0 ] && [ "$(sqlite3 -cmd '.timeout 10000' "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob1'")" = pending0 ]
 ok $? "deliver --once without a target: exit 0, the row waits untouched"
 export OUTBOX_MAIL_FROM=shop@example.com OUTBOX_MAIL_SENT="$ob/sent" SENDMAIL="$ob/bin/sendmail"
 ONCEHOOK_OUTBOX_ORDER_PAID_COMMAND="$top_srcdir/conf-examples/outbox-mail.sh" \
     "$ONCEHOOK_BIN" deliver --once 2>"$ob/log"
 rc=$?
-id=$(sqlite3 "$ONCEHOOK_DB" "SELECT id FROM outbox WHERE key = 'evt_ob1'")
-[ $rc -eq 0 ] && [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob1'")" = delivered1 ] &&
+id=$(sqlite3 -cmd '.timeout 10000' "$ONCEHOOK_DB" "SELECT id FROM outbox WHERE key = 'evt_ob1'")
+[ $rc -eq 0 ] && [ "$(sqlite3 -cmd '.timeout 10000' "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob1'")" = delivered1 ] &&
     grep -q '^To: buyer@example.com$' "$ob/mails" &&
     grep -q "^Message-ID: <$id@oncehook.invalid>$" "$ob/mails" &&
     grep -q 'your payment for order ob-42\.' "$ob/mails" &&
@@ -522,7 +522,7 @@ ok $? "outbox: a refund processed (an order.refunded row)"
 ONCEHOOK_OUTBOX_ORDER_REFUNDED_COMMAND=/bin/false ONCEHOOK_OUTBOX_BACKOFF=1 \
     ONCEHOOK_OUTBOX_MAX_ATTEMPTS=2 "$ONCEHOOK_BIN" deliver --max-seconds 4 2>"$ob/log"
 rc=$?
-[ $rc -eq 1 ] && [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts || last_error FROM outbox WHERE key = 'evt_ob2'")" = "dead2/bin/false: exit 1" ] &&
+[ $rc -eq 1 ] && [ "$(sqlite3 -cmd '.timeout 10000' "$ONCEHOOK_DB" "SELECT status || attempts || last_error FROM outbox WHERE key = 'evt_ob2'")" = "dead2/bin/false: exit 1" ] &&
     grep -q 'outcome=failed attempt=1 ' "$ob/log" && grep -q 'outcome=dead attempt=2 ' "$ob/log"
 ok $? "deliver: a target that fails, MAX_ATTEMPTS 2 and a 1 s backoff: failed, then dead (exit 1, after 4 s)"
 out=$("$ONCEHOOK_BIN" stats --check)
@@ -534,18 +534,18 @@ ok $? "stats: the outbox by topic"
 ok $? "stats --prometheus: oncehook_outbox_rows"
 out=$("$ONCEHOOK_BIN" deliver --retry-dead)
 [ $? -eq 0 ] && [ "$out" = "1 dead outbox row made due now" ] &&
-    [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob2'")" = pending0 ]
+    [ "$(sqlite3 -cmd '.timeout 10000' "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob2'")" = pending0 ]
 ok $? "deliver --retry-dead: pending again, attempts from 0 (alone: no delivery)"
 # A receiver that failed, then was fixed: --retry-now sends at once what
 # waits out a 1 h backoff.
 ONCEHOOK_OUTBOX_ORDER_REFUNDED_COMMAND=/bin/false ONCEHOOK_OUTBOX_BACKOFF=3600 \
     "$ONCEHOOK_BIN" deliver --once 2>/dev/null
 ONCEHOOK_OUTBOX_ORDER_REFUNDED_COMMAND=/bin/true "$ONCEHOOK_BIN" deliver --once 2>/dev/null
-[ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob2'")" = pending1 ]
+[ "$(sqlite3 -cmd '.timeout 10000' "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob2'")" = pending1 ]
 ok $? "a failure with a 1 h backoff: the fixed target waits"
 ONCEHOOK_OUTBOX_ORDER_REFUNDED_COMMAND=/bin/true "$ONCEHOOK_BIN" deliver --retry-now --once 2>/dev/null >"$ob/out" &&
     [ "$(cat "$ob/out")" = "1 waiting outbox row made due now" ] &&
-    [ "$(sqlite3 "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob2'")" = delivered2 ]
+    [ "$(sqlite3 -cmd '.timeout 10000' "$ONCEHOOK_DB" "SELECT status || attempts FROM outbox WHERE key = 'evt_ob2'")" = delivered2 ]
 ok $? "deliver --retry-now --once: due now, delivered at attempt 2"
 unset OUTBOX_MAIL_FROM OUTBOX_MAIL_SENT SENDMAIL
 

@@ -127,11 +127,6 @@ load_endpoint=stripe load "$tmp/load-stripe.out" --kills 2 --seconds 4 \
 # middle of an upgrade) says no hello: every process claims its events
 # itself, none is answered 503 for it.
 secret=$(sed -n 's/^ONCEHOOK_SHOP_SECRET=//p' "$d/conf/env" | cut -d' ' -f1)
-# q SQL: a query of the database, waiting while a process that just
-# answered still closes it (its last close copies and cuts the log).
-q() {
-	sqlite3 -cmd '.timeout 5000' "$db" "$1"
-}
 # post KEY [SECONDS]: deliver through lighttpd, waiting at most SECONDS
 # (30) for the answer; prints the status code (000: none in time).
 post() {
@@ -151,7 +146,7 @@ stop_writer() {
 # restore: a backup of $db renamed over it and its log files removed,
 # under the running processes (docs/reliability.md's restore).
 restore() {
-	as_backend sqlite3 "$db" ".backup '$db.backup'" || bail "backup"
+	as_backend sqlite3 -cmd '.timeout 10000' "$db" ".backup '$db.backup'" || bail "backup"
 	as_backend cp "$db.backup" "$db.restore" || bail "cp backup"
 	mv "$db.restore" "$db"
 	rm -f "$db-wal" "$db-shm"
@@ -173,7 +168,7 @@ for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
 	code=$(post "nox$i")
 	[ "$code" = 200 ] || bad="$bad nox$i:$code"
 done
-rows=$(q "SELECT count(*) FROM events WHERE key LIKE 'nox%'")
+rows=$(sq "$db" "SELECT count(*) FROM events WHERE key LIKE 'nox%'")
 chmod a+x "$d/bin/oncehook"
 [ -z "$bad" ] && [ "$rows" = 12 ] && [ -z "$(writers "$db")" ]
 check $? "no writer can start: 12 events processed by the processes themselves, no 503 ($rows rows${bad:+,$bad})"
@@ -228,7 +223,7 @@ alone() {	# prefix
 		code=$(post "$k")
 		[ "$code" = 200 ] || bad="$bad $k:$code"
 	done
-	rows=$(q "SELECT count(*) FROM events WHERE key LIKE '$1%'")
+	rows=$(sq "$db" "SELECT count(*) FROM events WHERE key LIKE '$1%'")
 	[ -z "$bad" ] && [ "$rows" = 3 ] && [ -z "$(writers "$db")" ] &&
 	    ! grep -q 'writer: started' "$d/log/breakage.log"
 }
@@ -268,8 +263,8 @@ if [ "$(printf '%s\n' "$w" | grep -c .)" = 1 ]; then
 	for k in nrm-held1 nrm-held2 nrm-held3; do
 		again="$again$(post "$k") "
 	done
-	rows=$(q "SELECT count(*) FROM events WHERE key LIKE 'nrm-held%'")
-	orders=$(q "SELECT count(*) FROM orders WHERE id LIKE 'o_nrm-held%'")
+	rows=$(sq "$db" "SELECT count(*) FROM events WHERE key LIKE 'nrm-held%'")
+	orders=$(sq "$db" "SELECT count(*) FROM orders WHERE id LIKE 'o_nrm-held%'")
 	[ "$held" = "000 000 000 000 " ] && [ "$again" = "200 200 200 " ] &&
 	    [ "$rows" = 3 ] && [ "$orders" = 3 ]
 	check $? "normal, after the load: one delivery at a time waits for the stopped writer, and so does a retry of an event it holds (answers $held), then each event is there once ($rows rows, $orders orders; retries $again)"
@@ -291,7 +286,7 @@ load_endpoint=stripe load "$tmp/load-normal-stripe.out" --kills 2 \
 # file's byte, store/sqlite/walguard.h, and every new connection would meet 503.)
 restore
 post_restored nrm-r1 nrm-r2 nrm-r3 nrm-r4 nrm-r5
-rows=$(q "SELECT count(*) FROM events WHERE key LIKE 'nrm-r%'")
+rows=$(sq "$db" "SELECT count(*) FROM events WHERE key LIKE 'nrm-r%'")
 [ -z "$bad" ] || tail -n 12 "$d/log/breakage.log" | sed 's/^/# /'
 [ -z "$bad" ] && [ "$rows" = 5 ]
 check $? "normal, restored under the writer and its copier: each delivery processed in the new file within 8 s (${bad:-all 200}; $rows rows)"
@@ -327,7 +322,7 @@ db=$(sed -n 's/^ONCEHOOK_DB=//p' "$d/conf/env")
 lt_start "$d" fastcgi || bail "lighttpd did not start"
 secret=$(sed -n 's/^ONCEHOOK_SHOP_SECRET=//p' "$d/conf/env" | cut -d' ' -f1)
 texts() {
-	q "SELECT v || ':' || count(*) FROM texts GROUP BY v ORDER BY v" |
+	sq "$db" "SELECT v || ':' || count(*) FROM texts GROUP BY v ORDER BY v" |
 	    tr '\n' ' '
 }
 bad=

@@ -124,7 +124,7 @@ check $? "renamed back: processed after the processes reopen it"
 # A restore as docs/operations.md says to do it by file: a backup taken with
 # SQLite, copied in under a new name, renamed over the database, and
 # the old -wal and -shm removed.
-as_backend sqlite3 "$db" ".backup '$d/db/backup.db'" || bail "backup"
+as_backend sqlite3 -cmd '.timeout 10000' "$db" ".backup '$d/db/backup.db'" || bail "backup"
 as_backend cp "$d/db/backup.db" "$d/db/restore.tmp" || bail "cp backup"
 mv "$d/db/restore.tmp" "$db"
 rm -f "$db-wal" "$db-shm"
@@ -152,7 +152,7 @@ writers=$(($(grep -c 'writer: started for the FastCGI processes' \
     "$d/log/breakage.log")))
 before=$(grep -c 'removed, renamed or replaced while in use' \
     "$d/log/breakage.log")
-as_backend sqlite3 "$db" ".backup '$d/db/backup.db'" || bail "backup"
+as_backend sqlite3 -cmd '.timeout 10000' "$db" ".backup '$d/db/backup.db'" || bail "backup"
 as_backend cp "$d/db/backup.db" "$d/db/restore.tmp" || bail "cp backup"
 mv "$d/db/restore.tmp" "$db"
 rm -f "$db-wal" "$db-shm"
@@ -168,7 +168,7 @@ done
     [ "$s1" = 200 ]
 check $? "replaced, both processes idle: each lets go within a second by itself; then both process in the new file"
 
-as_backend sqlite3 "$db" ".backup '$d/db/backup2.db'" || bail "backup"
+as_backend sqlite3 -cmd '.timeout 10000' "$db" ".backup '$d/db/backup2.db'" || bail "backup"
 rm -f "$db" "$db-wal" "$db-shm"
 refused d1 d2 d3 d4
 check $? "removed: every delivery 503"
@@ -209,7 +209,7 @@ lt_stop
 
 missing=
 for k in $acked; do
-	got=$(sqlite3 "$db" "SELECT count(*) FROM events e JOIN orders o
+	got=$(sq "$db" "SELECT count(*) FROM events e JOIN orders o
 	    ON o.id = 'o_' || e.key WHERE e.endpoint = 'shop' AND
 	    e.key = '$k' AND o.paid_at IS NOT NULL")
 	[ "$got" = 1 ] || missing="$missing $k"

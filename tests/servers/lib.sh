@@ -91,7 +91,8 @@ sv_tmp_done() {	# sv_tmp_done DIR
 # writers DB: the pids of the writers whose ONCEHOOK_DB is DB.
 writers() {
 	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = oncehook-writer ] || continue
+		# read, not cat: no process made for each one looked at
+		read -r _c <"$p/comm" && [ "$_c" = oncehook-writer ] || continue
 		tr '\0' '\n' <"$p/environ" 2>/dev/null |
 		    grep -qx "ONCEHOOK_DB=$1" && echo "${p#/proc/}"
 	done 2>/dev/null
@@ -119,6 +120,15 @@ post_settled() {
 		sleep 0.2
 	done
 	echo "$_s"
+}
+
+# sq DB SQL...: the sqlite3 shell on DB, waiting up to 10 s for a lock:
+# an oncehook process that closes the database last (a writer that
+# lingers after the server stopped, a CGI process that just answered)
+# copies the log into it and cuts it, and a query meanwhile would fail
+# and print nothing.
+sq() {
+	sqlite3 -cmd '.timeout 10000' "$@"
 }
 
 # sv_npm_ci DIR LOG: "npm ci" of the pinned test libraries in DIR (its
