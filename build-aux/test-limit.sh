@@ -10,15 +10,23 @@
 # running in its group when it ended is killed too (and named): it would
 # hold the TAP pipe open, and the driver would wait for it for ever.
 #
+# Each test's start and end (its seconds and exit status) are added to
+# the file ONCEHOOK_TEST_TRACE (default: test-limit.trace in the current
+# directory, the build directory under make): what began and did not end
+# is there even when make is killed (it removes the unfinished logs).
+#
 # Exit status: the test's, or 99.
 
 limit=${ONCEHOOK_TEST_LIMIT:-600}
+trace=${ONCEHOOK_TEST_TRACE:-test-limit.trace}
 [ $# -gt 0 ] || { echo "usage: test-limit.sh TEST [ARG...]" >&2; exit 2; }
 command -v setsid >/dev/null 2>&1 || exec "$@"
 
 # A background job of a shell without job control is not a group
 # leader: setsid(1) makes the test's group without a fork of its own,
 # so its pid is the group's.
+began=$(date +%s)
+echo "began $1 $began" >>"$trace" 2>/dev/null
 setsid "$@" &
 pid=$!
 
@@ -71,4 +79,5 @@ if [ -n "$left" ]; then
 	printf '%s\n' "$left" | head -n 20 | sed 's/^/#   /'
 	stop
 fi
+echo "ended $1 $(($(date +%s) - began))s exit $rc" >>"$trace" 2>/dev/null
 exit $rc

@@ -91,14 +91,23 @@ bounded() {
 	return $rc
 }
 
-# The automake tests of the build in . that began and did not end.
+# The automake tests of the build in . that began and did not end
+# (build-aux/test-limit.sh's trace: make removes their logs).
 unfinished() {
-	local l
-	for l in tests/*.log tests/unit/*.log; do
-		[ -f "$l" ] && [ ! -f "${l%.log}.trs" ] || continue
-		echo "--- unfinished: $l"
-		tail -n 5 "$l"
+	local t
+	[ -f test-limit.trace ] || return 0
+	for t in $(awk '$1 == "began" { b[$2] = 1 } $1 == "ended" { delete b[$2] }
+	    END { for (t in b) print t }' test-limit.trace); do
+		echo "--- began and did not end: $t"
 	done
+}
+
+# The five tests of the build in . that took longest.
+slowest() {
+	[ -f test-limit.trace ] || return 0
+	echo "== slowest: $(awk '$1 == "ended" { print $3 + 0, $2 }' \
+	    test-limit.trace | sort -rn | head -n 5 |
+	    awk '{ printf "%s%s %ds", (NR > 1 ? ", " : ""), $2, $1 }')"
 }
 
 # suite NAME TARGET CONFIGURE-FLAGS...: build in _build/NAME, make TARGET.
@@ -117,11 +126,15 @@ suite() {
 		result fail
 		return
 	fi
+	rm -f test-limit.trace
 	if ! bounded "${SUITE_LIMIT:-1500}" "make $target" \
 	    make -j"$jobs" "$target" >check.out 2>&1; then
-		tail -n 1 check.out | grep 'had no end' && unfinished &&
-		    result fail
+		if tail -n 1 check.out | grep 'had no end'; then
+			unfinished
+			result fail
+		fi
 	fi
+	slowest
 	grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS|XFAIL):' check.out |
 	    grep -v '^PASS' || true
 	grep -E '^# (TOTAL|PASS|FAIL|ERROR|SKIP):' check.out
