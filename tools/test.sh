@@ -96,7 +96,8 @@ bounded() {
 unfinished() {
 	local t
 	[ -f test-limit.trace ] || return 0
-	for t in $(awk '$1 == "began" { b[$2] = 1 } $1 == "ended" { delete b[$2] }
+	for t in $(awk '{ sub(/.*\/tests\//, "tests/", $2) }
+	    $1 == "began" { b[$2] = 1 } $1 == "ended" { delete b[$2] }
 	    END { for (t in b) print t }' test-limit.trace); do
 		echo "--- began and did not end: $t"
 	done
@@ -105,7 +106,8 @@ unfinished() {
 # The five tests of the build in . that took longest.
 slowest() {
 	[ -f test-limit.trace ] || return 0
-	echo "== slowest: $(awk '$1 == "ended" { print $3 + 0, $2 }' \
+	echo "== slowest: $(awk '$1 == "ended" { sub(/.*\/tests\//, "tests/", $2)
+	    print $3 + 0, $2 }' \
 	    test-limit.trace | sort -rn | head -n 5 |
 	    awk '{ printf "%s%s %ds", (NR > 1 ? ", " : ""), $2, $1 }')"
 }
