@@ -142,7 +142,11 @@ suite() {
 	grep -E '^# (TOTAL|PASS|FAIL|ERROR|SKIP):' check.out
 	for f in $(grep -lE '^(not ok|Bail out)' tests/*.log 2>/dev/null); do
 		echo "--- $f"
-		grep -E '^(not ok|Bail out|#)' "$f" | head -30
+		# Each failure with the comments after it (its details);
+		# a bail-out with what came before (a killed test's listing).
+		grep -E '^(not ok|#)' "$f" | grep -A 6 '^not ok' | head -n 40
+		grep -E '^(Bail out|#)' "$f" | grep -B 40 '^Bail out' |
+		    tail -n 45
 	done
 	count "$dir/test-suite.log"
 }
