@@ -704,6 +704,10 @@ serve_main(int argc, char **argv)
 	    deliver_child, a.deliver, -1, 0 };
 	for (i = 0; i < WORKERS_MAX; i++)
 		pool.kfd[i] = pool.wfd[i] = -1;
+	/* Before the socket and the workers: each worker, and each started
+	 * again, runs the text read here, and a file edited once the
+	 * socket accepts is not it. */
+	store_keep_actions(cf);
 	if ((pool.fd = serve_listen(a.listen, err, sizeof(err))) == -1) {
 		fprintf(stderr, "oncehook serve: %s\n", err);
 		conf_free(cf);
@@ -711,9 +715,6 @@ serve_main(int argc, char **argv)
 	}
 	serve_signals();
 	front_fcgi_limit((unsigned int)a.timeout);
-	/* Before the workers: each of them, and each started again, runs
-	 * the text read here. */
-	store_keep_actions(cf);
 	log_info("serve: listening on %s with %ld workers, timeout %ld s%s%s%s",
 	    a.listen, a.workers, a.timeout, a.group ? ", group commit" : "",
 	    a.work ? ", a work child" : "", a.deliver ? ", a deliver child" :
