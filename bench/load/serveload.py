@@ -450,7 +450,13 @@ class Run:
         if second is None:
             second = random.choice([w for w in self.workers()
                                     if w != victim])
-        os.kill(second, signal.SIGKILL)
+        try:
+            os.kill(second, signal.SIGKILL)
+        except ProcessLookupError:
+            # With group commit serve ends every worker when one dies
+            # (a pair may hold half a claim) and starts them anew: it
+            # may have ended this one first.
+            print("#   worker %d had already been ended by serve" % second)
         done = sum(len(v) for v in list(self.answers.values()))
         for t in threads:
             t.join(120)
