@@ -187,6 +187,15 @@ class Load:
             c.close()
 
 
+def sigkill(pid):
+    """SIGKILL to pid: True, or False if it had ended already."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        return True
+    except ProcessLookupError:
+        return False
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", required=True)
@@ -219,21 +228,20 @@ def main():
             break
         if killed:
             started_after.append(w[0])
-        os.kill(w[0], signal.SIGKILL)
+        if not sigkill(w[0]):
+            print("# writer %d ended before its SIGKILL" % w[0])
         killed.append(w[0])
         if k == 0:
-            # A CGI request's process lives a few milliseconds.
+            # A CGI request's process lives a few milliseconds: one
+            # that ends between the look and the signal is passed over.
             deadline = time.time() + (2 if a.cgi else 0)
-            kids = []
-            while True:
-                kids = [p for p in children_of(a.server_pid)
-                        if comm(p) == "oncehook"]
-                if kids or time.time() >= deadline:
+            while fcgi_killed is None:
+                fcgi_killed = next((p for p in children_of(a.server_pid)
+                                    if comm(p) == "oncehook" and
+                                    sigkill(p)), None)
+                if time.time() >= deadline:
                     break
                 time.sleep(0.001)
-            if kids:
-                fcgi_killed = kids[0]
-                os.kill(fcgi_killed, signal.SIGKILL)
     time.sleep(step)
     # The writer started after the last kill, looked for under load.
     deadline = time.time() + 5
