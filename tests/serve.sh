@@ -175,8 +175,8 @@ if dp_wait_port "$port" "$spid"; then
 	sent=$(grep -c 'outcome=delivered' "$d/log/serve-tcp.log" || :)
 	(dp_env "$d" as_backend "$d/bin/oncehook" deliver --once) \
 	    2>>"$d/log/deliver.log"
-	rows=$(sqlite3 -cmd '.timeout 10000' "$d/db/oncehook.db" "SELECT count(*) FROM outbox WHERE topic = 'order.paid'")
-	left=$(sqlite3 -cmd '.timeout 10000' "$d/db/oncehook.db" "SELECT count(*) FROM outbox WHERE status <> 'delivered'")
+	rows=$(sq "$d/db/oncehook.db" "SELECT count(*) FROM outbox WHERE topic = 'order.paid'")
+	left=$(sq "$d/db/oncehook.db" "SELECT count(*) FROM outbox WHERE status <> 'delivered'")
 	noted=$(sort -u "$d/db/outbox-notes" 2>/dev/null | grep -c .)
 	if [ "$sent" -gt 0 ] && [ "${rows:-0}" -gt 0 ] && [ "$left" = 0 ] &&
 	    [ "$noted" = "$rows" ]; then
@@ -305,7 +305,7 @@ for i in range(int(n)):
 sys.exit(1 if bad else 0)
 PY
 }
-texts() { sqlite3 -cmd '.timeout 10000' "$d/db/oncehook.db" "SELECT v || ':' || count(*) FROM texts GROUP BY v ORDER BY v" | tr '\n' ' '; }
+texts() { sq "$d/db/oncehook.db" "SELECT v || ':' || count(*) FROM texts GROUP BY v ORDER BY v" | tr '\n' ' '; }
 if dp_wait_port "$port" "$spid"; then
 	printf '%s\n' '-- on: *' "INSERT INTO texts VALUES (:key, 'v2');" \
 	    >"$d/sql/once.sql"
