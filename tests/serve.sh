@@ -10,7 +10,8 @@
 #   - serve refuses a listening address that is not loopback
 #   - TCP, 127.0.0.1 and a free port, --workers 4: the duplicate load;
 #     SIGKILL to a worker holding a request and to another one mid-load;
-#     SIGTERM with a request in flight: exit status 0
+#     SIGTERM with two requests in flight (one stopped in its parameters,
+#     one in its body): both answered 200, exit status 0
 #   - --timeout 2, two workers, on TCP and on a unix socket: two idle
 #     connections, one stopped mid-parameters, one mid-body; each is
 #     closed, a delivery behind them is answered, nothing is stored for
@@ -18,7 +19,8 @@
 #   - the unit's ExecStart= (a unix socket, --workers 4) with the
 #     environment file its comments show: a stale socket file is
 #     replaced, the socket is mode 0660, a second serve on it is refused,
-#     SIGTERM with a request in flight: exit status 0, socket removed
+#     SIGTERM with two requests in flight: both answered, exit status 0,
+#     socket removed
 #
 # Run by "make check" with top_srcdir, top_builddir and ONCEHOOK_BIN set.
 # Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no

@@ -32,9 +32,10 @@ ONCEHOOK_DB.  The steps, in the order given:
            one "accepted" per event, its duplicates already_processed;
            then serve's work child runs every event once: one processed
            row and one paid order each
-  term     a request in flight (its body half sent) when serve gets
-           SIGTERM: serve waits for it, it gets 200 processed, then serve
-           exits (the caller checks the exit status and the socket)
+  term     two requests in flight when serve gets SIGTERM, one stopped
+           in the middle of its parameters, one in the middle of its
+           body: serve waits for them, each gets 200 processed, then
+           serve exits (the caller checks the exit status and the socket)
 
 Prints "ok - serve: ..." / "not ok - serve: ..." lines (the shell numbers
 them) with "#" lines saying what differed.  Exit status 0, 1 if a check
@@ -261,13 +262,17 @@ class Run:
             time.sleep(0.01)
         return None
 
-    def slow_begin(self, key, order):
-        """A request whose body is half sent; the worker holding it."""
+    def slow_begin(self, key, order, params=False):
+        """A request whose body is half sent (with params, stopped in
+        the middle of its parameters); the worker holding it."""
         body = self.body(key, order)
         before = {w: sockets(w) for w in self.workers()}
         r = fcgiclient.Request(self.a.addr, fcgiclient.cgi_params(
             "POST", "/hooks/shop", body, self.headers(body)), body)
-        r.begin(len(body) // 2)
+        if params:
+            r.begin(head=200)
+        else:
+            r.begin(len(body) // 2)
         return r, self.holder(before)
 
     # -- steps ---------------------------------------------------------------
@@ -652,28 +657,37 @@ class Run:
                            "after closing")
 
     def s_term(self):
-        key = "term-%s" % self.tag
-        slow, holder = self.slow_begin(key, key)
-        if not self.check(holder is not None, "no worker took the slow "
-                          "request"):
-            return
+        # Two in flight: one in the middle of its parameters (libfcgi
+        # still accepting it), one in the middle of its body.
+        held = []
+        for what, params in (("parameters", True), ("body", False)):
+            key = "term-%s-%s" % (what[0], self.tag)
+            slow, holder = self.slow_begin(key, key, params=params)
+            if not self.check(holder is not None, "no worker took the "
+                              "request stopped in its %s" % what):
+                return
+            held.append((what, key, slow, holder))
         os.kill(self.a.serve_pid, signal.SIGTERM)
         time.sleep(0.5)
-        self.check(alive(self.a.serve_pid), "serve exited with a request "
+        self.check(alive(self.a.serve_pid), "serve exited with requests "
                    "in flight")
-        self.check(alive(holder), "the worker holding the request exited")
-        try:
-            r = slow.finish()
-        except (fcgiclient.Incomplete, OSError) as e:
-            self.check(False, "the request in flight at SIGTERM failed: %s"
-                       % e)
-            return
-        self.check(r.status == 200 and isinstance(r.json, dict) and
-                   r.json.get("status") == "processed",
-                   "the request in flight at SIGTERM: %r, want 200 "
-                   "processed" % r)
-        self.check(self.rows([key]).get(key) == ["processed"],
-                   "no events row for the request in flight")
+        for what, key, slow, holder in held:
+            self.check(alive(holder), "the worker holding the request "
+                       "stopped in its %s exited" % what)
+        for what, key, slow, holder in held:
+            try:
+                r = slow.finish()
+            except (fcgiclient.Incomplete, OSError) as e:
+                self.check(False, "the request stopped in its %s at "
+                           "SIGTERM failed: %s" % (what, e))
+                continue
+            self.check(r.status == 200 and isinstance(r.json, dict) and
+                       r.json.get("status") == "processed",
+                       "the request stopped in its %s at SIGTERM: %r, "
+                       "want 200 processed" % (what, r))
+            self.check(self.rows([key]).get(key) == ["processed"],
+                       "no events row for the request stopped in its %s"
+                       % what)
         deadline = time.time() + 10
         while alive(self.a.serve_pid) and time.time() < deadline:
             time.sleep(0.05)
@@ -710,8 +724,9 @@ TITLES = {
                "reading until the web server closes (libfcgi's way); one "
                "whose body's end is held back is answered at once; a "
                "kept connection takes its next request",
-    "term": "SIGTERM with a request in flight (body half sent): serve "
-            "waits, the request gets 200 processed, then serve exits",
+    "term": "SIGTERM with two requests in flight (one stopped in its "
+            "parameters, one in its body): serve waits, each gets 200 "
+            "processed, then serve exits",
 }
 
 

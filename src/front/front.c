@@ -355,10 +355,13 @@ on_stop(int sig)
  * of its log).  Without a limit, the listening socket stays blocking
  * and SO_RCVTIMEO ends the wait (the kernel wakes one waiting process
  * per connection; poll() would wake them all).  With one: wait until a
- * connection is there (unless the web server kept the last one open for
- * its next request), start the clock, and let libfcgi take it from the
- * non-blocking socket.  Returns what FCGX_Accept_r() returns: -EAGAIN
- * if another worker took it first, or the second passed.
+ * connection is there, or the next request's first bytes on one the web
+ * server kept open, start the clock, and let libfcgi take it from the
+ * non-blocking socket.  From then on the request is in flight (busy): a
+ * SIGTERM while libfcgi accepts it and reads its parameters waits for
+ * its answer, as one while its body is read does.  Returns what
+ * FCGX_Accept_r() returns: -EAGAIN if another worker took it first, or
+ * the second passed.
  */
 #define IDLE_TICK_MS	1000
 
@@ -374,17 +377,23 @@ accept_timed(struct pipeline *p, FCGX_Request *r, int listenfd)
 		return rc;
 	}
 	FCGX_Finish_r(r);
-	pfd.fd = listenfd;
+	/* ipcFd: libfcgi's, read only (see on_alarm()). */
+	pfd.fd = r->ipcFd >= 0 ? r->ipcFd : listenfd;
 	pfd.events = POLLIN;
-	while (r->ipcFd < 0 && (n = poll(&pfd, 1, IDLE_TICK_MS)) <= 0) {
+	while ((n = poll(&pfd, 1, IDLE_TICK_MS)) <= 0) {
 		if (n == -1)
 			return errno == EINTR ? -EAGAIN : -errno;
 		pipeline_idle(p);
 	}
+	busy = 1;
 	phase = PHASE_RECEIVING;
 	alarm(limit);
-	if ((rc = FCGX_Accept_r(r)) != 0)
+	if ((rc = FCGX_Accept_r(r)) != 0) {
 		clock_stop(PHASE_IDLE);
+		busy = 0;
+		if (stopping)
+			_exit(0);
+	}
 	clock_report();
 	return rc;
 }
@@ -497,7 +506,7 @@ front_fcgi(struct pipeline *p, int listenfd)
 			continue;
 		if (rc != 0)
 			break;
-		busy = 1;
+		busy = 1;	/* accept_timed() set it already with a limit */
 		if (limit > 0)
 			sigprocmask(SIG_BLOCK, &stops, NULL);
 		fb.in = r.in;

@@ -143,14 +143,20 @@ class Request:
         self.timeout = timeout
         self.sock = None
         self.sent = 0
+        self.pending = b""      # unsent parameters (begin(head=...))
 
-    def begin(self, first=None):
+    def begin(self, first=None, head=None):
         """Connect, send the parameters and first bytes of the body
-        (all of it if first is None)."""
+        (all of it if first is None); with head, only the first head
+        bytes of the request's opening and parameters records."""
         self.sock = connect(self.addr, self.timeout)
-        n = len(self.body) if first is None else first
         data = record(BEGIN_REQUEST, struct.pack("!HB5x", RESPONDER, 0))
         data += stream(PARAMS, encode_params(self.params))
+        if head is not None:
+            self.sock.sendall(data[:head])
+            self.pending = data[head:]
+            return
+        n = len(self.body) if first is None else first
         for i in range(0, n, MAXREC):
             data += record(STDIN, self.body[i:min(n, i + MAXREC)])
         self.sock.sendall(data)
@@ -162,8 +168,8 @@ class Request:
     def finish(self):
         try:
             rest = self.body[self.sent:]
-            self.sock.sendall(stream(STDIN, rest) if rest else
-                              record(STDIN, b""))
+            self.sock.sendall(self.pending + (stream(STDIN, rest) if rest
+                                              else record(STDIN, b"")))
             return self.read()
         finally:
             self.sock.close()
