@@ -34,8 +34,9 @@ ONCEHOOK_DB.  The steps, in the order given:
            row and one paid order each
   term     two requests in flight when serve gets SIGTERM, one stopped
            in the middle of its parameters, one in the middle of its
-           body: serve waits for them, each gets 200 processed, then
-           serve exits (the caller checks the exit status and the socket)
+           body, and a kept connection idle: serve waits for the two,
+           each gets 200 processed, then serve exits at once (the caller
+           checks the exit status and the socket)
 
 Prints "ok - serve: ..." / "not ok - serve: ..." lines (the shell numbers
 them) with "#" lines saying what differed.  Exit status 0, 1 if a check
@@ -667,6 +668,13 @@ class Run:
                               "request stopped in its %s" % what):
                 return
             held.append((what, key, slow, holder))
+        # And a connection the web server keeps, idle after its answer:
+        # no request is in flight on it, so it holds nobody.
+        kk = "term-k-%s" % self.tag
+        kept = self.begin_raw(self.path, self.body(kk, kk), keep=1,
+                              end=True)
+        r = self.answer(kept)
+        self.check(r.status == 200, "the kept connection's request: %r" % r)
         os.kill(self.a.serve_pid, signal.SIGTERM)
         time.sleep(0.5)
         self.check(alive(self.a.serve_pid), "serve exited with requests "
@@ -688,11 +696,17 @@ class Run:
             self.check(self.rows([key]).get(key) == ["processed"],
                        "no events row for the request stopped in its %s"
                        % what)
-        deadline = time.time() + 10
-        while alive(self.a.serve_pid) and time.time() < deadline:
+        t0 = time.time()
+        while alive(self.a.serve_pid) and time.time() < t0 + 10:
             time.sleep(0.05)
+        took = time.time() - t0
+        kept.close()
+        print("#   serve exited %.2fs after the last answer" % took)
         self.check(not alive(self.a.serve_pid), "serve still running 10 s "
                    "after SIGTERM")
+        self.check(took < 5, "serve took %.1fs to exit after the last "
+                   "answer, with an idle kept connection open (--timeout "
+                   "%d): want under 5 s" % (took, self.a.timeout))
 
 
 TITLES = {
@@ -725,8 +739,9 @@ TITLES = {
                "whose body's end is held back is answered at once; a "
                "kept connection takes its next request",
     "term": "SIGTERM with two requests in flight (one stopped in its "
-            "parameters, one in its body): serve waits, each gets 200 "
-            "processed, then serve exits",
+            "parameters, one in its body) and a kept connection idle: "
+            "serve waits for the two, each gets 200 processed, then serve "
+            "exits",
 }
 
 
