@@ -508,6 +508,10 @@ sqs_connect(const struct conf *cf, int flags, struct store **out, char *err,
 	int		 v = 0, rc;
 
 	*out = NULL;
+	/* SQLite starts here, at the first store: a CGI request whose
+	 * event goes to the writer never starts it (sqs_process_init()).
+	 * Again at each store: a start since made "unix" the default. */
+	(void)sqwal_register();		/* else SQLite's own, as it was */
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
 		snprintf(err, errsz, "out of memory");
 		return HOOK_ESYSTEM;
@@ -1353,12 +1357,15 @@ sqs_process_init(void)
 	 * No bulk of pages set up at a cache's first page: SQLite's
 	 * default allocates room for 20 and writes a header into each,
 	 * 20 fresh pages of memory faulted in per cache whatever is used;
-	 * each page comes from malloc() when it is first needed.  Before
-	 * sqwal_register(): finding a VFS starts SQLite, and a start
-	 * refuses this setting.
+	 * each page comes from malloc() when it is first needed.
+	 *
+	 * Nothing here starts SQLite (finding a VFS would, and a start
+	 * refuses these settings): the product's VFS is registered at the
+	 * first store (sqs_connect()), so that a process that opens none,
+	 * a CGI request whose event goes to the writer, never pays for
+	 * SQLite's start (its function tables, their pages).
 	 */
 	(void)sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
-	(void)sqwal_register();		/* else SQLite's own, as it was */
 }
 
 int

@@ -54,8 +54,9 @@
  * Registers the wrapping VFS as SQLite's default, over the default of
  * the first call ("unix"; the tests' fault-injecting VFS, tests/
  * faultvfs.h, in theirs); again after a sqlite3_shutdown() and
- * sqlite3_initialize(), which make "unix" the default.  0, or -1: the
- * default stays what it was.
+ * sqlite3_initialize(), which make "unix" the default.  Called at each
+ * store's connect, not at the process's start: finding the default
+ * starts SQLite.  0, or -1: the default stays what it was.
  */
 int	sqwal_register(void);
 
