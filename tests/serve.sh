@@ -15,7 +15,9 @@
 #   - --timeout 2, two workers, on TCP and on a unix socket: two idle
 #     connections, one stopped mid-parameters, one mid-body; each is
 #     closed, a delivery behind them is answered, nothing is stored for
-#     the body cut short
+#     the body cut short; a kept connection idle on each worker is
+#     closed after 2 s; SIGTERM with eight silent connections queued:
+#     serve exits within 4 s, status 0
 #   - the unit's ExecStart= (a unix socket, --workers 4) with the
 #     environment file its comments show: a stale socket file is
 #     replaced, the socket is mode 0660, a second serve on it is refused,
@@ -209,10 +211,14 @@ for fam in tcp unix; do
 	if if [ $fam = tcp ]; then dp_wait_port "$port" "$spid"
 	    else dp_wait_socket "$addr" "$spid"; fi; then
 		dp_py "$label" bench/load/serveload.py workers stall closing \
+		    keepidle termidle \
 		    --addr "$addr" \
 		    --serve-pid "$spid" --env "$d/conf/env" --workers 2 \
 		    --timeout 2
+		wait_serve "$spid" "$label"
 		if grep -q 'no whole request within 2 s' \
+		    "$d/log/serve-stall-$fam.log" &&
+		    grep -q 'a kept connection sent nothing for 2 s' \
 		    "$d/log/serve-stall-$fam.log"; then
 			tap ok "$label: the log names the connections closed"
 		else

@@ -32,6 +32,12 @@ ONCEHOOK_DB.  The steps, in the order given:
            one "accepted" per event, its duplicates already_processed;
            then serve's work child runs every event once: one processed
            row and one paid order each
+  keepidle (serve --timeout T) a connection the web server keeps, left
+           idle on every worker: each is closed after T s, as one that
+           sends nothing is, and a delivery behind them is answered
+  termidle (serve --timeout T) four connections a worker that send
+           nothing when serve gets SIGTERM: it exits within 2T s (it
+           does not wait T s for each in turn)
   term     two requests in flight when serve gets SIGTERM, one stopped
            in the middle of its parameters, one in the middle of its
            body, and a kept connection idle: serve waits for the two,
@@ -657,6 +663,69 @@ class Run:
         self.check_effects({key: key, kh: kh, k1: k1, k2: k2},
                            "after closing")
 
+    def s_keepidle(self):
+        # A kept connection idle on each worker: each is closed after
+        # --timeout, as a connection that sends nothing is, and a
+        # delivery behind them is answered.
+        t = self.a.timeout
+        kept = []
+        for i in range(self.a.workers):
+            k = "keepidle-%d-%s" % (i, self.tag)
+            s = self.begin_raw(self.path, self.body(k, k), keep=1, end=True)
+            r = self.answer(s)
+            self.check(r.status == 200, "kept connection %d: %r" % (i, r))
+            kept.append(s)
+        ok = "keepidle-ok-%s" % self.tag
+        t0 = time.time()
+        try:
+            r = fcgiclient.request(self.a.addr, "POST", self.path,
+                                   self.body(ok, ok),
+                                   self.headers(self.body(ok, ok)),
+                                   timeout=2 * t + 3)
+        except (fcgiclient.Incomplete, OSError) as e:
+            r = "no answer: %s" % e
+        took = time.time() - t0
+        print("#   the delivery behind %d idle kept connections: answered "
+              "after %.1fs (timeout %ds)" % (len(kept), took, t))
+        self.check(getattr(r, "status", 0) == 200 and
+                   r.json.get("status") == "processed" and took < 2 * t + 3,
+                   "the delivery behind %d idle kept connections: %r after "
+                   "%.1fs, want 200 processed within %ds" % (
+                       len(kept), r, took, 2 * t + 3))
+        closed = 0
+        for s in kept:
+            s.settimeout(t + 3)
+            try:
+                closed += s.recv(1) == b""
+            except OSError:
+                closed += 1
+            s.close()
+        self.check(closed == len(kept), "%d of %d idle kept connections "
+                   "closed by serve" % (closed, len(kept)))
+
+    def s_termidle(self):
+        # Connections that send nothing, more than the workers, when
+        # serve gets SIGTERM: nothing of them is in flight; serve waits
+        # for none after the first --timeout (it used to take them one
+        # by one, --timeout each).
+        t = self.a.timeout
+        n = 4 * self.a.workers
+        socks = [fcgiclient.connect(self.a.addr, timeout=30)
+                 for _ in range(n)]
+        time.sleep(0.3)
+        t0 = time.time()
+        os.kill(self.a.serve_pid, signal.SIGTERM)
+        while alive(self.a.serve_pid) and time.time() < t0 + 30:
+            time.sleep(0.05)
+        took = time.time() - t0
+        for s in socks:
+            s.close()
+        print("#   serve exited %.2fs after SIGTERM with %d connections "
+              "that send nothing (timeout %ds)" % (took, n, t))
+        self.check(took < 2 * t, "serve exited %.1fs after SIGTERM with %d "
+                   "silent connections, want under %ds (one --timeout)" % (
+                       took, n, 2 * t))
+
     def s_term(self):
         # Two in flight: one in the middle of its parameters (libfcgi
         # still accepting it), one in the middle of its body.
@@ -738,6 +807,11 @@ TITLES = {
                "reading until the web server closes (libfcgi's way); one "
                "whose body's end is held back is answered at once; a "
                "kept connection takes its next request",
+    "keepidle": "--timeout T: a kept connection idle on every worker: each "
+                "closed after T s, a delivery behind them answered within "
+                "2T + 3 s",
+    "termidle": "SIGTERM with connections that send nothing queued, four "
+                "a worker: serve exits within 2T s, not T s for each",
     "term": "SIGTERM with two requests in flight (one stopped in its "
             "parameters, one in its body) and a kept connection idle: "
             "serve waits for the two, each gets 200 processed, then serve "

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#define _GNU_SOURCE		/* ppoll */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -255,6 +256,12 @@ static FCGX_Request		*watched;	/* the request in flight */
 static volatile sig_atomic_t	 phase = PHASE_IDLE;
 static volatile sig_atomic_t	 expired;	/* the phase on_alarm() cut */
 static sigset_t			 alrm;		/* { SIGALRM } */
+static sigset_t			 stops;		/* SIGTERM, SIGINT; with a
+						   limit SIGALRM too */
+static sigset_t			 waiting;	/* the mask while it waits,
+						   with a limit */
+static volatile sig_atomic_t	 busy;		/* a request is in flight */
+static volatile sig_atomic_t	 stopping;	/* SIGTERM/SIGINT came then */
 
 void
 front_fcgi_limit(unsigned int seconds)
@@ -277,6 +284,10 @@ on_alarm(int sig)
 	if ((fd = watched->ipcFd) >= 0)
 		(void)shutdown(fd, SHUT_RDWR);
 	expired = phase;
+	/* Told to stop: the request cut had nothing claimed, and the next
+	 * connection FCGX_Accept_r() would take is not waited for. */
+	if (phase == PHASE_RECEIVING && stopping)
+		_exit(0);
 	/* FCGX_Accept_r() may take the next connection: a clock for it. */
 	if (phase == PHASE_RECEIVING)
 		alarm(limit);
@@ -330,16 +341,14 @@ fcgi_read(void *arg, char *buf, size_t n)
 	return r;
 }
 
-static volatile sig_atomic_t	 busy;		/* a request is in flight */
-static volatile sig_atomic_t	 stopping;	/* SIGTERM/SIGINT came then */
-
 /*
  * SIGTERM and SIGINT: between requests nothing is in flight, no
  * transaction is open, and the process may end at once.  While a
  * request is handled (busy) the loop ends once it is answered.  With a
- * time limit they are also blocked then, with SIGALRM; without one the
- * flag is enough, and a request costs no sigprocmask(2).  SA_RESTART:
- * a read of the body is not cut by the signal.
+ * time limit they come in only while accept_timed() waits or libfcgi
+ * takes a request, and are blocked otherwise, with SIGALRM; without one
+ * the flag is enough, and a request costs no sigprocmask(2).
+ * SA_RESTART: a read of the body is not cut by the signal.
  */
 static void
 on_stop(int sig)
@@ -356,12 +365,14 @@ on_stop(int sig)
  * and SO_RCVTIMEO ends the wait (the kernel wakes one waiting process
  * per connection; poll() would wake them all).  With one: wait until a
  * connection is there, or the next request's first bytes on one the web
- * server kept open, start the clock, and let libfcgi take it from the
- * non-blocking socket.  From then on the request is in flight (busy): a
- * SIGTERM while libfcgi accepts it and reads its parameters waits for
- * its answer, as one while its body is read does.  Returns what
- * FCGX_Accept_r() returns: -EAGAIN if another worker took it first, or
- * the second passed.
+ * server kept open (for limit seconds at most: then it is closed, as
+ * one that sends nothing is), start the clock, and let libfcgi take it
+ * from the non-blocking socket.  SIGTERM and SIGINT come in only while
+ * it waits (ppoll(): then nothing is in flight, and the worker ends) and
+ * while libfcgi takes the request; from the wait's end on the request is
+ * in flight (busy): a SIGTERM then waits for its answer, as one while
+ * its body is read does.  Returns what FCGX_Accept_r() returns: -EAGAIN
+ * if another worker took it first, or the second passed.
  */
 #define IDLE_TICK_MS	1000
 
@@ -369,6 +380,7 @@ static int
 accept_timed(struct pipeline *p, FCGX_Request *r, int listenfd)
 {
 	struct pollfd	 pfd;
+	struct timespec	 tick = { IDLE_TICK_MS / 1000, 0 }, t0;
 	int		 rc, n;
 
 	if (limit == 0) {
@@ -380,15 +392,27 @@ accept_timed(struct pipeline *p, FCGX_Request *r, int listenfd)
 	/* ipcFd: libfcgi's, read only (see on_alarm()). */
 	pfd.fd = r->ipcFd >= 0 ? r->ipcFd : listenfd;
 	pfd.events = POLLIN;
-	while ((n = poll(&pfd, 1, IDLE_TICK_MS)) <= 0) {
-		if (n == -1)
-			return errno == EINTR ? -EAGAIN : -errno;
+	io_clock(&t0);
+	while ((n = ppoll(&pfd, 1, &tick, &waiting)) <= 0) {
+		if (n == -1 && errno != EINTR)
+			return -errno;
 		pipeline_idle(p);
+		if (pfd.fd != listenfd &&
+		    io_ms_since(&t0) >= (long)limit * 1000) {
+			(void)FCGX_Detach(r);	/* nothing unread: no wait */
+			FCGX_Free(r, 1);
+			log_warnx("fastcgi: a kept connection sent nothing "
+			    "for %u s; closed it", limit);
+			pfd.fd = listenfd;
+		}
 	}
 	busy = 1;
 	phase = PHASE_RECEIVING;
 	alarm(limit);
-	if ((rc = FCGX_Accept_r(r)) != 0) {
+	sigprocmask(SIG_UNBLOCK, &stops, NULL);
+	rc = FCGX_Accept_r(r);
+	sigprocmask(SIG_BLOCK, &stops, NULL);
+	if (rc != 0) {
 		clock_stop(PHASE_IDLE);
 		busy = 0;
 		if (stopping)
@@ -442,7 +466,6 @@ int
 front_fcgi(struct pipeline *p, int listenfd)
 {
 	struct sigaction	 sa;
-	sigset_t		 stops;
 	static struct cgienv	 ce;
 	struct timeval		 tick;
 	FCGX_Request		 r;
@@ -499,7 +522,16 @@ front_fcgi(struct pipeline *p, int listenfd)
 		sigaction(SIGALRM, &sa, NULL);
 		sigaddset(&stops, SIGALRM);
 	}
-	sigprocmask(SIG_UNBLOCK, &stops, NULL);
+	/* With a limit they stay blocked but where accept_timed() lets
+	 * them in (serve started the worker with them blocked). */
+	if (limit == 0)
+		sigprocmask(SIG_UNBLOCK, &stops, NULL);
+	else {
+		sigprocmask(SIG_BLOCK, &stops, &waiting);
+		sigdelset(&waiting, SIGTERM);
+		sigdelset(&waiting, SIGINT);
+		sigdelset(&waiting, SIGALRM);
+	}
 	for (;;) {
 		if ((rc = accept_timed(p, &r, listenfd)) == -EAGAIN ||
 		    rc == -EWOULDBLOCK)
@@ -507,8 +539,6 @@ front_fcgi(struct pipeline *p, int listenfd)
 		if (rc != 0)
 			break;
 		busy = 1;	/* accept_timed() set it already with a limit */
-		if (limit > 0)
-			sigprocmask(SIG_BLOCK, &stops, NULL);
 		fb.in = r.in;
 		fb.got = 0;
 		if (from_env(&ce, r.envp, fcgi_read, &fb) == -1) {
@@ -542,7 +572,6 @@ front_fcgi(struct pipeline *p, int listenfd)
 		if (limit > 0) {
 			clock_stop(PHASE_IDLE);
 			clock_report();
-			sigprocmask(SIG_UNBLOCK, &stops, NULL);
 		}
 	}
 	FCGX_Free(&r, 1);
