@@ -48,7 +48,7 @@ dl_workdir(const char *name, char *dir, size_t dirsz, char *tmpl, char *db,
 	snprintf(tmpl, pathsz, "%s/template.sqlite", dir);
 	snprintf(db, pathsz, "%s/hooks.sqlite", dir);
 	/* The product's VFS over the faults, as it is over "unix" in
-	 * oncehook (store_process_init()): what the faults and the power
+	 * oncehook (sqs_connect()): what the faults and the power
 	 * cuts meet is the log's writes as the product makes them. */
 	if (faultvfs_install() != SQLITE_OK)
 		harness("faultvfs_install", "failed");
