@@ -276,8 +276,9 @@ dp_stop
 # One actions text for every worker (store_keep_actions()): serve reads
 # the file before it listens and starts its workers; the file edited
 # once the port accepts, before any event, is not what they run, nor
-# what a worker started again after SIGKILL runs.  SIGHUP (no reload) stops serve and its
-# children.  --no-group-commit: each worker runs the actions itself.
+# what a worker started again after SIGKILL runs.  SIGHUP (no reload)
+# stops serve and its children.  --no-group-commit: each worker runs
+# the actions itself.
 label="serve one text"
 printf '%s\n' 'CREATE TABLE IF NOT EXISTS texts (k TEXT NOT NULL, v TEXT NOT NULL);' \
     '-- on: *' "INSERT INTO texts VALUES (:key, 'v1');" >"$d/sql/once.sql"

@@ -91,14 +91,19 @@ bounded() {
 	return $rc
 }
 
+# build-aux/test-limit.sh's trace of the build in ., each test named by
+# its place in tests/ (the trace has the path the harness ran).
+trace() {
+	awk '{ sub(/.*\/tests\//, "tests/", $2); print }' test-limit.trace
+}
+
 # The automake tests of the build in . that began and did not end
-# (build-aux/test-limit.sh's trace: make removes their logs).
+# (from the trace: make removes their logs).
 unfinished() {
 	local t
 	[ -f test-limit.trace ] || return 0
-	for t in $(awk '{ sub(/.*\/tests\//, "tests/", $2) }
-	    $1 == "began" { b[$2] = 1 } $1 == "ended" { delete b[$2] }
-	    END { for (t in b) print t }' test-limit.trace); do
+	for t in $(trace | awk '$1 == "began" { b[$2] = 1 }
+	    $1 == "ended" { delete b[$2] } END { for (t in b) print t }'); do
 		echo "--- began and did not end: $t"
 	done
 }
@@ -106,9 +111,8 @@ unfinished() {
 # The five tests of the build in . that took longest.
 slowest() {
 	[ -f test-limit.trace ] || return 0
-	echo "== slowest: $(awk '$1 == "ended" { sub(/.*\/tests\//, "tests/", $2)
-	    print $3 + 0, $2 }' \
-	    test-limit.trace | sort -rn | head -n 5 |
+	echo "== slowest: $(trace | awk '$1 == "ended" { print $3 + 0, $2 }' |
+	    sort -rn | head -n 5 |
 	    awk '{ printf "%s%s %ds", (NR > 1 ? ", " : ""), $2, $1 }')"
 }
 

@@ -42,7 +42,6 @@ import hmac
 import http.client
 import json
 import os
-import signal
 import sqlite3
 import sys
 import threading
@@ -54,7 +53,8 @@ TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "tests")
 sys.path.insert(0, os.path.join(TESTS, "servers"))
 
-from oncetest.testkit import children_of, comm, read_env  # noqa: E402
+from oncetest.testkit import (children_of, comm, read_env,  # noqa: E402
+                              sigkill)
 
 THREADS = 24
 
@@ -185,15 +185,6 @@ class Load:
             return ev, orders
         finally:
             c.close()
-
-
-def sigkill(pid):
-    """SIGKILL to pid: True, or False if it had ended already."""
-    try:
-        os.kill(pid, signal.SIGKILL)
-        return True
-    except ProcessLookupError:
-        return False
 
 
 def main():

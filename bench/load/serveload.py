@@ -69,7 +69,8 @@ TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 sys.path.insert(0, os.path.join(TESTS, "servers"))
 
 from oncetest import checks, fcgiclient  # noqa: E402
-from oncetest.testkit import children_of, comm, read_env  # noqa: E402
+from oncetest.testkit import (children_of, comm, read_env,  # noqa: E402
+                              sigkill)
 
 THREADS = 16
 
@@ -462,9 +463,7 @@ class Run:
         if second is None:
             second = random.choice([w for w in self.workers()
                                     if w != victim])
-        try:
-            os.kill(second, signal.SIGKILL)
-        except ProcessLookupError:
+        if not sigkill(second):
             # With group commit serve ends every worker when one dies
             # (a pair may hold half a claim) and starts them anew: it
             # may have ended this one first.
@@ -508,27 +507,8 @@ class Run:
         r.begin(len(body) // 2)                 # half the body
         held.append(r.sock)
         time.sleep(0.2)
-        # A real delivery behind them.
         ok = "stall-%s-ok" % self.tag
-        t0 = time.time()
-        try:
-            resp = fcgiclient.request(self.a.addr, "POST", "/hooks/shop",
-                                      self.body(ok, ok),
-                                      self.headers(self.body(ok, ok)),
-                                      timeout=2 * t + 3)
-            took = time.time() - t0
-            print("#   the delivery behind the stalled connections was "
-                  "answered after %.1fs (timeout %ds)" % (took, t))
-            self.check(resp.status == 200 and isinstance(resp.json, dict)
-                       and resp.json.get("status") == "processed",
-                       "the delivery behind them: %r, want 200 processed"
-                       % resp)
-            self.check(took < 2 * t + 3, "answered after %.1fs, want "
-                       "under %ds" % (took, 2 * t + 3))
-        except (fcgiclient.Incomplete, OSError) as e:
-            self.check(False, "the delivery behind %d stalled connections "
-                       "got no answer within %ds (2 x --timeout %d + 3): %s"
-                       % (len(held), 2 * t + 3, t, e))
+        self.deliver_behind("%d stalled connections" % len(held), ok)
         # Each stalled connection was closed by serve: end of file (or a
         # reset), not a timeout of ours.
         for i, c in enumerate(held):
@@ -663,6 +643,37 @@ class Run:
         self.check_effects({key: key, kh: kh, k1: k1, k2: k2},
                            "after closing")
 
+    def deliver_behind(self, what, key):
+        """A signed delivery of key behind what holds the workers:
+        answered 200 processed within 2T + 3 s (T: --timeout)."""
+        t = self.a.timeout
+        body = self.body(key, key)
+        t0 = time.time()
+        try:
+            resp = fcgiclient.request(self.a.addr, "POST", self.path, body,
+                                      self.headers(body), timeout=2 * t + 3)
+        except (fcgiclient.Incomplete, OSError) as e:
+            self.check(False, "the delivery behind %s got no answer within "
+                       "%ds (2 x --timeout %d + 3): %s" % (what, 2 * t + 3,
+                                                           t, e))
+            return
+        took = time.time() - t0
+        print("#   the delivery behind %s was answered after %.1fs "
+              "(timeout %ds)" % (what, took, t))
+        self.check(resp.status == 200 and isinstance(resp.json, dict) and
+                   resp.json.get("status") == "processed",
+                   "the delivery behind %s: %r, want 200 processed"
+                   % (what, resp))
+        self.check(took < 2 * t + 3, "answered after %.1fs, want under %ds"
+                   % (took, 2 * t + 3))
+
+    def exit_after(self, limit):
+        """The seconds until serve ended, waited for limit s at most."""
+        t0 = time.time()
+        while alive(self.a.serve_pid) and time.time() < t0 + limit:
+            time.sleep(0.05)
+        return time.time() - t0
+
     def s_keepidle(self):
         # A kept connection idle on each worker: each is closed after
         # --timeout, as a connection that sends nothing is, and a
@@ -675,23 +686,8 @@ class Run:
             r = self.answer(s)
             self.check(r.status == 200, "kept connection %d: %r" % (i, r))
             kept.append(s)
-        ok = "keepidle-ok-%s" % self.tag
-        t0 = time.time()
-        try:
-            r = fcgiclient.request(self.a.addr, "POST", self.path,
-                                   self.body(ok, ok),
-                                   self.headers(self.body(ok, ok)),
-                                   timeout=2 * t + 3)
-        except (fcgiclient.Incomplete, OSError) as e:
-            r = "no answer: %s" % e
-        took = time.time() - t0
-        print("#   the delivery behind %d idle kept connections: answered "
-              "after %.1fs (timeout %ds)" % (len(kept), took, t))
-        self.check(getattr(r, "status", 0) == 200 and
-                   r.json.get("status") == "processed" and took < 2 * t + 3,
-                   "the delivery behind %d idle kept connections: %r after "
-                   "%.1fs, want 200 processed within %ds" % (
-                       len(kept), r, took, 2 * t + 3))
+        self.deliver_behind("%d idle kept connections" % len(kept),
+                            "keepidle-ok-%s" % self.tag)
         closed = 0
         for s in kept:
             s.settimeout(t + 3)
@@ -713,11 +709,8 @@ class Run:
         socks = [fcgiclient.connect(self.a.addr, timeout=30)
                  for _ in range(n)]
         time.sleep(0.3)
-        t0 = time.time()
         os.kill(self.a.serve_pid, signal.SIGTERM)
-        while alive(self.a.serve_pid) and time.time() < t0 + 30:
-            time.sleep(0.05)
-        took = time.time() - t0
+        took = self.exit_after(30)
         for s in socks:
             s.close()
         print("#   serve exited %.2fs after SIGTERM with %d connections "
@@ -765,10 +758,7 @@ class Run:
             self.check(self.rows([key]).get(key) == ["processed"],
                        "no events row for the request stopped in its %s"
                        % what)
-        t0 = time.time()
-        while alive(self.a.serve_pid) and time.time() < t0 + 10:
-            time.sleep(0.05)
-        took = time.time() - t0
+        took = self.exit_after(10)
         kept.close()
         print("#   serve exited %.2fs after the last answer" % took)
         self.check(not alive(self.a.serve_pid), "serve still running 10 s "

@@ -380,7 +380,7 @@ static int
 accept_timed(struct pipeline *p, FCGX_Request *r, int listenfd)
 {
 	struct pollfd	 pfd;
-	struct timespec	 tick = { IDLE_TICK_MS / 1000, 0 }, t0;
+	struct timespec	 tick = { IDLE_TICK_MS / 1000, 0 }, t0 = { 0, 0 };
 	int		 rc, n;
 
 	if (limit == 0) {
@@ -390,9 +390,12 @@ accept_timed(struct pipeline *p, FCGX_Request *r, int listenfd)
 	}
 	FCGX_Finish_r(r);
 	/* ipcFd: libfcgi's, read only (see on_alarm()). */
-	pfd.fd = r->ipcFd >= 0 ? r->ipcFd : listenfd;
+	pfd.fd = listenfd;
+	if (r->ipcFd >= 0) {
+		pfd.fd = r->ipcFd;	/* kept: timed from here */
+		io_clock(&t0);
+	}
 	pfd.events = POLLIN;
-	io_clock(&t0);
 	while ((n = ppoll(&pfd, 1, &tick, &waiting)) <= 0) {
 		if (n == -1 && errno != EINTR)
 			return -errno;

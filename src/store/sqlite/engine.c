@@ -1377,7 +1377,10 @@ sqlite_threaded(void)
 	    sqlite3_config(SQLITE_CONFIG_MULTITHREAD) != SQLITE_OK ||
 	    sqlite3_initialize() != SQLITE_OK || !sqlite3_threadsafe())
 		return -1;
-	(void)sqwal_register();		/* the start made "unix" the default */
+	/* The start made "unix" the default.  Here, before the copier's
+	 * thread exists: sqwal_register()'s first call sets up its VFS
+	 * without a lock, and both threads' connects call it again. */
+	(void)sqwal_register();
 	return 0;
 }
 

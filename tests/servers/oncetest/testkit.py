@@ -13,6 +13,7 @@ sys.path.insert(0, <tests>/servers), then "from oncetest import ...".
 
 import json
 import os
+import signal
 
 
 def read_env(path):
@@ -65,6 +66,15 @@ class Response:
     def __repr__(self):
         return "%s %d %r %r" % (self.kind, self.status, self.headers.get(
             "content-type"), self.body[:300])
+
+
+def sigkill(pid):
+    """SIGKILL to pid: True, or False if it had ended already."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        return True
+    except ProcessLookupError:
+        return False
 
 
 def comm(pid):
