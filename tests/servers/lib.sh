@@ -90,9 +90,14 @@ sv_tmp_done() {	# sv_tmp_done DIR
 
 # writers DB: the pids of the writers whose ONCEHOOK_DB is DB.
 writers() {
+	runs_on "$1" oncehook-writer
+}
+# runs_on DB NAME: the pids of the processes named NAME that run with
+# ONCEHOOK_DB=DB, one a line.
+runs_on() {
 	for p in /proc/[0-9]*; do
 		# read, not cat: no process made for each one looked at
-		read -r _c <"$p/comm" && [ "$_c" = oncehook-writer ] || continue
+		read -r _c <"$p/comm" && [ "$_c" = "$2" ] || continue
 		tr '\0' '\n' <"$p/environ" 2>/dev/null |
 		    grep -qx "ONCEHOOK_DB=$1" && echo "${p#/proc/}"
 	done 2>/dev/null
