@@ -1,25 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # The whole test suite, as CI runs it (.ci/run calls this).  Each step
-# is one of these, and what is independent runs side by side (most
-# suites wait on servers and processes more than on the CPU):
+# is one of these, run side by side with others (most suites wait on
+# servers and processes more than on the CPU):
 #
-#   first, together:
 #     plain      build with warnings as errors, `make check` (everything);
 #     sanitize   build with AddressSanitizer + UBSan, `make check-some`:
 #                the unit and case suites and the suites reaching code no
 #                case does (Makefile.am, SOME_TESTS);
-#   then, together (they use the plain build):
 #     distcheck  `make distcheck-some`: the tarball builds (VPATH, read-
 #                only sources) and what reads the shipped files passes;
 #                then a build without MariaDB Connector/C nor OpenSSL
 #                (one test);
-#     valgrind   every unit test program (tests/unit/t_*) under valgrind,
-#                leaks checked (one test each; the fault and power-loss
-#                suites in their quick form), in two halves, one a core;
+#     valgrind   every unit test program of the plain build
+#                (tests/unit/t_*) under valgrind, leaks checked (one test
+#                each; the fault and power-loss suites in their quick
+#                form), in two halves, one a core;
 #     fuzz       the libFuzzer targets (tests/fuzz/run.sh) for
 #                FUZZ_SECONDS (default 60; one test);
-#   then, together:
 #     bench      the benchmark's smoke mode (bench/run.sh --smoke: does it
 #                run, do its rows pass their checks; no figure is judged)
 #                and bench/pages.sh over 20 deliveries (one test each);
@@ -27,11 +25,14 @@
 #                request cases and the e2e suites against it, purge
 #                (tests/package.sh; its TAP lines counted).
 #
-# Each step's output goes to _build/<step>.log and is printed whole, in
-# the order above, when its group ends.  Every long command has a time
-# limit (bounded()): a hang is one failure, named, and the run still ends
-# well inside CI's 90 minutes.  Ends with one line
-# "N passed, N failed" over all steps, and exits 1 if anything failed.
+# plain and sanitize start first, two at a time; the others once
+# sanitize ended (and valgrind and bench once the plain build's programs
+# exist), four at a time, the longest first (schedule()).  Each step's
+# output goes to _build/<step>.log and is printed whole when it ends.
+# Every long command has a time limit (bounded()): a hang is one
+# failure, named, and the run still ends well inside CI's 90 minutes.
+# Ends with one line "N passed, N failed" over all steps, and exits 1
+# if anything failed.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -124,14 +125,19 @@ suite() {
 	rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || return
 	if ! "$root/configure" "$@" >configure.out 2>&1; then
 		tail -20 configure.out
+		: >"$out/steps/$name.built"
 		result fail
 		return
 	fi
 	if ! make -j"$jobs" >make.out 2>&1; then
 		grep -E 'error|warning' make.out | head -40
+		: >"$out/steps/$name.built"
 		result fail
 		return
 	fi
+	# The unit and e2e programs (check_PROGRAMS) too, for valgrind.
+	make -j"$jobs" check TESTS= TEST_SUITE_LOG=built.log >built.out 2>&1
+	: >"$out/steps/$name.built"
 	rm -f test-limit.trace
 	if ! bounded "${SUITE_LIMIT:-1500}" "make $target" \
 	    make -j"$jobs" "$target" >check.out 2>&1; then
@@ -169,7 +175,10 @@ step_sanitize() {
 
 step_distcheck() {
 	echo "== distcheck (make distcheck-some)"
-	cd "$out/plain" || { result fail; return; }
+	# A tree of its own: plain's make check may still run in its own.
+	rm -rf "$out/dist" && mkdir -p "$out/dist" && cd "$out/dist" &&
+	    "$root/configure" >configure.out 2>&1 ||
+	    { tail -20 configure.out; result fail; return; }
 	# The fault and power-loss suites ran in full: a sample here.
 	if ONCEHOOK_TEST_QUICK=1 bounded 1200 "make distcheck-some" \
 	    make -j"$jobs" distcheck-some \
@@ -335,18 +344,54 @@ run() {
 	) >"$out/$1.log" 2>&1
 }
 
-# together STEP...: run the steps side by side; print each log in turn.
-together() {
-	local s pids=()
-	for s in "$@"; do
-		run "$s" &
-		pids+=($!)
-	done
-	wait "${pids[@]}"
-	for s in "$@"; do
-		cat "$out/$s.log"
+# schedule CAP STEP[:FILE,...]...: run every step, the first ones
+# first, at most CAP at once, each once the files it names exist under
+# $out/steps (a step's counts, written when it ended; NAME.built, once
+# suite NAME's build is over, built or not); print each step's log when
+# it ends.
+schedule() {
+	local cap=$1 spec s f ok
+	local -a queue left running
+	shift
+	queue=("$@")
+	while [ ${#queue[@]} -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
+		left=()
+		for s in "${running[@]}"; do
+			if [ -f "$out/steps/$s" ] ||
+			    ! kill -0 "${pid[$s]}" 2>/dev/null; then
+				wait "${pid[$s]}"
+				cat "$out/$s.log"
+			else
+				left+=("$s")
+			fi
+		done
+		running=("${left[@]}")
+		left=()
+		for spec in "${queue[@]}"; do
+			s=${spec%%:*} ok=1
+			if [ "$s" != "$spec" ]; then
+				f=${spec#*:}
+				for f in ${f//,/ }; do
+					[ -e "$out/steps/$f" ] || ok=0
+				done
+			fi
+			# Nothing running and nothing ready: a step it waits
+			# for ended without its files; the step runs anyway.
+			if [ ${#running[@]} -eq 0 ] ||
+			    { [ $ok -eq 1 ] && [ ${#running[@]} -lt "$cap" ]; }
+			then
+				run "$s" &
+				pid[$s]=$!
+				running+=("$s")
+			else
+				left+=("$spec")
+			fi
+		done
+		queue=("${left[@]}")
+		sleep 1
 	done
 }
+declare -A pid
 
 start=$(date +%s)
 # The pinned test libraries into npm's cache, once: the suites that
@@ -366,9 +411,12 @@ if command -v npm >/dev/null 2>&1; then
 	fi
 	rm -rf "$out/npm/node_modules"
 fi
-together plain sanitize
-together distcheck valgrind1 valgrind2 fuzz
-together bench package
+# Two builds and their suites fill the machine first; the rest start
+# as sanitize (the shorter) ends, beside plain's last suites.
+schedule 4 plain sanitize \
+    valgrind1:sanitize,plain.built valgrind2:sanitize,plain.built \
+    package:sanitize distcheck:sanitize fuzz:sanitize \
+    bench:sanitize,plain.built
 
 total_p=0 total_f=0 total_s=0
 for s in plain sanitize distcheck valgrind1 valgrind2 fuzz bench package; do
