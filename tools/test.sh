@@ -394,9 +394,10 @@ schedule() {
 declare -A pid
 
 start=$(date +%s)
-# The pinned test libraries into npm's cache, once: the suites that
-# install them run side by side, and would fill an empty cache together
-# (tests/servers/lib.sh, sv_npm_ci()).  Not counted: they try again.
+# The pinned test libraries, once: the suites that use them link this
+# node_modules (ONCEHOOK_TEST_NODE_MODULES; tests/servers/lib.sh,
+# sv_npm_ci()) rather than each copying 200 MB out of npm's cache.  Not
+# counted: if it fails, they install their own.
 if command -v npm >/dev/null 2>&1; then
 	rm -rf "$out/npm" && mkdir -p "$out/npm" &&
 	    cp "$root/tests/node/package.json" \
@@ -404,12 +405,12 @@ if command -v npm >/dev/null 2>&1; then
 	if (cd "$out/npm" && timeout -k 10 600 npm ci --no-audit --no-fund \
 	    --ignore-scripts --prefer-offline --loglevel=error) \
 	    >"$out/npm.log" 2>&1; then
-		echo "== npm cache filled in $(( $(date +%s) - start ))s"
+		echo "== test libraries installed in $(( $(date +%s) - start ))s"
+		export ONCEHOOK_TEST_NODE_MODULES=$out/npm/node_modules
 	else
-		echo "== npm cache not filled (the suites try again):"
+		echo "== test libraries not installed (the suites try again):"
 		tail -n 5 "$out/npm.log"
 	fi
-	rm -rf "$out/npm/node_modules"
 fi
 # Two builds and their suites fill the machine first; the rest start
 # as sanitize (the shorter) ends, beside plain's last suites.

@@ -139,8 +139,19 @@ sq() {
 # sv_npm_ci DIR LOG: "npm ci" of the pinned test libraries in DIR (its
 # package-lock.json), output to LOG; once more after a pause if it fails:
 # on a fresh machine the suites fill npm's empty cache side by side, and
-# one may meet another's half-written entry.  Status: npm's last.
+# one may meet another's half-written entry.  Status: npm's last.  With
+# ONCEHOOK_TEST_NODE_MODULES, the node_modules an "npm ci" of the same
+# package-lock.json made (tools/test.sh's, once for every suite): linked,
+# not installed again.
 sv_npm_ci() {
+	if [ -n "${ONCEHOOK_TEST_NODE_MODULES:-}" ] &&
+	    [ -d "$ONCEHOOK_TEST_NODE_MODULES" ] &&
+	    cmp -s "$ONCEHOOK_TEST_NODE_MODULES/../package-lock.json" \
+	    "$1/package-lock.json"; then
+		echo "linked $ONCEHOOK_TEST_NODE_MODULES" >"$2"
+		ln -s "$ONCEHOOK_TEST_NODE_MODULES" "$1/node_modules" &&
+		    return 0
+	fi
 	_t=
 	command -v timeout >/dev/null 2>&1 && _t="timeout -k 10 300"
 	for _try in 1 2; do
