@@ -50,7 +50,7 @@
 #  7. Two deliverers at once over 20 rows: all delivered on the first
 #     attempt, the receiver saw each id exactly once.
 #  5. The Standard Webhooks library (standardwebhooks, from
-#     tests/node/package-lock.json, "npm ci" into the temporary
+#     tests/node/package-lock.json, sv_npm_ci() into the temporary
 #     directory) verifies every request the receiver accepted, refuses
 #     the ones it refused, and refuses each with its body or id changed
 #     (tests/node/verify-outbox.mjs).

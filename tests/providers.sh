@@ -27,8 +27,8 @@
 #    servers: tests/schemes.sh.)
 #
 # The libraries are installed with "npm ci" into a temporary directory,
-# never into the source tree (read-only under distcheck); npm's own cache
-# makes later runs quick.
+# never into the source tree (read-only under distcheck), or linked from
+# tools/test.sh's install of the same package-lock.json (sv_npm_ci()).
 #
 # Run by "make check" with top_srcdir, top_builddir and ONCEHOOK_BIN set.
 # Speaks TAP.  Exit status: 0 all passed, 1 some failed, 77 skipped (no

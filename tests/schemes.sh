@@ -110,7 +110,7 @@ if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
 		sed 's/^/# /' "$tmp/npm.log"
 		bail "npm ci failed in $node_dir"
 	fi
-	echo "# node $(node --version); npm ci took $(($(date +%s) - dp_start))s"
+	echo "# node $(node --version); the libraries ready in $(($(date +%s) - dp_start))s"
 fi
 mkdir -p "$tmp/sign" || bail "mkdir $tmp/sign"
 signed=$tmp/signed.json

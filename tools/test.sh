@@ -26,14 +26,17 @@
 #                (tests/package.sh; its TAP lines counted).
 #
 # plain and sanitize start first, two at a time; the others once
-# sanitize ended (and valgrind and bench once the plain build's programs
-# exist), four at a time, the longest first (schedule()).  Each step's
+# sanitize ended (and valgrind, fuzz and bench once the plain build's
+# programs exist), four at a time, the longest first (schedule()).  Each step's
 # output goes to _build/<step>.log and is printed whole when it ends.
 # Every long command has a time limit (bounded()): a hang is one
 # failure, named, and the run still ends well inside CI's 90 minutes.
 # Ends with one line "N passed, N failed" over all steps, and exits 1
 # if anything failed.
 set -uo pipefail
+# No bytecode written into the source tree by the suites' Python:
+# distcheck copies tests/ while plain's suites run.
+export PYTHONDONTWRITEBYTECODE=1
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/tools/deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
@@ -122,7 +125,11 @@ suite() {
 	local name=$1 target=$2 dir="$out/$1"
 	shift 2
 	echo "== $name: configure $*; make $target"
-	rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || return
+	if ! { rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"; }; then
+		: >"$out/steps/$name.built"
+		result fail
+		return
+	fi
 	if ! "$root/configure" "$@" >configure.out 2>&1; then
 		tail -20 configure.out
 		: >"$out/steps/$name.built"
@@ -135,8 +142,9 @@ suite() {
 		result fail
 		return
 	fi
-	# The unit and e2e programs (check_PROGRAMS) too, for valgrind.
-	make -j"$jobs" check TESTS= TEST_SUITE_LOG=built.log >built.out 2>&1
+	# The test programs (check_PROGRAMS) too, for valgrind.
+	bounded 900 "make check TESTS=" make -j"$jobs" check TESTS= \
+	    TEST_SUITE_LOG=built.log >built.out 2>&1
 	: >"$out/steps/$name.built"
 	rm -f test-limit.trace
 	if ! bounded "${SUITE_LIMIT:-1500}" "make $target" \
@@ -347,11 +355,13 @@ run() {
 # schedule CAP STEP[:FILE,...]...: run every step, the first ones
 # first, at most CAP at once, each once the files it names exist under
 # $out/steps (a step's counts, written when it ended; NAME.built, once
-# suite NAME's build is over, built or not); print each step's log when
-# it ends.
+# suite NAME's build is over, built or not) or once the step they belong
+# to ended without them (NAME.ended, written here: its failure is
+# counted, and what waits on it runs and fails on its own terms); print
+# each step's log when it ends.
 schedule() {
 	local cap=$1 spec s f ok
-	local -a queue left running
+	local -a queue=() left=() running=()
 	shift
 	queue=("$@")
 	while [ ${#queue[@]} -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
@@ -360,6 +370,7 @@ schedule() {
 			if [ -f "$out/steps/$s" ] ||
 			    ! kill -0 "${pid[$s]}" 2>/dev/null; then
 				wait "${pid[$s]}"
+				: >"$out/steps/$s.ended"
 				cat "$out/$s.log"
 			else
 				left+=("$s")
@@ -372,11 +383,13 @@ schedule() {
 			if [ "$s" != "$spec" ]; then
 				f=${spec#*:}
 				for f in ${f//,/ }; do
-					[ -e "$out/steps/$f" ] || ok=0
+					[ -e "$out/steps/$f" ] ||
+					    [ -e "$out/steps/${f%.built}.ended" ] ||
+					    ok=0
 				done
 			fi
-			# Nothing running and nothing ready: a step it waits
-			# for ended without its files; the step runs anyway.
+			# Nothing running: the steps left wait for nothing
+			# that can come; the first runs anyway.
 			if [ ${#running[@]} -eq 0 ] ||
 			    { [ $ok -eq 1 ] && [ ${#running[@]} -lt "$cap" ]; }
 			then
@@ -413,10 +426,12 @@ if command -v npm >/dev/null 2>&1; then
 	fi
 fi
 # Two builds and their suites fill the machine first; the rest start
-# as sanitize (the shorter) ends, beside plain's last suites.
-schedule 4 plain sanitize \
-    valgrind1:sanitize,plain.built valgrind2:sanitize,plain.built \
-    package:sanitize distcheck:sanitize fuzz:sanitize \
+# as sanitize (the shorter) ends, beside plain's last suites, the
+# longest first (package 260-290 s there, valgrind 165-215 each,
+# distcheck 105-130, fuzz 80, bench 60).  fuzz reads plain's config.h.
+schedule 4 plain sanitize package:sanitize \
+    valgrind2:sanitize,plain.built valgrind1:sanitize,plain.built \
+    distcheck:sanitize fuzz:sanitize,plain.built \
     bench:sanitize,plain.built
 
 total_p=0 total_f=0 total_s=0
