@@ -125,24 +125,20 @@ suite() {
 	local name=$1 target=$2 dir="$out/$1"
 	shift 2
 	echo "== $name: configure $*; make $target"
-	if ! { rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"; }; then
-		: >"$out/steps/$name.built"
-		result fail
-		return
-	fi
+	rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" ||
+	    { result fail; return; }
 	if ! "$root/configure" "$@" >configure.out 2>&1; then
 		tail -20 configure.out
-		: >"$out/steps/$name.built"
 		result fail
 		return
 	fi
 	if ! make -j"$jobs" >make.out 2>&1; then
 		grep -E 'error|warning' make.out | head -40
-		: >"$out/steps/$name.built"
 		result fail
 		return
 	fi
-	# The test programs (check_PROGRAMS) too, for valgrind.
+	# The test programs (check_PROGRAMS) too, for valgrind.  A build
+	# that failed writes no marker: the step's end stands for it.
 	bounded 900 "make check TESTS=" make -j"$jobs" check TESTS= \
 	    TEST_SUITE_LOG=built.log >built.out 2>&1
 	: >"$out/steps/$name.built"
@@ -355,10 +351,10 @@ run() {
 # schedule CAP STEP[:FILE,...]...: run every step, the first ones
 # first, at most CAP at once, each once the files it names exist under
 # $out/steps (a step's counts, written when it ended; NAME.built, once
-# suite NAME's build is over, built or not) or once the step they belong
-# to ended without them (NAME.ended, written here: its failure is
-# counted, and what waits on it runs and fails on its own terms); print
-# each step's log when it ends.
+# suite NAME built its programs) or once the step they belong to ended
+# without them (NAME.ended, written here: a failed build, a killed step;
+# its failure is counted, and what waits on it runs and fails on its own
+# terms); print each step's log when it ends.
 schedule() {
 	local cap=$1 spec s f ok
 	local -a queue=() left=() running=()

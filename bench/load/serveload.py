@@ -100,6 +100,26 @@ def alive(pid):
         return False
 
 
+def closed_by_serve(sock, within):
+    """Whether serve closed sock within `within` s: end of file (after
+    what it still sent) or a reset, not a timeout of ours.  Closes it."""
+    sock.settimeout(within)
+    try:
+        got = 0
+        while got < 1 << 20:
+            more = sock.recv(65536)
+            if not more:
+                return True
+            got += len(more)
+        return False
+    except ConnectionResetError:
+        return True
+    except OSError:
+        return False
+    finally:
+        sock.close()
+
+
 class Run:
     def __init__(self, a):
         self.a = a
@@ -509,25 +529,9 @@ class Run:
         time.sleep(0.2)
         ok = "stall-%s-ok" % self.tag
         self.deliver_behind("%d stalled connections" % len(held), ok)
-        # Each stalled connection was closed by serve: end of file (or a
-        # reset), not a timeout of ours.
         for i, c in enumerate(held):
-            c.settimeout(2 * t + 3)
-            try:
-                got = c.recv(65536)
-                while got and len(got) < 1 << 20:
-                    more = c.recv(65536)
-                    if not more:
-                        break
-                    got += more
-                closed = True
-            except ConnectionResetError:
-                closed = True
-            except OSError:
-                closed = False
-            self.check(closed, "stalled connection %d still open after "
-                       "%ds" % (i, 4 * t + 3))
-            c.close()
+            self.check(closed_by_serve(c, 2 * t + 3), "stalled connection "
+                       "%d still open after %ds" % (i, 4 * t + 3))
         after = self.workers()
         self.check(after == before, "workers %r, after the stalls %r: the "
                    "same processes go back to accept()" % (before, after))
@@ -688,14 +692,7 @@ class Run:
             kept.append(s)
         self.deliver_behind("%d idle kept connections" % len(kept),
                             "keepidle-ok-%s" % self.tag)
-        closed = 0
-        for s in kept:
-            s.settimeout(t + 3)
-            try:
-                closed += s.recv(1) == b""
-            except OSError:
-                closed += 1
-            s.close()
+        closed = sum(closed_by_serve(s, t + 3) for s in kept)
         self.check(closed == len(kept), "%d of %d idle kept connections "
                    "closed by serve" % (closed, len(kept)))
 
