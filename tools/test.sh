@@ -384,8 +384,8 @@ schedule() {
 					    ok=0
 				done
 			fi
-			# Nothing running: the steps left wait for nothing
-			# that can come; the first runs anyway.
+			# Nothing running: what it waits for is a file no
+			# step writes (a name misspelt here); it runs anyway.
 			if [ ${#running[@]} -eq 0 ] ||
 			    { [ $ok -eq 1 ] && [ ${#running[@]} -lt "$cap" ]; }
 			then
